@@ -1,0 +1,29 @@
+"""CAGE: coherence-aware graph reranking of retrieved passages.
+
+>>> from cage_core import CageReranker
+>>> reranker = CageReranker()
+>>> ranked = reranker.rerank("Where was Marie Curie born?", passages, top_n=5)  # doctest: +SKIP
+
+Public API: :class:`CageReranker`, :class:`CageConfig`, :class:`Passage`,
+:class:`RankedPassage`, :class:`PoolScores`, :class:`PassageGraph`.
+"""
+
+from cage_core.config import CageConfig
+from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
+from cage_core.models import MissingModelError
+from cage_core.passage import Passage, RankedPassage
+from cage_core.reranker import CageReranker, PoolScores
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CageConfig",
+    "CageReranker",
+    "GraphFormatError",
+    "MissingModelError",
+    "Passage",
+    "PassageGraph",
+    "PoolScores",
+    "RankedPassage",
+    "__version__",
+]

@@ -1,0 +1,164 @@
+"""The ``cage`` command: ``cage demo`` and ``cage rerank``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TextIO
+
+from cage_core.config import PRESETS, CageConfig
+from cage_core.eval.datasets import DatasetFormatError, load_questions
+from cage_core.passage import Passage
+from cage_core.reranker import CageReranker
+from cage_core.scoring import ranking
+
+logger = logging.getLogger("cage_core.cli")
+
+DEMO_FILE = "demo.jsonl"
+
+
+def _config(args: argparse.Namespace) -> CageConfig:
+    config = CageConfig.preset(args.preset)
+    changes = {k: v for k, v in (("alpha", args.alpha), ("epochs", args.epochs)) if v is not None}
+    return config.replace(**changes) if changes else config
+
+
+def _add_config_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", default="default", choices=sorted(PRESETS),
+                        help="named configuration (default: %(default)s)")  # fmt: skip
+    parser.add_argument("--alpha", type=float, help="fusion weight α in [0, 1]")
+    parser.add_argument("--epochs", type=int, help="per-query training epochs")
+    parser.add_argument("--spacy-model", help="spaCy pipeline name or path (default: best installed)")
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    path = resources.files("cage_core").joinpath("data", DEMO_FILE)
+    with resources.as_file(path) as demo_path:
+        questions = load_questions(demo_path)
+    reranker = CageReranker(_config(args), nlp=args.spacy_model)
+    top = args.top_n
+    out.write(f"CAGE demo: {len(questions)} multi-hop questions bundled with cage-rag "
+              f"(HotpotQA CC BY-SA 4.0, 2WikiMultihopQA Apache-2.0). * = gold passage.\n")  # fmt: skip
+    total_vanilla = total_cage = total_gold = 0
+    for q in questions:
+        passages = [Passage(text=p.text, title=p.title) for p in q.passages]
+        scores = reranker.score(q.question, passages)
+        gold = set(q.gold_indices)
+        vanilla = ranking(scores.relevance)[:top]
+        cage = ranking(scores.fused)[:top]
+        total_gold += len(gold)
+        total_vanilla += len(gold & {int(i) for i in vanilla})
+        total_cage += len(gold & {int(i) for i in cage})
+        out.write(f"\nQ [{q.dataset}/{q.type}] {q.question}\n  answer: {', '.join(q.answers)}\n")
+        out.write(f"  vanilla top {top} (MiniLM cosine)           | CAGE top {top} "
+                  f"(α={reranker.config.alpha:.2f})\n")  # fmt: skip
+        for r in range(min(top, len(passages))):
+            v, c = int(vanilla[r]), int(cage[r])
+            left = f"{'*' if v in gold else ' '} {scores.relevance[v]:.3f} {_clip(q.passages[v].title, 26):26}"
+            right = (f"{'*' if c in gold else ' '} f={scores.fused[c]:.3f} rel={scores.relevance[c]:.3f} "
+                     f"coh={scores.coherence[c]:+.3f} {_clip(q.passages[c].title, 26)}")  # fmt: skip
+            out.write(f"  {r + 1}. {left} | {right}\n")
+    out.write(f"\ngold passages in the top {top}: vanilla {total_vanilla}/{total_gold}, "
+              f"CAGE {total_cage}/{total_gold}\n")  # fmt: skip
+    return 0
+
+
+def _read_passages(path: str) -> list[Passage]:
+    """JSON Lines (a string or {"text", "title", "id"} per line) or text (blank-line separated)."""
+    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    with handle:
+        content = handle.read()
+    if path.endswith((".jsonl", ".json")):
+        passages = []
+        for number, line in enumerate(content.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise DatasetFormatError(f"{path}:{number}: not valid JSON ({exc})") from None
+            if isinstance(item, str):
+                passages.append(Passage(text=item))
+            elif isinstance(item, dict) and isinstance(item.get("text"), str) \
+                    and isinstance(item.get("title", ""), str):
+                pid = item.get("id")
+                passages.append(Passage(text=item["text"], title=item.get("title", ""),
+                                        id=None if pid is None else str(pid)))  # fmt: skip
+            else:
+                raise DatasetFormatError(
+                    f"{path}:{number}: expected a string or an object with a string 'text'")
+        return passages
+    return [Passage(text=block.strip()) for block in content.split("\n\n") if block.strip()]
+
+
+def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
+    passages = _read_passages(args.passages)
+    reranker = CageReranker(_config(args), nlp=args.spacy_model)
+    ranked = reranker.rerank(args.query, passages, top_n=args.top_n)
+    if args.json:
+        for r in ranked:
+            out.write(json.dumps({"rank": r.rank, "index": r.index, "id": r.id, "title": r.title,
+                                  "score": r.score, "relevance": r.relevance,
+                                  "coherence": r.coherence, "text": r.text},
+                                 ensure_ascii=False) + "\n")  # fmt: skip
+        return 0
+    out.write(f"{'rank':>4} {'index':>5} {'score':>7} {'relev':>7} {'coher':>7}  passage\n")
+    for r in ranked:
+        label = f"{r.title}: {r.text}" if r.title else r.text
+        out.write(f"{r.rank + 1:>4} {r.index:>5} {r.score:7.3f} {r.relevance:7.3f} "
+                  f"{r.coherence:+7.3f}  {_clip(label, 70)}\n")  # fmt: skip
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="rerank the bundled multi-hop questions")
+    demo.add_argument("--top-n", type=int, default=5, help="passages shown per method")
+    _add_config_options(demo)
+    demo.set_defaults(func=cmd_demo)
+    rerank = sub.add_parser("rerank", help="rerank passages from a file for one query")
+    rerank.add_argument("--query", "-q", required=True)
+    rerank.add_argument("--passages", "-p", required=True,
+                        help="JSON Lines (.jsonl/.json) or text with blank-line separated "
+                             "passages; '-' reads text from standard input")  # fmt: skip
+    rerank.add_argument("--top-n", type=int, default=None, help="how many to print (default all)")
+    rerank.add_argument("--json", action="store_true", help="print JSON Lines instead of a table")
+    _add_config_options(rerank)
+    rerank.set_defaults(func=cmd_rerank)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")  # fmt: skip
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - sentence-transformers brings transformers
+        pass
+    try:
+        return int(args.func(args, out or sys.stdout))
+    except (DatasetFormatError, FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
+        print(f"cage: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        print(f"cage: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""The evaluation record format (JSON Lines, one question per line) and its loader.
+
+Each line is an object::
+
+    {"id": "q1", "dataset": "hotpotqa", "question": "...", "answers": ["..."],
+     "type": "bridge" | null,
+     "passages": [{"title": "...", "text": "...", "gold": true}, ...],
+     "meta": {...}}
+
+Required: ``question`` (str) and ``passages`` (a non-empty list of objects with a string
+``text``). Optional: ``id`` (default ``<file stem>-<line>``), ``dataset`` (default the file
+stem), ``answers`` (list of str), ``type`` (str or null), ``title`` (str) and ``gold``
+(bool, default false) on passages, and ``meta`` (any object, kept as is). This is the
+format of the evaluation files of ``../shared/data`` and of ``cage_core/data/demo.jsonl``.
+
+A malformed line raises :class:`DatasetFormatError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_LINE_CHARS = 50_000_000
+"""Lines longer than this are rejected (bounds memory on hostile files)."""
+
+
+class DatasetFormatError(ValueError):
+    """A line of an evaluation file is not a valid record; says which file and line."""
+
+
+@dataclass(frozen=True)
+class EvalPassage:
+    text: str
+    title: str = ""
+    gold: bool = False
+
+
+@dataclass(frozen=True)
+class EvalQuestion:
+    id: str
+    dataset: str
+    question: str
+    passages: tuple[EvalPassage, ...]
+    answers: tuple[str, ...] = ()
+    type: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def gold_indices(self) -> tuple[int, ...]:
+        return tuple(i for i, p in enumerate(self.passages) if p.gold)
+
+
+def load_questions(path: str | Path) -> list[EvalQuestion]:
+    """All records of one JSON Lines file (blank lines are skipped)."""
+    return list(iter_questions(path))
+
+
+def iter_questions(path: str | Path) -> Iterator[EvalQuestion]:
+    path = Path(path)
+    with path.open("r", encoding="utf-8", errors="strict") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            if len(line) > MAX_LINE_CHARS:
+                raise DatasetFormatError(f"{where}: line longer than {MAX_LINE_CHARS} characters")
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise DatasetFormatError(f"{where}: not valid JSON ({exc})") from None
+            yield parse_record(record, where=where, default_id=f"{path.stem}-{number}",
+                               default_dataset=path.stem)  # fmt: skip
+
+
+def parse_record(
+    record: Any, *, where: str, default_id: str, default_dataset: str
+) -> EvalQuestion:
+    """Validate one decoded record (see the module docstring for the format)."""
+    if not isinstance(record, dict):
+        raise DatasetFormatError(f"{where}: a record must be a JSON object")
+    question = record.get("question")
+    if not isinstance(question, str):
+        raise DatasetFormatError(f"{where}: 'question' must be a string")
+    raw_passages = record.get("passages")
+    if not isinstance(raw_passages, list) or not raw_passages:
+        raise DatasetFormatError(f"{where}: 'passages' must be a non-empty list")
+    passages = []
+    for i, p in enumerate(raw_passages):
+        if not isinstance(p, dict) or not isinstance(p.get("text"), str):
+            raise DatasetFormatError(f"{where}: passages[{i}] must be an object with a string 'text'")
+        title = p.get("title") or ""
+        gold = p.get("gold", False)
+        if not isinstance(title, str) or not isinstance(gold, bool):
+            raise DatasetFormatError(f"{where}: passages[{i}] has a non-string title or non-bool gold")
+        passages.append(EvalPassage(text=p["text"], title=title, gold=gold))
+    answers = record.get("answers") or []
+    if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+        raise DatasetFormatError(f"{where}: 'answers' must be a list of strings")
+    qtype = record.get("type")
+    if qtype is not None and not isinstance(qtype, str):
+        raise DatasetFormatError(f"{where}: 'type' must be a string or null")
+    meta = record.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise DatasetFormatError(f"{where}: 'meta' must be an object")
+    qid = record.get("id", default_id)
+    dataset = record.get("dataset", default_dataset)
+    if not isinstance(qid, str) or not isinstance(dataset, str):
+        raise DatasetFormatError(f"{where}: 'id' and 'dataset' must be strings")
+    return EvalQuestion(id=qid, dataset=dataset, question=question, passages=tuple(passages),
+                        answers=tuple(answers), type=qtype, meta=meta)  # fmt: skip

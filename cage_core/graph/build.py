@@ -1,0 +1,327 @@
+"""spaCy parse → :class:`PassageGraph`.
+
+Nodes are the lemmatised content words of a passage (nouns, proper nouns, adjectives,
+numbers; stop words dropped) with every named-entity span merged into one node, one node
+per distinct lower-cased label. Resolved pronouns (:mod:`cage_core.graph.pronouns`) stand
+for their antecedent's node. Edges come from the dependency parse, typed by
+:class:`~cage_core.graph.relations.Relation`:
+
+* verb with subject S and object/attribute O: ``S → O`` (``SUBJ_OBJ``, or ``SUBJ_OBJ_NEG``
+  when the verb is negated), the verb lemma kept on the edge; passive agents count as
+  subjects and the passive subject as object; verbs without a subject (``xcomp``, ``conj``)
+  inherit their head verb's;
+* prepositional object P of a verb: ``S → P``; of a nominal head H: ``H → P``; typed spatial,
+  temporal or other from the preposition and the entity type of P;
+* ``H → modifier`` (amod, compound, poss, nmod), ``H → appositive``, ``H → number``
+  (nummod, quantmod);
+* named entities of one sentence: earlier → later (``COOCCURRENCE``).
+
+Self-loops and repeated ``(src, dst, type)`` edges are dropped (the first verb is kept).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from spacy.strings import get_string_id
+
+from cage_core.graph.passage_graph import GRAPH_FORMAT_VERSION, PassageGraph
+from cage_core.graph.pronouns import resolve_pronouns
+from cage_core.graph.relations import (
+    ENTITY_TYPES,
+    POS_TAGS,
+    SPATIAL_ENTITY_TYPES,
+    SPATIAL_PREPOSITIONS,
+    TEMPORAL_ENTITY_TYPES,
+    TEMPORAL_PREPOSITIONS,
+    Relation,
+)
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
+
+logger = logging.getLogger(__name__)
+
+CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
+OBJECT_DEPS = frozenset({"dobj", "obj", "attr", "oprd", "dative", "acomp"})
+MODIFIER_DEPS = frozenset({"amod", "compound", "poss", "nmod"})
+NUMERIC_DEPS = frozenset({"nummod", "quantmod"})
+INHERITING_DEPS = frozenset({"xcomp", "conj"})
+RELATIVE_TAGS = frozenset({"WP", "WDT"})
+LEADING_DETERMINERS = frozenset({"the", "a", "an"})
+MAX_ENTITIES_PER_SENTENCE = 16
+"""Co-occurrence edges are drawn among at most this many entities of a sentence."""
+_MAX_INHERIT_DEPTH = 4
+#: Pipeline components the graph does not use (disabled when parsing).
+UNUSED_COMPONENTS = ("textcat", "textcat_multilabel", "entity_linker", "coref", "span_resolver")
+
+
+def hashed_vector(key: str, dim: int) -> np.ndarray:
+    """A stable unit vector for a word with no pipeline vector (same key → same vector)."""
+    seed = int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "little")
+    vec = np.random.default_rng(seed).standard_normal(dim)
+    return vec / np.linalg.norm(vec)
+
+
+def pipeline_fingerprint(nlp: Language, vector_dim: int) -> str:
+    """Identifies the pipeline, vector width and graph format a graph was built with."""
+    meta = nlp.meta
+    return (
+        f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
+        f"/g{GRAPH_FORMAT_VERSION}/d{vector_dim}"
+    )
+
+
+class _NodeTable:
+    """Accumulates distinct nodes in order of first appearance."""
+
+    def __init__(self, doc: Doc, dim: int) -> None:
+        self.doc = doc
+        self.dim = dim
+        self.index: dict[str, int] = {}
+        self.labels: list[str] = []
+        self.pos: list[str] = []
+        self.ents: list[str] = []
+        self.vectors: list[np.ndarray] = []
+
+    def add(self, label: str, pos: str, ent: str, words: Sequence[Token]) -> int:
+        key = label.lower()
+        found = self.index.get(key)
+        if found is not None:
+            if ent and not self.ents[found]:
+                self.ents[found] = ent
+            return found
+        self.index[key] = len(self.labels)
+        self.labels.append(label)
+        self.pos.append(pos if pos in POS_TAGS else "X")
+        self.ents.append(ent)
+        self.vectors.append(self._vector(key, label, words))
+        return self.index[key]
+
+    def _vector(self, key: str, label: str, words: Sequence[Token]) -> np.ndarray:
+        vectors = self.doc.vocab.vectors
+        found: list[np.ndarray] = []
+        if vectors.size:
+            if len(words) == 1:
+                candidates = [label, key, words[0].text, words[0].lower_]
+                for cand in candidates:
+                    row = vectors.key2row.get(get_string_id(cand), -1)
+                    if row >= 0:
+                        found.append(np.asarray(vectors.data[row], dtype=np.float64))
+                        break
+            else:
+                for w in words:
+                    if w.lex.has_vector:
+                        found.append(np.asarray(w.lex.vector, dtype=np.float64))
+        if found:
+            vec = _fit_width(np.mean(found, axis=0), self.dim)
+            norm = np.linalg.norm(vec)
+            if norm > 0 and np.isfinite(norm):
+                return vec / norm
+        return hashed_vector(key, self.dim)
+
+
+def _fit_width(vec: np.ndarray, dim: int) -> np.ndarray:
+    """Truncate or zero-pad a vector to ``dim`` (pipelines with other vector widths)."""
+    if vec.shape[0] >= dim:
+        return vec[:dim]
+    return np.concatenate([vec, np.zeros(dim - vec.shape[0])])
+
+
+def _entity_label(span: Span) -> str:
+    words = list(span)
+    while len(words) > 1 and words[0].lower_ in LEADING_DETERMINERS:
+        words.pop(0)
+    return "".join(w.text_with_ws for w in words).strip()
+
+
+class _GraphBuilder:
+    def __init__(self, doc: Doc, dim: int) -> None:
+        self.doc = doc
+        self.nodes = _NodeTable(doc, dim)
+        self.entity_of: dict[int, Span] = {i: e for e in doc.ents for i in range(e.start, e.end)}
+        self.antecedent = resolve_pronouns(doc)
+        self.node_of: dict[int, int | None] = {}
+        self.edges: dict[tuple[int, int, int], str] = {}
+
+    def node(self, token: Token) -> int | None:
+        """The node a token stands for, or None for function words and unresolved pronouns."""
+        if token.i in self.node_of:
+            return self.node_of[token.i]
+        self.node_of[token.i] = None  # guards against antecedent cycles
+        result: int | None = None
+        target = self.antecedent.get(token.i)
+        if target is not None:
+            result = self.node(self.doc[target])
+        elif token.i in self.entity_of:
+            span = self.entity_of[token.i]
+            label = _entity_label(span)
+            ent = span.label_ if span.label_ in ENTITY_TYPES else "MISC"
+            words = [w for w in span if w.lower_ not in LEADING_DETERMINERS] or list(span)
+            result = self.nodes.add(label, span.root.pos_, ent, words)
+        elif (
+            token.pos_ in CONTENT_POS
+            and not token.is_stop
+            and any(ch.isalnum() for ch in token.text)
+        ):
+            lemma = token.lemma_.strip() or token.text
+            result = self.nodes.add(lemma, token.pos_, "", [token])
+        self.node_of[token.i] = result
+        return result
+
+    def add_edge(self, src: int | None, dst: int | None, rel: Relation, verb: str = "") -> None:
+        if src is None or dst is None or src == dst:
+            return
+        self.edges.setdefault((src, dst, int(rel)), verb)
+
+    def expand(self, tokens: Iterable[Token]) -> list[Token]:
+        """Tokens plus their coordinated conjuncts ("Marie and Pierre")."""
+        out: list[Token] = []
+        for t in tokens:
+            out.append(t)
+            out.extend(c for c in t.conjuncts if c.i > t.i)
+        return out
+
+    def subjects(self, verb: Token, depth: int = 0) -> list[Token]:
+        agents = [pobj for child in verb.children if child.dep_ == "agent"
+                  for pobj in child.children if pobj.dep_ == "pobj"]  # fmt: skip
+        subs = agents or [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
+        subs = [verb.head if (s.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl") else s
+                for s in subs]  # fmt: skip
+        if not subs and verb.dep_ in INHERITING_DEPS and depth < _MAX_INHERIT_DEPTH \
+                and verb.head.i != verb.i:
+            return self.subjects(verb.head, depth + 1)
+        return self.expand(subs)
+
+    def objects(self, verb: Token) -> list[Token]:
+        objs = [c for c in verb.children if c.dep_ in OBJECT_DEPS]
+        if any(c.dep_ == "agent" for c in verb.children):
+            objs += [c for c in verb.children if c.dep_ == "nsubjpass"]
+        return self.expand(objs)
+
+    def prepositional_objects(self, head: Token) -> list[tuple[Token, Token]]:
+        return [(prep, pobj) for prep in head.children if prep.dep_ == "prep"
+                for pobj in self.expand(c for c in prep.children if c.dep_ == "pobj")]  # fmt: skip
+
+    def prep_relation(self, prep: Token, pobj: Token) -> Relation:
+        ent = self.entity_of[pobj.i].label_ if pobj.i in self.entity_of else ""
+        word = prep.lower_
+        if word in TEMPORAL_PREPOSITIONS or ent in TEMPORAL_ENTITY_TYPES:
+            return Relation.PREP_TEMPORAL
+        if word in SPATIAL_PREPOSITIONS or ent in SPATIAL_ENTITY_TYPES:
+            return Relation.PREP_SPATIAL
+        return Relation.PREP_OTHER
+
+    def run(self) -> None:
+        for token in self.doc:
+            if token.pos_ in ("VERB", "AUX"):
+                self.verb_edges(token)
+            head = self.node(token)
+            if head is not None:
+                self.nominal_edges(token, head)
+        for sent in self.doc.sents:
+            self.cooccurrence_edges(sent)
+
+    def verb_edges(self, verb: Token) -> None:
+        subjects = self.subjects(verb)
+        if not subjects:
+            return
+        negated = any(c.dep_ == "neg" for c in verb.children)
+        rel = Relation.SUBJ_OBJ_NEG if negated else Relation.SUBJ_OBJ
+        lemma = verb.lemma_.lower()
+        subject_nodes = [self.node(s) for s in subjects]
+        for obj in self.objects(verb):
+            for s in subject_nodes:
+                self.add_edge(s, self.node(obj), rel, lemma)
+        for prep, pobj in self.prepositional_objects(verb):
+            for s in subject_nodes:
+                self.add_edge(s, self.node(pobj), self.prep_relation(prep, pobj), lemma)
+
+    def nominal_edges(self, token: Token, head: int) -> None:
+        for child in token.children:
+            if child.dep_ in MODIFIER_DEPS:
+                self.add_edge(head, self.node(child), Relation.MODIFIER)
+            elif child.dep_ == "appos":
+                self.add_edge(head, self.node(child), Relation.APPOSITIVE)
+            elif child.dep_ in NUMERIC_DEPS:
+                self.add_edge(head, self.node(child), Relation.NUMERIC)
+        for prep, pobj in self.prepositional_objects(token):
+            self.add_edge(head, self.node(pobj), self.prep_relation(prep, pobj))
+
+    def cooccurrence_edges(self, sent: Span) -> None:
+        seen: list[int] = []
+        for ent in sent.ents:
+            n = self.node(ent.root)
+            if n is not None and n not in seen:
+                seen.append(n)
+        seen = seen[:MAX_ENTITIES_PER_SENTENCE]
+        for i, a in enumerate(seen):
+            for b in seen[i + 1 :]:
+                self.add_edge(a, b, Relation.COOCCURRENCE)
+
+    def graph(self, source: str) -> PassageGraph:
+        nodes = self.nodes
+        keys = list(self.edges)
+        arr = np.array(keys, dtype=np.int64).reshape(-1, 3)
+        vectors = (
+            np.stack(nodes.vectors).astype(np.float16).astype(np.float32)
+            if nodes.vectors
+            else np.zeros((0, nodes.dim), dtype=np.float32)
+        )
+        return PassageGraph(
+            labels=tuple(nodes.labels),
+            pos=tuple(nodes.pos),
+            entity_types=tuple(nodes.ents),
+            vectors=vectors,
+            edge_src=arr[:, 0].copy(),
+            edge_dst=arr[:, 1].copy(),
+            edge_type=arr[:, 2].copy(),
+            edge_verbs=tuple(self.edges[k] for k in keys),
+            source=source,
+        )
+
+
+def graph_from_doc(doc: Doc, *, vector_dim: int = 300, source: str = "") -> PassageGraph:
+    """Build the passage graph of a parsed spaCy ``Doc`` (see the module docstring)."""
+    builder = _GraphBuilder(doc, vector_dim)
+    builder.run()
+    return builder.graph(source)
+
+
+class GraphParser:
+    """Parses passages into graphs with one spaCy pipeline, safely from many threads.
+
+    Texts longer than ``max_chars`` are cut to that length before parsing (a warning is
+    logged), which bounds the work any single passage can cause.
+    """
+
+    def __init__(self, nlp: Language, *, vector_dim: int = 300, max_chars: int = 20_000) -> None:
+        self.nlp = nlp
+        self.vector_dim = vector_dim
+        self.max_chars = max_chars
+        self.fingerprint = pipeline_fingerprint(nlp, vector_dim)
+        self._disabled = [name for name in UNUSED_COMPONENTS if name in nlp.pipe_names]
+        self._lock = threading.Lock()
+
+    def parse(self, texts: Sequence[str]) -> list[PassageGraph]:
+        """Graphs of ``texts``, in order, parsed in one ``nlp.pipe`` batch."""
+        clipped = []
+        for text in texts:
+            if len(text) > self.max_chars:
+                logger.warning(
+                    "passage of %d characters cut to max_parse_chars=%d before parsing",
+                    len(text), self.max_chars,
+                )  # fmt: skip
+                text = text[: self.max_chars]
+            clipped.append(text)
+        with self._lock:
+            docs = list(self.nlp.pipe(clipped, disable=self._disabled))
+        return [graph_from_doc(d, vector_dim=self.vector_dim, source=self.fingerprint)
+                for d in docs]  # fmt: skip

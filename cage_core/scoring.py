@@ -1,0 +1,50 @@
+"""Coherence and fusion: from graph embeddings and query similarities to ranking scores.
+
+* coherence matrix ``C_ij = cos(Z_i, Z_j)`` for ``i ≠ j``, ``C_ii = 0``
+  (a zero embedding — a passage with no content words — has cosine 0 with everything);
+* coherence score ``s_i = Σ_{j≠i} C_ij``, reported normalised as ``s_i/(k−1)``
+  (defined as 0 when k = 1);
+* fused score ``f_i = α·sim(q, C_i) + (1−α)·s_i/(k−1)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_EPS = 1e-12
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every row of ``a`` with every row of ``b`` (zero rows give 0)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    an = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), _EPS)
+    bn = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), _EPS)
+    return np.clip(an @ bn.T, -1.0, 1.0)
+
+
+def coherence_matrix(embeddings: np.ndarray) -> np.ndarray:
+    """``[k, k]`` symmetric matrix of pairwise cosines with a zero diagonal."""
+    c = cosine_matrix(embeddings, embeddings)
+    np.fill_diagonal(c, 0.0)
+    return c
+
+
+def coherence_scores(matrix: np.ndarray) -> np.ndarray:
+    """``s_i/(k−1)`` for each passage; zeros when k ≤ 1."""
+    k = matrix.shape[0]
+    if k <= 1:
+        return np.zeros(k, dtype=np.float64)
+    return matrix.sum(axis=1) / (k - 1)
+
+
+def fuse(relevance: np.ndarray, coherence: np.ndarray, alpha: float) -> np.ndarray:
+    """``f_i = α·relevance_i + (1−α)·coherence_i``."""
+    return alpha * np.asarray(relevance, dtype=np.float64) + (1.0 - alpha) * np.asarray(
+        coherence, dtype=np.float64
+    )
+
+
+def ranking(scores: np.ndarray) -> np.ndarray:
+    """Indices by descending score; equal scores keep their input order."""
+    return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")

@@ -1,0 +1,45 @@
+"""The `cage` command."""
+
+import io
+import json
+
+from cage_core.cli import main
+
+
+def test_demo_prints_both_orders_with_gold_marks():
+    out = io.StringIO()
+    assert main(["demo", "--epochs", "5"], out=out) == 0
+    text = out.getvalue()
+    assert text.count("\nQ [") == 4
+    assert "vanilla top 5" in text and "CAGE top 5" in text
+    assert "* " in text and "gold passages in the top 5:" in text
+
+
+def test_rerank_reads_jsonl_and_prints_json(tmp_path):
+    f = tmp_path / "p.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in [
+        {"text": "Warsaw is the capital of Poland.", "id": "w"},
+        "Bananas are yellow fruit.",
+    ]))
+    out = io.StringIO()
+    assert main(["rerank", "-q", "What is the capital of Poland?", "-p", str(f), "--json"], out=out) == 0
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["id"] for r in rows] == ["w", None]
+    assert rows[0]["rank"] == 0 and set(rows[0]) >= {"score", "relevance", "coherence", "index"}
+
+
+def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
+    f = tmp_path / "p.txt"
+    f.write_text("Warsaw is the capital of Poland.\n\nBananas are yellow fruit.\n")
+    out = io.StringIO()
+    assert main(["rerank", "-q", "capital of Poland", "-p", str(f), "--top-n", "1"], out=out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == ["rank", "index", "score", "relev", "coher", "passage"]
+    assert len(lines) == 2 and "Warsaw" in lines[1]
+
+
+def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
+    f = tmp_path / "bad.jsonl"
+    f.write_text('"ok"\n{not json\n')
+    assert main(["rerank", "-q", "q", "-p", str(f)], out=io.StringIO()) == 2
+    assert f"{f}:2: not valid JSON" in capsys.readouterr().err

@@ -1,0 +1,125 @@
+"""Passage graphs built from real spaCy parses, and their serialised form."""
+
+import json
+
+import numpy as np
+import pytest
+
+from cage_core.graph import GraphFormatError, PassageGraph
+from cage_core.graph.build import GraphParser, hashed_vector
+from cage_core.graph.relations import Relation
+
+
+def test_marie_curie_graph_merges_names_resolves_she_and_types_edges(marie_graph):
+    g = marie_graph
+    assert g.labels == ("Marie Curie", "Warsaw", "Nobel Prize")
+    assert g.entity_types == ("PERSON", "GPE", "WORK_OF_ART")
+    assert g.triples() == {
+        ("Marie Curie", "PREP_SPATIAL", "Warsaw"),
+        ("Marie Curie", "SUBJ_OBJ", "Nobel Prize"),  # "She" resolved to Marie Curie
+        ("Marie Curie", "COOCCURRENCE", "Warsaw"),
+    }
+    verbs = {(g.labels[s], Relation(t).name, g.labels[d]): v
+             for s, d, t, v in zip(g.edge_src, g.edge_dst, g.edge_type, g.edge_verbs)}
+    assert verbs[("Marie Curie", "SUBJ_OBJ", "Nobel Prize")] == "win"
+    assert verbs[("Marie Curie", "PREP_SPATIAL", "Warsaw")] == "bear"
+    assert verbs[("Marie Curie", "COOCCURRENCE", "Warsaw")] == ""
+
+
+def test_negation_modifiers_numbers_and_appositives(parser):
+    g = parser.parse(["The company did not sell 3 million cars in Paris, a city in France."])[0]
+    triples = g.triples()
+    assert ("company", "SUBJ_OBJ_NEG", "car") in triples
+    assert ("car", "NUMERIC", "3 million") in triples
+    assert ("Paris", "APPOSITIVE", "city") in triples
+    assert ("company", "PREP_SPATIAL", "Paris") in triples
+
+
+def test_temporal_preposition_and_passive_agent(parser):
+    g = parser.parse(["Polonium was discovered by Curie in 1898."])[0]
+    assert ("Curie", "SUBJ_OBJ", "Polonium") in g.triples()
+    assert ("Curie", "PREP_TEMPORAL", "1898") in g.triples()
+
+
+def test_one_node_per_distinct_lemma(parser):
+    g = parser.parse(["Cars are fast. A car is red. The cars were sold."])[0]
+    assert [l for l in g.labels if l.lower() == "car"] == ["car"]
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t ", "the of and it", "!!! ???"])
+def test_passages_without_content_words_give_an_empty_graph(parser, text):
+    g = parser.parse([text])[0]
+    assert g.num_nodes == 0 and g.num_edges == 0
+    assert g.vectors.shape == (0, 300)
+
+
+def test_vectors_are_unit_length_and_float16_exact(marie_graph):
+    norms = np.linalg.norm(marie_graph.vectors, axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-3)
+    assert np.array_equal(marie_graph.vectors, marie_graph.vectors.astype(np.float16).astype(np.float32))
+
+
+def test_a_rare_name_gets_the_same_hashed_vector_in_two_passages(parser):
+    a, b = parser.parse(["Qzxwvbort visited Rome.", "Rome welcomed Qzxwvbort."])
+    va = a.vectors[a.labels.index("Qzxwvbort")]
+    vb = b.vectors[b.labels.index("Qzxwvbort")]
+    assert np.array_equal(va, vb)
+    assert np.allclose(va, hashed_vector("qzxwvbort", 300).astype(np.float16), atol=1e-3)
+
+
+def test_long_passages_are_cut_before_parsing_with_a_warning(nlp, caplog):
+    small = GraphParser(nlp, max_chars=31)
+    g = small.parse(["Marie Curie was born in Warsaw. " * 50])[0]
+    assert "passage of 1600 characters cut to max_parse_chars=31" in caplog.text
+    assert g.labels == ("Marie Curie", "Warsaw")
+
+
+def test_round_trip_through_json_is_exact(marie_graph):
+    data = json.loads(json.dumps(marie_graph.to_dict()))
+    back = PassageGraph.from_dict(data)
+    assert back.labels == marie_graph.labels
+    assert back.triples() == marie_graph.triples()
+    assert back.edge_verbs == marie_graph.edge_verbs
+    assert np.array_equal(back.vectors, marie_graph.vectors)
+    assert back.source == marie_graph.source
+
+
+def _corrupt(marie_graph, **changes):
+    data = marie_graph.to_dict()
+    data.update(changes)
+    return data
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"version": 999}, "version"),
+        ({"format": "other"}, "format"),
+        ({"edges": [[0, 7, 0]], "verbs": [""]}, "existing nodes"),
+        ({"edges": [[0, 1, 42]], "verbs": [""]}, "edge types"),
+        ({"edges": [[0, 1, 0]], "verbs": []}, "one entry per edge"),
+        ({"dim": 10}, "float16"),
+        ({"vectors": "!!notbase64"}, "base64"),
+        ({"labels": ["a"] * 1_000_000}, "at most"),
+        ({"pos": ["NOUN", "NOUN", "BOGUS"]}, "POS"),
+    ],
+)
+def test_malformed_stored_graphs_are_rejected(marie_graph, changes, message):
+    with pytest.raises(GraphFormatError, match=message):
+        PassageGraph.from_dict(_corrupt(marie_graph, **changes))
+
+
+def test_non_finite_vectors_are_rejected(marie_graph):
+    import base64
+
+    bad = np.full((3, 300), np.nan, dtype="<f2")
+    data = _corrupt(marie_graph, vectors=base64.b64encode(bad.tobytes()).decode())
+    with pytest.raises(GraphFormatError, match="finite"):
+        PassageGraph.from_dict(data)
+
+
+def test_relation_vocabulary_is_fixed():
+    assert [r.name for r in Relation] == [
+        "SUBJ_OBJ", "SUBJ_OBJ_NEG", "MODIFIER", "APPOSITIVE", "NUMERIC",
+        "PREP_SPATIAL", "PREP_TEMPORAL", "PREP_OTHER", "COOCCURRENCE",
+    ]
