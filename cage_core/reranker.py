@@ -15,7 +15,7 @@ from cage_core.cache import GraphCache, graph_key
 from cage_core.config import CageConfig
 from cage_core.encoder import encode_pool
 from cage_core.graph.build import GraphParser
-from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
 from cage_core.scoring import coherence_matrix, coherence_scores, cosine_matrix, fuse, ranking
@@ -111,6 +111,28 @@ class CageReranker:
             for i in missing:
                 found[i] = by_key[keys[i]]
         return [g for g in found if g is not None]
+
+    def stored_graph(self, data: Any) -> PassageGraph | None:
+        """A graph stored at ingest (``PassageGraph.to_dict()`` output), if it can be used.
+
+        Returns ``None`` — so the passage is parsed again — with a logged warning when
+        ``data`` is malformed, oversized, of another format version, or was built by another
+        pipeline or vector width than this reranker's; returns ``None`` silently when
+        ``data`` is ``None``.
+        """
+        if data is None:
+            return None
+        try:
+            graph = PassageGraph.from_dict(data, expected_dim=self.config.vector_dim)
+        except (GraphFormatError, RecursionError) as exc:
+            logger.warning("ignoring stored passage graph (%s); parsing the passage again", exc)
+            return None
+        fingerprint = self.parser.fingerprint
+        if graph.source != fingerprint:
+            logger.warning("ignoring stored passage graph built by %r (this reranker uses %r); "
+                           "parsing the passage again", graph.source, fingerprint)  # fmt: skip
+            return None
+        return graph
 
     def relevance(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
         """``[k]`` cosine similarity between the query and each passage's content."""

@@ -1,0 +1,31 @@
+"""Metadata keys the framework wrappers read and write, shared so both agree.
+
+A reranked document/node gains ``relevance_score`` (the fused score, the key LangChain
+rerankers use), ``cage_relevance``, ``cage_coherence`` and ``cage_rank``. A passage graph
+computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_dict()`` output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cage_core.passage import RankedPassage
+
+GRAPH_KEY = "cage_graph"
+RELEVANCE_SCORE_KEY = "relevance_score"
+CAGE_RELEVANCE_KEY = "cage_relevance"
+CAGE_COHERENCE_KEY = "cage_coherence"
+CAGE_RANK_KEY = "cage_rank"
+SCORE_KEYS: tuple[str, ...] = (
+    RELEVANCE_SCORE_KEY, CAGE_RELEVANCE_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
+)  # fmt: skip
+
+
+def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str, Any]:
+    """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched)."""
+    out = dict(metadata)
+    out[RELEVANCE_SCORE_KEY] = ranked.score
+    out[CAGE_RELEVANCE_KEY] = ranked.relevance
+    out[CAGE_COHERENCE_KEY] = ranked.coherence
+    out[CAGE_RANK_KEY] = ranked.rank
+    return out

@@ -1,0 +1,17 @@
+"""CAGE for LangChain: ``CageRerank`` (a document compressor) and ``CageGraphTransformer``.
+
+Install with ``pip install "cage-rag[langchain]"``.
+"""
+
+try:
+    import langchain_core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'cage_langchain needs langchain-core: pip install "cage-rag[langchain]"'
+    ) from exc
+
+from cage_langchain.rerank import CageRerank
+from cage_langchain.transformer import CageGraphTransformer
+from cage_langchain.embeddings import PackagedMiniLMEmbeddings
+
+__all__ = ["PackagedMiniLMEmbeddings", "CageGraphTransformer", "CageRerank"]

@@ -1,0 +1,59 @@
+"""CageGraphExtractor: compute passage graphs once, at ingest, into node metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
+
+from cage_core import CageConfig, CageReranker
+from cage_core.metadata import GRAPH_KEY
+
+
+class CageGraphExtractor(TransformComponent):
+    """An ``IngestionPipeline`` step storing each node's CAGE graph in ``metadata["cage_graph"]``.
+
+    The key is added to the node's excluded embed and LLM metadata keys, so the graph never
+    reaches an embedding or a prompt. Returns copies; the input nodes are not modified.
+    Use the same ``spacy_model`` and ``config`` as the :class:`~cage_llamaindex.CageRerank`
+    that reads them.
+    """
+
+    config: CageConfig = Field(default_factory=CageConfig)
+    graph_key: str = Field(default=GRAPH_KEY)
+    spacy_model: str | None = Field(default=None)
+
+    _reranker: CageReranker | None = PrivateAttr(default=None)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CageGraphExtractor"
+
+    @property
+    def reranker(self) -> CageReranker:
+        if self._reranker is None:
+            self._reranker = CageReranker(self.config, nlp=self.spacy_model)
+        return self._reranker
+
+    def __getstate__(self) -> dict[Any, Any]:
+        state = super().__getstate__()
+        private = dict(state.get("__pydantic_private__") or {})
+        private["_reranker"] = None
+        state["__pydantic_private__"] = private
+        return state
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        if not nodes:
+            return []
+        graphs = self.reranker.graphs([n.get_content(metadata_mode=MetadataMode.NONE) for n in nodes])
+        out = []
+        for node, graph in zip(nodes, graphs):
+            copy = node.model_copy()
+            copy.metadata = {**node.metadata, self.graph_key: graph.to_dict()}
+            for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
+                keys = list(getattr(node, attr))
+                setattr(copy, attr, keys if self.graph_key in keys else keys + [self.graph_key])
+            out.append(copy)
+        return out

@@ -1,0 +1,147 @@
+"""cage_langchain with real LangChain classes, a real vector store and real MiniLM embeddings."""
+
+import asyncio
+import copy
+
+import pytest
+from langchain_classic.retrievers import ContextualCompressionRetriever
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from cage_core import CageConfig, Passage
+from cage_langchain import CageGraphTransformer, CageRerank, PackagedMiniLMEmbeddings
+
+QUERY = "Which country's capital was Marie Curie born in?"
+TEXTS = [
+    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+    "Warsaw is the capital of Poland.",
+    "Bananas are yellow fruit rich in potassium.",
+    "The Nobel Prize in Physics 1903 was awarded to Pierre Curie and Marie Curie.",
+    "Paris is the capital of France.",
+    "Pierre Curie was a French physicist.",
+]
+SCORE_KEYS = {"relevance_score", "cage_relevance", "cage_coherence", "cage_rank"}
+
+
+@pytest.fixture(scope="module")
+def embeddings():
+    return PackagedMiniLMEmbeddings()
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return [Document(page_content=t, metadata={"source": f"doc{i}"}, id=f"d{i}") for i, t in enumerate(TEXTS)]
+
+
+def _retriever(docs, embeddings, compressor, k=6):
+    store = InMemoryVectorStore(embedding=embeddings)
+    store.add_documents(docs)
+    return ContextualCompressionRetriever(base_compressor=compressor,
+                                          base_retriever=store.as_retriever(search_kwargs={"k": k}))
+
+
+def test_compression_retriever_returns_ranked_documents_with_scores(docs, embeddings):
+    retriever = _retriever(docs, embeddings, CageRerank(top_n=3, embeddings=embeddings))
+    out = retriever.invoke(QUERY)
+    assert len(out) == 3
+    assert all(SCORE_KEYS <= set(d.metadata) for d in out)
+    assert [d.metadata["cage_rank"] for d in out] == [0, 1, 2]
+    scores = [d.metadata["relevance_score"] for d in out]
+    assert scores == sorted(scores, reverse=True)
+    assert out[0].metadata["source"] == "doc0"
+
+
+def test_callers_documents_are_not_mutated(docs, embeddings):
+    before = copy.deepcopy(docs)
+    out = CageRerank(top_n=None, embeddings=embeddings).compress_documents(docs, QUERY)
+    assert docs == before
+    assert all(o is not d for o in out for d in docs)
+
+
+def test_empty_input_returns_empty_list():
+    assert CageRerank().compress_documents([], QUERY) == []
+
+
+def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
+    sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
+    scored = [Document(page_content=d.page_content, metadata={"score": s}) for d, s in zip(docs, sims)]
+    out = CageRerank(top_n=None, score_key="score").compress_documents(scored, QUERY)
+    core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
+    assert [d.page_content for d in out] == [r.text for r in core]
+    assert [d.metadata["relevance_score"] for d in out] == [r.score for r in core]
+    assert [d.metadata["cage_relevance"] for d in out] == [sims[r.index] for r in core]
+    assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
+
+
+def test_stored_graphs_give_the_identical_ranking(docs, embeddings):
+    enriched = CageGraphTransformer().transform_documents(docs)
+    assert all("cage_graph" in d.metadata for d in enriched)
+    assert all("cage_graph" not in d.metadata for d in docs)  # inputs untouched
+    plain = _retriever(docs, embeddings, CageRerank(top_n=4, embeddings=embeddings)).invoke(QUERY)
+    with_graphs = _retriever(enriched, embeddings, CageRerank(top_n=4, embeddings=embeddings)).invoke(QUERY)
+    strip = lambda ds: [(d.page_content, {k: v for k, v in d.metadata.items() if k != "cage_graph"}) for d in ds]
+    assert strip(with_graphs) == strip(plain)
+
+
+def test_stored_graph_is_used_instead_of_parsing(docs):
+    enriched = CageGraphTransformer().transform_documents(docs)
+    rerank = CageRerank(top_n=2, score_key="score")
+    scored = [Document(page_content=d.page_content, metadata={**d.metadata, "score": 0.5}) for d in enriched]
+    rerank.compress_documents(scored, QUERY)
+    assert rerank.reranker.graph_cache.misses == 0
+
+
+def test_a_corrupt_stored_graph_is_ignored_and_the_passage_parsed(docs, caplog):
+    bad = [Document(page_content=docs[0].page_content, metadata={"cage_graph": {"format": "junk"}, "score": 0.3}),
+           Document(page_content=docs[1].page_content, metadata={"score": 0.2})]
+    out = CageRerank(top_n=None, score_key="score").compress_documents(bad, QUERY)
+    assert len(out) == 2
+    assert "ignoring stored passage graph" in caplog.text
+
+
+def test_missing_score_key_falls_back_to_embedding(docs, caplog):
+    out = CageRerank(top_n=2, score_key="nope").compress_documents(docs, QUERY)
+    assert len(out) == 2 and "metadata['nope'] is missing" in caplog.text
+
+
+def test_async_gather_matches_sequential_calls(docs, embeddings):
+    rerank = CageRerank(top_n=3, embeddings=embeddings)
+    queries = [QUERY, "Who was a French physicist?", "What fruit has potassium?", "capital of France"] * 3
+
+    async def run_all():
+        return await asyncio.gather(*(rerank.acompress_documents(docs, q) for q in queries))
+
+    together = asyncio.run(run_all())
+    one_by_one = [rerank.compress_documents(docs, q) for q in queries]
+    assert together == one_by_one
+
+
+def test_alpha_and_config_reach_the_core():
+    r = CageRerank(alpha=0.25, config=CageConfig(epochs=7))
+    assert (r.reranker.config.alpha, r.reranker.config.epochs) == (0.25, 7)
+    with pytest.raises(ValueError):
+        CageRerank(alpha=2.0)
+    with pytest.raises(ValueError):
+        CageRerank(top_n=-1)
+
+
+def test_acompress_does_not_block_the_event_loop(docs):
+    rerank = CageRerank(top_n=3, config=CageConfig(epochs=400))  # long enough to observe
+
+    async def main():
+        ticks = 0
+        done = asyncio.Event()
+
+        async def ticker():
+            nonlocal ticks
+            while not done.is_set():
+                ticks += 1
+                await asyncio.sleep(0.005)
+
+        task = asyncio.create_task(ticker())
+        await rerank.acompress_documents(docs, QUERY)
+        done.set()
+        await task
+        return ticks
+
+    assert asyncio.run(main()) >= 5

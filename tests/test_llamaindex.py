@@ -1,0 +1,127 @@
+"""cage_llamaindex with real LlamaIndex classes and real MiniLM embeddings."""
+
+import asyncio
+import copy
+import pickle
+
+import pytest
+from llama_index.core import VectorStoreIndex
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+
+from cage_core import Passage
+from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
+
+QUERY = "Which country's capital was Marie Curie born in?"
+TEXTS = [
+    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+    "Warsaw is the capital of Poland.",
+    "Bananas are yellow fruit rich in potassium.",
+    "The Nobel Prize in Physics 1903 was awarded to Pierre Curie and Marie Curie.",
+    "Paris is the capital of France.",
+    "Pierre Curie was a French physicist.",
+]
+SCORE_KEYS = {"relevance_score", "cage_relevance", "cage_coherence", "cage_rank"}
+
+
+@pytest.fixture(scope="module")
+def embed_model():
+    return PackagedMiniLMEmbedding()
+
+
+@pytest.fixture(scope="module")
+def nodes():
+    return [TextNode(text=t, id_=f"n{i}", metadata={"source": f"doc{i}"}) for i, t in enumerate(TEXTS)]
+
+
+def test_vector_index_retriever_with_cage_postprocessor(nodes, embed_model):
+    index = VectorStoreIndex(nodes, embed_model=embed_model)
+    retrieved = index.as_retriever(similarity_top_k=6).retrieve(QUERY)
+    before = copy.deepcopy(retrieved)
+    out = CageRerank(top_n=3, keep_retrieval_score=True).postprocess_nodes(retrieved, query_str=QUERY)
+    assert len(out) == 3
+    assert [n.node.metadata["cage_rank"] for n in out] == [0, 1, 2]
+    assert [n.score for n in out] == [n.node.metadata["relevance_score"] for n in out]
+    assert all(SCORE_KEYS | {"retrieval_score"} <= set(n.node.metadata) for n in out)
+    # the retriever's cosine was used as relevance (no re-embedding)
+    by_id = {n.node.node_id: n.score for n in retrieved}
+    assert all(n.node.metadata["cage_relevance"] == pytest.approx(by_id[n.node.node_id]) for n in out)
+    # scores never reach the prompt or the embedding, and the caller's nodes are untouched
+    assert "cage_rank" not in out[0].node.get_content(metadata_mode=MetadataMode.LLM)
+    assert [(n.node.metadata, n.score) for n in retrieved] == [(n.node.metadata, n.score) for n in before]
+
+
+def test_query_engine_style_node_postprocessors(nodes, embed_model):
+    index = VectorStoreIndex(nodes, embed_model=embed_model)
+    retriever = index.as_retriever(similarity_top_k=6)
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+    from llama_index.core.llms import MockLLM
+
+    engine = RetrieverQueryEngine(retriever=retriever, node_postprocessors=[CageRerank(top_n=2)],
+                                  response_synthesizer=get_response_synthesizer(llm=MockLLM()))
+    response = engine.query(QUERY)
+    assert len(response.source_nodes) == 2
+    assert all("cage_coherence" in n.node.metadata for n in response.source_nodes)
+
+
+def test_same_order_and_scores_as_cage_core(nodes, reranker):
+    sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
+    scored = [NodeWithScore(node=n, score=s) for n, s in zip(nodes, sims)]
+    out = CageRerank(top_n=None).postprocess_nodes(scored, QueryBundle(QUERY))
+    core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
+    assert [n.node.get_content() for n in out] == [r.text for r in core]
+    assert [n.score for n in out] == [r.score for r in core]
+
+
+def test_ingestion_pipeline_stores_graphs_hidden_from_prompts(nodes):
+    pipeline = IngestionPipeline(transformations=[CageGraphExtractor()])
+    enriched = pipeline.run(nodes=nodes)
+    assert all("cage_graph" in n.metadata for n in enriched)
+    assert all("cage_graph" not in n.metadata for n in nodes)
+    for n in enriched:
+        assert "cage_graph" in n.excluded_embed_metadata_keys and "cage_graph" in n.excluded_llm_metadata_keys
+        assert "cage-passage-graph" not in n.get_content(metadata_mode=MetadataMode.LLM)
+        assert "cage-passage-graph" not in n.get_content(metadata_mode=MetadataMode.EMBED)
+    sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
+    rerank = CageRerank(top_n=None)
+    with_graphs = rerank.postprocess_nodes([NodeWithScore(node=n, score=s) for n, s in zip(enriched, sims)],
+                                           query_str=QUERY)
+    assert rerank.reranker.graph_cache.misses == 0  # nothing was parsed at query time
+    plain = CageRerank(top_n=None).postprocess_nodes([NodeWithScore(node=n, score=s) for n, s in zip(nodes, sims)],
+                                                     query_str=QUERY)
+    assert [(n.node.node_id, n.score) for n in with_graphs] == [(n.node.node_id, n.score) for n in plain]
+
+
+def test_pickle_round_trip_reloads_models_lazily(nodes):
+    rerank = CageRerank(top_n=2, alpha=0.6)
+    scored = [NodeWithScore(node=n, score=0.5) for n in nodes]
+    first = rerank.postprocess_nodes(scored, query_str=QUERY)
+    clone = pickle.loads(pickle.dumps(rerank))
+    assert clone._reranker is None and clone.alpha == 0.6
+    again = clone.postprocess_nodes(scored, query_str=QUERY)
+    assert [(n.node.node_id, n.score) for n in again] == [(n.node.node_id, n.score) for n in first]
+    assert pickle.loads(pickle.dumps(CageGraphExtractor())).class_name() == "CageGraphExtractor"
+
+
+def test_async_gather_matches_sequential_calls(nodes):
+    rerank = CageRerank(top_n=3)
+    scored = [NodeWithScore(node=n, score=0.1 * i) for i, n in enumerate(nodes)]
+    queries = [QUERY, "Who was a French physicist?", "What fruit has potassium?", "capital of France"] * 3
+
+    async def run_all():
+        return await asyncio.gather(*(rerank.apostprocess_nodes(scored, query_str=q) for q in queries))
+
+    together = asyncio.run(run_all())
+    one_by_one = [rerank.postprocess_nodes(scored, query_str=q) for q in queries]
+    assert [[(n.node.node_id, n.score) for n in r] for r in together] == \
+        [[(n.node.node_id, n.score) for n in r] for r in one_by_one]
+
+
+def test_missing_query_is_a_clear_error(nodes):
+    with pytest.raises(ValueError, match="needs the query"):
+        CageRerank().postprocess_nodes([NodeWithScore(node=nodes[0], score=1.0)])
+
+
+def test_empty_input_returns_empty_list():
+    assert CageRerank().postprocess_nodes([], query_str=QUERY) == []
