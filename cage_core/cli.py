@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
@@ -120,6 +121,53 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    from tqdm.auto import tqdm
+
+    from cage_core.eval.generation import load_generator
+    from cage_core.eval.report import markdown, summarize
+    from cage_core.eval.runner import resolve_data_paths, run_evaluation
+    from cage_core.methods import get_method
+
+    config = _config(args)
+    methods = [get_method(name.strip(), config) for name in args.methods.split(",") if name.strip()]
+    if not methods:
+        raise ValueError("--methods names no method")
+    ks = tuple(int(k) for k in args.k.split(","))
+    if any(k < 1 for k in ks):
+        raise ValueError("--k values must be >= 1")
+    generator = None
+    if args.generator:
+        kwargs = json.loads(args.generator_kwargs) if args.generator_kwargs else {}
+        generator = load_generator(args.generator, kwargs)
+    paths = resolve_data_paths(args.data)
+    total = sum(min(len(load_questions(p)), args.limit or 10**9) for p in paths)
+    reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model)
+    with tqdm(total=total, unit="q", desc="cage eval", disable=args.no_progress) as bar:
+        run = run_evaluation(paths, methods, reranker=reranker, ks=ks, shuffle=args.shuffle,
+                             seed=args.seed, limit=args.limit, generator=generator,
+                             progress=lambda n, name: (bar.set_postfix_str(name), bar.update(n)))
+    summary = summarize(run)
+    command = "cage " + " ".join(sys.argv[1:]) if args.record_command else ""
+    table = markdown(summary, paper_reference=args.paper_reference, command=command)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.md").write_text(table + "\n", encoding="utf-8")
+    per_question = [
+        {"dataset": r.dataset, "id": r.question_id, "type": r.type, "method": r.method,
+         "order": list(r.order), "gold": list(r.gold),
+         "recall": {str(k): v for k, v in r.recall.items()}, "latency_ms": 1000 * r.latency_s,
+         "answer": r.answer, "em": r.em, "f1": r.f1}
+        for r in run.results
+    ]
+    payload = {"config": dataclasses.asdict(config), "seed": args.seed, "shuffle": args.shuffle,
+               "summary": summary, "per_question": per_question}
+    (out_dir / "results.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    out.write(table + "\n")
+    out.write(f"\nwrote {out_dir / 'results.md'} and {out_dir / 'results.json'}\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
@@ -137,6 +185,26 @@ def build_parser() -> argparse.ArgumentParser:
     rerank.add_argument("--json", action="store_true", help="print JSON Lines instead of a table")
     _add_config_options(rerank)
     rerank.set_defaults(func=cmd_rerank)
+    ev = sub.add_parser("eval", help="Recall@k of ranking methods on benchmark files")
+    ev.add_argument("--data", nargs="+", required=True,
+                    help="JSON Lines files or directories of them (format: cage_core.eval.datasets)")
+    ev.add_argument("--methods", default="random,vanilla,bm25,cage,paper,cage-gcn,cage-noreweight,"
+                    "coherence-only", help="comma-separated method names (default: all)")
+    ev.add_argument("--out", default="eval-out", help="directory for results.md and results.json")
+    ev.add_argument("--k", default="2,5", help="cut-offs for Recall@k (default: %(default)s)")
+    ev.add_argument("--shuffle", choices=("auto", "always", "never"), default="auto",
+                    help="shuffle pools with a fixed seed first (auto: RAMDocs only)")
+    ev.add_argument("--seed", type=int, default=0, help="seed of shuffling and of 'random'")
+    ev.add_argument("--limit", type=int, help="evaluate only the first N questions of each file")
+    ev.add_argument("--generator", help="LangChain chat model as 'package.module:Class' for EM/F1")
+    ev.add_argument("--generator-kwargs", help="JSON object of keyword arguments for the generator")
+    ev.add_argument("--paper-reference", action="store_true",
+                    help="also print the paper's stated Recall@5 (a different sample; reference only)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--record-command", action=argparse.BooleanOptionalAction, default=True,
+                    help="write the command line into the report (default: yes)")
+    _add_config_options(ev)
+    ev.set_defaults(func=cmd_eval)
     return parser
 
 

@@ -66,27 +66,46 @@ class WeightedRGCNConv(MessagePassing):
         torch.nn.init.xavier_uniform_(self.root.data, generator=generator)
         torch.nn.init.zeros_(self.bias.data)
 
-    def forward(
+    def neighbour_sums(
         self, x: Tensor, edge_index: Tensor, edge_type: Tensor, edge_weight: Tensor | None = None
-    ) -> Tensor:
+    ) -> list[tuple[int, Tensor, Tensor]]:
+        """Per relation r, the normalised weighted neighbour sums ``Σ_j w_ji/|N_r(i)| x_j``.
+
+        Returns ``(r, targets, sums)`` for each relation that has edges, ``sums`` holding one
+        row per target node with incoming r-edges. It depends only on the graph and the
+        input features, so per-query training computes it once, not once per epoch.
+        """
         num_nodes = x.size(0)
         if edge_weight is None:
             edge_weight = x.new_ones(edge_type.size(0))
-        # Per-relation in-degree |N_r(i)| of each edge's target, for the mean normalisation.
         counts = scatter(one_hot(edge_type, self.num_relations, dtype=x.dtype),
                          edge_index[1], dim=0, dim_size=num_nodes, reduce="sum")  # fmt: skip
-        degree = counts[edge_index[1], edge_type].clamp(min=1.0)
-        norm = edge_weight / degree
-        # Θ_r x_j for every relation at once: [N, R·H]; each message selects its relation.
-        transformed = (x @ self.weight.permute(1, 0, 2).reshape(self.in_channels, -1))
-        out = self.propagate(edge_index, x=transformed, edge_type=edge_type, norm=norm,
-                             size=(num_nodes, num_nodes))  # fmt: skip
-        return out + x @ self.root + self.bias
+        norm = edge_weight / counts[edge_index[1], edge_type].clamp(min=1.0)
+        out = []
+        for r in range(self.num_relations):
+            mask = edge_type == r
+            if not bool(mask.any()):
+                continue
+            sums = self.propagate(edge_index[:, mask], x=x, norm=norm[mask],
+                                  size=(num_nodes, num_nodes))  # fmt: skip
+            targets = torch.unique(edge_index[1, mask])
+            out.append((r, targets, sums[targets]))
+        return out
 
-    def message(self, x_j: Tensor, edge_type: Tensor, norm: Tensor) -> Tensor:
-        per_relation = x_j.view(-1, self.num_relations, self.out_channels)
-        picked = per_relation[torch.arange(per_relation.size(0)), edge_type]
-        return picked * norm.unsqueeze(-1)
+    def forward(
+        self, x: Tensor, edge_index: Tensor, edge_type: Tensor, edge_weight: Tensor | None = None
+    ) -> Tensor:
+        return self.forward_aggregated(x, self.neighbour_sums(x, edge_index, edge_type, edge_weight))
+
+    def forward_aggregated(self, x: Tensor, aggregated: list[tuple[int, Tensor, Tensor]]) -> Tensor:
+        """The layer output given :meth:`neighbour_sums`'s result for the same ``x`` and graph."""
+        out = x @ self.root + self.bias
+        for r, targets, sums in aggregated:
+            out = out.index_add(0, targets, sums @ self.weight[r])
+        return out
+
+    def message(self, x_j: Tensor, norm: Tensor) -> Tensor:
+        return x_j * norm.unsqueeze(-1)
 
     def __repr__(self) -> str:
         return (f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, "
@@ -114,12 +133,25 @@ class GraphEncoder(torch.nn.Module):
             self.conv.reset_parameters()
             torch.nn.init.xavier_uniform_(self.conv.lin.weight.data, generator=generator)
 
-    def forward(self, batch: Batch) -> Tensor:
+    def forward(self, batch: Batch, aggregated: list[tuple[int, Tensor, Tensor]] | None = None) -> Tensor:
+        """Graph embeddings ``[num_graphs, hidden]``; ``aggregated`` (R-GCN only) skips
+        recomputing the constant neighbour sums (see :meth:`WeightedRGCNConv.neighbour_sums`)."""
         if isinstance(self.conv, WeightedRGCNConv):
-            h = self.conv(batch.x, batch.edge_index, batch.edge_type, batch.edge_weight)
+            if aggregated is None:
+                aggregated = self.conv.neighbour_sums(batch.x, batch.edge_index, batch.edge_type,
+                                                 batch.edge_weight)  # fmt: skip
+            h = self.conv.forward_aggregated(batch.x, aggregated)
         else:
             h = self.conv(batch.x, batch.edge_index, batch.edge_weight)
         return global_add_pool(torch.relu(h), batch.batch, size=batch.num_graphs)
+
+    def precompute(self, batch: Batch) -> list[tuple[int, Tensor, Tensor]] | None:
+        """What stays constant across training epochs for ``batch`` (None for GCN)."""
+        if isinstance(self.conv, WeightedRGCNConv):
+            with torch.no_grad():
+                return self.conv.neighbour_sums(batch.x, batch.edge_index, batch.edge_type,
+                                           batch.edge_weight)  # fmt: skip
+        return None
 
 
 def graph_batch(graphs: Sequence[PassageGraph], beta: float, vector_dim: int) -> Batch:
@@ -171,21 +203,22 @@ def encode_pool(graphs: Sequence[PassageGraph], config: CageConfig) -> EncodingR
     generator = torch.Generator().manual_seed(config.seed)
     model = GraphEncoder(feature_dim(config.vector_dim), config.hidden_dim, config.encoder)
     model.reset_parameters(generator)
+    aggregated = model.precompute(batch)
     if batch.num_nodes == 0 or k < 2:
         with torch.no_grad():
-            z = model(batch)
+            z = model(batch, aggregated)
         return EncodingResult(z.double().numpy(), 0.0, 0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
     initial = None
     for _ in range(config.epochs):
         optimizer.zero_grad(set_to_none=True)
-        loss = diversity_loss(model(batch))
+        loss = diversity_loss(model(batch, aggregated))
         if initial is None:
             initial = float(loss.detach())
         loss.backward()
         optimizer.step()
     with torch.no_grad():
-        z = model(batch)
+        z = model(batch, aggregated)
         final = float(diversity_loss(z))
     if initial is None:
         initial = final

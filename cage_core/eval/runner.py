@@ -1,0 +1,182 @@
+"""Run ranking methods over evaluation files, doing the shared work once.
+
+For each file: every question and passage is embedded once (all-MiniLM-L6-v2 unless the
+reranker has another embedder) and, if any method needs graphs, every passage is parsed
+once; all methods then rank the same pools. Pools of RAMDocs are shuffled with a fixed seed
+first (its source order leaks the gold position); ``shuffle="always"``/``"never"`` override.
+Latency is the time of ``method.score`` on one pool, plus the encoding a CAGE variant reused
+from another variant with the same encoder (so every CAGE row pays for its own encoding).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from cage_core.eval.datasets import EvalQuestion, load_questions
+from cage_core.eval.generation import generate_answer
+from cage_core.eval.metrics import exact_match, flagged_in_top_k, recall_at_k, token_f1
+from cage_core.methods.base import Pool, RankingMethod
+from cage_core.passage import Passage
+from cage_core.reranker import CageReranker
+from cage_core.scoring import cosine_matrix, ranking
+
+logger = logging.getLogger(__name__)
+
+Shuffle = Literal["auto", "always", "never"]
+SHUFFLED_BY_DEFAULT = frozenset({"ramdocs"})
+ANSWER_CONTEXT = 5
+"""Passages given to the generator (the paper's top-5)."""
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    dataset: str
+    question_id: str
+    type: str | None
+    method: str
+    order: tuple[int, ...]
+    gold: tuple[int, ...]
+    recall: dict[int, float]
+    latency_s: float
+    misinfo_in_top: dict[int, bool] | None = None
+    answer: str | None = None
+    em: float | None = None
+    f1: float | None = None
+
+
+@dataclass
+class DatasetRun:
+    name: str
+    questions: int
+    parse_seconds: float
+    embed_seconds: float
+    shuffled: bool
+
+
+@dataclass
+class EvalRun:
+    methods: list[str]
+    ks: tuple[int, ...]
+    results: list[QuestionResult] = field(default_factory=list)
+    datasets: dict[str, DatasetRun] = field(default_factory=dict)
+
+
+def resolve_data_paths(items: Sequence[str | Path]) -> list[Path]:
+    """Files as given; directories expand to their ``*.jsonl`` files, sorted."""
+    paths: list[Path] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(p.glob("*.jsonl"))
+            if not found:
+                raise FileNotFoundError(f"no .jsonl files in {p}")
+            paths.extend(found)
+        elif p.is_file():
+            paths.append(p)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {p}")
+    return paths
+
+
+def _permutation(seed: int, key: str, k: int) -> np.ndarray:
+    digest = hashlib.blake2b(f"shuffle:{seed}:{key}".encode(), digest_size=8).digest()
+    return np.random.default_rng(int.from_bytes(digest, "little")).permutation(k)
+
+
+def run_evaluation(
+    paths: Sequence[str | Path],
+    methods: Sequence[RankingMethod],
+    *,
+    reranker: CageReranker | None = None,
+    ks: Sequence[int] = (2, 5),
+    shuffle: Shuffle = "auto",
+    seed: int = 0,
+    limit: int | None = None,
+    generator: Any = None,
+    progress: Callable[[int, str], None] | None = None,
+) -> EvalRun:
+    """Evaluate ``methods`` on every file of ``paths`` (see the module docstring)."""
+    reranker = reranker or CageReranker()
+    run = EvalRun(methods=[m.name for m in methods], ks=tuple(sorted(set(ks))))
+    need_graphs = any(m.needs_graphs for m in methods)
+    for path in resolve_data_paths(paths):
+        questions = load_questions(path)[:limit]
+        if not questions:
+            continue
+        name = questions[0].dataset
+        shuffled = shuffle == "always" or (shuffle == "auto" and name in SHUFFLED_BY_DEFAULT)
+        perms = [(_permutation(seed, q.id, len(q.passages)) if shuffled
+                  else np.arange(len(q.passages))) for q in questions]  # fmt: skip
+        pools_passages = [[Passage(text=q.passages[i].text, title=q.passages[i].title) for i in perm]
+                          for q, perm in zip(questions, perms)]  # fmt: skip
+        flat = [p for ps in pools_passages for p in ps]
+        start = time.perf_counter()
+        sims = _similarities(reranker, questions, pools_passages)
+        embed_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        graphs = reranker.graphs(flat) if need_graphs else None
+        parse_seconds = time.perf_counter() - start
+        run.datasets[name] = DatasetRun(name, len(questions), parse_seconds, embed_seconds, shuffled)
+        logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",
+                    name, len(questions), embed_seconds, parse_seconds)  # fmt: skip
+        offset = 0
+        for q, perm, passages, q_sims in zip(questions, perms, pools_passages, sims):
+            k = len(passages)
+            pool = Pool(query=q.question, passages=passages, similarities=q_sims, key=q.id,
+                        graphs=graphs[offset:offset + k] if graphs is not None else None)  # fmt: skip
+            offset += k
+            position = {int(src): new for new, src in enumerate(perm)}
+            gold = tuple(sorted(position[i] for i in q.gold_indices))
+            misinfo = _misinfo_positions(q, position)
+            for method in methods:
+                run.results.append(_rank_one(method, pool, q, gold, misinfo, run.ks, generator))
+            if progress is not None:
+                progress(1, name)
+    return run
+
+
+def _similarities(
+    reranker: CageReranker, questions: list[EvalQuestion], pools: list[list[Passage]]
+) -> list[np.ndarray]:
+    texts = list(dict.fromkeys([q.question for q in questions] + [p.content for ps in pools for p in ps]))
+    vectors = np.asarray(reranker.embedder(texts), dtype=np.float64)
+    row = {t: i for i, t in enumerate(texts)}
+    return [
+        cosine_matrix(vectors[[row[q.question]]], vectors[[row[p.content] for p in ps]])[0]
+        for q, ps in zip(questions, pools)
+    ]
+
+
+def _misinfo_positions(q: EvalQuestion, position: dict[int, int]) -> tuple[int, ...] | None:
+    labels = q.meta.get("doc_labels")
+    if not isinstance(labels, list) or len(labels) != len(q.passages):
+        return None
+    return tuple(position[i] for i, label in enumerate(labels) if label == "misinfo")
+
+
+def _rank_one(
+    method: RankingMethod, pool: Pool, q: EvalQuestion, gold: tuple[int, ...],
+    misinfo: tuple[int, ...] | None, ks: tuple[int, ...], generator: Any,
+) -> QuestionResult:
+    start = time.perf_counter()
+    scores = method.score(pool)
+    latency = time.perf_counter() - start + pool.memo.pop(("reused-seconds", method.name), 0.0)
+    order = tuple(int(i) for i in ranking(scores))
+    answer = em = f1 = None
+    if generator is not None:
+        answer = generate_answer(generator, q.question, [pool.passages[i] for i in order[:ANSWER_CONTEXT]])
+        em, f1 = exact_match(answer, q.answers), token_f1(answer, q.answers)
+    return QuestionResult(
+        dataset=q.dataset, question_id=q.id, type=q.type, method=method.name, order=order,
+        gold=gold, recall={k: recall_at_k(order, gold, k) for k in ks}, latency_s=latency,
+        misinfo_in_top=None if misinfo is None else {k: flagged_in_top_k(order, misinfo, k) for k in ks},
+        answer=answer, em=em, f1=f1,
+    )  # fmt: skip
