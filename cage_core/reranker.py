@@ -139,12 +139,13 @@ class CageReranker:
         items = as_passages(passages)
         if not items:
             return np.zeros(0)
-        vectors = np.asarray(self.embedder([query] + [p.content for p in items]))
-        if vectors.ndim != 2 or vectors.shape[0] != len(items) + 1:
-            raise ValueError(
-                f"embedder returned shape {vectors.shape}; expected [{len(items) + 1}, d]"
-            )
-        sims = cosine_matrix(vectors[:1], vectors[1:])[0]
+        # Embed each distinct text once, so duplicates get bit-identical similarities.
+        texts = list(dict.fromkeys([query] + [p.content for p in items]))
+        vectors = np.asarray(self.embedder(texts))
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise ValueError(f"embedder returned shape {vectors.shape}; expected [{len(texts)}, d]")
+        row = {t: i for i, t in enumerate(texts)}
+        sims = cosine_matrix(vectors[[row[query]]], vectors[[row[p.content] for p in items]])[0]
         if not np.isfinite(sims).all():
             raise ValueError("embedder returned non-finite embeddings")
         return sims
