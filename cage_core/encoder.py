@@ -223,4 +223,18 @@ def encode_pool(graphs: Sequence[PassageGraph], config: CageConfig) -> EncodingR
     if initial is None:
         initial = final
     logger.debug("encoded %d graphs: diversity loss %.4f → %.4f", k, initial, final)
-    return EncodingResult(z.double().numpy(), initial, final)
+    return EncodingResult(_share_duplicates(graphs, z.double().numpy()), initial, final)
+
+
+def _share_duplicates(graphs: Sequence[PassageGraph], z: np.ndarray) -> np.ndarray:
+    """Give repeated graph objects (duplicate passages) the embedding of their first copy.
+
+    Their rows are equal up to the last bit of BLAS kernels that differ by row position;
+    copying makes duplicate passages score exactly alike.
+    """
+    first: dict[int, int] = {}
+    for i, g in enumerate(graphs):
+        j = first.setdefault(id(g), i)
+        if j != i:
+            z[i] = z[j]
+    return z

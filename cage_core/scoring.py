@@ -9,18 +9,24 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _EPS = 1e-12
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarity of every row of ``a`` with every row of ``b`` (zero rows give 0)."""
+    """Cosine similarity of every row of ``a`` with every row of ``b`` (zero rows give 0).
+
+    Computed with ``einsum`` loops rather than BLAS so that equal rows give bit-identical
+    results wherever they sit in the matrix (BLAS kernels differ between row blocks).
+    """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    an = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), _EPS)
-    bn = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), _EPS)
-    return np.clip(an @ bn.T, -1.0, 1.0)
+    an = a / np.maximum(np.sqrt(np.einsum("id,id->i", a, a)), _EPS)[:, None]
+    bn = b / np.maximum(np.sqrt(np.einsum("id,id->i", b, b)), _EPS)[:, None]
+    return np.clip(np.einsum("id,jd->ij", an, bn), -1.0, 1.0)
 
 
 def coherence_matrix(embeddings: np.ndarray) -> np.ndarray:
@@ -31,11 +37,15 @@ def coherence_matrix(embeddings: np.ndarray) -> np.ndarray:
 
 
 def coherence_scores(matrix: np.ndarray) -> np.ndarray:
-    """``s_i/(k−1)`` for each passage; zeros when k ≤ 1."""
+    """``s_i/(k−1)`` for each passage; zeros when k ≤ 1.
+
+    Row sums use ``math.fsum`` (exactly rounded, order-independent), so duplicate passages
+    get bit-identical coherence wherever they sit in the pool.
+    """
     k = matrix.shape[0]
     if k <= 1:
         return np.zeros(k, dtype=np.float64)
-    return matrix.sum(axis=1) / (k - 1)
+    return np.array([math.fsum(row) for row in matrix.tolist()], dtype=np.float64) / (k - 1)
 
 
 def fuse(relevance: np.ndarray, coherence: np.ndarray, alpha: float) -> np.ndarray:
