@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from cage_core.config import CageConfig
 from cage_core.encoder import encode_pool
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
+from cage_core.graph_store import GraphStore
 from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
 from cage_core.scoring import coherence_matrix, coherence_scores, cosine_matrix, fuse, ranking
@@ -51,6 +53,8 @@ class CageReranker:
         embedder: texts → embeddings callable (or an object with ``encode``), used for
             sim(q, C_i) when no ``query_similarities`` are given; default all-MiniLM-L6-v2.
             Loaded on first use.
+        graph_store: a :class:`~cage_core.graph_store.GraphStore` or the path of one: an
+            on-disk store of passage graphs shared across processes and restarts.
 
     One instance may be shared by many threads; models load once per process.
     """
@@ -60,6 +64,7 @@ class CageReranker:
         config: CageConfig | None = None,
         nlp: SpacyModel | None = None,
         embedder: Embedder | Any | None = None,
+        graph_store: GraphStore | str | os.PathLike[str] | None = None,
     ) -> None:
         if config is not None and not isinstance(config, CageConfig):
             raise TypeError(f"config must be a CageConfig, got {type(config).__name__}")
@@ -68,7 +73,14 @@ class CageReranker:
         self._embedder: Embedder | None = as_embedder(embedder) if embedder is not None else None
         self._parser: GraphParser | None = None
         self._lock = threading.Lock()
+        self._count_lock = threading.Lock()
         self.graph_cache = GraphCache(self.config.graph_cache_size)
+        self.graph_store: GraphStore | None = (
+            graph_store if isinstance(graph_store, GraphStore) or graph_store is None
+            else GraphStore(graph_store, expected_dim=self.config.vector_dim)
+        )
+        self.parse_count = 0
+        """How many passages this reranker has parsed (cache and store hits excluded)."""
 
     # -- models -------------------------------------------------------------------------
     @property
@@ -100,14 +112,26 @@ class CageReranker:
         keys = [graph_key(t, parser.fingerprint) for t in texts]
         found: list[PassageGraph | None] = [self.graph_cache.get(k) for k in keys]
         missing = [i for i, g in enumerate(found) if g is None]
+        if missing and self.graph_store is not None:
+            stored = self.graph_store.get_many([keys[i] for i in missing])
+            for i in missing:
+                g = stored.get(keys[i])
+                if g is not None and g.source == parser.fingerprint:
+                    found[i] = g
+                    self.graph_cache.put(keys[i], g)
+            missing = [i for i in missing if found[i] is None]
         if missing:
             # Parse each distinct missing text once, even if it repeats in the pool.
             unique = list(dict.fromkeys(keys[i] for i in missing))
             first = {keys[i]: i for i in reversed(missing)}
             parsed = parser.parse([texts[first[k]] for k in unique])
+            with self._count_lock:
+                self.parse_count += len(parsed)
             by_key = dict(zip(unique, parsed))
             for k, g in by_key.items():
                 self.graph_cache.put(k, g)
+            if self.graph_store is not None:
+                self.graph_store.put_many(by_key.items())
             for i in missing:
                 found[i] = by_key[keys[i]]
         return [g for g in found if g is not None]

@@ -1,0 +1,80 @@
+"""The graph caches: in-memory LRU and the persistent SQLite store."""
+
+import json
+import sqlite3
+import stat
+
+import pytest
+
+from cage_core import CageConfig, CageReranker
+from cage_core.cache import GraphCache, graph_key
+from cage_core.graph_store import GraphStore, default_store_path
+
+QUERY = "Which country's capital was Marie Curie born in?"
+POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.",
+        "Warsaw is the capital of Poland.", "Bananas are yellow fruit."]
+SIMS = [0.5, 0.4, 0.1]
+
+
+def _reranker(nlp, store=None, **config):
+    return CageReranker(CageConfig(**config), nlp=nlp, embedder=lambda t: None, graph_store=store)
+
+
+def test_memory_cache_is_bounded_lru(marie_graph):
+    cache = GraphCache(2)
+    for key in ("a", "b", "c"):
+        cache.put(key, marie_graph)
+    assert len(cache) == 2 and cache.get("a") is None and cache.get("c") is marie_graph
+
+
+def test_a_passage_in_the_store_is_never_parsed_again(nlp, tmp_path):
+    path = tmp_path / "g.sqlite"
+    first = _reranker(nlp, str(path))
+    expected = first.rerank(QUERY, POOL, query_similarities=SIMS)
+    assert first.parse_count == 3
+    restarted = _reranker(nlp, str(path))  # a new process would see the same file
+    got = restarted.rerank(QUERY, POOL, query_similarities=SIMS)
+    assert restarted.parse_count == 0
+    assert got == expected  # bit-identical scores from stored graphs
+
+
+def test_store_file_is_user_only(nlp, tmp_path):
+    path = tmp_path / "private" / "g.sqlite"
+    GraphStore(path).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_default_location_is_per_user(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_store_path() == tmp_path / "cage-rag" / "graphs.sqlite"
+
+
+@pytest.mark.parametrize("bad", ["{not json", json.dumps({"format": "cage-passage-graph", "version": 1}),
+                                 "[" * 100_000 + "]" * 100_000])
+def test_corrupt_entries_are_dropped_and_reparsed(nlp, tmp_path, caplog, bad):
+    path = tmp_path / "g.sqlite"
+    r = _reranker(nlp, str(path))
+    expected = r.rerank(QUERY, POOL, query_similarities=SIMS)
+    key = graph_key(POOL[0], r.parser.fingerprint)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE graphs SET data = ? WHERE key = ?", (bad, key))
+    fresh = _reranker(nlp, str(path))
+    assert fresh.rerank(QUERY, POOL, query_similarities=SIMS) == expected
+    assert fresh.parse_count == 1 and "invalid" in caplog.text
+
+
+def test_keys_depend_on_pipeline_and_vector_width(nlp, tmp_path):
+    path = tmp_path / "g.sqlite"
+    _reranker(nlp, str(path)).rerank(QUERY, POOL, query_similarities=SIMS)
+    other = _reranker(nlp, str(path), vector_dim=64)
+    other.rerank(QUERY, POOL, query_similarities=SIMS)
+    assert other.parse_count == 3  # nothing reused across vector widths
+    assert graph_key("x", "a") != graph_key("x", "b") != graph_key("y", "b")
+
+
+def test_memory_cache_hit_gives_bit_identical_scores(nlp):
+    r = _reranker(nlp)
+    a = r.rerank(QUERY, POOL, query_similarities=SIMS)
+    b = r.rerank(QUERY, POOL, query_similarities=SIMS)
+    assert r.parse_count == 3 and a == b
