@@ -23,15 +23,28 @@ class Passage:
 
     @property
     def content(self) -> str:
-        """What is parsed and embedded: ``"title. text"`` when there is a title, else the text."""
+        """What is parsed and embedded: ``"title. text"`` when there is a title, else the text.
+
+        Lone surrogates (invalid Unicode, e.g. from a bad decode) become ``"?"`` here; the
+        passage's ``text`` is returned to the caller unchanged.
+        """
         title = self.title.strip()
         if not title:
-            return self.text
+            return encodable(self.text)
         separator = " " if title[-1] in ".!?:" else ". "
-        return f"{title}{separator}{self.text}"
+        return encodable(f"{title}{separator}{self.text}")
 
 
 PassageLike = Union[str, Passage]
+
+
+def encodable(text: str) -> str:
+    """``text`` with lone surrogates replaced by ``"?"`` so tokenizers can encode it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 @dataclass(frozen=True)

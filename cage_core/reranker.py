@@ -19,7 +19,7 @@ from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.graph_store import GraphStore
 from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
-from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
+from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.scoring import coherence_matrix, coherence_scores, cosine_matrix, fuse, ranking
 
 logger = logging.getLogger(__name__)
@@ -164,6 +164,7 @@ class CageReranker:
         if not items:
             return np.zeros(0)
         # Embed each distinct text once, so duplicates get bit-identical similarities.
+        query = encodable(query)
         texts = list(dict.fromkeys([query] + [p.content for p in items]))
         vectors = np.asarray(self.embedder(texts))
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
