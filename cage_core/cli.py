@@ -168,6 +168,17 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    from cage_core.bench import format_bench, run_bench
+
+    ks = tuple(int(k) for k in args.k.split(","))
+    timings, peak = run_bench(ks=ks, repeats=args.repeats, config=_config(args), nlp=args.spacy_model)
+    out.write(f"cage bench: {args.repeats} queries per k, passages of ~100 words, "
+              f"torch threads={__import__('torch').get_num_threads()}\n\n")
+    out.write(format_bench(timings, peak) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
@@ -205,6 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the command line into the report (default: yes)")
     _add_config_options(ev)
     ev.set_defaults(func=cmd_eval)
+    bench = sub.add_parser("bench", help="latency of CAGE vs bi-encoder and cross-encoder")
+    bench.add_argument("--k", default="10,20,50", help="pool sizes (default: %(default)s)")
+    bench.add_argument("--repeats", type=int, default=20, help="queries per pool size")
+    _add_config_options(bench)
+    bench.set_defaults(func=cmd_bench)
     return parser
 
 

