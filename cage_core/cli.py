@@ -14,6 +14,7 @@ from typing import TextIO
 
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.datasets import DatasetFormatError, load_questions
+from cage_core.methods import METHOD_NAMES
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
 from cage_core.scoring import ranking
@@ -55,18 +56,18 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         passages = [Passage(text=p.text, title=p.title) for p in q.passages]
         scores = reranker.score(q.question, passages)
         gold = set(q.gold_indices)
-        vanilla = ranking(scores.relevance)[:top]
+        vanilla = ranking(scores.similarities)[:top]
         cage = ranking(scores.fused)[:top]
         total_gold += len(gold)
         total_vanilla += len(gold & {int(i) for i in vanilla})
         total_cage += len(gold & {int(i) for i in cage})
         out.write(f"\nQ [{q.dataset}/{q.type}] {q.question}\n  answer: {', '.join(q.answers)}\n")
         out.write(f"  vanilla top {top} (MiniLM cosine)           | CAGE top {top} "
-                  f"(α={reranker.config.alpha:.2f})\n")  # fmt: skip
+                  f"({reranker.config.coherence} coherence, α={reranker.config.alpha:.2f})\n")  # fmt: skip
         for r in range(min(top, len(passages))):
             v, c = int(vanilla[r]), int(cage[r])
-            left = f"{'*' if v in gold else ' '} {scores.relevance[v]:.3f} {_clip(q.passages[v].title, 26):26}"
-            right = (f"{'*' if c in gold else ' '} f={scores.fused[c]:.3f} rel={scores.relevance[c]:.3f} "
+            left = f"{'*' if v in gold else ' '} {scores.similarities[v]:.3f} {_clip(q.passages[v].title, 26):26}"
+            right = (f"{'*' if c in gold else ' '} f={scores.fused[c]:+.3f} rel={scores.relevance[c]:+.3f} "
                      f"coh={scores.coherence[c]:+.3f} {_clip(q.passages[c].title, 26)}")  # fmt: skip
             out.write(f"  {r + 1}. {left} | {right}\n")
     out.write(f"\ngold passages in the top {top}: vanilla {total_vanilla}/{total_gold}, "
@@ -199,8 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="Recall@k of ranking methods on benchmark files")
     ev.add_argument("--data", nargs="+", required=True,
                     help="JSON Lines files or directories of them (format: cage_core.eval.datasets)")
-    ev.add_argument("--methods", default="random,vanilla,bm25,cage,paper,cage-gcn,cage-noreweight,"
-                    "coherence-only", help="comma-separated method names (default: all)")
+    ev.add_argument("--methods", default=",".join(METHOD_NAMES),
+                    help="comma-separated method names (default: all: %(default)s)")
     ev.add_argument("--out", default="eval-out", help="directory for results.md and results.json")
     ev.add_argument("--k", default="2,5", help="cut-offs for Recall@k (default: %(default)s)")
     ev.add_argument("--shuffle", choices=("auto", "always", "never"), default="auto",

@@ -14,16 +14,31 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 EncoderKind = Literal["rgcn", "gcn"]
+CoherenceKind = Literal["bridge", "rgcn"]
 
 _ENCODERS: tuple[str, ...] = ("rgcn", "gcn")
+_COHERENCE: tuple[str, ...] = ("bridge", "rgcn")
 
 
 @dataclass(frozen=True)
 class CageConfig:
-    """Settings of the CAGE reranker (defaults follow the paper, ``../shared/DESIGN.md``).
+    """Settings of the CAGE reranker.
+
+    The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
+    to the query-relevant core of the pool, read off the passage graphs; see
+    :mod:`cage_core.fusion` and :mod:`cage_core.bridge`). ``CageConfig.preset("paper")`` is
+    the published method: R-GCN coherence, raw cosine relevance, α = 0.7.
 
     Attributes:
-        alpha: fusion weight α in ``f_i = α·sim(q, C_i) + (1−α)·s_i/(k−1)``; in [0, 1].
+        alpha: fusion weight α in ``f_i = α·relevance_i + (1−α)·coherence_i``; in [0, 1].
+        coherence: ``"bridge"`` (default) or ``"rgcn"`` (the paper's coherence term).
+        lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0 = cosine only).
+        entity_weight: weight of shared named entities against title mentions in bridge links.
+        title_links: whether a passage naming another passage's title links them.
+        core_size: how many of the most relevant passages form the core that bridge
+            coherence is measured against.
+        rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence
+            (0 skips the R-GCN entirely).
         beta: min-out-degree reweighting factor β (features and adjacent edge weights of
             the nodes with ``deg⁺(v) = δ⁺(G)`` are multiplied by it); ≥ 1, 1 disables it.
         hidden_dim: size of the graph embedding ``Z_i`` (R-GCN output); paper: 128.
@@ -39,7 +54,13 @@ class CageConfig:
         graph_cache_size: passage graphs kept in the in-memory LRU cache (0 disables it).
     """
 
-    alpha: float = 0.7
+    alpha: float = 1 / 3
+    coherence: CoherenceKind = "bridge"
+    lexical_weight: float = 0.5
+    entity_weight: float = 0.5
+    title_links: bool = True
+    core_size: int = 3
+    rgcn_weight: float = 0.0
     beta: float = 2.0
     hidden_dim: int = 128
     epochs: int = 50
@@ -52,6 +73,14 @@ class CageConfig:
 
     def __post_init__(self) -> None:
         _check_real("alpha", self.alpha, low=0.0, high=1.0)
+        if self.coherence not in _COHERENCE:
+            raise ValueError(f"coherence must be one of {_COHERENCE}, got {self.coherence!r}")
+        _check_real("lexical_weight", self.lexical_weight, low=0.0, high=100.0)
+        _check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
+        if not isinstance(self.title_links, bool):
+            raise TypeError(f"title_links must be a bool, got {type(self.title_links).__name__}")
+        _check_int("core_size", self.core_size, low=1, high=10_000)
+        _check_real("rgcn_weight", self.rgcn_weight, low=0.0, high=100.0)
         _check_real("beta", self.beta, low=1.0, high=1e3)
         _check_int("hidden_dim", self.hidden_dim, low=1, high=4096)
         _check_int("epochs", self.epochs, low=0, high=10_000)
@@ -62,6 +91,12 @@ class CageConfig:
         _check_int("max_parse_chars", self.max_parse_chars, low=1, high=10_000_000)
         _check_int("vector_dim", self.vector_dim, low=1, high=4096)
         _check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
+
+    @property
+    def encoder_key(self) -> tuple[Any, ...]:
+        """The settings that determine R-GCN graph embeddings (equal keys, equal encodings)."""
+        return (self.encoder, self.beta, self.hidden_dim, self.epochs, self.learning_rate,
+                self.seed, self.vector_dim)  # fmt: skip
 
     def replace(self, **changes: Any) -> CageConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
@@ -97,5 +132,6 @@ def _check_int(name: str, value: object, *, low: int, high: int) -> None:
 
 PRESETS: dict[str, CageConfig] = {
     "default": CageConfig(),
-    "paper": CageConfig(alpha=0.7, beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3),
+    "paper": CageConfig(coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50,
+                        learning_rate=1e-3),
 }

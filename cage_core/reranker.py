@@ -14,37 +14,26 @@ import numpy as np
 
 from cage_core.cache import GraphCache, graph_key
 from cage_core.config import CageConfig
-from cage_core.encoder import encode_pool
+from cage_core.fusion import PoolScores, score_pool
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.graph_store import GraphStore
 from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
-from cage_core.scoring import coherence_matrix, coherence_scores, cosine_matrix, fuse, ranking
+from cage_core.scoring import cosine_matrix, ranking
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, eq=False)
-class PoolScores:
-    """Every score CAGE computes for one pool, in input order (for inspection/explanation)."""
-
-    relevance: np.ndarray
-    """``[k]`` sim(q, C_i)."""
-    coherence: np.ndarray
-    """``[k]`` s_i/(k−1)."""
-    fused: np.ndarray
-    """``[k]`` f_i."""
-    matrix: np.ndarray
-    """``[k, k]`` coherence matrix C (zero diagonal)."""
-    graphs: tuple[PassageGraph, ...]
 
 
 class CageReranker:
     """Coherence-aware graph reranker (CAGE).
 
-    ``f_i = α·sim(q, C_i) + (1−α)·s_i/(k−1)``, where ``s_i`` sums the cosines between
-    passage i's R-GCN graph embedding and the other passages' (see ``scoring.py``).
+    ``f_i = α·relevance_i + (1−α)·coherence_i``. By default relevance is the pool-normalised
+    query cosine plus BM25 and coherence is bridge coherence: how strongly passage i's graph
+    links to the most relevant passages (shared entities, title mentions). With
+    ``CageConfig.preset("paper")`` it is the published method: relevance ``sim(q, C_i)`` and
+    coherence ``s_i/(k−1)`` from per-query trained R-GCN graph embeddings. See
+    :mod:`cage_core.fusion`.
 
     Args:
         config: settings (default :class:`CageConfig()`).
@@ -191,12 +180,10 @@ class CageReranker:
             if query_similarities is not None
             else self.relevance(query, items)
         )
+        if k == 0:
+            return score_pool(query, items, relevance, [], self.config)
         pool_graphs = self._pool_graphs(items, graphs)
-        encoded = encode_pool(pool_graphs, self.config)
-        matrix = coherence_matrix(encoded.embeddings) if k else np.zeros((0, 0))
-        coherence = coherence_scores(matrix)
-        fused = fuse(relevance, coherence, self.config.alpha)
-        return PoolScores(relevance, coherence, fused, matrix, tuple(pool_graphs))
+        return score_pool(query, items, relevance, pool_graphs, self.config)
 
     def rerank(
         self,
@@ -244,7 +231,7 @@ class CageReranker:
                 index=int(i),
                 text=items[i].text,
                 score=float(scores.fused[i]),
-                relevance=float(scores.relevance[i]),
+                relevance=float(scores.similarities[i]),
                 coherence=float(scores.coherence[i]),
                 rank=rank,
                 title=items[i].title,

@@ -23,6 +23,9 @@ class RefusingEmbedder:
         raise AssertionError("the embedder must not be called")
 
 
+PAPER = CageConfig.preset("paper")
+
+
 def test_result_is_a_full_ordering_with_all_scores(reranker):
     out = reranker.rerank(QUERY, POOL)
     assert sorted(r.index for r in out) == [0, 1, 2, 3]
@@ -30,10 +33,18 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
     assert all(isinstance(r, RankedPassage) for r in out)
     scores = [r.score for r in out]
     assert scores == sorted(scores, reverse=True)
+    scores = reranker.score(QUERY, POOL)
     for r in out:
         assert r.text == POOL[r.index]
-        assert r.score == pytest.approx(0.7 * r.relevance + 0.3 * r.coherence, abs=1e-12)
+        assert r.relevance == scores.similarities[r.index]  # sim(q, C_i), as given or computed
+        assert r.score == pytest.approx((scores.relevance[r.index] + 2 * r.coherence) / 3, abs=1e-12)
     assert out[0].index == 0  # the passage naming Curie's birthplace leads
+
+
+def test_paper_preset_fuses_raw_cosine_with_rgcn_coherence(nlp, embedder):
+    r = CageReranker(PAPER, nlp=nlp, embedder=embedder)
+    for o in r.rerank(QUERY, POOL):
+        assert o.score == pytest.approx(0.7 * o.relevance + 0.3 * o.coherence, abs=1e-12)
 
 
 def test_ranked_passage_is_frozen(reranker):
@@ -52,9 +63,9 @@ def test_given_similarities_are_used_and_nothing_is_embedded(nlp):
 
 def test_alpha_one_is_relevance_order_and_alpha_zero_is_coherence_order(nlp):
     sims = [0.1, 0.9, 0.3, 0.2]
-    by_rel = CageReranker(CageConfig(alpha=1.0), nlp=nlp, embedder=RefusingEmbedder())
+    by_rel = CageReranker(PAPER.replace(alpha=1.0), nlp=nlp, embedder=RefusingEmbedder())
     assert [o.index for o in by_rel.rerank(QUERY, POOL, query_similarities=sims)] == [1, 2, 3, 0]
-    by_coh = CageReranker(CageConfig(alpha=0.0), nlp=nlp, embedder=RefusingEmbedder())
+    by_coh = CageReranker(PAPER.replace(alpha=0.0), nlp=nlp, embedder=RefusingEmbedder())
     out = by_coh.rerank(QUERY, POOL, query_similarities=sims)
     assert [o.score for o in out] == [o.coherence for o in out]
 
@@ -67,7 +78,7 @@ def test_empty_input_gives_empty_result_without_loading_models():
 def test_single_passage_has_coherence_zero(reranker):
     (only,) = reranker.rerank(QUERY, POOL[:1])
     assert only.coherence == 0.0 and only.index == 0
-    assert only.score == pytest.approx(0.7 * only.relevance)
+    assert only.score == 0.0  # standardised within a pool of one
 
 
 @pytest.mark.parametrize("top_n, expected_len", [(None, 4), (0, 0), (2, 2), (4, 4), (50, 4)])
@@ -164,8 +175,8 @@ def test_same_inputs_give_identical_scores_in_process_and_across_processes(reran
     assert there == here
 
 
-def test_pool_scores_expose_the_coherence_matrix(reranker):
-    s = reranker.score(QUERY, POOL)
+def test_pool_scores_expose_the_coherence_matrix(nlp, embedder):
+    s = CageReranker(PAPER, nlp=nlp, embedder=embedder).score(QUERY, POOL)
     assert s.matrix.shape == (4, 4)
     assert np.allclose(s.matrix, s.matrix.T) and np.all(np.diag(s.matrix) == 0)
     assert np.allclose(s.coherence, s.matrix.sum(axis=1) / 3)

@@ -6,11 +6,17 @@ name               method
 random             seeded random order
 vanilla            all-MiniLM-L6-v2 cosine (the paper's Vanilla RAG)
 bm25               BM25 with IDF over the pool
-cage               CAGE with the default configuration
+hybrid             the default's relevance alone: z(cosine) + 0.5·z(BM25)
+cage               CAGE with the default configuration (bridge coherence)
+cage-nolexical     ablation of cage: cosine-only relevance
+cage-notitles      ablation of cage: shared-entity links only
+cage-noentities    ablation of cage: title-mention links only
+cage-core1         ablation of cage: core of one passage
+cage+rgcn          cage plus the paper's R-GCN coherence to the core (weight 0.2)
 paper              CAGE exactly as the paper specifies (the ``paper`` preset)
-cage-gcn           ablation: plain GCN instead of R-GCN
-cage-noreweight    ablation: no min-out-degree reweighting (β = 1)
-coherence-only     ablation: α = 0
+cage-gcn           paper ablation: plain GCN instead of R-GCN
+cage-noreweight    paper ablation: no min-out-degree reweighting (β = 1)
+coherence-only     paper ablation: α = 0 (R-GCN coherence alone)
 =================  ==========================================================
 """
 
@@ -23,15 +29,26 @@ from cage_core.methods.base import Pool, RankingMethod
 from cage_core.methods.baselines import BM25Method, RandomMethod, VanillaMethod
 from cage_core.methods.cage import CageMethod
 
+def _paper(config: CageConfig) -> CageConfig:
+    """The paper preset, keeping the caller's encoder training settings (epochs, seed)."""
+    return CageConfig.preset("paper").replace(epochs=config.epochs, seed=config.seed)
+
+
 _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
     "random": lambda c: RandomMethod(seed=c.seed),
     "vanilla": lambda c: VanillaMethod(),
     "bm25": lambda c: BM25Method(),
+    "hybrid": lambda c: CageMethod("hybrid", c.replace(alpha=1.0)),
     "cage": lambda c: CageMethod("cage", c),
-    "paper": lambda c: CageMethod("paper", CageConfig.preset("paper")),
-    "cage-gcn": lambda c: CageMethod("cage-gcn", c.replace(encoder="gcn")),
-    "cage-noreweight": lambda c: CageMethod("cage-noreweight", c.replace(beta=1.0)),
-    "coherence-only": lambda c: CageMethod("coherence-only", c.replace(alpha=0.0)),
+    "cage-nolexical": lambda c: CageMethod("cage-nolexical", c.replace(lexical_weight=0.0)),
+    "cage-notitles": lambda c: CageMethod("cage-notitles", c.replace(title_links=False)),
+    "cage-noentities": lambda c: CageMethod("cage-noentities", c.replace(entity_weight=0.0)),
+    "cage-core1": lambda c: CageMethod("cage-core1", c.replace(core_size=1)),
+    "cage+rgcn": lambda c: CageMethod("cage+rgcn", c.replace(rgcn_weight=0.2)),
+    "paper": lambda c: CageMethod("paper", _paper(c)),
+    "cage-gcn": lambda c: CageMethod("cage-gcn", _paper(c).replace(encoder="gcn")),
+    "cage-noreweight": lambda c: CageMethod("cage-noreweight", _paper(c).replace(beta=1.0)),
+    "coherence-only": lambda c: CageMethod("coherence-only", _paper(c).replace(alpha=0.0)),
 }
 
 METHOD_NAMES: tuple[str, ...] = tuple(_FACTORIES)

@@ -1,0 +1,106 @@
+"""From one pool's inputs (query, passages, similarities, graphs) to every CAGE score.
+
+Two coherence modes (``CageConfig.coherence``):
+
+``"bridge"`` (default)
+    relevance ``r_i = z(sim_i) + w_lex · z(bm25_i)`` — the query cosine and pool-IDF BM25,
+    each standardised within the pool (``z(x) = (x − mean)/std``, 0 when constant);
+    coherence ``c_i`` = bridge coherence (:mod:`cage_core.bridge`), plus
+    ``w_rgcn · z(mean_{a ∈ core} C_ia)`` when ``rgcn_weight > 0``;
+    ``f_i = α·r_i + (1−α)·c_i``.
+
+``"rgcn"`` (the paper)
+    relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
+    ``C`` the cosine matrix of the per-query trained R-GCN embeddings;
+    ``f_i = α·r_i + (1−α)·c_i``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cage_core.bridge import link_matrix, bridge_coherence
+from cage_core.config import CageConfig
+from cage_core.encoder import encode_pool
+from cage_core.graph.passage_graph import PassageGraph
+from cage_core.lexical import pool_bm25
+from cage_core.passage import Passage
+from cage_core.scoring import coherence_matrix, coherence_scores, fuse, ranking
+
+
+@dataclass(frozen=True, eq=False)
+class PoolScores:
+    """Every score CAGE computes for one pool, in input order (for inspection/explanation)."""
+
+    relevance: np.ndarray
+    """``[k]`` the relevance term of the fusion (see :mod:`cage_core.fusion`)."""
+    coherence: np.ndarray
+    """``[k]`` the coherence term of the fusion."""
+    fused: np.ndarray
+    """``[k]`` f_i."""
+    matrix: np.ndarray
+    """``[k, k]`` pairwise coherence: bridge links L (bridge mode) or R-GCN cosines C."""
+    graphs: tuple[PassageGraph, ...]
+    similarities: np.ndarray
+    """``[k]`` the query–passage similarities given or computed (before normalisation)."""
+
+
+def standardize(x: np.ndarray) -> np.ndarray:
+    """``(x − mean)/std`` within the pool; zeros when the values are (nearly) constant."""
+    x = np.asarray(x, dtype=np.float64)
+    std = x.std()
+    return (x - x.mean()) / std if std > 1e-9 else np.zeros_like(x)
+
+
+def rgcn_matrix(graphs: Sequence[PassageGraph], config: CageConfig,
+                memo: dict[Any, Any] | None = None) -> np.ndarray:
+    """The R-GCN coherence matrix C of a pool (cached in ``memo`` per encoder setting).
+
+    ``memo`` also receives ``("rgcn-seconds", key)`` with the encoding time, so callers
+    that reuse an encoding can still account for its cost.
+    """
+    key = ("rgcn", config.encoder_key)
+    if memo is not None and key in memo:
+        return memo[key]
+    start = time.perf_counter()
+    matrix = coherence_matrix(encode_pool(graphs, config).embeddings)
+    if memo is not None:
+        memo[key] = matrix
+        memo[("rgcn-seconds", key)] = time.perf_counter() - start
+    return matrix
+
+
+def score_pool(
+    query: str,
+    passages: Sequence[Passage],
+    similarities: np.ndarray,
+    graphs: Sequence[PassageGraph],
+    config: CageConfig,
+    memo: dict[Any, Any] | None = None,
+) -> PoolScores:
+    """All scores of one pool under ``config`` (formulas in the module docstring)."""
+    k = len(passages)
+    sims = np.asarray(similarities, dtype=np.float64)
+    if config.coherence == "rgcn":
+        matrix = rgcn_matrix(graphs, config, memo) if k else np.zeros((0, 0))
+        relevance, coherence = sims, coherence_scores(matrix)
+    else:
+        relevance = standardize(sims)
+        if config.lexical_weight:
+            relevance = relevance + config.lexical_weight * standardize(
+                pool_bm25(query, [p.content for p in passages]))
+        matrix = link_matrix(query, [p.title for p in passages], [p.text for p in passages], graphs,
+                             entity_weight=config.entity_weight, use_titles=config.title_links)
+        coherence = bridge_coherence(matrix, relevance, config.core_size)
+        if config.rgcn_weight and k > 1:
+            c = rgcn_matrix(graphs, config, memo)
+            core = ranking(relevance)[: min(config.core_size, k)]
+            to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
+            coherence = coherence + config.rgcn_weight * standardize(to_core)
+    fused = fuse(relevance, coherence, config.alpha)
+    return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims)
