@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cage_core.passage import RankedPassage
+from cage_core.passage import Passage, RankedPassage
 
 GRAPH_KEY = "cage_graph"
+TITLE_KEY = "title"
 RELEVANCE_SCORE_KEY = "relevance_score"
 CAGE_RELEVANCE_KEY = "cage_relevance"
 CAGE_COHERENCE_KEY = "cage_coherence"
@@ -29,3 +30,15 @@ def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str
     out[CAGE_COHERENCE_KEY] = ranked.coherence
     out[CAGE_RANK_KEY] = ranked.rank
     return out
+
+
+def passage_from_metadata(
+    text: str, metadata: dict[str, Any], title_key: str | None, id: str | None = None
+) -> Passage:
+    """The passage a framework document stands for: its text and, if present, its title.
+
+    Ingest transformers and rerankers both build passages with this, so a graph stored at
+    ingest is the graph of exactly what is reranked.
+    """
+    title = metadata.get(title_key) if title_key else None
+    return Passage(text=text, title=title if isinstance(title, str) else "", id=id)

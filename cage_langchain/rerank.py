@@ -12,8 +12,8 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from cage_core import CageConfig, CageReranker, Passage
-from cage_core.metadata import GRAPH_KEY, ranked_metadata
+from cage_core import CageConfig, CageReranker
+from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata, ranked_metadata
 from cage_core.scoring import cosine_matrix
 
 logger = logging.getLogger(__name__)
@@ -48,6 +48,8 @@ class CageRerank(BaseDocumentCompressor):
     """Metadata key holding the retriever's own query similarity, used instead of embedding."""
     graph_key: str = GRAPH_KEY
     """Metadata key of a passage graph stored at ingest."""
+    title_key: str | None = TITLE_KEY
+    """Metadata key of the document title (titles let CAGE link passages that name each other)."""
     spacy_model: str | None = None
     """spaCy pipeline name or path; default: the best installed English pipeline."""
 
@@ -109,7 +111,8 @@ class CageRerank(BaseDocumentCompressor):
         self, documents: Sequence[Document], query: str, sims: np.ndarray | None
     ) -> list[Document]:
         reranker = self.reranker
-        passages = [Passage(text=d.page_content, id=d.id) for d in documents]
+        passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key, d.id)
+                    for d in documents]
         graphs = [reranker.stored_graph(d.metadata.get(self.graph_key)) for d in documents]
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip

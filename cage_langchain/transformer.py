@@ -10,7 +10,7 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig, CageReranker
-from cage_core.metadata import GRAPH_KEY
+from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 
 
 class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
@@ -27,6 +27,7 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
 
     config: CageConfig = Field(default_factory=CageConfig)
     graph_key: str = GRAPH_KEY
+    title_key: str | None = TITLE_KEY
     spacy_model: str | None = None
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
@@ -40,7 +41,8 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         if not documents:
             return []
-        graphs = self.reranker.graphs([d.page_content for d in documents])
+        graphs = self.reranker.graphs(
+            [passage_from_metadata(d.page_content, d.metadata, self.title_key) for d in documents])
         return [
             Document(page_content=d.page_content, id=d.id,
                      metadata={**d.metadata, self.graph_key: g.to_dict()})  # fmt: skip

@@ -9,7 +9,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 
 from cage_core import CageConfig, CageReranker
-from cage_core.metadata import GRAPH_KEY
+from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 
 
 class CageGraphExtractor(TransformComponent):
@@ -23,6 +23,7 @@ class CageGraphExtractor(TransformComponent):
 
     config: CageConfig = Field(default_factory=CageConfig)
     graph_key: str = Field(default=GRAPH_KEY)
+    title_key: str | None = Field(default=TITLE_KEY)
     spacy_model: str | None = Field(default=None)
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
@@ -47,7 +48,9 @@ class CageGraphExtractor(TransformComponent):
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:
             return []
-        graphs = self.reranker.graphs([n.get_content(metadata_mode=MetadataMode.NONE) for n in nodes])
+        graphs = self.reranker.graphs([
+            passage_from_metadata(n.get_content(metadata_mode=MetadataMode.NONE), n.metadata, self.title_key)
+            for n in nodes])
         out = []
         for node, graph in zip(nodes, graphs):
             copy = node.model_copy()

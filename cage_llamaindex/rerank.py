@@ -12,8 +12,8 @@ from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
-from cage_core import CageConfig, CageReranker, Passage
-from cage_core.metadata import GRAPH_KEY, SCORE_KEYS, ranked_metadata
+from cage_core import CageConfig, CageReranker
+from cage_core.metadata import GRAPH_KEY, SCORE_KEYS, TITLE_KEY, passage_from_metadata, ranked_metadata
 from cage_core.scoring import cosine_matrix
 
 logger = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ class CageRerank(BaseNodePostprocessor):
                                        "in metadata['retrieval_score']")  # fmt: skip
     similarity_source: SimilaritySource = Field(default="auto")
     graph_key: str = Field(default=GRAPH_KEY, description="metadata key of stored graphs")
+    title_key: str | None = Field(default=TITLE_KEY, description="metadata key of node titles")
     spacy_model: str | None = Field(default=None, description="spaCy pipeline name or path")
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
@@ -87,7 +88,8 @@ class CageRerank(BaseNodePostprocessor):
         ) as event:
             reranker = self.reranker
             graphs = [reranker.stored_graph(n.node.metadata.get(self.graph_key)) for n in nodes]
-            passages = [Passage(text=t, id=n.node.node_id) for t, n in zip(texts, nodes)]
+            passages = [passage_from_metadata(t, n.node.metadata, self.title_key, n.node.node_id)
+                        for t, n in zip(texts, nodes)]
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
                                      query_similarities=sims, graphs=graphs)  # fmt: skip
             out = [self._ranked_node(nodes[r.index], r) for r in ranked]

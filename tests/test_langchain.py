@@ -8,7 +8,7 @@ from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from cage_core import CageConfig, Passage
+from cage_core import CageConfig, CageReranker, Passage
 from cage_langchain import CageGraphTransformer, CageRerank, PackagedMiniLMEmbeddings
 
 QUERY = "Which country's capital was Marie Curie born in?"
@@ -145,3 +145,22 @@ def test_acompress_does_not_block_the_event_loop(docs):
         return ticks
 
     assert asyncio.run(main()) >= 5
+
+
+def test_titles_in_metadata_reach_cage_and_stored_graphs_match(nlp):
+    docs = [Document(page_content="A 1945 comedy starring Shirley Temple.", metadata={"title": "Kiss and Tell", "s": 0.7}),
+            Document(page_content="An actress who became Chief of Protocol.", metadata={"title": "Shirley Temple", "s": 0.2}),
+            Document(page_content="A radio sitcom.", metadata={"title": "Meet Corliss Archer", "s": 0.5}),
+            Document(page_content="Bananas are yellow.", metadata={"title": "Banana", "s": 0.1})]
+    rerank = CageRerank(top_n=None, score_key="s", config=CageConfig(core_size=1))
+    out = rerank.compress_documents(docs, "Who starred in Kiss and Tell?")
+    core = CageReranker(CageConfig(core_size=1), nlp=nlp, embedder=lambda t: None).rerank(
+                           "Who starred in Kiss and Tell?",
+                           [Passage(d.page_content, title=d.metadata["title"]) for d in docs],
+                           query_similarities=[0.7, 0.2, 0.5, 0.1])
+    assert [d.metadata["title"] for d in out] == [docs[r.index].metadata["title"] for r in core]
+    assert [d.metadata["title"] for d in out][:2] == ["Kiss and Tell", "Shirley Temple"]
+    enriched = CageGraphTransformer().transform_documents(docs)
+    stored = CageRerank(top_n=None, score_key="s", config=CageConfig(core_size=1))
+    assert stored.compress_documents(enriched, "Who starred in Kiss and Tell?")[0].metadata["title"] == "Kiss and Tell"
+    assert stored.reranker.parse_count == 0
