@@ -143,7 +143,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         generator = load_generator(args.generator, kwargs)
     paths = resolve_data_paths(args.data)
     total = sum(min(len(load_questions(p)), args.limit or 10**9) for p in paths)
-    reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model)
+    reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model,
+                            graph_store=args.graph_store)
     with tqdm(total=total, unit="q", desc="cage eval", disable=args.no_progress) as bar:
         run = run_evaluation(paths, methods, reranker=reranker, ks=ks, shuffle=args.shuffle,
                              seed=args.seed, limit=args.limit, generator=generator,
@@ -213,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--paper-reference", action="store_true",
                     help="also print the paper's stated Recall@5 (a different sample; reference only)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.add_argument("--graph-store", help="SQLite graph store to read and fill (parse once across runs)")
     ev.add_argument("--record-command", action=argparse.BooleanOptionalAction, default=True,
                     help="write the command line into the report (default: yes)")
     _add_config_options(ev)

@@ -17,6 +17,9 @@ EncoderKind = Literal["rgcn", "gcn"]
 CoherenceKind = Literal["bridge", "rgcn"]
 
 _ENCODERS: tuple[str, ...] = ("rgcn", "gcn")
+#: TEGR's typed-edge vocabulary (seed 002).
+EDGE_TYPES: tuple[str, ...] = ("contradicts", "elaborates", "supersedes", "example-of", "defines",
+                               "sequence", "synthesizes")
 _COHERENCE: tuple[str, ...] = ("bridge", "rgcn")
 
 
@@ -52,6 +55,14 @@ class CageConfig:
         vector_dim: width of the word-vector part of node features; vectors of another
             width are truncated or zero-padded to it (300 = en_core_web_md/lg).
         graph_cache_size: passage graphs kept in the in-memory LRU cache (0 disables it).
+        contradiction_weight: weight of the factual-consistency penalty subtracted from the
+            fused score (0 = off; see :mod:`cage_core.contradiction`).
+        contradiction_overlap: word overlap from which two passages can conflict.
+        ppr_damping: GraphER's personalised PageRank damping d.
+        ppr_temperature: GraphER's seed temperature τ (personalisation ∝ exp(z(sim)/τ)).
+        tegr_decay: TEGR walk decay per hop.
+        tegr_seeds: TEGR walk seed chunks (the most similar ones).
+        tegr_type_weights: TEGR edge-type weights, as ``(type, weight)`` pairs.
     """
 
     alpha: float = 1 / 3
@@ -70,6 +81,16 @@ class CageConfig:
     max_parse_chars: int = 20_000
     vector_dim: int = 300
     graph_cache_size: int = 4096
+    contradiction_weight: float = 0.0
+    contradiction_overlap: float = 0.5
+    ppr_damping: float = 0.5
+    ppr_temperature: float = 0.5
+    tegr_decay: float = 0.7
+    tegr_seeds: int = 3
+    tegr_type_weights: tuple[tuple[str, float], ...] = (
+        ("contradicts", 0.6), ("elaborates", 1.0), ("supersedes", 0.8), ("example-of", 0.7),
+        ("defines", 1.0), ("sequence", 0.8), ("synthesizes", 0.9),
+    )
 
     def __post_init__(self) -> None:
         _check_real("alpha", self.alpha, low=0.0, high=1.0)
@@ -91,6 +112,17 @@ class CageConfig:
         _check_int("max_parse_chars", self.max_parse_chars, low=1, high=10_000_000)
         _check_int("vector_dim", self.vector_dim, low=1, high=4096)
         _check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
+        _check_real("contradiction_weight", self.contradiction_weight, low=0.0, high=100.0)
+        _check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
+        _check_real("ppr_damping", self.ppr_damping, low=0.0, high=0.99)
+        _check_real("ppr_temperature", self.ppr_temperature, low=0.0, high=100.0, low_open=True)
+        _check_real("tegr_decay", self.tegr_decay, low=0.0, high=1.0)
+        _check_int("tegr_seeds", self.tegr_seeds, low=1, high=1000)
+        for pair in self.tegr_type_weights:
+            if (not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in EDGE_TYPES):
+                raise ValueError(f"tegr_type_weights entries must be (type, weight) with type in "
+                                 f"{EDGE_TYPES}, got {pair!r}")
+            _check_real(f"tegr_type_weights[{pair[0]}]", pair[1], low=0.0, high=100.0)
 
     @property
     def encoder_key(self) -> tuple[Any, ...]:

@@ -13,6 +13,10 @@ Two coherence modes (``CageConfig.coherence``):
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
     ``C`` the cosine matrix of the per-query trained R-GCN embeddings;
     ``f_i = α·r_i + (1−α)·c_i``.
+
+In both modes ``contradiction_weight > 0`` subtracts ``w · contradiction_penalty_i``
+(:mod:`cage_core.contradiction`) from ``f_i``: the passage on the losing side of a
+conflict between near-duplicate passages is demoted.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import numpy as np
 
 from cage_core.bridge import link_matrix, bridge_coherence
 from cage_core.config import CageConfig
+from cage_core.contradiction import contradiction_penalty
 from cage_core.encoder import encode_pool
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
@@ -103,4 +108,7 @@ def score_pool(
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
             coherence = coherence + config.rgcn_weight * standardize(to_core)
     fused = fuse(relevance, coherence, config.alpha)
+    if config.contradiction_weight and k > 1:
+        fused = fused - config.contradiction_weight * contradiction_penalty(
+            [p.content for p in passages], graphs, config.contradiction_overlap)
     return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims)

@@ -14,8 +14,6 @@ import logging
 
 import numpy as np
 
-# bm25s logs every index build at DEBUG through its own handler; keep it quiet.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 BM25_K1 = 1.5
 BM25_B = 0.75
@@ -25,6 +23,8 @@ def pool_bm25(query: str, texts: Sequence[str], k1: float = BM25_K1, b: float = 
     """``[k]`` BM25 scores of ``texts`` for ``query`` (IDF over ``texts`` only)."""
     import bm25s
 
+    # bm25s sets its logger to DEBUG on import and logs every index build; keep it quiet.
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     k = len(texts)
     if k == 0:
         return np.zeros(0)

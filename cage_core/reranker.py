@@ -15,6 +15,7 @@ import numpy as np
 from cage_core.cache import GraphCache, graph_key
 from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores, score_pool
+from cage_core.methods.base import Pool, RankingMethod
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.graph_store import GraphStore
@@ -44,6 +45,10 @@ class CageReranker:
             Loaded on first use.
         graph_store: a :class:`~cage_core.graph_store.GraphStore` or the path of one: an
             on-disk store of passage graphs shared across processes and restarts.
+        method: another ranking method to run instead of CAGE, by name (``"grapher"``,
+            ``"tegr"``, ``"cage-contra"``, … see :mod:`cage_core.methods`) or as an object of
+            the :class:`~cage_core.methods.RankingMethod` protocol. Its score becomes
+            ``RankedPassage.score``; coherence is then reported as 0.
 
     One instance may be shared by many threads; models load once per process.
     """
@@ -54,6 +59,7 @@ class CageReranker:
         nlp: SpacyModel | None = None,
         embedder: Embedder | Any | None = None,
         graph_store: GraphStore | str | os.PathLike[str] | None = None,
+        method: str | RankingMethod | None = None,
     ) -> None:
         if config is not None and not isinstance(config, CageConfig):
             raise TypeError(f"config must be a CageConfig, got {type(config).__name__}")
@@ -68,6 +74,11 @@ class CageReranker:
             graph_store if isinstance(graph_store, GraphStore) or graph_store is None
             else GraphStore(graph_store, expected_dim=self.config.vector_dim)
         )
+        if isinstance(method, str):
+            from cage_core.methods import get_method
+
+            method = get_method(method, self.config)
+        self.method: RankingMethod | None = method
         self.parse_count = 0
         """How many passages this reranker has parsed (cache and store hits excluded)."""
 
@@ -183,7 +194,12 @@ class CageReranker:
         if k == 0:
             return score_pool(query, items, relevance, [], self.config)
         pool_graphs = self._pool_graphs(items, graphs)
-        return score_pool(query, items, relevance, pool_graphs, self.config)
+        if self.method is None:
+            return score_pool(query, items, relevance, pool_graphs, self.config)
+        fused = np.asarray(self.method.score(Pool(query, items, relevance, pool_graphs)), dtype=np.float64)
+        if fused.shape != (k,) or not np.isfinite(fused).all():
+            raise ValueError(f"method {self.method.name!r} returned invalid scores of shape {fused.shape}")
+        return PoolScores(relevance, np.zeros(k), fused, np.zeros((k, k)), tuple(pool_graphs), relevance)
 
     def rerank(
         self,

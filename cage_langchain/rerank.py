@@ -52,6 +52,9 @@ class CageRerank(BaseDocumentCompressor):
     """Metadata key of the document title (titles let CAGE link passages that name each other)."""
     spacy_model: str | None = None
     """spaCy pipeline name or path; default: the best installed English pipeline."""
+    method: str = "cage"
+    """The ranking method: "cage" (default), or any name of :mod:`cage_core.methods` such as
+    "grapher", "tegr", "cage-contra", "paper"."""
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
 
@@ -60,7 +63,8 @@ class CageRerank(BaseDocumentCompressor):
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
             config = self.config if self.alpha is None else self.config.replace(alpha=self.alpha)
-            self._reranker = CageReranker(config, nlp=self.spacy_model)
+            self._reranker = CageReranker(config, nlp=self.spacy_model,
+                                          method=None if self.method == "cage" else self.method)
         return self._reranker
 
     def compress_documents(

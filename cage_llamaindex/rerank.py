@@ -47,6 +47,8 @@ class CageRerank(BaseNodePostprocessor):
     graph_key: str = Field(default=GRAPH_KEY, description="metadata key of stored graphs")
     title_key: str | None = Field(default=TITLE_KEY, description="metadata key of node titles")
     spacy_model: str | None = Field(default=None, description="spaCy pipeline name or path")
+    method: str = Field(default="cage", description="ranking method: cage, grapher, tegr, "
+                        "cage-contra, paper, … (cage_core.methods)")
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
 
@@ -59,7 +61,8 @@ class CageRerank(BaseNodePostprocessor):
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
             config = self.config if self.alpha is None else self.config.replace(alpha=self.alpha)
-            self._reranker = CageReranker(config, nlp=self.spacy_model)
+            self._reranker = CageReranker(config, nlp=self.spacy_model,
+                                          method=None if self.method == "cage" else self.method)
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:

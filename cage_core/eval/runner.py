@@ -128,10 +128,11 @@ def run_evaluation(
         logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",
                     name, len(questions), embed_seconds, parse_seconds)  # fmt: skip
         offset = 0
-        for q, perm, passages, q_sims in zip(questions, perms, pools_passages, sims):
+        for q, perm, passages, (q_sims, vectors) in zip(questions, perms, pools_passages, sims):
             k = len(passages)
             pool = Pool(query=q.question, passages=passages, similarities=q_sims, key=q.id,
-                        graphs=graphs[offset:offset + k] if graphs is not None else None)  # fmt: skip
+                        graphs=graphs[offset:offset + k] if graphs is not None else None,
+                        memo={"passage_vectors": vectors})  # fmt: skip
             offset += k
             position = {int(src): new for new, src in enumerate(perm)}
             gold = tuple(sorted(position[i] for i in q.gold_indices))
@@ -145,14 +146,16 @@ def run_evaluation(
 
 def _similarities(
     reranker: CageReranker, questions: list[EvalQuestion], pools: list[list[Passage]]
-) -> list[np.ndarray]:
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per pool: the query–passage cosines and the passage embeddings."""
     texts = list(dict.fromkeys([q.question for q in questions] + [p.content for ps in pools for p in ps]))
     vectors = np.asarray(reranker.embedder(texts), dtype=np.float64)
     row = {t: i for i, t in enumerate(texts)}
-    return [
-        cosine_matrix(vectors[[row[q.question]]], vectors[[row[p.content] for p in ps]])[0]
-        for q, ps in zip(questions, pools)
-    ]
+    out = []
+    for q, ps in zip(questions, pools):
+        passage_vectors = vectors[[row[p.content] for p in ps]]
+        out.append((cosine_matrix(vectors[[row[q.question]]], passage_vectors)[0], passage_vectors))
+    return out
 
 
 def _misinfo_positions(q: EvalQuestion, position: dict[int, int]) -> tuple[int, ...] | None:

@@ -17,6 +17,9 @@ paper              CAGE exactly as the paper specifies (the ``paper`` preset)
 cage-gcn           paper ablation: plain GCN instead of R-GCN
 cage-noreweight    paper ablation: no min-out-degree reweighting (β = 1)
 coherence-only     paper ablation: α = 0 (R-GCN coherence alone)
+cage-contra        cage with the factual-consistency penalty (weight 3)
+grapher            GraphER: enrichment-implied edges + personalised PageRank
+tegr               TEGR: rule-typed edges + similarity-weighted walk
 =================  ==========================================================
 """
 
@@ -28,6 +31,11 @@ from cage_core.config import CageConfig
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.methods.baselines import BM25Method, RandomMethod, VanillaMethod
 from cage_core.methods.cage import CageMethod
+from cage_core.methods.grapher import GraphERMethod
+from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRMethod
+
+CONTRA_WEIGHT = 3.0
+"""cage-contra's contradiction weight, chosen on the RAMDocs DEV file (misinfo in top 2)."""
 
 def _paper(config: CageConfig) -> CageConfig:
     """The paper preset, keeping the caller's encoder training settings (epochs, seed)."""
@@ -49,6 +57,9 @@ _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
     "cage-gcn": lambda c: CageMethod("cage-gcn", _paper(c).replace(encoder="gcn")),
     "cage-noreweight": lambda c: CageMethod("cage-noreweight", _paper(c).replace(beta=1.0)),
     "coherence-only": lambda c: CageMethod("coherence-only", _paper(c).replace(alpha=0.0)),
+    "cage-contra": lambda c: CageMethod("cage-contra", c.replace(contradiction_weight=CONTRA_WEIGHT)),
+    "grapher": lambda c: GraphERMethod(c),
+    "tegr": lambda c: TEGRMethod(c),
 }
 
 METHOD_NAMES: tuple[str, ...] = tuple(_FACTORIES)
@@ -74,6 +85,10 @@ __all__ = [
     "METHOD_NAMES",
     "BM25Method",
     "CageMethod",
+    "GraphERMethod",
+    "LLMEdgeClassifier",
+    "RuleEdgeClassifier",
+    "TEGRMethod",
     "Pool",
     "RandomMethod",
     "RankingMethod",

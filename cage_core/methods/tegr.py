@@ -1,0 +1,187 @@
+"""TEGR (seed 002): typed edges between candidate chunks and a similarity-weighted walk.
+
+Edges between candidates carry a type from :data:`~cage_core.config.EDGE_TYPES`, given by a
+pluggable :class:`EdgeClassifier`: :class:`RuleEdgeClassifier` (offline, rules over the
+parse, the default) or :class:`LLMEdgeClassifier` (any LangChain chat model, used through
+``invoke``). Edge strength is the cosine of the two chunks' embeddings when the pool has
+them, else their keyword overlap; a ``contradicts`` edge uses the contradiction-inversion
+score ``keyword_overlap × (1.5 − cosine)`` instead.
+
+Walk: the ``tegr_seeds`` most similar chunks start with their min–max scaled similarity;
+breadth-first, up to two hops, every edge u→v offers
+``new_score = score_u × decay × type_weight × edge_similarity`` and v keeps the best offer.
+A chunk's final score is the larger of its own scaled similarity and what it was offered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from cage_core.bridge import bare_title, entity_names
+from cage_core.config import EDGE_TYPES, CageConfig
+from cage_core.contradiction import conflicts, inversion_score, keyword_overlap, word_set
+from cage_core.graph.passage_graph import PassageGraph
+from cage_core.methods.base import Pool
+from cage_core.scoring import cosine_matrix
+
+WALK_HOPS = 2
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_EXAMPLE = re.compile(r"\b(for example|for instance|such as|e\.g\.)", re.IGNORECASE)
+_SEQUENCE = re.compile(r"\b(then|later|subsequently|afterwards|followed by|next)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """What an edge classifier sees of one candidate."""
+
+    text: str
+    title: str
+    graph: PassageGraph
+    words: frozenset[str] = field(init=False)
+    entities: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "words", word_set(self.text))
+        object.__setattr__(self, "entities", frozenset(entity_names(self.graph)))
+
+
+class EdgeClassifier(Protocol):
+    """Types the edge from chunk ``a`` to chunk ``b`` (``b`` <type> ``a``), or None."""
+
+    def classify(self, a: Chunk, b: Chunk, pool: Sequence[Chunk]) -> str | None: ...
+
+
+class RuleEdgeClassifier:
+    """Offline rules, first match wins:
+
+    1. contradicts — near-duplicates (overlap ≥ ``contradiction_overlap``) that each name a
+       value or entity the other lacks;
+    2. defines — b says "<a's title or a shared entity> is/was a|an|the …";
+    3. example-of — b shares an entity with a and uses "for example", "such as", "e.g.";
+    4. supersedes — they share an entity and b's latest year is later than a's;
+    5. elaborates — a's entities are a non-empty proper subset of b's;
+    6. sequence — they share an entity and b uses "then", "later", "subsequently", …;
+    7. synthesizes — one names the other's title, or they share an entity.
+    """
+
+    def __init__(self, contradiction_overlap: float = 0.5) -> None:
+        self.contradiction_overlap = contradiction_overlap
+
+    def classify(self, a: Chunk, b: Chunk, pool: Sequence[Chunk]) -> str | None:
+        shared = a.entities & b.entities
+        if conflicts([a.text, b.text], [a.graph, b.graph], self.contradiction_overlap):
+            return "contradicts"
+        lowered_b = b.text.lower()
+        for term in sorted({bare_title(a.title)} | shared):
+            if len(term) >= 3 and re.search(re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", lowered_b):
+                return "defines"
+        if shared and _EXAMPLE.search(b.text):
+            return "example-of"
+        years_a, years_b = _YEAR.findall(a.text), _YEAR.findall(b.text)
+        if shared and years_a and years_b and max(years_b) > max(years_a):
+            return "supersedes"
+        if a.entities and a.entities < b.entities:
+            return "elaborates"
+        if shared and _SEQUENCE.search(b.text):
+            return "sequence"
+        titles = (bare_title(a.title), bare_title(b.title))
+        if shared or (len(titles[0]) >= 3 and titles[0] in lowered_b) or \
+                (len(titles[1]) >= 3 and titles[1] in a.text.lower()):
+            return "synthesizes"
+        return None
+
+
+class LLMEdgeClassifier:
+    """Asks a chat model (anything with ``invoke(str)``, e.g. a LangChain chat model)."""
+
+    PROMPT = ("How does passage B relate to passage A? Answer with exactly one of: "
+              + ", ".join(EDGE_TYPES) + ", none.\n\nA: {a}\n\nB: {b}\n\nRelation:")
+
+    def __init__(self, model: Any) -> None:
+        if not hasattr(model, "invoke"):
+            raise TypeError("the LLM edge classifier needs a chat model with invoke()")
+        self.model = model
+
+    def classify(self, a: Chunk, b: Chunk, pool: Sequence[Chunk]) -> str | None:
+        reply = self.model.invoke(self.PROMPT.format(a=a.text, b=b.text))
+        text = str(getattr(reply, "content", reply)).strip().lower()
+        for edge_type in EDGE_TYPES:
+            if text.startswith(edge_type):
+                return edge_type
+        return None
+
+
+def typed_edges(chunks: Sequence[Chunk], classifier: EdgeClassifier) -> dict[tuple[int, int], str]:
+    """Types of the unordered pairs ``(i, j)``, ``i < j`` (either direction may carry it)."""
+    edges: dict[tuple[int, int], str] = {}
+    for i in range(len(chunks)):
+        for j in range(i + 1, len(chunks)):
+            t = classifier.classify(chunks[i], chunks[j], chunks) or \
+                classifier.classify(chunks[j], chunks[i], chunks)
+            if t is not None:
+                edges[(i, j)] = t
+    return edges
+
+
+def walk(
+    initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int], decay: float,
+    hops: int = WALK_HOPS,
+) -> np.ndarray:
+    """Best offer reaching each chunk from the seeds (see the module docstring).
+
+    ``edges`` maps an unordered pair to ``type_weight × edge_similarity``.
+    """
+    k = len(initial)
+    best = np.zeros(k)
+    best[list(seeds)] = initial[list(seeds)]
+    neighbours: dict[int, list[tuple[int, float]]] = {i: [] for i in range(k)}
+    for (i, j), w in edges.items():
+        neighbours[i].append((j, w))
+        neighbours[j].append((i, w))
+    frontier = list(seeds)
+    for _ in range(hops):
+        nxt = []
+        for u in frontier:
+            for v, w in neighbours[u]:
+                offer = best[u] * decay * w
+                if offer > best[v]:
+                    best[v] = offer
+                    nxt.append(v)
+        frontier = nxt
+    return best
+
+
+@dataclass(frozen=True)
+class TEGRMethod:
+    config: CageConfig
+    classifier: EdgeClassifier | None = None
+    name: str = "tegr"
+    needs_graphs: bool = True
+
+    def score(self, pool: Pool) -> np.ndarray:
+        if pool.graphs is None:
+            raise ValueError("tegr needs the pool's passage graphs")
+        k = len(pool.passages)
+        if k == 0:
+            return np.zeros(0)
+        sims = np.asarray(pool.similarities, dtype=np.float64)
+        span = sims.max() - sims.min()
+        initial = (sims - sims.min()) / span if span > 1e-12 else np.ones(k)
+        chunks = [Chunk(p.text, p.title, g) for p, g in zip(pool.passages, pool.graphs)]
+        classifier = self.classifier or RuleEdgeClassifier(self.config.contradiction_overlap)
+        vectors = pool.memo.get("passage_vectors")
+        cos = cosine_matrix(vectors, vectors) if vectors is not None else None
+        weights = dict(self.config.tegr_type_weights)
+        strengths = {}
+        for (i, j), t in typed_edges(chunks, classifier).items():
+            overlap = keyword_overlap(chunks[i].words, chunks[j].words)
+            similarity = float(cos[i, j]) if cos is not None else overlap
+            strength = inversion_score(overlap, similarity) if t == "contradicts" else similarity
+            strengths[(i, j)] = weights.get(t, 0.0) * max(strength, 0.0)
+        seeds = np.argsort(-sims, kind="stable")[: self.config.tegr_seeds]
+        return np.maximum(initial, walk(initial, strengths, seeds, self.config.tegr_decay))
