@@ -8,6 +8,19 @@ from cage_core import CageReranker
 from cage_core.graph.build import GraphParser
 from cage_core.models import default_embedder, load_spacy
 
+def pytest_addoption(parser):
+    parser.addoption("--run-stress", action="store_true", help="run the long stress tests")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-stress"):
+        return
+    skip = pytest.mark.skip(reason="stress test: run with --run-stress")
+    for item in items:
+        if "stress" in item.keywords:
+            item.add_marker(skip)
+
+
 MARIE = "Marie Curie was born in Warsaw. She won the Nobel Prize."
 
 
