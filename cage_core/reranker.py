@@ -270,6 +270,17 @@ class CageReranker:
         return [g if g is not None else next(parsed) for g in graphs]
 
 
+def configured_reranker(
+    config: CageConfig, *, alpha: float | None = None, nlp: SpacyModel | None = None,
+    method: str = "cage",
+) -> CageReranker:
+    """The reranker a framework wrapper runs: ``config`` with ``alpha`` overriding its α when
+    given, running ``method`` (``"cage"``: CAGE itself)."""
+    if alpha is not None:
+        config = config.replace(alpha=alpha)
+    return CageReranker(config, nlp=nlp, method=None if method == "cage" else method)
+
+
 def _check_query(query: object) -> None:
     if not isinstance(query, str):
         raise TypeError(f"query must be a str, got {type(query).__name__}")

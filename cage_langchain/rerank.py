@@ -13,6 +13,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig, CageReranker
+from cage_core.reranker import configured_reranker
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata, ranked_metadata
 from cage_core.scoring import cosine_matrix
 
@@ -62,9 +63,8 @@ class CageRerank(BaseDocumentCompressor):
     def reranker(self) -> CageReranker:
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
-            config = self.config if self.alpha is None else self.config.replace(alpha=self.alpha)
-            self._reranker = CageReranker(config, nlp=self.spacy_model,
-                                          method=None if self.method == "cage" else self.method)
+            self._reranker = configured_reranker(self.config, alpha=self.alpha,
+                                                 nlp=self.spacy_model, method=self.method)
         return self._reranker
 
     def compress_documents(

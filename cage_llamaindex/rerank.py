@@ -13,6 +13,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
+from cage_core.reranker import configured_reranker
 from cage_core.metadata import GRAPH_KEY, SCORE_KEYS, TITLE_KEY, passage_from_metadata, ranked_metadata
 from cage_core.scoring import cosine_matrix
 
@@ -60,9 +61,8 @@ class CageRerank(BaseNodePostprocessor):
     def reranker(self) -> CageReranker:
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
-            config = self.config if self.alpha is None else self.config.replace(alpha=self.alpha)
-            self._reranker = CageReranker(config, nlp=self.spacy_model,
-                                          method=None if self.method == "cage" else self.method)
+            self._reranker = configured_reranker(self.config, alpha=self.alpha,
+                                                 nlp=self.spacy_model, method=self.method)
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:

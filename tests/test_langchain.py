@@ -11,16 +11,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from cage_core import CageConfig, CageReranker, Passage
 from cage_langchain import CageGraphTransformer, CageRerank, PackagedMiniLMEmbeddings
 
-QUERY = "Which country's capital was Marie Curie born in?"
-TEXTS = [
-    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
-    "Warsaw is the capital of Poland.",
-    "Bananas are yellow fruit rich in potassium.",
-    "The Nobel Prize in Physics 1903 was awarded to Pierre Curie and Marie Curie.",
-    "Paris is the capital of France.",
-    "Pierre Curie was a French physicist.",
-]
-SCORE_KEYS = {"relevance_score", "cage_relevance", "cage_coherence", "cage_rank"}
+from pools import QUERY, SCORE_KEYS, TEXTS
 
 
 @pytest.fixture(scope="module")
