@@ -181,6 +181,17 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    from cage_core.explain import render_heatmap
+
+    passages = _read_passages(args.passages)
+    reranker = CageReranker(_config(args), nlp=args.spacy_model)
+    scores = reranker.score(args.query, passages)
+    path = render_heatmap(args.query, passages, scores, args.out)
+    out.write(f"wrote {path} ({len(passages)} passages)\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
@@ -219,6 +230,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the command line into the report (default: yes)")
     _add_config_options(ev)
     ev.set_defaults(func=cmd_eval)
+    explain = sub.add_parser("explain", help="render scores and the coherence matrix to a PNG")
+    explain.add_argument("--query", "-q", required=True)
+    explain.add_argument("--passages", "-p", required=True, help="as for cage rerank")
+    explain.add_argument("--out", "-o", default="cage-explain.png", help="PNG path")
+    _add_config_options(explain)
+    explain.set_defaults(func=cmd_explain)
     bench = sub.add_parser("bench", help="latency of CAGE vs bi-encoder and cross-encoder")
     bench.add_argument("--k", default="10,20,50", help="pool sizes (default: %(default)s)")
     bench.add_argument("--repeats", type=int, default=20, help="queries per pool size")

@@ -43,3 +43,14 @@ def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
     f.write_text('"ok"\n{not json\n')
     assert main(["rerank", "-q", "q", "-p", str(f)], out=io.StringIO()) == 2
     assert f"{f}:2: not valid JSON" in capsys.readouterr().err
+
+
+def test_explain_writes_a_png_heatmap(tmp_path):
+    f = tmp_path / "p.txt"
+    f.write_text("Marie Curie was born in Warsaw.\n\nWarsaw is the capital of Poland.\n\nBananas are yellow.\n")
+    png = tmp_path / "explain.png"
+    out = io.StringIO()
+    assert main(["explain", "-q", "Where was Marie Curie born?", "-p", str(f), "-o", str(png)], out=out) == 0
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    assert "wrote" in out.getvalue() and "(3 passages)" in out.getvalue()
