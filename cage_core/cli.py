@@ -192,6 +192,32 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
+    import time
+
+    from cage_core.enrich import enrich_local, enrich_ray, fill_store, progress_bar, read_rows, write_rows
+    from cage_core.graph_store import GraphStore
+
+    source, target = Path(args.input), Path(args.output)
+    config = _config(args)
+    rows = read_rows(source)
+    start = time.perf_counter()
+    with progress_bar(len(rows), args.no_progress) as progress:
+        if args.ray_address:
+            enriched = enrich_ray(source, config, args.spacy_model, args.batch_size, args.ray_address,
+                                  args.workers, progress)
+        else:
+            enriched = enrich_local(rows, config, args.spacy_model, args.batch_size, progress)
+    seconds = time.perf_counter() - start
+    write_rows(target, enriched)
+    out.write(f"enriched {len(enriched)} passages in {seconds:.1f}s "
+              f"({len(enriched) / max(seconds, 1e-9):.1f} passages/s) -> {target}\n")
+    if args.graph_store:
+        with GraphStore(args.graph_store, expected_dim=config.vector_dim) as store:
+            out.write(f"stored {fill_store(store, enriched)} graphs in {store.path}\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
@@ -236,6 +262,16 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--out", "-o", default="cage-explain.png", help="PNG path")
     _add_config_options(explain)
     explain.set_defaults(func=cmd_explain)
+    enrich = sub.add_parser("enrich", help="passage graphs for a corpus (in process or on Ray)")
+    enrich.add_argument("--input", "-i", required=True, help="JSON Lines or Parquet with 'text' [, 'title']")
+    enrich.add_argument("--output", "-o", required=True, help="output .jsonl or .parquet (adds 'cage_graph')")
+    enrich.add_argument("--ray-address", help="run on Ray: a cluster address, or 'local' for a local instance")
+    enrich.add_argument("--workers", type=int, default=2, help="Ray actors (default: %(default)s)")
+    enrich.add_argument("--batch-size", type=int, default=64)
+    enrich.add_argument("--graph-store", help="also fill this SQLite graph store (a server then starts warm)")
+    enrich.add_argument("--no-progress", action="store_true")
+    _add_config_options(enrich)
+    enrich.set_defaults(func=cmd_enrich)
     bench = sub.add_parser("bench", help="latency of CAGE vs bi-encoder and cross-encoder")
     bench.add_argument("--k", default="10,20,50", help="pool sizes (default: %(default)s)")
     bench.add_argument("--repeats", type=int, default=20, help="queries per pool size")

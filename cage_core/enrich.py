@@ -1,0 +1,123 @@
+"""``cage enrich``: passage graphs for a corpus, in process or on a Ray cluster.
+
+Reads JSON Lines or Parquet rows with a ``text`` column (and optional ``title``), adds a
+``cage_graph`` column (``PassageGraph.to_dict()`` as JSON text) and writes JSON Lines or
+Parquet, chosen by the output file's suffix. Optionally fills a persistent
+:class:`~cage_core.graph_store.GraphStore` so a serving process starts warm.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from cage_core.cache import graph_key
+from cage_core.config import CageConfig
+from cage_core.eval.datasets import DatasetFormatError
+from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graph_store import GraphStore
+from cage_core.passage import Passage
+from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
+
+
+ACTOR_CPUS = 0.5
+"""CPUs reserved per Ray actor (parsing is one thread; fractional so the driver's tasks fit)."""
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path).to_pylist()
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise DatasetFormatError(f"{path}:{number}: not valid JSON ({exc})") from None
+            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+                raise DatasetFormatError(f"{path}:{number}: expected an object with a string 'text'")
+            rows.append(row)
+    return rows
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    if path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), path)
+        return
+    with path.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+def enrich_local(rows: list[dict[str, Any]], config: CageConfig, spacy_model: str | None,
+                 batch_size: int, progress: Callable[[int], None]) -> list[dict[str, Any]]:
+    enricher = GraphEnricher(config, spacy_model)
+    out: list[dict[str, Any]] = []
+    for start in range(0, len(rows), batch_size):
+        chunk = rows[start : start + batch_size]
+        batch = {"text": [r["text"] for r in chunk], "title": [r.get("title") or "" for r in chunk]}
+        graphs = enricher(batch)[GRAPH_COLUMN]
+        out.extend({**r, GRAPH_COLUMN: g} for r, g in zip(chunk, graphs))
+        progress(len(chunk))
+    return out
+
+
+def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_size: int,
+               address: str, workers: int, progress: Callable[[int], None]) -> list[dict[str, Any]]:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError('Ray enrichment needs Ray Data: pip install "cage-rag[ray]"') from None
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    if address == "local":
+        # Rows already read by the driver: no read tasks competing with the actors for the
+        # few local CPUs (a known Ray Data stall when actors hold every CPU).
+        ds = ray.data.from_items(read_rows(path))
+    else:
+        ds = ray.data.read_parquet(str(path)) if path.suffix == ".parquet" else ray.data.read_json(str(path))
+    ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs={"config": config, "spacy_model": spacy_model},
+                        concurrency=workers, batch_size=batch_size, batch_format="pandas",
+                        num_cpus=ACTOR_CPUS)
+    out = []
+    for row in ds.iter_rows():
+        out.append({k: _plain(v) for k, v in row.items()})
+        progress(1)
+    return out
+
+
+def fill_store(store: GraphStore, rows: list[dict[str, Any]]) -> int:
+    """Put every row's graph into ``store`` under the key a reranker will look up."""
+    items = []
+    for row in rows:
+        graph = PassageGraph.from_dict(json.loads(row[GRAPH_COLUMN]), expected_dim=store.expected_dim)
+        passage = Passage(row["text"], title=row.get("title") or "")
+        items.append((graph_key(passage.content, graph.source), graph))
+    store.put_many(items)
+    return len(items)
+
+
+@contextmanager
+def progress_bar(total: int, disable: bool) -> Iterator[Callable[[int], None]]:
+    """A tqdm bar's ``update``, for the duration of a ``with`` block."""
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, unit="passage", desc="cage enrich", disable=disable) as bar:
+        yield bar.update
