@@ -1,0 +1,74 @@
+"""Ray Data enrichment and batch reranking give exactly the in-process results (local Ray, 2 CPUs)."""
+
+import json
+
+import pytest
+
+from cage_core import CageReranker
+from cage_core.ray_data import BatchReranker, GraphEnricher
+
+ray = pytest.importorskip("ray")
+
+ROWS = [
+    {"title": "Kiss and Tell (1945 film)", "text": "Kiss and Tell is a 1945 comedy starring Shirley Temple."},
+    {"title": "Shirley Temple", "text": "Shirley Temple later served as Chief of Protocol."},
+    {"title": "Banana", "text": "Bananas are yellow fruit rich in potassium."},
+    {"title": "Warsaw", "text": "Warsaw is the capital of Poland."},
+    {"title": "Marie Curie", "text": "Marie Curie was born in Warsaw. She won the Nobel Prize."},
+    {"title": "", "text": ""},
+]
+POOLS = [
+    {"query": "Who starred in Kiss and Tell?", "passages": [r["text"] for r in ROWS[:4]],
+     "similarities": [0.7, 0.2, 0.05, 0.1]},
+    {"query": "Where was Marie Curie born?", "passages": [r["text"] for r in ROWS[2:]],
+     "similarities": [0.1, 0.4, 0.8, 0.0]},
+]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_enrichment_equals_in_process(local_ray):
+    expected = GraphEnricher()({"text": [r["text"] for r in ROWS], "title": [r["title"] for r in ROWS]})
+    ds = ray.data.from_items(ROWS).map_batches(GraphEnricher, concurrency=2, batch_size=2,
+                                               batch_format="pandas", num_cpus=0.5)
+    got = sorted(ds.take_all(), key=lambda r: ROWS.index({"title": r["title"], "text": r["text"]}))
+    assert [r["cage_graph"] for r in got] == expected["cage_graph"]
+    graph = json.loads(got[4]["cage_graph"])
+    assert graph["format"] == "cage-passage-graph" and "Marie Curie" in graph["labels"]
+
+
+def test_ray_batch_reranking_equals_in_process(local_ray, nlp):
+    ds = ray.data.from_items(POOLS).map_batches(BatchReranker, concurrency=1, batch_size=1,
+                                                batch_format="pandas", num_cpus=0.5)
+    got = sorted(ds.take_all(), key=lambda r: r["query"])
+    core = CageReranker(nlp=nlp, embedder=lambda t: None)
+    for row in got:
+        pool = next(p for p in POOLS if p["query"] == row["query"])
+        ranked = core.rerank(pool["query"], pool["passages"], query_similarities=pool["similarities"])
+        assert list(row["ranking"]) == [r.index for r in ranked]
+        assert list(row["scores"]) == [r.score for r in ranked]
+
+
+def test_enrich_cli_local_fills_a_store_that_starts_a_reranker_warm(tmp_path, nlp):
+    import io
+
+    from cage_core.cli import main
+
+    src, dst, store = tmp_path / "in.jsonl", tmp_path / "out.parquet", tmp_path / "g.sqlite"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    out = io.StringIO()
+    assert main(["enrich", "-i", str(src), "-o", str(dst), "--graph-store", str(store), "--no-progress"], out=out) == 0
+    assert "enriched 6 passages" in out.getvalue() and "stored 6 graphs" in out.getvalue()
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(dst).column_names == ["title", "text", "cage_graph"]
+    from cage_core import Passage
+
+    warm = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=str(store))
+    warm.rerank("q", [Passage(r["text"], title=r["title"]) for r in ROWS], query_similarities=[0.1] * 6)
+    assert warm.parse_count == 0
