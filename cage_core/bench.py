@@ -121,7 +121,7 @@ def run_bench(
         for p in pools:  # fill the cache for the warm runs
             reranker.graphs(p)
         runs = {
-            "cage cold (parse+encode, sims given)": cold,
+            "cage cold (parse+score, sims given)": cold,
             "cage warm (graphs cached, sims given)": warm,
             "bi-encoder (embed query + k passages)": lambda i: embedder([query(i)] + pools[i]),
             "cross-encoder MiniLM-L6 (k pairs)": lambda i: cross(query(i), pools[i]),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cage_core.config import PRESETS, CageConfig
-from cage_core.eval.datasets import DatasetFormatError, load_questions
+from cage_core.eval.datasets import DatasetFormatError, json_lines, load_questions
 from cage_core.methods import METHOD_NAMES
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
@@ -82,13 +82,7 @@ def _read_passages(path: str) -> list[Passage]:
         content = handle.read()
     if path.endswith((".jsonl", ".json")):
         passages = []
-        for number, line in enumerate(content.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise DatasetFormatError(f"{path}:{number}: not valid JSON ({exc})") from None
+        for number, item in json_lines(content.splitlines(), path):
             if isinstance(item, str):
                 passages.append(Passage(text=item))
             elif isinstance(item, dict) and isinstance(item.get("text"), str) \

@@ -16,7 +16,7 @@ from typing import Any
 
 from cage_core.cache import graph_key
 from cage_core.config import CageConfig
-from cage_core.eval.datasets import DatasetFormatError
+from cage_core.eval.datasets import DatasetFormatError, json_lines
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph_store import GraphStore
 from cage_core.passage import Passage
@@ -34,13 +34,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         return pq.read_table(path).to_pylist()
     rows = []
     with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise DatasetFormatError(f"{path}:{number}: not valid JSON ({exc})") from None
+        for number, row in json_lines(handle, str(path)):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
                 raise DatasetFormatError(f"{path}:{number}: expected an object with a string 'text'")
             rows.append(row)

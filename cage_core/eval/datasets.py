@@ -19,7 +19,7 @@ A malformed line raises :class:`DatasetFormatError` naming the file and the line
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,20 +59,24 @@ def load_questions(path: str | Path) -> list[EvalQuestion]:
     return list(iter_questions(path))
 
 
+def json_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, Any]]:
+    """``(line number, decoded value)`` of each non-blank line; errors name ``source:line``."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            raise DatasetFormatError(f"{source}:{number}: line longer than {MAX_LINE_CHARS} characters")
+        try:
+            yield number, json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise DatasetFormatError(f"{source}:{number}: not valid JSON ({exc})") from None
+
+
 def iter_questions(path: str | Path) -> Iterator[EvalQuestion]:
     path = Path(path)
     with path.open("r", encoding="utf-8", errors="strict") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            if len(line) > MAX_LINE_CHARS:
-                raise DatasetFormatError(f"{where}: line longer than {MAX_LINE_CHARS} characters")
-            try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise DatasetFormatError(f"{where}: not valid JSON ({exc})") from None
-            yield parse_record(record, where=where, default_id=f"{path.stem}-{number}",
+        for number, record in json_lines(handle, str(path)):
+            yield parse_record(record, where=f"{path}:{number}", default_id=f"{path.stem}-{number}",
                                default_dataset=path.stem)  # fmt: skip
 
 
