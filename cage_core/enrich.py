@@ -81,6 +81,7 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, log_to_driver=False)
+    ray.data.DataContext.get_current().execution_options.preserve_order = True  # output = input order
     if address == "local":
         # Rows already read by the driver: no read tasks competing with the actors for the
         # few local CPUs (a known Ray Data stall when actors hold every CPU).

@@ -72,3 +72,16 @@ def test_enrich_cli_local_fills_a_store_that_starts_a_reranker_warm(tmp_path, nl
     warm = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=str(store))
     warm.rerank("q", [Passage(r["text"], title=r["title"]) for r in ROWS], query_similarities=[0.1] * 6)
     assert warm.parse_count == 0
+
+
+def test_enrich_cli_on_ray_keeps_order_and_equals_in_process(local_ray, tmp_path):
+    import io
+
+    from cage_core.cli import main
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "local.jsonl"), "--no-progress"], out=io.StringIO()) == 0
+    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "ray.jsonl"), "--no-progress", "--ray-address",
+                 "local", "--workers", "2", "--batch-size", "2"], out=io.StringIO()) == 0
+    assert (tmp_path / "ray.jsonl").read_text() == (tmp_path / "local.jsonl").read_text()
