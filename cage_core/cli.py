@@ -189,7 +189,14 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     import time
 
-    from cage_core.enrich import enrich_local, enrich_ray, fill_store, progress_bar, read_rows, write_rows
+    from cage_core.enrich import (
+        enrich_local,
+        enrich_ray,
+        fill_store,
+        progress_bar,
+        read_rows,
+        write_rows,
+    )
     from cage_core.graph_store import GraphStore
 
     source, target = Path(args.input), Path(args.output)

@@ -9,8 +9,8 @@ Parquet, chosen by the output file's suffix. Optionally fills a persistent
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,6 @@ from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph_store import GraphStore
 from cage_core.passage import Passage
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
-
 
 ACTOR_CPUS = 0.5
 """CPUs reserved per Ray actor (parsing is one thread; fractional so the driver's tasks fit)."""

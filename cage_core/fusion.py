@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.bridge import link_matrix, bridge_coherence
+from cage_core.bridge import bridge_coherence, link_matrix
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
 from cage_core.encoder import encode_pool

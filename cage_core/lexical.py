@@ -8,12 +8,10 @@ occur in no passage are ignored; a pool sharing no term with the query scores al
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
-import logging
-
 import numpy as np
-
 
 BM25_K1 = 1.5
 BM25_B = 0.75

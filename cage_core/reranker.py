@@ -7,7 +7,6 @@ import math
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,10 +14,10 @@ import numpy as np
 from cage_core.cache import GraphCache, graph_key
 from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores, score_pool
-from cage_core.methods.base import Pool, RankingMethod
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.graph_store import GraphStore
+from cage_core.methods.base import Pool, RankingMethod
 from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.scoring import cosine_matrix, ranking

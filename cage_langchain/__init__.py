@@ -10,8 +10,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'cage_langchain needs langchain-core: pip install "cage-rag[langchain]"'
     ) from exc
 
+from cage_langchain.embeddings import PackagedMiniLMEmbeddings
 from cage_langchain.rerank import CageRerank
 from cage_langchain.transformer import CageGraphTransformer
-from cage_langchain.embeddings import PackagedMiniLMEmbeddings
 
 __all__ = ["PackagedMiniLMEmbeddings", "CageGraphTransformer", "CageRerank"]

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Sequence
+
 import numpy as np
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
@@ -13,8 +14,8 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig, CageReranker
-from cage_core.reranker import configured_reranker
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata, ranked_metadata
+from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 
 logger = logging.getLogger(__name__)

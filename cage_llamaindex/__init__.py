@@ -10,8 +10,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'cage_llamaindex needs llama-index-core: pip install "cage-rag[llamaindex]"'
     ) from exc
 
+from cage_llamaindex.embeddings import PackagedMiniLMEmbedding
 from cage_llamaindex.extractor import CageGraphExtractor
 from cage_llamaindex.rerank import CageRerank
-from cage_llamaindex.embeddings import PackagedMiniLMEmbedding
 
 __all__ = ["PackagedMiniLMEmbedding", "CageGraphExtractor", "CageRerank"]

@@ -13,8 +13,14 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
+from cage_core.metadata import (
+    GRAPH_KEY,
+    SCORE_KEYS,
+    TITLE_KEY,
+    passage_from_metadata,
+    ranked_metadata,
+)
 from cage_core.reranker import configured_reranker
-from cage_core.metadata import GRAPH_KEY, SCORE_KEYS, TITLE_KEY, passage_from_metadata, ranked_metadata
 from cage_core.scoring import cosine_matrix
 
 logger = logging.getLogger(__name__)

@@ -8,6 +8,7 @@ from cage_core import CageReranker
 from cage_core.graph.build import GraphParser
 from cage_core.models import default_embedder, load_spacy
 
+
 def pytest_addoption(parser):
     parser.addoption("--run-stress", action="store_true", help="run the long stress tests")
 

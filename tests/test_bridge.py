@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_core.bridge import bare_title, bridge_coherence, link_matrix, shared_entity_links, title_links
+from cage_core.bridge import (
+    bare_title,
+    bridge_coherence,
+    shared_entity_links,
+    title_links,
+)
 from cage_core.fusion import score_pool, standardize
 from cage_core.graph.passage_graph import PassageGraph
 

@@ -7,11 +7,10 @@ import pytest
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
+from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_langchain import CageGraphTransformer, CageRerank, PackagedMiniLMEmbeddings
-
-from pools import QUERY, SCORE_KEYS, TEXTS
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,10 @@ import pytest
 from llama_index.core import VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import Passage
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
-
-from pools import QUERY, SCORE_KEYS, TEXTS
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +44,9 @@ def test_vector_index_retriever_with_cage_postprocessor(nodes, embed_model):
 def test_query_engine_style_node_postprocessors(nodes, embed_model):
     index = VectorStoreIndex(nodes, embed_model=embed_model)
     retriever = index.as_retriever(similarity_top_k=6)
+    from llama_index.core.llms import MockLLM
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.response_synthesizers import get_response_synthesizer
-    from llama_index.core.llms import MockLLM
 
     engine = RetrieverQueryEngine(retriever=retriever, node_postprocessors=[CageRerank(top_n=2)],
                                   response_synthesizer=get_response_synthesizer(llm=MockLLM()))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cage_core import CageConfig, CageReranker, Passage
+from cage_core import CageConfig, CageReranker
 
 QUERY = "Where was Marie Curie born?"
 NASTY = [
