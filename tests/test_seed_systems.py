@@ -116,3 +116,23 @@ def test_llamaindex_wrapper_runs_tegr(nlp):
         "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2])
     assert [n.node.get_content() for n in out] == [r.text for r in core]
     assert [n.score for n in out] == [r.score for r in core]
+
+
+def test_document_types_are_inherited_by_the_most_similar_chunk_pairs():
+    from cage_core.methods.tegr import inherit_chunk_edges
+
+    chunks = ["The bakery was founded in 1990 by Mara Quint.",   # doc 0
+              "It sells rye bread.",                              # doc 0
+              "The bakery was founded in 1990 by Otto Brisk.",   # doc 1
+              "Parking is free."]                                 # doc 1
+    edges = inherit_chunk_edges({(0, 1): "contradicts"}, [0, 0, 1, 1], chunks, top_k=1)
+    assert edges == {(0, 2): "contradicts"}  # the founding sentences, not the rye/parking ones
+    assert len(inherit_chunk_edges({(0, 1): "elaborates"}, [0, 0, 1, 1], chunks, top_k=3)) == 3
+
+
+def test_tegr_walk_uses_edges_computed_at_ingest(parser):
+    passages = [Passage("Alpha."), Passage("Beta."), Passage("Gamma.")]
+    pool = Pool("q", passages, np.array([0.9, 0.1, 0.2]), parser.parse([p.text for p in passages]),
+                memo={"tegr_edges": {(0, 1): "elaborates"}, "passage_vectors": np.eye(3) + 0.5})
+    scores = get_method("tegr", CageConfig(tegr_seeds=1)).score(pool)
+    assert np.argsort(-scores).tolist() == [0, 1, 2]  # Beta lifted by the ingest-time edge

@@ -11,6 +11,10 @@ Walk: the ``tegr_seeds`` most similar chunks start with their min–max scaled s
 breadth-first, up to two hops, every edge u→v offers
 ``new_score = score_u × decay × type_weight × edge_similarity`` and v keeps the best offer.
 A chunk's final score is the larger of its own scaled similarity and what it was offered.
+
+Types can also be computed once at ingest, for whole documents, and inherited by their chunks
+(:func:`inherit_chunk_edges`); pass them as ``pool.memo["tegr_edges"]`` and the walk uses them
+instead of typing the candidates at query time.
 """
 
 from __future__ import annotations
@@ -128,6 +132,38 @@ def typed_edges(chunks: Sequence[Chunk], classifier: EdgeClassifier) -> dict[tup
     return edges
 
 
+def inherit_chunk_edges(
+    document_edges: dict[tuple[int, int], str],
+    chunk_documents: Sequence[int],
+    chunk_texts: Sequence[str],
+    chunk_vectors: np.ndarray | None = None,
+    top_k: int = 3,
+) -> dict[tuple[int, int], str]:
+    """Pass document-level edge types down to chunks, as TEGR does at ingest.
+
+    For each typed document pair (typed once, e.g. by :class:`LLMEdgeClassifier` over whole
+    documents), every pair of their chunks is scored by ``cosine + keyword_overlap`` (cosine
+    of ``chunk_vectors`` when given, else 0) and the ``top_k`` best pairs inherit the type —
+    no classifier call per chunk pair. Returns edges keyed by chunk index pairs ``(i, j)``,
+    ``i < j``.
+    """
+    words = [word_set(t) for t in chunk_texts]
+    cos = cosine_matrix(chunk_vectors, chunk_vectors) if chunk_vectors is not None else None
+    by_document: dict[int, list[int]] = {}
+    for chunk, document in enumerate(chunk_documents):
+        by_document.setdefault(document, []).append(chunk)
+    inherited: dict[tuple[int, int], str] = {}
+    for (doc_a, doc_b), edge_type in document_edges.items():
+        pairs = []
+        for i in by_document.get(doc_a, []):
+            for j in by_document.get(doc_b, []):
+                similarity = float(cos[i, j]) if cos is not None else 0.0
+                pairs.append((similarity + keyword_overlap(words[i], words[j]), min(i, j), max(i, j)))
+        for _, i, j in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))[:top_k]:
+            inherited.setdefault((i, j), edge_type)
+    return inherited
+
+
 def walk(
     initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int], decay: float,
     hops: int = WALK_HOPS,
@@ -178,7 +214,9 @@ class TEGRMethod:
         cos = cosine_matrix(vectors, vectors) if vectors is not None else None
         weights = dict(self.config.tegr_type_weights)
         strengths = {}
-        for (i, j), t in typed_edges(chunks, classifier).items():
+        # Edge types computed at ingest (e.g. inherited from documents) win over typing now.
+        edges = pool.memo.get("tegr_edges") or typed_edges(chunks, classifier)
+        for (i, j), t in edges.items():
             overlap = keyword_overlap(chunks[i].words, chunks[j].words)
             similarity = float(cos[i, j]) if cos is not None else overlap
             strength = inversion_score(overlap, similarity) if t == "contradicts" else similarity
