@@ -89,12 +89,17 @@ def link_matrix(
     return links
 
 
+def core_indices(relevance: np.ndarray, core_size: int) -> np.ndarray:
+    """The core ``A``: indices of the ``core_size`` most relevant passages (ties: input order)."""
+    return ranking(relevance)[: min(core_size, len(relevance))]
+
+
 def bridge_coherence(links: np.ndarray, relevance: np.ndarray, core_size: int) -> np.ndarray:
     """``b_i``: the strongest link of passage i to the core (core members get ``max b``)."""
     k = links.shape[0]
     if k <= 1:
         return np.zeros(k)
-    core = ranking(relevance)[: min(core_size, k)]
+    core = core_indices(relevance, core_size)
     coherence = links[:, core].max(axis=1)  # L_ii = 0, so a core member never counts itself
     in_core = np.zeros(k, dtype=bool)
     in_core[core] = True

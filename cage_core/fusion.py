@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.bridge import bridge_coherence, link_matrix
+from cage_core.bridge import bridge_coherence, core_indices, link_matrix
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
 from cage_core.encoder import encode_pool
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
-from cage_core.scoring import coherence_matrix, coherence_scores, fuse, ranking
+from cage_core.scoring import coherence_matrix, coherence_scores, fuse
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,7 +104,7 @@ def score_pool(
         coherence = bridge_coherence(matrix, relevance, config.core_size)
         if config.rgcn_weight and k > 1:
             c = rgcn_matrix(graphs, config, memo)
-            core = ranking(relevance)[: min(config.core_size, k)]
+            core = core_indices(relevance, config.core_size)
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
             coherence = coherence + config.rgcn_weight * standardize(to_core)
     fused = fuse(relevance, coherence, config.alpha)
