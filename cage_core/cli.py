@@ -205,7 +205,7 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     start = time.perf_counter()
     with progress_bar(len(rows), args.no_progress) as progress:
         if args.ray_address:
-            enriched = enrich_ray(source, config, args.spacy_model, args.batch_size, args.ray_address,
+            enriched = enrich_ray(source, rows, config, args.spacy_model, args.batch_size, args.ray_address,
                                   args.workers, progress)
         else:
             enriched = enrich_local(rows, config, args.spacy_model, args.batch_size, progress)

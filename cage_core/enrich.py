@@ -69,8 +69,10 @@ def enrich_local(rows: list[dict[str, Any]], config: CageConfig, spacy_model: st
     return out
 
 
-def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_size: int,
-               address: str, workers: int, progress: Callable[[int], None]) -> list[dict[str, Any]]:
+def enrich_ray(path: Path, rows: list[dict[str, Any]], config: CageConfig, spacy_model: str | None,
+               batch_size: int, address: str, workers: int,
+               progress: Callable[[int], None]) -> list[dict[str, Any]]:
+    """Enrich on Ray: a local instance gets ``rows`` (already read), a cluster reads ``path``."""
     try:
         import ray
     except ImportError:
@@ -84,7 +86,7 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
     if address == "local":
         # Rows already read by the driver: no read tasks competing with the actors for the
         # few local CPUs (a known Ray Data stall when actors hold every CPU).
-        ds = ray.data.from_items(read_rows(path))
+        ds = ray.data.from_items(rows)
     else:
         ds = ray.data.read_parquet(str(path)) if path.suffix == ".parquet" else ray.data.read_json(str(path))
     ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs={"config": config, "spacy_model": spacy_model},

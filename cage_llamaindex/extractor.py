@@ -10,6 +10,7 @@ from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 
 from cage_core import CageConfig, CageReranker
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
+from cage_llamaindex.rerank import without_reranker
 
 
 class CageGraphExtractor(TransformComponent):
@@ -39,11 +40,7 @@ class CageGraphExtractor(TransformComponent):
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:
-        state = super().__getstate__()
-        private = dict(state.get("__pydantic_private__") or {})
-        private["_reranker"] = None
-        state["__pydantic_private__"] = private
-        return state
+        return without_reranker(super().__getstate__())
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:

@@ -72,11 +72,7 @@ class CageRerank(BaseNodePostprocessor):
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:
-        state = super().__getstate__()
-        private = dict(state.get("__pydantic_private__") or {})
-        private["_reranker"] = None  # models and locks do not travel; reload lazily
-        state["__pydantic_private__"] = private
-        return state
+        return without_reranker(super().__getstate__())
 
     def _postprocess_nodes(
         self,
@@ -131,6 +127,14 @@ class CageRerank(BaseNodePostprocessor):
             logger.warning("similarity_source=%r but the %s are missing; embedding instead",
                            source, "embeddings" if source == "embedding" else "scores")
         return None
+
+
+def without_reranker(state: dict[Any, Any]) -> dict[Any, Any]:
+    """Pickled state with the lazily built core reranker dropped: models and locks do not
+    travel, and the unpickled component reloads them on first use."""
+    private = dict(state.get("__pydantic_private__") or {})
+    private["_reranker"] = None
+    return {**state, "__pydantic_private__": private}
 
 
 def _with(keys: list[str], extra: list[str]) -> list[str]:
