@@ -1,8 +1,9 @@
-"""An in-memory, bounded, thread-safe LRU cache of passage graphs keyed by content.
+"""In-memory, bounded, thread-safe LRU caches of what a passage costs to compute: its graph
+and its embedding, both keyed by content.
 
-The key is a SHA-256 of the parsed text together with the parser fingerprint (pipeline
-name and version, graph format version, vector width), so a changed passage or another
-spaCy pipeline never reuses a stale graph.
+A graph key is a SHA-256 of the parsed text together with the parser fingerprint (pipeline
+name and version, graph format version), so a changed passage or another spaCy pipeline
+never reuses a stale graph; an embedding key hashes the text with the embedder's name.
 """
 
 from __future__ import annotations
@@ -10,46 +11,67 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from typing import Generic, TypeVar
+
+import numpy as np
 
 from cage_core.graph.passage_graph import PassageGraph
 
+V = TypeVar("V")
 
-def graph_key(text: str, fingerprint: str) -> str:
-    """Cache key of ``text`` parsed by the pipeline identified by ``fingerprint``."""
+
+def _key(text: str, namespace: str) -> str:
     digest = hashlib.sha256()
-    digest.update(fingerprint.encode("utf-8"))
+    digest.update(namespace.encode("utf-8"))
     digest.update(b"\x00")
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
-class GraphCache:
-    """LRU mapping of :func:`graph_key` → :class:`PassageGraph`, holding at most ``capacity``."""
+def graph_key(text: str, fingerprint: str) -> str:
+    """Cache key of ``text`` parsed by the pipeline identified by ``fingerprint``."""
+    return _key(text, fingerprint)
+
+
+def embedding_key(text: str, embedder_id: str | None) -> str:
+    """Cache key of the embedding of ``text`` by the embedder named ``embedder_id``."""
+    return _key(text, f"embedding:{embedder_id or ''}")
+
+
+class LRUCache(Generic[V]):
+    """LRU mapping of string keys to values, holding at most ``capacity`` (0 disables it)."""
 
     def __init__(self, capacity: int) -> None:
         if capacity < 0:
             raise ValueError(f"capacity must be >= 0, got {capacity}")
         self.capacity = capacity
-        self._items: OrderedDict[str, PassageGraph] = OrderedDict()
+        self._items: OrderedDict[str, V] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: str) -> PassageGraph | None:
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled and deep-copied empty: a cache's entries and lock stay behind."""
+        return {"capacity": self.capacity}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__init__(state["capacity"])  # type: ignore[misc]
+
+    def get(self, key: str) -> V | None:
         with self._lock:
-            graph = self._items.get(key)
-            if graph is None:
+            value = self._items.get(key)
+            if value is None:
                 self.misses += 1
                 return None
             self._items.move_to_end(key)
             self.hits += 1
-            return graph
+            return value
 
-    def put(self, key: str, graph: PassageGraph) -> None:
+    def put(self, key: str, value: V) -> None:
         if self.capacity == 0:
             return
         with self._lock:
-            self._items[key] = graph
+            self._items[key] = value
             self._items.move_to_end(key)
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
@@ -61,3 +83,11 @@ class GraphCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+
+class GraphCache(LRUCache[PassageGraph]):
+    """:func:`graph_key` → :class:`PassageGraph`."""
+
+
+class EmbeddingCache(LRUCache[np.ndarray]):
+    """:func:`embedding_key` → ``[d]`` embedding."""

@@ -54,7 +54,8 @@ class CageConfig:
             logged); bounds the work a single huge passage can cause.
         vector_dim: width of the word-vector part of node features; vectors of another
             width are truncated or zero-padded to it (300 = en_core_web_md/lg).
-        graph_cache_size: passage graphs kept in the in-memory LRU cache (0 disables it).
+        graph_cache_size: passage graphs, and passage embeddings, kept in the reranker's
+            in-memory LRU caches (0 disables them).
         contradiction_weight: weight of the factual-consistency penalty subtracted from the
             fused score (0 = off; see :mod:`cage_core.contradiction`).
         contradiction_overlap: word overlap from which two passages can conflict.

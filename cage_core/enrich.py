@@ -1,7 +1,7 @@
 """``cage enrich``: passage graphs for a corpus, in process or on a Ray cluster.
 
 Reads JSON Lines or Parquet rows with a ``text`` column (and optional ``title``), adds a
-``cage_graph`` column (``PassageGraph.to_dict()`` as JSON text) and writes JSON Lines or
+``cage_graph`` column (``PassageGraph.to_text()``, a JSON string) and writes JSON Lines or
 Parquet, chosen by the output file's suffix. Optionally fills a persistent
 :class:`~cage_core.graph_store.GraphStore` so a serving process starts warm.
 """
@@ -103,7 +103,7 @@ def fill_store(store: GraphStore, rows: list[dict[str, Any]]) -> int:
     """Put every row's graph into ``store`` under the key a reranker will look up."""
     items = []
     for row in rows:
-        graph = PassageGraph.from_dict(json.loads(row[GRAPH_COLUMN]), expected_dim=store.expected_dim)
+        graph = PassageGraph.from_stored(row[GRAPH_COLUMN])
         passage = Passage(row["text"], title=row.get("title") or "")
         items.append((graph_key(passage.content, graph.source), graph))
     store.put_many(items)

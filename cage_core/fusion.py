@@ -31,7 +31,6 @@ import numpy as np
 from cage_core.bridge import bridge_coherence, core_indices, link_matrix
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
-from cage_core.encoder import encode_pool
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
@@ -72,6 +71,8 @@ def rgcn_matrix(graphs: Sequence[PassageGraph], config: CageConfig,
     key = ("rgcn", config.encoder_key)
     if memo is not None and key in memo:
         return memo[key]
+    from cage_core.encoder import encode_pool  # torch loads only when the R-GCN runs
+
     start = time.perf_counter()
     matrix = coherence_matrix(encode_pool(graphs, config).embeddings)
     if memo is not None:

@@ -2,7 +2,7 @@
 
 Entries are keyed like the in-memory cache (:func:`cage_core.cache.graph_key`: SHA-256 of
 the parser fingerprint and the passage text), so a changed passage or another pipeline or
-graph format never reuses a stale graph. Values are the JSON of ``PassageGraph.to_dict()``
+graph format never reuses a stale graph. Values are ``PassageGraph.to_text()`` (JSON)
 — never pickle — and are validated on every read: an entry that is malformed, larger than
 ``MAX_ENTRY_BYTES`` or of another format is logged, deleted and reported as a miss, so the
 passage is parsed again.
@@ -14,7 +14,6 @@ world-writable path. One store may be used from many threads.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
@@ -88,7 +87,7 @@ class GraphStore:
         return self.get_many([key]).get(key)
 
     def put_many(self, items: Iterable[tuple[str, PassageGraph]]) -> None:
-        rows = [(key, json.dumps(graph.to_dict(), separators=(",", ":"))) for key, graph in items]
+        rows = [(key, graph.to_text()) for key, graph in items]
         if not rows:
             return
         with self._lock:
@@ -123,8 +122,8 @@ class GraphStore:
                            self.path, key[:12])  # fmt: skip
             return None
         try:
-            return PassageGraph.from_dict(json.loads(data), expected_dim=self.expected_dim)
-        except (json.JSONDecodeError, RecursionError, GraphFormatError) as exc:
+            return PassageGraph.from_stored(data)
+        except (RecursionError, GraphFormatError) as exc:
             logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
                            self.path, key[:12], exc)  # fmt: skip
             return None

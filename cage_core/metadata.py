@@ -2,7 +2,9 @@
 
 A reranked document/node gains ``relevance_score`` (the fused score, the key LangChain
 rerankers use), ``cage_relevance``, ``cage_coherence`` and ``cage_rank``. A passage graph
-computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_dict()`` output.
+computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
+string, so flat-metadata vector stores accept it). A retriever's own query similarity
+travels under ``retrieval_score``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from cage_core.passage import Passage, RankedPassage
 
 GRAPH_KEY = "cage_graph"
 TITLE_KEY = "title"
+RETRIEVAL_SCORE_KEY = "retrieval_score"
 RELEVANCE_SCORE_KEY = "relevance_score"
 CAGE_RELEVANCE_KEY = "cage_relevance"
 CAGE_COHERENCE_KEY = "cage_coherence"

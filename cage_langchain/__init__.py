@@ -12,6 +12,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from cage_langchain.embeddings import PackagedMiniLMEmbeddings
 from cage_langchain.rerank import CageRerank
+from cage_langchain.retriever import ScoredVectorStoreRetriever
 from cage_langchain.transformer import CageGraphTransformer
 
-__all__ = ["PackagedMiniLMEmbeddings", "CageGraphTransformer", "CageRerank"]
+__all__ = ["PackagedMiniLMEmbeddings", "CageGraphTransformer", "CageRerank",
+           "ScoredVectorStoreRetriever"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import numbers
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from langchain_core.callbacks import Callbacks
@@ -14,26 +16,39 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig, CageReranker
-from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata, ranked_metadata
+from cage_core.cache import EmbeddingCache, embedding_key
+from cage_core.metadata import (
+    GRAPH_KEY,
+    RETRIEVAL_SCORE_KEY,
+    TITLE_KEY,
+    passage_from_metadata,
+    ranked_metadata,
+)
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 
 logger = logging.getLogger(__name__)
 
+EMBEDDING_CACHE_SIZE = 100_000
+"""Document embeddings kept per ``CageRerank`` (keyed by content hash)."""
+
 
 class CageRerank(BaseDocumentCompressor):
-    """Rerank retrieved documents by CAGE's fused relevance and between-passage coherence.
+    """Rerank retrieved documents by CAGE (see :mod:`cage_core.fusion` for the scores).
 
-    ``f_i = α·sim(q, d_i) + (1−α)·s_i/(k−1)``. ``sim`` is, in order of preference: the
-    retriever's score in ``metadata[score_key]`` (when ``score_key`` is set and every
-    document has a finite one), the cosine of ``embeddings`` (any LangChain ``Embeddings``,
-    e.g. the vector store's), or the packaged all-MiniLM-L6-v2.
+    The query–document similarity is, in order of preference: the retriever's score in
+    ``metadata[score_key]`` (default ``"retrieval_score"``, which
+    :class:`~cage_langchain.ScoredVectorStoreRetriever` fills) when every document has a
+    real number there; else the cosine of ``embeddings`` (any LangChain ``Embeddings``,
+    e.g. the vector store's); else the packaged all-MiniLM-L6-v2. Document embeddings are
+    cached by content hash, so a document is embedded at most once per ``CageRerank``.
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
-    original metadata plus ``relevance_score`` (the fused score), ``cage_relevance``,
-    ``cage_coherence`` and ``cage_rank``. The caller's documents are never modified. A
-    graph stored by :class:`~cage_langchain.CageGraphTransformer` under
-    ``metadata["cage_graph"]`` is used instead of parsing the document again.
+    original metadata plus ``relevance_score`` (the fused score), ``cage_relevance`` (the
+    similarity), ``cage_coherence`` and ``cage_rank``. The caller's documents are never
+    modified. A graph stored by :class:`~cage_langchain.CageGraphTransformer` under
+    ``metadata["cage_graph"]`` is used instead of parsing, if it was built from this very
+    document's content. Pickles and deep-copies without its models, which reload lazily.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -45,9 +60,10 @@ class CageRerank(BaseDocumentCompressor):
     config: CageConfig = Field(default_factory=CageConfig)
     """The rest of the core configuration."""
     embeddings: Embeddings | None = None
-    """Embeddings for sim(q, d); default: the packaged all-MiniLM-L6-v2."""
-    score_key: str | None = None
-    """Metadata key holding the retriever's own query similarity, used instead of embedding."""
+    """Embeddings for the similarity when no retriever score is given; default: the
+    packaged all-MiniLM-L6-v2."""
+    score_key: str | None = RETRIEVAL_SCORE_KEY
+    """Metadata key holding the retriever's own query similarity (``None``: always embed)."""
     graph_key: str = GRAPH_KEY
     """Metadata key of a passage graph stored at ingest."""
     title_key: str | None = TITLE_KEY
@@ -59,6 +75,7 @@ class CageRerank(BaseDocumentCompressor):
     "grapher", "tegr", "cage-contra", "paper"."""
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
+    _embedding_cache: EmbeddingCache | None = PrivateAttr(default=None)
 
     @property
     def reranker(self) -> CageReranker:
@@ -67,6 +84,9 @@ class CageRerank(BaseDocumentCompressor):
             self._reranker = configured_reranker(self.config, alpha=self.alpha,
                                                  nlp=self.spacy_model, method=self.method)
         return self._reranker
+
+    def __getstate__(self) -> dict[Any, Any]:
+        return without_private(super().__getstate__())
 
     def compress_documents(
         self,
@@ -79,8 +99,10 @@ class CageRerank(BaseDocumentCompressor):
             return []
         sims = self._retriever_similarities(documents)
         if sims is None and self.embeddings is not None:
-            sims = _cosines(self.embeddings.embed_query(query),
-                            self.embeddings.embed_documents([d.page_content for d in documents]))  # fmt: skip
+            texts = [d.page_content for d in documents]
+            found, missing = self._cached(texts)
+            new = self.embeddings.embed_documents(missing) if missing else []
+            sims = self._cosines(self.embeddings.embed_query(query), texts, found, missing, new)
         return self._rerank(documents, query, sims)
 
     async def acompress_documents(
@@ -94,31 +116,67 @@ class CageRerank(BaseDocumentCompressor):
             return []
         sims = self._retriever_similarities(documents)
         if sims is None and self.embeddings is not None:
-            q, d = await asyncio.gather(
-                self.embeddings.aembed_query(query),
-                self.embeddings.aembed_documents([doc.page_content for doc in documents]),
-            )
-            sims = _cosines(q, d)
+            texts = [d.page_content for d in documents]
+            found, missing = self._cached(texts)
+            q, new = await asyncio.gather(self.embeddings.aembed_query(query), self._aembed(missing))
+            sims = self._cosines(q, texts, found, missing, new)
         return await asyncio.to_thread(self._rerank, documents, query, sims)
 
+    async def _aembed(self, texts: list[str]) -> list[list[float]]:
+        assert self.embeddings is not None
+        return await self.embeddings.aembed_documents(texts) if texts else []
+
+    # -- similarities -------------------------------------------------------------------
     def _retriever_similarities(self, documents: Sequence[Document]) -> np.ndarray | None:
         if self.score_key is None:
             return None
         values = [d.metadata.get(self.score_key) for d in documents]
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-               for v in values):  # fmt: skip
-            return np.asarray(values, dtype=np.float64)
-        logger.warning("metadata[%r] is missing or not a finite number on some documents; "
-                       "embedding the query and documents instead", self.score_key)  # fmt: skip
+        if all(_is_real(v) for v in values):
+            return np.asarray([float(v) for v in values], dtype=np.float64)
+        if any(v is not None for v in values):
+            logger.warning("metadata[%r] is missing or not a finite number on some documents; "
+                           "embedding the query and documents instead", self.score_key)  # fmt: skip
+        else:
+            logger.debug("no metadata[%r] on the documents; embedding instead", self.score_key)
         return None
 
+    @property
+    def embedding_cache(self) -> EmbeddingCache:
+        """Document embeddings by content hash (``embeddings`` only)."""
+        if self._embedding_cache is None:
+            self._embedding_cache = EmbeddingCache(EMBEDDING_CACHE_SIZE)
+        return self._embedding_cache
+
+    def _cached(self, texts: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+        """The cached embeddings among the distinct ``texts``, and the texts still to embed."""
+        found: dict[str, np.ndarray] = {}
+        missing: list[str] = []
+        for text in dict.fromkeys(texts):
+            vector = self.embedding_cache.get(embedding_key(text, None))
+            if vector is None:
+                missing.append(text)
+            else:
+                found[text] = vector
+        return found, missing
+
+    def _cosines(self, query_vector: Sequence[float], texts: list[str], found: dict[str, np.ndarray],
+                 missing: list[str], new_vectors: Sequence[Sequence[float]]) -> np.ndarray:  # fmt: skip
+        if len(new_vectors) != len(missing):
+            raise ValueError(f"embeddings returned {len(new_vectors)} vectors for {len(missing)} texts")
+        for text, vector in zip(missing, new_vectors):
+            found[text] = np.asarray(vector, dtype=np.float64)
+            self.embedding_cache.put(embedding_key(text, None), found[text])
+        return cosine_matrix(np.asarray([query_vector], dtype=np.float64),
+                             np.stack([found[t] for t in texts]))[0]  # fmt: skip
+
+    # -- ranking ------------------------------------------------------------------------
     def _rerank(
         self, documents: Sequence[Document], query: str, sims: np.ndarray | None
     ) -> list[Document]:
         reranker = self.reranker
         passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key, d.id)
                     for d in documents]
-        graphs = [reranker.stored_graph(d.metadata.get(self.graph_key)) for d in documents]
+        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents], passages)
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip
         return [
@@ -131,6 +189,15 @@ class CageRerank(BaseDocumentCompressor):
         ]
 
 
-def _cosines(query_vector: Sequence[float], doc_vectors: Sequence[Sequence[float]]) -> np.ndarray:
-    return cosine_matrix(np.asarray([query_vector], dtype=np.float64),
-                         np.asarray(doc_vectors, dtype=np.float64))[0]  # fmt: skip
+def _is_real(value: object) -> bool:
+    """A finite real number: int, float or a numpy scalar (not a bool)."""
+    return (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(float(value)))  # fmt: skip
+
+
+def without_private(state: dict[Any, Any]) -> dict[Any, Any]:
+    """Pickled state of a pydantic component with its lazily built private objects (the
+    core reranker, caches) dropped: models and locks do not travel, and the unpickled
+    component rebuilds them on first use."""
+    private = dict(state.get("__pydantic_private__") or {})
+    return {**state, "__pydantic_private__": {k: None for k in private}}

@@ -11,16 +11,20 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig, CageReranker
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
+from cage_langchain.rerank import without_private
 
 
 class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     """Store each document's CAGE passage graph in ``metadata["cage_graph"]``.
 
-    The graph is ``PassageGraph.to_dict()`` output: versioned, JSON-safe, about 1 KB per
-    node (word vectors as float16). :class:`~cage_langchain.CageRerank` uses it instead of
-    parsing the document at query time, so a passage is parsed once, at ingest. Returns
-    new documents; the inputs are not modified. Use the same ``spacy_model`` and ``config``
-    as the reranker: a graph built by another pipeline is ignored (and re-parsed) there.
+    The graph is ``PassageGraph.to_text()``: one versioned JSON string (about 1 KB for a
+    100-word passage) that every vector store's metadata accepts, carrying a hash of the
+    content it was built from. :class:`~cage_langchain.CageRerank` uses it instead of
+    parsing the document at query time, so a passage is parsed once, at ingest. A graph
+    that no longer matches its document (e.g. a chunk cut from an enriched document by a
+    text splitter) is ignored there and the chunk parsed; enrich *after* splitting. Returns
+    new documents; the inputs are not modified. Use the same ``spacy_model`` as the
+    reranker: a graph built by another pipeline is ignored (and re-parsed) there.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -38,6 +42,9 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
             self._reranker = CageReranker(self.config, nlp=self.spacy_model)
         return self._reranker
 
+    def __getstate__(self) -> dict[Any, Any]:
+        return without_private(super().__getstate__())
+
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         if not documents:
             return []
@@ -45,7 +52,7 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
             [passage_from_metadata(d.page_content, d.metadata, self.title_key) for d in documents])
         return [
             Document(page_content=d.page_content, id=d.id,
-                     metadata={**d.metadata, self.graph_key: g.to_dict()})  # fmt: skip
+                     metadata={**d.metadata, self.graph_key: g.to_text()})  # fmt: skip
             for d, g in zip(documents, graphs)
         ]
 

@@ -16,6 +16,11 @@ from cage_llamaindex.rerank import without_reranker
 class CageGraphExtractor(TransformComponent):
     """An ``IngestionPipeline`` step storing each node's CAGE graph in ``metadata["cage_graph"]``.
 
+    The graph is ``PassageGraph.to_text()``: one JSON string (flat metadata, so every
+    vector store accepts it) that carries a hash of the content it was built from; a node
+    whose text no longer matches (e.g. split after extraction) is parsed again by
+    :class:`~cage_llamaindex.CageRerank`, so put this step *after* the node parser.
+
     The key is added to the node's excluded embed and LLM metadata keys, so the graph never
     reaches an embedding or a prompt. Returns copies; the input nodes are not modified.
     Use the same ``spacy_model`` and ``config`` as the :class:`~cage_llamaindex.CageRerank`
@@ -51,7 +56,7 @@ class CageGraphExtractor(TransformComponent):
         out = []
         for node, graph in zip(nodes, graphs):
             copy = node.model_copy()
-            copy.metadata = {**node.metadata, self.graph_key: graph.to_dict()}
+            copy.metadata = {**node.metadata, self.graph_key: graph.to_text()}
             for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
                 keys = list(getattr(node, attr))
                 setattr(copy, attr, keys if self.graph_key in keys else keys + [self.graph_key])

@@ -31,7 +31,7 @@ SimilaritySource = Literal["auto", "embedding", "score", "embed"]
 class CageRerank(BaseNodePostprocessor):
     """Rerank retrieved nodes by CAGE's fused relevance and between-passage coherence.
 
-    ``f_i = α·sim(q, n_i) + (1−α)·s_i/(k−1)``. With ``similarity_source="auto"``, sim is
+    Scores as in :mod:`cage_core.fusion`. With ``similarity_source="auto"``, the similarity is
     the cosine of the query bundle's embedding and the node embeddings when all are
     present, else the retriever's ``NodeWithScore.score`` when every node has one, else
     the packaged all-MiniLM-L6-v2 (``"embedding"``, ``"score"`` and ``"embed"`` force one).
@@ -41,8 +41,9 @@ class CageRerank(BaseNodePostprocessor):
     ``cage_coherence``, ``cage_rank`` (and ``retrieval_score`` with
     ``keep_retrieval_score``) in its metadata, excluded from embedding and LLM prompts.
     The caller's nodes are not modified. A graph stored by
-    :class:`~cage_llamaindex.CageGraphExtractor` is used instead of parsing again.
-    Pickles without its models; they load lazily after unpickling.
+    :class:`~cage_llamaindex.CageGraphExtractor` is used instead of parsing again, if it was
+    built from this very node's content. Pickles and deep-copies without its models; they
+    load lazily afterwards.
     """
 
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
@@ -92,9 +93,10 @@ class CageRerank(BaseNodePostprocessor):
                      EventPayload.TOP_K: self.top_n},  # fmt: skip
         ) as event:
             reranker = self.reranker
-            graphs = [reranker.stored_graph(n.node.metadata.get(self.graph_key)) for n in nodes]
             passages = [passage_from_metadata(t, n.node.metadata, self.title_key, n.node.node_id)
                         for t, n in zip(texts, nodes)]
+            graphs = reranker.stored_graphs([n.node.metadata.get(self.graph_key) for n in nodes],
+                                            passages)
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
                                      query_similarities=sims, graphs=graphs)  # fmt: skip
             out = [self._ranked_node(nodes[r.index], r) for r in ranked]

@@ -47,4 +47,4 @@ def reranker(nlp, embedder):
 
 @pytest.fixture(scope="session")
 def marie_graph(parser):
-    return parser.parse([MARIE])[0]
+    return parser.with_vectors(parser.parse([MARIE]))[0]

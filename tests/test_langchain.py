@@ -3,6 +3,7 @@
 import asyncio
 import copy
 
+import numpy as np
 import pytest
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
@@ -10,7 +11,12 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_langchain import CageGraphTransformer, CageRerank, PackagedMiniLMEmbeddings
+from cage_langchain import (
+    CageGraphTransformer,
+    CageRerank,
+    PackagedMiniLMEmbeddings,
+    ScoredVectorStoreRetriever,
+)
 
 
 @pytest.fixture(scope="module")
@@ -82,16 +88,23 @@ def test_stored_graph_is_used_instead_of_parsing(docs):
 
 
 def test_a_corrupt_stored_graph_is_ignored_and_the_passage_parsed(docs, caplog):
-    bad = [Document(page_content=docs[0].page_content, metadata={"cage_graph": {"format": "junk"}, "score": 0.3}),
+    bad = [Document(page_content=docs[0].page_content, metadata={"cage_graph": '{"format": "junk"}', "score": 0.3}),
            Document(page_content=docs[1].page_content, metadata={"score": 0.2})]
     out = CageRerank(top_n=None, score_key="score").compress_documents(bad, QUERY)
     assert len(out) == 2
-    assert "ignoring stored passage graph" in caplog.text
+    assert "ignoring 1 of 2 stored passage graphs (1 invalid: not a cage passage graph" in caplog.text
 
 
-def test_missing_score_key_falls_back_to_embedding(docs, caplog):
-    out = CageRerank(top_n=2, score_key="nope").compress_documents(docs, QUERY)
+def test_a_score_key_on_some_documents_only_falls_back_to_embedding_with_a_warning(docs, caplog):
+    partial = [Document(page_content=d.page_content, metadata={"nope": 0.5} if i else {}) for i, d in enumerate(docs)]
+    out = CageRerank(top_n=2, score_key="nope").compress_documents(partial, QUERY)
     assert len(out) == 2 and "metadata['nope'] is missing" in caplog.text
+
+
+def test_without_retriever_scores_it_embeds_quietly(docs, caplog):
+    out = CageRerank(top_n=2).compress_documents(docs, QUERY)  # default score_key: absent here
+    assert len(out) == 2 and caplog.text == ""
+    assert out[0].metadata["cage_relevance"] != 0.5
 
 
 def test_async_gather_matches_sequential_calls(docs, embeddings):
@@ -154,3 +167,114 @@ def test_titles_in_metadata_reach_cage_and_stored_graphs_match(nlp):
     stored = CageRerank(top_n=None, score_key="s", config=CageConfig(core_size=1))
     assert stored.compress_documents(enriched, "Who starred in Kiss and Tell?")[0].metadata["title"] == "Kiss and Tell"
     assert stored.reranker.parse_count == 0
+
+
+class CountingEmbeddings(PackagedMiniLMEmbeddings):
+    """The packaged MiniLM, counting the documents it embeds."""
+
+    embedded: list = []
+
+    def embed_documents(self, texts):
+        self.embedded.extend(texts)
+        return super().embed_documents(texts)
+
+
+class RefusingEmbeddings(PackagedMiniLMEmbeddings):
+    def embed_documents(self, texts):
+        raise AssertionError("documents must not be embedded on this path")
+
+    def embed_query(self, text):
+        raise AssertionError("the query must not be embedded on this path")
+
+
+@pytest.mark.parametrize("score", [np.float32(0.5), np.float64(0.5), np.int64(1), 0.5, 1])
+def test_any_real_retriever_score_is_used_without_embedding(docs, score):
+    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": score * (i + 1)})
+              for i, d in enumerate(docs)]
+    out = CageRerank(top_n=None, embeddings=RefusingEmbeddings()).compress_documents(scored, QUERY)
+    assert sorted(d.metadata["cage_relevance"] for d in out) == [float(score * (i + 1)) for i in range(len(docs))]
+
+
+@pytest.mark.parametrize("score", [True, float("nan"), "0.5", None])
+def test_a_non_number_score_is_not_used(docs, score):
+    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": score}) for d in docs]
+    out = CageRerank(top_n=1).compress_documents(scored, QUERY)
+    assert out[0].metadata["cage_relevance"] != score
+
+
+def test_scored_retriever_hands_the_stores_similarities_to_cage(docs, embeddings):
+    store = InMemoryVectorStore.from_documents(docs, embeddings)
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=6)
+    found = base.invoke(QUERY)
+    expected = store.similarity_search_with_score(QUERY, k=6)  # cosine, for this store
+    assert [(d.page_content, d.metadata["retrieval_score"]) for d in found] == \
+        [(d.page_content, s) for d, s in expected]
+    retriever = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=3, embeddings=RefusingEmbeddings()),
+                                               base_retriever=base)
+    out = retriever.invoke(QUERY)
+    assert [d.metadata["cage_rank"] for d in out] == [0, 1, 2]
+    assert all("retrieval_score" not in d.metadata for d in docs)  # the store's documents untouched
+    assert asyncio.run(retriever.ainvoke(QUERY)) == out
+
+
+def test_each_document_is_embedded_once_across_queries(docs):
+    counting = CountingEmbeddings()
+    counting.embedded.clear()
+    rerank = CageRerank(top_n=3, embeddings=counting, score_key=None)
+    first = rerank.compress_documents(docs, QUERY)
+    rerank.compress_documents(docs + docs[:2], "Who was a French physicist?")
+    asyncio.run(rerank.acompress_documents(docs, "capital of France"))
+    assert sorted(counting.embedded) == sorted(d.page_content for d in docs)
+    fresh = CageRerank(top_n=3, embeddings=PackagedMiniLMEmbeddings(), score_key=None)
+    assert fresh.compress_documents(docs, QUERY) == first
+
+
+@pytest.mark.parametrize("component", ["rerank", "transformer"])
+@pytest.mark.parametrize("used", [False, True])
+def test_components_pickle_and_deep_copy_before_and_after_use(docs, component, used, caplog):
+    import pickle
+
+    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i}) for i, d in enumerate(docs)]
+    made = CageRerank(top_n=2, alpha=0.6) if component == "rerank" else CageGraphTransformer()
+    run = (lambda c: c.compress_documents(scored, QUERY)) if component == "rerank" else \
+        (lambda c: c.transform_documents(scored))
+    expected = run(made) if used else None
+    for clone in (pickle.loads(pickle.dumps(made)), copy.deepcopy(made)):
+        assert clone.model_dump() == made.model_dump()
+        assert run(clone) == (expected if used else run(made))
+    assert caplog.text == ""
+
+
+def test_split_after_enrichment_uses_each_chunks_own_graph(docs, caplog):
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    long_doc = Document(page_content=" ".join(TEXTS), metadata={"title": "Curie notes"})
+    enriched = CageGraphTransformer().transform_documents([long_doc])
+    chunks = RecursiveCharacterTextSplitter(chunk_size=80, chunk_overlap=0).split_documents(enriched)
+    assert len(chunks) > 2 and all("cage_graph" in c.metadata for c in chunks)  # inherited from the parent
+    scored = [Document(page_content=c.page_content, metadata={**c.metadata, "retrieval_score": 0.9 - 0.1 * i})
+              for i, c in enumerate(chunks)]
+    rerank = CageRerank(top_n=None)
+    got = rerank.compress_documents(scored, QUERY)
+    plain = [Document(page_content=d.page_content, metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
+             for d in scored]
+    expected = CageRerank(top_n=None).compress_documents(plain, QUERY)
+    assert [(d.page_content, d.metadata["relevance_score"]) for d in got] == \
+        [(d.page_content, d.metadata["relevance_score"]) for d in expected]
+    assert rerank.reranker.parse_count == len(chunks)  # every stale parent graph was replaced
+    assert caplog.text.count("ignoring") == 1  # one summary warning for the call
+    assert f"ignoring {len(chunks)} of {len(chunks)} stored passage graphs" in caplog.text
+
+
+def test_swapped_graphs_are_detected(docs):
+    enriched = CageGraphTransformer().transform_documents(docs)
+    swapped = [Document(page_content=d.page_content,
+                        metadata={"cage_graph": enriched[(i + 1) % len(docs)].metadata["cage_graph"],
+                                  "retrieval_score": 0.1 * i}) for i, d in enumerate(docs)]
+    rerank = CageRerank(top_n=None)
+    got = rerank.compress_documents(swapped, QUERY)
+    plain = [Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i}) for i, d in enumerate(docs)]
+    expected = CageRerank(top_n=None).compress_documents(plain, QUERY)
+    assert [(d.page_content, d.metadata["relevance_score"]) for d in got] == \
+        [(d.page_content, d.metadata["relevance_score"]) for d in expected]
+    assert rerank.reranker.parse_count == len(docs)

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from cage_core.graph import GraphFormatError, PassageGraph
-from cage_core.graph.build import GraphParser, hashed_vector
+from cage_core.graph.build import GraphParser
+from cage_core.graph.passage_graph import content_hash
+from cage_core.graph.vectors import hashed_vector
 from cage_core.graph.relations import Relation
 
 
@@ -48,7 +50,7 @@ def test_one_node_per_distinct_lemma(parser):
 
 @pytest.mark.parametrize("text", ["", "   \n\t ", "the of and it", "!!! ???"])
 def test_passages_without_content_words_give_an_empty_graph(parser, text):
-    g = parser.parse([text])[0]
+    g = parser.with_vectors(parser.parse([text]))[0]
     assert g.num_nodes == 0 and g.num_edges == 0
     assert g.vectors.shape == (0, 300)
 
@@ -60,32 +62,66 @@ def test_vectors_are_unit_length_and_float16_exact(marie_graph):
 
 
 def test_a_rare_name_gets_the_same_hashed_vector_in_two_passages(parser):
-    a, b = parser.parse(["Qzxwvbort visited Rome.", "Rome welcomed Qzxwvbort."])
+    a, b = parser.with_vectors(parser.parse(["Qzxwvbort visited Rome.", "Rome welcomed Qzxwvbort."]))
     va = a.vectors[a.labels.index("Qzxwvbort")]
     vb = b.vectors[b.labels.index("Qzxwvbort")]
     assert np.array_equal(va, vb)
     assert np.allclose(va, hashed_vector("qzxwvbort", 300).astype(np.float16), atol=1e-3)
 
 
+def test_parsed_graphs_carry_no_vectors_until_they_are_attached(parser):
+    g = parser.parse(["Marie Curie was born in Warsaw."])[0]
+    assert g.vectors is None
+    assert parser.with_vectors([g])[0].vectors.shape == (2, 300)
+
+
+def test_a_graph_carries_the_hash_of_the_text_it_was_built_from(parser):
+    text = "Marie Curie was born in Warsaw."
+    assert parser.parse([text])[0].content_sha == content_hash(text)
+    assert len(content_hash(text)) == 32
+
+
 def test_long_passages_are_cut_before_parsing_with_a_warning(nlp, caplog):
     small = GraphParser(nlp, max_chars=31)
-    g = small.parse(["Marie Curie was born in Warsaw. " * 50])[0]
+    text = "Marie Curie was born in Warsaw. " * 50
+    g = small.parse([text])[0]
     assert "passage of 1600 characters cut to max_parse_chars=31" in caplog.text
     assert g.labels == ("Marie Curie", "Warsaw")
+    assert g.content_sha == content_hash(text)  # the hash is of the whole passage
 
 
-def test_round_trip_through_json_is_exact(marie_graph):
-    data = json.loads(json.dumps(marie_graph.to_dict()))
-    back = PassageGraph.from_dict(data)
+def test_stored_form_is_one_compact_json_string(marie_graph):
+    text = marie_graph.to_text()
+    assert isinstance(text, str)
+    assert json.loads(text) == {
+        "format": "cage-passage-graph", "version": 2, "source": marie_graph.source,
+        "sha": marie_graph.content_sha,
+        "nodes": [["Marie Curie", "PROPN", "PERSON"], ["Warsaw", "PROPN", "GPE"],
+                  ["Nobel Prize", "PROPN", "WORK_OF_ART"]],
+        "edges": [[0, 1, 5, "bear"], [0, 2, 0, "win"], [0, 1, 8]],
+    }
+
+
+@pytest.mark.parametrize("form", ["text", "mapping"])
+def test_round_trip_is_exact(marie_graph, form):
+    stored = marie_graph.to_text() if form == "text" else json.loads(marie_graph.to_text())
+    back = PassageGraph.from_stored(stored)
     assert back.labels == marie_graph.labels
+    assert back.entity_types == marie_graph.entity_types
+    assert back.pos == marie_graph.pos
     assert back.triples() == marie_graph.triples()
     assert back.edge_verbs == marie_graph.edge_verbs
+    assert (back.source, back.content_sha) == (marie_graph.source, marie_graph.content_sha)
+    assert back.vectors is None
+
+
+def test_vectors_of_a_stored_graph_equal_those_of_a_fresh_parse(parser, marie_graph):
+    back = parser.with_vectors([PassageGraph.from_stored(marie_graph.to_text())])[0]
     assert np.array_equal(back.vectors, marie_graph.vectors)
-    assert back.source == marie_graph.source
 
 
 def _corrupt(marie_graph, **changes):
-    data = marie_graph.to_dict()
+    data = json.loads(marie_graph.to_text())
     data.update(changes)
     return data
 
@@ -93,29 +129,35 @@ def _corrupt(marie_graph, **changes):
 @pytest.mark.parametrize(
     "changes, message",
     [
-        ({"version": 999}, "version"),
+        ({"version": 1}, "version"),
         ({"format": "other"}, "format"),
-        ({"edges": [[0, 7, 0]], "verbs": [""]}, "existing nodes"),
-        ({"edges": [[0, 1, 42]], "verbs": [""]}, "edge types"),
-        ({"edges": [[0, 1, 0]], "verbs": []}, "one entry per edge"),
-        ({"dim": 10}, "float16"),
-        ({"vectors": "!!notbase64"}, "base64"),
-        ({"labels": ["a"] * 1_000_000}, "at most"),
-        ({"pos": ["NOUN", "NOUN", "BOGUS"]}, "POS"),
+        ({"edges": [[0, 7, 0]]}, "existing nodes"),
+        ({"edges": [[0, 1, 42]]}, "edge types"),
+        ({"edges": [[0, 1, 0, 5]]}, "optionally"),
+        ({"edges": [[0, 10**30, 0]]}, "existing nodes"),
+        ({"nodes": [["a", "NOUN"]] * 1_000_000}, "at most"),
+        ({"nodes": [["a", "BOGUS"]]}, "POS"),
+        ({"nodes": [["a", "PROPN", "ALIEN"]]}, "entity type"),
+        ({"nodes": [["a"]]}, "each node"),
+        ({"sha": "abc"}, "sha"),
+        ({"sha": None}, "sha"),
+        ({"source": 3}, "source"),
     ],
 )
 def test_malformed_stored_graphs_are_rejected(marie_graph, changes, message):
     with pytest.raises(GraphFormatError, match=message):
-        PassageGraph.from_dict(_corrupt(marie_graph, **changes))
+        PassageGraph.from_stored(_corrupt(marie_graph, **changes))
 
 
-def test_non_finite_vectors_are_rejected(marie_graph):
-    import base64
-
-    bad = np.full((3, 300), np.nan, dtype="<f2")
-    data = _corrupt(marie_graph, vectors=base64.b64encode(bad.tobytes()).decode())
-    with pytest.raises(GraphFormatError, match="finite"):
-        PassageGraph.from_dict(data)
+@pytest.mark.parametrize("data, message", [
+    ("{not json", "must be JSON"),
+    ("[" * 100_000 + "]" * 100_000, "must be JSON"),
+    ("x" * 9_000_000, "at most"),
+    (42, "JSON string or a mapping"),
+])
+def test_malformed_stored_strings_are_rejected(data, message):
+    with pytest.raises(GraphFormatError, match=message):
+        PassageGraph.from_stored(data)
 
 
 def test_relation_vocabulary_is_fixed():

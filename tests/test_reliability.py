@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cage_core import CageConfig, CageReranker
+from cage_core import CageConfig, CageReranker, PassageGraph
 
 QUERY = "Where was Marie Curie born?"
 NASTY = [
@@ -94,9 +94,11 @@ texts = st.text(st.characters(codec=None, exclude_categories=()), max_size=120)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=texts)
 def test_graph_builder_invariants_on_random_unicode(parser, text):
-    g = parser.parse([text])[0]
+    g = parser.with_vectors(parser.parse([text]))[0]
     n = g.num_nodes
     assert g.vectors.shape == (n, 300)
+    back = PassageGraph.from_stored(g.to_text())  # any parse survives the stored form
+    assert (back.labels, back.triples(), back.content_sha) == (g.labels, g.triples(), g.content_sha)
     assert len(set(l.lower() for l in g.labels)) == n  # one node per distinct label
     if g.num_edges:
         assert g.edge_src.max() < n and g.edge_dst.max() < n

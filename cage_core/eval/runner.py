@@ -107,6 +107,7 @@ def run_evaluation(
     reranker = reranker or CageReranker()
     run = EvalRun(methods=[m.name for m in methods], ks=tuple(sorted(set(ks))))
     need_graphs = any(m.needs_graphs for m in methods)
+    need_vectors = any(getattr(m, "needs_vectors", False) for m in methods)
     for path in resolve_data_paths(paths):
         questions = load_questions(path)[:limit]
         if not questions:
@@ -122,7 +123,7 @@ def run_evaluation(
         sims = _similarities(reranker, questions, pools_passages)
         embed_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        graphs = reranker.graphs(flat) if need_graphs else None
+        graphs = reranker.graphs(flat, with_vectors=need_vectors) if need_graphs else None
         parse_seconds = time.perf_counter() - start
         run.datasets[name] = DatasetRun(name, len(questions), parse_seconds, embed_seconds, shuffled)
         logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",

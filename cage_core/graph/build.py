@@ -21,16 +21,14 @@ Self-loops and repeated ``(src, dst, type)`` edges are dropped (the first verb i
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from spacy.strings import get_string_id
 
-from cage_core.graph.passage_graph import GRAPH_FORMAT_VERSION, PassageGraph
+from cage_core.graph.passage_graph import GRAPH_FORMAT_VERSION, PassageGraph, content_hash
 from cage_core.graph.pronouns import resolve_pronouns
 from cage_core.graph.relations import (
     ENTITY_TYPES,
@@ -41,6 +39,7 @@ from cage_core.graph.relations import (
     TEMPORAL_PREPOSITIONS,
     Relation,
 )
+from cage_core.graph.vectors import LabelVectors
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -63,35 +62,22 @@ _MAX_INHERIT_DEPTH = 4
 UNUSED_COMPONENTS = ("textcat", "textcat_multilabel", "entity_linker", "coref", "span_resolver")
 
 
-def hashed_vector(key: str, dim: int) -> np.ndarray:
-    """A stable unit vector for a word with no pipeline vector (same key → same vector)."""
-    seed = int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "little")
-    vec = np.random.default_rng(seed).standard_normal(dim)
-    return vec / np.linalg.norm(vec)
-
-
-def pipeline_fingerprint(nlp: Language, vector_dim: int) -> str:
-    """Identifies the pipeline, vector width and graph format a graph was built with."""
-    meta = nlp.meta
-    return (
-        f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
-        f"/g{GRAPH_FORMAT_VERSION}/d{vector_dim}"
-    )
+def pipeline_fingerprint(meta: Mapping[str, object]) -> str:
+    """Identifies the pipeline (from its ``meta``) and the graph format a graph was built with."""
+    return (f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
+            f"/g{GRAPH_FORMAT_VERSION}")  # fmt: skip
 
 
 class _NodeTable:
     """Accumulates distinct nodes in order of first appearance."""
 
-    def __init__(self, doc: Doc, dim: int) -> None:
-        self.doc = doc
-        self.dim = dim
+    def __init__(self) -> None:
         self.index: dict[str, int] = {}
         self.labels: list[str] = []
         self.pos: list[str] = []
         self.ents: list[str] = []
-        self.vectors: list[np.ndarray] = []
 
-    def add(self, label: str, pos: str, ent: str, words: Sequence[Token]) -> int:
+    def add(self, label: str, pos: str, ent: str) -> int:
         key = label.lower()
         found = self.index.get(key)
         if found is not None:
@@ -102,37 +88,7 @@ class _NodeTable:
         self.labels.append(label)
         self.pos.append(pos if pos in POS_TAGS else "X")
         self.ents.append(ent)
-        self.vectors.append(self._vector(key, label, words))
         return self.index[key]
-
-    def _vector(self, key: str, label: str, words: Sequence[Token]) -> np.ndarray:
-        vectors = self.doc.vocab.vectors
-        found: list[np.ndarray] = []
-        if vectors.size:
-            if len(words) == 1:
-                candidates = [label, key, words[0].text, words[0].lower_]
-                for cand in candidates:
-                    row = vectors.key2row.get(get_string_id(cand), -1)
-                    if row >= 0:
-                        found.append(np.asarray(vectors.data[row], dtype=np.float64))
-                        break
-            else:
-                for w in words:
-                    if w.lex.has_vector:
-                        found.append(np.asarray(w.lex.vector, dtype=np.float64))
-        if found:
-            vec = _fit_width(np.mean(found, axis=0), self.dim)
-            norm = np.linalg.norm(vec)
-            if norm > 0 and np.isfinite(norm):
-                return vec / norm
-        return hashed_vector(key, self.dim)
-
-
-def _fit_width(vec: np.ndarray, dim: int) -> np.ndarray:
-    """Truncate or zero-pad a vector to ``dim`` (pipelines with other vector widths)."""
-    if vec.shape[0] >= dim:
-        return vec[:dim]
-    return np.concatenate([vec, np.zeros(dim - vec.shape[0])])
 
 
 def _entity_label(span: Span) -> str:
@@ -143,9 +99,9 @@ def _entity_label(span: Span) -> str:
 
 
 class _GraphBuilder:
-    def __init__(self, doc: Doc, dim: int) -> None:
+    def __init__(self, doc: Doc) -> None:
         self.doc = doc
-        self.nodes = _NodeTable(doc, dim)
+        self.nodes = _NodeTable()
         self.entity_of: dict[int, Span] = {i: e for e in doc.ents for i in range(e.start, e.end)}
         self.antecedent = resolve_pronouns(doc)
         self.node_of: dict[int, int | None] = {}
@@ -164,15 +120,14 @@ class _GraphBuilder:
             span = self.entity_of[token.i]
             label = _entity_label(span)
             ent = span.label_ if span.label_ in ENTITY_TYPES else "MISC"
-            words = [w for w in span if w.lower_ not in LEADING_DETERMINERS] or list(span)
-            result = self.nodes.add(label, span.root.pos_, ent, words)
+            result = self.nodes.add(label, span.root.pos_, ent)
         elif (
             token.pos_ in CONTENT_POS
             and not token.is_stop
             and any(ch.isalnum() for ch in token.text)
         ):
             lemma = token.lemma_.strip() or token.text
-            result = self.nodes.add(lemma, token.pos_, "", [token])
+            result = self.nodes.add(lemma, token.pos_, "")
         self.node_of[token.i] = result
         return result
 
@@ -266,52 +221,49 @@ class _GraphBuilder:
             for b in seen[i + 1 :]:
                 self.add_edge(a, b, Relation.COOCCURRENCE)
 
-    def graph(self, source: str) -> PassageGraph:
+    def graph(self, source: str, content_sha: str) -> PassageGraph:
         nodes = self.nodes
         keys = list(self.edges)
         arr = np.array(keys, dtype=np.int64).reshape(-1, 3)
-        vectors = (
-            np.stack(nodes.vectors).astype(np.float16).astype(np.float32)
-            if nodes.vectors
-            else np.zeros((0, nodes.dim), dtype=np.float32)
-        )
         return PassageGraph(
             labels=tuple(nodes.labels),
             pos=tuple(nodes.pos),
             entity_types=tuple(nodes.ents),
-            vectors=vectors,
             edge_src=arr[:, 0].copy(),
             edge_dst=arr[:, 1].copy(),
             edge_type=arr[:, 2].copy(),
             edge_verbs=tuple(self.edges[k] for k in keys),
             source=source,
+            content_sha=content_sha,
         )
 
 
-def graph_from_doc(doc: Doc, *, vector_dim: int = 300, source: str = "") -> PassageGraph:
+def graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
     """Build the passage graph of a parsed spaCy ``Doc`` (see the module docstring)."""
-    builder = _GraphBuilder(doc, vector_dim)
+    builder = _GraphBuilder(doc)
     builder.run()
-    return builder.graph(source)
+    return builder.graph(source, content_sha)
 
 
 class GraphParser:
     """Parses passages into graphs with one spaCy pipeline, safely from many threads.
 
     Texts longer than ``max_chars`` are cut to that length before parsing (a warning is
-    logged), which bounds the work any single passage can cause.
+    logged), which bounds the work any single passage can cause. Each graph carries the
+    :func:`~cage_core.graph.passage_graph.content_hash` of the whole text it was given.
     """
 
     def __init__(self, nlp: Language, *, vector_dim: int = 300, max_chars: int = 20_000) -> None:
         self.nlp = nlp
         self.vector_dim = vector_dim
         self.max_chars = max_chars
-        self.fingerprint = pipeline_fingerprint(nlp, vector_dim)
+        self.fingerprint = pipeline_fingerprint(nlp.meta)
+        self.label_vectors = LabelVectors(nlp, vector_dim)
         self._disabled = [name for name in UNUSED_COMPONENTS if name in nlp.pipe_names]
         self._lock = threading.Lock()
 
     def parse(self, texts: Sequence[str]) -> list[PassageGraph]:
-        """Graphs of ``texts``, in order, parsed in one ``nlp.pipe`` batch."""
+        """Graphs of ``texts``, in order, parsed in one ``nlp.pipe`` batch (without vectors)."""
         clipped = []
         for text in texts:
             if len(text) > self.max_chars:
@@ -323,5 +275,10 @@ class GraphParser:
             clipped.append(text)
         with self._lock:
             docs = list(self.nlp.pipe(clipped, disable=self._disabled))
-        return [graph_from_doc(d, vector_dim=self.vector_dim, source=self.fingerprint)
-                for d in docs]  # fmt: skip
+        return [graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
+                for d, t in zip(docs, texts)]  # fmt: skip
+
+    def with_vectors(self, graphs: Sequence[PassageGraph]) -> list[PassageGraph]:
+        """``graphs`` with their node word vectors attached (:mod:`cage_core.graph.vectors`)."""
+        return [g if g.vectors is not None and g.vectors.shape[1] == self.vector_dim
+                else g.with_vectors(self.label_vectors(g.labels)) for g in graphs]  # fmt: skip

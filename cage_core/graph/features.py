@@ -1,6 +1,6 @@
 """Node feature matrices: ``x_v = w_v · [word vector ‖ one-hot POS ‖ one-hot entity type ‖ 1]``.
 
-The word vector is the graph's stored L2-normalised vector (``vector_dim`` wide), POS is
+The word vector is the graph's attached L2-normalised vector (``vector_dim`` wide), POS is
 one of :data:`~cage_core.graph.relations.POS_TAGS`, the entity type one of
 :data:`~cage_core.graph.relations.ENTITY_TYPES` (all zeros for non-entities), and the
 last column is the scalar weight: 1 before reweighting, so after scaling by ``w_v`` it
@@ -25,6 +25,9 @@ def feature_dim(vector_dim: int) -> int:
 
 def node_features(graph: PassageGraph, node_weights: np.ndarray) -> np.ndarray:
     """``[n, feature_dim]`` float32 features of ``graph``'s nodes, row v scaled by weight v."""
+    if graph.vectors is None:
+        raise ValueError("the graph has no word vectors attached; use GraphParser.with_vectors "
+                         "(CageReranker attaches them when its method needs them)")
     n, dim = graph.vectors.shape
     x = np.zeros((n, feature_dim(dim)), dtype=np.float32)
     x[:, :dim] = graph.vectors

@@ -24,6 +24,11 @@ class CageMethod:
     config: CageConfig
     needs_graphs: bool = True
 
+    @property
+    def needs_vectors(self) -> bool:
+        """Whether this variant runs the R-GCN (which reads node word vectors)."""
+        return self.config.coherence == "rgcn" or bool(self.config.rgcn_weight)
+
     def score(self, pool: Pool) -> np.ndarray:
         if pool.graphs is None:
             raise ValueError(f"method {self.name!r} needs the pool's passage graphs")
