@@ -9,6 +9,9 @@ score added under ``metadata["retrieval_score"]`` — the key
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -21,6 +24,9 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 from pydantic import ConfigDict, Field
 
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
+
+
+_OUT_OF_RANGE = "Relevance scores must be between 0 and 1"
 
 
 class ScoredVectorStoreRetriever(BaseRetriever):
@@ -55,8 +61,9 @@ class ScoredVectorStoreRetriever(BaseRetriever):
         if isinstance(store, InMemoryVectorStore):
             found = store.similarity_search_with_score(query, k=self.k, **self.search_kwargs)
         else:
-            found = _relevance_search(store.similarity_search_with_relevance_scores, store, query,
-                                      self.k, self.search_kwargs)  # fmt: skip
+            with _relevance_scores(store):
+                found = store.similarity_search_with_relevance_scores(query, k=self.k,
+                                                                      **self.search_kwargs)
         return [self._scored(doc, score) for doc, score in found]
 
     async def _aget_relevant_documents(
@@ -66,8 +73,9 @@ class ScoredVectorStoreRetriever(BaseRetriever):
         if isinstance(store, InMemoryVectorStore):
             found = await store.asimilarity_search_with_score(query, k=self.k, **self.search_kwargs)
         else:
-            found = await _relevance_search(store.asimilarity_search_with_relevance_scores, store,
-                                            query, self.k, self.search_kwargs)  # fmt: skip
+            with _relevance_scores(store):
+                found = await store.asimilarity_search_with_relevance_scores(
+                    query, k=self.k, **self.search_kwargs)
         return [self._scored(doc, score) for doc, score in found]
 
     def _scored(self, doc: Document, score: float) -> Document:
@@ -75,10 +83,15 @@ class ScoredVectorStoreRetriever(BaseRetriever):
                         metadata={**doc.metadata, self.score_key: float(score)})  # fmt: skip
 
 
-def _relevance_search(search: Any, store: VectorStore, query: str, k: int,
-                      kwargs: dict[str, Any]) -> Any:  # fmt: skip
+@contextmanager
+def _relevance_scores(store: VectorStore) -> Iterator[None]:
+    """Around a relevance-score search: quiet about scores outside [0, 1] (LangChain's L2
+    relevance function gives them for dissimilar documents; CAGE needs only their order and
+    spread), and a clear error for a store that has no relevance function."""
     try:
-        return search(query, k=k, **kwargs)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_OUT_OF_RANGE, category=UserWarning)
+            yield
     except NotImplementedError:
         raise NotImplementedError(
             f"{type(store).__name__} gives no relevance scores (no relevance_score_fn); pass one "

@@ -115,3 +115,58 @@ def test_missing_query_is_a_clear_error(nodes):
 
 def test_empty_input_returns_empty_list():
     assert CageRerank().postprocess_nodes([], query_str=QUERY) == []
+
+
+@pytest.mark.parametrize("component", ["rerank", "extractor"])
+@pytest.mark.parametrize("used", [False, True])
+def test_components_pickle_and_deep_copy_before_and_after_use(nodes, component, used, caplog):
+    scored = [NodeWithScore(node=n, score=0.1 * i) for i, n in enumerate(nodes)]
+    made = CageRerank(top_n=2, alpha=0.6) if component == "rerank" else CageGraphExtractor()
+
+    def run(c):
+        if component == "rerank":
+            return [(n.node.node_id, n.score) for n in c.postprocess_nodes(scored, query_str=QUERY)]
+        return [n.metadata["cage_graph"] for n in c(nodes)]
+
+    expected = run(made) if used else None
+    for clone in (pickle.loads(pickle.dumps(made)), copy.deepcopy(made)):
+        assert clone.to_dict() == made.to_dict()
+        assert run(clone) == (expected if used else run(made))
+    assert caplog.text == ""
+
+
+def _ranking(rerank, nodes, query=QUERY):
+    scored = [NodeWithScore(node=n, score=0.9 - 0.1 * i) for i, n in enumerate(nodes)]
+    return [(n.node.get_content(), n.score) for n in rerank.postprocess_nodes(scored, query_str=query)]
+
+
+def test_split_after_extraction_uses_each_chunks_own_graph(caplog):
+    from llama_index.core import Document as LIDocument
+    from llama_index.core.node_parser import SentenceSplitter
+
+    doc = LIDocument(text=" ".join(TEXTS), metadata={"title": "Curie notes"})
+    chunks = IngestionPipeline(transformations=[CageGraphExtractor(),
+                                                SentenceSplitter(chunk_size=24, chunk_overlap=0)]).run(documents=[doc])
+    assert len(chunks) > 2 and all("cage_graph" in c.metadata for c in chunks)  # the parent's graph
+    rerank = CageRerank(top_n=None)
+    got = _ranking(rerank, chunks)
+    plain = [TextNode(text=c.get_content(), metadata={"title": "Curie notes"}) for c in chunks]
+    assert got == _ranking(CageRerank(top_n=None), plain)
+    assert rerank.reranker.parse_count == len(chunks)
+    assert caplog.text.count("ignoring") == 1
+
+
+def test_swapped_graphs_are_detected(nodes):
+    enriched = CageGraphExtractor()(nodes)
+    swapped = [TextNode(text=n.text, id_=n.node_id,
+                        metadata={"cage_graph": enriched[(i + 1) % len(nodes)].metadata["cage_graph"]})
+               for i, n in enumerate(nodes)]
+    rerank = CageRerank(top_n=None)
+    assert _ranking(rerank, swapped) == _ranking(CageRerank(top_n=None), nodes)
+    assert rerank.reranker.parse_count == len(nodes)
+
+
+def test_stored_graphs_are_one_flat_string(nodes):
+    enriched = CageGraphExtractor()(nodes)
+    assert all(isinstance(n.metadata["cage_graph"], str) for n in enriched)
+    assert max(len(n.metadata["cage_graph"]) for n in enriched) < 1500

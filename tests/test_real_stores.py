@@ -1,0 +1,135 @@
+"""CAGE over real vector stores: ingest with the graph transformer/extractor, persist, reload,
+query, and check that stored graphs are used (0 parses) and rank exactly like a fresh parse.
+
+Chroma runs embedded (in process, no server); FAISS is faiss-cpu. Both are test dependencies.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+chromadb = pytest.importorskip("chromadb")
+pytest.importorskip("faiss")
+
+from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa: E402
+from langchain_core.documents import Document  # noqa: E402
+
+from cage_langchain import (  # noqa: E402
+    CageGraphTransformer,
+    CageRerank,
+    PackagedMiniLMEmbeddings,
+    ScoredVectorStoreRetriever,
+)
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "data" / "wiki_passages.jsonl"
+ROWS = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()][:16]
+QUERY = "What government position was held by the woman who portrayed Corliss Archer in Kiss and Tell?"
+K, TOP_N = 10, 5
+
+
+@pytest.fixture(scope="module")
+def embeddings():
+    return PackagedMiniLMEmbeddings()
+
+
+@pytest.fixture(scope="module")
+def enriched():
+    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
+            for i, r in enumerate(ROWS)]
+    return CageGraphTransformer().transform_documents(docs)
+
+
+def _no_telemetry():
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False)
+
+
+def _fresh_parse_ranking(retrieved):
+    """The same retrieved documents, graphs stripped, reranked by a new CageRerank."""
+    plain = [Document(page_content=d.page_content, id=d.id,
+                      metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
+             for d in retrieved]
+    rerank = CageRerank(top_n=TOP_N)
+    out = rerank.compress_documents(plain, QUERY)
+    assert rerank.reranker.parse_count == len(plain)
+    return [(d.page_content, d.metadata["relevance_score"]) for d in out]
+
+
+def _check_langchain(store):
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
+    rerank = CageRerank(top_n=TOP_N)
+    out = ContextualCompressionRetriever(base_compressor=rerank, base_retriever=base).invoke(QUERY)
+    assert len(out) == TOP_N and rerank.reranker.parse_count == 0
+    assert [(d.page_content, d.metadata["relevance_score"]) for d in out] == \
+        _fresh_parse_ranking(base.invoke(QUERY))
+    return out
+
+
+def test_langchain_chroma_persist_reload_rerank(tmp_path, embeddings, enriched):
+    from langchain_chroma import Chroma
+
+    Chroma.from_documents(enriched, embeddings, collection_name="cage", persist_directory=str(tmp_path),
+                          client_settings=_no_telemetry())
+    reloaded = Chroma(collection_name="cage", embedding_function=embeddings,
+                      persist_directory=str(tmp_path), client_settings=_no_telemetry())
+    out = _check_langchain(reloaded)
+    assert out[0].metadata["title"] == "Kiss and Tell (1945 film)"
+
+
+def test_langchain_faiss_persist_reload_rerank(tmp_path, embeddings, enriched):
+    from langchain_community.vectorstores import FAISS
+
+    FAISS.from_documents(enriched, embeddings).save_local(str(tmp_path))
+    reloaded = FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
+    scores = [d.metadata["retrieval_score"] for d in ScoredVectorStoreRetriever(vectorstore=reloaded, k=K).invoke(QUERY)]
+    assert all(isinstance(s, float) for s in scores)  # numpy.float32 from FAISS, handed on as float
+    _check_langchain(reloaded)
+
+
+def test_llamaindex_chroma_persist_reload_query_engine(tmp_path):
+    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.core.ingestion import IngestionPipeline
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.schema import NodeWithScore, TextNode
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
+
+    embed_model = PackagedMiniLMEmbedding()
+    nodes = [TextNode(text=r["text"], id_=f"n{i}", metadata={"title": r["title"]}) for i, r in enumerate(ROWS)]
+    nodes = IngestionPipeline(transformations=[CageGraphExtractor()]).run(nodes=nodes)
+    client = chromadb.PersistentClient(path=str(tmp_path), settings=_no_telemetry())
+    store = ChromaVectorStore(chroma_collection=client.get_or_create_collection("cage"))
+    VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(vector_store=store),
+                     embed_model=embed_model)
+    del client, store
+
+    client = chromadb.PersistentClient(path=str(tmp_path), settings=_no_telemetry())
+    index = VectorStoreIndex.from_vector_store(
+        ChromaVectorStore(chroma_collection=client.get_collection("cage")), embed_model=embed_model)
+    rerank = CageRerank(top_n=TOP_N)
+    engine = index.as_query_engine(similarity_top_k=K, node_postprocessors=[rerank], llm=MockLLM())
+    sources = engine.query(QUERY).source_nodes
+    assert len(sources) == TOP_N and rerank.reranker.parse_count == 0
+
+    retrieved = index.as_retriever(similarity_top_k=K).retrieve(QUERY)
+    plain = [NodeWithScore(node=TextNode(text=n.node.get_content(), id_=n.node.node_id,
+                                         metadata={"title": n.node.metadata["title"]}), score=n.score)
+             for n in retrieved]
+    fresh = CageRerank(top_n=TOP_N)
+    expected = fresh.postprocess_nodes(plain, query_str=QUERY)
+    assert fresh.reranker.parse_count == K
+    assert [(n.node.node_id, n.score) for n in sources] == [(n.node.node_id, n.score) for n in expected]
+
+
+def test_async_retrieval_from_chroma_matches_sync(tmp_path, embeddings, enriched):
+    import asyncio
+
+    from langchain_chroma import Chroma
+
+    store = Chroma.from_documents(enriched, embeddings, collection_name="cage", client_settings=_no_telemetry())
+    retriever = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=TOP_N),
+                                               base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=K))
+    assert asyncio.run(retriever.ainvoke(QUERY)) == retriever.invoke(QUERY)
