@@ -1,14 +1,16 @@
-"""The graph caches: in-memory LRU and the persistent SQLite store."""
+"""The graph caches: in-memory LRU and the persistent SQLite store ."""
 
 import json
 import sqlite3
 import stat
+import threading
 
 import pytest
 
 from cage_core import CageConfig, CageReranker
 from cage_core.cache import GraphCache, graph_key
-from cage_core.graph_store import GraphStore, default_store_path
+from cage_core.graph_store import WRITE_BATCH_ROWS, GraphStore, default_store_path
+from store_worker import DIM, content, graph_for
 
 QUERY = "Which country's capital was Marie Curie born in?"
 POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.",
@@ -78,3 +80,45 @@ def test_memory_cache_hit_gives_bit_identical_scores(nlp):
     a = r.rerank(QUERY, POOL, query_similarities=SIMS)
     b = r.rerank(QUERY, POOL, query_similarities=SIMS)
     assert r.parse_count == 3 and a == b
+
+
+def test_a_put_larger_than_one_transaction_stores_every_entry(tmp_path):
+    keys = [f"k{i}" for i in range(2 * WRITE_BATCH_ROWS + 1)]
+    with GraphStore(tmp_path / "g.sqlite", expected_dim=DIM) as store:
+        store.put_many((k, graph_for(k, 0)) for k in keys)
+        assert len(store) == len(keys)
+        assert content(store.get(keys[-1])) == content(graph_for(keys[-1], 0))
+
+
+def test_a_briefly_locked_store_is_waited_for_without_a_warning(tmp_path, caplog):
+    path = tmp_path / "g.sqlite"
+    with GraphStore(path, expected_dim=DIM) as store:
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")  # another process's write transaction
+        threading.Timer(0.2, other.execute, ["COMMIT"]).start()
+        store.put("k", graph_for("k", 0))
+        assert content(store.get("k")) == content(graph_for("k", 0))
+        other.close()
+    assert caplog.text == ""
+
+
+def test_a_store_locked_past_the_bound_degrades_to_misses_and_dropped_writes(tmp_path, caplog):
+    path = tmp_path / "g.sqlite"
+    with GraphStore(path, expected_dim=DIM) as store:
+        store.put("k", graph_for("k", 0))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")  # locks out readers as well as writers
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("DELETE FROM graphs WHERE key = 'nothing'")
+    store = GraphStore(path, expected_dim=DIM, busy_timeout_s=0.01, max_attempts=2)  # opens anyway
+    assert store.get("k") is None
+    store.put("new", graph_for("new", 0))
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        len(store)
+    assert caplog.text.count("still locked after 2 attempts") == 3  # open, a read, a write
+    holder.execute("COMMIT")
+    holder.close()
+    assert content(store.get("k")) == content(graph_for("k", 0))  # works again once released
+    store.put("new", graph_for("new", 0))
+    assert len(store) == 2
+    store.close()
