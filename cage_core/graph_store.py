@@ -1,11 +1,13 @@
-"""A persistent, on-disk store of passage graphs (SQLite), shared by processes.
+"""A persistent, on-disk store of passage graphs and embeddings (SQLite), shared by processes.
 
 Graphs are keyed like the in-memory cache (:func:`cage_core.cache.graph_key`: SHA-256 of the
 parser fingerprint and the passage text), so a changed passage or another pipeline or graph
 format never reuses a stale graph. Graph values are the JSON of ``PassageGraph.to_dict()``
 — never pickle — and are validated on every read: an entry that is malformed, larger than
 ``MAX_ENTRY_BYTES`` or of another format is logged, deleted and reported as a miss, so the
-passage is parsed again.
+passage is parsed again. Embeddings live in a second table under keys the caller computes
+(opaque strings), as little-endian float32 bytes, and are validated the same way (width an
+int in [1, ``MAX_EMBEDDING_DIM``], exactly 4 bytes per value, every value finite).
 
 Sharing. One store file may be read and written at once by many processes (several
 ``cage enrich`` workers and a serving process) and many threads:
@@ -44,6 +46,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
+
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 
 logger = logging.getLogger(__name__)
@@ -51,6 +55,8 @@ logger = logging.getLogger(__name__)
 MAX_ENTRY_BYTES = 8_000_000
 """Stored entries larger than this are treated as corrupt (a 20,000-character passage's
 graph is well under 1 MB)."""
+MAX_EMBEDDING_DIM = 4096
+"""Stored embeddings wider than this are treated as corrupt."""
 BUSY_TIMEOUT_S = 2.0
 """How long SQLite itself waits for another connection's lock, per attempt."""
 MAX_ATTEMPTS = 4
@@ -67,8 +73,11 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 SIDE_FILE_SUFFIXES = ("-wal", "-shm")
 
+_EMBEDDING_DTYPE = np.dtype("<f4")
 _TABLES = {
     "graphs": "CREATE TABLE IF NOT EXISTS graphs (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "embeddings": "CREATE TABLE IF NOT EXISTS embeddings "
+                  "(key TEXT PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)",
 }  # fmt: skip
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
@@ -92,7 +101,7 @@ class _Busy(Exception):
 
 
 class GraphStore:
-    """SQLite-backed mapping of graph keys to passage graphs (see the module docstring).
+    """SQLite-backed mapping of keys to passage graphs and embeddings (see the module docstring).
 
     Args:
         path: the SQLite file (created if missing); ``None`` for :func:`default_store_path`.
@@ -155,6 +164,34 @@ class GraphStore:
         """Remove the graphs under ``keys`` (skipped with a warning if locked)."""
         self._write("graphs", "DELETE FROM graphs WHERE key = ?", [(k,) for k in keys])
 
+    # -- embeddings ---------------------------------------------------------------------
+    def get_embeddings(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The valid stored embeddings among ``keys``, as new float32 arrays ({} if locked).
+
+        Invalid rows are logged, deleted and left out, like invalid graphs.
+        """
+        found: dict[str, np.ndarray] = {}
+        bad: list[tuple[str, object]] = []
+        for key, dim, data in self._select("embeddings", "key, dim, data", keys):
+            vector = self._decode_embedding(key, dim, data)
+            if vector is None:
+                bad.append((key, data))
+            else:
+                found[key] = vector
+        self._drop_invalid("embeddings", "data", bad)
+        return found
+
+    def put_embeddings(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        """Store 1-D embeddings as float32, replacing entries with the same key.
+
+        Raises:
+            ValueError: if a vector is not 1-D, is wider than ``MAX_EMBEDDING_DIM`` or has a
+                value that is not finite in float32 (checked before anything is written).
+        """
+        rows = [(key, *_encode_embedding(key, vector)) for key, vector in items]
+        sql = "INSERT OR REPLACE INTO embeddings (key, dim, data) VALUES (?, ?, ?)"
+        self._write("embeddings", sql, rows)
+
     # -- housekeeping -------------------------------------------------------------------
     def __len__(self) -> int:
         """Number of stored graphs (raises ``sqlite3.OperationalError`` if it stays locked)."""
@@ -192,6 +229,21 @@ class GraphStore:
             logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
                            self.path, key[:12], exc)  # fmt: skip
             return None
+
+    def _decode_embedding(self, key: str, dim: object, data: object) -> np.ndarray | None:
+        problem = None
+        if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_EMBEDDING_DIM:
+            problem = f"width {dim!r} is not an int in [1, {MAX_EMBEDDING_DIM}]"
+        elif not isinstance(data, bytes) or len(data) != dim * _EMBEDDING_DTYPE.itemsize:
+            problem = f"data is not {dim * _EMBEDDING_DTYPE.itemsize} bytes"
+        else:
+            vector = np.frombuffer(data, dtype=_EMBEDDING_DTYPE).astype(np.float32)
+            if np.isfinite(vector).all():
+                return vector
+            problem = "values are not finite"
+        logger.warning("graph store %s: embedding %s is invalid (%s); dropping it",
+                       self.path, key[:12], problem)  # fmt: skip
+        return None
 
     # -- SQLite access: locking, retries, fork safety -----------------------------------
     def _select(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple]:
@@ -316,6 +368,18 @@ def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
 def _execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
     with _write_transaction(conn):
         conn.executemany(sql, batch)
+
+
+def _encode_embedding(key: str, vector: np.ndarray) -> tuple[int, bytes]:
+    arr = np.asarray(vector)
+    if arr.ndim != 1 or not 1 <= arr.shape[0] <= MAX_EMBEDDING_DIM:
+        raise ValueError(f"embedding {key[:12]}: expected a 1-D vector of 1 to {MAX_EMBEDDING_DIM} "
+                         f"values, got shape {arr.shape}")  # fmt: skip
+    with np.errstate(over="ignore"):
+        data = arr.astype(_EMBEDDING_DTYPE)
+    if not np.isfinite(data).all():
+        raise ValueError(f"embedding {key[:12]}: values must be finite in float32")
+    return int(arr.shape[0]), data.tobytes()
 
 
 def _count_graphs(conn: sqlite3.Connection) -> int:

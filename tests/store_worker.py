@@ -2,7 +2,7 @@
 
     python tests/store_worker.py ROLE STORE_PATH OPTIONS_JSON
 
-Roles: ``writer`` (puts graphs under its own and shared keys, reading its own
+Roles: ``writer`` (puts graphs and embeddings under its own and shared keys, reading its own
 writes back), ``reader`` (reads random keys until told to stop, checking every value found)
 and ``killable`` (commits one batch, then stops inside a second, open write transaction and
 waits to be killed). A worker signals readiness by creating ``OPTIONS["ready"]``, waits for
@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _import_store_without_package_init() -> None:
-    for name, folder in (("cage_core", ROOT / "cage_core"), ("cage_core.graph", ROOT / "cage_core" / "graph")):
+    for name in ("cage_core", "cage_core.graph"):
         package = types.ModuleType(name)
-        package.__path__ = [str(folder)]
+        package.__path__ = [str(ROOT.joinpath(*name.split(".")))]
         sys.modules[name] = package
 
 
@@ -49,6 +49,7 @@ from cage_core.graph_store import GraphStore  # noqa: E402
 
 DIM = 8
 """Word-vector width of the hand-built graphs."""
+EMBEDDING_DIM = 16
 SHARED_KEYS = 10
 """Keys every writer writes (with its own value), besides its own keys."""
 WAIT_POLL_S = 0.002
@@ -72,17 +73,23 @@ def graph_for(key: str, writer: int, nodes: int = 3) -> PassageGraph:
     labels = (key, f"writer {writer}") + tuple(f"node {i}" for i in range(nodes - 2))
     vectors = (np.arange(nodes * DIM, dtype=np.float32).reshape(nodes, DIM) + writer) / 8
     chain = np.arange(nodes - 1, dtype=np.int64)
-    return PassageGraph(labels=labels, pos=("PROPN",) * nodes, entity_types=("PERSON",) + ("",) * (nodes - 1),
-                        vectors=vectors, edge_src=chain, edge_dst=chain + 1,
+    return PassageGraph(labels=labels, pos=("PROPN",) * nodes,
+                        entity_types=("PERSON",) + ("",) * (nodes - 1), vectors=vectors,
+                        edge_src=chain, edge_dst=chain + 1,
                         edge_type=np.zeros(nodes - 1, np.int64), edge_verbs=("link",) * (nodes - 1),
                         source=f"test-writer-{writer}")  # fmt: skip
 
 
+def embedding_for(key: str, writer: int) -> np.ndarray:
+    """A float32 vector that depends on the key and the writer (not float16-exact)."""
+    return (np.arange(EMBEDDING_DIM, dtype=np.float32) + len(key) + writer) / 7
+
+
 def content(graph: PassageGraph) -> tuple:
     """Everything a graph holds, comparable with ``==``."""
-    return (graph.labels, graph.pos, graph.entity_types, graph.vectors.dtype, graph.vectors.tobytes(),
-            graph.edge_src.tolist(), graph.edge_dst.tolist(), graph.edge_type.tolist(), graph.edge_verbs,
-            graph.source)  # fmt: skip
+    return (graph.labels, graph.pos, graph.entity_types, graph.vectors.dtype,
+            graph.vectors.tobytes(), graph.edge_src.tolist(), graph.edge_dst.tolist(),
+            graph.edge_type.tolist(), graph.edge_verbs, graph.source)  # fmt: skip
 
 
 def _fail(reason: str) -> None:
@@ -96,16 +103,22 @@ def _writer(store: GraphStore, opt: dict[str, Any]) -> dict[str, Any]:
         keys = [own_key(writer, r * batch + k) for k in range(batch)]
         store.put_many([(k, graph_for(k, writer)) for k in keys])
         store.put(shared_key(r % SHARED_KEYS), graph_for(shared_key(r % SHARED_KEYS), writer))
+        store.put_embeddings([(k, embedding_for(k, writer)) for k in keys])
         back = store.get_many(keys)
-        if sorted(back) != sorted(keys) or any(content(back[k]) != content(graph_for(k, writer)) for k in keys):
+        expected = {k: content(graph_for(k, writer)) for k in keys}
+        if {k: content(g) for k, g in back.items()} != expected:
             _fail(f"writer {writer} round {r}: its own graphs did not read back exactly")
+        vectors = store.get_embeddings(keys)
+        if sorted(vectors) != sorted(keys) or any(
+                not np.array_equal(vectors[k], embedding_for(k, writer)) for k in keys):
+            _fail(f"writer {writer} round {r}: its own embeddings did not read back exactly")
     return {"writer": writer, "graphs": opt["rounds"] * batch}
 
 
 def _reader(store: GraphStore, opt: dict[str, Any]) -> dict[str, Any]:
     writers, most = opt["writers"], opt["rounds"] * opt["batch"]
     rng = random.Random(0)
-    graphs_seen = reads = 0
+    graphs_seen = vectors_seen = reads = 0
     while not os.path.exists(opt["stop"]):
         owners = {own_key(w, rng.randrange(most)): w for w in range(writers) for _ in range(8)}
         shared = [shared_key(j) for j in range(SHARED_KEYS)]
@@ -114,8 +127,13 @@ def _reader(store: GraphStore, opt: dict[str, Any]) -> dict[str, Any]:
             candidates = [owners[key]] if key in owners else range(writers)
             if all(content(graph) != content(graph_for(key, w)) for w in candidates):
                 _fail(f"reader: graph {key} is not a value any writer wrote")
-        graphs_seen, reads = graphs_seen + len(graphs), reads + 1
-    return {"reads": reads, "graphs_seen": graphs_seen}
+        vectors = store.get_embeddings(list(owners))
+        for key, vector in vectors.items():
+            if not np.array_equal(vector, embedding_for(key, owners[key])):
+                _fail(f"reader: embedding {key} is not the value its writer wrote")
+        graphs_seen, vectors_seen = graphs_seen + len(graphs), vectors_seen + len(vectors)
+        reads += 1
+    return {"reads": reads, "graphs_seen": graphs_seen, "embeddings_seen": vectors_seen}
 
 
 def _killable(path: str, opt: dict[str, Any]) -> dict[str, Any]:

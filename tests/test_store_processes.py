@@ -16,14 +16,16 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from cage_core.graph_store import GraphStore
-from store_worker import DIM, SHARED_KEYS, content, graph_for, own_key, shared_key
+from store_worker import DIM, SHARED_KEYS, content, embedding_for, graph_for, own_key, shared_key
 
 WORKER = Path(__file__).with_name("store_worker.py")
 WRITERS = 4
 ROUNDS = 20
 BATCH = 20
-"""Each writer puts ROUNDS batches of BATCH own graphs and ROUNDS
+"""Each writer puts ROUNDS batches of BATCH own graphs (and their embeddings) and ROUNDS
 shared graphs."""
 PROCESS_TIMEOUT_S = 60.0
 SIGNAL_POLL_S = 0.005
@@ -92,6 +94,8 @@ def test_four_writers_and_a_reader_share_one_store_without_errors_or_lost_entrie
         graphs = store.get_many(own)
         assert sorted(graphs) == sorted(own)
         assert all(content(graphs[k]) == content(graph_for(k, int(k.split("-")[1]))) for k in own)
+        vectors = store.get_embeddings(own)
+        assert all(np.array_equal(vectors[k], embedding_for(k, int(k.split("-")[1]))) for k in own)
         shared = store.get_many([shared_key(j) for j in range(SHARED_KEYS)])
         assert len(shared) == SHARED_KEYS  # each holds one writer's value, whole
         assert all(any(content(g) == content(graph_for(k, w)) for w in range(WRITERS))
@@ -112,7 +116,8 @@ def test_a_writer_killed_inside_a_transaction_leaves_a_store_that_works(tmp_path
     workers = Workers(tmp_path, store_path)
     try:
         workers.start("killable", "killable", committed_keys=committed, pending_keys=pending,
-                      pending=len(pending), nodes=30, in_transaction=str(in_transaction))  # fmt: skip
+                      pending=len(pending), nodes=30,
+                      in_transaction=str(in_transaction))  # fmt: skip
         workers.release()
         wait_for(in_transaction)
         workers.procs["killable"].send_signal(signal.SIGKILL)
