@@ -214,7 +214,7 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"enriched {len(enriched)} passages in {seconds:.1f}s "
               f"({len(enriched) / max(seconds, 1e-9):.1f} passages/s) -> {target}\n")
     if args.graph_store:
-        with GraphStore(args.graph_store, expected_dim=config.vector_dim) as store:
+        with GraphStore(args.graph_store) as store:
             out.write(f"stored {fill_store(store, enriched)} graphs in {store.path}\n")
     return 0
 

@@ -87,7 +87,7 @@ class CageReranker:
         self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
         self.graph_store: GraphStore | None = (
             graph_store if isinstance(graph_store, GraphStore) or graph_store is None
-            else GraphStore(graph_store, expected_dim=self.config.vector_dim)
+            else GraphStore(graph_store)
         )
         if isinstance(method, str):
             from cage_core.methods import get_method
