@@ -2,9 +2,10 @@
 
     python examples/langchain_chat/app.py [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
-splitter → CageGraphTransformer (passage graphs computed once, at ingest) → InMemoryVectorStore
-with MiniLM embeddings → retriever (k=10) → ContextualCompressionRetriever(CageRerank, top 5)
-→ answer. Type questions; an empty line or end of input quits.
+splitter → CageGraphTransformer (passage graphs computed once, at ingest, after splitting) →
+InMemoryVectorStore with MiniLM embeddings → ScoredVectorStoreRetriever (k=10, the store's own
+similarities) → ContextualCompressionRetriever(CageRerank, top 5: nothing re-embedded or
+re-parsed) → answer. Type questions; an empty line or end of input quits.
 """
 
 from __future__ import annotations
@@ -22,7 +23,12 @@ from langchain_core.documents import Document  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 from langchain_text_splitters import RecursiveCharacterTextSplitter  # noqa: E402
 
-from cage_langchain import CageGraphTransformer, CageRerank, PackagedMiniLMEmbeddings  # noqa: E402
+from cage_langchain import (  # noqa: E402
+    CageGraphTransformer,
+    CageRerank,
+    PackagedMiniLMEmbeddings,
+    ScoredVectorStoreRetriever,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
 
@@ -35,7 +41,7 @@ def build_retriever(top_n: int = 5, k: int = 10) -> ContextualCompressionRetriev
     store = InMemoryVectorStore(embedding=PackagedMiniLMEmbeddings())
     store.add_documents(chunks)
     return ContextualCompressionRetriever(base_compressor=CageRerank(top_n=top_n),
-                                          base_retriever=store.as_retriever(search_kwargs={"k": k}))
+                                          base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=k))
 
 
 def main(argv: list[str] | None = None) -> int:
