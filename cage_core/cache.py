@@ -2,7 +2,7 @@
 and its embedding, both keyed by content.
 
 A graph key is a SHA-256 of the parsed text together with the parser fingerprint (pipeline
-name and version, graph format version), so a changed passage or another spaCy pipeline
+name and version, graph format version) and the graph level, so a changed passage or another spaCy pipeline
 never reuses a stale graph; an embedding key hashes the text with the embedder's name.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -28,9 +29,9 @@ def _key(text: str, namespace: str) -> str:
     return digest.hexdigest()
 
 
-def graph_key(text: str, fingerprint: str) -> str:
-    """Cache key of ``text`` parsed by the pipeline identified by ``fingerprint``."""
-    return _key(text, fingerprint)
+def graph_key(text: str, fingerprint: str, level: str) -> str:
+    """Cache key of the ``level`` graph of ``text`` parsed by the pipeline ``fingerprint``."""
+    return _key(text, f"{fingerprint}/{level}")
 
 
 def embedding_key(text: str, embedder_id: str | None) -> str:
@@ -58,14 +59,19 @@ class LRUCache(Generic[V]):
         self.__init__(state["capacity"])  # type: ignore[misc]
 
     def get(self, key: str) -> V | None:
+        return self.get_any((key,))
+
+    def get_any(self, keys: Sequence[str]) -> V | None:
+        """The value of the first of ``keys`` present (one hit or one miss in the counts)."""
         with self._lock:
-            value = self._items.get(key)
-            if value is None:
-                self.misses += 1
-                return None
-            self._items.move_to_end(key)
-            self.hits += 1
-            return value
+            for key in keys:
+                value = self._items.get(key)
+                if value is not None:
+                    self._items.move_to_end(key)
+                    self.hits += 1
+                    return value
+            self.misses += 1
+            return None
 
     def put(self, key: str, value: V) -> None:
         if self.capacity == 0:

@@ -17,7 +17,7 @@ from typing import Any
 from cage_core.cache import graph_key
 from cage_core.config import CageConfig
 from cage_core.eval.datasets import DatasetFormatError, json_lines
-from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graph.passage_graph import GraphLevel, PassageGraph
 from cage_core.graph_store import GraphStore
 from cage_core.passage import Passage
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
@@ -57,8 +57,9 @@ def _plain(value: Any) -> Any:
 
 
 def enrich_local(rows: list[dict[str, Any]], config: CageConfig, spacy_model: str | None,
-                 batch_size: int, progress: Callable[[int], None]) -> list[dict[str, Any]]:
-    enricher = GraphEnricher(config, spacy_model)
+                 batch_size: int, progress: Callable[[int], None],
+                 level: GraphLevel | None = None) -> list[dict[str, Any]]:
+    enricher = GraphEnricher(config, spacy_model, level=level)
     out: list[dict[str, Any]] = []
     for start in range(0, len(rows), batch_size):
         chunk = rows[start : start + batch_size]
@@ -71,7 +72,7 @@ def enrich_local(rows: list[dict[str, Any]], config: CageConfig, spacy_model: st
 
 def enrich_ray(path: Path, rows: list[dict[str, Any]], config: CageConfig, spacy_model: str | None,
                batch_size: int, address: str, workers: int,
-               progress: Callable[[int], None]) -> list[dict[str, Any]]:
+               progress: Callable[[int], None], level: GraphLevel | None = None) -> list[dict[str, Any]]:
     """Enrich on Ray: a local instance gets ``rows`` (already read), a cluster reads ``path``."""
     try:
         import ray
@@ -89,7 +90,8 @@ def enrich_ray(path: Path, rows: list[dict[str, Any]], config: CageConfig, spacy
         ds = ray.data.from_items(rows)
     else:
         ds = ray.data.read_parquet(str(path)) if path.suffix == ".parquet" else ray.data.read_json(str(path))
-    ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs={"config": config, "spacy_model": spacy_model},
+    ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs={"config": config, "spacy_model": spacy_model,
+                                                             "level": level},
                         concurrency=workers, batch_size=batch_size, batch_format="pandas",
                         num_cpus=ACTOR_CPUS)
     out = []
@@ -105,7 +107,7 @@ def fill_store(store: GraphStore, rows: list[dict[str, Any]]) -> int:
     for row in rows:
         graph = PassageGraph.from_stored(row[GRAPH_COLUMN])
         passage = Passage(row["text"], title=row.get("title") or "")
-        items.append((graph_key(passage.content, graph.source), graph))
+        items.append((graph_key(passage.content, graph.source, graph.level), graph))
     store.put_many(items)
     return len(items)
 

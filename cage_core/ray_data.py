@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from cage_core.config import CageConfig
+from cage_core.graph.passage_graph import GraphLevel
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
 
@@ -47,13 +48,15 @@ def _cells(batch: Any, column: str) -> list[Any]:
 
 
 class GraphEnricher:
-    """``map_batches`` callable: add the passage graph (JSON text) of each row."""
+    """``map_batches`` callable: add the passage graph (JSON text) of each row, at ``level``
+    (default: the level ``config`` ranks with: light, or full for the R-GCN presets)."""
 
     def __init__(self, config: CageConfig | dict[str, Any] | None = None, spacy_model: str | None = None,
                  text_column: str = "text", title_column: str = "title",
-                 graph_column: str = GRAPH_COLUMN) -> None:
+                 graph_column: str = GRAPH_COLUMN, level: GraphLevel | None = None) -> None:
         self.config = _config(config)
         self.spacy_model = spacy_model
+        self.level = level
         self.text_column, self.title_column, self.graph_column = text_column, title_column, graph_column
         self._reranker: CageReranker | None = None
 
@@ -68,7 +71,7 @@ class GraphEnricher:
         texts = _cells(batch, self.text_column)
         titles = _cells(batch, self.title_column) or [""] * len(texts)
         passages = [Passage(str(t), title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)]
-        graphs = self.reranker.graphs(passages)
+        graphs = self.reranker.graphs(passages, level=self.level)
         batch[self.graph_column] = [g.to_text() for g in graphs]
         return batch
 

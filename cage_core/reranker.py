@@ -15,7 +15,14 @@ from cage_core.cache import EmbeddingCache, GraphCache, embedding_key, graph_key
 from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores, score_pool
 from cage_core.graph.build import GraphParser, pipeline_fingerprint
-from cage_core.graph.passage_graph import GraphFormatError, PassageGraph, content_hash
+from cage_core.graph.passage_graph import (
+    GRAPH_LEVELS,
+    GraphFormatError,
+    GraphLevel,
+    PassageGraph,
+    content_hash,
+    serves,
+)
 from cage_core.graph_store import GraphStore
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.models import (
@@ -140,6 +147,12 @@ class CageReranker:
             return bool(getattr(self.method, "needs_vectors", False))
         return self.config.coherence == "rgcn" or bool(self.config.rgcn_weight)
 
+    @property
+    def graph_level(self) -> GraphLevel:
+        """The graph level this reranker's ranking needs: ``"full"`` for the R-GCN paths,
+        else ``"light"`` (named entities only; see :mod:`cage_core.graph.passage_graph`)."""
+        return "full" if self.needs_vectors else "light"
+
     # -- pickling: models, locks and caches stay behind and are rebuilt lazily -------------
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -157,29 +170,37 @@ class CageReranker:
 
     # -- stages -------------------------------------------------------------------------
     def graphs(
-        self, passages: Sequence[PassageLike], *, with_vectors: bool = False
+        self, passages: Sequence[PassageLike], *, level: GraphLevel | None = None,
+        with_vectors: bool = False,
     ) -> list[PassageGraph]:
-        """Passage graphs of ``passages``: from the cache, else the graph store, else parsed
-        in one batch. ``with_vectors`` attaches node word vectors (the R-GCN reads them)."""
+        """Passage graphs of ``passages`` at ``level`` (default :attr:`graph_level`) or
+        above: from the cache, else the graph store, else parsed in one batch.
+        ``with_vectors`` attaches node word vectors (the R-GCN reads them)."""
+        level = level or self.graph_level
         items = as_passages(passages)
         texts = [p.content for p in items]
         fingerprint = self.fingerprint
-        keys = [graph_key(t, fingerprint) for t in texts]
-        found: list[PassageGraph | None] = [self.graph_cache.get(k) for k in keys]
-        missing = [i for i, g in enumerate(found) if g is None]
-        if missing and self.graph_store is not None:
-            stored = self.graph_store.get_many([keys[i] for i in missing])
+        levels = [lv for lv in GRAPH_LEVELS if serves(lv, level)]
+        keys = {lv: [graph_key(t, fingerprint, lv) for t in texts] for lv in levels}
+        found: list[PassageGraph | None] = [
+            self.graph_cache.get_any([keys[lv][i] for lv in levels]) for i in range(len(items))]
+        for lv in levels:
+            missing = [i for i, g in enumerate(found) if g is None]
+            if not missing or self.graph_store is None:
+                break
+            stored = self.graph_store.get_many([keys[lv][i] for i in missing])
             for i in missing:
-                g = stored.get(keys[i])
-                if g is not None and g.source == fingerprint:
+                g = stored.get(keys[lv][i])
+                if g is not None and g.source == fingerprint and g.level == lv:
                     found[i] = g
-                    self.graph_cache.put(keys[i], g)
-            missing = [i for i in missing if found[i] is None]
+                    self.graph_cache.put(keys[lv][i], g)
+        missing = [i for i, g in enumerate(found) if g is None]
         if missing:
             # Parse each distinct missing text once, even if it repeats in the pool.
-            unique = list(dict.fromkeys(keys[i] for i in missing))
-            first = {keys[i]: i for i in reversed(missing)}
-            parsed = self.parser.parse([texts[first[k]] for k in unique])
+            own = keys[level]
+            unique = list(dict.fromkeys(own[i] for i in missing))
+            first = {own[i]: i for i in reversed(missing)}
+            parsed = self.parser.parse([texts[first[k]] for k in unique], level)
             with self._count_lock:
                 self.parse_count += len(parsed)
             by_key = dict(zip(unique, parsed))
@@ -188,7 +209,7 @@ class CageReranker:
             if self.graph_store is not None:
                 self.graph_store.put_many(by_key.items())
             for i in missing:
-                found[i] = by_key[keys[i]]
+                found[i] = by_key[own[i]]
         graphs = [g for g in found if g is not None]
         return self.parser.with_vectors(graphs) if with_vectors else graphs
 
@@ -395,7 +416,8 @@ class CageReranker:
         if any(g is not None and not isinstance(g, PassageGraph) for g in graphs):
             raise TypeError("graphs must hold PassageGraph objects or None (stored values go "
                             "through stored_graphs)")  # fmt: skip
-        given: list[PassageGraph | None] = list(graphs)
+        given: list[PassageGraph | None] = [
+            g if g is None or serves(g.level, self.graph_level) else None for g in graphs]
         stale = [i for i, g in enumerate(given)
                  if g is not None and g.content_sha and g.content_sha != content_hash(items[i].content)]
         if stale:

@@ -10,6 +10,7 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig, CageReranker
+from cage_core.reranker import configured_reranker
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 from cage_langchain.rerank import without_private
 
@@ -33,13 +34,16 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     graph_key: str = GRAPH_KEY
     title_key: str | None = TITLE_KEY
     spacy_model: str | None = None
+    method: str = "cage"
+    """The ranking method the graphs are for (as ``CageRerank.method``): it decides the graph
+    level stored, light (entities) for most, full for the R-GCN methods ("paper", ...)."""
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
 
     @property
     def reranker(self) -> CageReranker:
         if self._reranker is None:
-            self._reranker = CageReranker(self.config, nlp=self.spacy_model)
+            self._reranker = configured_reranker(self.config, nlp=self.spacy_model, method=self.method)
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:

@@ -9,6 +9,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 
 from cage_core import CageConfig, CageReranker
+from cage_core.reranker import configured_reranker
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 from cage_llamaindex.rerank import without_reranker
 
@@ -31,6 +32,8 @@ class CageGraphExtractor(TransformComponent):
     graph_key: str = Field(default=GRAPH_KEY)
     title_key: str | None = Field(default=TITLE_KEY)
     spacy_model: str | None = Field(default=None)
+    method: str = Field(default="cage", description="the ranking method the graphs are for (as "
+                        "CageRerank.method): light graphs for most, full for the R-GCN methods")
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
 
@@ -41,7 +44,7 @@ class CageGraphExtractor(TransformComponent):
     @property
     def reranker(self) -> CageReranker:
         if self._reranker is None:
-            self._reranker = CageReranker(self.config, nlp=self.spacy_model)
+            self._reranker = configured_reranker(self.config, nlp=self.spacy_model, method=self.method)
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:

@@ -59,7 +59,7 @@ def test_corrupt_entries_are_dropped_and_reparsed(nlp, tmp_path, caplog, bad):
     path = tmp_path / "g.sqlite"
     r = _reranker(nlp, str(path))
     expected = r.rerank(QUERY, POOL, query_similarities=SIMS)
-    key = graph_key(POOL[0], r.parser.fingerprint)
+    key = graph_key(POOL[0], r.parser.fingerprint, "light")
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE graphs SET data = ? WHERE key = ?", (bad, key))
     fresh = _reranker(nlp, str(path))
@@ -73,7 +73,8 @@ def test_keys_depend_on_pipeline_not_on_vector_width(nlp, tmp_path):
     other = _reranker(nlp, str(path), vector_dim=64)
     other.rerank(QUERY, POOL, query_similarities=SIMS)
     assert other.parse_count == 0  # graphs hold no vectors: one stored graph serves every width
-    assert graph_key("x", "a") != graph_key("x", "b") != graph_key("y", "b")
+    assert len({graph_key("x", "a", "full"), graph_key("x", "b", "full"), graph_key("y", "b", "full"),
+                graph_key("x", "a", "light")}) == 4
 
 
 def test_memory_cache_hit_gives_bit_identical_scores(nlp):

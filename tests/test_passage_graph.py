@@ -95,7 +95,7 @@ def test_stored_form_is_one_compact_json_string(marie_graph):
     assert isinstance(text, str)
     assert json.loads(text) == {
         "format": "cage-passage-graph", "version": 2, "source": marie_graph.source,
-        "sha": marie_graph.content_sha,
+        "sha": marie_graph.content_sha, "level": "full",
         "nodes": [["Marie Curie", "PROPN", "PERSON"], ["Warsaw", "PROPN", "GPE"],
                   ["Nobel Prize", "PROPN", "WORK_OF_ART"]],
         "edges": [[0, 1, 5, "bear"], [0, 2, 0, "win"], [0, 1, 8]],
@@ -142,6 +142,8 @@ def _corrupt(marie_graph, **changes):
         ({"sha": "abc"}, "sha"),
         ({"sha": None}, "sha"),
         ({"source": 3}, "source"),
+        ({"level": "medium"}, "level"),
+        ({"level": None}, "level"),
     ],
 )
 def test_malformed_stored_graphs_are_rejected(marie_graph, changes, message):

@@ -39,7 +39,8 @@ def test_ray_enrichment_equals_in_process(local_ray):
     got = sorted(ds.take_all(), key=lambda r: ROWS.index({"title": r["title"], "text": r["text"]}))
     assert [r["cage_graph"] for r in got] == expected["cage_graph"]
     graph = json.loads(got[4]["cage_graph"])
-    assert graph["format"] == "cage-passage-graph" and ["Marie Curie", "PROPN", "PERSON"] in graph["nodes"]
+    assert graph["format"] == "cage-passage-graph" and graph["level"] == "light"
+    assert ["Marie Curie", "X", "PERSON"] in graph["nodes"]
 
 
 def test_ray_batch_reranking_equals_in_process(local_ray, nlp):

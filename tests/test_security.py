@@ -40,7 +40,7 @@ HOSTILE = {
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_stored_graph_is_rejected_with_a_warning_and_the_passage_reparsed(nlp, caplog, case):
     r = CageReranker(nlp=nlp, embedder=lambda t: None)
-    good = json.loads(r.graphs(POOL[:1])[0].to_text())
+    good = json.loads(r.graphs(POOL[:1], level="full")[0].to_text())  # with edges to corrupt
     change = HOSTILE[case]
     stored = {**copy.deepcopy(good), **change} if isinstance(change, dict) else change
     for value in (stored, json.dumps(stored) if isinstance(stored, dict) else stored):

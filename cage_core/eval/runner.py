@@ -123,7 +123,8 @@ def run_evaluation(
         sims = _similarities(reranker, questions, pools_passages)
         embed_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        graphs = reranker.graphs(flat, with_vectors=need_vectors) if need_graphs else None
+        graphs = (reranker.graphs(flat, level="full" if need_vectors else "light", with_vectors=need_vectors)
+                  if need_graphs else None)  # fmt: skip
         parse_seconds = time.perf_counter() - start
         run.datasets[name] = DatasetRun(name, len(questions), parse_seconds, embed_seconds, shuffled)
         logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",

@@ -28,8 +28,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cage_core.graph.passage_graph import GRAPH_FORMAT_VERSION, PassageGraph, content_hash
-from cage_core.graph.pronouns import resolve_pronouns
+from cage_core.graph.passage_graph import (
+    GRAPH_FORMAT_VERSION,
+    GRAPH_LEVELS,
+    GraphLevel,
+    PassageGraph,
+    content_hash,
+)
+from cage_core.graph.pronouns import PRONOUNS, resolve_pronouns
 from cage_core.graph.relations import (
     ENTITY_TYPES,
     POS_TAGS,
@@ -60,6 +66,8 @@ MAX_ENTITIES_PER_SENTENCE = 16
 _MAX_INHERIT_DEPTH = 4
 #: Pipeline components the graph does not use (disabled when parsing).
 UNUSED_COMPONENTS = ("textcat", "textcat_multilabel", "entity_linker", "coref", "span_resolver")
+#: Factories of the components that set ``doc.ents`` (all a light graph needs).
+ENTITY_FACTORIES = frozenset({"ner", "beam_ner", "entity_ruler", "span_ruler"})
 
 
 def pipeline_fingerprint(meta: Mapping[str, object]) -> str:
@@ -91,6 +99,12 @@ class _NodeTable:
         return self.index[key]
 
 
+def entity_spans(doc: Doc) -> list[Span]:
+    """The entity spans that become nodes: ``doc.ents`` less spans made only of pronouns
+    (a pronoun stands for its antecedent's node, never for a node of its own)."""
+    return [e for e in doc.ents if not all(w.lower_ in PRONOUNS for w in e)]
+
+
 def _entity_label(span: Span) -> str:
     words = list(span)
     while len(words) > 1 and words[0].lower_ in LEADING_DETERMINERS:
@@ -102,7 +116,7 @@ class _GraphBuilder:
     def __init__(self, doc: Doc) -> None:
         self.doc = doc
         self.nodes = _NodeTable()
-        self.entity_of: dict[int, Span] = {i: e for e in doc.ents for i in range(e.start, e.end)}
+        self.entity_of: dict[int, Span] = {i: e for e in entity_spans(doc) for i in range(e.start, e.end)}
         self.antecedent = resolve_pronouns(doc)
         self.node_of: dict[int, int | None] = {}
         self.edges: dict[tuple[int, int, int], str] = {}
@@ -239,17 +253,35 @@ class _GraphBuilder:
 
 
 def graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
-    """Build the passage graph of a parsed spaCy ``Doc`` (see the module docstring)."""
+    """Build the full passage graph of a parsed spaCy ``Doc`` (see the module docstring)."""
     builder = _GraphBuilder(doc)
     builder.run()
     return builder.graph(source, content_sha)
 
 
+def light_graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
+    """The light graph of a ``Doc``: its named entities, labelled and typed as in the full
+    graph (one node per distinct lower-cased label, the first type seen), without edges.
+    Needs only the entity recogniser; POS is not known, so it reads ``"X"``."""
+    nodes = _NodeTable()
+    for span in entity_spans(doc):
+        nodes.add(_entity_label(span), "X", span.label_ if span.label_ in ENTITY_TYPES else "MISC")
+    empty = np.zeros(0, dtype=np.int64)
+    return PassageGraph(labels=tuple(nodes.labels), pos=tuple(nodes.pos), entity_types=tuple(nodes.ents),
+                        edge_src=empty, edge_dst=empty.copy(), edge_type=empty.copy(), edge_verbs=(),
+                        source=source, content_sha=content_sha, level="light")  # fmt: skip
+
+
 class GraphParser:
     """Parses passages into graphs with one spaCy pipeline, safely from many threads.
 
-    Texts longer than ``max_chars`` are cut to that length before parsing (a warning is
-    logged), which bounds the work any single passage can cause. Each graph carries the
+    Entities come from one pass of the entity recogniser alone (and any component it listens
+    to), so they do not depend on the dependency parser's sentence boundaries and a light and
+    a full graph of a passage have exactly the same entity nodes. ``level="light"`` stops
+    there (about twice as fast); ``level="full"`` adds a pass of the rest of the pipeline
+    (tagger, parser, lemmatizer) over the same tokens. Texts longer than ``max_chars`` are
+    cut to that length before parsing (a warning is logged), which bounds the work any
+    single passage can cause. Each graph carries the
     :func:`~cage_core.graph.passage_graph.content_hash` of the whole text it was given.
     """
 
@@ -259,26 +291,49 @@ class GraphParser:
         self.max_chars = max_chars
         self.fingerprint = pipeline_fingerprint(nlp.meta)
         self.label_vectors = LabelVectors(nlp, vector_dim)
-        self._disabled = [name for name in UNUSED_COMPONENTS if name in nlp.pipe_names]
+        makers = _entity_makers(nlp)
+        feeding = _listened_to(nlp, makers)
+        self._entity_pass_off = [n for n in nlp.pipe_names if n not in makers | feeding]
+        self._parse_pass_off = [n for n in nlp.pipe_names if n in makers or n in UNUSED_COMPONENTS]
         self._lock = threading.Lock()
 
-    def parse(self, texts: Sequence[str]) -> list[PassageGraph]:
-        """Graphs of ``texts``, in order, parsed in one ``nlp.pipe`` batch (without vectors)."""
-        clipped = []
-        for text in texts:
-            if len(text) > self.max_chars:
-                logger.warning(
-                    "passage of %d characters cut to max_parse_chars=%d before parsing",
-                    len(text), self.max_chars,
-                )  # fmt: skip
-                text = text[: self.max_chars]
-            clipped.append(text)
+    def parse(self, texts: Sequence[str], level: GraphLevel = "full") -> list[PassageGraph]:
+        """Graphs of ``texts`` at ``level``, in order, parsed in batches (without vectors)."""
+        if level not in GRAPH_LEVELS:
+            raise ValueError(f"level must be one of {GRAPH_LEVELS}, got {level!r}")
+        clipped = [self._clip(t) for t in texts]
         with self._lock:
-            docs = list(self.nlp.pipe(clipped, disable=self._disabled))
+            entity_docs = list(self.nlp.pipe(clipped, disable=self._entity_pass_off))
+            if level == "light":
+                return [light_graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
+                        for d, t in zip(entity_docs, texts)]  # fmt: skip
+            docs = list(self.nlp.pipe(clipped, disable=self._parse_pass_off))
+        from spacy.tokens import Span
+
+        for doc, entity_doc in zip(docs, entity_docs):
+            doc.ents = [Span(doc, e.start, e.end, label=e.label) for e in entity_doc.ents]
         return [graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
                 for d, t in zip(docs, texts)]  # fmt: skip
+
+    def _clip(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        logger.warning("passage of %d characters cut to max_parse_chars=%d before parsing",
+                       len(text), self.max_chars)  # fmt: skip
+        return text[: self.max_chars]
 
     def with_vectors(self, graphs: Sequence[PassageGraph]) -> list[PassageGraph]:
         """``graphs`` with their node word vectors attached (:mod:`cage_core.graph.vectors`)."""
         return [g if g.vectors is not None and g.vectors.shape[1] == self.vector_dim
                 else g.with_vectors(self.label_vectors(g.labels)) for g in graphs]  # fmt: skip
+
+
+def _entity_makers(nlp: Language) -> set[str]:
+    """The components that set ``doc.ents`` (entity recognisers and rulers)."""
+    return {n for n in nlp.pipe_names if nlp.get_pipe_meta(n).factory in ENTITY_FACTORIES}
+
+
+def _listened_to(nlp: Language, components: set[str]) -> set[str]:
+    """The components (a shared tok2vec or transformer) that ``components`` listen to."""
+    return {n for n in nlp.pipe_names
+            if components & set(getattr(nlp.get_pipe(n), "listening_components", ()))}  # fmt: skip

@@ -7,11 +7,17 @@ from. Word vectors (``vectors``, used only by the R-GCN) are *not* part of the s
 form: they are derived from the labels and the pipeline's vocabulary when needed
 (:mod:`cage_core.graph.vectors`).
 
+A graph has one of two levels (:data:`GRAPH_LEVELS`). A *light* graph holds the named
+entities of the passage only (labels and types; no edges): all that bridge coherence,
+GraphER, TEGR and the contradiction check read, and made by the pipeline's entity
+recogniser alone. A *full* graph adds the content words and the typed edges of the
+dependency parse, which the R-GCN reads. Both have the same entity nodes.
+
 Stored form (:meth:`PassageGraph.to_text`, format version 2): one JSON string, so every
 vector store's flat metadata accepts it::
 
     {"format": "cage-passage-graph", "version": 2, "source": "en_core_web_md-3.7.1/g2",
-     "sha": "<32 hex: content_hash of the passage content>",
+     "sha": "<32 hex: content_hash of the passage content>", "level": "light" | "full",
      "nodes": [[label, pos], [label, pos, entity type], ...],
      "edges": [[src, dst, relation], [src, dst, relation, verb], ...]}
 
@@ -27,7 +33,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -47,6 +53,14 @@ MAX_STORED_CHARS = 8_000_000
 """Stored graph strings longer than this are rejected before they are parsed."""
 CONTENT_HASH_CHARS = 32
 """Hex digits of SHA-256 kept as the content hash (128 bits)."""
+GraphLevel = Literal["light", "full"]
+GRAPH_LEVELS: tuple[GraphLevel, ...] = ("light", "full")
+"""Graph levels, each a superset of the one before it."""
+
+
+def serves(level: str, needed: str) -> bool:
+    """Whether a graph of ``level`` holds everything a ``needed``-level graph holds."""
+    return GRAPH_LEVELS.index(level) >= GRAPH_LEVELS.index(needed)  # type: ignore[arg-type]
 
 
 class GraphFormatError(ValueError):
@@ -74,6 +88,8 @@ class PassageGraph:
             graph format), so caches never mix graphs from different pipelines.
         content_sha: :func:`content_hash` of the content the graph was built from ("" when
             unknown, e.g. a graph built by hand).
+        level: ``"full"`` (the parse: content words and typed edges) or ``"light"`` (named
+            entities only); see the module docstring.
         vectors: ``[n, d]`` float32 L2-normalised word vectors, or ``None`` when not
             attached (stored graphs; see :meth:`cage_core.graph.build.GraphParser.with_vectors`).
     """
@@ -87,10 +103,13 @@ class PassageGraph:
     edge_verbs: tuple[str, ...]
     source: str = ""
     content_sha: str = ""
+    level: GraphLevel = "full"
     vectors: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n, m = len(self.labels), len(self.edge_verbs)
+        if self.level not in GRAPH_LEVELS:
+            raise GraphFormatError(f"level must be one of {GRAPH_LEVELS}, got {self.level!r}")
         if len(self.pos) != n or len(self.entity_types) != n:
             raise GraphFormatError("labels, pos and entity_types must have one entry per node")
         for name in ("edge_src", "edge_dst", "edge_type"):
@@ -142,7 +161,8 @@ class PassageGraph:
                  for s, d, t, v in zip(self.edge_src.tolist(), self.edge_dst.tolist(),
                                        self.edge_type.tolist(), self.edge_verbs)]
         return {"format": FORMAT_TAG, "version": GRAPH_FORMAT_VERSION, "source": self.source,
-                "sha": self.content_sha, "nodes": nodes, "edges": edges}  # fmt: skip
+                "sha": self.content_sha, "level": self.level, "nodes": nodes,
+                "edges": edges}  # fmt: skip
 
     def to_text(self) -> str:
         """The stored form: one compact JSON string (what vector-store metadata holds)."""
@@ -175,12 +195,15 @@ class PassageGraph:
             raise GraphFormatError("source must be a short string")
         if not isinstance(sha, str) or len(sha) != CONTENT_HASH_CHARS or not _is_hex(sha):
             raise GraphFormatError(f"sha must be {CONTENT_HASH_CHARS} hex digits")
+        level = data.get("level")
+        if level not in GRAPH_LEVELS:
+            raise GraphFormatError(f"level must be one of {GRAPH_LEVELS}")
         labels, pos, ents = _nodes(data.get("nodes"))
         src, dst, rel, verbs = _edges(data.get("edges"), len(labels))
         return cls(labels=labels, pos=pos, entity_types=ents,
                    edge_src=np.array(src, dtype=np.int64), edge_dst=np.array(dst, dtype=np.int64),
                    edge_type=np.array(rel, dtype=np.int64), edge_verbs=verbs, source=source,
-                   content_sha=sha)  # fmt: skip
+                   content_sha=sha, level=level)  # fmt: skip
 
 
 def _is_hex(text: str) -> bool:
