@@ -167,3 +167,10 @@ def test_relation_vocabulary_is_fixed():
         "SUBJ_OBJ", "SUBJ_OBJ_NEG", "MODIFIER", "APPOSITIVE", "NUMERIC",
         "PREP_SPATIAL", "PREP_TEMPORAL", "PREP_OTHER", "COOCCURRENCE",
     ]
+
+
+@pytest.mark.parametrize("level", ["light", "full"])
+def test_lone_surrogates_are_parsed_as_question_marks(parser, level):
+    text = "Marie Curie\ud800 was born in Warsaw."
+    g = parser.parse([text], level)[0]
+    assert "Warsaw" in g.labels and g.content_sha == content_hash(text)

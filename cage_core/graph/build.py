@@ -36,6 +36,7 @@ from cage_core.graph.passage_graph import (
     content_hash,
 )
 from cage_core.graph.pronouns import PRONOUNS, resolve_pronouns
+from cage_core.passage import encodable
 from cage_core.graph.relations import (
     ENTITY_TYPES,
     POS_TAGS,
@@ -281,7 +282,7 @@ class GraphParser:
     there (about twice as fast); ``level="full"`` adds a pass of the rest of the pipeline
     (tagger, parser, lemmatizer) over the same tokens. Texts longer than ``max_chars`` are
     cut to that length before parsing (a warning is logged), which bounds the work any
-    single passage can cause. Each graph carries the
+    single passage can cause; lone surrogates are parsed as "?". Each graph carries the
     :func:`~cage_core.graph.passage_graph.content_hash` of the whole text it was given.
     """
 
@@ -316,6 +317,7 @@ class GraphParser:
                 for d, t in zip(docs, texts)]  # fmt: skip
 
     def _clip(self, text: str) -> str:
+        text = encodable(text)  # lone surrogates would fail inside spaCy's string store
         if len(text) <= self.max_chars:
             return text
         logger.warning("passage of %d characters cut to max_parse_chars=%d before parsing",
