@@ -28,10 +28,13 @@ import numpy as np
 
 from cage_core.config import CageConfig
 from cage_core.graph.passage_graph import GraphLevel
+from cage_core.graph_service import PassageGraphs
+from cage_core.metadata import GRAPH_KEY
 from cage_core.passage import Passage
-from cage_core.reranker import CageReranker
+from cage_core.reranker import CageReranker, required_graph_level
 
-GRAPH_COLUMN = "cage_graph"
+GRAPH_COLUMN = GRAPH_KEY
+"""The column of enriched rows holding each passage's stored graph (the metadata key)."""
 
 
 def _config(config: CageConfig | dict[str, Any] | None) -> CageConfig:
@@ -58,20 +61,21 @@ class GraphEnricher:
         self.spacy_model = spacy_model
         self.level = level
         self.text_column, self.title_column, self.graph_column = text_column, title_column, graph_column
-        self._reranker: CageReranker | None = None
+        self._graphs: PassageGraphs | None = None
 
     @property
-    def reranker(self) -> CageReranker:
-        if self._reranker is None:  # one per actor, created with the first batch
-            self._reranker = CageReranker(self.config.replace(graph_cache_size=0), nlp=self.spacy_model,
-                                          embedder=_no_embedder)
-        return self._reranker
+    def graph_service(self) -> PassageGraphs:
+        if self._graphs is None:  # one per actor, created with the first batch
+            self._graphs = PassageGraphs(self.spacy_model, cache_size=0,
+                                         max_parse_chars=self.config.max_parse_chars)  # fmt: skip
+        return self._graphs
 
     def __call__(self, batch: Any) -> Any:
         texts = _cells(batch, self.text_column)
         titles = _cells(batch, self.title_column) or [""] * len(texts)
         passages = [Passage(str(t), title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)]
-        graphs = self.reranker.graphs(passages, level=self.level)
+        level = self.level or required_graph_level(self.config)
+        graphs = self.graph_service.graphs(passages, level=level)
         batch[self.graph_column] = [g.to_text() for g in graphs]
         return batch
 
@@ -117,7 +121,3 @@ class BatchReranker:
 
 def _as_list(value: Any) -> Sequence[Any]:
     return value.tolist() if isinstance(value, np.ndarray) else list(value)
-
-
-def _no_embedder(texts: Sequence[str]) -> np.ndarray:
-    raise RuntimeError("graph enrichment does not embed")

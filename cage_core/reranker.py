@@ -11,18 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.cache import EmbeddingCache, GraphCache, embedding_key, graph_key
+from cage_core.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores, score_pool
-from cage_core.graph.build import GraphParser, pipeline_fingerprint
-from cage_core.graph.passage_graph import (
-    GRAPH_LEVELS,
-    GraphFormatError,
-    GraphLevel,
-    PassageGraph,
-    content_hash,
-    serves,
-)
+from cage_core.graph.build import GraphParser
+from cage_core.graph.passage_graph import GraphLevel, PassageGraph
+from cage_core.graph_service import PassageGraphs
 from cage_core.graph_store import GraphStore
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.models import (
@@ -31,8 +25,6 @@ from cage_core.models import (
     SpacyModel,
     as_embedder,
     default_embedder,
-    load_spacy,
-    spacy_meta,
 )
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.scoring import cosine_matrix, ranking
@@ -82,55 +74,44 @@ class CageReranker:
         if config is not None and not isinstance(config, CageConfig):
             raise TypeError(f"config must be a CageConfig, got {type(config).__name__}")
         self.config = config or CageConfig()
-        self._nlp_spec = nlp
         self._embedder: Embedder | None = as_embedder(embedder) if embedder is not None else None
         self._embedder_is_default = embedder is None
         self._embedder_id = DEFAULT_EMBEDDER_ID if embedder is None else embedder_id
-        self._parser: GraphParser | None = None
-        self._fingerprint: str | None = None
         self._lock = threading.Lock()
-        self._count_lock = threading.Lock()
-        self.graph_cache = GraphCache(self.config.graph_cache_size)
+        self.graph_service = PassageGraphs(
+            nlp, store=graph_store, cache_size=self.config.graph_cache_size,
+            max_parse_chars=self.config.max_parse_chars, vector_dim=self.config.vector_dim)
+        """Where this reranker's passage graphs come from (cache, store, parse)."""
         self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
-        self.graph_store: GraphStore | None = (
-            graph_store if isinstance(graph_store, GraphStore) or graph_store is None
-            else GraphStore(graph_store)
-        )
         if isinstance(method, str):
             from cage_core.methods import get_method
 
             method = get_method(method, self.config)
         self.method: RankingMethod | None = method
-        self.parse_count = 0
-        """How many passages this reranker has parsed (cache and store hits excluded)."""
 
-    # -- models -------------------------------------------------------------------------
+    # -- graphs (see PassageGraphs) ----------------------------------------------------------
     @property
     def parser(self) -> GraphParser:
         """The passage-graph parser (loads the spaCy pipeline on first use)."""
-        with self._lock:
-            if self._parser is None:
-                self._parser = GraphParser(
-                    load_spacy(self._nlp_spec),
-                    vector_dim=self.config.vector_dim,
-                    max_chars=self.config.max_parse_chars,
-                )
-                if self._fingerprint is not None and self._fingerprint != self._parser.fingerprint:
-                    logger.warning("spaCy pipeline %s loaded, but %s was expected from its "
-                                   "installed meta.json", self._parser.fingerprint, self._fingerprint)  # fmt: skip
-                self._fingerprint = self._parser.fingerprint
-            return self._parser
+        return self.graph_service.parser
 
     @property
     def fingerprint(self) -> str:
-        """The parser fingerprint graphs must carry (found without loading spaCy when the
-        pipeline's ``meta.json`` can be read; see :func:`~cage_core.models.spacy_meta`)."""
-        if self._fingerprint is None:
-            meta = spacy_meta(self._nlp_spec)
-            if meta is None:
-                return self.parser.fingerprint
-            self._fingerprint = pipeline_fingerprint(meta)
-        return self._fingerprint
+        """The pipeline fingerprint graphs must carry (found without loading spaCy)."""
+        return self.graph_service.fingerprint
+
+    @property
+    def graph_store(self) -> GraphStore | None:
+        return self.graph_service.store
+
+    @property
+    def graph_cache(self) -> GraphCache:
+        return self.graph_service.cache
+
+    @property
+    def parse_count(self) -> int:
+        """How many passages this reranker has parsed (cache and store hits excluded)."""
+        return self.graph_service.parse_count
 
     @property
     def embedder(self) -> Embedder:
@@ -143,21 +124,17 @@ class CageReranker:
     @property
     def needs_vectors(self) -> bool:
         """Whether this reranker's ranking reads node word vectors (the R-GCN paths)."""
-        if self.method is not None:
-            return bool(getattr(self.method, "needs_vectors", False))
-        return self.config.coherence == "rgcn" or bool(self.config.rgcn_weight)
+        return needs_vectors(self.config, self.method)
 
     @property
     def graph_level(self) -> GraphLevel:
-        """The graph level this reranker's ranking needs: ``"full"`` for the R-GCN paths,
-        else ``"light"`` (named entities only; see :mod:`cage_core.graph.passage_graph`)."""
-        return "full" if self.needs_vectors else "light"
+        """The graph level this reranker's ranking needs (see :func:`required_graph_level`)."""
+        return required_graph_level(self.config, self.method)
 
     # -- pickling: models, locks and caches stay behind and are rebuilt lazily -------------
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for name in ("_lock", "_count_lock", "_parser"):
-            state.pop(name, None)
+        state.pop("_lock", None)
         if self._embedder_is_default:
             state["_embedder"] = None
         return state
@@ -165,104 +142,31 @@ class CageReranker:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
-        self._count_lock = threading.Lock()
-        self._parser = None
 
     # -- stages -------------------------------------------------------------------------
     def graphs(
         self, passages: Sequence[PassageLike], *, level: GraphLevel | None = None,
         with_vectors: bool = False,
     ) -> list[PassageGraph]:
-        """Passage graphs of ``passages`` at ``level`` (default :attr:`graph_level`) or
-        above: from the cache, else the graph store, else parsed in one batch.
-        ``with_vectors`` attaches node word vectors (the R-GCN reads them)."""
-        level = level or self.graph_level
-        items = as_passages(passages)
-        texts = [p.content for p in items]
-        fingerprint = self.fingerprint
-        levels = [lv for lv in GRAPH_LEVELS if serves(lv, level)]
-        keys = {lv: [graph_key(t, fingerprint, lv) for t in texts] for lv in levels}
-        found: list[PassageGraph | None] = [
-            self.graph_cache.get_any([keys[lv][i] for lv in levels]) for i in range(len(items))]
-        for lv in levels:
-            missing = [i for i, g in enumerate(found) if g is None]
-            if not missing or self.graph_store is None:
-                break
-            stored = self.graph_store.get_many([keys[lv][i] for i in missing])
-            for i in missing:
-                g = stored.get(keys[lv][i])
-                if g is not None and g.source == fingerprint and g.level == lv:
-                    found[i] = g
-                    self.graph_cache.put(keys[lv][i], g)
-        missing = [i for i, g in enumerate(found) if g is None]
-        if missing:
-            # Parse each distinct missing text once, even if it repeats in the pool.
-            own = keys[level]
-            unique = list(dict.fromkeys(own[i] for i in missing))
-            first = {own[i]: i for i in reversed(missing)}
-            parsed = self.parser.parse([texts[first[k]] for k in unique], level)
-            with self._count_lock:
-                self.parse_count += len(parsed)
-            by_key = dict(zip(unique, parsed))
-            for k, g in by_key.items():
-                self.graph_cache.put(k, g)
-            if self.graph_store is not None:
-                self.graph_store.put_many(by_key.items())
-            for i in missing:
-                found[i] = by_key[own[i]]
-        graphs = [g for g in found if g is not None]
-        return self.parser.with_vectors(graphs) if with_vectors else graphs
+        """Passage graphs of ``passages`` at ``level`` (default :attr:`graph_level`) or above;
+        see :meth:`PassageGraphs.graphs <cage_core.graph_service.PassageGraphs.graphs>`."""
+        return self.graph_service.graphs(passages, level=level or self.graph_level,
+                                         with_vectors=with_vectors)  # fmt: skip
 
     def stored_graphs(
         self, values: Sequence[Any], passages: Sequence[PassageLike]
     ) -> list[PassageGraph | None]:
-        """The graphs stored at ingest (``PassageGraph.to_text()`` output, or its mapping)
-        for ``passages``, one per passage; ``None`` where the passage must be parsed.
-
-        A value is ignored when it is malformed, oversized, of another format version, built
-        by another pipeline than this reranker's, or built from other content than the
-        passage it is attached to (a stale graph, e.g. a chunk that inherited its parent
-        document's graph through a text splitter). ``None`` values are simply missing. One
-        warning per call summarises what was ignored and why.
-        """
-        items = as_passages(passages)
-        if len(values) != len(items):
-            raise ValueError(f"{len(values)} stored graphs for {len(items)} passages")
-        out: list[PassageGraph | None] = []
-        reasons: dict[str, int] = {}
-        for data, passage in zip(values, items):
-            graph, reason = self._stored_graph(data, passage)
-            if reason is not None:
-                reasons[reason] = reasons.get(reason, 0) + 1
-            out.append(graph)
-        if reasons:
-            summary = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
-            logger.warning("ignoring %d of %d stored passage graphs (%s); parsing those passages "
-                           "again", sum(reasons.values()), len(items), summary)  # fmt: skip
-        return out
+        """The usable graphs among ``values`` stored at ingest for ``passages`` (``None``
+        where the passage must be parsed); see
+        :meth:`PassageGraphs.stored <cage_core.graph_service.PassageGraphs.stored>`."""
+        return self.graph_service.stored(values, passages)
 
     def stored_graph(self, data: Any, passage: PassageLike | None = None) -> PassageGraph | None:
         """One stored graph (see :meth:`stored_graphs`); with ``passage``, it must have been
         built from that passage's content."""
         if passage is not None:
             return self.stored_graphs([data], [passage])[0]
-        graph, reason = self._stored_graph(data, None)
-        if reason is not None:
-            logger.warning("ignoring stored passage graph (%s); parsing the passage again", reason)
-        return graph
-
-    def _stored_graph(self, data: Any, passage: Passage | None) -> tuple[PassageGraph | None, str | None]:
-        if data is None:
-            return None, None
-        try:
-            graph = PassageGraph.from_stored(data)
-        except (GraphFormatError, RecursionError) as exc:
-            return None, f"invalid: {exc}"
-        if graph.source != self.fingerprint:
-            return None, f"built by {graph.source!r}, not {self.fingerprint!r}"
-        if passage is not None and graph.content_sha != content_hash(passage.content):
-            return None, "built from other content than the passage they are attached to"
-        return graph, None
+        return self.graph_service.stored_one(data)
 
     def relevance(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
         """``[k]`` cosine similarity between the query and each passage's content.
@@ -408,27 +312,34 @@ class CageReranker:
     def _pool_graphs(
         self, items: list[Passage], graphs: Sequence[PassageGraph | None] | None
     ) -> list[PassageGraph]:
-        with_vectors = self.needs_vectors
         if graphs is None:
-            return self.graphs(items, with_vectors=with_vectors)
-        if len(graphs) != len(items):
-            raise ValueError(f"graphs has {len(graphs)} entries for {len(items)} passages")
-        if any(g is not None and not isinstance(g, PassageGraph) for g in graphs):
-            raise TypeError("graphs must hold PassageGraph objects or None (stored values go "
-                            "through stored_graphs)")  # fmt: skip
-        given: list[PassageGraph | None] = [
-            g if g is None or serves(g.level, self.graph_level) else None for g in graphs]
-        stale = [i for i, g in enumerate(given)
-                 if g is not None and g.content_sha and g.content_sha != content_hash(items[i].content)]
-        if stale:
-            logger.warning("ignoring %d of %d given passage graphs built from other content than "
-                           "their passage; parsing those passages again", len(stale), len(items))
-            for i in stale:
-                given[i] = None
-        missing = [i for i, g in enumerate(given) if g is None]
-        parsed = iter(self.graphs([items[i] for i in missing])) if missing else iter(())
-        out = [g if g is not None else next(parsed) for g in given]
-        return self.parser.with_vectors(out) if with_vectors else out
+            return self.graphs(items, with_vectors=self.needs_vectors)
+        return self.graph_service.complete(items, graphs, level=self.graph_level,
+                                           with_vectors=self.needs_vectors)  # fmt: skip
+
+
+def needs_vectors(config: CageConfig, method: RankingMethod | None = None) -> bool:
+    """Whether ranking with ``method`` (``None``: CAGE under ``config``) runs the R-GCN, which
+    reads node word vectors and full graphs."""
+    if method is not None:
+        return bool(getattr(method, "needs_vectors", False))
+    return config.coherence == "rgcn" or bool(config.rgcn_weight)
+
+
+def required_graph_level(config: CageConfig, method: RankingMethod | None = None) -> GraphLevel:
+    """The graph level ranking with ``method`` (``None``: CAGE under ``config``) needs:
+    ``"full"`` for the R-GCN, else ``"light"`` (named entities; what every other method
+    reads, see :mod:`cage_core.graph.passage_graph`)."""
+    return "full" if needs_vectors(config, method) else "light"
+
+
+def method_graph_level(config: CageConfig, method: str = "cage") -> GraphLevel:
+    """:func:`required_graph_level` of a method given by name (``"cage"``: CAGE itself)."""
+    if method == "cage":
+        return required_graph_level(config)
+    from cage_core.methods import get_method
+
+    return required_graph_level(config, get_method(method, config))
 
 
 def configured_reranker(

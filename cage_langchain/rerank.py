@@ -24,6 +24,7 @@ from cage_core.metadata import (
     passage_from_metadata,
     ranked_metadata,
 )
+from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 
@@ -86,7 +87,7 @@ class CageRerank(BaseDocumentCompressor):
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:
-        return without_private(super().__getstate__())
+        return without_private_attributes(super().__getstate__())
 
     def compress_documents(
         self,
@@ -194,10 +195,3 @@ def _is_real(value: object) -> bool:
     return (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
             and math.isfinite(float(value)))  # fmt: skip
 
-
-def without_private(state: dict[Any, Any]) -> dict[Any, Any]:
-    """Pickled state of a pydantic component with its lazily built private objects (the
-    core reranker, caches) dropped: models and locks do not travel, and the unpickled
-    component rebuilds them on first use."""
-    private = dict(state.get("__pydantic_private__") or {})
-    return {**state, "__pydantic_private__": {k: None for k in private}}

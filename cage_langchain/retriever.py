@@ -25,7 +25,6 @@ from pydantic import ConfigDict, Field
 
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 
-
 _OUT_OF_RANGE = "Relevance scores must be between 0 and 1"
 
 

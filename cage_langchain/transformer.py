@@ -9,10 +9,11 @@ from typing import Any
 from langchain_core.documents import BaseDocumentTransformer, Document
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from cage_core import CageConfig, CageReranker
-from cage_core.reranker import configured_reranker
+from cage_core import CageConfig
+from cage_core.graph_service import PassageGraphs
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
-from cage_langchain.rerank import without_private
+from cage_core.pickled_state import without_private_attributes
+from cage_core.reranker import method_graph_level
 
 
 class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
@@ -38,22 +39,25 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     """The ranking method the graphs are for (as ``CageRerank.method``): it decides the graph
     level stored, light (entities) for most, full for the R-GCN methods ("paper", ...)."""
 
-    _reranker: CageReranker | None = PrivateAttr(default=None)
+    _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
     @property
-    def reranker(self) -> CageReranker:
-        if self._reranker is None:
-            self._reranker = configured_reranker(self.config, nlp=self.spacy_model, method=self.method)
-        return self._reranker
+    def graph_service(self) -> PassageGraphs:
+        """Where the graphs come from (created on first use; models are shared per process)."""
+        if self._graphs is None:
+            self._graphs = PassageGraphs(self.spacy_model, cache_size=self.config.graph_cache_size,
+                                         max_parse_chars=self.config.max_parse_chars)  # fmt: skip
+        return self._graphs
 
     def __getstate__(self) -> dict[Any, Any]:
-        return without_private(super().__getstate__())
+        return without_private_attributes(super().__getstate__())
 
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         if not documents:
             return []
-        graphs = self.reranker.graphs(
-            [passage_from_metadata(d.page_content, d.metadata, self.title_key) for d in documents])
+        graphs = self.graph_service.graphs(
+            [passage_from_metadata(d.page_content, d.metadata, self.title_key) for d in documents],
+            level=method_graph_level(self.config, self.method))
         return [
             Document(page_content=d.page_content, id=d.id,
                      metadata={**d.metadata, self.graph_key: g.to_text()})  # fmt: skip

@@ -8,10 +8,11 @@ from typing import Any
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 
-from cage_core import CageConfig, CageReranker
-from cage_core.reranker import configured_reranker
+from cage_core import CageConfig
+from cage_core.graph_service import PassageGraphs
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
-from cage_llamaindex.rerank import without_reranker
+from cage_core.pickled_state import without_private_attributes
+from cage_core.reranker import method_graph_level
 
 
 class CageGraphExtractor(TransformComponent):
@@ -35,27 +36,29 @@ class CageGraphExtractor(TransformComponent):
     method: str = Field(default="cage", description="the ranking method the graphs are for (as "
                         "CageRerank.method): light graphs for most, full for the R-GCN methods")
 
-    _reranker: CageReranker | None = PrivateAttr(default=None)
+    _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
     @classmethod
     def class_name(cls) -> str:
         return "CageGraphExtractor"
 
     @property
-    def reranker(self) -> CageReranker:
-        if self._reranker is None:
-            self._reranker = configured_reranker(self.config, nlp=self.spacy_model, method=self.method)
-        return self._reranker
+    def graph_service(self) -> PassageGraphs:
+        """Where the graphs come from (created on first use; models are shared per process)."""
+        if self._graphs is None:
+            self._graphs = PassageGraphs(self.spacy_model, cache_size=self.config.graph_cache_size,
+                                         max_parse_chars=self.config.max_parse_chars)  # fmt: skip
+        return self._graphs
 
     def __getstate__(self) -> dict[Any, Any]:
-        return without_reranker(super().__getstate__())
+        return without_private_attributes(super().__getstate__())
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:
             return []
-        graphs = self.reranker.graphs([
+        graphs = self.graph_service.graphs([
             passage_from_metadata(n.get_content(metadata_mode=MetadataMode.NONE), n.metadata, self.title_key)
-            for n in nodes])
+            for n in nodes], level=method_graph_level(self.config, self.method))
         out = []
         for node, graph in zip(nodes, graphs):
             copy = node.model_copy()

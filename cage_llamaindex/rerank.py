@@ -20,6 +20,7 @@ from cage_core.metadata import (
     passage_from_metadata,
     ranked_metadata,
 )
+from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 
@@ -73,7 +74,7 @@ class CageRerank(BaseNodePostprocessor):
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:
-        return without_reranker(super().__getstate__())
+        return without_private_attributes(super().__getstate__())
 
     def _postprocess_nodes(
         self,
@@ -130,13 +131,6 @@ class CageRerank(BaseNodePostprocessor):
                            source, "embeddings" if source == "embedding" else "scores")
         return None
 
-
-def without_reranker(state: dict[Any, Any]) -> dict[Any, Any]:
-    """Pickled state with the lazily built core reranker dropped: models and locks do not
-    travel, and the unpickled component reloads them on first use."""
-    private = dict(state.get("__pydantic_private__") or {})
-    private["_reranker"] = None
-    return {**state, "__pydantic_private__": private}
 
 
 def _with(keys: list[str], extra: list[str]) -> list[str]:

@@ -36,7 +36,6 @@ from cage_core.graph.passage_graph import (
     content_hash,
 )
 from cage_core.graph.pronouns import PRONOUNS, resolve_pronouns
-from cage_core.passage import encodable
 from cage_core.graph.relations import (
     ENTITY_TYPES,
     POS_TAGS,
@@ -47,6 +46,7 @@ from cage_core.graph.relations import (
     Relation,
 )
 from cage_core.graph.vectors import LabelVectors
+from cage_core.passage import encodable
 
 if TYPE_CHECKING:
     from spacy.language import Language
