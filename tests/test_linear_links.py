@@ -28,14 +28,23 @@ from cage_core.bridge import (
     title_links,
 )
 from cage_core.config import CageConfig
-from cage_core.contradiction import conflicts
+from cage_core.contradiction import conflicts, keyword_overlap
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods import Pool, get_method
 from cage_core.methods.grapher import personalized_pagerank, seed_distribution
-from cage_core.methods.tegr import _EXAMPLE, _SEQUENCE, _YEAR, Chunk, RuleEdgeClassifier, typed_edges
+from cage_core.methods.tegr import (
+    _EXAMPLE,
+    _SEQUENCE,
+    _YEAR,
+    Chunk,
+    RuleEdgeClassifier,
+    defines,
+    typed_edges,
+)
 from cage_core.passage import Passage
 from cage_core.pool_index import (
     occurs_as_whole_words,
+    overlap,
     shared_key_pairs,
     similar_set_pairs,
     substring_mentions,
@@ -293,13 +302,13 @@ def test_overlapping_and_nested_titles_are_all_found():
 @settings(max_examples=200, deadline=None)
 @given(sets=st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), max_size=8),
        threshold=st.floats(0.0, 1.0))
-def test_similar_set_pairs_contain_every_pair_over_the_threshold(sets, threshold):
+def test_similar_set_pairs_are_the_pairs_over_the_threshold(sets, threshold):
     def jaccard(a, b):
         return len(a & b) / len(a | b) if a | b else 0.0
 
     expected = {(a, b) for a, b in itertools.combinations(range(len(sets)), 2)
                 if jaccard(sets[a], sets[b]) >= threshold}  # fmt: skip
-    assert expected <= similar_set_pairs(sets, threshold)
+    assert similar_set_pairs(sets, threshold) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -309,3 +318,17 @@ def test_shared_key_pairs_are_all_pairs_within_each_posting(postings):
     found = sorted((keys[n], a, b) for n, a, b in zip(key_ids.tolist(), rows.tolist(), cols.tolist()))
     expected = sorted((key, a, b) for key, p in postings.items() for a, b in itertools.combinations(p, 2))
     assert found == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(term=TRICKY, text=st.lists(st.sampled_from(["ab", " is ", " was", " a", "  the ", "an", "\n", "b."]),
+                                  max_size=8).map("".join))
+def test_defines_matches_the_definition_regex(term, text):
+    expected = re.search(re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", text) is not None
+    assert defines(term, text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.frozensets(st.sampled_from("abcdef")), b=st.frozensets(st.sampled_from("abcdef")))
+def test_overlap_is_keyword_overlap(a, b):
+    assert overlap(a, b) == keyword_overlap(a, b)

@@ -31,7 +31,13 @@ from cage_core.config import EDGE_TYPES, CageConfig
 from cage_core.contradiction import conflicts, inversion_score, keyword_overlap, word_set
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods.base import Pool
-from cage_core.pool_index import index_sets, shared_key_pairs, similar_set_pairs, substring_mentions
+from cage_core.pool_index import (
+    index_sets,
+    overlap,
+    shared_key_pairs,
+    similar_set_pairs,
+    substring_mentions,
+)
 from cage_core.scoring import cosine_matrix
 
 WALK_HOPS = 2
@@ -40,6 +46,7 @@ MIN_TERM_CHARS = 3
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _EXAMPLE = re.compile(r"\b(for example|for instance|such as|e\.g\.)", re.IGNORECASE)
 _SEQUENCE = re.compile(r"\b(then|later|subsequently|afterwards|followed by|next)\b", re.IGNORECASE)
+_COPULA = re.compile(r"\s+(is|are|was|were)\s+(a|an|the)\b")
 
 
 @dataclass(frozen=True)
@@ -103,14 +110,12 @@ class RuleEdgeClassifier:
     def classify(self, a: Chunk, b: Chunk, pool: Sequence[Chunk]) -> str | None:
         shared = a.entities & b.entities
         # conflicts() needs this overlap first: checking it here skips re-reading the texts
-        if keyword_overlap(a.words, b.words) >= self.contradiction_overlap and \
+        if overlap(a.words, b.words) >= self.contradiction_overlap and \
                 conflicts([a.text, b.text], [a.graph, b.graph], self.contradiction_overlap):
             return "contradicts"
         lowered_b = b.lowered
-        for term in sorted({a.bare} | shared):
-            if len(term) >= MIN_TERM_CHARS and term in lowered_b and \
-                    re.search(re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", lowered_b):
-                return "defines"
+        if any(len(term) >= MIN_TERM_CHARS and defines(term, lowered_b) for term in {a.bare} | shared):
+            return "defines"
         if shared and b.gives_example:
             return "example-of"
         if shared and a.years and b.years and max(b.years) > max(a.years):
@@ -125,12 +130,13 @@ class RuleEdgeClassifier:
         return None
 
     def candidate_pairs(self, chunks: Sequence[Chunk]) -> list[tuple[int, int]]:
-        """Sorted ``(i, j)``, ``i < j``: every pair :meth:`classify` may type, either way round.
+        """Sorted ``(i, j)``, ``i < j``: a superset of the pairs :meth:`classify` types either way.
 
         The pairs that share an entity (index entity → chunks), where one chunk's text
-        contains the other's title (one automaton over the titles), or whose word sets may
-        overlap by ``contradiction_overlap`` (prefix filtering) — a superset of the typed
-        pairs found without visiting the others.
+        contains the other's title (one Aho–Corasick pass over the titles), or whose word
+        overlap reaches ``contradiction_overlap`` (prefix filtering) — found without
+        visiting the other pairs. A subclass whose ``classify`` types other pairs must
+        override this too.
         """
         _, _, rows, cols = shared_key_pairs(index_sets([c.entities for c in chunks]))
         pairs = set(zip(rows.tolist(), cols.tolist()))
@@ -160,6 +166,16 @@ class LLMEdgeClassifier:
             if text.startswith(edge_type):
                 return edge_type
         return None
+
+
+def defines(term: str, text: str) -> bool:
+    """``text`` says "<term> is/are/was/were a/an/the …" (``term`` anywhere, as written)."""
+    start = text.find(term)
+    while start >= 0:
+        if _COPULA.match(text, start + len(term)):
+            return True
+        start = text.find(term, start + 1)
+    return False
 
 
 def typed_edges(chunks: Sequence[Chunk], classifier: EdgeClassifier) -> dict[tuple[int, int], str]:
