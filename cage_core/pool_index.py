@@ -27,6 +27,17 @@ import numpy as np
 
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
+_ASCII_NON_WORD_TO_SPACE = str.maketrans({c: " " for c in map(chr, range(128)) if not _WORD_CHAR.match(c)})
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``: its maximal runs of ``\\w``, i.e. ``re.findall(r"\\w+", text)``.
+
+    ASCII text is split by ``str.translate`` + ``str.split`` (a third faster, same result).
+    """
+    if text.isascii():
+        return text.translate(_ASCII_NON_WORD_TO_SPACE).split()
+    return _WORD.findall(text)
 
 
 def index_sets(
@@ -98,12 +109,12 @@ def whole_word_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tu
     word of the text: the texts holding all of them are the only candidates checked.
     """
     positions = _group(needles)
-    words = {needle: set(_WORD.findall(needle)) for needle in positions}
-    vocabulary: set[Hashable] = set().union(*words.values())
-    postings = index_sets([_WORD.findall(text) for text in texts], vocabulary)
+    needle_words = {needle: set(words(needle)) for needle in positions}
+    vocabulary: set[Hashable] = set().union(*needle_words.values())
+    postings = index_sets([words(text) for text in texts], vocabulary)
     found = []
     for needle, ids in positions.items():
-        for i in _holding_all(postings, words[needle], len(texts)):
+        for i in _holding_all(postings, needle_words[needle], len(texts)):
             if occurs_as_whole_words(needle, texts[i]):
                 found.extend((i, n) for n in ids)
     return sorted(found)

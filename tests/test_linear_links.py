@@ -49,6 +49,7 @@ from cage_core.pool_index import (
     similar_set_pairs,
     substring_mentions,
     whole_word_mentions,
+    words,
 )
 
 TOLERANCE = 1e-9
@@ -332,3 +333,9 @@ def test_defines_matches_the_definition_regex(term, text):
 @given(a=st.frozensets(st.sampled_from("abcdef")), b=st.frozensets(st.sampled_from("abcdef")))
 def test_overlap_is_keyword_overlap(a, b):
     assert overlap(a, b) == keyword_overlap(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=30) | TRICKY)
+def test_words_are_the_runs_of_word_characters(text):
+    assert words(text) == re.findall(r"\w+", text)
