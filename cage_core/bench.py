@@ -88,9 +88,13 @@ def scaled_pool(k: int) -> list[Passage]:
     for n in range(k):
         copy, index = divmod(n, len(originals))
         source, tag = originals[index], copy_tag(copy)
-        mark = (lambda m: m.group(0) + tag)  # noqa: E731
-        pool.append(Passage(_CAPITALISED.sub(mark, source.text), title=_CAPITALISED.sub(mark, source.title)))
+        pool.append(Passage(_tagged(source.text, tag), title=_tagged(source.title, tag)))
     return pool
+
+
+def _tagged(text: str, tag: str) -> str:
+    """``text`` with ``tag`` appended to every capitalised word."""
+    return _CAPITALISED.sub(lambda m: m.group(0) + tag, text)
 
 
 def _percentiles(samples: Sequence[float]) -> tuple[float, float]:
@@ -206,7 +210,7 @@ def _format_scaling(rows: Sequence[Timing]) -> list[str]:
         return []
     base = min(rows, key=lambda t: t.k)
     lines = ["", f"warm rerank scaling (titled pools, see cage_core.bench): t(k) / t({base.k})", "",
-             "| k | p50 ms | p95 ms | t(k) / t(%d) |" % base.k, "|---|---|---|---|"]  # fmt: skip
+             f"| k | p50 ms | p95 ms | t(k) / t({base.k}) |", "|---|---|---|---|"]  # fmt: skip
     lines += [f"| {t.k} | {t.p50_ms:.1f} | {t.p95_ms:.1f} | {t.p50_ms / base.p50_ms:.2f} |"
               for t in sorted(rows, key=lambda t: t.k)]  # fmt: skip
     return lines

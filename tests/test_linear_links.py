@@ -263,7 +263,6 @@ def test_a_classifier_without_candidates_is_asked_about_every_pair():
     class Recording:
         def classify(self, a, b, pool):
             asked.append((a.text, b.text))
-            return None
 
     chunks = [Chunk(str(i), "", random_graph(random.Random(i))) for i in range(4)]
     typed_edges(chunks, Recording())
