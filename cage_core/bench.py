@@ -12,10 +12,19 @@ the bundled demo passages), it times:
     scores mean nothing.
 
 and reports p50/p95 in milliseconds, the ratios, and the process's peak resident memory.
+
+Then, to show how the warm rerank scales, it times (b) again on pools of ``SCALING_KS``
+titled passages (title links and shared entities both at work) and prints each time over
+the smallest one's. The bundled data has 40 titled passages; a pool of k takes ⌈k/40⌉ copies
+of them, copy c with a tag of its own appended to every capitalised word of its titles and
+texts (:func:`scaled_pool`): titles and entities still link passages within a copy, as in one
+question's candidates, and not across copies — like a pool merged from k/10 HotpotQA
+questions.
 """
 
 from __future__ import annotations
 
+import re
 import resource
 import statistics
 import time
@@ -29,9 +38,15 @@ import numpy as np
 from cage_core.config import CageConfig
 from cage_core.eval.datasets import load_questions
 from cage_core.models import default_embedder
+from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
 
 WORDS_PER_PASSAGE = 100
+SCALING_KS = (100, 500, 1000)
+"""Pool sizes of the warm scaling rows (see the module docstring)."""
+WARM_TITLED = "cage warm, titled pool (graphs cached, sims given)"
+_CAPITALISED = re.compile(r"\b[A-Z]\w*")
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass(frozen=True)
@@ -44,13 +59,42 @@ class Timing:
 
 def demo_corpus() -> tuple[list[str], list[str]]:
     """Questions and ~100-word passages made from the bundled demo data."""
-    path = resources.files("cage_core").joinpath("data", "demo.jsonl")
-    with resources.as_file(path) as p:
-        questions = load_questions(p)
+    questions = _demo_questions()
     words = [w for q in questions for passage in q.passages for w in passage.text.split()]
     passages = [" ".join(words[i : i + WORDS_PER_PASSAGE])
                 for i in range(0, len(words) - WORDS_PER_PASSAGE, WORDS_PER_PASSAGE // 2)]  # fmt: skip
     return [q.question for q in questions], passages
+
+
+def _demo_questions() -> list[Any]:
+    path = resources.files("cage_core").joinpath("data", "demo.jsonl")
+    with resources.as_file(path) as p:
+        return load_questions(p)
+
+
+def copy_tag(copy: int) -> str:
+    """``""`` for copy 0, else the copy number in lower-case letters (1 → "b", 26 → "ba")."""
+    tag = ""
+    while copy:
+        copy, digit = divmod(copy, len(_ALPHABET))
+        tag = _ALPHABET[digit] + tag
+    return tag
+
+
+def scaled_pool(k: int) -> list[Passage]:
+    """``k`` titled passages: copies of the bundled ones, copy c's capitalised words tagged."""
+    originals = [p for q in _demo_questions() for p in q.passages]
+    pool = []
+    for n in range(k):
+        copy, index = divmod(n, len(originals))
+        source, tag = originals[index], copy_tag(copy)
+        pool.append(Passage(_tagged(source.text, tag), title=_tagged(source.title, tag)))
+    return pool
+
+
+def _tagged(text: str, tag: str) -> str:
+    """``text`` with ``tag`` appended to every capitalised word."""
+    return _CAPITALISED.sub(lambda m: m.group(0) + tag, text)
 
 
 def _percentiles(samples: Sequence[float]) -> tuple[float, float]:
@@ -95,9 +139,9 @@ class CrossEncoderTimer:
 
 def run_bench(
     ks: Sequence[int] = (10, 20, 50), repeats: int = 20, config: CageConfig | None = None,
-    nlp: Any = None,
+    nlp: Any = None, scaling_ks: Sequence[int] = SCALING_KS,
 ) -> tuple[list[Timing], float]:
-    """Timings for every k and method, and the peak resident memory in MB."""
+    """Timings for every k and method, the warm scaling rows, and the peak resident memory in MB."""
     questions, corpus = demo_corpus()
     embedder = default_embedder()
     cross = CrossEncoderTimer()
@@ -129,6 +173,16 @@ def run_bench(
                     reranker.graphs(p)
             p50, p95 = _percentiles(_time(fn, repeats))
             timings.append(Timing(name, k, p50, p95))
+    for k in scaling_ks:
+        pool = scaled_pool(k)
+        reranker.graphs(pool)  # parsed once: the rows time the warm path only
+        sims = np.linspace(0.8, 0.1, k)
+
+        def warm_titled(i: int, pool: list[Passage] = pool, sims: np.ndarray = sims) -> None:
+            reranker.rerank(questions[i % len(questions)], pool, query_similarities=sims)
+
+        p50, p95 = _percentiles(_time(warm_titled, repeats))
+        timings.append(Timing(WARM_TITLED, k, p50, p95))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return timings, peak_mb
 
@@ -138,12 +192,25 @@ def format_bench(timings: Sequence[Timing], peak_mb: float) -> str:
     lines += [f"| {t.k} | {t.name} | {t.p50_ms:.1f} | {t.p95_ms:.1f} |" for t in timings]
     lines += ["", "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder |",
               "|---|---|---|---|"]  # fmt: skip
-    for k in sorted({t.k for t in timings}):
+    for k in sorted({t.k for t in timings if t.name.startswith("cross-encoder")}):
         by = {t.name.split(" (")[0]: t.p50_ms for t in timings if t.k == k}
         cross = by["cross-encoder MiniLM-L6"]
         lines.append(f"| {k} | {by['cage warm'] / by['bi-encoder']:.2f} | "
                      f"{by['cage warm'] / cross:.3f} | {by['cage cold'] / cross:.2f} |")  # fmt: skip
+    lines += _format_scaling([t for t in timings if t.name == WARM_TITLED])
     lines += ["", f"peak resident memory: {peak_mb:.0f} MB",
               "cross-encoder: ms-marco-MiniLM-L-6-v2's architecture from the packaged MiniLM "
               "weights with a fresh head — timing only, its scores are meaningless."]  # fmt: skip
     return "\n".join(lines)
+
+
+def _format_scaling(rows: Sequence[Timing]) -> list[str]:
+    """The warm scaling table: p50/p95 and each p50 over the smallest pool's."""
+    if not rows:
+        return []
+    base = min(rows, key=lambda t: t.k)
+    lines = ["", f"warm rerank scaling (titled pools, see cage_core.bench): t(k) / t({base.k})", "",
+             f"| k | p50 ms | p95 ms | t(k) / t({base.k}) |", "|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {t.k} | {t.p50_ms:.1f} | {t.p95_ms:.1f} | {t.p50_ms / base.p50_ms:.2f} |"
+              for t in sorted(rows, key=lambda t: t.k)]  # fmt: skip
+    return lines

@@ -27,6 +27,7 @@ import numpy as np
 
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.pool_index import index_sets, shared_key_pairs, whole_word_mentions
 from cage_core.scoring import ranking
 
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
@@ -40,18 +41,21 @@ def bare_title(title: str) -> str:
 
 
 def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
-    """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice versa."""
+    """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice versa.
+
+    "Names" means: the lower-cased text contains :func:`bare_title` of the title, at least
+    ``MIN_TITLE_CHARS`` long, with no word character right before or after it. Found
+    through a word index (:func:`~cage_core.pool_index.whole_word_mentions`), so the work
+    follows the mentions, not the k² pairs.
+    """
     k = len(titles)
     links = np.zeros((k, k))
-    lowered = [t.lower() for t in texts]
-    for j, title in enumerate(titles):
-        bare = bare_title(title)
-        if len(bare) < MIN_TITLE_CHARS:
-            continue
-        pattern = re.compile(r"(?<!\w)" + re.escape(bare) + r"(?!\w)")
-        for i in range(k):
-            if i != j and pattern.search(lowered[i]):
-                links[i, j] = links[j, i] = 1.0
+    bare = [bare_title(t) for t in titles]
+    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
+    mentions = whole_word_mentions([bare[j] for j in linkable], [t.lower() for t in texts])
+    pairs = np.array([(i, linkable[n]) for i, n in mentions if i != linkable[n]], dtype=np.int64).reshape(-1, 2)
+    links[pairs[:, 0], pairs[:, 1]] = 1.0
+    links[pairs[:, 1], pairs[:, 0]] = 1.0
     return links
 
 
@@ -62,18 +66,35 @@ def entity_names(graph: PassageGraph) -> set[str]:
 
 
 def shared_entity_links(graphs: Sequence[PassageGraph], query: str) -> np.ndarray:
-    """``[k, k]`` pool-IDF weight of the entities two passages share and the query does not name."""
+    """``[k, k]`` pool-IDF weight of the entities two passages share and the query does not name.
+
+    ``E_ij = fsum(weight(e) for e in sorted(shared))``, computed from an index entity →
+    passages: only the pairs that share an entity are visited, and since a correctly
+    rounded sum does not depend on the order of its terms, a pair sharing one or two
+    entities gets the plain numpy sum, more than two ``math.fsum`` (bit-identical).
+    """
     k = len(graphs)
+    links = np.zeros((k, k))
     names = [entity_names(g) for g in graphs]
     df = Counter(n for ns in names for n in ns)
     q = query.lower()
-    weight = {n: math.log(1.0 + k / c) for n, c in df.items() if n not in q}
-    links = np.zeros((k, k))
-    for i in range(k):
-        for j in range(i + 1, k):
-            shared = names[i] & names[j]
-            if shared:
-                links[i, j] = links[j, i] = math.fsum(weight.get(n, 0.0) for n in sorted(shared))
+    bridges = {n for n, c in df.items() if c >= 2 and n not in q}  # a query entity weighs 0
+    if not bridges:
+        return links
+    weight_of_df = {c: math.log(1.0 + k / c) for c in set(df.values())}
+    keys, key_ids, rows, cols = shared_key_pairs(index_sets(names, bridges))
+    weights = np.array([weight_of_df[df[n]] for n in keys])[key_ids]
+    codes = rows * k + cols
+    order = np.argsort(codes, kind="stable")
+    codes, weights = codes[order], weights[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    counts = np.diff(np.r_[starts, len(codes)])
+    sums = np.add.reduceat(weights, starts)  # one or two terms: the correctly rounded sum
+    for n in np.flatnonzero(counts > 2):
+        sums[n] = math.fsum(weights[starts[n] : starts[n] + counts[n]])
+    first, second = np.divmod(codes[starts], k)
+    links[first, second] = sums
+    links[second, first] = sums
     return links
 
 

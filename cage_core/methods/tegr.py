@@ -31,12 +31,22 @@ from cage_core.config import EDGE_TYPES, CageConfig
 from cage_core.contradiction import conflicts, inversion_score, keyword_overlap, word_set
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods.base import Pool
+from cage_core.pool_index import (
+    index_sets,
+    overlap,
+    shared_key_pairs,
+    similar_set_pairs,
+    substring_mentions,
+)
 from cage_core.scoring import cosine_matrix
 
 WALK_HOPS = 2
+MIN_TERM_CHARS = 3
+"""Titles and entities shorter than this never define or name another chunk."""
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _EXAMPLE = re.compile(r"\b(for example|for instance|such as|e\.g\.)", re.IGNORECASE)
 _SEQUENCE = re.compile(r"\b(then|later|subsequently|afterwards|followed by|next)\b", re.IGNORECASE)
+_COPULA = re.compile(r"\s+(is|are|was|were)\s+(a|an|the)\b")
 
 
 @dataclass(frozen=True)
@@ -47,11 +57,28 @@ class Chunk:
     title: str
     graph: PassageGraph
     words: frozenset[str] = field(init=False)
+    """Lower-cased word set (:func:`~cage_core.contradiction.word_set`)."""
     entities: frozenset[str] = field(init=False)
+    """Non-numeric entity names (:func:`~cage_core.bridge.entity_names`)."""
+    lowered: str = field(init=False)
+    """The text, lower-cased."""
+    bare: str = field(init=False)
+    """:func:`~cage_core.bridge.bare_title` of the title."""
+    years: tuple[str, ...] = field(init=False)
+    """Years the text names, as written."""
+    gives_example: bool = field(init=False)
+    """The text says "for example", "such as", "e.g." …"""
+    tells_sequence: bool = field(init=False)
+    """The text says "then", "later", "subsequently" …"""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "words", word_set(self.text))
-        object.__setattr__(self, "entities", frozenset(entity_names(self.graph)))
+        derived = {"words": word_set(self.text), "entities": frozenset(entity_names(self.graph)),
+                   "lowered": self.text.lower(), "bare": bare_title(self.title),
+                   "years": tuple(_YEAR.findall(self.text)),
+                   "gives_example": _EXAMPLE.search(self.text) is not None,
+                   "tells_sequence": _SEQUENCE.search(self.text) is not None}  # fmt: skip
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
 
 class EdgeClassifier(Protocol):
@@ -71,6 +98,10 @@ class RuleEdgeClassifier:
     5. elaborates — a's entities are a non-empty proper subset of b's;
     6. sequence — they share an entity and b uses "then", "later", "subsequently", …;
     7. synthesizes — one names the other's title, or they share an entity.
+
+    So a pair gets no type unless the two chunks share an entity, one contains the other's
+    title, or their word overlap reaches ``contradiction_overlap``: :meth:`candidate_pairs`
+    finds those pairs through indexes, and :func:`typed_edges` classifies only them.
     """
 
     def __init__(self, contradiction_overlap: float = 0.5) -> None:
@@ -78,26 +109,43 @@ class RuleEdgeClassifier:
 
     def classify(self, a: Chunk, b: Chunk, pool: Sequence[Chunk]) -> str | None:
         shared = a.entities & b.entities
-        if conflicts([a.text, b.text], [a.graph, b.graph], self.contradiction_overlap):
+        # conflicts() needs this overlap first: checking it here skips re-reading the texts
+        if overlap(a.words, b.words) >= self.contradiction_overlap and \
+                conflicts([a.text, b.text], [a.graph, b.graph], self.contradiction_overlap):
             return "contradicts"
-        lowered_b = b.text.lower()
-        for term in sorted({bare_title(a.title)} | shared):
-            if len(term) >= 3 and re.search(re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", lowered_b):
-                return "defines"
-        if shared and _EXAMPLE.search(b.text):
+        lowered_b = b.lowered
+        if any(len(term) >= MIN_TERM_CHARS and defines(term, lowered_b) for term in {a.bare} | shared):
+            return "defines"
+        if shared and b.gives_example:
             return "example-of"
-        years_a, years_b = _YEAR.findall(a.text), _YEAR.findall(b.text)
-        if shared and years_a and years_b and max(years_b) > max(years_a):
+        if shared and a.years and b.years and max(b.years) > max(a.years):
             return "supersedes"
         if a.entities and a.entities < b.entities:
             return "elaborates"
-        if shared and _SEQUENCE.search(b.text):
+        if shared and b.tells_sequence:
             return "sequence"
-        titles = (bare_title(a.title), bare_title(b.title))
-        if shared or (len(titles[0]) >= 3 and titles[0] in lowered_b) or \
-                (len(titles[1]) >= 3 and titles[1] in a.text.lower()):
+        if shared or (len(a.bare) >= MIN_TERM_CHARS and a.bare in lowered_b) or \
+                (len(b.bare) >= MIN_TERM_CHARS and b.bare in a.lowered):
             return "synthesizes"
         return None
+
+    def candidate_pairs(self, chunks: Sequence[Chunk]) -> list[tuple[int, int]]:
+        """Sorted ``(i, j)``, ``i < j``: a superset of the pairs :meth:`classify` types either way.
+
+        The pairs that share an entity (index entity → chunks), where one chunk's text
+        contains the other's title (one Aho–Corasick pass over the titles), or whose word
+        overlap reaches ``contradiction_overlap`` (prefix filtering) — found without
+        visiting the other pairs. A subclass whose ``classify`` types other pairs must
+        override this too.
+        """
+        _, _, rows, cols = shared_key_pairs(index_sets([c.entities for c in chunks]))
+        pairs = set(zip(rows.tolist(), cols.tolist()))
+        titled = [j for j, c in enumerate(chunks) if len(c.bare) >= MIN_TERM_CHARS]
+        for i, n in substring_mentions([chunks[j].bare for j in titled], [c.lowered for c in chunks]):
+            if i != titled[n]:
+                pairs.add((min(i, titled[n]), max(i, titled[n])))
+        pairs |= similar_set_pairs([c.words for c in chunks], self.contradiction_overlap)
+        return sorted(pairs)
 
 
 class LLMEdgeClassifier:
@@ -120,15 +168,33 @@ class LLMEdgeClassifier:
         return None
 
 
+def defines(term: str, text: str) -> bool:
+    """``text`` says "<term> is/are/was/were a/an/the …" (``term`` anywhere, as written)."""
+    start = text.find(term)
+    while start >= 0:
+        if _COPULA.match(text, start + len(term)):
+            return True
+        start = text.find(term, start + 1)
+    return False
+
+
 def typed_edges(chunks: Sequence[Chunk], classifier: EdgeClassifier) -> dict[tuple[int, int], str]:
-    """Types of the unordered pairs ``(i, j)``, ``i < j`` (either direction may carry it)."""
+    """Types of the unordered pairs ``(i, j)``, ``i < j`` (either direction may carry it).
+
+    In ``(i, j)`` order. A classifier with a ``candidate_pairs(chunks)`` method (sorted
+    pairs, a superset of those it types, e.g. :class:`RuleEdgeClassifier`) is asked about
+    those pairs only; any other about every pair.
+    """
+    candidates = getattr(classifier, "candidate_pairs", None)
+    k = len(chunks)
+    pairs = candidates(chunks) if candidates is not None else \
+        ((i, j) for i in range(k) for j in range(i + 1, k))
     edges: dict[tuple[int, int], str] = {}
-    for i in range(len(chunks)):
-        for j in range(i + 1, len(chunks)):
-            t = classifier.classify(chunks[i], chunks[j], chunks) or \
-                classifier.classify(chunks[j], chunks[i], chunks)
-            if t is not None:
-                edges[(i, j)] = t
+    for i, j in pairs:
+        t = classifier.classify(chunks[i], chunks[j], chunks) or \
+            classifier.classify(chunks[j], chunks[i], chunks)
+        if t is not None:
+            edges[(i, j)] = t
     return edges
 
 
