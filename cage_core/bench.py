@@ -4,6 +4,8 @@ For each pool size k, over ``repeats`` queries on passages of about 100 words (b
 the bundled demo passages), it times:
 
 (a) CAGE cold — nothing cached: parse the k passages, encode, score (similarities given);
+    once at the level the configuration needs (light for the default: entities only) and
+    once with full graphs (the whole spaCy pipeline, what every method parsed before);
 (b) CAGE warm — graphs cached, similarities given: the R-GCN step and scoring only;
 (c) the vanilla bi-encoder pass — embed the query and the k passages with MiniLM;
 (d) a cross-encoder forward over the k (query, passage) pairs: the architecture of
@@ -12,6 +14,8 @@ the bundled demo passages), it times:
     scores mean nothing.
 
 and reports p50/p95 in milliseconds, the ratios, and the process's peak resident memory.
+It also times enrichment (``cage enrich``'s work: graphs of every benchmark passage, one
+batch) at both levels and prints the passages per second of each.
 
 Then, to show how the warm rerank scales, it times (b) again on pools of ``SCALING_KS``
 titled passages (title links and shared entities both at work) and prints each time over
@@ -37,6 +41,7 @@ import numpy as np
 
 from cage_core.config import CageConfig
 from cage_core.eval.datasets import load_questions
+from cage_core.graph_service import PassageGraphs
 from cage_core.models import default_embedder
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
@@ -45,6 +50,9 @@ WORDS_PER_PASSAGE = 100
 SCALING_KS = (100, 500, 1000)
 """Pool sizes of the warm scaling rows (see the module docstring)."""
 WARM_TITLED = "cage warm, titled pool (graphs cached, sims given)"
+COLD = "cage cold (parse+score, sims given)"
+COLD_FULL = "cage cold, full graphs (parse+score, sims given)"
+ENRICH = "enrich: graphs of every benchmark passage, level"
 _CAPITALISED = re.compile(r"\b[A-Z]\w*")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
@@ -158,11 +166,17 @@ def run_bench(
             reranker.graph_cache.clear()
             reranker.rerank(query(i), pools[i], query_similarities=sims[i])
 
+        def cold_full(i: int) -> None:
+            reranker.graph_cache.clear()
+            reranker.graphs(pools[i], level="full")  # then served to the ranking from the cache
+            reranker.rerank(query(i), pools[i], query_similarities=sims[i])
+
         def warm(i: int) -> None:
             reranker.rerank(query(i), pools[i], query_similarities=sims[i])
 
         runs = {
-            "cage cold (parse+score, sims given)": cold,
+            COLD: cold,
+            COLD_FULL: cold_full,
             "cage warm (graphs cached, sims given)": warm,
             "bi-encoder (embed query + k passages)": lambda i: embedder([query(i)] + pools[i]),
             "cross-encoder MiniLM-L6 (k pairs)": lambda i: cross(query(i), pools[i]),
@@ -183,20 +197,37 @@ def run_bench(
 
         p50, p95 = _percentiles(_time(warm_titled, repeats))
         timings.append(Timing(WARM_TITLED, k, p50, p95))
+    for level in ("light", "full"):
+        service = PassageGraphs(nlp, cache_size=0)
+        service.graphs(corpus[:2], level=level)  # load the pipeline outside the timing
+        start = time.perf_counter()
+        service.graphs(corpus, level=level)
+        seconds = time.perf_counter() - start
+        timings.append(Timing(f"{ENRICH} {level}", len(corpus), 1000 * seconds, 1000 * seconds))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return timings, peak_mb
 
 
 def format_bench(timings: Sequence[Timing], peak_mb: float) -> str:
     lines = ["| k | method | p50 ms | p95 ms |", "|---|---|---|---|"]
-    lines += [f"| {t.k} | {t.name} | {t.p50_ms:.1f} | {t.p95_ms:.1f} |" for t in timings]
-    lines += ["", "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder |",
-              "|---|---|---|---|"]  # fmt: skip
+    lines += [f"| {t.k} | {t.name} | {t.p50_ms:.1f} | {t.p95_ms:.1f} |" for t in timings
+              if not t.name.startswith(ENRICH)]
+    lines += ["", "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder | "
+              "cold full / cross-encoder | cold / cold full |", "|---|---|---|---|---|---|"]  # fmt: skip
     for k in sorted({t.k for t in timings if t.name.startswith("cross-encoder")}):
-        by = {t.name.split(" (")[0]: t.p50_ms for t in timings if t.k == k}
-        cross = by["cross-encoder MiniLM-L6"]
-        lines.append(f"| {k} | {by['cage warm'] / by['bi-encoder']:.2f} | "
-                     f"{by['cage warm'] / cross:.3f} | {by['cage cold'] / cross:.2f} |")  # fmt: skip
+        by = {t.name: t.p50_ms for t in timings if t.k == k}
+        cross = by["cross-encoder MiniLM-L6 (k pairs)"]
+        warm = by["cage warm (graphs cached, sims given)"]
+        lines.append(f"| {k} | {warm / by['bi-encoder (embed query + k passages)']:.2f} | "
+                     f"{warm / cross:.3f} | {by[COLD] / cross:.2f} | {by[COLD_FULL] / cross:.2f} | "
+                     f"{by[COLD] / by[COLD_FULL]:.2f} |")  # fmt: skip
+    enrich = {t.name.rsplit(" ", 1)[1]: t for t in timings if t.name.startswith(ENRICH)}
+    if enrich:
+        rate = {level: t.k / (t.p50_ms / 1000) for level, t in enrich.items()}
+        lines += ["", "| enrichment | passages/s |", "|---|---|"]
+        lines += [f"| {level} graphs | {r:.1f} |" for level, r in rate.items()]
+        if {"light", "full"} <= rate.keys():
+            lines.append(f"| light / full | {rate['light'] / rate['full']:.2f} |")
     lines += _format_scaling([t for t in timings if t.name == WARM_TITLED])
     lines += ["", f"peak resident memory: {peak_mb:.0f} MB",
               "cross-encoder: ms-marco-MiniLM-L-6-v2's architecture from the packaged MiniLM "

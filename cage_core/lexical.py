@@ -1,37 +1,59 @@
 """BM25 of a query against one pool of passages, with IDF computed over that pool.
 
-``score(d) = Σ_t IDF(t)·tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·|d|/avgdl))`` with
-``IDF(t) = ln(1 + (N − n_t + 0.5)/(n_t + 0.5))`` (Lucene's form, via ``bm25s``). Tokens:
-lower-cased words of two or more characters, English stop words removed. Query terms that
-occur in no passage are ignored; a pool sharing no term with the query scores all zeros.
+Lucene's BM25 as ``bm25s`` computes it (``method="lucene"``), in float64, visiting only the
+query's terms: the work is one tokenisation of each passage, not an index of the pool's
+whole vocabulary. Tokens: lower-cased words of two or more characters (``\\b\\w\\w+\\b``), the
+English stop words of ``bm25s`` removed. Query terms that occur in no passage add nothing; a
+pool sharing no term with the query scores all zeros. A repeated query term counts each time.
 """
 
 from __future__ import annotations
 
-import logging
+import math
+import re
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
 BM25_K1 = 1.5
 BM25_B = 0.75
+STOP_WORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with",
+))  # fmt: skip
+"""The English stop words of ``bm25s`` (Lucene's list)."""
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+def tokens(text: str) -> list[str]:
+    """The BM25 tokens of ``text`` (see the module docstring)."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS]
 
 
 def pool_bm25(query: str, texts: Sequence[str], k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
-    """``[k]`` BM25 scores of ``texts`` for ``query`` (IDF over ``texts`` only)."""
-    import bm25s
-
-    # bm25s sets its logger to DEBUG on import and logs every index build; keep it quiet.
-    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    """``[k]`` BM25 scores of ``texts`` for ``query``:
+    ``Σ_{t ∈ q} idf(t) · tf / (tf + k1·(1 − b + b·|d|/avgdl))`` with
+    ``idf(t) = ln(1 + (N − df_t + 0.5)/(df_t + 0.5))`` over the pool's ``N`` passages."""
     k = len(texts)
-    if k == 0:
-        return np.zeros(0)
-    corpus = bm25s.tokenize(list(texts), stopwords="en", show_progress=False, return_ids=False)
-    vocab = {t for doc in corpus for t in doc}
-    terms = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
-    terms = [t for t in terms if t in vocab]
-    if not terms:
+    terms = tokens(query)
+    if k == 0 or not terms:
         return np.zeros(k)
-    model = bm25s.BM25(k1=k1, b=b, method="lucene")
-    model.index(corpus, show_progress=False)
-    return np.asarray(model.get_scores(terms), dtype=np.float64)
+    wanted = set(terms)
+    docs = [tokens(t) for t in texts]
+    lengths = np.array([len(d) for d in docs], dtype=np.float64)
+    avgdl = lengths.mean()
+    if avgdl == 0:
+        return np.zeros(k)
+    counts = [Counter(t for t in d if t in wanted) for d in docs]
+    df = Counter(t for c in counts for t in c)
+    norm = k1 * ((1 - b) + b * lengths / avgdl)
+    scores = np.zeros(k)
+    for term in terms:
+        if not df[term]:
+            continue
+        idf = math.log(1 + (k - df[term] + 0.5) / (df[term] + 0.5))
+        tf = np.array([c[term] for c in counts], dtype=np.float64)
+        scores += idf * tf / (norm + tf)
+    return scores
