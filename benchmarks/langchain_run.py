@@ -12,4 +12,4 @@ retriever = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=5),
                                            base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=10))
 for d in retriever.invoke("What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"):
     m = d.metadata
-    print(f"{m['cage_rank']} {m['title']:<34} relevance_score={m['relevance_score']:+.3f} cage_relevance={m['cage_relevance']:.3f} cage_coherence={m['cage_coherence']:.3f}")
+    print(f"{m['cage_rank']} {m['title']:<34} relevance_score={m['relevance_score']:+.3f} cage_similarity={m['cage_similarity']:.3f} cage_coherence={m['cage_coherence']:.3f}")

@@ -9,4 +9,4 @@ index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
 retrieved = index.as_retriever(similarity_top_k=10).retrieve("Where was the place of burial of Charles Mathew's father?")
 for n in CageRerank(top_n=5).postprocess_nodes(retrieved, query_str="Where was the place of burial of Charles Mathew's father?"):
     m = n.node.metadata
-    print(f"{m['cage_rank']} {m['title']:<34} score={n.score:+.3f} cage_relevance={m['cage_relevance']:.3f} cage_coherence={m['cage_coherence']:.3f}")
+    print(f"{m['cage_rank']} {m['title']:<34} score={n.score:+.3f} cage_similarity={m['cage_similarity']:.3f} cage_coherence={m['cage_coherence']:.3f}")

@@ -12,8 +12,9 @@ space. Bridge coherence rewards exactly that link, read off the passage graphs:
 * core ``A`` = the ``core_size`` passages with the highest relevance;
 * coherence ``b_i = max_{a ∈ A, a ≠ i} L_ia`` for ``i ∉ A``; a core passage gets the
   largest coherence outside the core (the core is the backbone the others are measured
-  against). Since core passages also have the highest relevance, fusion never ranks a
-  non-core passage above a core one: coherence reorders only the rest of the pool.
+  against). With this coherence alone (no R-GCN term, no contradiction penalty; see
+  :mod:`cage_core.fusion`) a non-core passage never outranks a core one: coherence
+  reorders only the rest of the pool.
 """
 
 from __future__ import annotations

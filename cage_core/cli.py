@@ -7,6 +7,7 @@ import dataclasses
 import json
 import logging
 import sys
+import traceback
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -104,14 +105,14 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         for r in ranked:
             out.write(json.dumps({"rank": r.rank, "index": r.index, "id": r.id, "title": r.title,
-                                  "score": r.score, "relevance": r.relevance,
+                                  "score": r.score, "similarity": r.similarity,
                                   "coherence": r.coherence, "text": r.text},
                                  ensure_ascii=False) + "\n")  # fmt: skip
         return 0
     out.write(f"{'rank':>4} {'index':>5} {'score':>7} {'relev':>7} {'coher':>7}  passage\n")
     for r in ranked:
         label = f"{r.title}: {r.text}" if r.title else r.text
-        out.write(f"{r.rank + 1:>4} {r.index:>5} {r.score:7.3f} {r.relevance:7.3f} "
+        out.write(f"{r.rank + 1:>4} {r.index:>5} {r.score:7.3f} {r.similarity:7.3f} "
                   f"{r.coherence:+7.3f}  {_clip(label, 70)}\n")  # fmt: skip
     return 0
 
@@ -296,10 +297,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         pass
     try:
         return int(args.func(args, out or sys.stdout))
-    except (DatasetFormatError, FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
-        print(f"cage: error: {exc}", file=sys.stderr)
-        return 2
-    except (ValueError, TypeError) as exc:
+    except (DatasetFormatError, FileNotFoundError, IsADirectoryError, UnicodeDecodeError,
+            ValueError, TypeError) as exc:  # fmt: skip
+        if args.verbose:  # -v: the whole story, for a bug report
+            traceback.print_exc()
         print(f"cage: error: {exc}", file=sys.stderr)
         return 2
 

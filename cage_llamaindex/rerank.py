@@ -38,7 +38,7 @@ class CageRerank(BaseNodePostprocessor):
     the packaged all-MiniLM-L6-v2 (``"embedding"``, ``"score"`` and ``"embed"`` force one).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is the
-    fused score and whose node is a copy carrying ``relevance_score``, ``cage_relevance``,
+    fused score and whose node is a copy carrying ``relevance_score``, ``cage_similarity``,
     ``cage_coherence``, ``cage_rank`` (and ``retrieval_score`` with
     ``keep_retrieval_score``) in its metadata, excluded from embedding and LLM prompts.
     The caller's nodes are not modified. A graph stored by

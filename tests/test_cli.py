@@ -3,7 +3,11 @@
 import io
 import json
 
+import pytest
+
 from cage_core.cli import main
+
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 
 
 def test_demo_prints_both_orders_with_gold_marks():
@@ -25,7 +29,7 @@ def test_rerank_reads_jsonl_and_prints_json(tmp_path):
     assert main(["rerank", "-q", "What is the capital of Poland?", "-p", str(f), "--json"], out=out) == 0
     rows = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["id"] for r in rows] == ["w", None]
-    assert rows[0]["rank"] == 0 and set(rows[0]) >= {"score", "relevance", "coherence", "index"}
+    assert rows[0]["rank"] == 0 and set(rows[0]) >= {"score", "similarity", "coherence", "index"}
 
 
 def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):

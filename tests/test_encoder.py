@@ -9,6 +9,8 @@ from torch_geometric.nn import RGCNConv
 from cage_core import CageConfig
 from cage_core.encoder import WeightedRGCNConv, diversity_loss, encode_pool, graph_batch
 
+pytestmark = pytest.mark.models  # the R-GCN stack: torch and torch-geometric take seconds to import
+
 
 @pytest.fixture
 def small_graph():

@@ -13,6 +13,8 @@ from cage_core.eval.datasets import DatasetFormatError, load_questions
 from cage_core.eval.metrics import exact_match, flagged_in_top_k, recall_at_k, token_f1
 from cage_core.methods import METHOD_NAMES, Pool, get_method
 
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

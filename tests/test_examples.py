@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
+
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?\n"
 

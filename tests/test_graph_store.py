@@ -223,6 +223,7 @@ def _no_embedding(texts):
     raise AssertionError("similarities are given")
 
 
+@pytest.mark.models
 def test_a_reranker_with_a_store_pickles_and_deep_copies(tmp_path):
     import copy
     import pickle

@@ -5,6 +5,9 @@ import copy
 
 import numpy as np
 import pytest
+
+pytest.importorskip("langchain_classic", reason='needs the extras: pip install "cage-rag[all,test]"')
+
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -17,6 +20,8 @@ from cage_langchain import (
     PackagedMiniLMEmbeddings,
     ScoredVectorStoreRetriever,
 )
+
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +70,7 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [d.page_content for d in out] == [r.text for r in core]
     assert [d.metadata["relevance_score"] for d in out] == [r.score for r in core]
-    assert [d.metadata["cage_relevance"] for d in out] == [sims[r.index] for r in core]
+    assert [d.metadata["cage_similarity"] for d in out] == [sims[r.index] for r in core]
     assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
 
 
@@ -104,7 +109,7 @@ def test_a_score_key_on_some_documents_only_falls_back_to_embedding_with_a_warni
 def test_without_retriever_scores_it_embeds_quietly(docs, caplog):
     out = CageRerank(top_n=2).compress_documents(docs, QUERY)  # default score_key: absent here
     assert len(out) == 2 and caplog.text == ""
-    assert out[0].metadata["cage_relevance"] != 0.5
+    assert out[0].metadata["cage_similarity"] != 0.5
 
 
 def test_async_gather_matches_sequential_calls(docs, embeddings):
@@ -192,14 +197,14 @@ def test_any_real_retriever_score_is_used_without_embedding(docs, score):
     scored = [Document(page_content=d.page_content, metadata={"retrieval_score": score * (i + 1)})
               for i, d in enumerate(docs)]
     out = CageRerank(top_n=None, embeddings=RefusingEmbeddings()).compress_documents(scored, QUERY)
-    assert sorted(d.metadata["cage_relevance"] for d in out) == [float(score * (i + 1)) for i in range(len(docs))]
+    assert sorted(d.metadata["cage_similarity"] for d in out) == [float(score * (i + 1)) for i in range(len(docs))]
 
 
 @pytest.mark.parametrize("score", [True, float("nan"), "0.5", None])
 def test_a_non_number_score_is_not_used(docs, score):
     scored = [Document(page_content=d.page_content, metadata={"retrieval_score": score}) for d in docs]
     out = CageRerank(top_n=1).compress_documents(scored, QUERY)
-    assert out[0].metadata["cage_relevance"] != score
+    assert out[0].metadata["cage_similarity"] != score
 
 
 def test_scored_retriever_hands_the_stores_similarities_to_cage(docs, embeddings):

@@ -5,6 +5,9 @@ import copy
 import pickle
 
 import pytest
+
+pytest.importorskip("llama_index.core", reason='needs the extra: pip install "cage-rag[llamaindex]"')
+
 from llama_index.core import VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
@@ -12,6 +15,8 @@ from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import Passage
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
+
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +40,7 @@ def test_vector_index_retriever_with_cage_postprocessor(nodes, embed_model):
     assert all(SCORE_KEYS | {"retrieval_score"} <= set(n.node.metadata) for n in out)
     # the retriever's cosine was used as relevance (no re-embedding)
     by_id = {n.node.node_id: n.score for n in retrieved}
-    assert all(n.node.metadata["cage_relevance"] == pytest.approx(by_id[n.node.node_id]) for n in out)
+    assert all(n.node.metadata["cage_similarity"] == pytest.approx(by_id[n.node.node_id]) for n in out)
     # scores never reach the prompt or the embedding, and the caller's nodes are untouched
     assert "cage_rank" not in out[0].node.get_content(metadata_mode=MetadataMode.LLM)
     assert [(n.node.metadata, n.score) for n in retrieved] == [(n.node.metadata, n.score) for n in before]

@@ -7,6 +7,8 @@ import pytest
 from cage_core import CageReranker
 from cage_core.ray_data import BatchReranker, GraphEnricher
 
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
+
 ray = pytest.importorskip("ray")
 
 ROWS = [

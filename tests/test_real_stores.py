@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
+
 chromadb = pytest.importorskip("chromadb")
 pytest.importorskip("faiss")
 

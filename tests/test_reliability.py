@@ -35,7 +35,7 @@ def _check_conservation(out, k, top_n=None):
     assert len(set(indices)) == len(indices) and all(0 <= i < k for i in indices)
     assert [o.rank for o in out] == list(range(expected))
     for o in out:
-        assert all(math.isfinite(v) for v in (o.score, o.relevance, o.coherence))
+        assert all(math.isfinite(v) for v in (o.score, o.similarity, o.coherence))
     assert [o.score for o in out] == sorted((o.score for o in out), reverse=True)
 
 

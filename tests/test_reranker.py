@@ -36,7 +36,7 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
     scores = reranker.score(QUERY, POOL)
     for r in out:
         assert r.text == POOL[r.index]
-        assert r.relevance == scores.similarities[r.index]  # sim(q, C_i), as given or computed
+        assert r.similarity == scores.similarities[r.index]  # sim(q, C_i), as given or computed
         assert r.score == pytest.approx((scores.relevance[r.index] + 2 * r.coherence) / 3, abs=1e-12)
     assert out[0].index == 0  # the passage naming Curie's birthplace leads
 
@@ -44,7 +44,7 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
 def test_paper_preset_fuses_raw_cosine_with_rgcn_coherence(nlp, embedder):
     r = CageReranker(PAPER, nlp=nlp, embedder=embedder)
     for o in r.rerank(QUERY, POOL):
-        assert o.score == pytest.approx(0.7 * o.relevance + 0.3 * o.coherence, abs=1e-12)
+        assert o.score == pytest.approx(0.7 * o.similarity + 0.3 * o.coherence, abs=1e-12)
 
 
 def test_ranked_passage_is_frozen(reranker):
@@ -57,7 +57,7 @@ def test_given_similarities_are_used_and_nothing_is_embedded(nlp):
     r = CageReranker(nlp=nlp, embedder=RefusingEmbedder())
     sims = [0.1, 0.9, 0.3, 0.2]
     out = r.rerank(QUERY, POOL, query_similarities=sims)
-    assert {o.index: o.relevance for o in out} == dict(enumerate(sims))
+    assert {o.index: o.similarity for o in out} == dict(enumerate(sims))
     assert out[0].index == 1
 
 
@@ -182,6 +182,7 @@ def test_pool_scores_expose_the_coherence_matrix(nlp, embedder):
     assert np.allclose(s.coherence, s.matrix.sum(axis=1) / 3)
 
 
+@pytest.mark.models
 def test_missing_pipeline_names_the_package_to_install():
     from cage_core import MissingModelError
 

@@ -12,6 +12,8 @@ import pytest
 from cage_core import CageConfig, CageReranker
 from cage_core.bench import demo_corpus
 
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
+
 QUERIES = 2000
 POOL = 5
 

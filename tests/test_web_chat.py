@@ -13,8 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                                reason="needs Debian's chromium (installed by .ci/run)")
+pytestmark = [pytest.mark.models,
+              pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                 reason="needs Debian's chromium (installed by .ci/run)")]
 QUESTION = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
 
 

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, d in enumerate(docs, 1):
             m = d.metadata
             print(f"  [{i}] {m['title']}  score={m['relevance_score']:+.2f} "
-                  f"relevance={m['cage_relevance']:.2f} coherence={m['cage_coherence']:.2f}")
+                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f}")
         print(flush=True)
     return 0
 

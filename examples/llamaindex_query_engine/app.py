@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, n in enumerate(response.source_nodes, 1):
             m = n.node.metadata
             print(f"  [{i}] {m.get('title', '?')}  score={n.score:+.2f} "
-                  f"relevance={m['cage_relevance']:.2f} coherence={m['cage_coherence']:.2f}")
+                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f}")
         print(flush=True)
     return 0
 
