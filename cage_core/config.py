@@ -132,28 +132,29 @@ class CageConfig:
     graph_cache_size: int = 4096
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
 
-    def __init__(
+    def __init__(  # the fields' defaults above, plus the flat encoder settings
         self,
-        alpha: float = 1 / 3,
-        coherence: CoherenceKind = "bridge",
-        lexical_weight: float = 0.5,
-        entity_weight: float = 0.5,
-        title_links: bool = True,
-        core_size: int = 3,
-        rgcn_weight: float = 0.0,
-        contradiction_weight: float = 0.0,
-        contradiction_overlap: float = 0.5,
-        max_parse_chars: int = 20_000,
-        graph_cache_size: int = 4096,
+        alpha: float = alpha,
+        coherence: CoherenceKind = coherence,
+        lexical_weight: float = lexical_weight,
+        entity_weight: float = entity_weight,
+        title_links: bool = title_links,
+        core_size: int = core_size,
+        rgcn_weight: float = rgcn_weight,
+        contradiction_weight: float = contradiction_weight,
+        contradiction_overlap: float = contradiction_overlap,
+        max_parse_chars: int = max_parse_chars,
+        graph_cache_size: int = graph_cache_size,
         encoder: EncoderConfig | EncoderKind | None = None,
         **encoder_settings: Any,
     ) -> None:
-        values = dict(alpha=alpha, coherence=coherence, lexical_weight=lexical_weight,
-                      entity_weight=entity_weight, title_links=title_links, core_size=core_size,
-                      rgcn_weight=rgcn_weight, contradiction_weight=contradiction_weight,
-                      contradiction_overlap=contradiction_overlap, max_parse_chars=max_parse_chars,
-                      graph_cache_size=graph_cache_size,
-                      encoder=_encoder(encoder, encoder_settings))  # fmt: skip
+        values = {
+            "alpha": alpha, "coherence": coherence, "lexical_weight": lexical_weight,
+            "entity_weight": entity_weight, "title_links": title_links, "core_size": core_size,
+            "rgcn_weight": rgcn_weight, "contradiction_weight": contradiction_weight,
+            "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
+            "graph_cache_size": graph_cache_size, "encoder": _encoder(encoder, encoder_settings),
+        }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
         self._validate()

@@ -30,7 +30,12 @@ from cage_core.bridge import (
 from cage_core.contradiction import conflicts, keyword_overlap
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods import Pool, get_method
-from cage_core.methods.grapher import GraphERConfig, GraphERMethod, personalized_pagerank, seed_distribution
+from cage_core.methods.grapher import (
+    GraphERConfig,
+    GraphERMethod,
+    personalized_pagerank,
+    seed_distribution,
+)
 from cage_core.methods.tegr import (
     _EXAMPLE,
     _SEQUENCE,

@@ -16,7 +16,14 @@ from cage_core.contradiction import (
 )
 from cage_core.methods import Pool, get_method
 from cage_core.methods.grapher import personalized_pagerank, seed_distribution
-from cage_core.methods.tegr import Chunk, LLMEdgeClassifier, RuleEdgeClassifier, TEGRConfig, TEGRMethod, walk
+from cage_core.methods.tegr import (
+    Chunk,
+    LLMEdgeClassifier,
+    RuleEdgeClassifier,
+    TEGRConfig,
+    TEGRMethod,
+    walk,
+)
 
 BAKERY = ["The Lumen bakery was founded by Mara Quint in 1990 in Oslo.",
           "The Lumen bakery was founded by Otto Brisk in 1990 in Oslo.",
