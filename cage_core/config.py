@@ -224,11 +224,11 @@ class CageConfig:
         """Return a copy with ``changes`` applied (validated like a new config); encoder
         settings may be changed flat (``replace(epochs=7)``) or as ``encoder=``."""
         flat = {n: changes.pop(n) for n in ENCODER_SETTINGS if n in changes}
-        encoder = changes.pop("encoder", self.encoder)
-        if isinstance(encoder, str):
-            encoder = self.encoder.replace(kind=encoder)
-        if flat:
-            encoder = _encoder(encoder, flat) if "encoder" in changes else encoder.replace(**flat)
+        given = changes.pop("encoder", None)
+        if isinstance(given, EncoderConfig):
+            encoder = _encoder(given, flat)  # a flat setting must agree with it
+        else:
+            encoder = (self.encoder if given is None else self.encoder.replace(kind=given)).replace(**flat)
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         return CageConfig(**{**values, **changes, "encoder": encoder})
 

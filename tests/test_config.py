@@ -103,6 +103,8 @@ def test_a_flat_setting_that_contradicts_encoder_is_an_error():
     assert CageConfig(encoder=EncoderConfig(epochs=7), epochs=7).epochs == 7
     with pytest.raises(ValueError, match="epochs given both flat and in encoder="):
         CageConfig(encoder=EncoderConfig(epochs=7), epochs=8)
+    with pytest.raises(ValueError, match="seed given both flat and in encoder="):
+        CageConfig().replace(encoder=EncoderConfig(seed=1), seed=2)
     with pytest.raises(TypeError, match="encoder must be an EncoderConfig"):
         CageConfig(encoder=7)
 
