@@ -1,39 +1,98 @@
-"""One validated configuration for the CAGE reranker.
+"""Validated settings of the CAGE reranker and of the graph encoder it trains.
 
-Every number the engine uses lives here, with the paper's default beside it. A
-``CageConfig`` is immutable; derive variants with :meth:`CageConfig.replace`.
-Invalid values raise :class:`ValueError` at construction, naming the field and the
-accepted range, so a bad setting never reaches spaCy or torch.
+A :class:`CageConfig` holds what the reranker itself needs: the fusion (α, coherence mode,
+the bridge-mode relevance and links, the contradiction penalty), the parser and cache
+bounds, and — as one :class:`EncoderConfig` — the R-GCN that the paper's coherence trains.
+The other methods own their settings (:class:`~cage_core.methods.grapher.GraphERConfig`,
+:class:`~cage_core.methods.tegr.TEGRConfig`). ``EncoderConfig`` is defined here, not in
+:mod:`cage_core.encoder`, so that importing a configuration never loads torch.
+
+Every config is immutable; derive variants with ``replace``. Invalid values raise
+:class:`ValueError` (or :class:`TypeError`) at construction, naming the field and the
+accepted range, so a bad setting never reaches spaCy or torch. A setting changed from its
+default that has no effect in the chosen mode is logged once as a warning.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+logger = logging.getLogger(__name__)
 
 EncoderKind = Literal["rgcn", "gcn"]
 CoherenceKind = Literal["bridge", "rgcn"]
 
 _ENCODERS: tuple[str, ...] = ("rgcn", "gcn")
-#: TEGR's typed-edge vocabulary (seed 002).
-EDGE_TYPES: tuple[str, ...] = ("contradicts", "elaborates", "supersedes", "example-of", "defines",
-                               "sequence", "synthesizes")
 _COHERENCE: tuple[str, ...] = ("bridge", "rgcn")
 
 
 @dataclass(frozen=True)
-class CageConfig:
-    """Settings of the CAGE reranker.
+class EncoderConfig:
+    """Settings of the per-query trained graph encoder (:mod:`cage_core.encoder`).
 
-    The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
-    to the query-relevant core of the pool, read off the passage graphs; see
-    :mod:`cage_core.fusion` and :mod:`cage_core.bridge`). ``CageConfig.preset("paper")`` is
-    the published method: R-GCN coherence, raw cosine relevance, α = 0.7.
+    Equal configs give equal encodings of the same graphs, so a config is the key under
+    which a pool's encoding is shared (:class:`~cage_core.encodings.EncodingCache`).
 
     Attributes:
-        alpha: fusion weight α in ``f_i = α·relevance_i + (1−α)·coherence_i``; in [0, 1].
+        kind: ``"rgcn"`` (relation-specific weights, the paper) or ``"gcn"`` (one shared
+            weight, the paper's ablation).
+        beta: min-out-degree reweighting factor β (features and adjacent edge weights of
+            the nodes with ``deg⁺(v) = δ⁺(G)`` are multiplied by it); ≥ 1, 1 disables it.
+        hidden_dim: size of the graph embedding ``Z_i``; paper: 128.
+        epochs: per-query training epochs of the diversity objective; paper: 30–60.
+        learning_rate: Adam learning rate; paper: 1e-3.
+        seed: seed of the freshly initialised encoder, so rankings are reproducible.
+        vector_dim: width of the word-vector part of node features; vectors of another
+            width are truncated or zero-padded to it (300 = en_core_web_md/lg).
+    """
+
+    kind: EncoderKind = "rgcn"
+    beta: float = 2.0
+    hidden_dim: int = 128
+    epochs: int = 50
+    learning_rate: float = 1e-3
+    seed: int = 0
+    vector_dim: int = 300
+
+    def __post_init__(self) -> None:
+        if self.kind not in _ENCODERS:
+            raise ValueError(f"encoder kind must be one of {_ENCODERS}, got {self.kind!r}")
+        check_real("beta", self.beta, low=1.0, high=1e3)
+        check_int("hidden_dim", self.hidden_dim, low=1, high=4096)
+        check_int("epochs", self.epochs, low=0, high=10_000)
+        check_real("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
+        check_int("seed", self.seed, low=0, high=2**63 - 1)
+        check_int("vector_dim", self.vector_dim, low=1, high=4096)
+
+    def replace(self, **changes: Any) -> EncoderConfig:
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+
+ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EncoderConfig) if f.name != "kind")
+"""The :class:`EncoderConfig` fields that :class:`CageConfig` also accepts flat
+(``CageConfig(epochs=7)``), as before the encoder had its own config."""
+
+_BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
+                                     "rgcn_weight")
+
+
+@dataclass(frozen=True, init=False)
+class CageConfig:
+    """Settings of the CAGE reranker (formulas in :mod:`cage_core.fusion`).
+
+    The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
+    to the query-relevant core of the pool; see :mod:`cage_core.bridge`).
+    ``CageConfig.preset("paper")`` is the published method: R-GCN coherence, raw cosine
+    relevance, α = 0.7.
+
+    Attributes:
+        alpha: fusion weight α; in [0, 1].
         coherence: ``"bridge"`` (default) or ``"rgcn"`` (the paper's coherence term).
         lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0 = cosine only).
         entity_weight: weight of shared named entities against title mentions in bridge links.
@@ -42,28 +101,22 @@ class CageConfig:
             coherence is measured against.
         rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence
             (0 skips the R-GCN entirely).
-        beta: min-out-degree reweighting factor β (features and adjacent edge weights of
-            the nodes with ``deg⁺(v) = δ⁺(G)`` are multiplied by it); ≥ 1, 1 disables it.
-        hidden_dim: size of the graph embedding ``Z_i`` (R-GCN output); paper: 128.
-        epochs: per-query training epochs of the diversity objective; paper: 30–60.
-        learning_rate: Adam learning rate; paper: 1e-3.
-        encoder: ``"rgcn"`` (relation-specific weights, the paper) or ``"gcn"`` (one shared
-            weight, the paper's ablation).
-        seed: seed of the freshly initialised encoder, so rankings are reproducible.
+        contradiction_weight: weight of the factual-consistency penalty (0 = off; see
+            :mod:`cage_core.contradiction`).
+        contradiction_overlap: word overlap from which two passages can conflict.
         max_parse_chars: passages longer than this are cut before parsing (a warning is
             logged); bounds the work a single huge passage can cause.
-        vector_dim: width of the word-vector part of node features; vectors of another
-            width are truncated or zero-padded to it (300 = en_core_web_md/lg).
         graph_cache_size: passage graphs, and passage embeddings, kept in the reranker's
             in-memory LRU caches (0 disables them).
-        contradiction_weight: weight of the factual-consistency penalty subtracted from the
-            fused score (0 = off; see :mod:`cage_core.contradiction`).
-        contradiction_overlap: word overlap from which two passages can conflict.
-        ppr_damping: GraphER's personalised PageRank damping d.
-        ppr_temperature: GraphER's seed temperature τ (personalisation ∝ exp(z(sim)/τ)).
-        tegr_decay: TEGR walk decay per hop.
-        tegr_seeds: TEGR walk seed chunks (the most similar ones).
-        tegr_type_weights: TEGR edge-type weights, as ``(type, weight)`` pairs.
+        encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
+            ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
+            attached to parsed graphs.
+
+    Compatibility: the encoder's settings (:data:`ENCODER_SETTINGS`: ``beta``,
+    ``hidden_dim``, ``epochs``, ``learning_rate``, ``seed``, ``vector_dim``) are also
+    accepted flat, by the constructor and :meth:`replace`, and read back as properties;
+    ``encoder`` may be given as just its kind (``encoder="gcn"``). A flat setting that
+    contradicts an ``encoder`` given in the same call raises :class:`ValueError`.
     """
 
     alpha: float = 1 / 3
@@ -73,67 +126,111 @@ class CageConfig:
     title_links: bool = True
     core_size: int = 3
     rgcn_weight: float = 0.0
-    beta: float = 2.0
-    hidden_dim: int = 128
-    epochs: int = 50
-    learning_rate: float = 1e-3
-    encoder: EncoderKind = "rgcn"
-    seed: int = 0
-    max_parse_chars: int = 20_000
-    vector_dim: int = 300
-    graph_cache_size: int = 4096
     contradiction_weight: float = 0.0
     contradiction_overlap: float = 0.5
-    ppr_damping: float = 0.5
-    ppr_temperature: float = 0.5
-    tegr_decay: float = 0.7
-    tegr_seeds: int = 3
-    tegr_type_weights: tuple[tuple[str, float], ...] = (
-        ("contradicts", 0.6), ("elaborates", 1.0), ("supersedes", 0.8), ("example-of", 0.7),
-        ("defines", 1.0), ("sequence", 0.8), ("synthesizes", 0.9),
-    )
+    max_parse_chars: int = 20_000
+    graph_cache_size: int = 4096
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
 
-    def __post_init__(self) -> None:
-        _check_real("alpha", self.alpha, low=0.0, high=1.0)
+    def __init__(  # the fields' defaults above, plus the flat encoder settings
+        self,
+        alpha: float = alpha,
+        coherence: CoherenceKind = coherence,
+        lexical_weight: float = lexical_weight,
+        entity_weight: float = entity_weight,
+        title_links: bool = title_links,
+        core_size: int = core_size,
+        rgcn_weight: float = rgcn_weight,
+        contradiction_weight: float = contradiction_weight,
+        contradiction_overlap: float = contradiction_overlap,
+        max_parse_chars: int = max_parse_chars,
+        graph_cache_size: int = graph_cache_size,
+        encoder: EncoderConfig | EncoderKind | None = None,
+        **encoder_settings: Any,
+    ) -> None:
+        values = {
+            "alpha": alpha, "coherence": coherence, "lexical_weight": lexical_weight,
+            "entity_weight": entity_weight, "title_links": title_links, "core_size": core_size,
+            "rgcn_weight": rgcn_weight, "contradiction_weight": contradiction_weight,
+            "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
+            "graph_cache_size": graph_cache_size, "encoder": _encoder(encoder, encoder_settings),
+        }  # fmt: skip
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        self._validate()
+        _warn_ineffective(self)
+
+    def _validate(self) -> None:
+        check_real("alpha", self.alpha, low=0.0, high=1.0)
         if self.coherence not in _COHERENCE:
             raise ValueError(f"coherence must be one of {_COHERENCE}, got {self.coherence!r}")
-        _check_real("lexical_weight", self.lexical_weight, low=0.0, high=100.0)
-        _check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
+        check_real("lexical_weight", self.lexical_weight, low=0.0, high=100.0)
+        check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
         if not isinstance(self.title_links, bool):
             raise TypeError(f"title_links must be a bool, got {type(self.title_links).__name__}")
-        _check_int("core_size", self.core_size, low=1, high=10_000)
-        _check_real("rgcn_weight", self.rgcn_weight, low=0.0, high=100.0)
-        _check_real("beta", self.beta, low=1.0, high=1e3)
-        _check_int("hidden_dim", self.hidden_dim, low=1, high=4096)
-        _check_int("epochs", self.epochs, low=0, high=10_000)
-        _check_real("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
-        if self.encoder not in _ENCODERS:
-            raise ValueError(f"encoder must be one of {_ENCODERS}, got {self.encoder!r}")
-        _check_int("seed", self.seed, low=0, high=2**63 - 1)
-        _check_int("max_parse_chars", self.max_parse_chars, low=1, high=10_000_000)
-        _check_int("vector_dim", self.vector_dim, low=1, high=4096)
-        _check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
-        _check_real("contradiction_weight", self.contradiction_weight, low=0.0, high=100.0)
-        _check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
-        _check_real("ppr_damping", self.ppr_damping, low=0.0, high=0.99)
-        _check_real("ppr_temperature", self.ppr_temperature, low=0.0, high=100.0, low_open=True)
-        _check_real("tegr_decay", self.tegr_decay, low=0.0, high=1.0)
-        _check_int("tegr_seeds", self.tegr_seeds, low=1, high=1000)
-        for pair in self.tegr_type_weights:
-            if (not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in EDGE_TYPES):
-                raise ValueError(f"tegr_type_weights entries must be (type, weight) with type in "
-                                 f"{EDGE_TYPES}, got {pair!r}")
-            _check_real(f"tegr_type_weights[{pair[0]}]", pair[1], low=0.0, high=100.0)
+        check_int("core_size", self.core_size, low=1, high=10_000)
+        check_real("rgcn_weight", self.rgcn_weight, low=0.0, high=100.0)
+        check_real("contradiction_weight", self.contradiction_weight, low=0.0, high=100.0)
+        check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
+        check_int("max_parse_chars", self.max_parse_chars, low=1, high=10_000_000)
+        check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
+
+    # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
+    @property
+    def beta(self) -> float:
+        return self.encoder.beta
 
     @property
-    def encoder_key(self) -> tuple[Any, ...]:
-        """The settings that determine R-GCN graph embeddings (equal keys, equal encodings)."""
-        return (self.encoder, self.beta, self.hidden_dim, self.epochs, self.learning_rate,
-                self.seed, self.vector_dim)  # fmt: skip
+    def hidden_dim(self) -> int:
+        return self.encoder.hidden_dim
+
+    @property
+    def epochs(self) -> int:
+        return self.encoder.epochs
+
+    @property
+    def learning_rate(self) -> float:
+        return self.encoder.learning_rate
+
+    @property
+    def seed(self) -> int:
+        return self.encoder.seed
+
+    @property
+    def vector_dim(self) -> int:
+        return self.encoder.vector_dim
+
+    @property
+    def uses_rgcn(self) -> bool:
+        """Whether ranking under this config trains the encoder (reads node word vectors)."""
+        return self.coherence == "rgcn" or bool(self.rgcn_weight)
+
+    def ineffective_settings(self) -> dict[str, tuple[str, ...]]:
+        """The settings changed from their defaults that cannot change a ranking under this
+        config, by the reason why (empty when every change matters)."""
+        changed = dict(_changed(self))
+        unused = {
+            "coherence='bridge' with rgcn_weight=0 never trains the encoder":
+                tuple(f"encoder.{n}" for n, _ in _changed(self.encoder)) if not self.uses_rgcn else (),
+            "coherence='rgcn' reads no bridge relevance or links":
+                tuple(n for n in _BRIDGE_SETTINGS if n in changed) if self.coherence == "rgcn" else (),
+            "contradiction_weight=0 turns the contradiction penalty off":
+                ("contradiction_overlap",) if not self.contradiction_weight and
+                "contradiction_overlap" in changed else (),
+        }  # fmt: skip
+        return {reason: names for reason, names in unused.items() if names}
 
     def replace(self, **changes: Any) -> CageConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)
+        """Return a copy with ``changes`` applied (validated like a new config); encoder
+        settings may be changed flat (``replace(epochs=7)``) or as ``encoder=``."""
+        flat = {n: changes.pop(n) for n in ENCODER_SETTINGS if n in changes}
+        given = changes.pop("encoder", None)
+        if isinstance(given, EncoderConfig):
+            encoder = _encoder(given, flat)  # a flat setting must agree with it
+        else:
+            encoder = (self.encoder if given is None else self.encoder.replace(kind=given)).replace(**flat)
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return CageConfig(**{**values, **changes, "encoder": encoder})
 
     @classmethod
     def preset(cls, name: str) -> CageConfig:
@@ -144,9 +241,50 @@ class CageConfig:
             raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}") from None
 
 
-def _check_real(
-    name: str, value: object, *, low: float, high: float, low_open: bool = False
-) -> None:
+def _encoder(encoder: EncoderConfig | str | None, flat: dict[str, Any]) -> EncoderConfig:
+    """The encoder config of ``CageConfig(encoder=…, **flat)`` (see its "Compatibility")."""
+    unknown = sorted(set(flat) - set(ENCODER_SETTINGS))
+    if unknown:
+        raise TypeError(f"CageConfig got unexpected settings {unknown}; GraphER's and TEGR's "
+                        f"settings live in GraphERConfig and TEGRConfig")
+    if encoder is None or isinstance(encoder, str):
+        return EncoderConfig(**({} if encoder is None else {"kind": encoder}), **flat)
+    if not isinstance(encoder, EncoderConfig):
+        raise TypeError(f"encoder must be an EncoderConfig or a kind in {_ENCODERS}, "
+                        f"got {type(encoder).__name__}")
+    conflicting = sorted(n for n, v in flat.items() if v != getattr(encoder, n))
+    if conflicting:
+        raise ValueError(f"{', '.join(conflicting)} given both flat and in encoder= with different values")
+    return encoder
+
+
+def _changed(config: Any) -> list[tuple[str, Any]]:
+    """The ``(name, value)`` fields of a config dataclass that differ from their defaults."""
+    changed = []
+    for f in dataclasses.fields(config):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if getattr(config, f.name) != default:
+            changed.append((f.name, getattr(config, f.name)))
+    return changed
+
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_ineffective(config: CageConfig) -> None:
+    """Log each of :meth:`CageConfig.ineffective_settings` once per process."""
+    for reason, names in config.ineffective_settings().items():
+        message = f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}"
+        with _warned_lock:
+            if message in _warned:
+                continue
+            _warned.add(message)
+        logger.warning(message)
+
+
+def check_real(name: str, value: object, *, low: float, high: float, low_open: bool = False) -> None:
+    """Raise unless ``value`` is a finite real in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     v = float(value)
@@ -156,7 +294,8 @@ def _check_real(
         raise ValueError(f"{name} must be in {bracket}{low}, {high}], got {value!r}")
 
 
-def _check_int(name: str, value: object, *, low: int, high: int) -> None:
+def check_int(name: str, value: object, *, low: int, high: int) -> None:
+    """Raise unless ``value`` is an int (not a bool) in ``[low, high]``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if not low <= value <= high:

@@ -16,7 +16,9 @@ The ``"gcn"`` ablation uses PyG's ``GCNConv`` with the same edge weights.
 
 For each query a freshly seeded encoder is trained on that query's k graphs as one
 batch with Adam, minimising the mean pairwise cosine similarity of the ``Z_i``
-(the diversity objective); no pre-training.
+(the diversity objective); no pre-training. Its settings are an
+:class:`~cage_core.config.EncoderConfig` (defined with the other configs, so that reading a
+configuration never loads torch; importable from here too).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from torch_geometric.data import Batch, Data
 from torch_geometric.nn import GCNConv, MessagePassing, global_add_pool
 from torch_geometric.utils import one_hot, scatter
 
-from cage_core.config import CageConfig
+from cage_core.config import EncoderConfig
 from cage_core.graph.features import feature_dim, node_features
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.relations import NUM_RELATIONS
@@ -194,14 +196,14 @@ class EncodingResult:
     final_loss: float
 
 
-def encode_pool(graphs: Sequence[PassageGraph], config: CageConfig) -> EncodingResult:
+def encode_pool(graphs: Sequence[PassageGraph], config: EncoderConfig) -> EncodingResult:
     """Train a freshly seeded encoder on one pool's graphs and return their embeddings."""
     k = len(graphs)
     if k == 0:
         return EncodingResult(np.zeros((0, config.hidden_dim)), 0.0, 0.0)
     batch = graph_batch(graphs, config.beta, config.vector_dim)
     generator = torch.Generator().manual_seed(config.seed)
-    model = GraphEncoder(feature_dim(config.vector_dim), config.hidden_dim, config.encoder)
+    model = GraphEncoder(feature_dim(config.vector_dim), config.hidden_dim, config.kind)
     model.reset_parameters(generator)
     aggregated = model.precompute(batch)
     if batch.num_nodes == 0 or k < 2:

@@ -21,10 +21,9 @@ conflict between near-duplicate passages is demoted.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,7 +33,10 @@ from cage_core.contradiction import contradiction_penalty
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
-from cage_core.scoring import coherence_matrix, coherence_scores, fuse
+from cage_core.scoring import coherence_scores, fuse
+
+if TYPE_CHECKING:
+    from cage_core.encodings import EncodingCache
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,23 +64,14 @@ def standardize(x: np.ndarray) -> np.ndarray:
 
 
 def rgcn_matrix(graphs: Sequence[PassageGraph], config: CageConfig,
-                memo: dict[Any, Any] | None = None) -> np.ndarray:
-    """The R-GCN coherence matrix C of a pool (cached in ``memo`` per encoder setting).
+                encodings: EncodingCache | None = None) -> np.ndarray:
+    """The R-GCN coherence matrix C of a pool under ``config.encoder``, from ``encodings``
+    when given (computed there once per encoder config)."""
+    if encodings is not None:
+        return encodings.coherence_matrix(graphs, config.encoder)
+    from cage_core.encodings import rgcn_coherence_matrix
 
-    ``memo`` also receives ``("rgcn-seconds", key)`` with the encoding time, so callers
-    that reuse an encoding can still account for its cost.
-    """
-    key = ("rgcn", config.encoder_key)
-    if memo is not None and key in memo:
-        return memo[key]
-    from cage_core.encoder import encode_pool  # torch loads only when the R-GCN runs
-
-    start = time.perf_counter()
-    matrix = coherence_matrix(encode_pool(graphs, config).embeddings)
-    if memo is not None:
-        memo[key] = matrix
-        memo[("rgcn-seconds", key)] = time.perf_counter() - start
-    return matrix
+    return rgcn_coherence_matrix(graphs, config.encoder)
 
 
 def score_pool(
@@ -87,13 +80,14 @@ def score_pool(
     similarities: np.ndarray,
     graphs: Sequence[PassageGraph],
     config: CageConfig,
-    memo: dict[Any, Any] | None = None,
+    encodings: EncodingCache | None = None,
 ) -> PoolScores:
-    """All scores of one pool under ``config`` (formulas in the module docstring)."""
+    """All scores of one pool under ``config`` (formulas in the module docstring); R-GCN
+    encodings come from ``encodings`` when given, so variants can share them."""
     k = len(passages)
     sims = np.asarray(similarities, dtype=np.float64)
     if config.coherence == "rgcn":
-        matrix = rgcn_matrix(graphs, config, memo) if k else np.zeros((0, 0))
+        matrix = rgcn_matrix(graphs, config, encodings) if k else np.zeros((0, 0))
         relevance, coherence = sims, coherence_scores(matrix)
     else:
         relevance = standardize(sims)
@@ -104,7 +98,7 @@ def score_pool(
                              entity_weight=config.entity_weight, use_titles=config.title_links)
         coherence = bridge_coherence(matrix, relevance, config.core_size)
         if config.rgcn_weight and k > 1:
-            c = rgcn_matrix(graphs, config, memo)
+            c = rgcn_matrix(graphs, config, encodings)
             core = core_indices(relevance, config.core_size)
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
             coherence = coherence + config.rgcn_weight * standardize(to_core)

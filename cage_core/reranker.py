@@ -13,12 +13,13 @@ import numpy as np
 
 from cage_core.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.config import CageConfig
-from cage_core.fusion import PoolScores, score_pool
+from cage_core.fusion import PoolScores
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphLevel, PassageGraph
 from cage_core.graph_service import PassageGraphs
 from cage_core.graph_store import GraphStore
-from cage_core.methods.base import Pool, RankingMethod
+from cage_core.methods import get_method
+from cage_core.methods.base import Pool, RankingMethod, pool_scores
 from cage_core.models import (
     DEFAULT_EMBEDDER_ID,
     Embedder,
@@ -49,8 +50,10 @@ class CageReranker:
             on-disk store of passage graphs shared across processes and restarts.
         method: another ranking method to run instead of CAGE, by name (``"grapher"``,
             ``"tegr"``, ``"cage-contra"``, … see :mod:`cage_core.methods`) or as an object of
-            the :class:`~cage_core.methods.RankingMethod` protocol. Its score becomes
-            ``RankedPassage.score``; coherence is then reported as 0.
+            the :class:`~cage_core.methods.RankingMethod` protocol; ``None`` or ``"cage"``:
+            CAGE under ``config``. Its score becomes ``RankedPassage.score``; a method without
+            a coherence term (not an :class:`~cage_core.methods.ExplainedMethod`) reports
+            coherence 0 (see :func:`~cage_core.methods.pool_scores`).
         embedder_id: a name of ``embedder`` (e.g. its model name) under which passage
             embeddings are kept in ``graph_store``; without one, a custom embedder's
             embeddings are cached in memory only. The default embedder has its own.
@@ -76,14 +79,12 @@ class CageReranker:
         self._lock = threading.Lock()
         self.graph_service = PassageGraphs(
             nlp, store=graph_store, cache_size=self.config.graph_cache_size,
-            max_parse_chars=self.config.max_parse_chars, vector_dim=self.config.vector_dim)
+            max_parse_chars=self.config.max_parse_chars, vector_dim=self.config.encoder.vector_dim)
         """Where this reranker's passage graphs come from (cache, store, parse)."""
         self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
-        if isinstance(method, str):
-            from cage_core.methods import get_method
-
-            method = get_method(method, self.config)
-        self.method: RankingMethod | None = method
+        self.method: RankingMethod = get_method(method or "cage", self.config) \
+            if method is None or isinstance(method, str) else method
+        """What ranks each pool (CAGE itself by default)."""
 
     # -- graphs (see PassageGraphs) ----------------------------------------------------------
     @property
@@ -231,24 +232,10 @@ class CageReranker:
             if query_similarities is not None
             else self.similarities(query, items)
         )
-        if k == 0:
-            return score_pool(query, items, relevance, [], self.config)
-        if self.method is not None and not self.method.needs_graphs:
-            pool = Pool(query, items, relevance, None)
-            return self._method_scores(pool, relevance)
-        pool_graphs = self._pool_graphs(items, graphs)
-        if self.method is None:
-            return score_pool(query, items, relevance, pool_graphs, self.config)
-        return self._method_scores(Pool(query, items, relevance, pool_graphs), relevance)
-
-    def _method_scores(self, pool: Pool, relevance: np.ndarray) -> PoolScores:
-        assert self.method is not None
-        k = len(pool.passages)
-        fused = np.asarray(self.method.score(pool), dtype=np.float64)
-        if fused.shape != (k,) or not np.isfinite(fused).all():
-            raise ValueError(f"method {self.method.name!r} returned invalid scores of shape {fused.shape}")
-        return PoolScores(relevance, np.zeros(k), fused, np.zeros((k, k)), tuple(pool.graphs or ()),
-                          relevance)  # fmt: skip
+        pool_graphs = None
+        if self.method.needs_graphs:
+            pool_graphs = self._pool_graphs(items, graphs) if k else []
+        return pool_scores(self.method, Pool(query, items, relevance, pool_graphs))
 
     def rerank(
         self,
@@ -319,7 +306,7 @@ def needs_vectors(config: CageConfig, method: RankingMethod | None = None) -> bo
     reads node word vectors and full graphs."""
     if method is not None:
         return bool(getattr(method, "needs_vectors", False))
-    return config.coherence == "rgcn" or bool(config.rgcn_weight)
+    return config.uses_rgcn
 
 
 def required_graph_level(config: CageConfig, method: RankingMethod | None = None) -> GraphLevel:
@@ -331,10 +318,6 @@ def required_graph_level(config: CageConfig, method: RankingMethod | None = None
 
 def method_graph_level(config: CageConfig, method: str = "cage") -> GraphLevel:
     """:func:`required_graph_level` of a method given by name (``"cage"``: CAGE itself)."""
-    if method == "cage":
-        return required_graph_level(config)
-    from cage_core.methods import get_method
-
     return required_graph_level(config, get_method(method, config))
 
 
@@ -346,7 +329,7 @@ def configured_reranker(
     given, running ``method`` (``"cage"``: CAGE itself)."""
     if alpha is not None:
         config = config.replace(alpha=alpha)
-    return CageReranker(config, nlp=nlp, method=None if method == "cage" else method)
+    return CageReranker(config, nlp=nlp, method=method)
 
 
 def _check_query(query: object) -> None:

@@ -1,13 +1,19 @@
+import dataclasses
+import logging
+
 import pytest
 
 from cage_core import CageConfig, CageReranker
+from cage_core.config import EncoderConfig
+from cage_core.methods import CONTRA_WEIGHT, GraphERConfig, TEGRConfig, get_method
 
 
 def test_paper_preset_has_the_papers_settings():
     c = CageConfig.preset("paper")
-    assert (c.coherence, c.alpha, c.beta, c.hidden_dim, c.learning_rate, c.encoder) == \
-        ("rgcn", 0.7, 2.0, 128, 1e-3, "rgcn")
-    assert 30 <= c.epochs <= 60
+    assert (c.coherence, c.alpha) == ("rgcn", 0.7)
+    assert (c.encoder.kind, c.encoder.beta, c.encoder.hidden_dim, c.encoder.learning_rate) == \
+        ("rgcn", 2.0, 128, 1e-3)
+    assert 30 <= c.encoder.epochs <= 60
 
 
 def test_default_uses_bridge_coherence_chosen_on_dev_data():
@@ -33,7 +39,7 @@ def test_paper_preset_is_available_by_name():
         ("hidden_dim", 0, "hidden_dim must be in"),
         ("epochs", -1, "epochs must be in"),
         ("learning_rate", 0.0, r"learning_rate must be in \(0.0"),
-        ("encoder", "gat", "encoder must be one of"),
+        ("encoder", "gat", "encoder kind must be one of"),
         ("coherence", "magic", "coherence must be one of"),
         ("core_size", 0, "core_size must be in"),
         ("lexical_weight", -1.0, "lexical_weight must be in"),
@@ -62,3 +68,91 @@ def test_replace_validates_and_leaves_original_unchanged():
 def test_reranker_rejects_a_non_config():
     with pytest.raises(TypeError, match="config must be a CageConfig"):
         CageReranker(config={"alpha": 0.5})
+
+
+# ---- the encoder's own settings -----------------------------------------------------------
+
+def test_encoder_settings_are_their_own_validated_config():
+    assert EncoderConfig() == CageConfig().encoder
+    with pytest.raises(ValueError, match="epochs must be in"):
+        EncoderConfig(epochs=-1)
+    with pytest.raises(ValueError, match="encoder kind must be one of"):
+        EncoderConfig(kind="gat")
+
+
+def test_equal_encoder_configs_are_one_cache_key():
+    assert hash(EncoderConfig(epochs=5)) == hash(EncoderConfig(epochs=5))
+    assert len({EncoderConfig(epochs=5), EncoderConfig(epochs=5), EncoderConfig(epochs=6)}) == 2
+    # CAGE variants that differ only outside the encoder share one encoding
+    assert CageConfig(alpha=0.1, epochs=5).encoder == CageConfig(alpha=0.9, epochs=5).encoder
+
+
+def test_encoder_settings_are_accepted_and_read_flat():
+    c = CageConfig(epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01, vector_dim=64)
+    assert c.encoder == EncoderConfig(epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01,
+                                      vector_dim=64)
+    assert (c.epochs, c.seed, c.beta, c.hidden_dim, c.learning_rate, c.vector_dim) == \
+        (7, 3, 1.0, 16, 0.01, 64)
+    assert CageConfig(encoder="gcn").encoder.kind == "gcn"
+    assert CageConfig().replace(epochs=7) == CageConfig(encoder=EncoderConfig(epochs=7))
+    assert CageConfig(encoder="gcn").replace(seed=2).encoder == EncoderConfig(kind="gcn", seed=2)
+    assert dataclasses.replace(CageConfig(epochs=7), alpha=0.5).epochs == 7
+
+
+def test_a_flat_setting_that_contradicts_encoder_is_an_error():
+    assert CageConfig(encoder=EncoderConfig(epochs=7), epochs=7).epochs == 7
+    with pytest.raises(ValueError, match="epochs given both flat and in encoder="):
+        CageConfig(encoder=EncoderConfig(epochs=7), epochs=8)
+    with pytest.raises(ValueError, match="seed given both flat and in encoder="):
+        CageConfig().replace(encoder=EncoderConfig(seed=1), seed=2)
+    with pytest.raises(TypeError, match="encoder must be an EncoderConfig"):
+        CageConfig(encoder=7)
+
+
+def test_other_methods_settings_are_not_cage_settings():
+    with pytest.raises(TypeError, match="TEGRConfig"):
+        CageConfig(tegr_seeds=1)
+    with pytest.raises(ValueError, match="damping must be in"):
+        GraphERConfig(damping=1.0)
+    with pytest.raises(ValueError, match="seeds must be in"):
+        TEGRConfig(seeds=0)
+    with pytest.raises(ValueError, match="type_weights entries"):
+        TEGRConfig(type_weights=(("nonsense", 1.0),))
+
+
+# ---- settings without effect ----------------------------------------------------------------
+
+@pytest.mark.parametrize("config, unused", [
+    (CageConfig(), ()),
+    (CageConfig(epochs=5), ("encoder.epochs",)),
+    (CageConfig(epochs=5, rgcn_weight=0.2), ()),
+    (CageConfig.preset("paper").replace(core_size=1, title_links=False), ("title_links", "core_size")),
+    (CageConfig(contradiction_overlap=0.3), ("contradiction_overlap",)),
+    (CageConfig(contradiction_overlap=0.3, contradiction_weight=1.0), ()),
+])
+def test_settings_without_effect_in_the_chosen_mode_are_named(config, unused):
+    assert sum(config.ineffective_settings().values(), ()) == unused
+
+
+def test_a_setting_without_effect_is_logged_once(caplog):
+    with caplog.at_level(logging.WARNING, logger="cage_core.config"):
+        CageConfig(hidden_dim=17)
+        CageConfig(hidden_dim=17).replace(alpha=0.5)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1
+    assert "encoder.hidden_dim has no effect" in warnings[0]
+
+
+# ---- methods keep their exact settings ------------------------------------------------------
+
+def test_method_factories_derive_their_settings_from_the_config():
+    base = CageConfig(epochs=5, seed=2, entity_weight=0.25)
+    paper = CageConfig.preset("paper").replace(epochs=5, seed=2)
+    assert get_method("hybrid", base).config == base.replace(alpha=1.0)
+    assert get_method("paper", base).config == paper
+    assert get_method("cage-gcn", base).config.encoder == paper.encoder.replace(kind="gcn")
+    assert get_method("cage-noreweight", base).config.encoder == paper.encoder.replace(beta=1.0)
+    assert get_method("coherence-only", base).config == paper.replace(alpha=0.0)
+    assert get_method("cage-contra", base).config.contradiction_weight == CONTRA_WEIGHT
+    assert get_method("grapher", base).config == GraphERConfig(entity_weight=0.25)
+    assert get_method("tegr", base).config == TEGRConfig()

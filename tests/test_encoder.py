@@ -6,7 +6,7 @@ import torch
 import torch_geometric.backend
 from torch_geometric.nn import RGCNConv
 
-from cage_core import CageConfig
+from cage_core.config import EncoderConfig
 from cage_core.encoder import WeightedRGCNConv, diversity_loss, encode_pool, graph_batch
 
 pytestmark = pytest.mark.models  # the R-GCN stack: torch and torch-geometric take seconds to import
@@ -60,8 +60,8 @@ def test_changing_an_edge_weight_changes_the_output(small_graph):
 def test_reweighting_changes_graph_embeddings(parser):
     graphs = parser.with_vectors(parser.parse(["Marie Curie was born in Warsaw. She won the Nobel Prize.",
                                                     "Warsaw is the capital of Poland."]))
-    a = encode_pool(graphs, CageConfig(beta=1.0, epochs=0)).embeddings
-    b = encode_pool(graphs, CageConfig(beta=2.0, epochs=0)).embeddings
+    a = encode_pool(graphs, EncoderConfig(beta=1.0, epochs=0)).embeddings
+    b = encode_pool(graphs, EncoderConfig(beta=2.0, epochs=0)).embeddings
     assert not np.allclose(a, b)
 
 
@@ -72,15 +72,15 @@ def test_training_lowers_mean_pairwise_cosine(parser):
         "Pierre Curie shared the Nobel Prize in Physics in 1903.",
         "Bananas are rich in potassium.",
     ]))
-    result = encode_pool(graphs, CageConfig(epochs=50))
+    result = encode_pool(graphs, EncoderConfig(epochs=50))
     assert result.final_loss < result.initial_loss - 0.05
 
 
 def test_encoding_is_deterministic_for_a_seed(parser):
     graphs = parser.with_vectors(parser.parse(["Warsaw is the capital of Poland.", "Paris is in France."]))
-    a = encode_pool(graphs, CageConfig(epochs=10, seed=3)).embeddings
-    b = encode_pool(graphs, CageConfig(epochs=10, seed=3)).embeddings
-    c = encode_pool(graphs, CageConfig(epochs=10, seed=4)).embeddings
+    a = encode_pool(graphs, EncoderConfig(epochs=10, seed=3)).embeddings
+    b = encode_pool(graphs, EncoderConfig(epochs=10, seed=3)).embeddings
+    c = encode_pool(graphs, EncoderConfig(epochs=10, seed=4)).embeddings
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -88,7 +88,7 @@ def test_encoding_is_deterministic_for_a_seed(parser):
 @pytest.mark.parametrize("kind", ["rgcn", "gcn"])
 def test_both_encoder_kinds_give_one_embedding_per_graph(parser, kind):
     graphs = parser.with_vectors(parser.parse(["Warsaw is the capital of Poland.", "", "Paris is in France."]))
-    z = encode_pool(graphs, CageConfig(encoder=kind, epochs=5, hidden_dim=16)).embeddings
+    z = encode_pool(graphs, EncoderConfig(kind=kind, epochs=5, hidden_dim=16)).embeddings
     assert z.shape == (3, 16)
     assert np.all(z[1] == 0.0)  # an empty graph pools to the zero vector
 

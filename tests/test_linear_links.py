@@ -27,11 +27,15 @@ from cage_core.bridge import (
     shared_entity_links,
     title_links,
 )
-from cage_core.config import CageConfig
 from cage_core.contradiction import conflicts, keyword_overlap
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods import Pool, get_method
-from cage_core.methods.grapher import personalized_pagerank, seed_distribution
+from cage_core.methods.grapher import (
+    GraphERConfig,
+    GraphERMethod,
+    personalized_pagerank,
+    seed_distribution,
+)
 from cage_core.methods.tegr import (
     _EXAMPLE,
     _SEQUENCE,
@@ -223,7 +227,7 @@ def test_an_entity_in_every_passage_links_every_pair():
 
 
 def test_grapher_scores_equal_pagerank_over_the_reference_links():
-    config = CageConfig()
+    config = GraphERConfig()
     for seed in range(40):
         query, titles, texts, graphs = random_pool(seed)
         if not titles:
@@ -231,8 +235,9 @@ def test_grapher_scores_equal_pagerank_over_the_reference_links():
         sims = np.random.default_rng(seed).random(len(titles))
         pool = Pool(query, [Passage(x, title=t) for t, x in zip(titles, texts)], sims, graphs)
         links = reference_link_matrix(query, titles, texts, graphs, entity_weight=config.entity_weight)
-        expected = personalized_pagerank(links, seed_distribution(sims, config.ppr_temperature), config.ppr_damping)
-        assert np.array_equal(get_method("grapher", config).score(pool), expected)
+        expected = personalized_pagerank(links, seed_distribution(sims, config.temperature), config.damping)
+        assert np.array_equal(get_method("grapher").score(pool), expected)
+        assert np.array_equal(GraphERMethod(config).score(pool), expected)
 
 
 # -- TEGR ----------------------------------------------------------------------------------

@@ -16,7 +16,14 @@ from cage_core.contradiction import (
 )
 from cage_core.methods import Pool, get_method
 from cage_core.methods.grapher import personalized_pagerank, seed_distribution
-from cage_core.methods.tegr import Chunk, LLMEdgeClassifier, RuleEdgeClassifier, walk
+from cage_core.methods.tegr import (
+    Chunk,
+    LLMEdgeClassifier,
+    RuleEdgeClassifier,
+    TEGRConfig,
+    TEGRMethod,
+    walk,
+)
 
 BAKERY = ["The Lumen bakery was founded by Mara Quint in 1990 in Oslo.",
           "The Lumen bakery was founded by Otto Brisk in 1990 in Oslo.",
@@ -93,7 +100,7 @@ def test_tegr_lifts_a_chunk_linked_to_a_seed(parser):
                 Passage("Shirley Temple became Chief of Protocol.", title="Shirley Temple"),
                 Passage("Bananas are yellow.", title="Banana")]
     pool = Pool("Who starred in Kiss and Tell?", passages, np.array([0.9, 0.1, 0.12]), parser.parse([p.content for p in passages]))
-    scores = get_method("tegr", CageConfig(tegr_seeds=1)).score(pool)
+    scores = TEGRMethod(TEGRConfig(seeds=1)).score(pool)
     assert np.argsort(-scores).tolist() == [0, 1, 2]
     grapher = get_method("grapher").score(pool)
     assert np.argsort(-grapher).tolist() == [0, 1, 2]
@@ -133,6 +140,6 @@ def test_document_types_are_inherited_by_the_most_similar_chunk_pairs():
 def test_tegr_walk_uses_edges_computed_at_ingest(parser):
     passages = [Passage("Alpha."), Passage("Beta."), Passage("Gamma.")]
     pool = Pool("q", passages, np.array([0.9, 0.1, 0.2]), parser.parse([p.text for p in passages]),
-                memo={"tegr_edges": {(0, 1): "elaborates"}, "passage_vectors": np.eye(3) + 0.5})
-    scores = get_method("tegr", CageConfig(tegr_seeds=1)).score(pool)
+                tegr_edges={(0, 1): "elaborates"}, passage_vectors=np.eye(3) + 0.5)
+    scores = TEGRMethod(TEGRConfig(seeds=1)).score(pool)
     assert np.argsort(-scores).tolist() == [0, 1, 2]  # Beta lifted by the ingest-time edge

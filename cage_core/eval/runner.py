@@ -4,8 +4,9 @@ For each file: every question and passage is embedded once (all-MiniLM-L6-v2 unl
 reranker has another embedder) and, if any method needs graphs, every passage is parsed
 once; all methods then rank the same pools. Pools of RAMDocs are shuffled with a fixed seed
 first (its source order leaks the gold position); ``shuffle="always"``/``"never"`` override.
-Latency is the time of ``method.score`` on one pool, plus the encoding a CAGE variant reused
-from another variant with the same encoder (so every CAGE row pays for its own encoding).
+Latency is the time of ``method.score`` on one pool, plus the seconds of the encodings it
+reused from another variant with the same encoder (``Pool.encodings``), so every CAGE row
+pays for its own encoding.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def run_evaluation(
             k = len(passages)
             pool = Pool(query=q.question, passages=passages, similarities=q_sims, key=q.id,
                         graphs=graphs[offset:offset + k] if graphs is not None else None,
-                        memo={"passage_vectors": vectors})  # fmt: skip
+                        passage_vectors=vectors)  # fmt: skip
             offset += k
             position = {int(src): new for new, src in enumerate(perm)}
             gold = tuple(sorted(position[i] for i in q.gold_indices))
@@ -171,9 +172,10 @@ def _rank_one(
     method: RankingMethod, pool: Pool, q: EvalQuestion, gold: tuple[int, ...],
     misinfo: tuple[int, ...] | None, ks: tuple[int, ...], generator: Any,
 ) -> QuestionResult:
+    reused_before = pool.encodings.reused_seconds
     start = time.perf_counter()
     scores = method.score(pool)
-    latency = time.perf_counter() - start + pool.memo.pop(("reused-seconds", method.name), 0.0)
+    latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
     order = tuple(int(i) for i in ranking(scores))
     answer = em = f1 = None
     if generator is not None:

@@ -28,22 +28,32 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cage_core.config import CageConfig
-from cage_core.methods.base import Pool, RankingMethod
+from cage_core.methods.base import ExplainedMethod, Pool, RankingMethod, pool_scores
 from cage_core.methods.baselines import BM25Method, RandomMethod, VanillaMethod
 from cage_core.methods.cage import CageMethod
-from cage_core.methods.grapher import GraphERMethod
-from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRMethod
+from cage_core.methods.grapher import GraphERConfig, GraphERMethod
+from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRConfig, TEGRMethod
 
 CONTRA_WEIGHT = 3.0
 """cage-contra's contradiction weight, chosen on the RAMDocs DEV file (misinfo in top 2)."""
 
 def _paper(config: CageConfig) -> CageConfig:
     """The paper preset, keeping the caller's encoder training settings (epochs, seed)."""
-    return CageConfig.preset("paper").replace(epochs=config.epochs, seed=config.seed)
+    return CageConfig.preset("paper").replace(epochs=config.encoder.epochs, seed=config.encoder.seed)
+
+
+def _grapher(config: CageConfig) -> GraphERMethod:
+    """GraphER with its default walk over the links ``config`` sets for CAGE's bridge."""
+    return GraphERMethod(GraphERConfig(entity_weight=config.entity_weight, title_links=config.title_links))
+
+
+def _tegr(config: CageConfig) -> TEGRMethod:
+    """TEGR with its default walk, typing conflicts from ``config``'s contradiction overlap."""
+    return TEGRMethod(TEGRConfig(contradiction_overlap=config.contradiction_overlap))
 
 
 _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
-    "random": lambda c: RandomMethod(seed=c.seed),
+    "random": lambda c: RandomMethod(seed=c.encoder.seed),
     "vanilla": lambda c: VanillaMethod(),
     "bm25": lambda c: BM25Method(),
     "hybrid": lambda c: CageMethod("hybrid", c.replace(alpha=1.0)),
@@ -58,8 +68,8 @@ _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
     "cage-noreweight": lambda c: CageMethod("cage-noreweight", _paper(c).replace(beta=1.0)),
     "coherence-only": lambda c: CageMethod("coherence-only", _paper(c).replace(alpha=0.0)),
     "cage-contra": lambda c: CageMethod("cage-contra", c.replace(contradiction_weight=CONTRA_WEIGHT)),
-    "grapher": lambda c: GraphERMethod(c),
-    "tegr": lambda c: TEGRMethod(c),
+    "grapher": _grapher,
+    "tegr": _tegr,
 }
 
 METHOD_NAMES: tuple[str, ...] = tuple(_FACTORIES)
@@ -85,14 +95,18 @@ __all__ = [
     "METHOD_NAMES",
     "BM25Method",
     "CageMethod",
+    "ExplainedMethod",
+    "GraphERConfig",
     "GraphERMethod",
     "LLMEdgeClassifier",
-    "RuleEdgeClassifier",
-    "TEGRMethod",
     "Pool",
     "RandomMethod",
     "RankingMethod",
+    "RuleEdgeClassifier",
+    "TEGRConfig",
+    "TEGRMethod",
     "VanillaMethod",
     "get_method",
+    "pool_scores",
     "register_method",
 ]

@@ -2,17 +2,22 @@
 
 A :class:`Pool` is one query with its candidate passages and everything a method may
 need that is computed once and shared: the query–passage similarities and, when some
-method needs them, the passage graphs. A method returns one score per passage (higher is
-better); ranking, ``top_n`` and evaluation are done by the caller.
+method needs them, the passage graphs, the passage embeddings, edge types computed at ingest
+and the R-GCN encodings. A method returns one score per passage (higher is better); ranking,
+``top_n`` and evaluation are done by the caller. :func:`pool_scores` gives every method's
+result in the reranker's :class:`~cage_core.fusion.PoolScores` form.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from cage_core.encodings import EncodingCache
+from cage_core.fusion import PoolScores
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.passage import Passage
 
@@ -28,8 +33,13 @@ class Pool:
     graphs: list[PassageGraph] | None = None
     key: str = ""
     """A stable id of the pool (e.g. the question id), used to seed random methods."""
-    memo: dict[Any, Any] = field(default_factory=dict)
-    """Scratch space shared by the methods ranking this pool (e.g. one encoding reused)."""
+    passage_vectors: np.ndarray | None = None
+    """``[k, d]`` passage embeddings, when the caller has them (TEGR's edge similarity)."""
+    tegr_edges: Mapping[tuple[int, int], str] | None = None
+    """Edge types computed at ingest, by index pair ``(i, j)``, ``i < j`` (TEGR uses them
+    instead of typing the candidates; see :func:`~cage_core.methods.tegr.inherit_chunk_edges`)."""
+    encodings: EncodingCache = field(default_factory=EncodingCache)
+    """R-GCN encodings of :attr:`graphs`, shared by the CAGE variants ranking this pool."""
 
 
 @runtime_checkable
@@ -40,3 +50,30 @@ class RankingMethod(Protocol):
     needs_graphs: bool
 
     def score(self, pool: Pool) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ExplainedMethod(RankingMethod, Protocol):
+    """A method whose scores decompose into relevance and coherence (CAGE and its variants)."""
+
+    def pool_scores(self, pool: Pool) -> PoolScores: ...
+
+
+def pool_scores(method: RankingMethod, pool: Pool) -> PoolScores:
+    """``method``'s scores of ``pool`` with their parts, checked (one finite score each).
+
+    An :class:`ExplainedMethod` gives its own parts. For any other method the relevance is
+    the pool's similarities, ``fused`` its scores, and it has no coherence term: coherence
+    and the pairwise matrix are zeros.
+    """
+    k = len(pool.passages)
+    if isinstance(method, ExplainedMethod):
+        scores = method.pool_scores(pool)
+    else:
+        sims = np.asarray(pool.similarities, dtype=np.float64)
+        scores = PoolScores(sims, np.zeros(k), np.asarray(method.score(pool), dtype=np.float64),
+                            np.zeros((k, k)), tuple(pool.graphs or ()), sims)  # fmt: skip
+    fused = scores.fused
+    if fused.shape != (k,) or not np.isfinite(fused).all():
+        raise ValueError(f"method {method.name!r} returned invalid scores of shape {fused.shape}")
+    return scores

@@ -7,17 +7,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from cage_core.config import CageConfig
-from cage_core.fusion import score_pool
+from cage_core.fusion import PoolScores, score_pool
 from cage_core.methods.base import Pool
 
 
 @dataclass(frozen=True)
 class CageMethod:
-    """CAGE under ``config`` (see :mod:`cage_core.fusion`).
+    """CAGE under ``config`` (see :mod:`cage_core.fusion`); what :class:`CageReranker
+    <cage_core.reranker.CageReranker>` runs by default.
 
-    Variants with the same R-GCN encoder share one encoding of the pool (``pool.memo``);
-    a variant that reuses one records its cost under ``("reused-seconds", name)`` so
-    evaluation latency still counts it.
+    Variants with the same encoder config share one encoding of the pool
+    (:attr:`Pool.encodings <cage_core.methods.base.Pool.encodings>`).
     """
 
     name: str
@@ -27,15 +27,14 @@ class CageMethod:
     @property
     def needs_vectors(self) -> bool:
         """Whether this variant runs the R-GCN (which reads node word vectors)."""
-        return self.config.coherence == "rgcn" or bool(self.config.rgcn_weight)
+        return self.config.uses_rgcn
 
-    def score(self, pool: Pool) -> np.ndarray:
+    def pool_scores(self, pool: Pool) -> PoolScores:
+        """Relevance, coherence, fused scores and pairwise matrix of ``pool``."""
         if pool.graphs is None:
             raise ValueError(f"method {self.name!r} needs the pool's passage graphs")
-        cost_key = ("rgcn-seconds", ("rgcn", self.config.encoder_key))
-        reused = cost_key in pool.memo
-        scores = score_pool(pool.query, pool.passages, pool.similarities, pool.graphs,
-                            self.config, pool.memo)  # fmt: skip
-        if reused and (self.config.coherence == "rgcn" or self.config.rgcn_weight):
-            pool.memo[("reused-seconds", self.name)] = pool.memo[cost_key]
-        return scores.fused
+        return score_pool(pool.query, pool.passages, pool.similarities, pool.graphs,
+                          self.config, pool.encodings)  # fmt: skip
+
+    def score(self, pool: Pool) -> np.ndarray:
+        return self.pool_scores(pool).fused

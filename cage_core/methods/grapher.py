@@ -10,7 +10,7 @@ shared named entities) — and ranked by personalised PageRank seeded by the ret
     P_ij = L_ij / Σ_j L_ij      (a passage with no link jumps back to p)
     x ← (1 − d)·p + d·xP         (until it changes by < 1e-10, at most 200 iterations)
 
-The score is x. d = 0.5 and τ = 0.5 were chosen on the DEV files (``CageConfig``).
+The score is x. d = 0.5 and τ = 0.5 were chosen on the DEV files (:class:`GraphERConfig`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cage_core.bridge import link_matrix
-from cage_core.config import CageConfig
+from cage_core.config import check_real
 from cage_core.fusion import standardize
 from cage_core.methods.base import Pool
 
@@ -50,8 +50,33 @@ def seed_distribution(similarities: np.ndarray, temperature: float) -> np.ndarra
 
 
 @dataclass(frozen=True)
+class GraphERConfig:
+    """GraphER's settings.
+
+    Attributes:
+        damping: the walk's damping d; in [0, 0.99].
+        temperature: the seed temperature τ; > 0.
+        entity_weight: weight of shared named entities against title mentions in the links
+            (as CAGE's bridge links, :func:`~cage_core.bridge.link_matrix`).
+        title_links: whether a passage naming another passage's title links them.
+    """
+
+    damping: float = 0.5
+    temperature: float = 0.5
+    entity_weight: float = 0.5
+    title_links: bool = True
+
+    def __post_init__(self) -> None:
+        check_real("damping", self.damping, low=0.0, high=0.99)
+        check_real("temperature", self.temperature, low=0.0, high=100.0, low_open=True)
+        check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
+        if not isinstance(self.title_links, bool):
+            raise TypeError(f"title_links must be a bool, got {type(self.title_links).__name__}")
+
+
+@dataclass(frozen=True)
 class GraphERMethod:
-    config: CageConfig
+    config: GraphERConfig = GraphERConfig()
     name: str = "grapher"
     needs_graphs: bool = True
 
@@ -64,5 +89,5 @@ class GraphERMethod:
         links = link_matrix(pool.query, [p.title for p in pool.passages], [p.text for p in pool.passages],
                             pool.graphs, entity_weight=self.config.entity_weight,
                             use_titles=self.config.title_links)  # fmt: skip
-        seeds = seed_distribution(pool.similarities, self.config.ppr_temperature)
-        return personalized_pagerank(links, seeds, self.config.ppr_damping)
+        seeds = seed_distribution(pool.similarities, self.config.temperature)
+        return personalized_pagerank(links, seeds, self.config.damping)

@@ -1,19 +1,19 @@
 """TEGR (seed 002): typed edges between candidate chunks and a similarity-weighted walk.
 
-Edges between candidates carry a type from :data:`~cage_core.config.EDGE_TYPES`, given by a
+Edges between candidates carry a type from :data:`EDGE_TYPES`, given by a
 pluggable :class:`EdgeClassifier`: :class:`RuleEdgeClassifier` (offline, rules over the
 parse, the default) or :class:`LLMEdgeClassifier` (any LangChain chat model, used through
 ``invoke``). Edge strength is the cosine of the two chunks' embeddings when the pool has
 them, else their keyword overlap; a ``contradicts`` edge uses the contradiction-inversion
 score ``keyword_overlap × (1.5 − cosine)`` instead.
 
-Walk: the ``tegr_seeds`` most similar chunks start with their min–max scaled similarity;
+Walk: the ``seeds`` (:class:`TEGRConfig`) most similar chunks start with their min–max scaled similarity;
 breadth-first, up to two hops, every edge u→v offers
 ``new_score = score_u × decay × type_weight × edge_similarity`` and v keeps the best offer.
 A chunk's final score is the larger of its own scaled similarity and what it was offered.
 
 Types can also be computed once at ingest, for whole documents, and inherited by their chunks
-(:func:`inherit_chunk_edges`); pass them as ``pool.memo["tegr_edges"]`` and the walk uses them
+(:func:`inherit_chunk_edges`); pass them as ``Pool.tegr_edges`` and the walk uses them
 instead of typing the candidates at query time.
 """
 
@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from cage_core.bridge import bare_title, entity_names
-from cage_core.config import EDGE_TYPES, CageConfig
+from cage_core.config import check_int, check_real
 from cage_core.contradiction import conflicts, inversion_score, keyword_overlap, word_set
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods.base import Pool
@@ -40,6 +40,9 @@ from cage_core.pool_index import (
 )
 from cage_core.scoring import cosine_matrix
 
+EDGE_TYPES: tuple[str, ...] = ("contradicts", "elaborates", "supersedes", "example-of", "defines",
+                               "sequence", "synthesizes")
+"""TEGR's typed-edge vocabulary (seed 002)."""
 WALK_HOPS = 2
 MIN_TERM_CHARS = 3
 """Titles and entities shorter than this never define or name another chunk."""
@@ -259,8 +262,40 @@ def walk(
 
 
 @dataclass(frozen=True)
+class TEGRConfig:
+    """TEGR's settings.
+
+    Attributes:
+        decay: walk decay per hop; in [0, 1].
+        seeds: how many of the most similar chunks start the walk.
+        type_weights: edge-type weights, as ``(type, weight)`` pairs over :data:`EDGE_TYPES`
+            (a type not listed weighs 0).
+        contradiction_overlap: word overlap from which :class:`RuleEdgeClassifier` can type
+            two chunks ``contradicts``.
+    """
+
+    decay: float = 0.7
+    seeds: int = 3
+    type_weights: tuple[tuple[str, float], ...] = (
+        ("contradicts", 0.6), ("elaborates", 1.0), ("supersedes", 0.8), ("example-of", 0.7),
+        ("defines", 1.0), ("sequence", 0.8), ("synthesizes", 0.9),
+    )
+    contradiction_overlap: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_real("decay", self.decay, low=0.0, high=1.0)
+        check_int("seeds", self.seeds, low=1, high=1000)
+        for pair in self.type_weights:
+            if not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in EDGE_TYPES:
+                raise ValueError(f"type_weights entries must be (type, weight) with type in "
+                                 f"{EDGE_TYPES}, got {pair!r}")
+            check_real(f"type_weights[{pair[0]}]", pair[1], low=0.0, high=100.0)
+        check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
+
+
+@dataclass(frozen=True)
 class TEGRMethod:
-    config: CageConfig
+    config: TEGRConfig = TEGRConfig()
     classifier: EdgeClassifier | None = None
     name: str = "tegr"
     needs_graphs: bool = True
@@ -276,16 +311,16 @@ class TEGRMethod:
         initial = (sims - sims.min()) / span if span > 1e-12 else np.ones(k)
         chunks = [Chunk(p.text, p.title, g) for p, g in zip(pool.passages, pool.graphs)]
         classifier = self.classifier or RuleEdgeClassifier(self.config.contradiction_overlap)
-        vectors = pool.memo.get("passage_vectors")
+        vectors = pool.passage_vectors
         cos = cosine_matrix(vectors, vectors) if vectors is not None else None
-        weights = dict(self.config.tegr_type_weights)
+        weights = dict(self.config.type_weights)
         strengths = {}
         # Edge types computed at ingest (e.g. inherited from documents) win over typing now.
-        edges = pool.memo.get("tegr_edges") or typed_edges(chunks, classifier)
+        edges = pool.tegr_edges or typed_edges(chunks, classifier)
         for (i, j), t in edges.items():
             overlap = keyword_overlap(chunks[i].words, chunks[j].words)
             similarity = float(cos[i, j]) if cos is not None else overlap
             strength = inversion_score(overlap, similarity) if t == "contradicts" else similarity
             strengths[(i, j)] = weights.get(t, 0.0) * max(strength, 0.0)
-        seeds = np.argsort(-sims, kind="stable")[: self.config.tegr_seeds]
-        return np.maximum(initial, walk(initial, strengths, seeds, self.config.tegr_decay))
+        seeds = np.argsort(-sims, kind="stable")[: self.config.seeds]
+        return np.maximum(initial, walk(initial, strengths, seeds, self.config.decay))

@@ -1,0 +1,104 @@
+"""One path for every method: CageReranker runs CAGE as a method, and pools hand typed
+inputs (passage vectors, ingest-time edges, shared encodings) to the methods."""
+
+import time
+
+import numpy as np
+import pytest
+
+from cage_core import CageConfig, CageReranker
+from cage_core.config import EncoderConfig
+from cage_core.encodings import EncodingCache
+from cage_core.fusion import score_pool
+from cage_core.methods import CageMethod, Pool, get_method, pool_scores
+from cage_core.passage import as_passages
+from cage_core.reranker import configured_reranker
+
+QUERY = "Which country's capital was Marie Curie born in?"
+POOL = [
+    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+    "Warsaw is the capital of Poland.",
+    "Bananas are yellow fruit rich in potassium.",
+    "The Nobel Prize in Physics 1903 was awarded to Pierre Curie and Marie Curie.",
+]
+SIMS = [0.6, 0.7, 0.1, 0.4]
+
+
+def _no_embedder(texts):
+    raise AssertionError("the embedder must not be called")
+
+
+def test_the_reranker_runs_cage_as_a_method():
+    config = CageConfig(core_size=2)
+    assert CageReranker(config).method == CageMethod("cage", config)
+    assert CageReranker(config, method="cage").method == CageMethod("cage", config)
+    assert configured_reranker(config, alpha=0.5).method == CageMethod("cage", config.replace(alpha=0.5))
+
+
+@pytest.mark.parametrize("config", [CageConfig(), CageConfig.preset("paper").replace(epochs=3),
+                                    CageConfig(rgcn_weight=0.2, epochs=3, contradiction_weight=3.0)])
+def test_cage_through_the_method_path_gives_exactly_score_pool(nlp, config):
+    r = CageReranker(config, nlp=nlp, embedder=_no_embedder)
+    graphs = r.graphs(POOL, with_vectors=r.needs_vectors)
+    expected = score_pool(QUERY, as_passages(POOL), np.array(SIMS), graphs, config)
+    got = r.score(QUERY, POOL, SIMS)
+    for part in ("relevance", "coherence", "fused", "matrix", "similarities"):
+        assert np.array_equal(getattr(got, part), getattr(expected, part)), part
+
+
+def test_a_method_without_coherence_reports_zero_coherence(nlp):
+    r = CageReranker(nlp=nlp, embedder=_no_embedder, method="grapher")
+    scores = r.score(QUERY, POOL, SIMS)
+    assert np.array_equal(scores.relevance, SIMS) and np.array_equal(scores.similarities, SIMS)
+    assert not scores.coherence.any() and not scores.matrix.any()
+    assert [o.coherence for o in r.rerank(QUERY, POOL, query_similarities=SIMS)] == [0.0] * 4
+
+
+def test_invalid_method_scores_are_rejected():
+    class Broken:
+        name, needs_graphs = "broken", False
+
+        def score(self, pool):
+            return np.array([np.nan])
+
+    with pytest.raises(ValueError, match="method 'broken' returned invalid scores"):
+        pool_scores(Broken(), Pool("q", [], np.zeros(0)))
+
+
+# ---- the encoding cache ---------------------------------------------------------------------
+
+ENCODING_SECONDS = 0.05
+
+
+@pytest.fixture
+def counted_encodings(monkeypatch):
+    """Replace training by a fake that takes ENCODING_SECONDS and counts its calls."""
+    calls = []
+
+    def fake(graphs, config):
+        calls.append(config)
+        time.sleep(ENCODING_SECONDS)
+        return np.eye(len(graphs))
+
+    monkeypatch.setattr("cage_core.encodings.rgcn_coherence_matrix", fake)
+    return calls
+
+
+def test_variants_with_one_encoder_config_share_one_encoding(parser, counted_encodings):
+    pool = Pool(QUERY, as_passages(POOL), np.array(SIMS), parser.parse(POOL))
+    config = CageConfig(epochs=3)
+    for name in ("paper", "coherence-only", "cage+rgcn", "cage-gcn"):
+        get_method(name, config).score(pool)
+    assert counted_encodings == [EncoderConfig(epochs=3), EncoderConfig(kind="gcn", epochs=3)]
+    assert len(pool.encodings) == 2
+
+
+def test_a_reused_encoding_is_charged_its_cost(counted_encodings):
+    cache = EncodingCache()
+    graphs = [None, None]
+    cache.coherence_matrix(graphs, EncoderConfig())
+    assert cache.reused_seconds == 0.0
+    cache.coherence_matrix(graphs, EncoderConfig())
+    cache.coherence_matrix(graphs, EncoderConfig())
+    assert cache.reused_seconds == pytest.approx(2 * ENCODING_SECONDS, abs=0.04)
+    assert len(counted_encodings) == 1
