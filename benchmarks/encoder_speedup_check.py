@@ -47,7 +47,7 @@ for path in sorted(DATA.glob("*.jsonl")):
         orders = {}
         for label, mod in (("old", old), ("new", new)):
             t0 = time.perf_counter()
-            z = mod.encode_pool(gs, cfg).embeddings
+            z = mod.encode_pool(gs, cfg.encoder).embeddings
             t[label] += time.perf_counter() - t0
             f = fuse(s, coherence_scores(coherence_matrix(z)), cfg.alpha)
             orders[label] = ranking(f).tolist(); rec[label].append(recall_at_k(orders[label], gold, 5))

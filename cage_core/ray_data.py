@@ -95,7 +95,7 @@ class BatchReranker:
     def reranker(self) -> CageReranker:
         if self._reranker is None:
             self._reranker = CageReranker(self.config, nlp=self.spacy_model,
-                                          method=None if self.method == "cage" else self.method)
+                                          method=self.method)
         return self._reranker
 
     def __call__(self, batch: Any) -> Any:

@@ -143,3 +143,12 @@ def test_tegr_walk_uses_edges_computed_at_ingest(parser):
                 tegr_edges={(0, 1): "elaborates"}, passage_vectors=np.eye(3) + 0.5)
     scores = TEGRMethod(TEGRConfig(seeds=1)).score(pool)
     assert np.argsort(-scores).tolist() == [0, 1, 2]  # Beta lifted by the ingest-time edge
+
+
+def test_pagerank_that_does_not_converge_says_so(caplog, monkeypatch):
+    import cage_core.methods.grapher as grapher
+
+    monkeypatch.setattr(grapher, "MAX_ITERATIONS", 1)
+    links = np.array([[0.0, 1.0], [1.0, 0.0]])
+    scores = grapher.personalized_pagerank(links, np.array([0.9, 0.1]), damping=0.9)
+    assert scores.shape == (2,) and "did not converge in 1 iterations" in caplog.text

@@ -15,6 +15,7 @@ The score is x. d = 0.5 and τ = 0.5 were chosen on the DEV files (:class:`Graph
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,12 +25,16 @@ from cage_core.config import check_real
 from cage_core.fusion import standardize
 from cage_core.methods.base import Pool
 
+logger = logging.getLogger(__name__)
+
 MAX_ITERATIONS = 200
 TOLERANCE = 1e-10
 
 
 def personalized_pagerank(links: np.ndarray, personalization: np.ndarray, damping: float) -> np.ndarray:
-    """Stationary scores of the walk above (sums to 1)."""
+    """Stationary scores of the walk above (sums to 1). If they still move by ``TOLERANCE``
+    or more after ``MAX_ITERATIONS`` steps, the last iterate is returned and a warning logged
+    (with damping below 1 the walk converges geometrically, so this signals bad input)."""
     p = np.asarray(personalization, dtype=np.float64)
     rows = links.sum(axis=1, keepdims=True)
     transition = np.where(rows > 0, links / np.where(rows > 0, rows, 1.0), p[None, :])
@@ -39,6 +44,8 @@ def personalized_pagerank(links: np.ndarray, personalization: np.ndarray, dampin
         if np.abs(nxt - x).sum() < TOLERANCE:
             return nxt
         x = nxt
+    logger.warning("personalised PageRank did not converge in %d iterations (damping %.3g, "
+                   "%d passages); using the last iterate", MAX_ITERATIONS, damping, len(p))  # fmt: skip
     return x
 
 
