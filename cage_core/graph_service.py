@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cage_core.cache import GraphCache, graph_key
+from cage_core.config import CageConfig
 from cage_core.graph.build import GraphParser, pipeline_fingerprint
 from cage_core.graph.passage_graph import (
     GRAPH_LEVELS,
@@ -77,6 +78,13 @@ class PassageGraphs:
         self._fingerprint: str | None = None
         self._lock = threading.Lock()
         self._count_lock = threading.Lock()
+
+    @classmethod
+    def for_config(cls, config: CageConfig, nlp: SpacyModel | None = None,
+                   store: GraphStore | str | os.PathLike[str] | None = None) -> PassageGraphs:
+        """The service a reranker with ``config`` uses (cache size, parse limit, vector width)."""
+        return cls(nlp, store=store, cache_size=config.graph_cache_size,
+                   max_parse_chars=config.max_parse_chars, vector_dim=config.encoder.vector_dim)
 
     # -- pickling: the parser and locks stay behind ------------------------------------------
     def __getstate__(self) -> dict[str, Any]:

@@ -77,9 +77,7 @@ class CageReranker:
         self._embedder_is_default = embedder is None
         self._embedder_id = DEFAULT_EMBEDDER_ID if embedder is None else embedder_id
         self._lock = threading.Lock()
-        self.graph_service = PassageGraphs(
-            nlp, store=graph_store, cache_size=self.config.graph_cache_size,
-            max_parse_chars=self.config.max_parse_chars, vector_dim=self.config.encoder.vector_dim)
+        self.graph_service = PassageGraphs.for_config(self.config, nlp, graph_store)
         """Where this reranker's passage graphs come from (cache, store, parse)."""
         self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
         self.method: RankingMethod = get_method(method or "cage", self.config) \

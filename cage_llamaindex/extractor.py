@@ -46,8 +46,7 @@ class CageGraphExtractor(TransformComponent):
     def graph_service(self) -> PassageGraphs:
         """Where the graphs come from (created on first use; models are shared per process)."""
         if self._graphs is None:
-            self._graphs = PassageGraphs(self.spacy_model, cache_size=self.config.graph_cache_size,
-                                         max_parse_chars=self.config.max_parse_chars)  # fmt: skip
+            self._graphs = PassageGraphs.for_config(self.config, self.spacy_model)
         return self._graphs
 
     def __getstate__(self) -> dict[Any, Any]:

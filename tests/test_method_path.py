@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from cage_core import CageConfig, CageReranker
+from pools import QUERY, TEXTS
+
 from cage_core.config import EncoderConfig
 from cage_core.encodings import EncodingCache
 from cage_core.fusion import score_pool
@@ -14,13 +16,7 @@ from cage_core.methods import CageMethod, Pool, get_method, pool_scores
 from cage_core.passage import as_passages
 from cage_core.reranker import configured_reranker
 
-QUERY = "Which country's capital was Marie Curie born in?"
-POOL = [
-    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
-    "Warsaw is the capital of Poland.",
-    "Bananas are yellow fruit rich in potassium.",
-    "The Nobel Prize in Physics 1903 was awarded to Pierre Curie and Marie Curie.",
-]
+POOL = TEXTS[:4]
 SIMS = [0.6, 0.7, 0.1, 0.4]
 
 
