@@ -26,11 +26,17 @@ ACTOR_CPUS = 0.5
 """CPUs reserved per Ray actor (parsing is one thread; fractional so the driver's tasks fit)."""
 
 
+def _pyarrow() -> Any:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError('Parquet files need pyarrow: pip install "cage-rag[parquet]"') from None
+    return pq
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path).to_pylist()
+        return _pyarrow().read_table(path).to_pylist()
     rows = []
     with path.open(encoding="utf-8") as handle:
         for number, row in json_lines(handle, str(path)):
@@ -43,9 +49,8 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     if path.suffix == ".parquet":
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist(rows), path)
+        _pyarrow().write_table(pa.Table.from_pylist(rows), path)
         return
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
