@@ -157,6 +157,9 @@ def fresh_process(framework: str, path: str, k: int, query: str) -> dict:
 
 
 def main() -> int:
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # model loading bars would break the table
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=30, help="queries per row (default 30)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
