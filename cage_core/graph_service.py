@@ -5,7 +5,8 @@ passage's graph is looked up and made the same way everywhere:
 
 1. the in-memory LRU (:class:`~cage_core.cache.GraphCache`), keyed by
    :func:`~cage_core.cache.graph_key` (content, pipeline fingerprint, level);
-2. the on-disk :class:`~cage_core.graph_store.GraphStore`, when there is one;
+2. the on-disk :class:`~cage_core.graph_store.GraphStore`, when there is one (an entry is
+   used only if its pipeline, level and content hash are those of the passage looked up);
 3. a parse of the passages still missing, in one batch (each distinct text once), whose
    graphs then fill both caches.
 
@@ -145,7 +146,8 @@ class PassageGraphs:
             stored = self.store.get_many([keys[lv][i] for i in missing])
             for i in missing:
                 g = stored.get(keys[lv][i])
-                if g is not None and g.source == fingerprint and g.level == lv:
+                if (g is not None and g.source == fingerprint and g.level == lv
+                        and g.content_sha == content_hash(texts[i])):  # fmt: skip
                     found[i] = g
                     self.cache.put(keys[lv][i], g)
         missing = [i for i, g in enumerate(found) if g is None]

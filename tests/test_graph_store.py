@@ -233,3 +233,18 @@ def test_a_reranker_with_a_store_pickles_and_deep_copies(tmp_path):
     for clone in (pickle.loads(pickle.dumps(r)), copy.deepcopy(r)):
         assert clone.rerank(QUERY, POOL, query_similarities=SIMS) == expected
         assert clone.parse_count == 3  # counted before the copy; nothing parsed since
+
+
+def test_a_store_entry_holding_another_passages_graph_is_not_used(nlp, tmp_path):
+    path = tmp_path / "g.sqlite"
+    r = _reranker(nlp, str(path))
+    expected = r.rerank(QUERY, POOL, query_similarities=SIMS)
+    fingerprint = r.parser.fingerprint
+    with sqlite3.connect(path) as conn:  # the entry of passage 0 now holds passage 1's graph
+        other = conn.execute("SELECT data FROM graphs WHERE key = ?",
+                             (graph_key(POOL[1], fingerprint, "light"),)).fetchone()[0]
+        conn.execute("UPDATE graphs SET data = ? WHERE key = ?",
+                     (other, graph_key(POOL[0], fingerprint, "light")))
+    fresh = _reranker(nlp, str(path))
+    assert fresh.rerank(QUERY, POOL, query_similarities=SIMS) == expected
+    assert fresh.parse_count == 1
