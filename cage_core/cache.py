@@ -73,6 +73,15 @@ class LRUCache(Generic[V]):
             self.misses += 1
             return None
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, V]:
+        """The values present among the distinct ``keys`` (a hit or a miss each)."""
+        found: dict[str, V] = {}
+        for key in dict.fromkeys(keys):
+            value = self.get(key)
+            if value is not None:
+                found[key] = value
+        return found
+
     def put(self, key: str, value: V) -> None:
         if self.capacity == 0:
             return

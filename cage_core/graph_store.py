@@ -134,16 +134,7 @@ class GraphStore:
     # -- graphs -------------------------------------------------------------------------
     def get_many(self, keys: Sequence[str]) -> dict[str, PassageGraph]:
         """The valid stored graphs among ``keys`` (invalid entries are deleted; {} if locked)."""
-        found: dict[str, PassageGraph] = {}
-        bad: list[tuple[str, object]] = []
-        for key, data in self._select("graphs", "key, data", keys):
-            graph = self._decode_graph(key, data)
-            if graph is None:
-                bad.append((key, data))
-            else:
-                found[key] = graph
-        self._drop_invalid("graphs", "data", bad)
-        return found
+        return self._read_valid("graphs", "key, data", keys, self._decode_graph)
 
     def get(self, key: str) -> PassageGraph | None:
         return self.get_many([key]).get(key)
@@ -166,16 +157,7 @@ class GraphStore:
 
         Invalid rows are logged, deleted and left out, like invalid graphs.
         """
-        found: dict[str, np.ndarray] = {}
-        bad: list[tuple[str, object]] = []
-        for key, dim, data in self._select("embeddings", "key, dim, data", keys):
-            vector = self._decode_embedding(key, dim, data)
-            if vector is None:
-                bad.append((key, data))
-            else:
-                found[key] = vector
-        self._drop_invalid("embeddings", "data", bad)
-        return found
+        return self._read_valid("embeddings", "key, dim, data", keys, self._decode_embedding)
 
     def put_embeddings(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
         """Store 1-D embeddings as float32, replacing entries with the same key.
@@ -287,6 +269,21 @@ class GraphStore:
                 logger.warning("graph store %s: still locked after %d attempts; dropped %d %s "
                                "writes", self.path, self._max_attempts, len(rows) - start, table)
                 return
+
+    def _read_valid(self, table: str, columns: str, keys: Sequence[str],
+                    decode: Callable[..., _T | None]) -> dict[str, _T]:  # fmt: skip
+        """``decode(key, *other columns)`` of each row of ``table`` for ``keys`` (``columns``
+        starts with ``key`` and ends with ``data``); rows it rejects are dropped."""
+        found: dict[str, _T] = {}
+        bad: list[tuple[str, object]] = []
+        for key, *values in self._select(table, columns, keys):
+            value = decode(key, *values)
+            if value is None:
+                bad.append((key, values[-1]))
+            else:
+                found[key] = value
+        self._drop_invalid(table, "data", bad)
+        return found
 
     def _drop_invalid(self, table: str, column: str, bad: list[tuple[str, object]]) -> None:
         """Delete invalid rows, unless another writer has replaced them meanwhile."""

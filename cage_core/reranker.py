@@ -168,8 +168,8 @@ class CageReranker:
 
         Each distinct passage content is embedded once per reranker: embeddings are kept in
         an LRU keyed by content hash (and in the graph store, when there is one and the
-        embedder is the default), so duplicates get bit-identical similarities and a passage
-        seen again is not embedded again.
+        embedder has a name: the default's, or ``embedder_id``), so duplicates get
+        bit-identical similarities and a passage seen again is not embedded again.
         """
         items = as_passages(passages)
         if not items:
@@ -178,15 +178,12 @@ class CageReranker:
         contents = [p.content for p in items]
         vectors = self.passage_embeddings(contents)
         query_vector = self._embed([query])
-        sims = cosine_matrix(query_vector, vectors)[0]
-        if not np.isfinite(sims).all():
-            raise ValueError("embedder returned non-finite embeddings")
-        return sims
+        return cosine_matrix(query_vector, vectors)[0]  # finite: _embed and the store check inputs
 
     def passage_embeddings(self, contents: Sequence[str]) -> np.ndarray:
         """``[k, d]`` embeddings of ``contents``, each distinct one embedded at most once."""
         keys = [embedding_key(c, self._embedder_id) for c in contents]
-        found = {k: v for k in dict.fromkeys(keys) if (v := self.embedding_cache.get(k)) is not None}
+        found = self.embedding_cache.get_many(keys)
         missing = [k for k in dict.fromkeys(keys) if k not in found]
         store = self.graph_store if self._embedder_id is not None else None
         if missing and store is not None:

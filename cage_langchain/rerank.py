@@ -150,15 +150,10 @@ class CageRerank(BaseDocumentCompressor):
 
     def _cached(self, texts: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
         """The cached embeddings among the distinct ``texts``, and the texts still to embed."""
-        found: dict[str, np.ndarray] = {}
-        missing: list[str] = []
-        for text in dict.fromkeys(texts):
-            vector = self.embedding_cache.get(embedding_key(text, None))
-            if vector is None:
-                missing.append(text)
-            else:
-                found[text] = vector
-        return found, missing
+        key_of = {text: embedding_key(text, None) for text in texts}
+        cached = self.embedding_cache.get_many(list(key_of.values()))
+        found = {text: cached[key] for text, key in key_of.items() if key in cached}
+        return found, [text for text in key_of if text not in found]
 
     def _cosines(self, query_vector: Sequence[float], texts: list[str], found: dict[str, np.ndarray],
                  missing: list[str], new_vectors: Sequence[Sequence[float]]) -> np.ndarray:  # fmt: skip
