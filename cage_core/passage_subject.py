@@ -64,7 +64,8 @@ _NEVER_FIRST = frozenset({
     "during", "after", "before", "since", "while", "when", "where", "as", "if", "unlike",
     "however", "although", "though", "also", "then", "thus", "today", "later", "early", "born",
     "according", "one", "some", "many", "most", "all", "each", "every", "both", "several",
-    "other", "another", "such", "no", "not",
+    "other", "another", "such", "no", "not", "two", "three", "four", "five", "six", "seven",
+    "eight", "nine", "ten", "first", "second", "third", "late",
 })  # fmt: skip
 """Words a subject never starts with (pronouns, prepositions, sentence adverbs, ...)."""
 _VERBS = frozenset({
