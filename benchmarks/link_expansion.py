@@ -125,9 +125,9 @@ def cross_validate(records: list[dict]) -> tuple[list[tuple[int, int]], float]:
 def table(records: list[dict], setting: tuple[int, int]) -> list[str]:
     s, limit = setting
     key = f"{s},{limit}"
-    lines = [f"| file | titles | ceiling@{K} | pool ceiling (+{limit} via {s} seeds) | added | "
-             f"vanilla R@5 | cage R@5 on top {K} | cage R@5 with expansion |",
-             "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    header = (f"| file | titles | ceiling@{K} | pool ceiling (+{limit} via {s} seeds) | added | "
+              f"vanilla R@5 | cage R@5 on top {K} | cage R@5 with expansion |")  # fmt: skip
+    lines = [header, "|---|---|---|---|---|---|---|---|"]
     for name in FILES:
         for titles in (True, False):
             rs = [r for r in records if r["file"] == name and r["titles"] == titles]

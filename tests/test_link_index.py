@@ -254,3 +254,44 @@ def test_files_that_are_no_index_are_clear_errors(tmp_path):
     garbage.write_bytes(b"\x00" * (MAX_LINE_CHARS + 10))
     with pytest.raises(LinkIndexFormatError, match="not a cage link index"):
         LinkIndex.load(garbage)
+
+
+# -- cage enrich ------------------------------------------------------------------------------
+
+ROWS = [
+    {"id": "mathew", "title": "Charles Mathew",
+     "text": "Charles James Mathew (1872–1923) was a British barrister. He was the second son of "
+             "Sir James Charles Mathew, a Lord Justice of Appeal."},
+    {"id": "father", "title": "James Charles Mathew",
+     "text": "Sir James Charles Mathew (1830–1908) was an Irish judge. He was buried in Cork."},
+    {"id": "curie", "source": "docs/marie_curie.md",
+     "text": "She was born in Warsaw and moved to Paris, where she met Pierre Curie."},
+]  # fmt: skip
+
+
+@pytest.mark.models
+def test_enrich_writes_the_link_index_next_to_the_graph_store(tmp_path):
+    import io
+
+    from cage_core.cli import main
+
+    src, store = tmp_path / "in.jsonl", tmp_path / "graphs.sqlite"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    out = io.StringIO()
+    args = ["enrich", "-i", str(src), "-o", str(tmp_path / "out.jsonl"), "--graph-store", str(store),
+            "--link-index", "--no-progress"]  # fmt: skip
+    assert main(args, out=out) == 0
+    assert "wrote the link index of 3 passages" in out.getvalue()
+    index = LinkIndex.load(tmp_path / "graphs.links.jsonl")
+    assert index.about("Marie Curie") == ["curie"]  # from the source file name
+    found = index.expand("Where was Charles Mathew's father buried?", ["mathew"], seeds=1, limit=5)
+    assert [(e.id, e.via, e.kind) for e in found] == [("father", "james charles mathew", "forward")]
+
+
+def test_enrich_without_a_graph_store_needs_a_link_index_path(tmp_path, capsys):
+    from cage_core.cli import main
+
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(ROWS[0]) + "\n")
+    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "o.jsonl"), "--link-index"]) == 2
+    assert "--link-index without a path needs --graph-store" in capsys.readouterr().err
