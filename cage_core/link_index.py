@@ -516,7 +516,9 @@ def name_aliases(name: str) -> list[str]:
     if len(tokens) > 2 and tokens[0].lower() in HONORIFICS:
         tokens = tokens[1:]
         aliases.append(" ".join(tokens))
-    if SHORT_NAME_WORDS[0] <= len(tokens) <= SHORT_NAME_WORDS[1] and all(t[0].isupper() for t in tokens):
+    if SHORT_NAME_WORDS[0] <= len(tokens) <= SHORT_NAME_WORDS[1] and all(
+        t[0].isupper() for t in tokens
+    ):
         aliases.append(f"{tokens[0]} {tokens[-1]}")
     return aliases
 
