@@ -41,23 +41,39 @@ def bare_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip().lower()
 
 
-def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
-    """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice versa.
+def title_mentions(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """``[k, k]`` directed 0/1 matrix: ``M_ij = 1`` when passage i's text names passage j's title.
 
     "Names" means: the lower-cased text contains :func:`bare_title` of the title, at least
     ``MIN_TITLE_CHARS`` long, with no word character right before or after it. Found
     through a word index (:func:`~cage_core.pool_index.whole_word_mentions`), so the work
-    follows the mentions, not the k² pairs.
+    follows the mentions, not the k² pairs. ``M_ii = 0``.
     """
     k = len(titles)
-    links = np.zeros((k, k))
+    mentions_matrix = np.zeros((k, k))
     bare = [bare_title(t) for t in titles]
     linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
     mentions = whole_word_mentions([bare[j] for j in linkable], [t.lower() for t in texts])
     pairs = np.array([(i, linkable[n]) for i, n in mentions if i != linkable[n]], dtype=np.int64).reshape(-1, 2)
-    links[pairs[:, 0], pairs[:, 1]] = 1.0
-    links[pairs[:, 1], pairs[:, 0]] = 1.0
-    return links
+    mentions_matrix[pairs[:, 0], pairs[:, 1]] = 1.0
+    return mentions_matrix
+
+
+def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice
+    versa (:func:`title_mentions` or its transpose)."""
+    mentions = title_mentions(titles, texts)
+    return np.maximum(mentions, mentions.T)
+
+
+def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
+    """``[k]`` 0/1: the query names passage i's title (same rule as :func:`title_mentions`)."""
+    named = np.zeros(len(titles))
+    bare = [bare_title(t) for t in titles]
+    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
+    for _, n in whole_word_mentions([bare[j] for j in linkable], [query.lower()]):
+        named[linkable[n]] = 1.0
+    return named
 
 
 def entity_names(graph: PassageGraph) -> set[str]:
@@ -117,11 +133,17 @@ def core_indices(relevance: np.ndarray, core_size: int) -> np.ndarray:
 
 
 def bridge_coherence(links: np.ndarray, relevance: np.ndarray, core_size: int) -> np.ndarray:
-    """``b_i``: the strongest link of passage i to the core (core members get ``max b``)."""
+    """``b_i``: the strongest link of passage i to the core of the ``core_size`` most
+    relevant passages (:func:`coherence_to_core`)."""
+    return coherence_to_core(links, core_indices(relevance, core_size))
+
+
+def coherence_to_core(links: np.ndarray, core: Sequence[int] | np.ndarray) -> np.ndarray:
+    """``b_i = max_{a ∈ core, a ≠ i} L_ia`` outside the core; core members get ``max b``."""
     k = links.shape[0]
     if k <= 1:
         return np.zeros(k)
-    core = core_indices(relevance, core_size)
+    core = np.asarray(core, dtype=np.int64)
     coherence = links[:, core].max(axis=1)  # L_ii = 0, so a core member never counts itself
     in_core = np.zeros(k, dtype=bool)
     in_core[core] = True
