@@ -41,6 +41,21 @@ def bare_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip().lower()
 
 
+def written_title(title: str) -> str:
+    """``"Kiss and Tell (1945 film)"`` → ``"Kiss and Tell"``: the title as written, qualifier
+    dropped (:func:`bare_title` is its lower-cased form)."""
+    return _PARENTHETICAL.sub("", title).strip()
+
+
+def title_mentions(titles: Sequence[str], texts: Sequence[str]) -> list[tuple[int, int]]:
+    """Sorted ``(i, j)``, ``i ≠ j``, where text i names title j: the one-way mentions that
+    :func:`title_links` marks (``T_ij = 1`` iff ``(i, j)`` or ``(j, i)`` is listed)."""
+    bare = [bare_title(t) for t in titles]
+    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
+    mentions = whole_word_mentions([bare[j] for j in linkable], [t.lower() for t in texts])
+    return sorted((i, linkable[n]) for i, n in mentions if i != linkable[n])
+
+
 def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
     """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice versa.
 
@@ -64,6 +79,16 @@ def entity_names(graph: PassageGraph) -> set[str]:
     """Lower-cased labels of the graph's non-numeric named-entity nodes."""
     return {label.lower() for label, ent in zip(graph.labels, graph.entity_types)
             if ent and ent not in NUMERIC_ENTITY_TYPES}  # fmt: skip
+
+
+def bridge_entity_weights(names: Sequence[set[str]], query: str) -> dict[str, float]:
+    """The weight ``ln(1 + k / df_e)`` of every entity that can link two of the k passages
+    (held by two or more, not named by the query): the terms of ``E_ij``, exactly as
+    :func:`shared_entity_links` weighs them. ``names``: :func:`entity_names` of each passage."""
+    k = len(names)
+    df = Counter(n for ns in names for n in ns)
+    q = query.lower()
+    return {n: math.log(1.0 + k / c) for n, c in df.items() if c >= 2 and n not in q}
 
 
 def shared_entity_links(graphs: Sequence[PassageGraph], query: str) -> np.ndarray:
