@@ -14,9 +14,9 @@ definitions of :mod:`cage_core.bridge`, strength being the pair ``(T, E)`` compa
 Ties go to the earlier rank. A pair with ``T = 0`` and ``E = 0`` is not linked: the first
 passage, and one linked to no earlier passage, get ``None``.
 
-The name of a title link is the linked title as written, qualifier dropped
-(:func:`~cage_core.bridge.written_title`), the smaller of the two when each passage names the
-other; the name of an entity link is the shared entity of highest weight (ties: the smaller
+The name of a title link is the named title as written, qualifier dropped
+(:func:`~cage_core.bridge.written_title`); when each passage names the other, the later
+passage's title (the earlier passage names it: that is where the chain leads); the name of an entity link is the shared entity of highest weight (ties: the smaller
 lower-cased name), as passage r's graph labels it (the smallest such label).
 
 Each via depends only on the passages ranked before it and on the pool, so the vias of a
@@ -67,10 +67,11 @@ def evidence_chain(
     if any(not 0 <= i < k for i in ranked) or len(set(ranked)) != len(ranked):
         raise ValueError(f"order must list distinct passage indices in [0, {k}), got {ranked}")
     titles = [passages[i].title for i in ranked]
-    title_names: dict[tuple[int, int], str] = {}  # (later rank, earlier rank) -> name
-    for a, b in title_mentions(titles, [passages[i].text for i in ranked]):
-        pair, name = (max(a, b), min(a, b)), written_title(titles[b])
-        title_names[pair] = min(name, title_names.get(pair, name))
+    mentioned: dict[tuple[int, int], tuple[bool, str]] = {}  # (later, earlier) -> (backward, name)
+    for a, b in title_mentions(titles, [passages[i].text for i in ranked]):  # text a names title b
+        pair, mention = (max(a, b), min(a, b)), (a > b, written_title(titles[b]))
+        mentioned[pair] = min(mention, mentioned.get(pair, mention))
+    title_names = {pair: name for pair, (_, name) in mentioned.items()}
     names = [entity_names(g) for g in graphs]
     weights = bridge_entity_weights(names, query)
     shared: dict[tuple[int, int], list[str]] = {}  # (later rank, earlier rank) -> entities
