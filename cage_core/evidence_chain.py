@@ -16,8 +16,9 @@ passage, and one linked to no earlier passage, get ``None``.
 
 The name of a title link is the named title as written, qualifier dropped
 (:func:`~cage_core.bridge.written_title`); when each passage names the other, the later
-passage's title (the earlier passage names it: that is where the chain leads); the name of an entity link is the shared entity of highest weight (ties: the smaller
-lower-cased name), as passage r's graph labels it (the smallest such label).
+passage's title (the earlier passage names it: that is where the chain leads). The name of an
+entity link is the shared entity of highest weight (ties: the smaller lower-cased name), as
+passage r's graph labels it (the smallest such label).
 
 Each via depends only on the passages ranked before it and on the pool, so the vias of a
 ranking cut to its first n are the first n vias of the whole ranking. Only the pairs that
