@@ -5,14 +5,14 @@
 >>> ranked = reranker.rerank("Where was Marie Curie born?", passages, top_n=5)  # doctest: +SKIP
 
 Public API: :class:`CageReranker`, :class:`CageConfig`, :class:`Passage`,
-:class:`RankedPassage`, :class:`PoolScores`, :class:`PassageGraph`.
+:class:`RankedPassage` (with its :class:`Via`), :class:`PoolScores`, :class:`PassageGraph`.
 """
 
 from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.models import MissingModelError
-from cage_core.passage import Passage, RankedPassage
+from cage_core.passage import Passage, RankedPassage, Via
 from cage_core.reranker import CageReranker
 
 __version__ = "0.1.0"
@@ -26,5 +26,6 @@ __all__ = [
     "PassageGraph",
     "PoolScores",
     "RankedPassage",
+    "Via",
     "__version__",
 ]

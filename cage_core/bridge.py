@@ -41,29 +41,67 @@ def bare_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip().lower()
 
 
-def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
-    """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice versa.
+def written_title(title: str) -> str:
+    """``"Kiss and Tell (1945 film)"`` → ``"Kiss and Tell"``: the title as written, qualifier
+    dropped (:func:`bare_title` is its lower-cased form)."""
+    return _PARENTHETICAL.sub("", title).strip()
+
+
+def title_mention_pairs(titles: Sequence[str], texts: Sequence[str]) -> list[tuple[int, int]]:
+    """Sorted ``(i, j)``, ``i ≠ j``, where passage i's text names passage j's title.
 
     "Names" means: the lower-cased text contains :func:`bare_title` of the title, at least
     ``MIN_TITLE_CHARS`` long, with no word character right before or after it. Found
     through a word index (:func:`~cage_core.pool_index.whole_word_mentions`), so the work
     follows the mentions, not the k² pairs.
     """
-    k = len(titles)
-    links = np.zeros((k, k))
     bare = [bare_title(t) for t in titles]
     linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
     mentions = whole_word_mentions([bare[j] for j in linkable], [t.lower() for t in texts])
-    pairs = np.array([(i, linkable[n]) for i, n in mentions if i != linkable[n]], dtype=np.int64).reshape(-1, 2)
-    links[pairs[:, 0], pairs[:, 1]] = 1.0
-    links[pairs[:, 1], pairs[:, 0]] = 1.0
-    return links
+    return sorted((i, linkable[n]) for i, n in mentions if i != linkable[n])
+
+
+def title_mentions(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """``[k, k]`` directed 0/1 matrix: ``M_ij = 1`` when passage i's text names passage j's
+    title (:func:`title_mention_pairs`)."""
+    k = len(titles)
+    matrix = np.zeros((k, k))
+    pairs = np.array(title_mention_pairs(titles, texts), dtype=np.int64).reshape(-1, 2)
+    matrix[pairs[:, 0], pairs[:, 1]] = 1.0
+    return matrix
+
+
+def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """``[k, k]`` symmetric 0/1 matrix: passage i's text names passage j's title, or vice
+    versa (:func:`title_mentions` or its transpose)."""
+    mentions = title_mentions(titles, texts)
+    return np.maximum(mentions, mentions.T)
+
+
+def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
+    """``[k]`` 0/1: the query names passage i's title (same rule as :func:`title_mentions`)."""
+    named = np.zeros(len(titles))
+    bare = [bare_title(t) for t in titles]
+    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
+    for _, n in whole_word_mentions([bare[j] for j in linkable], [query.lower()]):
+        named[linkable[n]] = 1.0
+    return named
 
 
 def entity_names(graph: PassageGraph) -> set[str]:
     """Lower-cased labels of the graph's non-numeric named-entity nodes."""
     return {label.lower() for label, ent in zip(graph.labels, graph.entity_types)
             if ent and ent not in NUMERIC_ENTITY_TYPES}  # fmt: skip
+
+
+def bridge_entity_weights(names: Sequence[set[str]], query: str) -> dict[str, float]:
+    """The weight ``ln(1 + k / df_e)`` of every entity that can link two of the k passages
+    (held by two or more, not named by the query): the terms of ``E_ij``, exactly as
+    :func:`shared_entity_links` weighs them. ``names``: :func:`entity_names` of each passage."""
+    k = len(names)
+    df = Counter(n for ns in names for n in ns)
+    q = query.lower()
+    return {n: math.log(1.0 + k / c) for n, c in df.items() if c >= 2 and n not in q}
 
 
 def shared_entity_links(graphs: Sequence[PassageGraph], query: str) -> np.ndarray:
@@ -117,11 +155,17 @@ def core_indices(relevance: np.ndarray, core_size: int) -> np.ndarray:
 
 
 def bridge_coherence(links: np.ndarray, relevance: np.ndarray, core_size: int) -> np.ndarray:
-    """``b_i``: the strongest link of passage i to the core (core members get ``max b``)."""
+    """``b_i``: the strongest link of passage i to the core of the ``core_size`` most
+    relevant passages (:func:`coherence_to_core`)."""
+    return coherence_to_core(links, core_indices(relevance, core_size))
+
+
+def coherence_to_core(links: np.ndarray, core: Sequence[int] | np.ndarray) -> np.ndarray:
+    """``b_i = max_{a ∈ core, a ≠ i} L_ia`` outside the core; core members get ``max b``."""
     k = links.shape[0]
     if k <= 1:
         return np.zeros(k)
-    core = core_indices(relevance, core_size)
+    core = np.asarray(core, dtype=np.int64)
     coherence = links[:, core].max(axis=1)  # L_ii = 0, so a core member never counts itself
     in_core = np.zeros(k, dtype=bool)
     in_core[core] = True

@@ -15,8 +15,11 @@ from typing import TextIO
 
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.datasets import DatasetFormatError, json_lines, load_questions
+from cage_core.evidence_chain import evidence_chain
+from cage_core.extractive import extractive_answer
+from cage_core.fusion import PoolScores
 from cage_core.methods import METHOD_NAMES
-from cage_core.passage import Passage
+from cage_core.passage import Passage, Via
 from cage_core.reranker import CageReranker
 from cage_core.scoring import ranking
 
@@ -44,6 +47,18 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _via_text(via: Via | None) -> str:
+    """``"← via 'Shirley Temple' from #1"`` (the passage is linked to rank #1 through that name)."""
+    return "" if via is None else f"← via '{via.name}' from #{via.rank + 1}"
+
+
+def _chain(query: str, passages: Sequence[Passage], scores: PoolScores, order: Sequence[int]) -> list[Via | None]:
+    """The vias of ``order`` (:mod:`cage_core.evidence_chain`); ``None`` each without graphs."""
+    if len(scores.graphs) != len(passages):
+        return [None] * len(order)
+    return evidence_chain(query, passages, scores.graphs, order)
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     path = resources.files("cage_core").joinpath("data", DEMO_FILE)
     with resources.as_file(path) as demo_path:
@@ -51,7 +66,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     reranker = CageReranker(_config(args), nlp=args.spacy_model)
     top = args.top_n
     out.write(f"CAGE demo: {len(questions)} multi-hop questions bundled with cage-rag "
-              f"(HotpotQA CC BY-SA 4.0, 2WikiMultihopQA Apache-2.0). * = gold passage.\n")  # fmt: skip
+              f"(HotpotQA CC BY-SA 4.0, 2WikiMultihopQA Apache-2.0). * = gold passage; "
+              f"← via: the earlier CAGE passage it is linked to.\n")  # fmt: skip
     total_vanilla = total_cage = total_gold = 0
     for q in questions:
         passages = [Passage(text=p.text, title=p.title) for p in q.passages]
@@ -59,6 +75,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         gold = set(q.gold_indices)
         vanilla = ranking(scores.similarities)[:top]
         cage = ranking(scores.fused)[:top]
+        chain = _chain(q.question, passages, scores, cage)
         total_gold += len(gold)
         total_vanilla += len(gold & {int(i) for i in vanilla})
         total_cage += len(gold & {int(i) for i in cage})
@@ -69,8 +86,11 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             v, c = int(vanilla[r]), int(cage[r])
             left = f"{'*' if v in gold else ' '} {scores.similarities[v]:.3f} {_clip(q.passages[v].title, 26):26}"
             right = (f"{'*' if c in gold else ' '} f={scores.fused[c]:+.3f} rel={scores.relevance[c]:+.3f} "
-                     f"coh={scores.coherence[c]:+.3f} {_clip(q.passages[c].title, 26)}")  # fmt: skip
-            out.write(f"  {r + 1}. {left} | {right}\n")
+                     f"coh={scores.coherence[c]:+.3f} {_clip(q.passages[c].title, 26):26} {_via_text(chain[r])}")  # fmt: skip
+            out.write(f"  {r + 1}. {left} | {right}".rstrip() + "\n")
+        answer = extractive_answer(q.question, [passages[int(i)].text for i in cage], chain=chain,
+                                   embedder=reranker.embedder, nlp=reranker.parser.nlp)  # fmt: skip
+        out.write(f"  answer from the CAGE top {top}: {answer.render()}\n")
     out.write(f"\ngold passages in the top {top}: vanilla {total_vanilla}/{total_gold}, "
               f"CAGE {total_cage}/{total_gold}\n")  # fmt: skip
     return 0
@@ -184,6 +204,13 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     scores = reranker.score(args.query, passages)
     path = render_heatmap(args.query, passages, scores, args.out)
     out.write(f"wrote {path} ({len(passages)} passages)\n")
+    order = ranking(scores.fused)
+    chain = _chain(args.query, passages, scores, order)
+    out.write("ranking and evidence chain (← via: the earlier passage it is linked to):\n")
+    for r, i in enumerate(order):
+        p = passages[int(i)]
+        label = _clip(f"{p.title}: {p.text}" if p.title else p.text, 50)
+        out.write(f"{r + 1:>4}. f={scores.fused[i]:+.3f} {label:50} {_via_text(chain[r])}".rstrip() + "\n")
     return 0
 
 

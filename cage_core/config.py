@@ -74,12 +74,55 @@ class EncoderConfig:
         return dataclasses.replace(self, **changes)
 
 
+@dataclass(frozen=True)
+class ChainConfig:
+    """Settings of the evidence-chain selection of the default coherence
+    (:mod:`cage_core.evidence_set`, where the formula is). Chosen by 5-fold
+    cross-validation over the questions of the DEV files (README, "Evaluation").
+
+    Attributes:
+        length: how many passages the chain selects before the rest of the pool is ranked
+            by bridge coherence to them; 0 turns the selection off (the ``core_size`` most
+            relevant passages then form the core, as before cage-rag 0.3).
+        title_weight: gain of a candidate whose title a selected passage's text names
+            (the forward hop of a bridge question).
+        entity_weight: gain per unit of shared-entity weight ``E_sj`` with a selected
+            passage (:func:`~cage_core.bridge.shared_entity_links`).
+        entity_cap: the shared-entity weight counted at most, so near-copies that share
+            many names do not outweigh a single bridge.
+        query_title_weight: gain of a candidate whose title the query names (both compared
+            entities of a comparison question, the first hop of a bridge question).
+        redundancy_overlap: a candidate whose word overlap (Jaccard) with a selected
+            passage reaches this gains nothing from its links to that passage (a near-copy
+            adds no evidence); 1 disables the check.
+    """
+
+    length: int = 3
+    title_weight: float = 6.0
+    entity_weight: float = 0.6
+    entity_cap: float = 5.0
+    query_title_weight: float = 1.5
+    redundancy_overlap: float = 0.6
+
+    def __post_init__(self) -> None:
+        check_int("length", self.length, low=0, high=10_000)
+        check_real("title_weight", self.title_weight, low=0.0, high=100.0)
+        check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
+        check_real("entity_cap", self.entity_cap, low=0.0, high=1e6)
+        check_real("query_title_weight", self.query_title_weight, low=0.0, high=100.0)
+        check_real("redundancy_overlap", self.redundancy_overlap, low=0.0, high=1.0)
+
+    def replace(self, **changes: Any) -> ChainConfig:
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+
 ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EncoderConfig) if f.name != "kind")
 """The :class:`EncoderConfig` fields that :class:`CageConfig` also accepts flat
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight")
+                                     "rgcn_weight", "chain")
 
 
 @dataclass(frozen=True, init=False)
@@ -98,7 +141,8 @@ class CageConfig:
         entity_weight: weight of shared named entities against title mentions in bridge links.
         title_links: whether a passage naming another passage's title links them.
         core_size: how many of the most relevant passages form the core that bridge
-            coherence is measured against.
+            coherence is measured against when the evidence chain is off
+            (``chain.length == 0``); otherwise the chain is the core.
         rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence
             (0 skips the R-GCN entirely).
         contradiction_weight: weight of the factual-consistency penalty (0 = off; see
@@ -108,6 +152,8 @@ class CageConfig:
             logged); bounds the work a single huge passage can cause.
         graph_cache_size: passage graphs, and passage embeddings, kept in the reranker's
             in-memory LRU caches (0 disables them).
+        chain: the evidence-chain selection that places the first passages
+            (:class:`ChainConfig`; bridge mode only).
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
@@ -130,6 +176,7 @@ class CageConfig:
     contradiction_overlap: float = 0.5
     max_parse_chars: int = 20_000
     graph_cache_size: int = 4096
+    chain: ChainConfig = field(default_factory=ChainConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
@@ -145,6 +192,7 @@ class CageConfig:
         contradiction_overlap: float = contradiction_overlap,
         max_parse_chars: int = max_parse_chars,
         graph_cache_size: int = graph_cache_size,
+        chain: ChainConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
         **encoder_settings: Any,
     ) -> None:
@@ -153,7 +201,8 @@ class CageConfig:
             "entity_weight": entity_weight, "title_links": title_links, "core_size": core_size,
             "rgcn_weight": rgcn_weight, "contradiction_weight": contradiction_weight,
             "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
-            "graph_cache_size": graph_cache_size, "encoder": _encoder(encoder, encoder_settings),
+            "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
+            "encoder": _encoder(encoder, encoder_settings),
         }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -174,6 +223,8 @@ class CageConfig:
         check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
         check_int("max_parse_chars", self.max_parse_chars, low=1, high=10_000_000)
         check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
+        if not isinstance(self.chain, ChainConfig):
+            raise TypeError(f"chain must be a ChainConfig, got {type(self.chain).__name__}")
 
     # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
     @property
@@ -214,6 +265,9 @@ class CageConfig:
                 tuple(f"encoder.{n}" for n, _ in _changed(self.encoder)) if not self.uses_rgcn else (),
             "coherence='rgcn' reads no bridge relevance or links":
                 tuple(n for n in _BRIDGE_SETTINGS if n in changed) if self.coherence == "rgcn" else (),
+            "the evidence chain (chain.length > 0) is the core":
+                ("core_size",) if self.coherence == "bridge" and self.chain.length and "core_size" in changed
+                else (),
             "contradiction_weight=0 turns the contradiction penalty off":
                 ("contradiction_overlap",) if not self.contradiction_weight and
                 "contradiction_overlap" in changed else (),

@@ -5,9 +5,12 @@ Two coherence modes (``CageConfig.coherence``):
 ``"bridge"`` (default)
     relevance ``r_i = z(sim_i) + w_lex · z(bm25_i)`` — the query cosine and pool-IDF BM25,
     each standardised within the pool (``z(x) = (x − mean)/std``, 0 when constant);
-    coherence ``c_i`` = bridge coherence (:mod:`cage_core.bridge`), plus
-    ``w_rgcn · z(mean_{a ∈ core} C_ia)`` when ``rgcn_weight > 0``;
-    ``f_i = α·r_i + (1−α)·c_i``.
+    the core ``A`` = the evidence chain selected from ``r`` and the pool's links
+    (:mod:`cage_core.evidence_set`; with ``chain.length == 0``, the ``core_size`` most
+    relevant passages); coherence ``c_i`` = bridge coherence to ``A``
+    (:mod:`cage_core.bridge`), plus ``w_rgcn · z(mean_{a ∈ A} C_ia)`` when
+    ``rgcn_weight > 0``; ``f_i = α·r_i + (1−α)·c_i``; the chain is then ranked first, in
+    chain order (:func:`chain_first`).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -15,8 +18,9 @@ Two coherence modes (``CageConfig.coherence``):
     ``f_i = α·r_i + (1−α)·c_i``.
 
 In both modes ``contradiction_weight > 0`` subtracts ``w · contradiction_penalty_i``
-(:mod:`cage_core.contradiction`) from ``f_i``: the passage on the losing side of a
-conflict between near-duplicate passages is demoted.
+(:mod:`cage_core.contradiction`) from ``f_i`` (and from ``r_i`` where the chain is
+selected): the passage on the losing side of a conflict between near-duplicate passages
+is demoted.
 """
 
 from __future__ import annotations
@@ -27,9 +31,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cage_core.bridge import bridge_coherence, core_indices, link_matrix
+from cage_core.bridge import (
+    coherence_to_core,
+    core_indices,
+    shared_entity_links,
+    title_mentions,
+    titles_named_in,
+)
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
+from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
@@ -54,6 +65,8 @@ class PoolScores:
     graphs: tuple[PassageGraph, ...]
     similarities: np.ndarray
     """``[k]`` the query–passage similarities given or computed (before normalisation)."""
+    chain: tuple[ChainStep, ...] = ()
+    """The evidence chain that heads the ranking (bridge mode with ``chain.length > 0``)."""
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
@@ -86,6 +99,11 @@ def score_pool(
     encodings come from ``encodings`` when given, so variants can share them."""
     k = len(passages)
     sims = np.asarray(similarities, dtype=np.float64)
+    demotion = np.zeros(k)
+    if config.contradiction_weight and k > 1:
+        demotion = config.contradiction_weight * contradiction_penalty(
+            [p.content for p in passages], graphs, config.contradiction_overlap)
+    chain: tuple[ChainStep, ...] = ()
     if config.coherence == "rgcn":
         matrix = rgcn_matrix(graphs, config, encodings) if k else np.zeros((0, 0))
         relevance, coherence = sims, coherence_scores(matrix)
@@ -94,16 +112,34 @@ def score_pool(
         if config.lexical_weight:
             relevance = relevance + config.lexical_weight * standardize(
                 pool_bm25(query, [p.content for p in passages]))
-        matrix = link_matrix(query, [p.title for p in passages], [p.text for p in passages], graphs,
-                             entity_weight=config.entity_weight, use_titles=config.title_links)
-        coherence = bridge_coherence(matrix, relevance, config.core_size)
+        titles, texts = [p.title for p in passages], [p.text for p in passages]
+        entity_links = shared_entity_links(graphs, query) if k else np.zeros((0, 0))
+        mentions = title_mentions(titles, texts) if config.title_links else np.zeros((k, k))
+        matrix = np.maximum(mentions, mentions.T) + config.entity_weight * entity_links
+        np.fill_diagonal(matrix, 0.0)
+        if config.chain.length:
+            chain = select_chain(relevance - demotion, ChainLinks(
+                mentions, entity_links, titles_named_in(query, titles) if config.title_links else np.zeros(k),
+                texts), config.chain)  # fmt: skip
+            core = np.array([step.index for step in chain], dtype=np.int64)
+        else:
+            core = core_indices(relevance, config.core_size)
+        coherence = coherence_to_core(matrix, core)
         if config.rgcn_weight and k > 1:
             c = rgcn_matrix(graphs, config, encodings)
-            core = core_indices(relevance, config.core_size)
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
             coherence = coherence + config.rgcn_weight * standardize(to_core)
-    fused = fuse(relevance, coherence, config.alpha)
-    if config.contradiction_weight and k > 1:
-        fused = fused - config.contradiction_weight * contradiction_penalty(
-            [p.content for p in passages], graphs, config.contradiction_overlap)
-    return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims)
+    fused = fuse(relevance, coherence, config.alpha) - demotion
+    if chain:
+        fused = chain_first(fused, chain)
+    return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain)
+
+
+def chain_first(fused: np.ndarray, chain: Sequence[ChainStep]) -> np.ndarray:
+    """Scores that rank the chain first, in chain order, then the rest by ``fused``: the
+    chain passage at position t (0-based, of n) scores ``max_j f_j + n − t``."""
+    top = float(fused.max())
+    lifted = fused.copy()
+    for t, step in enumerate(chain):
+        lifted[step.index] = top + len(chain) - t
+    return lifted

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Union
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,15 @@ def encodable(text: str) -> str:
     return text
 
 
+class Via(NamedTuple):
+    """Why a ranked passage is linked to an earlier one: through ``name`` (a title or a named
+    entity, as written) to the passage at 0-based ``rank`` of the same result (see
+    :mod:`cage_core.evidence_chain`). A tuple: ``via == ("Shirley Temple", 0)``."""
+
+    name: str
+    rank: int
+
+
 @dataclass(frozen=True)
 class RankedPassage:
     """One passage of a rerank result (the scores are defined in :mod:`cage_core.fusion`).
@@ -63,6 +72,10 @@ class RankedPassage:
         rank: 0-based position in the result.
         title: the passage title, if one was given.
         id: the caller's id, if one was given.
+        via: the earlier-ranked passage this one is linked to and the name that links them
+            (:func:`cage_core.evidence_chain.evidence_chain`); ``None`` for the first
+            passage, for one linked to no earlier passage, and for methods that read no
+            passage graphs.
     """
 
     index: int
@@ -73,6 +86,7 @@ class RankedPassage:
     rank: int
     title: str = ""
     id: str | None = None
+    via: Via | None = None
 
     @property
     def relevance(self) -> float:

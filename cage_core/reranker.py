@@ -13,6 +13,7 @@ import numpy as np
 
 from cage_core.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.config import CageConfig
+from cage_core.evidence_chain import evidence_chain
 from cage_core.fusion import PoolScores
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import GraphLevel, PassageGraph
@@ -253,7 +254,9 @@ class CageReranker:
                 ``None`` to parse that passage.
 
         Returns:
-            Up to ``top_n`` :class:`RankedPassage`, best first. An empty input gives ``[]``
+            Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
+            earlier passage it is linked to, :mod:`cage_core.evidence_chain`) when the method
+            reads passage graphs. An empty input gives ``[]``
             (no model is loaded); one passage gets coherence 0. Empty or content-free
             passages have an empty graph and coherence 0 with every other passage.
 
@@ -273,6 +276,8 @@ class CageReranker:
         order = ranking(scores.fused)
         if top_n is not None:
             order = order[:top_n]
+        vias = evidence_chain(query, items, scores.graphs, order) \
+            if self.method.needs_graphs and len(scores.graphs) == len(items) else [None] * len(order)
         return [
             RankedPassage(
                 index=int(i),
@@ -283,6 +288,7 @@ class CageReranker:
                 rank=rank,
                 title=items[i].title,
                 id=items[i].id,
+                via=vias[rank],
             )
             for rank, i in enumerate(order)
         ]

@@ -46,8 +46,12 @@ class CageRerank(BaseDocumentCompressor):
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
     original metadata plus ``relevance_score`` (the fused score), ``cage_similarity`` (the
-    similarity used), ``cage_coherence`` and ``cage_rank``. The caller's documents are never
-    modified. A graph stored by :class:`~cage_langchain.CageGraphTransformer` under
+    similarity used), ``cage_coherence``, ``cage_rank`` and ``cage_via`` (the earlier document
+    it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
+    LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
+    LLM ``page_content`` only (their default document prompt is ``"{page_content}"``), so these
+    keys reach a prompt only when a custom document prompt names them, and embeddings are
+    never taken from metadata. The caller's documents are never modified. A graph stored by :class:`~cage_langchain.CageGraphTransformer` under
     ``metadata["cage_graph"]`` is used instead of parsing, if it was built from this very
     document's content. Pickles and deep-copies without its models, which reload lazily.
     """

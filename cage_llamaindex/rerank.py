@@ -15,7 +15,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from cage_core import CageConfig, CageReranker
 from cage_core.metadata import (
     GRAPH_KEY,
-    SCORE_KEYS,
+    RANKED_KEYS,
     TITLE_KEY,
     passage_from_metadata,
     ranked_metadata,
@@ -39,8 +39,11 @@ class CageRerank(BaseNodePostprocessor):
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is the
     fused score and whose node is a copy carrying ``relevance_score``, ``cage_similarity``,
-    ``cage_coherence``, ``cage_rank`` (and ``retrieval_score`` with
-    ``keep_retrieval_score``) in its metadata, excluded from embedding and LLM prompts.
+    ``cage_coherence``, ``cage_rank``, ``cage_via`` (the earlier node it is linked to:
+    ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`) and, with
+    ``keep_retrieval_score``, ``retrieval_score`` in its metadata, all excluded from embedding
+    and LLM prompts (added to the copy's ``excluded_embed_metadata_keys`` and
+    ``excluded_llm_metadata_keys``).
     The caller's nodes are not modified. A graph stored by
     :class:`~cage_llamaindex.CageGraphExtractor` is used instead of parsing again, if it was
     built from this very node's content. Pickles and deep-copies without its models; they
@@ -107,7 +110,7 @@ class CageRerank(BaseNodePostprocessor):
     def _ranked_node(self, original: NodeWithScore, ranked: Any) -> NodeWithScore:
         node = original.node.model_copy()
         metadata = ranked_metadata(original.node.metadata, ranked)
-        excluded = list(SCORE_KEYS)
+        excluded = list(RANKED_KEYS)
         if self.keep_retrieval_score:
             metadata["retrieval_score"] = original.score
             excluded.append("retrieval_score")

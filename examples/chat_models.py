@@ -1,7 +1,7 @@
 """Which answer generator the examples use, chosen by ``--llm`` or ``CAGE_LLM``.
 
 * ``extractive`` (default): no model, no network — quotes the best-matching sentences of the
-  reranked passages (``cage_core.extractive``), labelled as such;
+  reranked passages, following CAGE's evidence chain (``cage_core.extractive``), labelled as such;
 * ``openai:MODEL``: any OpenAI-compatible endpoint (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``;
   ``pip install langchain-openai``);
 * ``ollama:MODEL``: a local Ollama server (``pip install langchain-ollama``);
@@ -50,11 +50,18 @@ def load_chat_model(spec: str) -> Any | None:
     raise SystemExit(f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH")
 
 
-def answer(question: str, passages: Sequence[str], model: Any | None) -> str:
-    """The answer text: extractive quotes, or the chat model's reply over the passages."""
+def answer(question: str, passages: Sequence[str], model: Any | None, chain: Sequence[Any] | None = None) -> str:
+    """The answer text: extractive quotes (following ``chain``, the passages' vias, when given),
+    or the chat model's reply over the passages."""
     if model is None:
         from cage_core.extractive import extractive_answer
 
-        return extractive_answer(question, passages).render()
+        return extractive_answer(question, passages, chain=chain).render()
     context = "\n\n".join(f"[{i + 1}] {p}" for i, p in enumerate(passages))
     return str(model.invoke(PROMPT.format(context=context, question=question)).content).strip()
+
+
+def via_label(via: Any) -> str:
+    """``"← 'Shirley Temple' from #1"`` for a ``cage_core.passage.Via`` (the passage is linked
+    to passage #1 through that name), ``""`` for ``None``."""
+    return "" if via is None else f"← '{via.name}' from #{via.rank + 1}"

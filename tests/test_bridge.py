@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cage_core import CageConfig, CageReranker, Passage
+from cage_core.config import ChainConfig
 from cage_core.bridge import (
     bare_title,
     bridge_coherence,
@@ -74,7 +75,7 @@ def test_default_fusion_formula_by_hand():
     graphs = [_graph([("Ann Reeve", "PERSON")]), _graph([("Ann Reeve", "PERSON"), ("Toronto", "GPE")]),
               _graph([]), _graph([])]
     sims = np.array([0.9, 0.2, 0.5, 0.1])
-    config = CageConfig(lexical_weight=0.0, core_size=1)
+    config = CageConfig(lexical_weight=0.0, core_size=1, chain=ChainConfig(length=0))  # the core: top 1
     s = score_pool("Where was the director of Sky Harbor born?", passages, sims, graphs, config)
     relevance = standardize(sims)
     # passage 1 names no title of the core (passage 0) but passage 0 names "Ann Reeve", and
@@ -103,7 +104,7 @@ def test_bridge_rescue_end_to_end_with_real_parses(nlp):
     sims = [0.67, 0.20, 0.55, 0.57, 0.05, 0.40, 0.35, 0.30]
     out = r.rerank("What government position was held by the woman who portrayed Corliss Archer "
                    "in the film Kiss and Tell?", passages, top_n=5, query_similarities=sims)
-    # the three most relevant passages form the core; the bridge passage (Shirley Temple,
-    # named by the core's first passage) comes right after it although its cosine is low
-    assert sorted(o.index for o in out[:3]) == [0, 2, 3]
-    assert out[3].index == 1
+    # the evidence chain: the most relevant passage, then the bridge passage it names
+    # (Shirley Temple) although its cosine is the second lowest, then relevance again
+    assert [o.index for o in out[:2]] == [0, 1]
+    assert out[2].index == 3

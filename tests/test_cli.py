@@ -17,6 +17,10 @@ def test_demo_prints_both_orders_with_gold_marks():
     assert text.count("\nQ [") == 4
     assert "vanilla top 5" in text and "CAGE top 5" in text
     assert "* " in text and "gold passages in the top 5:" in text
+    corliss = text.split("\nQ [")[1]  # the actress of Kiss and Tell: film → Shirley Temple → her post
+    assert "Shirley Temple             ← via 'Shirley Temple' from #" in corliss
+    answer = next(line for line in corliss.splitlines() if line.startswith("  answer from the CAGE top 5:"))
+    assert "[extractive answer" in answer and "Chief of Protocol" in answer
 
 
 def test_rerank_reads_jsonl_and_prints_json(tmp_path):
@@ -58,3 +62,8 @@ def test_explain_writes_a_png_heatmap(tmp_path):
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
     assert "wrote" in out.getvalue() and "(3 passages)" in out.getvalue()
+    chain = out.getvalue().split("ranking and evidence chain", 1)[1].splitlines()[1:]
+    assert len(chain) == 3
+    warsaw = next(line for line in chain if "Warsaw is the capital" in line)
+    marie = next(line for line in chain if "Marie Curie was born" in line)
+    assert warsaw.endswith(f"← via 'Warsaw' from #{marie.split('.')[0].strip()}")

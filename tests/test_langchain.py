@@ -2,6 +2,7 @@
 
 import asyncio
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
+from cage_core.metadata import chain_from_metadata
 from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
@@ -72,6 +74,27 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     assert [d.metadata["relevance_score"] for d in out] == [r.score for r in core]
     assert [d.metadata["cage_similarity"] for d in out] == [sims[r.index] for r in core]
     assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
+    assert [d.metadata["cage_via"] for d in out] == [_via_metadata(r.via) for r in core]
+
+
+def _via_metadata(via):
+    return None if via is None else {"name": via.name, "rank": via.rank}
+
+
+def test_each_document_names_the_earlier_one_it_is_linked_to(docs, reranker):
+    sims = [0.6, 0.5, 0.1, 0.4, 0.3, 0.2]  # Warsaw's passage second
+    scored = [Document(page_content=d.page_content, metadata={"score": s}) for d, s in zip(docs, sims)]
+    before = copy.deepcopy(scored)
+    out = CageRerank(top_n=3, score_key="score").compress_documents(scored, QUERY)
+    core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
+    # "Warsaw is the capital of Poland." is linked to the Marie Curie passage through Warsaw
+    warsaw = next(d for d in out if d.page_content.startswith("Warsaw"))
+    assert warsaw.metadata["cage_via"]["name"] == "Warsaw"
+    assert out[warsaw.metadata["cage_via"]["rank"]].page_content.startswith("Marie Curie was born in Warsaw")
+    assert [d.metadata["cage_via"] for d in out] == [_via_metadata(r.via) for r in core[:3]]
+    assert json.loads(json.dumps([d.metadata for d in out])) == [d.metadata for d in out]  # JSON-safe
+    assert chain_from_metadata([d.metadata for d in out]) == [r.via for r in core[:3]]
+    assert scored == before  # the caller's documents keep their metadata
 
 
 def test_stored_graphs_give_the_identical_ranking(docs, embeddings):

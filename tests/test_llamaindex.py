@@ -69,6 +69,27 @@ def test_same_order_and_scores_as_cage_core(nodes, reranker):
     assert [n.score for n in out] == [r.score for r in core]
 
 
+def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(nodes, reranker):
+    sims = [0.6, 0.5, 0.1, 0.4, 0.3, 0.2]  # Warsaw's passage second
+    scored = [NodeWithScore(node=n, score=s) for n, s in zip(nodes, sims)]
+    before = copy.deepcopy(scored)
+    out = CageRerank(top_n=4).postprocess_nodes(scored, QueryBundle(QUERY))
+    core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims, top_n=4)
+    assert [n.node.metadata["cage_via"] for n in out] == [
+        None if r.via is None else {"name": r.via.name, "rank": r.via.rank} for r in core]
+    warsaw = next(n for n in out if n.node.get_content().startswith("Warsaw"))
+    assert warsaw.node.metadata["cage_via"]["name"] == "Warsaw"
+    assert "cage_via" in warsaw.node.get_content(metadata_mode=MetadataMode.ALL)
+    for n in out:
+        assert "cage_via" in n.node.excluded_llm_metadata_keys
+        assert "cage_via" in n.node.excluded_embed_metadata_keys
+        assert "cage_via" not in n.node.get_content(metadata_mode=MetadataMode.LLM)
+        assert "cage_via" not in n.node.get_content(metadata_mode=MetadataMode.EMBED)
+    view = lambda ns: [(n.node.metadata, n.node.excluded_llm_metadata_keys,
+                        n.node.excluded_embed_metadata_keys, n.score) for n in ns]
+    assert view(scored) == view(before)  # the caller's nodes are untouched
+
+
 def test_ingestion_pipeline_stores_graphs_hidden_from_prompts(nodes):
     pipeline = IngestionPipeline(transformations=[CageGraphExtractor()])
     enriched = pipeline.run(nodes=nodes)

@@ -64,6 +64,8 @@ def test_question_answer_table_and_heatmap_in_chromium(web_app, tmp_path):
         assert "Kansas Song" in page.locator("#chat").inner_text()
         page.wait_for_selector("#passages :text('Kansas Song')", timeout=30_000)
         assert page.locator("#passages").inner_text().count("University of Kansas") >= 1
+        assert "linked to" in page.locator("#passages").inner_text()  # the evidence chain column
+        assert "← 'University of Kansas' from #" in page.locator("#passages").inner_text()
         image = page.locator("#heatmap img")
         image.wait_for(timeout=30_000)
         assert image.get_attribute("src")

@@ -5,7 +5,8 @@
 splitter → CageGraphTransformer (passage graphs computed once, at ingest, after splitting) →
 InMemoryVectorStore with MiniLM embeddings → ScoredVectorStoreRetriever (k=10, the store's own
 similarities) → ContextualCompressionRetriever(CageRerank, top 5: nothing re-embedded or
-re-parsed) → answer. Type questions; an empty line or end of input quits.
+re-parsed) → answer (the extractive default follows the evidence chain in ``cage_via``). Each
+source line shows the earlier source it is linked to. Type questions; an empty line or end of input quits.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
-from chat_models import answer, llm_spec, load_chat_model  # noqa: E402
+from chat_models import answer, llm_spec, load_chat_model, via_label  # noqa: E402
 from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 from langchain_text_splitters import RecursiveCharacterTextSplitter  # noqa: E402
 
+from cage_core.metadata import chain_from_metadata  # noqa: E402
 from cage_langchain import (  # noqa: E402
     CageGraphTransformer,
     CageRerank,
@@ -56,11 +58,13 @@ def main(argv: list[str] | None = None) -> int:
         if not question:
             break
         docs = retriever.invoke(question)
-        print(f"\nQ: {question}\nA: {answer(question, [d.page_content for d in docs], model)}")
+        chain = chain_from_metadata([d.metadata for d in docs])
+        print(f"\nQ: {question}\nA: {answer(question, [d.page_content for d in docs], model, chain)}")
         for i, d in enumerate(docs, 1):
             m = d.metadata
             print(f"  [{i}] {m['title']}  score={m['relevance_score']:+.2f} "
-                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f}")
+                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
+                  f"{via_label(chain[i - 1])}".rstrip())
         print(flush=True)
     return 0
 

@@ -4,7 +4,8 @@
 
 IngestionPipeline(SentenceSplitter, CageGraphExtractor) → VectorStoreIndex with MiniLM
 embeddings → query engine (similarity_top_k=10, node_postprocessors=[CageRerank(top_n=5)]).
-The default answerer quotes the best-matching sentences (no generation); the others are
+The default answerer quotes the best-matching sentences, following the evidence chain the
+reranker put in ``cage_via`` (no generation); the others are
 LlamaIndex LLMs (pip install llama-index-llms-openai-like / -ollama / -llama-cpp).
 Type questions; an empty line or end of input quits.
 """
@@ -21,14 +22,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
-from chat_models import EXTRACTIVE, llm_spec  # noqa: E402
+from chat_models import EXTRACTIVE, llm_spec, via_label  # noqa: E402
 from llama_index.core import Document, VectorStoreIndex  # noqa: E402
 from llama_index.core.ingestion import IngestionPipeline  # noqa: E402
 from llama_index.core.llms import MockLLM  # noqa: E402
 from llama_index.core.node_parser import SentenceSplitter  # noqa: E402
 from llama_index.core.response_synthesizers import BaseSynthesizer  # noqa: E402
+from llama_index.core.schema import NodeWithScore  # noqa: E402
 
 from cage_core.extractive import extractive_answer  # noqa: E402
+from cage_core.metadata import chain_from_metadata  # noqa: E402
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
@@ -46,11 +49,23 @@ class ExtractiveSynthesizer(BaseSynthesizer):
     def _update_prompts(self, prompts: Any) -> None:
         return None
 
-    def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
-        return extractive_answer(query_str, list(text_chunks)).render()
+    def synthesize(self, query: Any, nodes: list[NodeWithScore], additional_source_nodes: Any = None,
+                   **kwargs: Any) -> Any:
+        """As the base class, with the nodes' evidence chain (``cage_via``) handed to the answerer."""
+        chain = chain_from_metadata([n.node.metadata for n in nodes])
+        return super().synthesize(query, nodes, additional_source_nodes, chain=chain, **kwargs)
 
-    async def aget_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
-        return self.get_response(query_str, text_chunks)
+    async def asynthesize(self, query: Any, nodes: list[NodeWithScore], additional_source_nodes: Any = None,
+                          **kwargs: Any) -> Any:
+        chain = chain_from_metadata([n.node.metadata for n in nodes])
+        return await super().asynthesize(query, nodes, additional_source_nodes, chain=chain, **kwargs)
+
+    def get_response(self, query_str: str, text_chunks: Sequence[str], chain: Any = None, **kwargs: Any) -> str:
+        return extractive_answer(query_str, list(text_chunks), chain=chain).render()
+
+    async def aget_response(self, query_str: str, text_chunks: Sequence[str], chain: Any = None,
+                            **kwargs: Any) -> str:
+        return self.get_response(query_str, text_chunks, chain)
 
 
 def load_llm(spec: str) -> Any:
@@ -99,10 +114,12 @@ def main(argv: list[str] | None = None) -> int:
             break
         response = engine.query(question)
         print(f"\nQ: {question}\nA: {response}")
+        chain = chain_from_metadata([n.node.metadata for n in response.source_nodes])
         for i, n in enumerate(response.source_nodes, 1):
             m = n.node.metadata
             print(f"  [{i}] {m.get('title', '?')}  score={n.score:+.2f} "
-                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f}")
+                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
+                  f"{via_label(chain[i - 1])}".rstrip())
         print(flush=True)
     return 0
 

@@ -3,7 +3,9 @@
     python examples/web_chat/app.py [--port 7860] [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
 Each question shows the answer, the reranked passages with their similarity, coherence and
-fused scores, and the candidates' coherence matrix as a heatmap (the paper's Figure 3 view).
+fused scores and the evidence chain (which earlier passage each one is linked to, and through
+which title or entity), and the candidates' coherence matrix as a heatmap (the paper's Figure 3
+view). The offline answerer follows the chain.
 
 Why Gradio: the whole app is one Python file run with ``python``, with ready components for
 chat, tables and images, served by one local process — Streamlit re-runs the script on every
@@ -24,11 +26,12 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
 import gradio as gr  # noqa: E402
-from chat_models import answer, llm_spec, load_chat_model  # noqa: E402
+from chat_models import answer, llm_spec, load_chat_model, via_label  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
 from cage_core import CageReranker, Passage  # noqa: E402
+from cage_core.evidence_chain import evidence_chain  # noqa: E402
 from cage_core.explain import render_heatmap  # noqa: E402
 from cage_core.scoring import ranking  # noqa: E402
 from cage_langchain import PackagedMiniLMEmbeddings  # noqa: E402
@@ -36,7 +39,7 @@ from cage_langchain import PackagedMiniLMEmbeddings  # noqa: E402
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
 CANDIDATES = 10
 TOP_N = 5
-COLUMNS = ["rank", "title", "similarity", "coherence", "fused"]
+COLUMNS = ["rank", "title", "similarity", "coherence", "fused", "linked to"]
 
 
 class WebChat:
@@ -57,9 +60,11 @@ class WebChat:
         passages = [Passage(d.page_content, title=d.metadata["title"]) for d, _ in hits]
         scores = self.reranker.score(question, passages, query_similarities=[s for _, s in hits])
         order = ranking(scores.fused)[:TOP_N]
-        reply = answer(question, [passages[i].text for i in order], self.model)
+        chain = evidence_chain(question, passages, scores.graphs, order)
+        reply = answer(question, [passages[i].text for i in order], self.model, chain)
         table = [[r + 1, passages[i].title, round(float(scores.similarities[i]), 3),
-                  round(float(scores.coherence[i]), 3), round(float(scores.fused[i]), 3)]
+                  round(float(scores.coherence[i]), 3), round(float(scores.fused[i]), 3),
+                  via_label(chain[r])]
                  for r, i in enumerate(order)]
         image = render_heatmap(question, passages, scores, self.images / f"heatmap-{len(history)}.png")
         history = history + [{"role": "user", "content": question}, {"role": "assistant", "content": reply}]

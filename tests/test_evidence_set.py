@@ -1,0 +1,110 @@
+"""Evidence-chain selection (cage_core.evidence_set): exact picks on hand-made pools."""
+
+import numpy as np
+import pytest
+
+from cage_core import CageConfig, Passage
+from cage_core.bridge import title_mentions, titles_named_in
+from cage_core.config import ChainConfig
+from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
+from cage_core.fusion import chain_first, score_pool
+from cage_core.graph.passage_graph import PassageGraph
+
+
+def _links(k, mentions=(), entities=(), named=(), texts=None):
+    m = np.zeros((k, k))
+    for s, j in mentions:
+        m[s, j] = 1.0
+    e = np.zeros((k, k))
+    for a, b, w in entities:
+        e[a, b] = e[b, a] = w
+    q = np.zeros(k)
+    q[list(named)] = 1.0
+    return ChainLinks(m, e, q, texts or [f"passage number {i} about topic{i}" for i in range(k)])
+
+
+def _graph(entities):
+    n = len(entities)
+    return PassageGraph(labels=tuple(entities), pos=("PROPN",) * n, entity_types=("PERSON",) * n,
+                        vectors=np.zeros((n, 4), np.float32), edge_src=np.zeros(0, np.int64),
+                        edge_dst=np.zeros(0, np.int64), edge_type=np.zeros(0, np.int64), edge_verbs=())
+
+
+def test_the_passage_a_selected_one_names_follows_it_despite_low_relevance():
+    relevance = np.array([2.0, 1.5, 1.4, -1.0])
+    chain = select_chain(relevance, _links(4, mentions=[(0, 3)]), ChainConfig(length=3))
+    # gain of 3 after picking 0: -1 + 6 = 5 > 1.5
+    assert chain == (ChainStep(0, None), ChainStep(3, 0), ChainStep(1, None))
+
+
+def test_both_titles_the_query_names_are_selected_before_a_more_relevant_passage():
+    relevance = np.array([2.0, 1.0, 0.8])
+    chain = select_chain(relevance, _links(3, named=[1, 2]), ChainConfig(length=3))
+    # gains with the query-title bonus 1.5: [2.0, 2.5, 2.3]
+    assert [s.index for s in chain] == [1, 2, 0]
+
+
+def test_shared_entities_count_up_to_the_cap():
+    relevance = np.array([2.0, 0.0, 0.5])
+    config = ChainConfig(length=2, entity_weight=0.5, entity_cap=2.0)
+    # passage 1 shares weight 30 with passage 0 but counts 0.5 * 2 = 1 < passage 2's 0.5 + 0.6
+    chain = select_chain(relevance, _links(3, entities=[(0, 1, 30.0), (0, 2, 1.2)]), config)
+    assert chain == (ChainStep(0, None), ChainStep(2, 0))
+
+
+def test_a_near_copy_of_a_selected_passage_gains_nothing_from_its_link():
+    texts = ["Wang Peng was born in 1980 in Beijing China", "Wang Peng was born in 1981 in Beijing China",
+             "Wang Peng plays football for a club"]
+    relevance = np.array([2.0, 0.0, 0.1])
+    links = _links(3, entities=[(0, 1, 3.0), (0, 2, 1.0)], texts=texts)
+    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2))] == [0, 2]
+    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2, redundancy_overlap=1.0))] \
+        == [0, 1]
+
+
+def test_ties_go_to_the_earlier_position_and_length_is_bounded_by_the_pool():
+    chain = select_chain(np.zeros(2), _links(2), ChainConfig(length=5))
+    assert chain == (ChainStep(0, None), ChainStep(1, None))
+    assert select_chain(np.zeros(3), _links(3), ChainConfig(length=0)) == ()
+
+
+def test_title_mentions_are_directed_and_query_titles_are_whole_words():
+    titles = ["Kiss and Tell (1945 film)", "Shirley Temple", "Temple"]
+    texts = ["Kiss and Tell stars Shirley Temple.", "Shirley Temple was Chief of Protocol.", "A temple."]
+    m = title_mentions(titles, texts)
+    assert m.tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    assert titles_named_in("Who starred in Kiss and Tell?", titles).tolist() == [1, 0, 0]
+    assert titles_named_in("Kiss and Telling", titles).tolist() == [0, 0, 0]
+
+
+def test_chain_first_ranks_the_chain_in_order_then_the_rest_by_score():
+    fused = np.array([0.1, 0.9, 0.5, 0.7])
+    lifted = chain_first(fused, (ChainStep(2, None), ChainStep(0, 2)))
+    assert lifted.tolist() == [0.9 + 1, 0.9, 0.9 + 2, 0.7]
+    assert np.argsort(-lifted, kind="stable").tolist() == [2, 0, 1, 3]
+
+
+def test_default_ranking_puts_the_bridge_passage_second():
+    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
+                Passage("Ann Reeve was born in Toronto.", title="Ann Reeve"),
+                Passage("The sky is blue over the harbor.", title="Sky color"),
+                Passage("Bananas are yellow.", title="Banana")]
+    graphs = [_graph(["Ann Reeve"]), _graph(["Ann Reeve", "Toronto"]), _graph([]), _graph([])]
+    s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.2, 0.5, 0.1]),
+                   graphs, CageConfig(lexical_weight=0.0))
+    assert [step.index for step in s.chain] == [0, 1, 2]
+    assert s.chain[1].linked_to == 0
+    assert np.argsort(-s.fused, kind="stable").tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("length", -1, "length must be in"),
+    ("title_weight", float("nan"), "title_weight must be in"),
+    ("entity_cap", -0.5, "entity_cap must be in"),
+    ("redundancy_overlap", 1.5, "redundancy_overlap must be in"),
+])
+def test_invalid_chain_settings_are_refused(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        ChainConfig(**{field: value})
+    with pytest.raises(TypeError, match="chain must be a ChainConfig"):
+        CageConfig(chain={"length": 2})
