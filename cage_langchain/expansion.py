@@ -120,7 +120,8 @@ class CageExpansionRetriever(BaseRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         docs = await self.base_retriever.ainvoke(
-            query, config={"callbacks": run_manager.get_child()}, **kwargs)
+            query, config={"callbacks": run_manager.get_child()}, **kwargs
+        )
         expansions = self._expansions(query, docs)
         if not expansions:
             return list(docs)
@@ -154,7 +155,7 @@ class CageExpansionRetriever(BaseRetriever):
             score = added_score(scores.get(expansion.id), fallback)
             if score is not None:
                 metadata[self.score_key] = score
-            else:
-                metadata.pop(self.score_key, None)  # a stale stored value is no score for this query
+            else:  # a value stored with the document is no score for this query
+                metadata.pop(self.score_key, None)
             out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
         return out

@@ -53,11 +53,13 @@ class StoreRelevance:
         try:
             if isinstance(self.store, InMemoryVectorStore):
                 found = self.store.similarity_search_with_score(
-                    query, k=len(wanted), filter=lambda doc: doc.id in wanted)
+                    query, k=len(wanted), filter=lambda doc: doc.id in wanted
+                )
             elif _instance_of(self.store, "langchain_chroma", "Chroma"):
                 with _relevance_scores(self.store):
                     found = self.store.similarity_search_with_relevance_scores(
-                        query, k=len(wanted), ids=sorted(wanted))
+                        query, k=len(wanted), ids=sorted(wanted)
+                    )
             elif _instance_of(self.store, "langchain_community.vectorstores.faiss", "FAISS"):
                 return self._faiss(query, sorted(wanted))
             else:
@@ -81,11 +83,12 @@ class StoreRelevance:
         if store._normalize_L2:
             faiss.normalize_L2(vector)
         selector = faiss.IDSelectorBatch(np.asarray([p for _, p in known], dtype=np.int64))
-        distances, found = store.index.search(vector, len(known),
-                                              params=faiss.SearchParameters(sel=selector))
+        distances, found = store.index.search(
+            vector, len(known), params=faiss.SearchParameters(sel=selector)
+        )
         relevance = store._select_relevance_score_fn()
         id_at = {p: i for i, p in known}
-        return {id_at[int(p)]: float(relevance(float(d)))
+        return {id_at[int(p)]: float(relevance(d))
                 for d, p in zip(distances[0], found[0]) if int(p) in id_at}  # fmt: skip
 
     def _faiss_position(self, doc_id: str) -> int | None:

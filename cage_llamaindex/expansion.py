@@ -114,7 +114,9 @@ class CageExpansionRetriever(BaseRetriever):
                 logger.debug("%s has no get_nodes; reading the docstore", type(store).__name__)
         rest = [i for i in ids if i not in found]
         if rest:
-            found.update((n.node_id, n) for n in self.index.docstore.get_nodes(rest, raise_error=False))
+            found.update(
+                (n.node_id, n) for n in self.index.docstore.get_nodes(rest, raise_error=False)
+            )
         return found
 
     async def _afetch(self, ids: list[str]) -> dict[str, BaseNode]:
@@ -140,11 +142,17 @@ class CageExpansionRetriever(BaseRetriever):
 
     def _scoring_retriever(self, ids: list[str]) -> BaseRetriever:
         """The index's retriever restricted to ``ids`` (all in the store)."""
-        chroma = getattr(sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None)
+        chroma = getattr(
+            sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None
+        )
         restrict = isinstance(chroma, type) and isinstance(self.index.vector_store, chroma)
-        return VectorIndexRetriever(self.index, similarity_top_k=len(ids), node_ids=list(ids),
-                                    callback_manager=self.callback_manager,
-                                    vector_store_kwargs={"ids": list(ids)} if restrict else {})
+        return VectorIndexRetriever(
+            self.index,
+            similarity_top_k=len(ids),
+            node_ids=list(ids),
+            callback_manager=self.callback_manager,
+            vector_store_kwargs={"ids": list(ids)} if restrict else {},
+        )
 
     def _scores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
                 nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
@@ -183,7 +191,9 @@ class CageExpansionRetriever(BaseRetriever):
             for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
                 keys = list(getattr(node, attr))
                 setattr(copy, attr, keys + [k for k in EXPANSION_KEYS if k not in keys])
-            out.append(NodeWithScore(node=copy, score=added_score(scores.get(node.node_id), fallback)))
+            out.append(
+                NodeWithScore(node=copy, score=added_score(scores.get(node.node_id), fallback))
+            )
         return out
 
 
