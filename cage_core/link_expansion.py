@@ -18,13 +18,20 @@ retrievers (:class:`cage_langchain.CageExpansionRetriever`,
    (debug log); so is a fetched passage whose text equals a base result's (an id-less
    copy of it);
 4. give each added passage a query similarity on the base results' scale, so a reranker
-   (``CageRerank``) reads one score for the whole pool. **The added score**: the store's
-   own relevance score of the passage for the query, computed as the store computes it
-   for its search results (a search restricted to those ids), where the store allows
-   that; else the lowest score among the base results (:func:`fallback_score`) — an upper
-   bound of the true score of a passage that the same store's top ``k`` left out. When
-   some base result has no finite score, no added passage gets one either (the reranker
-   then embeds the whole pool alike).
+   (``CageRerank``) reads one score for the whole pool. **The added score**, by
+   ``added_score``:
+
+   * ``"lowest"`` (default): the lowest score among the base results
+     (:func:`fallback_score`) — an upper bound of the true score of a passage that the same
+     store's top ``k`` left out. Free; CAGE's coherence then decides where it ranks.
+   * ``"store"``: the store's own relevance score of the passage for the query, computed as
+     the store computes it for its search results (a search restricted to those ids), where
+     the store allows that, else the lowest as above. Costs a restricted search and, where
+     the base retriever's query embedding cannot be reused (LangChain; LlamaIndex async),
+     one more query embedding — a second call for an API embedding.
+
+   When some base result has no finite score, no added passage gets one either (the
+   reranker then embeds the whole pool alike).
 
 The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as the path of
 one saved by :meth:`LinkIndex.save <cage_core.link_index.LinkIndex.save>` (by the ingest
@@ -40,7 +47,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from cage_core.link_index import Expansion, LinkIndex
 from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, is_finite_score
@@ -52,6 +59,13 @@ DEFAULT_SEEDS = 3
 (``benchmarks/link_expansion.py``) chose for the open DEV pools."""
 DEFAULT_LIMIT = 5
 """Passages added per query at most (same source as ``DEFAULT_SEEDS``)."""
+
+AddedScore = Literal["lowest", "store"]
+"""How an added passage is scored (step 4 of the module docstring)."""
+DEFAULT_ADDED_SCORE: AddedScore = "lowest"
+"""Free, and measured no worse than ``"store"`` for CAGE's Recall@5
+(``benchmarks/expansion_latency.py``)."""
+ADDED_SCORES: tuple[AddedScore, ...] = ("lowest", "store")
 
 LinkIndexSource = LinkIndex | str | os.PathLike
 """A link index, or the path of a saved one."""
@@ -82,6 +96,13 @@ def validated_bound(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be an int >= 0, got {value!r}")
     return value
+
+
+def validated_added_score(value: object) -> AddedScore:
+    """``value`` when it is one of :data:`ADDED_SCORES`; else a clear ``ValueError``."""
+    if value not in ADDED_SCORES:
+        raise ValueError(f"added_score must be one of {ADDED_SCORES}, got {value!r}")
+    return value  # type: ignore[return-value]
 
 
 def expansions_for(
@@ -129,9 +150,9 @@ def fallback_score(scores: Sequence[object]) -> float | None:
 
 def added_score(store_score: object, fallback: float | None) -> float | None:
     """The score of an added passage (step 4 of the module docstring)."""
-    if fallback is None:
-        return None
-    return float(store_score) if is_finite_score(store_score) else fallback  # type: ignore[arg-type]
+    if fallback is None or not is_finite_score(store_score):
+        return fallback
+    return float(store_score)  # type: ignore[arg-type]
 
 
 def expansion_metadata(metadata: Mapping[str, Any], expansion: Expansion) -> dict[str, Any]:

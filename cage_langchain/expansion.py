@@ -23,8 +23,10 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from cage_core.link_expansion import (
+    DEFAULT_ADDED_SCORE,
     DEFAULT_LIMIT,
     DEFAULT_SEEDS,
+    AddedScore,
     added_score,
     expansion_metadata,
     expansions_for,
@@ -45,10 +47,11 @@ class CageExpansionRetriever(BaseRetriever):
     score) is that of :mod:`cage_core.link_expansion`. Added documents are copies of the
     store's documents (``vectorstore.get_by_ids``: Chroma, FAISS, ``InMemoryVectorStore``
     and most LangChain stores implement it) whose metadata gains ``cage_expanded_via``,
-    ``cage_expanded_from`` and, when every base document has one, ``score_key``: the store's
-    relevance score (as :class:`~cage_langchain.ScoredVectorStoreRetriever` writes it; see
-    :mod:`cage_langchain.store_relevance` for the stores that give it) or else the lowest
-    base score. Base documents are returned as the base retriever gave them.
+    ``cage_expanded_from`` and, when every base document has one, ``score_key``: the lowest
+    base score, or with ``added_score="store"`` the store's relevance score (as
+    :class:`~cage_langchain.ScoredVectorStoreRetriever` writes it; see
+    :mod:`cage_langchain.store_relevance` for the stores that give it; it costs one more
+    query embedding). Base documents are returned as the base retriever gave them.
 
     ``link_index`` is a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
@@ -72,6 +75,9 @@ class CageExpansionRetriever(BaseRetriever):
     """How many of the base documents (most relevant first) are expanded."""
     limit: int = Field(default=DEFAULT_LIMIT, ge=0)
     """How many passages are added at most."""
+    added_score: AddedScore = DEFAULT_ADDED_SCORE
+    """How added documents are scored: ``"lowest"`` base score or the ``"store"``'s own
+    (:mod:`cage_core.link_expansion`, step 4)."""
     score_key: str = RETRIEVAL_SCORE_KEY
     """Metadata key of the base documents' scores and of the added documents' score."""
 
@@ -144,7 +150,11 @@ class CageExpansionRetriever(BaseRetriever):
                                   lambda d: d.page_content)  # fmt: skip
 
     def _scored(self, docs: Sequence[Document]) -> bool:
-        return fallback_score([d.metadata.get(self.score_key) for d in docs]) is not None
+        """Whether the store is asked for the added documents' scores."""
+        return (
+            self.added_score == "store"
+            and fallback_score([d.metadata.get(self.score_key) for d in docs]) is not None
+        )
 
     def _added(self, chosen: list[tuple[Expansion, Document]], scores: dict[str, float],
                docs: Sequence[Document]) -> list[Document]:  # fmt: skip

@@ -18,8 +18,10 @@ from llama_index.core.indices.vector_store import VectorIndexRetriever, VectorSt
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 
 from cage_core.link_expansion import (
+    DEFAULT_ADDED_SCORE,
     DEFAULT_LIMIT,
     DEFAULT_SEEDS,
+    AddedScore,
     LinkIndexSource,
     added_score,
     expansion_metadata,
@@ -27,6 +29,7 @@ from cage_core.link_expansion import (
     fallback_score,
     in_expansion_order,
     load_link_index,
+    validated_added_score,
     validated_bound,
 )
 from cage_core.link_index import Expansion, LinkIndex
@@ -43,10 +46,11 @@ class CageExpansionRetriever(BaseRetriever):
     (fetched by id from the vector store when it keeps the text, e.g. Chroma, else from the
     index's docstore) whose metadata gains ``cage_expanded_via`` and ``cage_expanded_from``
     (hidden from the embedding and LLM views, like the graph). Their ``score``, when every
-    base node has one: the vector store's similarity of the node to the query, from the
-    index's own retriever restricted to those node ids (``VectorStoreQuery.node_ids``, and
-    Chroma's ``ids``), else the lowest base score. Base nodes are returned as the base
-    retriever gave them.
+    base node has one: the lowest base score, or with ``added_score="store"`` the vector
+    store's similarity of the node to the query, from the index's own retriever restricted
+    to those node ids (``VectorStoreQuery.node_ids``, and Chroma's ``ids``; the query
+    embedding is reused in the sync path, computed again in the async one). Base nodes are
+    returned as the base retriever gave them.
 
     Args:
         retriever: any retriever over ``index``'s nodes (e.g. ``index.as_retriever()``).
@@ -57,6 +61,7 @@ class CageExpansionRetriever(BaseRetriever):
             skipped with one warning).
         seeds: how many base nodes (most relevant first) are expanded.
         limit: how many nodes are added at most.
+        added_score: ``"lowest"`` or ``"store"`` (:mod:`cage_core.link_expansion`, step 4).
     """
 
     def __init__(
@@ -67,6 +72,7 @@ class CageExpansionRetriever(BaseRetriever):
         *,
         seeds: int = DEFAULT_SEEDS,
         limit: int = DEFAULT_LIMIT,
+        added_score: AddedScore = DEFAULT_ADDED_SCORE,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -80,6 +86,7 @@ class CageExpansionRetriever(BaseRetriever):
         self.link_index: LinkIndex = load_link_index(link_index)
         self.seeds = validated_bound("seeds", seeds)
         self.limit = validated_bound("limit", limit)
+        self.added_score = validated_added_score(added_score)
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
@@ -136,9 +143,8 @@ class CageExpansionRetriever(BaseRetriever):
     @staticmethod
     def _chosen(expansions: list[Expansion], found: dict[str, BaseNode],
                 nodes: Sequence[NodeWithScore]) -> list[tuple[Expansion, BaseNode]]:  # fmt: skip
-        texts = {n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes}
-        return in_expansion_order(expansions, found, texts,
-                                  lambda n: n.get_content(metadata_mode=MetadataMode.NONE))  # fmt: skip
+        texts = {_text(n.node) for n in nodes}
+        return in_expansion_order(expansions, found, texts, _text)
 
     def _scoring_retriever(self, ids: list[str]) -> BaseRetriever:
         """The index's retriever restricted to ``ids`` (all in the store)."""
@@ -154,10 +160,16 @@ class CageExpansionRetriever(BaseRetriever):
             vector_store_kwargs={"ids": list(ids)} if restrict else {},
         )
 
+    def _store_scored(self, chosen: list[tuple[Expansion, BaseNode]],
+                      nodes: Sequence[NodeWithScore]) -> bool:  # fmt: skip
+        """Whether the store is asked for the chosen nodes' scores."""
+        return (self.added_score == "store" and bool(chosen)
+                and fallback_score([n.score for n in nodes]) is not None)  # fmt: skip
+
     def _scores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
                 nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
         """The store's scores of the chosen nodes (none when a base node has no score)."""
-        if not chosen or fallback_score([n.score for n in nodes]) is None:
+        if not self._store_scored(chosen, nodes):
             return {}
         ids = [node.node_id for _, node in chosen]
         try:
@@ -170,7 +182,7 @@ class CageExpansionRetriever(BaseRetriever):
     async def _ascores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
                        nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
         """Async :meth:`_scores`."""
-        if not chosen or fallback_score([n.score for n in nodes]) is None:
+        if not self._store_scored(chosen, nodes):
             return {}
         ids = [node.node_id for _, node in chosen]
         try:
@@ -195,6 +207,10 @@ class CageExpansionRetriever(BaseRetriever):
                 NodeWithScore(node=copy, score=added_score(scores.get(node.node_id), fallback))
             )
         return out
+
+
+def _text(node: BaseNode) -> str:
+    return node.get_content(metadata_mode=MetadataMode.NONE)
 
 
 def _bundle_copy(bundle: QueryBundle) -> QueryBundle:

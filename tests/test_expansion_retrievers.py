@@ -98,6 +98,12 @@ def _chroma(directory, embeddings):
     )
 
 
+def _full_search_scores(store):
+    """Every document's score as a search of the whole store gives it."""
+    found = ScoredVectorStoreRetriever(vectorstore=store, k=len(ROWS)).invoke(QUERY)
+    return {d.id: d.metadata["retrieval_score"] for d in found}
+
+
 def _expansion(store, link_index, **kwargs):
     return CageExpansionRetriever(
         base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=K),
@@ -128,11 +134,12 @@ def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_
     added = {d.metadata["title"]: d for d in out[K:]}
     assert added[ACTRESS].metadata["cage_expanded_via"] == "shirley temple"
     assert added[ACTRESS].metadata["cage_expanded_from"] == ID[FILM]
-    full = {
-        d.id: d.metadata["retrieval_score"]
-        for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(ROWS)).invoke(QUERY)
-    }
-    assert [d.metadata["retrieval_score"] for d in out[K:]] == pytest.approx(
+    lowest = min(d.metadata["retrieval_score"] for d in base)
+    assert [d.metadata["retrieval_score"] for d in out[K:]] == [lowest] * len(out[K:])
+    scored = _expansion(store, ingested[1], added_score="store").invoke(QUERY)
+    assert [d.id for d in scored] == [d.id for d in out]
+    full = _full_search_scores(store)
+    assert [d.metadata["retrieval_score"] for d in scored[K:]] == pytest.approx(
         [full[d.id] for d in out[K:]]
     )
 
@@ -143,6 +150,7 @@ def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_
 
     assert ACTRESS not in reranked(ScoredVectorStoreRetriever(vectorstore=store, k=K))
     assert ACTRESS in reranked(_expansion(store, ingested[1]))
+    assert ACTRESS in reranked(_expansion(store, ingested[1], added_score="store"))
 
 
 def test_a_saved_index_and_a_fresh_chroma_client_give_the_same_results(
@@ -156,8 +164,9 @@ def test_a_saved_index_and_a_fresh_chroma_client_give_the_same_results(
     assert _view(reloaded) == _view(first) and len(first) > K
 
 
-def test_async_expansion_returns_what_sync_does(chroma_dir, embeddings, ingested):
-    retriever = _expansion(_chroma(chroma_dir, embeddings), ingested[1])
+@pytest.mark.parametrize("added_score", ["lowest", "store"])
+def test_async_expansion_returns_what_sync_does(chroma_dir, embeddings, ingested, added_score):
+    retriever = _expansion(_chroma(chroma_dir, embeddings), ingested[1], added_score=added_score)
     assert _view(asyncio.run(retriever.ainvoke(QUERY))) == _view(retriever.invoke(QUERY))
 
 
@@ -172,13 +181,10 @@ def test_faiss_and_in_memory_stores_give_the_added_passages_their_own_search_sco
         store = FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
     else:
         store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
-    retriever = _expansion(store, ingested[1])
+    retriever = _expansion(store, ingested[1], added_score="store")
     out = retriever.invoke(QUERY)
     assert ACTRESS in _titles(out[K:])
-    full = {
-        d.id: d.metadata["retrieval_score"]
-        for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(ROWS)).invoke(QUERY)
-    }
+    full = _full_search_scores(store)
     assert [d.metadata["retrieval_score"] for d in out[K:]] == pytest.approx(
         [full[d.id] for d in out[K:]]
     )
@@ -298,6 +304,13 @@ def test_an_index_file_with_a_bad_header_is_a_clear_error_when_the_retriever_is_
         _expansion(_chroma(chroma_dir, embeddings), path)
 
 
+def test_bad_settings_are_clear_errors(chroma_dir, embeddings, ingested):
+    store = _chroma(chroma_dir, embeddings)
+    for setting in ({"added_score": "cosine"}, {"seeds": -1}, {"limit": 1.5}):
+        with pytest.raises(ValueError, match=next(iter(setting))):
+            _expansion(store, ingested[1], **setting)
+
+
 def test_a_store_without_get_by_ids_is_a_clear_error(embeddings):
     from langchain_community.vectorstores import SKLearnVectorStore
 
@@ -358,6 +371,11 @@ def _li_view(nodes):
             for n in nodes]  # fmt: skip
 
 
+def _li_full_search_scores(index):
+    found = index.as_retriever(similarity_top_k=len(ROWS)).retrieve(QUERY)
+    return {n.node.node_id: n.score for n in found}
+
+
 def _li_titles(nodes):
     return [n.node.metadata["title"] for n in nodes]
 
@@ -365,6 +383,8 @@ def _li_titles(nodes):
 def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
     li_chroma_dir, li_ingested
 ):
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.schema import MetadataMode
 
     from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
@@ -380,17 +400,24 @@ def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
     assert added[ACTRESS].node.metadata["cage_expanded_via"] == "shirley temple"
     assert added[ACTRESS].node.metadata["cage_expanded_from"] == ID[FILM]
     assert "cage_expanded" not in added[ACTRESS].node.get_content(metadata_mode=MetadataMode.LLM)
-    full = {
-        n.node.node_id: n.score
-        for n in index.as_retriever(similarity_top_k=len(ROWS)).retrieve(QUERY)
-    }
-    assert [n.score for n in out[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
+    assert [n.score for n in out[K:]] == [min(n.score for n in base)] * len(out[K:])
     assert _li_view(asyncio.run(retriever.aretrieve(QUERY))) == _li_view(out)
+    scoring = LlamaExpansion(
+        index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="store"
+    )
+    scored = scoring.retrieve(QUERY)
+    full = _li_full_search_scores(index)
+    assert [n.score for n in scored[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
+    assert _li_view(asyncio.run(scoring.aretrieve(QUERY))) == _li_view(scored)
 
     assert ACTRESS not in _li_titles(
         LlamaRerank(top_n=TOP_N).postprocess_nodes(base, query_str=QUERY)
     )
     assert ACTRESS in _li_titles(LlamaRerank(top_n=TOP_N).postprocess_nodes(out, query_str=QUERY))
+    engine = RetrieverQueryEngine.from_args(
+        retriever, llm=MockLLM(), node_postprocessors=[LlamaRerank(top_n=TOP_N)]
+    )
+    assert ACTRESS in _li_titles(engine.query(QUERY).source_nodes)
     reloaded = LlamaExpansion(index.as_retriever(similarity_top_k=K), _li_chroma_index(li_chroma_dir),
                               LinkIndex.load(li_ingested[1])).retrieve(QUERY)  # fmt: skip
     assert _li_view(reloaded) == _li_view(out)
@@ -404,13 +431,12 @@ def test_llamaindex_in_memory_index_expands_from_its_docstore_without_modifying_
 
     index = VectorStoreIndex(li_ingested[0], embed_model=PackagedMiniLMEmbedding())
     stored = {i: copy.deepcopy(n.metadata) for i, n in index.docstore.docs.items()}
-    retriever = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, li_ingested[1])
+    retriever = LlamaExpansion(
+        index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="store"
+    )
     out = retriever.retrieve(QUERY)
     assert ACTRESS in _li_titles(out[K:])
-    full = {
-        n.node.node_id: n.score
-        for n in index.as_retriever(similarity_top_k=len(ROWS)).retrieve(QUERY)
-    }
+    full = _li_full_search_scores(index)
     assert [n.score for n in out[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
     assert _li_view(asyncio.run(retriever.aretrieve(QUERY))) == _li_view(out)
     assert {i: n.metadata for i, n in index.docstore.docs.items()} == stored
@@ -438,6 +464,10 @@ def test_llamaindex_hostile_index_file_is_skipped_with_one_warning(
         LlamaExpansion(index.as_retriever(similarity_top_k=K), index, tmp_path / "bad.jsonl")
     with pytest.raises(ValueError, match="limit must be an int >= 0"):
         LlamaExpansion(index.as_retriever(similarity_top_k=K), index, li_ingested[1], limit=-1)
+    with pytest.raises(ValueError, match="added_score must be one of"):
+        LlamaExpansion(
+            index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="x"
+        )
 
 
 def test_ingest_components_with_a_link_index_still_pickle_and_copy(tmp_path, li_ingested):
