@@ -235,9 +235,11 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     import time
 
     from cage_core.enrich import (
+        build_link_index,
         enrich_local,
         enrich_ray,
         fill_store,
+        link_index_path,
         progress_bar,
         read_rows,
         write_rows,
@@ -245,6 +247,13 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     from cage_core.graph_store import GraphStore
 
     source, target = Path(args.input), Path(args.output)
+    links_target = None
+    if args.link_index is True:
+        if not args.graph_store:
+            raise ValueError("--link-index without a path needs --graph-store (it is written next to it)")
+        links_target = link_index_path(args.graph_store)
+    elif args.link_index:
+        links_target = Path(args.link_index)
     config = _config(args)
     rows = read_rows(source)
     start = time.perf_counter()
@@ -261,6 +270,11 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     if args.graph_store:
         with GraphStore(args.graph_store) as store:
             out.write(f"stored {fill_store(store, enriched)} graphs in {store.path}\n")
+    if links_target is not None:
+        index = build_link_index(enriched)
+        written = index.save(links_target)
+        out.write(f"wrote the link index of {len(index)} passages "
+                  f"({written / max(len(index), 1):.0f} bytes per passage) -> {links_target}\n")
     return 0
 
 
@@ -336,6 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
     enrich.add_argument("--workers", type=int, default=2, help="Ray actors (default: %(default)s)")
     enrich.add_argument("--batch-size", type=int, default=64)
     enrich.add_argument("--graph-store", help="also fill this SQLite graph store (a server then starts warm)")
+    enrich.add_argument("--link-index", nargs="?", const=True, metavar="PATH",
+                        help="also write the link index (names -> passages, for candidate expansion) "
+                             "to PATH (JSON Lines); without PATH, next to --graph-store "
+                             "(graphs.sqlite -> graphs.links.jsonl)")
     enrich.add_argument("--level", choices=["light", "full"],
                         help="graph level: light (entities; what the default ranks with, ~2x faster) "
                              "or full (the parse, for the R-GCN presets); default: the preset's")

@@ -3,7 +3,9 @@
 Reads JSON Lines or Parquet rows with a ``text`` column (and optional ``title``), adds a
 ``cage_graph`` column (``PassageGraph.to_text()``, a JSON string) and writes JSON Lines or
 Parquet, chosen by the output file's suffix. Optionally fills a persistent
-:class:`~cage_core.graph_store.GraphStore` so a serving process starts warm.
+:class:`~cage_core.graph_store.GraphStore` so a serving process starts warm, and writes a
+:class:`~cage_core.link_index.LinkIndex` (names → passages, for candidate expansion) built
+from the enriched rows — on Ray too, since it only reads the graphs the workers made.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from cage_core.config import CageConfig
 from cage_core.eval.datasets import DatasetFormatError, json_lines
 from cage_core.graph.passage_graph import GraphLevel, PassageGraph
 from cage_core.graph_store import GraphStore
+from cage_core.link_index import LinkIndex
 from cage_core.passage import Passage
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
 
@@ -106,12 +109,50 @@ def enrich_ray(path: Path, rows: list[dict[str, Any]], config: CageConfig, spacy
     return out
 
 
+LINK_INDEX_SUFFIX = ".links.jsonl"
+"""A link index written next to a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
+ROW_ID_COLUMN = "id"
+
+
+def link_index_path(store_path: str | Path) -> Path:
+    """Where the link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
+    return Path(store_path).with_suffix(LINK_INDEX_SUFFIX)
+
+
+def _title(row: dict[str, Any]) -> str:
+    title = row.get("title")
+    return title if isinstance(title, str) else ""  # a missing Parquet/pandas cell is None or NaN
+
+
+def build_link_index(rows: list[dict[str, Any]]) -> LinkIndex:
+    """The link index of enriched rows.
+
+    A row's passage id is its ``id`` column when that is a non-empty string, else its
+    0-based position as a string; its other columns are the metadata a subject is read from
+    when it has no title (:data:`cage_core.passage_subject.SUBJECT_METADATA_KEYS`).
+
+    Raises:
+        ValueError: when two rows get the same id.
+    """
+    index = LinkIndex()
+    for position, row in enumerate(rows):
+        row_id = row.get(ROW_ID_COLUMN)
+        passage_id = row_id if isinstance(row_id, str) and row_id else str(position)
+        if passage_id in index:
+            raise ValueError(f"row {position}: passage id {passage_id!r:.60} is used twice; "
+                             "give every row a distinct 'id'")  # fmt: skip
+        graph = PassageGraph.from_stored(row[GRAPH_COLUMN])
+        metadata = {k: v for k, v in row.items() if k not in ("text", GRAPH_COLUMN)}
+        index.add(passage_id, Passage(row["text"], title=_title(row)), graph, metadata=metadata)
+    return index
+
+
 def fill_store(store: GraphStore, rows: list[dict[str, Any]]) -> int:
     """Put every row's graph into ``store`` under the key a reranker will look up."""
     items = []
     for row in rows:
         graph = PassageGraph.from_stored(row[GRAPH_COLUMN])
-        passage = Passage(row["text"], title=row.get("title") or "")
+        passage = Passage(row["text"], title=_title(row))
         items.append((graph_key(passage.content, graph.source, graph.level), graph))
     store.put_many(items)
     return len(items)

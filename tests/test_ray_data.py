@@ -84,7 +84,10 @@ def test_enrich_cli_on_ray_keeps_order_and_equals_in_process(local_ray, tmp_path
 
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
-    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "local.jsonl"), "--no-progress"], out=io.StringIO()) == 0
+    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "local.jsonl"), "--no-progress",
+                 "--link-index", str(tmp_path / "local.links.jsonl")], out=io.StringIO()) == 0
     assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "ray.jsonl"), "--no-progress", "--ray-address",
-                 "local", "--workers", "2", "--batch-size", "2"], out=io.StringIO()) == 0
+                 "local", "--workers", "2", "--batch-size", "2",
+                 "--link-index", str(tmp_path / "ray.links.jsonl")], out=io.StringIO()) == 0
     assert (tmp_path / "ray.jsonl").read_text() == (tmp_path / "local.jsonl").read_text()
+    assert (tmp_path / "ray.links.jsonl").read_text() == (tmp_path / "local.links.jsonl").read_text()

@@ -1,0 +1,213 @@
+"""What a passage is *about*, when it has a title and when it has none.
+
+Linking passages (bridge coherence, the link index) needs each passage's subject: the name
+other passages use when they refer to it. Benchmark passages carry their Wikipedia title;
+most users' chunks do not. :func:`derive_subject` returns the first of these that exists:
+
+1. ``"title"`` — the passage's title (``Passage.title``);
+2. ``"metadata"`` — the first non-empty string among the metadata keys of
+   :data:`SUBJECT_METADATA_KEYS`, in that order: document titles (``title``,
+   ``document_title``, ``doc_title``), then the top Markdown heading (``Header 1``, ``h1``,
+   as LangChain's ``MarkdownHeaderTextSplitter`` writes it), then the file name stem of
+   ``source``, ``file_name``, ``filename`` or ``file_path`` (``"docs/marie_curie.pdf"`` →
+   ``"marie curie"``), then a section heading (``section``, ``heading``, ``Header 2``);
+3. ``"first_sentence"`` — the subject of the first sentence, Wikipedia style: the leading
+   run of words (quotes dropped) up to where the sentence goes on with a verb (a
+   listed copula or verb such as "is", "was", "has", or a lower-case past form in "-ed")
+   or a parenthesis ("(born", "(1862–1918)"), comma, semicolon or dash; trailing
+   lower-case words ("... football team") and a leading "The" are dropped. It must then
+   start with a capital letter or digit, have at most :data:`MAX_SUBJECT_WORDS` words,
+   not start with a pronoun, preposition or sentence adverb ("He", "In 1990",
+   "However") and not be only numbers;
+4. ``"entity"`` — the most central named entity of the passage's light graph: the
+   non-numeric entity whose label occurs most often in the text (whole words,
+   case-insensitive), ties by the earliest occurrence, then by graph order;
+5. ``""`` — nothing found (an empty subject).
+
+Deterministic and cheap: string operations on the text and the labels of a graph that
+was built anyway (no extra parse at query time).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Literal
+
+from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.passage import Passage
+
+SubjectOrigin = Literal["title", "metadata", "first_sentence", "entity", ""]
+
+TITLE_METADATA_KEYS: tuple[str, ...] = ("title", "document_title", "doc_title")
+HEADING_METADATA_KEYS: tuple[str, ...] = ("Header 1", "h1")
+SOURCE_METADATA_KEYS: tuple[str, ...] = ("source", "file_name", "filename", "file_path")
+SECTION_METADATA_KEYS: tuple[str, ...] = ("section", "heading", "Header 2")
+SUBJECT_METADATA_KEYS: tuple[str, ...] = (
+    TITLE_METADATA_KEYS + HEADING_METADATA_KEYS + SOURCE_METADATA_KEYS + SECTION_METADATA_KEYS
+)
+"""Metadata keys read for a subject, in order of preference (see the module docstring)."""
+
+MAX_SUBJECT_WORDS = 8
+"""A first-sentence subject has at most this many words (longer spans are no name)."""
+MAX_SUBJECT_CHARS = 120
+"""Subjects (from any origin) longer than this are cut to this many characters."""
+OPENING_CHARS = 400
+"""Only the first this many characters of the text are read for the first sentence."""
+
+_NEVER_FIRST = frozenset({
+    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our", "this",
+    "that", "these", "those", "there", "here", "in", "on", "at", "for", "from", "by", "with",
+    "during", "after", "before", "since", "while", "when", "where", "as", "if", "unlike",
+    "however", "although", "though", "also", "then", "thus", "today", "later", "early", "born",
+    "according", "one", "some", "many", "most", "all", "each", "every", "both", "several",
+    "other", "another", "such", "no", "not", "two", "three", "four", "five", "six", "seven",
+    "eight", "nine", "ten", "first", "second", "third", "late",
+})  # fmt: skip
+"""Words a subject never starts with (pronouns, prepositions, sentence adverbs, ...)."""
+_VERBS = frozenset({
+    "is", "was", "are", "were", "has", "had", "have", "refers", "may", "can", "will", "became",
+    "becomes", "served", "serves", "won", "plays", "played", "married", "died", "lived", "wrote",
+    "founded", "began",
+})  # fmt: skip
+"""Words that end a first-sentence subject ("Marie Curie *was* ...")."""
+_PUNCTUATION_BOUNDARIES = "([,;:–—"
+"""Characters that end a first-sentence subject ("Marie Curie *(* born ...")."""
+_RUN = re.compile(r"[^\W_][\w'’.\-&]*(?:[ \t]+[^\W_][\w'’.\-&]*)*")
+"""The opening run of words, up to the first punctuation that is not inside a word."""
+_SOURCE_SEPARATORS = re.compile(r"[_\-\s.]+")
+_QUOTES = re.compile('["“”«»]')
+_NUMBER = re.compile(r"[\d.,–\-]+")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A passage's subject and where it came from.
+
+    Attributes:
+        name: the subject ("" when none was found), at most ``MAX_SUBJECT_CHARS`` long.
+        origin: which rule of the module docstring gave it ("" when none did).
+        key: the metadata key it was read from (``origin == "metadata"`` only, else "").
+    """
+
+    name: str
+    origin: SubjectOrigin
+    key: str = ""
+
+
+def derive_subject(
+    passage: Passage,
+    graph: PassageGraph | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Subject:
+    """The subject of ``passage`` by the rules of the module docstring, with its origin.
+
+    Args:
+        passage: the passage; its title wins when not blank.
+        graph: its passage graph (light or full), for the entity fallback; optional.
+        metadata: the chunk's metadata (e.g. a LangChain document's), read for the keys of
+            :data:`SUBJECT_METADATA_KEYS`; optional. Non-string values are ignored.
+    """
+    title = _clean(passage.title)
+    if title:
+        return Subject(title, "title")
+    for key in SUBJECT_METADATA_KEYS:
+        value = metadata.get(key) if metadata is not None else None
+        name = _clean(_source_stem(value) if key in SOURCE_METADATA_KEYS else value)
+        if name:
+            return Subject(name, "metadata", key)
+    name = _clean(first_sentence_subject(passage.text))
+    if name:
+        return Subject(name, "first_sentence")
+    if graph is not None:
+        name = _clean(central_entity(graph, passage.text))
+        if name:
+            return Subject(name, "entity")
+    return Subject("", "")
+
+
+def passage_subject(
+    passage: Passage,
+    graph: PassageGraph | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> str:
+    """The subject's name alone (see :func:`derive_subject`); "" when none was found."""
+    return derive_subject(passage, graph, metadata).name
+
+
+def first_sentence_subject(text: str) -> str:
+    """The subject of the first sentence of ``text`` (rule 3 of the module docstring), or "".
+
+    >>> first_sentence_subject("Marie Curie (born Maria Skłodowska; 1867–1934) was a physicist.")
+    'Marie Curie'
+    >>> first_sentence_subject("The 1953 Georgia Tech football team represented the institute.")
+    '1953 Georgia Tech'
+    >>> first_sentence_subject("He was born in Warsaw.")
+    ''
+    """
+    opening = _QUOTES.sub("", text[:OPENING_CHARS]).lstrip()
+    run = _RUN.match(opening)
+    if run is None:
+        return ""
+    words = run.group().split()[: MAX_SUBJECT_WORDS + 2]
+    n = next((i for i, w in enumerate(words) if i and _is_verb(w)), len(words))
+    if n == len(words):  # no verb: the run must end at punctuation that closes a subject
+        rest = opening[run.end() :].lstrip(" \t")
+        if n < len(run.group().split()) or not (
+            rest[:1] in _PUNCTUATION_BOUNDARIES or rest.startswith("- ")
+        ):
+            return ""
+    subject = words[:n]
+    while subject and not _capitalised(subject[-1]):  # "... football team", "... of"
+        subject.pop()
+    if subject and subject[0].lower() == "the":
+        subject.pop(0)
+    if not subject or len(subject) > MAX_SUBJECT_WORDS or not _capitalised(subject[0]):
+        return ""
+    if subject[0].lower() in _NEVER_FIRST or all(_NUMBER.fullmatch(w) for w in subject):
+        return ""
+    return " ".join(subject).rstrip(".")
+
+
+def _is_verb(word: str) -> bool:
+    """A lower-case word that goes on from a subject: a listed verb, or a past form ("-ed")."""
+    return word.islower() and (word in _VERBS or (word.endswith("ed") and len(word) > 4))
+
+
+def central_entity(graph: PassageGraph, text: str) -> str:
+    """The graph's most central non-numeric entity label (rule 4 of the module docstring)."""
+    lowered = text.lower()
+    best: tuple[int, int, int] | None = None
+    best_label = ""
+    for order, (label, ent) in enumerate(zip(graph.labels, graph.entity_types)):
+        if not ent or ent in NUMERIC_ENTITY_TYPES or not label.strip():
+            continue
+        positions = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(label.lower())}(?!\w)",
+                                                     lowered)]  # fmt: skip
+        first = positions[0] if positions else len(lowered)
+        rank = (-len(positions), first, order)
+        if best is None or rank < best:
+            best, best_label = rank, label
+    return best_label
+
+
+def _capitalised(word: str) -> bool:
+    return word[0].isupper() or word[0].isdigit()
+
+
+def _source_stem(value: Any) -> Any:
+    """``"docs/marie_curie.pdf"`` → ``"marie curie"``; non-strings pass through unchanged."""
+    if not isinstance(value, str) or not value.strip():
+        return value
+    stem = PurePath(value.strip().replace("\\", "/")).stem
+    return _SOURCE_SEPARATORS.sub(" ", stem).strip()
+
+
+def _clean(value: Any) -> str:
+    """A usable subject: a stripped string of at most ``MAX_SUBJECT_CHARS``, else ""."""
+    if not isinstance(value, str):
+        return ""
+    return " ".join(value.split())[:MAX_SUBJECT_CHARS].strip()

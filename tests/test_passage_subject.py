@@ -1,0 +1,100 @@
+"""What a passage is about: title, metadata, first-sentence subject, central entity."""
+
+import numpy as np
+import pytest
+
+from cage_core import Passage, PassageGraph
+from cage_core.passage_subject import (
+    MAX_SUBJECT_CHARS,
+    Subject,
+    derive_subject,
+    first_sentence_subject,
+    passage_subject,
+)
+
+
+def _graph(entities):
+    """A light graph with the given (label, entity type) nodes."""
+    n = len(entities)
+    empty = np.zeros(0, np.int64)
+    return PassageGraph(labels=tuple(label for label, _ in entities), pos=("X",) * n,
+                        entity_types=tuple(t for _, t in entities), edge_src=empty,
+                        edge_dst=empty, edge_type=empty, edge_verbs=(), level="light")  # fmt: skip
+
+
+MARIE = "Marie Curie (born Maria Skłodowska; 1867–1934) was a physicist and chemist."
+
+
+def test_the_title_wins_over_everything_else():
+    passage = Passage(text=MARIE, title="Marie Curie (physicist)")
+    assert derive_subject(passage, metadata={"title": "Other"}) == Subject(
+        "Marie Curie (physicist)", "title"
+    )
+
+
+def test_metadata_keys_are_read_in_their_documented_order():
+    passage = Passage(text="He was born in Warsaw.")
+    metadata = {"section": "Early life", "source": "docs/marie_curie.pdf", "Header 1": "Marie Curie"}
+    assert derive_subject(passage, metadata=metadata) == Subject("Marie Curie", "metadata", "Header 1")
+    del metadata["Header 1"]
+    assert derive_subject(passage, metadata=metadata) == Subject("marie curie", "metadata", "source")
+    del metadata["source"]
+    assert derive_subject(passage, metadata=metadata) == Subject("Early life", "metadata", "section")
+
+
+def test_non_string_and_blank_metadata_values_are_ignored():
+    passage = Passage(text=MARIE)
+    subject = derive_subject(passage, metadata={"title": 7, "source": "  ", "heading": None})
+    assert subject == Subject("Marie Curie", "first_sentence")
+
+
+@pytest.mark.parametrize("text, subject", [
+    (MARIE, "Marie Curie"),
+    ("Anthony Robinson( 1762–1827) was an English Unitarian minister.", "Anthony Robinson"),
+    ("Charles James Mathew, CBE, KC (24 October 1872) was a barrister.", "Charles James Mathew"),
+    ("Meet Corliss Archer is an American television sitcom.", "Meet Corliss Archer"),
+    ('"Q" Is for Quarry is the 17th novel in the series.', "Q Is for Quarry"),
+    ("The 1953 Georgia Tech football team represented the institute.", "1953 Georgia Tech"),
+    ("1-Hexanol is an organic alcohol.", "1-Hexanol"),
+    ("The Beatles were an English rock band.", "Beatles"),
+])  # fmt: skip
+def test_first_sentence_subject_of_wikipedia_style_openings(text, subject):
+    assert first_sentence_subject(text) == subject
+
+
+@pytest.mark.parametrize("text", [
+    "He was born in Warsaw.",
+    "In 1990, the company moved to Paris.",
+    "However, the plan failed.",
+    "Four referendums were held in Switzerland during 1957.",
+    "1957 was a year.",
+    "the lower-case opening is no name.",
+    "A member of the London County Council since 1910, Mathew was also a member.",
+    "",
+])  # fmt: skip
+def test_openings_without_a_named_subject_give_nothing(text):
+    assert first_sentence_subject(text) == ""
+
+
+def test_without_a_first_sentence_subject_the_most_frequent_entity_is_the_subject():
+    text = ("In 1903, she shared the Nobel Prize with Pierre Curie. Pierre Curie was a physicist; "
+            "the Nobel Prize in 1911 went to her alone. Pierre Curie died in 1906.")  # fmt: skip
+    graph = _graph([("1903", "DATE"), ("Nobel Prize", "WORK_OF_ART"), ("Pierre Curie", "PERSON"),
+                    ("1911", "DATE"), ("1906", "DATE")])  # fmt: skip
+    assert derive_subject(Passage(text=text), graph) == Subject("Pierre Curie", "entity")
+
+
+def test_entity_ties_go_to_the_earliest_occurrence_and_numbers_never_count():
+    text = "In 1903 and 1903 and 1903, Warsaw met Paris."
+    graph = _graph([("1903", "DATE"), ("Paris", "GPE"), ("Warsaw", "GPE")])
+    assert passage_subject(Passage(text=text), graph) == "Warsaw"
+
+
+def test_nothing_found_is_an_empty_subject():
+    assert derive_subject(Passage(text="he said so.")) == Subject("", "")
+    assert derive_subject(Passage(text="he said so."), _graph([("1903", "DATE")])) == Subject("", "")
+
+
+def test_subjects_are_bounded_and_whitespace_normalised():
+    subject = passage_subject(Passage(text="x", title="  A\n  title " + "y" * 500))
+    assert subject.startswith("A title y") and len(subject) == MAX_SUBJECT_CHARS
