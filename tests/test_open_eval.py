@@ -253,3 +253,20 @@ def test_a_corpus_file_is_shared_by_every_data_file(tmp_path, reranker):
     assert {d.open.corpus_source for d in run.datasets.values()} == {str(corpus)}
     assert run.datasets["tiny"].open.gold_outside_corpus == 0  # its gold passages are all in the file
     assert [len(pool.passages) for pool in seen.pools] == [2] * 5
+
+
+@pytest.mark.models
+def test_expansion_adds_the_linked_second_hop_after_the_retrieved_passages(reranker):
+    seen = _SeenPools()
+    run = run_open_evaluation([TINY_OPEN], [seen], reranker=reranker, k=1, limit=1,
+                              expansion=ExpansionSettings(seeds=1, limit=3))
+    corpus = corpus_from_pools(load_questions(TINY_OPEN))
+    (outcome,) = run.retrieval
+    pool = seen.pools[0]
+    # o1: the question is most like "Sky Harbor (film)", which names Ann Reeve: her passage joins
+    assert [p.title for p in pool.passages][:2] == ["Sky Harbor (film)", "Ann Reeve"]
+    assert (outcome.retrieved, outcome.retrieved_recall, outcome.pool_recall) == (1, 0.5, 1.0)
+    assert outcome.pool_size == len(pool.passages) <= 1 + 3
+    assert np.allclose(pool.similarities, reranker.similarities(pool.query, pool.passages), atol=1e-6)
+    assert [p.id for p in pool.passages][:2] == [corpus.ids[0], corpus.ids[1]]
+    assert run.datasets["tiny-open"].open.expand is True

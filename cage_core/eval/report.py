@@ -147,7 +147,9 @@ def _open_lines(entry: dict[str, Any]) -> list[str]:
     lines = [first]
     if setting["expand"]:
         lines[0] += (f" Expanded pool ({ceiling['pool_size']:.1f} passages on average): recall "
-                     f"{_fmt(ceiling['pool_recall'])}, all gold {_fmt(ceiling['pool_all_gold'])}.")
+                     f"{_fmt(ceiling['pool_recall'])}, all gold {_fmt(ceiling['pool_all_gold'])}; "
+                     f"expansion {1000 * setting['expand_seconds'] / max(entry['questions'], 1):.1f} ms "
+                     f"per question, link index built in {setting['index_seconds']:.1f} s.")  # fmt: skip
     if setting["gold_outside_corpus"]:
         lines[0] += f" {setting['gold_outside_corpus']} gold passages are not in the corpus (counted as missed)."
     by_type = entry["open"]["ceiling_by_type"]

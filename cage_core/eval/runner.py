@@ -85,6 +85,9 @@ class OpenSetting:
     """Gold passages of the evaluated questions that the corpus does not hold."""
     retrieve_seconds: float
     expand_seconds: float = 0.0
+    """Seconds of the expansion step over all questions (the link index's build excluded)."""
+    index_seconds: float = 0.0
+    """Seconds to build the link index (once per corpus; charged to the first file using it)."""
 
 
 @dataclass(frozen=True)
