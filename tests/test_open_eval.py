@@ -270,3 +270,19 @@ def test_expansion_adds_the_linked_second_hop_after_the_retrieved_passages(reran
     assert np.allclose(pool.similarities, reranker.similarities(pool.query, pool.passages), atol=1e-6)
     assert [p.id for p in pool.passages][:2] == [corpus.ids[0], corpus.ids[1]]
     assert run.datasets["tiny-open"].open.expand is True
+
+
+@pytest.mark.models
+def test_eval_open_expand_reports_the_ceiling_of_the_retrieved_and_of_the_expanded_pool(tmp_path):
+    code = main(["eval", "--data", str(TINY_OPEN), "--open", "1", "--expand", "--expand-seeds", "1",
+                 "--expand-limit", "2", "--no-titles", "--methods", "vanilla,cage", "--out", str(tmp_path),
+                 "--no-progress"], out=io.StringIO())
+    assert code == 0
+    data = json.loads((tmp_path / "results.json").read_text())
+    setting = data["summary"]["datasets"]["tiny-open"]["open"]
+    assert setting["expand"] is True and setting["corpus_size"] == 8 and data["titles"] is False
+    assert all(r["retrieved"] == 1 and 1 <= r["pool_size"] <= 3 for r in data["retrieval"])
+    assert setting["ceiling"]["pool_recall"] >= setting["ceiling"]["recall"]
+    md = (tmp_path / "results.md").read_text()
+    assert "| file | corpus | ceiling R@K | ceiling, expanded pool | vanilla R@5 | cage R@5 |" in md
+    assert "no titles" in md
