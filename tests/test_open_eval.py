@@ -92,7 +92,7 @@ def test_a_gold_passage_missing_from_a_corpus_file_counts_as_missed(tmp_path):
     f.write_text('{"text": "Sky Harbor is a 1931 film directed by Ann Reeve.", "id": "a"}\n'
                  '{"text": "Toronto is the capital of the province of Ontario."}\n')
     corpus = load_corpus(f)
-    assert corpus.ids == ("a", "1")
+    assert corpus.ids == ("a", "1") and corpus.position("1") == 1 and corpus.position("b") is None
     # o1's first gold is found by its text (the file has no titles); the second is not there
     assert gold_in_corpus(load_questions(TINY_OPEN)[0], corpus) == (0, -1)
 

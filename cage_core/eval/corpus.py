@@ -42,6 +42,7 @@ class Corpus:
     titles: bool
     _by_content: dict[tuple[str, str], int] = field(repr=False, compare=False)
     _by_text: dict[str, tuple[int, ...]] = field(repr=False, compare=False)
+    _by_id: dict[str, int] = field(repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.passages)
@@ -49,6 +50,10 @@ class Corpus:
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(p.id or "" for p in self.passages)
+
+    def position(self, passage_id: str) -> int | None:
+        """The corpus index of the passage with id ``passage_id``, or ``None``."""
+        return self._by_id.get(passage_id)
 
     def find(self, passage: EvalPassage | Passage) -> int | None:
         """The corpus index of ``passage`` (see the module docstring), or ``None``."""
@@ -81,7 +86,8 @@ def build_corpus(items: Iterable[tuple[str | None, str, str]], *, source: str, t
     if not passages:
         raise DatasetFormatError(f"{source}: the corpus has no passages")
     return Corpus(tuple(passages), source, titles, by_content,
-                  {t: tuple(ids) for t, ids in by_text.items()})  # fmt: skip
+                  {t: tuple(ids) for t, ids in by_text.items()},
+                  {p.id: i for i, p in enumerate(passages) if p.id is not None})  # fmt: skip
 
 
 def corpus_from_pools(questions: Sequence[EvalQuestion], *, titles: bool = True) -> Corpus:

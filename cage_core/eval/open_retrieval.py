@@ -112,14 +112,12 @@ class _CorpusState:
         self.graphs.update(zip(missing, made))
         return time.perf_counter() - start
 
-    def ensure_link_index(self) -> float:
-        """Build the link index over every corpus passage (graphs must be held)."""
-        if self.link_index is not None:
-            return 0.0
-        start = time.perf_counter()
-        items = ((p.id or str(i), p, self.graphs[i]) for i, p in enumerate(self.corpus.passages))
-        self.link_index = LinkIndex.build(items)
-        return time.perf_counter() - start
+    def ensure_link_index(self) -> LinkIndex:
+        """The link index over every corpus passage, built on first use (graphs must be held)."""
+        if self.link_index is None:
+            self.link_index = LinkIndex.build(
+                (p.id or str(i), p, self.graphs[i]) for i, p in enumerate(self.corpus.passages))
+        return self.link_index
 
 
 def expand_pool(
@@ -127,13 +125,12 @@ def expand_pool(
 ) -> list[int]:
     """The expansion step: corpus indices of the passages ``link_index`` reaches from the
     ``retrieved`` ones (``LinkIndex.expand``), in its order, without those already in the pool."""
-    position = {pid: i for i, pid in enumerate(corpus.ids)}
     found = link_index.expand(query, [corpus.ids[i] for i in retrieved],
                               seeds=settings.seeds, limit=settings.limit)  # fmt: skip
     taken = set(retrieved)
     out: list[int] = []
     for expansion in found:
-        index = position.get(expansion.id)
+        index = corpus.position(expansion.id)
         if index is None:
             raise ValueError(f"the link index returned an id outside the corpus: {expansion.id!r}")
         if index not in taken:
@@ -187,10 +184,11 @@ def run_open_evaluation(
         expansions: list[list[int]] = [[] for _ in questions]
         if expansion is not None:
             parse_seconds += state.ensure_graphs(range(len(corpus)), full=full)
-            index_seconds = state.ensure_link_index()
             start = time.perf_counter()
-            assert state.link_index is not None
-            expansions = [expand_pool(state.link_index, corpus, q.question, ids, expansion)
+            link_index = state.ensure_link_index()
+            index_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            expansions = [expand_pool(link_index, corpus, q.question, ids, expansion)
                           for q, ids in zip(questions, retrieved)]  # fmt: skip
             expand_seconds += time.perf_counter() - start
         pools = [ids + extra for ids, extra in zip(retrieved, expansions)]
