@@ -148,11 +148,12 @@ def main() -> None:
     parser.add_argument("--data", default="../shared/data")
     parser.add_argument("--graph-store", default=None)
     parser.add_argument("--out", default="link-expansion.json")
-    parser.add_argument("--max-questions", type=int, default=None)
+    parser.add_argument("--max-questions", type=int, default=None, help="first N questions per file")
+    parser.add_argument("--files", default=",".join(FILES), help="comma-separated (default: all three)")
     args = parser.parse_args()
     reranker = CageReranker(graph_store=args.graph_store)
     records, infos = [], {}
-    for name in FILES:
+    for name in args.files.split(","):
         for titles in (True, False):
             start = time.perf_counter()
             rs, info = run_file(name, Path(args.data), titles, reranker, args.max_questions)

@@ -10,9 +10,10 @@ retriever's candidates before reranking.
 What the index holds per passage (a :class:`LinkEntry`):
 
 * ``keys`` — the names the passage is *about*: its subject (title, metadata or derived,
-  :func:`cage_core.passage_subject.derive_subject`) and, when the subject is a title or
-  metadata, the first-sentence subject as an alias ("Charles Mathew" and "Charles James
-  Mathew");
+  :func:`cage_core.passage_subject.derive_subject`), when the subject is a title or
+  metadata also the first-sentence subject ("Charles Mathew" and "Charles James Mathew"),
+  and the :func:`name_aliases` of each ("Sir James Charles Mathew" → "James Charles
+  Mathew", "James Mathew");
 * ``mentions`` — the names the passage *names*: the non-numeric named entities of its
   light graph, less its own keys.
 
@@ -28,7 +29,8 @@ more):
 
 * **forward** — ``s`` mentions a name ``n`` that is a key of ``p`` (``s`` names what ``p``
   is about): weight ``forward · spec(n)``. ``n`` may also be a sub-span of two or more
-  words of a mention ("sir james charles mathew" ⊃ "james charles mathew");
+  words of a mention ("sir james charles mathew" ⊃ "james charles mathew") or the first
+  and last word of a mention of 3–5 words ("robert a stemmle" → "robert stemmle");
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
   with ``df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
@@ -85,6 +87,10 @@ MAX_LINE_CHARS = 256_000
 """Stored lines longer than this are rejected before they are parsed."""
 MAX_SUBSPAN_MENTION_WORDS = 8
 """Sub-spans are looked up only in mentions of at most this many words."""
+SHORT_NAME_WORDS = (3, 5)
+"""Names of this many words (inclusive range) also stand for their first and last word."""
+HONORIFICS = frozenset({"sir", "dame", "lady", "lord", "dr", "saint", "st"})
+"""Leading words a name is also known without."""
 FILE_MODE = 0o600
 
 LinkKind = Literal["forward", "backward", "shared"]
@@ -222,6 +228,7 @@ def entry_for(
     names = [subject.name]
     if subject.origin in ("title", "metadata"):
         names.append(first_sentence_subject(passage.text))
+    names += [alias for n in names for alias in name_aliases(n)]
     keys = tuple(_unique(link_name(n) for n in names))[:MAX_KEYS]
     mentions: list[str] = []
     if graph is not None:
@@ -495,8 +502,30 @@ def _unique(names: Iterable[str]) -> list[str]:
     return [n for n in dict.fromkeys(names) if n]
 
 
+def name_aliases(name: str) -> list[str]:
+    """Shorter forms other passages use for a name (module docstring), in this order:
+
+    * without a leading honorific (:data:`HONORIFICS`): ``"Sir James Charles Mathew"`` →
+      ``"James Charles Mathew"``;
+    * the first and last word of a name of ``SHORT_NAME_WORDS`` capitalised words:
+      ``"George Timothy Clooney"`` → ``"George Clooney"``, ``"Robert A. Stemmle"`` →
+      ``"Robert Stemmle"``. A lower-case word ("University of Cambridge") makes none.
+    """
+    tokens = words(name)
+    aliases = []
+    if len(tokens) > 2 and tokens[0].lower() in HONORIFICS:
+        tokens = tokens[1:]
+        aliases.append(" ".join(tokens))
+    if SHORT_NAME_WORDS[0] <= len(tokens) <= SHORT_NAME_WORDS[1] and all(
+        t[0].isupper() for t in tokens
+    ):
+        aliases.append(f"{tokens[0]} {tokens[-1]}")
+    return aliases
+
+
 def _spans(mention: str) -> Iterator[str]:
-    """The mention, then its contiguous sub-spans of two or more words, longest first."""
+    """The mention, its contiguous sub-spans of two or more words (longest first), then its
+    first and last word when it has ``SHORT_NAME_WORDS`` words (as :func:`name_aliases`)."""
     yield mention
     tokens = mention.split(" ")
     if len(tokens) > MAX_SUBSPAN_MENTION_WORDS:
@@ -504,6 +533,8 @@ def _spans(mention: str) -> Iterator[str]:
     for size in range(len(tokens) - 1, 1, -1):
         for start in range(len(tokens) - size + 1):
             yield " ".join(tokens[start : start + size])
+    if SHORT_NAME_WORDS[0] <= len(tokens) <= SHORT_NAME_WORDS[1]:
+        yield f"{tokens[0]} {tokens[-1]}"
 
 
 def _stored_names(value: Any, most: int, field: str) -> tuple[str, ...]:
