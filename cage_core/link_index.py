@@ -5,7 +5,18 @@ that a first-hop passage names ("Where was Charles Mathew's father buried?" → 
 on *Charles Mathew* names his father *James Charles Mathew* → the passage about him says
 where he is buried). GraphER enriches passages with such links at ingest; this index
 does so once per corpus, and :meth:`LinkIndex.expand` adds the linked passages to a
-retriever's candidates before reranking.
+retriever's candidates before reranking::
+
+    index = LinkIndex.build(zip(ids, passages, reranker.graphs(passages, level="light")))
+    index.save("graphs.links.jsonl")                      # or: cage enrich --link-index
+    index = LinkIndex.load("graphs.links.jsonl")
+    extra = index.expand(question, retrieved_ids)         # seeds=3, limit=8 by default
+    pool = retrieved_ids + [e.id for e in extra]          # then fetch and rerank the pool
+
+The index holds ids and names only, not the passages: the caller maps ids back to its own
+passages (a vector store's ids, row numbers, ...). Several threads may call
+:meth:`LinkIndex.expand` at once; :meth:`LinkIndex.add` and :meth:`LinkIndex.remove` must
+not run concurrently with anything else on the same index.
 
 What the index holds per passage (a :class:`LinkEntry`):
 
@@ -33,7 +44,10 @@ more):
   and last word of a mention of 3–5 words ("robert a stemmle" → "robert stemmle");
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
-  with ``df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
+  with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
+
+A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
+fields of :class:`LinkWeights`.
 
 Each link's weight is multiplied by ``seed_decay ** r``, ``r`` the seed's 0-based rank;
 a passage's weight is that of its strongest link (its ``via`` and ``seed``). Results are
@@ -92,6 +106,16 @@ SHORT_NAME_WORDS = (3, 5)
 HONORIFICS = frozenset({"sir", "dame", "lady", "lord", "dr", "saint", "st"})
 """Leading words a name is also known without."""
 FILE_MODE = 0o600
+LINK_INDEX_SUFFIX = ".links.jsonl"
+"""The link index kept next to a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
+
+DEFAULT_SEEDS = 3
+"""Candidates expanded from by default; chosen with :data:`DEFAULT_LIMIT` by 5-fold
+cross-validation on the DEV questions of HotpotQA, 2Wiki and MuSiQue pooled, with and without
+titles (one-SE rule: the smallest expansion within one standard error of the best mean
+Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
+DEFAULT_LIMIT = 8
+"""Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
 LinkKind = Literal["forward", "backward", "shared"]
 
@@ -110,6 +134,9 @@ class LinkWeights:
         shared: weight of a shared rare entity.
         seed_decay: factor per seed rank (1: every seed counts alike), in (0, 1].
         max_shared_df: entities held by more passages than this are not rare: no shared link.
+        max_link_df: names held by more passages than this make no link of any kind (they
+            say little, and this bounds the work of one expansion to about
+            ``seeds × names per seed × max_link_df``).
     """
 
     forward: float = 1.0
@@ -117,6 +144,7 @@ class LinkWeights:
     shared: float = 0.5
     seed_decay: float = 0.8
     max_shared_df: int = 20
+    max_link_df: int = 1000
 
     def __post_init__(self) -> None:
         for name in ("forward", "backward", "shared"):
@@ -125,11 +153,10 @@ class LinkWeights:
                 raise ValueError(f"LinkWeights.{name} must be a finite number >= 0, got {value!r}")
         if not isinstance(self.seed_decay, (int, float)) or not 0.0 < self.seed_decay <= 1.0:
             raise ValueError(f"LinkWeights.seed_decay must be in (0, 1], got {self.seed_decay!r}")
-        if isinstance(self.max_shared_df, bool) or not isinstance(self.max_shared_df, int) \
-                or self.max_shared_df < 2:  # fmt: skip
-            raise ValueError(
-                f"LinkWeights.max_shared_df must be an int >= 2, got {self.max_shared_df!r}"
-            )
+        for name in ("max_shared_df", "max_link_df"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+                raise ValueError(f"LinkWeights.{name} must be an int >= 2, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -197,6 +224,11 @@ class LinkEntry:
         if set(keys) & set(mentions):
             raise LinkIndexFormatError("a name is both a key and a mention of one entry")
         return cls(pid, subject, keys, mentions)
+
+
+def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
+    """Where the link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
+    return Path(graph_store_path).with_suffix(LINK_INDEX_SUFFIX)
 
 
 def link_name(name: str) -> str:
@@ -330,14 +362,19 @@ class LinkIndex:
 
     def specificity(self, name: str) -> float:
         """``spec(n)`` of the module docstring for a name in :func:`link_name` form (0 if unseen)."""
-        df = len(self._by_key.get(name, ())) + len(self._by_mention.get(name, ()))
+        df = self._df(name)
         n = len(self._entries)
         if not df or not n:
             return 0.0
         return math.log1p(n / df) / math.log1p(n)
 
     def expand(
-        self, query: str, candidates: Sequence[str], *, seeds: int, limit: int
+        self,
+        query: str,
+        candidates: Sequence[str],
+        *,
+        seeds: int = DEFAULT_SEEDS,
+        limit: int = DEFAULT_LIMIT,
     ) -> list[Expansion]:
         """Passages linked to the ``seeds`` most relevant candidates, best first, at most ``limit``.
 
@@ -400,20 +437,24 @@ class LinkIndex:
 
     def _links(self, seed: LinkEntry, query_words: str) -> Iterator[tuple[LinkKind, str, set[str]]]:
         """``(kind, name, passage ids)`` of every link of the seed (module docstring)."""
+        most = self.weights.max_link_df
         for mention in seed.mentions:
             for name in _spans(mention):
                 targets = self._by_key.get(name)
-                if targets:
+                if targets and self._df(name) <= most:
                     yield "forward", name, targets
         for key in seed.keys:
             targets = self._by_mention.get(key)
-            if targets:
+            if targets and self._df(key) <= most:
                 yield "backward", key, targets
+        rare = min(self.weights.max_shared_df, most)
         for mention in seed.mentions:
-            holders = self._by_mention[mention]
-            df = len(holders) + len(self._by_key.get(mention, ()))
-            if 2 <= df <= self.weights.max_shared_df and f" {mention} " not in query_words:
-                yield "shared", mention, holders
+            if 2 <= self._df(mention) <= rare and f" {mention} " not in query_words:
+                yield "shared", mention, self._by_mention[mention]
+
+    def _df(self, name: str) -> int:
+        """``df(n)``: passages keyed by or mentioning ``name`` (disjoint: keys are no mentions)."""
+        return len(self._by_key.get(name, ())) + len(self._by_mention.get(name, ()))
 
     # -- persistence ---------------------------------------------------------------------
     def to_lines(self) -> Iterator[str]:

@@ -98,6 +98,16 @@ def test_an_entity_held_by_more_passages_than_max_shared_df_makes_no_shared_link
     assert "c" not in {e.id for e in found}
 
 
+def test_a_name_held_by_more_than_max_link_df_passages_makes_no_link():
+    also_cork = {pid: (Passage("Born in Cork."), _graph(("Cork", "GPE"))) for pid in ("g", "h")}
+    corpus = dict(CORPUS, **also_cork)  # df("cork") = 4: the key of e, mentioned by b, g, h
+    # (a is reached from b backward: it names b's key "sir james charles mathew", df 2.)
+    found = _index(corpus, max_link_df=4).expand(QUERY, ["b"], seeds=1, limit=9)
+    assert {e.id for e in found} == {"a", "e", "g", "h"}
+    found = _index(corpus, max_link_df=3).expand(QUERY, ["b"], seeds=1, limit=9)
+    assert {e.id for e in found} == {"a"}
+
+
 def test_results_are_ordered_by_weight_and_bounded_by_limit():
     found = _index().expand(QUERY, ["a"], seeds=1, limit=10)
     assert [e.id for e in found] == ["b", "c", "d"]  # c and d tie: ids decide
@@ -143,7 +153,11 @@ def test_adding_an_id_again_replaces_its_entry_and_remove_forgets_it():
 def test_without_titles_the_first_sentence_subject_still_links():
     corpus = {pid: (Passage(p.text), g) for pid, (p, g) in CORPUS.items()}
     index = _index(corpus)
-    assert index.entry("b").keys == ("sir james charles mathew", "james charles mathew", "james mathew")
+    assert index.entry("b").keys == (
+        "sir james charles mathew",
+        "james charles mathew",
+        "james mathew",
+    )
     assert index.expand(QUERY, ["a"], seeds=1, limit=1)[0].id == "b"
 
 
@@ -172,6 +186,8 @@ def test_bad_arguments_are_clear_errors():
         index.add("", Passage("x"), None)
     with pytest.raises(ValueError, match="seed_decay"):
         LinkWeights(seed_decay=0)
+    with pytest.raises(ValueError, match="max_link_df"):
+        LinkWeights(max_link_df=1)
 
 
 # -- persistence -----------------------------------------------------------------------------
@@ -228,7 +244,9 @@ def test_hostile_entries_are_skipped_with_one_summary_warning(tmp_path, caplog):
 
 
 def test_a_header_count_that_does_not_match_is_reported(tmp_path, caplog):
-    path = _stored(tmp_path, [GOOD], header={"format": "cage-link-index", "version": 1, "passages": 3})
+    path = _stored(
+        tmp_path, [GOOD], header={"format": "cage-link-index", "version": 1, "passages": 3}
+    )
     with caplog.at_level(logging.WARNING, logger="cage_core.link_index"):
         assert len(LinkIndex.load(path)) == 1
     assert "announces 3 entries but 1 lines follow" in caplog.text
