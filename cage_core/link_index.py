@@ -76,7 +76,7 @@ from typing import Any, Literal
 from cage_core.bridge import bare_title
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
-from cage_core.passage import Passage
+from cage_core.passage import Passage, encodable
 from cage_core.passage_subject import derive_subject, first_sentence_subject
 from cage_core.pool_index import words
 
@@ -213,9 +213,9 @@ class LinkEntry:
                 "an entry has exactly the fields id, subject, keys, mentions"
             )
         pid, subject = data["id"], data["subject"]
-        if not isinstance(pid, str) or not 0 < len(pid) <= MAX_ID_CHARS:
+        if not _valid_id(pid):
             raise LinkIndexFormatError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
-        if not isinstance(subject, str) or len(subject) > MAX_NAME_CHARS:
+        if not isinstance(subject, str) or len(subject) > MAX_NAME_CHARS or not _is_utf8(subject):
             raise LinkIndexFormatError(
                 f"subject must be a string of at most {MAX_NAME_CHARS} characters"
             )
@@ -249,9 +249,9 @@ def entry_for(
     metadata: Mapping[str, Any] | None = None,
 ) -> LinkEntry:
     """The :class:`LinkEntry` of a passage, its light (or full) graph and its metadata."""
-    if not isinstance(passage_id, str) or not 0 < len(passage_id) <= MAX_ID_CHARS:
-        raise ValueError(f"a passage id must be a string of 1 to {MAX_ID_CHARS} characters, "
-                         f"got {passage_id!r:.60}")  # fmt: skip
+    if not _valid_id(passage_id):
+        raise ValueError(f"a passage id must be a valid Unicode string of 1 to {MAX_ID_CHARS} "
+                         f"characters, got {passage_id!r:.60}")  # fmt: skip
     if not isinstance(passage, Passage):
         raise TypeError(f"passage must be a cage_core.Passage, got {type(passage).__name__}")
     if graph is not None and not isinstance(graph, PassageGraph):
@@ -268,7 +268,8 @@ def entry_for(
         entity_labels = (label for label, ent in zip(graph.labels, graph.entity_types)
                          if ent and ent not in NUMERIC_ENTITY_TYPES)  # fmt: skip
         mentions = [n for n in _unique(link_name(label) for label in entity_labels) if n not in own]
-    return LinkEntry(passage_id, subject.name, keys, tuple(mentions[:MAX_MENTIONS]))
+    subject_name = encodable(subject.name)  # a lone surrogate of the title would not save
+    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]))
 
 
 class LinkIndex:
@@ -536,6 +537,19 @@ class LinkIndex:
                            "(truncated or appended to?)", source, header,
                            len(index) + sum(skipped.values()))  # fmt: skip
         return index
+
+
+def _is_utf8(text: str) -> bool:
+    """No lone surrogates: the text can be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS and _is_utf8(value)
 
 
 def _unique(names: Iterable[str]) -> list[str]:

@@ -168,6 +168,13 @@ def test_metadata_gives_the_subject_of_a_chunk_without_title():
     assert entry.keys == ("marie curie",) and index.about("Marie Curie") == ["m"]
 
 
+def test_a_title_with_a_lone_surrogate_still_saves(tmp_path):
+    index = LinkIndex()
+    index.add("s", Passage("Text.", title="Bad\ud800 Title"), _graph())
+    index.save(tmp_path / "links.jsonl")
+    assert LinkIndex.load(tmp_path / "links.jsonl").entry("s").subject == "Bad? Title"
+
+
 def test_names_are_compared_in_one_normal_form():
     assert link_name("Kiss and Tell (1945 film)") == "kiss and tell"
     assert link_name("  Lincoln's   Inn ") == "lincoln s inn"
@@ -184,6 +191,8 @@ def test_bad_arguments_are_clear_errors():
         index.expand(QUERY, "a", seeds=1, limit=5)
     with pytest.raises(ValueError, match="passage id"):
         index.add("", Passage("x"), None)
+    with pytest.raises(ValueError, match="passage id"):
+        index.add("\ud800", Passage("x"), None)
     with pytest.raises(ValueError, match="seed_decay"):
         LinkWeights(seed_decay=0)
     with pytest.raises(ValueError, match="max_link_df"):
@@ -228,6 +237,7 @@ HOSTILE = [
     '{"id":"x","subject":"X","keys":["aaa"],"mentions":["aaa"]}',  # key and mention at once
     '{"id":"x","subject":"X","keys":[],"mentions":[],"extra":1}',  # unknown field
     '["a list"]',
+    '{"id":"\\ud800","subject":"X","keys":[],"mentions":[]}',  # a lone surrogate: not UTF-8
     json.dumps({"id": "x", "subject": "X", "keys": [], "mentions": ["z" * MAX_LINE_CHARS]}),
     GOOD,  # repeated id
 ]  # fmt: skip
