@@ -41,7 +41,8 @@ more):
 * **forward** — ``s`` mentions a name ``n`` that is a key of ``p`` (``s`` names what ``p``
   is about): weight ``forward · spec(n)``. ``n`` may also be a sub-span of two or more
   words of a mention ("sir james charles mathew" ⊃ "james charles mathew") or the first
-  and last word of a mention of 3–5 words ("robert a stemmle" → "robert stemmle");
+  and last word of a mention of 3–5 words ("robert a stemmle" → "robert stemmle"); ``s``
+  then counts in ``df(n)`` as if it named ``n`` exactly;
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
   with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
@@ -50,8 +51,10 @@ A name with ``df(n) > max_link_df`` makes no link. The weights and both limits a
 fields of :class:`LinkWeights`.
 
 Each link's weight is multiplied by ``seed_decay ** r``, ``r`` the seed's 0-based rank;
-a passage's weight is that of its strongest link (its ``via`` and ``seed``). Results are
-ordered by weight (highest first), then seed rank, then id — deterministic.
+a passage's weight is that of its strongest link (its ``via`` and ``seed``; among equally
+strong links the first found: seeds in rank order, then forward, backward, shared links,
+each in the seed's stored name order, a mention before its sub-spans). Results are ordered
+by weight (highest first), then seed rank, then id — deterministic.
 
 Stored form (:meth:`LinkIndex.save`): JSON Lines, UTF-8, no pickle. The first line is the
 header ``{"format": "cage-link-index", "version": 1, "passages": N}``; each further line is
@@ -363,7 +366,9 @@ class LinkIndex:
 
     def specificity(self, name: str) -> float:
         """``spec(n)`` of the module docstring for a name in :func:`link_name` form (0 if unseen)."""
-        df = self._df(name)
+        return self._spec(self._df(name))
+
+    def _spec(self, df: int) -> float:
         n = len(self._entries)
         if not df or not n:
             return 0.0
@@ -416,17 +421,13 @@ class LinkIndex:
         best: dict[str, tuple[float, int, str, LinkKind, str]] = {}
         for rank, seed in enumerate(seed_entries):
             decay = self.weights.seed_decay**rank
-            for kind, name, targets in self._links(seed, query_words):
-                weight = self._weight(kind) * self.specificity(name) * decay
+            for kind, name, df, targets in self._links(seed, query_words):
+                weight = self._weight(kind) * self._spec(df) * decay
                 for target in targets:
                     if target in excluded:
                         continue
                     current = best.get(target)
-                    if current is None or (-weight, rank, name) < (
-                        -current[0],
-                        current[1],
-                        current[4],
-                    ):
+                    if current is None or weight > current[0]:  # equal weight: the first stays
                         best[target] = (weight, rank, seed.id, kind, name)
         ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
         return [Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
@@ -436,22 +437,32 @@ class LinkIndex:
         return {"forward": self.weights.forward, "backward": self.weights.backward,
                 "shared": self.weights.shared}[kind]  # fmt: skip
 
-    def _links(self, seed: LinkEntry, query_words: str) -> Iterator[tuple[LinkKind, str, set[str]]]:
-        """``(kind, name, passage ids)`` of every link of the seed (module docstring)."""
+    def _links(
+        self, seed: LinkEntry, query_words: str
+    ) -> Iterator[tuple[LinkKind, str, int, set[str]]]:
+        """``(kind, name, df(name), passage ids)`` of every link of the seed (module docstring).
+
+        A forward link's ``df`` counts the seed even when it names ``n`` only through a
+        longer mention or an alias, so that way never weighs more than naming ``n`` exactly.
+        """
         most = self.weights.max_link_df
+        named = set(seed.mentions)
         for mention in seed.mentions:
             for name in _spans(mention):
                 targets = self._by_key.get(name)
-                if targets and self._df(name) <= most:
-                    yield "forward", name, targets
+                df = self._df(name) + (name not in named)
+                if targets and df <= most:
+                    yield "forward", name, df, targets
         for key in seed.keys:
             targets = self._by_mention.get(key)
-            if targets and self._df(key) <= most:
-                yield "backward", key, targets
+            df = self._df(key)
+            if targets and df <= most:
+                yield "backward", key, df, targets
         rare = min(self.weights.max_shared_df, most)
         for mention in seed.mentions:
-            if 2 <= self._df(mention) <= rare and f" {mention} " not in query_words:
-                yield "shared", mention, self._by_mention[mention]
+            df = self._df(mention)
+            if 2 <= df <= rare and f" {mention} " not in query_words:
+                yield "shared", mention, df, self._by_mention[mention]
 
     def _df(self, name: str) -> int:
         """``df(n)``: passages keyed by or mentioning ``name`` (disjoint: keys are no mentions)."""

@@ -71,8 +71,18 @@ def test_entries_hold_the_subject_its_alias_and_the_named_entities():
 
 def test_a_seed_reaches_the_passage_about_an_entity_it_names_forward():
     found = _index().expand(QUERY, ["a"], seeds=1, limit=10)
-    assert found[0] == Expansion(id="b", via="james charles mathew", seed="a",
-                                 weight=pytest.approx(_spec(1, 5)), kind="forward")  # fmt: skip
+    # "sir james charles mathew": named by a, a key of b (df 2); its sub-span and alias, keys
+    # of b as well, weigh the same, and the first link found (the exact name) is kept.
+    assert found[0] == Expansion(id="b", via="sir james charles mathew", seed="a",
+                                 weight=pytest.approx(_spec(2, 5)), kind="forward")  # fmt: skip
+
+
+def test_a_name_reached_through_a_longer_mention_counts_the_seed_in_its_df():
+    corpus = {"x": (Passage("A letter to Sir John Smith."), _graph(("Sir John Smith", "PERSON"))),
+              "y": (Passage("He wrote letters.", title="John Smith"), _graph())}  # fmt: skip
+    found = _index(corpus).expand("Who got the letter?", ["x"], seeds=1, limit=5)
+    assert found == [Expansion(id="y", via="john smith", seed="x",
+                               weight=pytest.approx(_spec(2, 2)), kind="forward")]  # fmt: skip
 
 
 def test_the_passages_naming_the_seed_are_reached_backward_with_the_documented_weight():
