@@ -266,12 +266,12 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
         enrich_local,
         enrich_ray,
         fill_store,
-        link_index_path,
         progress_bar,
         read_rows,
         write_rows,
     )
     from cage_core.graph_store import GraphStore
+    from cage_core.link_index import link_index_path
 
     source, target = Path(args.input), Path(args.output)
     links_target = None
