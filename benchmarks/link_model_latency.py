@@ -6,7 +6,9 @@ Usage (from the repository root)::
 
 Pools are the first MuSiQue DEV questions (20 passages each). Everything a warm server has
 cached is prepared first: full graphs with word vectors attached, the model loaded. Timed,
-per pool: ``LinkModel.link_matrix`` (features + R-GCN + pair scorer), its two parts, and —
+per pool: ``LinkModel.link_matrix`` (warm: each passage's R-GCN encoding cached, so only the
+query part, the pair features and the pair scorer run), the uncached path (features of the
+whole pool, then the whole network), and —
 for comparison — attaching word vectors to cached full graphs, the hand-built
 ``bridge.link_matrix``, and the default ranking of the pool (``CageReranker.score`` with
 the similarities given, light graphs cached). Prints p50/p95 in milliseconds for torch
@@ -58,7 +60,7 @@ def main() -> None:
         pools.append((q.question, passages, bare, graphs, sims))
     runs = {
         "link model: link_matrix": lambda p: model.link_matrix(p[0], p[1], p[3]),
-        "  of which features (pool_inputs)": lambda p: model.inputs(p[0], p[1], p[3]),
+        "no cache: features (pool_inputs)": lambda p: model.inputs(p[0], p[1], p[3]),
         "attach word vectors to cached full graphs": lambda p: reranker.graph_service.with_vectors(p[2]),
         "hand-built L (bridge.link_matrix)": lambda p: link_matrix(
             p[0], [x.title for x in p[1]], [x.text for x in p[1]], p[3], entity_weight=0.5),
@@ -73,7 +75,7 @@ def main() -> None:
             p50, p95 = percentiles(fn, pools, repeats)
             print(f"  {name:45} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms")
         p50, p95 = percentiles(model.score_inputs, inputs, repeats)
-        print(f"  {'  of which the network (score_inputs)':45} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms")
+        print(f"  {'no cache: whole network (score_inputs)':45} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms")
     nodes = np.mean([len(x.x) for x in inputs])
     print(f"\nmean nodes per pool: {nodes:.0f}; model variant {model.config.variant}")
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
-from torch import Tensor
 
-from cage_core.cache import LRUCache, graph_key
+from cage_core.cache import LRUCache
 from cage_core.encoder import WeightedRGCNConv
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.link_features import GraphInputs, graph_inputs
@@ -38,14 +38,15 @@ from cage_core.link_features import GraphInputs, graph_inputs
 class PassageEncoding:
     """One graph's query-independent part (module docstring)."""
 
-    pre0: Tensor
+    pre0: np.ndarray
     """``[n, hidden]`` float32 pre-activations with all query flags 0."""
-    edge_src: Tensor
-    edge_dst: Tensor
-    edge_type: Tensor
-    edge_norm: Tensor
-    """``[m]`` float32 ``w_uv / |N_r(v)|`` of each edge."""
-    entity_nodes: Tensor
+    out_start: np.ndarray
+    """``[n + 1]``: the edges leaving node u are ``out_start[u]:out_start[u + 1]`` below."""
+    out_dst: np.ndarray
+    out_type: np.ndarray
+    out_norm: np.ndarray
+    """float32 ``w_uv / |N_r(v)|`` of each edge."""
+    entity_nodes: np.ndarray
     labels: tuple[str, ...]
     words: tuple[frozenset[str], ...]
 
@@ -53,33 +54,41 @@ class PassageEncoding:
 def encode_passage(conv: WeightedRGCNConv, inputs: GraphInputs) -> PassageEncoding:
     """The :class:`PassageEncoding` of one graph's inputs under ``conv``'s weights."""
     x = torch.from_numpy(inputs.x)
-    edge_index = torch.from_numpy(inputs.edge_index)
-    edge_type = torch.from_numpy(inputs.edge_type)
-    edge_weight = torch.from_numpy(inputs.edge_weight)
+    src, dst = inputs.edge_index
+    edge_type, edge_weight = inputs.edge_type, inputs.edge_weight
     with torch.no_grad():
-        pre0 = conv.forward_aggregated(x, conv.neighbour_sums(x, edge_index, edge_type, edge_weight))
-    counts = torch.zeros((x.shape[0], conv.num_relations))
-    counts.index_put_((edge_index[1], edge_type), torch.ones(len(edge_type)), accumulate=True)
-    norm = edge_weight / counts[edge_index[1], edge_type].clamp(min=1.0)
-    return PassageEncoding(pre0, edge_index[0], edge_index[1], edge_type, norm,
-                           torch.from_numpy(inputs.entity_nodes), inputs.labels, inputs.words)  # fmt: skip
+        pre0 = conv.forward_aggregated(x, conv.neighbour_sums(
+            x, torch.from_numpy(inputs.edge_index), torch.from_numpy(edge_type),
+            torch.from_numpy(edge_weight))).numpy()  # fmt: skip
+    n = x.shape[0]
+    counts = np.zeros((n, conv.num_relations), dtype=np.float32)
+    np.add.at(counts, (dst, edge_type), 1.0)
+    norm = (edge_weight / np.maximum(counts[dst, edge_type], 1.0)).astype(np.float32)
+    order = np.argsort(src, kind="stable")
+    start = np.searchsorted(src[order], np.arange(n + 1)).astype(np.int64)
+    return PassageEncoding(pre0, start, dst[order], edge_type[order], norm[order], inputs.entity_nodes,
+                           inputs.labels, inputs.words)  # fmt: skip
 
 
 def pool_preactivations(
-    conv: WeightedRGCNConv, encodings: Sequence[PassageEncoding], flags: Tensor
-) -> Tensor:
-    """``[N, hidden]`` pre-activations of a pool's nodes (graph after graph) given their
-    query flags ``flags`` (``[N]`` float32): ``pre⁰`` plus the query part."""
-    sizes = [e.pre0.shape[0] for e in encodings]
-    offsets = torch.tensor([0, *sizes[:-1]]).cumsum(0)
-    pre = torch.cat([e.pre0 for e in encodings]) + flags[:, None] * conv.root[-1]
-    src = torch.cat([e.edge_src + o for e, o in zip(encodings, offsets)])
-    flagged = flags[src] > 0
-    if bool(flagged.any()):
-        dst = torch.cat([e.edge_dst + o for e, o in zip(encodings, offsets)])[flagged]
-        rel = torch.cat([e.edge_type for e in encodings])[flagged]
-        norm = torch.cat([e.edge_norm for e in encodings])[flagged] * flags[src[flagged]]
-        pre = pre.index_add(0, dst, norm[:, None] * conv.weight[rel, -1])
+    conv: WeightedRGCNConv, encodings: Sequence[PassageEncoding], flags: np.ndarray
+) -> np.ndarray:
+    """``[N, hidden]`` float32 pre-activations of a pool's nodes (graph after graph) given
+    their query flags ``flags`` (``[N]`` float32): ``pre⁰`` plus the query part."""
+    root_q = conv.root.detach()[-1].numpy()
+    weight_q = conv.weight.detach()[:, -1].numpy()
+    pre = np.concatenate([e.pre0 for e in encodings]) + flags[:, None] * root_q
+    rows, terms = [], []
+    offset = 0
+    for e in encodings:
+        n = e.pre0.shape[0]
+        for u in np.flatnonzero(flags[offset:offset + n]):
+            first, last = e.out_start[u], e.out_start[u + 1]
+            rows.append(offset + e.out_dst[first:last])
+            terms.append((flags[offset + u] * e.out_norm[first:last])[:, None] * weight_q[e.out_type[first:last]])
+        offset += n
+    if rows:
+        np.add.at(pre, np.concatenate(rows), np.concatenate(terms))
     return pre
 
 
@@ -89,12 +98,15 @@ class EncodingCache:
     def __init__(self, capacity: int) -> None:
         self._cache: LRUCache[PassageEncoding] = LRUCache(capacity)
 
+    def __len__(self) -> int:
+        return len(self._cache)
+
     @staticmethod
     def key(graph: PassageGraph, vector_dim: int) -> str | None:
         """The key of ``graph``'s encoding, or ``None`` when it must not be cached."""
         if not graph.content_sha:
             return None
-        return graph_key(graph.content_sha, f"link/{graph.source}/{vector_dim}", graph.level)
+        return f"{graph.source}\x00{graph.level}\x00{vector_dim}\x00{graph.content_sha}"
 
     def get(
         self, conv: WeightedRGCNConv, graph: PassageGraph, *, beta: float, vector_dim: int

@@ -324,14 +324,13 @@ class LinkModel:
             if self.net.conv is not None:
                 encodings = [self.encodings.get(self.net.conv, g, beta=self.config.beta,
                                                 vector_dim=self.config.vector_dim) for g in graphs]  # fmt: skip
-                flags = torch.from_numpy(query_flags([x for e in encodings for x in e.labels], query,
-                                                     [w for e in encodings for w in e.words]))  # fmt: skip
-                h = torch.relu(pool_preactivations(self.net.conv, encodings, flags))
+                flags = query_flags([x for e in encodings for x in e.labels], query,
+                                    [w for e in encodings for w in e.words])  # fmt: skip
+                h = torch.relu(torch.from_numpy(pool_preactivations(self.net.conv, encodings, flags)))
                 sizes = [e.pre0.shape[0] for e in encodings]
-                graph_of = torch.repeat_interleave(torch.arange(k), torch.tensor(sizes))
+                graph_of = torch.from_numpy(np.repeat(np.arange(k), sizes))
                 offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-                entity_nodes = torch.from_numpy(entity_table([e.entity_nodes.numpy() for e in encodings],
-                                                             offsets))  # fmt: skip
+                entity_nodes = torch.from_numpy(entity_table([e.entity_nodes for e in encodings], offsets))
             logits = self.net.score_pairs(h, graph_of, entity_nodes, ta, tb, torch.from_numpy(pair[a, b]))
         return _symmetric(logits, k, a, b)
 

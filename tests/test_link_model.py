@@ -76,6 +76,24 @@ def test_scores_are_deterministic_and_do_not_depend_on_the_loaded_copy(pool, tmp
     assert np.array_equal(first, load_link_model(copy).link_matrix(query, passages, graphs))
 
 
+def test_the_cached_per_passage_encodings_give_the_scores_of_the_whole_network(pool):
+    query, passages, graphs = pool
+    model = LinkModel.load_default()
+    whole = model.score_inputs(model.inputs(query, passages, graphs))
+    assert np.allclose(model.link_matrix(query, passages, graphs), whole, rtol=0, atol=1e-6)
+
+
+def test_each_passage_is_encoded_once_and_the_cache_carries_no_query(pool):
+    query, passages, graphs = pool
+    model, fresh = LinkModel(small_net(seed=1)), LinkModel(small_net(seed=1))
+    model.link_matrix(query, passages, graphs)
+    assert len(model.encodings) == len(passages)
+    other = "Which river is longer, the Olt or the Mures?"
+    second = model.link_matrix(other, passages, graphs)
+    assert len(model.encodings) == len(passages)
+    assert np.array_equal(second, fresh.link_matrix(other, passages, graphs))
+
+
 def test_the_default_model_is_loaded_once_and_shared_across_threads():
     found = []
     threads = [threading.Thread(target=lambda: found.append(default_link_model())) for _ in range(4)]
