@@ -6,7 +6,8 @@ Two coherence modes (``CageConfig.coherence``):
     relevance ``r_i = z(sim_i) + w_lex · z(bm25_i)`` — the query cosine and pool-IDF BM25,
     each standardised within the pool (``z(x) = (x − mean)/std``, 0 when constant);
     the core ``A`` = the evidence chain selected from ``r`` and the pool's links (a passage
-    without a title is linked by its derived subject, :mod:`cage_core.passage_subject`)
+    without a title is linked by its derived subject, :mod:`cage_core.passage_subject`, except
+    in the chain's title hops, which follow given titles only)
     (:mod:`cage_core.evidence_set`; with ``chain.length == 0``, the ``core_size`` most
     relevant passages); coherence ``c_i`` = bridge coherence to ``A``
     (:mod:`cage_core.bridge`), plus ``w_rgcn · z(mean_{a ∈ A} C_ia)`` when
@@ -114,15 +115,20 @@ def score_pool(
         if config.lexical_weight:
             relevance = relevance + config.lexical_weight * standardize(
                 pool_bm25(query, [p.content for p in passages]))
-        titles = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
+        titles = [p.title for p in passages]
+        subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
         texts = [p.text for p in passages]
         entity_links = shared_entity_links(graphs, query) if k else np.zeros((0, 0))
-        mentions = title_mentions(titles, texts) if config.title_links else np.zeros((k, k))
+        mentions = title_mentions(subjects, texts) if config.title_links else np.zeros((k, k))
         matrix = np.maximum(mentions, mentions.T) + config.entity_weight * entity_links
         np.fill_diagonal(matrix, 0.0)
         if config.chain.length:
+            # the chain follows given titles only: a derived subject is too unsure a name for
+            # its large title gain (on DEV open retrieval without titles it cost HotpotQA .10 R@3)
+            titled = subjects == titles or not config.title_links
+            title_hops = mentions if titled else title_mentions(titles, texts)
             chain = select_chain(relevance - demotion, ChainLinks(
-                mentions, entity_links, titles_named_in(query, titles) if config.title_links else np.zeros(k),
+                title_hops, entity_links, titles_named_in(query, titles) if config.title_links else np.zeros(k),
                 texts), config.chain)  # fmt: skip
             core = np.array([step.index for step in chain], dtype=np.int64)
         else:

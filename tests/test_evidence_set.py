@@ -108,3 +108,21 @@ def test_invalid_chain_settings_are_refused(field, value, message):
         ChainConfig(**{field: value})
     with pytest.raises(TypeError, match="chain must be a ChainConfig"):
         CageConfig(chain={"length": 2})
+
+
+def test_a_derived_subject_links_the_rest_but_gives_no_title_hop_in_the_chain():
+    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
+                Passage("Ann Reeve was a director born in Toronto."),
+                Passage("The harbor of the sky is blue."),
+                Passage("Bananas are yellow.")]
+    graphs = [_graph([]), _graph([]), _graph([]), _graph([])]
+    s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.1, 0.5, 0.3]),
+                   graphs, CageConfig(lexical_weight=0.0, chain=ChainConfig(length=1)))
+    # "Ann Reeve", the first-sentence subject of passage 1, is named by passage 0: a link ...
+    assert s.matrix[0, 1] == 1.0 and s.matrix[1, 0] == 1.0
+    # ... that ranks passage 1 right after the chain (the most relevant passage), while a
+    # chain of two would not have taken it on a derived name
+    assert np.argsort(-s.fused, kind="stable").tolist()[:2] == [0, 1]
+    two = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.1, 0.5, 0.3]),
+                     graphs, CageConfig(lexical_weight=0.0, chain=ChainConfig(length=2)))
+    assert [step.index for step in two.chain] == [0, 2]
