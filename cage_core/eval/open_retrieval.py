@@ -53,7 +53,7 @@ from cage_core.eval.runner import (
     resolve_data_paths,
 )
 from cage_core.graph.passage_graph import PassageGraph
-from cage_core.link_index import LinkIndex
+from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix
@@ -72,8 +72,8 @@ class ExpansionSettings:
     limit: at most this many passages join each pool.
     """
 
-    seeds: int = 5
-    limit: int = 10
+    seeds: int = DEFAULT_SEEDS
+    limit: int = DEFAULT_LIMIT
 
     def __post_init__(self) -> None:
         for name in ("seeds", "limit"):
