@@ -6,13 +6,19 @@ rerankers use), ``cage_similarity`` (the query similarity used), ``cage_coherenc
 as ``{"name": str, "rank": int}``, or ``None``: JSON-safe). A passage graph
 computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
 string, so flat-metadata vector stores accept it). A retriever's own query similarity
-travels under ``retrieval_score``.
+travels under ``retrieval_score``. A document an expansion retriever added
+(:mod:`cage_core.link_expansion`) carries ``cage_expanded_via`` (the name that linked it)
+and ``cage_expanded_from`` (the id of the retrieved document it was reached from).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from cage_core.passage import Passage, RankedPassage, Via
 
@@ -29,6 +35,16 @@ SCORE_KEYS: tuple[str, ...] = (
 )  # fmt: skip
 RANKED_KEYS: tuple[str, ...] = (*SCORE_KEYS, CAGE_VIA_KEY)
 """Every key :func:`ranked_metadata` writes."""
+EXPANDED_VIA_KEY = "cage_expanded_via"
+EXPANDED_FROM_KEY = "cage_expanded_from"
+EXPANSION_KEYS: tuple[str, ...] = (EXPANDED_VIA_KEY, EXPANDED_FROM_KEY)
+"""Every key an expansion retriever writes on the documents it adds."""
+
+
+def is_finite_score(value: object) -> bool:
+    """A finite real number (int, float or a numpy scalar; not a bool): a usable score."""
+    return (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(float(value)))  # fmt: skip
 
 
 def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str, Any]:

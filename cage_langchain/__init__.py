@@ -1,4 +1,5 @@
-"""CAGE for LangChain: ``CageRerank`` (a document compressor) and ``CageGraphTransformer``.
+"""CAGE for LangChain: ``CageRerank`` (a document compressor), ``CageGraphTransformer`` and
+``CageExpansionRetriever`` (adds the passages linked to the retrieved ones).
 
 Install with ``pip install "cage-rag[langchain]"``.
 """
@@ -11,9 +12,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from cage_langchain.embeddings import PackagedMiniLMEmbeddings
+from cage_langchain.expansion import CageExpansionRetriever
 from cage_langchain.rerank import CageRerank
 from cage_langchain.retriever import ScoredVectorStoreRetriever
 from cage_langchain.transformer import CageGraphTransformer
 
-__all__ = ["PackagedMiniLMEmbeddings", "CageGraphTransformer", "CageRerank",
-           "ScoredVectorStoreRetriever"]
+__all__ = [
+    "CageExpansionRetriever",
+    "CageGraphTransformer",
+    "CageRerank",
+    "PackagedMiniLMEmbeddings",
+    "ScoredVectorStoreRetriever",
+]

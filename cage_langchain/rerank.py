@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +19,7 @@ from cage_core.metadata import (
     GRAPH_KEY,
     RETRIEVAL_SCORE_KEY,
     TITLE_KEY,
+    is_finite_score,
     passage_from_metadata,
     ranked_metadata,
 )
@@ -136,7 +135,7 @@ class CageRerank(BaseDocumentCompressor):
         if self.score_key is None:
             return None
         values = [d.metadata.get(self.score_key) for d in documents]
-        if all(_is_real(v) for v in values):
+        if all(is_finite_score(v) for v in values):
             return np.asarray([float(v) for v in values], dtype=np.float64)
         if any(v is not None for v in values):
             logger.warning("metadata[%r] is missing or not a finite number on some documents; "
@@ -187,10 +186,4 @@ class CageRerank(BaseDocumentCompressor):
             )
             for r in ranked
         ]
-
-
-def _is_real(value: object) -> bool:
-    """A finite real number: int, float or a numpy scalar (not a bool)."""
-    return (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-            and math.isfinite(float(value)))  # fmt: skip
 

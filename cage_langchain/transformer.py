@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import BaseDocumentTransformer, Document
@@ -11,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from cage_core import CageConfig
 from cage_core.graph_service import PassageGraphs
+from cage_core.link_index import LinkIndex
+from cage_core.link_ingest import index_documents
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
@@ -27,6 +30,13 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     text splitter) is ignored there and the chunk parsed; enrich *after* splitting. Returns
     new documents; the inputs are not modified. Use the same ``spacy_model`` as the
     reranker: a graph built by another pipeline is ignored (and re-parsed) there.
+
+    With ``link_index`` (a :class:`~cage_core.link_index.LinkIndex`, extended in memory, or
+    a path, merged into the file under a lock) each document's names are also added to the
+    link index that :class:`~cage_langchain.CageExpansionRetriever` expands from, from the
+    graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``: a
+    document without an id is not indexed (one warning per call), so give documents the
+    ids the vector store keeps them under.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -38,6 +48,8 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     method: str = "cage"
     """The ranking method the graphs are for (as ``CageRerank.method``): it decides the graph
     level stored, light (entities) for most, full for the R-GCN methods ("paper", ...)."""
+    link_index: LinkIndex | str | Path | None = None
+    """Where each document's link entry is added (class docstring); ``None``: nowhere."""
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
@@ -54,9 +66,12 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         if not documents:
             return []
-        graphs = self.graph_service.graphs(
-            [passage_from_metadata(d.page_content, d.metadata, self.title_key) for d in documents],
-            level=method_graph_level(self.config, self.method))
+        passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key)
+                    for d in documents]
+        graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
+        if self.link_index is not None:
+            index_documents(self.link_index, [(d.id, p, g, d.metadata)
+                                              for d, p, g in zip(documents, passages, graphs)])
         return [
             Document(page_content=d.page_content, id=d.id,
                      metadata={**d.metadata, self.graph_key: g.to_text()})  # fmt: skip

@@ -1,4 +1,5 @@
-"""CAGE for LlamaIndex: ``CageRerank`` (a node postprocessor) and ``CageGraphExtractor``.
+"""CAGE for LlamaIndex: ``CageRerank`` (a node postprocessor), ``CageGraphExtractor`` and
+``CageExpansionRetriever`` (adds the nodes linked to the retrieved ones).
 
 Install with ``pip install "cage-rag[llamaindex]"``.
 """
@@ -11,7 +12,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from cage_llamaindex.embeddings import PackagedMiniLMEmbedding
+from cage_llamaindex.expansion import CageExpansionRetriever
 from cage_llamaindex.extractor import CageGraphExtractor
 from cage_llamaindex.rerank import CageRerank
 
-__all__ = ["PackagedMiniLMEmbedding", "CageGraphExtractor", "CageRerank"]
+__all__ = ["CageExpansionRetriever", "CageGraphExtractor", "CageRerank", "PackagedMiniLMEmbedding"]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_serializer
 from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
 
 from cage_core import CageConfig
 from cage_core.graph_service import PassageGraphs
+from cage_core.link_index import LinkIndex
+from cage_core.link_ingest import index_documents
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
@@ -27,6 +30,13 @@ class CageGraphExtractor(TransformComponent):
     reaches an embedding or a prompt. Returns copies; the input nodes are not modified.
     Use the same ``spacy_model`` and ``config`` as the :class:`~cage_llamaindex.CageRerank`
     that reads them.
+
+    With ``link_index`` (a :class:`~cage_core.link_index.LinkIndex`, extended in memory, or
+    a path, merged into the file under a lock: use a path with ``num_workers``) each node's
+    names are also added, under its ``node_id``, to the link index that
+    :class:`~cage_llamaindex.CageExpansionRetriever` expands from, from the graphs parsed
+    here (:mod:`cage_core.link_ingest`). A pipeline run answered from the ingestion cache
+    skips this step, so it adds nothing to the link index.
     """
 
     config: CageConfig = Field(default_factory=CageConfig)
@@ -35,6 +45,9 @@ class CageGraphExtractor(TransformComponent):
     spacy_model: str | None = Field(default=None)
     method: str = Field(default="cage", description="the ranking method the graphs are for (as "
                         "CageRerank.method): light graphs for most, full for the R-GCN methods")
+    link_index: LinkIndex | str | Path | None = Field(
+        default=None, description="a LinkIndex or the path of a saved one, where each node's link "
+        "entry is added (keyed by node_id); None: nowhere")
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
@@ -49,15 +62,25 @@ class CageGraphExtractor(TransformComponent):
             self._graphs = PassageGraphs.for_config(self.config, self.spacy_model)
         return self._graphs
 
+    @field_serializer("link_index")
+    def _serialised_link_index(self, value: LinkIndex | str | Path | None) -> str | None:
+        """Serialised (``to_dict``, ``to_json``, the ingestion cache key): a path as a string, an
+        in-memory index by its class name."""
+        return None if value is None else type(value).__name__ if isinstance(value, LinkIndex) \
+            else str(value)  # fmt: skip
+
     def __getstate__(self) -> dict[Any, Any]:
         return without_private_attributes(super().__getstate__())
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:
             return []
-        graphs = self.graph_service.graphs([
-            passage_from_metadata(n.get_content(metadata_mode=MetadataMode.NONE), n.metadata, self.title_key)
-            for n in nodes], level=method_graph_level(self.config, self.method))
+        passages = [passage_from_metadata(n.get_content(metadata_mode=MetadataMode.NONE), n.metadata,
+                                          self.title_key) for n in nodes]  # fmt: skip
+        graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
+        if self.link_index is not None:
+            index_documents(self.link_index, [(n.node_id, p, g, n.metadata)
+                                              for n, p, g in zip(nodes, passages, graphs)])
         out = []
         for node, graph in zip(nodes, graphs):
             copy = node.model_copy()

@@ -1,0 +1,139 @@
+"""What the LangChain and LlamaIndex expansion retrievers share: the contract, the defaults,
+and every step that does not depend on the framework.
+
+A retriever's top ``k`` often misses the second hop of a multi-hop question: the passage
+about the entity a retrieved passage names, which is unlike the question. The expansion
+retrievers (:class:`cage_langchain.CageExpansionRetriever`,
+:class:`cage_llamaindex.CageExpansionRetriever`) wrap any base retriever and, per query:
+
+1. return the base retriever's results first, unchanged and in their order;
+2. take their ids, in order, as the candidates of :meth:`LinkIndex.expand
+   <cage_core.link_index.LinkIndex.expand>` (``seeds`` most relevant of them expanded, at
+   most ``limit`` passages added; results without an id cannot seed and are skipped, logged
+   at debug level, as are ids the index does not know);
+3. fetch each linked passage from the vector store by id and append a copy of it, in the
+   expansion's order (link weight, then seed rank, then id: deterministic), with
+   ``cage_expanded_via`` (the linking name) and ``cage_expanded_from`` (the seed's id) in
+   its metadata (:mod:`cage_core.metadata`). An id missing from the store is skipped
+   (debug log); so is a fetched passage whose text equals a base result's (an id-less
+   copy of it);
+4. give each added passage a query similarity on the base results' scale, so a reranker
+   (``CageRerank``) reads one score for the whole pool. **The added score**: the store's
+   own relevance score of the passage for the query, computed as the store computes it
+   for its search results (a search restricted to those ids), where the store allows
+   that; else the lowest score among the base results (:func:`fallback_score`) — an upper
+   bound of the true score of a passage that the same store's top ``k`` left out. When
+   some base result has no finite score, no added passage gets one either (the reranker
+   then embeds the whole pool alike).
+
+The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as the path of
+one saved by :meth:`LinkIndex.save <cage_core.link_index.LinkIndex.save>` (by the ingest
+transformer/extractor or ``cage enrich --link-index``), read once with
+:meth:`LinkIndex.load <cage_core.link_index.LinkIndex.load>`: a file with a bad header
+raises :class:`~cage_core.link_index.LinkIndexFormatError` when the retriever is made;
+invalid entries are skipped with one warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cage_core.link_index import Expansion, LinkIndex
+from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, is_finite_score
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_SEEDS = 3
+"""Candidates expanded per query: the setting the link-expansion benchmark
+(``benchmarks/link_expansion.py``) chose for the open DEV pools."""
+DEFAULT_LIMIT = 5
+"""Passages added per query at most (same source as ``DEFAULT_SEEDS``)."""
+
+LinkIndexSource = LinkIndex | str | os.PathLike
+"""A link index, or the path of a saved one."""
+
+T = TypeVar("T")
+
+
+def load_link_index(source: LinkIndexSource) -> LinkIndex:
+    """``source`` itself if it is a :class:`LinkIndex`, else the index saved at that path.
+
+    Raises:
+        TypeError: for anything else.
+        FileNotFoundError: when the path does not exist.
+        LinkIndexFormatError: when the file's header is missing, malformed or of another version.
+    """
+    if isinstance(source, LinkIndex):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        index = LinkIndex.load(Path(source))
+        logger.info("loaded the link index of %d passages from %s", len(index), source)
+        return index
+    raise TypeError(f"link_index must be a LinkIndex or the path of a saved one, "
+                    f"got {type(source).__name__}")  # fmt: skip
+
+
+def validated_bound(name: str, value: object) -> int:
+    """``value`` when it is an int >= 0 (``seeds``, ``limit``); else a clear ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    return value
+
+
+def expansions_for(
+    index: LinkIndex, query: str, ids: Sequence[object], *, seeds: int, limit: int
+) -> list[Expansion]:
+    """Step 2 of the module docstring: the expansions of the base results' ``ids``."""
+    candidates = [i for i in ids if isinstance(i, str) and i]
+    if len(candidates) < len(ids):
+        logger.debug("%d retrieved results have no id; they cannot seed the expansion",
+                     len(ids) - len(candidates))  # fmt: skip
+    return index.expand(query, candidates, seeds=seeds, limit=limit)
+
+
+def in_expansion_order(
+    expansions: Sequence[Expansion], found: Mapping[str, T], retrieved_texts: set[str],
+    text_of: Callable[[T], str],
+) -> list[tuple[Expansion, T]]:  # fmt: skip
+    """Step 3 of the module docstring: the fetched items (``found``: id → document or node) in
+    the order of ``expansions``, less ids missing from the store and items whose text
+    (``text_of(item)``) is among ``retrieved_texts``."""
+    out = []
+    missing = duplicates = 0
+    for expansion in expansions:
+        item = found.get(expansion.id)
+        if item is None:
+            missing += 1
+        elif text_of(item) in retrieved_texts:
+            duplicates += 1
+        else:
+            out.append((expansion, item))
+    if missing:
+        logger.debug("%d linked passage ids are not in the vector store; skipped", missing)
+    if duplicates:
+        logger.debug("%d linked passages repeat a retrieved text; skipped", duplicates)
+    return out
+
+
+def fallback_score(scores: Sequence[object]) -> float | None:
+    """The lowest of the base results' ``scores`` when every one is finite (step 4 of the
+    module docstring); ``None`` when one is not, or there are none."""
+    if not scores or not all(is_finite_score(s) for s in scores):
+        return None
+    return min(float(s) for s in scores)  # type: ignore[arg-type]
+
+
+def added_score(store_score: object, fallback: float | None) -> float | None:
+    """The score of an added passage (step 4 of the module docstring)."""
+    if fallback is None:
+        return None
+    return float(store_score) if is_finite_score(store_score) else fallback  # type: ignore[arg-type]
+
+
+def expansion_metadata(metadata: Mapping[str, Any], expansion: Expansion) -> dict[str, Any]:
+    """A copy of ``metadata`` with the expansion's linking name and seed id added."""
+    return {**metadata, EXPANDED_VIA_KEY: expansion.via, EXPANDED_FROM_KEY: expansion.seed}

@@ -1,0 +1,161 @@
+"""CageExpansionRetriever: a base retriever's documents plus the passages linked to them.
+
+A multi-hop question's second hop is often not among a retriever's top ``k``; the link
+index built at ingest (:class:`~cage_langchain.CageGraphTransformer` with ``link_index``, or
+``cage enrich --link-index``) knows which stored passages the retrieved ones name. This
+retriever adds them before reranking, so ``CageRerank`` can rank the second hop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from cage_core.link_expansion import (
+    DEFAULT_LIMIT,
+    DEFAULT_SEEDS,
+    added_score,
+    expansion_metadata,
+    expansions_for,
+    fallback_score,
+    in_expansion_order,
+    load_link_index,
+)
+from cage_core.link_index import Expansion, LinkIndex
+from cage_core.metadata import RETRIEVAL_SCORE_KEY
+from cage_core.pickled_state import without_private_attributes
+from cage_langchain.store_relevance import StoreRelevance
+
+
+class CageExpansionRetriever(BaseRetriever):
+    """``base_retriever``'s documents, then the passages of ``vectorstore`` linked to them.
+
+    The contract (order, bounds, skipped documents and ids, metadata, the added documents'
+    score) is that of :mod:`cage_core.link_expansion`. Added documents are copies of the
+    store's documents (``vectorstore.get_by_ids``: Chroma, FAISS, ``InMemoryVectorStore``
+    and most LangChain stores implement it) whose metadata gains ``cage_expanded_via``,
+    ``cage_expanded_from`` and, when every base document has one, ``score_key``: the store's
+    relevance score (as :class:`~cage_langchain.ScoredVectorStoreRetriever` writes it; see
+    :mod:`cage_langchain.store_relevance` for the stores that give it) or else the lowest
+    base score. Base documents are returned as the base retriever gave them.
+
+    ``link_index`` is a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
+    read when the retriever is made (a bad header raises
+    :class:`~cage_core.link_index.LinkIndexFormatError` there; invalid entries are skipped
+    with one warning) and again after unpickling.
+
+    >>> retriever = CageExpansionRetriever(  # doctest: +SKIP
+    ...     base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=20),
+    ...     vectorstore=store, link_index="links.jsonl")
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    base_retriever: BaseRetriever
+    """Any retriever; its documents' ids (``Document.id``) are the expansion's seeds."""
+    vectorstore: VectorStore
+    """The store the linked passages are fetched from, by id (the ids the index keeps)."""
+    link_index: LinkIndex | str | Path
+    """The link index, or the path of a saved one."""
+    seeds: int = Field(default=DEFAULT_SEEDS, ge=0)
+    """How many of the base documents (most relevant first) are expanded."""
+    limit: int = Field(default=DEFAULT_LIMIT, ge=0)
+    """How many passages are added at most."""
+    score_key: str = RETRIEVAL_SCORE_KEY
+    """Metadata key of the base documents' scores and of the added documents' score."""
+
+    _index: LinkIndex | None = PrivateAttr(default=None)
+    _relevance: StoreRelevance | None = PrivateAttr(default=None)
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        if type(self.vectorstore).get_by_ids is VectorStore.get_by_ids:
+            raise TypeError(f"{type(self.vectorstore).__name__} does not implement get_by_ids; the "
+                            "expansion fetches linked passages by id (Chroma, FAISS and "
+                            "InMemoryVectorStore do)")  # fmt: skip
+        self._index = load_link_index(self.link_index)
+
+    @property
+    def index(self) -> LinkIndex:
+        """The link index (loaded again from its path after unpickling)."""
+        if self._index is None:
+            self._index = load_link_index(self.link_index)
+        return self._index
+
+    @property
+    def relevance(self) -> StoreRelevance:
+        """Scores of the added passages in the store's terms (created on first use)."""
+        if self._relevance is None:
+            self._relevance = StoreRelevance(self.vectorstore)
+        return self._relevance
+
+    def __getstate__(self) -> dict[Any, Any]:
+        return without_private_attributes(super().__getstate__())
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        docs = self.base_retriever.invoke(query, config={"callbacks": run_manager.get_child()},
+                                          **kwargs)  # fmt: skip
+        expansions = self._expansions(query, docs)
+        if not expansions:
+            return list(docs)
+        found = self.vectorstore.get_by_ids([e.id for e in expansions])
+        chosen = self._chosen(expansions, found, docs)
+        scores = self.relevance(query, [d.id for _, d in chosen]) if self._scored(docs) else {}
+        return list(docs) + self._added(chosen, scores, docs)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        docs = await self.base_retriever.ainvoke(
+            query, config={"callbacks": run_manager.get_child()}, **kwargs
+        )
+        expansions = self._expansions(query, docs)
+        if not expansions:
+            return list(docs)
+        found = await self.vectorstore.aget_by_ids([e.id for e in expansions])
+        chosen = self._chosen(expansions, found, docs)
+        scores = (await asyncio.to_thread(self.relevance, query, [d.id for _, d in chosen])
+                  if self._scored(docs) else {})  # fmt: skip
+        return list(docs) + self._added(chosen, scores, docs)
+
+    # -- the steps of cage_core.link_expansion ---------------------------------------------
+    def _expansions(self, query: str, docs: Sequence[Document]) -> list[Expansion]:
+        return expansions_for(self.index, query, [d.id for d in docs], seeds=self.seeds,
+                              limit=self.limit)  # fmt: skip
+
+    @staticmethod
+    def _chosen(expansions: list[Expansion], found: Sequence[Document],
+                docs: Sequence[Document]) -> list[tuple[Expansion, Document]]:  # fmt: skip
+        by_id = {d.id: d for d in found if isinstance(d, Document) and d.id is not None}
+        return in_expansion_order(expansions, by_id, {d.page_content for d in docs},
+                                  lambda d: d.page_content)  # fmt: skip
+
+    def _scored(self, docs: Sequence[Document]) -> bool:
+        return fallback_score([d.metadata.get(self.score_key) for d in docs]) is not None
+
+    def _added(self, chosen: list[tuple[Expansion, Document]], scores: dict[str, float],
+               docs: Sequence[Document]) -> list[Document]:  # fmt: skip
+        fallback = fallback_score([d.metadata.get(self.score_key) for d in docs])
+        out = []
+        for expansion, doc in chosen:
+            metadata = expansion_metadata(doc.metadata, expansion)
+            score = added_score(scores.get(expansion.id), fallback)
+            if score is not None:
+                metadata[self.score_key] = score
+            else:  # a value stored with the document is no score for this query
+                metadata.pop(self.score_key, None)
+            out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
+        return out

@@ -1,0 +1,106 @@
+"""The relevance of chosen documents of a vector store to a query, as the store scores a search.
+
+:class:`~cage_langchain.CageExpansionRetriever` adds passages that the base retriever did
+not return; to hand ``CageRerank`` one similarity scale for the whole pool it needs, for
+those passages only, the score :class:`~cage_langchain.ScoredVectorStoreRetriever` would
+have written had they been retrieved. :class:`StoreRelevance` computes it with a search
+restricted to their ids, where the store allows one:
+
+* LangChain's ``InMemoryVectorStore``: ``similarity_search_with_score`` with a filter on the
+  document id (cosine, as ``ScoredVectorStoreRetriever`` reads it there);
+* ``langchain_chroma.Chroma``: ``similarity_search_with_relevance_scores`` with Chroma's
+  ``ids`` restriction (the ids must be in the collection: Chroma fails on unknown ones);
+* ``langchain_community``'s ``FAISS``: the index searched with an ID selector over the ids'
+  positions, the query embedded and normalised as FAISS's own search does, the distance
+  mapped by the store's relevance function. Index types that take no selector give none.
+
+Any other store (or a failing search, logged at debug level) gives no scores: the caller
+then uses its documented fallback (:func:`cage_core.link_expansion.added_score`). A store
+class is recognised only when its module is already imported, so nothing heavy is imported
+here.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
+
+from cage_langchain.retriever import _relevance_scores
+
+logger = logging.getLogger(__name__)
+
+
+class StoreRelevance:
+    """Relevance scores of chosen documents of ``store`` (module docstring).
+
+    Keeps FAISS's id → position map between calls (checked on every lookup, rebuilt when the
+    store changed). Not thread-safe for FAISS map rebuilds racing a store update.
+    """
+
+    def __init__(self, store: VectorStore) -> None:
+        self.store = store
+        self._faiss_positions: dict[str, int] = {}
+
+    def __call__(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """``{id: relevance}`` for the ``ids`` (all in the store) the store can score."""
+        if not ids:
+            return {}
+        wanted = set(ids)
+        try:
+            if isinstance(self.store, InMemoryVectorStore):
+                found = self.store.similarity_search_with_score(
+                    query, k=len(wanted), filter=lambda doc: doc.id in wanted
+                )
+            elif _instance_of(self.store, "langchain_chroma", "Chroma"):
+                with _relevance_scores(self.store):
+                    found = self.store.similarity_search_with_relevance_scores(
+                        query, k=len(wanted), ids=sorted(wanted)
+                    )
+            elif _instance_of(self.store, "langchain_community.vectorstores.faiss", "FAISS"):
+                return self._faiss(query, sorted(wanted))
+            else:
+                return {}
+        except Exception as exc:  # noqa: BLE001 - a store's own failure: fall back, never fail
+            logger.debug("%s could not score the linked passages (%s); using the fallback score",
+                         type(self.store).__name__, exc)  # fmt: skip
+            return {}
+        return {doc.id: float(score) for doc, score in found if doc.id in wanted}
+
+    def _faiss(self, query: str, ids: list[str]) -> dict[str, float]:
+        import faiss
+        import numpy as np
+
+        store: Any = self.store
+        positions = [self._faiss_position(i) for i in ids]
+        known = [(i, p) for i, p in zip(ids, positions) if p is not None]
+        if not known:
+            return {}
+        vector = np.asarray([store._embed_query(query)], dtype=np.float32)
+        if store._normalize_L2:
+            faiss.normalize_L2(vector)
+        selector = faiss.IDSelectorBatch(np.asarray([p for _, p in known], dtype=np.int64))
+        distances, found = store.index.search(
+            vector, len(known), params=faiss.SearchParameters(sel=selector)
+        )
+        relevance = store._select_relevance_score_fn()
+        id_at = {p: i for i, p in known}
+        return {id_at[int(p)]: float(relevance(d))
+                for d, p in zip(distances[0], found[0]) if int(p) in id_at}  # fmt: skip
+
+    def _faiss_position(self, doc_id: str) -> int | None:
+        mapping: dict[int, str] = self.store.index_to_docstore_id  # type: ignore[attr-defined]
+        position = self._faiss_positions.get(doc_id)
+        if position is None or mapping.get(position) != doc_id:
+            self._faiss_positions = {d: p for p, d in mapping.items()}
+            position = self._faiss_positions.get(doc_id)
+        return position
+
+
+def _instance_of(obj: object, module: str, name: str) -> bool:
+    """``isinstance(obj, module.name)`` if that module is already imported, else ``False``."""
+    cls = getattr(sys.modules.get(module), name, None)
+    return isinstance(cls, type) and isinstance(obj, cls)

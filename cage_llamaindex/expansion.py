@@ -1,0 +1,212 @@
+"""CageExpansionRetriever: a base retriever's nodes plus the nodes linked to them.
+
+A multi-hop question's second hop is often not among a retriever's top ``k``; the link
+index built at ingest (:class:`~cage_llamaindex.CageGraphExtractor` with ``link_index``, or
+``cage enrich --link-index``) knows which stored nodes the retrieved ones name. This
+retriever adds them before reranking, so ``CageRerank`` can rank the second hop.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.indices.vector_store import VectorIndexRetriever, VectorStoreIndex
+from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
+
+from cage_core.link_expansion import (
+    DEFAULT_LIMIT,
+    DEFAULT_SEEDS,
+    LinkIndexSource,
+    added_score,
+    expansion_metadata,
+    expansions_for,
+    fallback_score,
+    in_expansion_order,
+    load_link_index,
+    validated_bound,
+)
+from cage_core.link_index import Expansion, LinkIndex
+from cage_core.metadata import EXPANSION_KEYS
+
+logger = logging.getLogger(__name__)
+
+
+class CageExpansionRetriever(BaseRetriever):
+    """``retriever``'s nodes, then the nodes of ``index`` linked to them.
+
+    The contract (order, bounds, skipped nodes and ids, metadata, the added nodes' score) is
+    that of :mod:`cage_core.link_expansion`. Added nodes are copies of the index's nodes
+    (fetched by id from the vector store when it keeps the text, e.g. Chroma, else from the
+    index's docstore) whose metadata gains ``cage_expanded_via`` and ``cage_expanded_from``
+    (hidden from the embedding and LLM views, like the graph). Their ``score``, when every
+    base node has one: the vector store's similarity of the node to the query, from the
+    index's own retriever restricted to those node ids (``VectorStoreQuery.node_ids``, and
+    Chroma's ``ids``), else the lowest base score. Base nodes are returned as the base
+    retriever gave them.
+
+    Args:
+        retriever: any retriever over ``index``'s nodes (e.g. ``index.as_retriever()``).
+        index: the ``VectorStoreIndex`` the linked nodes are fetched from.
+        link_index: a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
+            read here (a bad header raises
+            :class:`~cage_core.link_index.LinkIndexFormatError`; invalid entries are
+            skipped with one warning).
+        seeds: how many base nodes (most relevant first) are expanded.
+        limit: how many nodes are added at most.
+    """
+
+    def __init__(
+        self,
+        retriever: BaseRetriever,
+        index: VectorStoreIndex,
+        link_index: LinkIndexSource,
+        *,
+        seeds: int = DEFAULT_SEEDS,
+        limit: int = DEFAULT_LIMIT,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(retriever, BaseRetriever):
+            raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got "
+                            f"{type(retriever).__name__}")  # fmt: skip
+        if not isinstance(index, VectorStoreIndex):
+            raise TypeError(f"index must be a VectorStoreIndex, got {type(index).__name__}")
+        self.retriever = retriever
+        self.index = index
+        self.link_index: LinkIndex = load_link_index(link_index)
+        self.seeds = validated_bound("seeds", seeds)
+        self.limit = validated_bound("limit", limit)
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        nodes = self.retriever.retrieve(query_bundle)
+        expansions = self._expansions(query_bundle, nodes)
+        if not expansions:
+            return list(nodes)
+        chosen = self._chosen(expansions, self._fetch([e.id for e in expansions]), nodes)
+        return list(nodes) + self._added(chosen, self._scores(query_bundle, chosen, nodes), nodes)
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        nodes = await self.retriever.aretrieve(query_bundle)
+        expansions = self._expansions(query_bundle, nodes)
+        if not expansions:
+            return list(nodes)
+        chosen = self._chosen(expansions, await self._afetch([e.id for e in expansions]), nodes)
+        return list(nodes) + self._added(chosen, await self._ascores(query_bundle, chosen, nodes),
+                                         nodes)  # fmt: skip
+
+    # -- the steps of cage_core.link_expansion ---------------------------------------------
+    def _expansions(self, bundle: QueryBundle, nodes: Sequence[NodeWithScore]) -> list[Expansion]:
+        return expansions_for(self.link_index, bundle.query_str, [n.node.node_id for n in nodes],
+                              seeds=self.seeds, limit=self.limit)  # fmt: skip
+
+    def _fetch(self, ids: list[str]) -> dict[str, BaseNode]:
+        found: dict[str, BaseNode] = {}
+        store = self.index.vector_store
+        if store.stores_text:
+            try:
+                found = {n.node_id: n for n in store.get_nodes(node_ids=ids)}
+            except NotImplementedError:
+                logger.debug("%s has no get_nodes; reading the docstore", type(store).__name__)
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(
+                (n.node_id, n) for n in self.index.docstore.get_nodes(rest, raise_error=False)
+            )
+        return found
+
+    async def _afetch(self, ids: list[str]) -> dict[str, BaseNode]:
+        found: dict[str, BaseNode] = {}
+        store = self.index.vector_store
+        if store.stores_text:
+            try:
+                found = {n.node_id: n for n in await store.aget_nodes(node_ids=ids)}
+            except NotImplementedError:
+                logger.debug("%s has no get_nodes; reading the docstore", type(store).__name__)
+        rest = [i for i in ids if i not in found]
+        if rest:
+            nodes = await self.index.docstore.aget_nodes(rest, raise_error=False)
+            found.update((n.node_id, n) for n in nodes)
+        return found
+
+    @staticmethod
+    def _chosen(expansions: list[Expansion], found: dict[str, BaseNode],
+                nodes: Sequence[NodeWithScore]) -> list[tuple[Expansion, BaseNode]]:  # fmt: skip
+        texts = {n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes}
+        return in_expansion_order(expansions, found, texts,
+                                  lambda n: n.get_content(metadata_mode=MetadataMode.NONE))  # fmt: skip
+
+    def _scoring_retriever(self, ids: list[str]) -> BaseRetriever:
+        """The index's retriever restricted to ``ids`` (all in the store)."""
+        chroma = getattr(
+            sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None
+        )
+        restrict = isinstance(chroma, type) and isinstance(self.index.vector_store, chroma)
+        return VectorIndexRetriever(
+            self.index,
+            similarity_top_k=len(ids),
+            node_ids=list(ids),
+            callback_manager=self.callback_manager,
+            vector_store_kwargs={"ids": list(ids)} if restrict else {},
+        )
+
+    def _scores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
+                nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
+        """The store's scores of the chosen nodes (none when a base node has no score)."""
+        if not chosen or fallback_score([n.score for n in nodes]) is None:
+            return {}
+        ids = [node.node_id for _, node in chosen]
+        try:
+            found = self._scoring_retriever(ids).retrieve(_bundle_copy(bundle))
+        except Exception as exc:  # noqa: BLE001 - a store's own failure: fall back, never fail
+            logger.debug("the index could not score the linked nodes (%s)", exc)
+            return {}
+        return _scores_of(found, ids)
+
+    async def _ascores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
+                       nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
+        """Async :meth:`_scores`."""
+        if not chosen or fallback_score([n.score for n in nodes]) is None:
+            return {}
+        ids = [node.node_id for _, node in chosen]
+        try:
+            found = await self._scoring_retriever(ids).aretrieve(_bundle_copy(bundle))
+        except Exception as exc:  # noqa: BLE001 - a store's own failure: fall back, never fail
+            logger.debug("the index could not score the linked nodes (%s)", exc)
+            return {}
+        return _scores_of(found, ids)
+
+    @staticmethod
+    def _added(chosen: list[tuple[Expansion, BaseNode]], scores: dict[str, float],
+               nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:  # fmt: skip
+        fallback = fallback_score([n.score for n in nodes])
+        out = []
+        for expansion, node in chosen:
+            copy = node.model_copy()
+            copy.metadata = expansion_metadata(node.metadata, expansion)
+            for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
+                keys = list(getattr(node, attr))
+                setattr(copy, attr, keys + [k for k in EXPANSION_KEYS if k not in keys])
+            out.append(
+                NodeWithScore(node=copy, score=added_score(scores.get(node.node_id), fallback))
+            )
+        return out
+
+
+def _bundle_copy(bundle: QueryBundle) -> QueryBundle:
+    """A query bundle to hand the scoring retriever (which may set its embedding)."""
+    return QueryBundle(query_str=bundle.query_str, image_path=bundle.image_path,
+                       custom_embedding_strs=bundle.custom_embedding_strs,
+                       embedding=bundle.embedding)  # fmt: skip
+
+
+def _scores_of(found: Sequence[NodeWithScore], ids: list[str]) -> dict[str, float]:
+    """Scores of the wanted ``ids`` among ``found`` (a store that ignores the restriction
+    returns other nodes: those are dropped)."""
+    wanted = set(ids)
+    return {n.node.node_id: float(n.score) for n in found
+            if n.node.node_id in wanted and n.score is not None}  # fmt: skip

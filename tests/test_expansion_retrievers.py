@@ -1,0 +1,459 @@
+"""The expansion retrievers over real stores: the base retriever's top k misses the second hop
+of a multi-hop question, the expansion brings it (with the store's own score), CageRerank
+ranks it; the link index is written at ingest, saved, and reloaded beside a reloaded store;
+hostile index files never break retrieval.
+
+Corpus: the 40 Wikipedia passages of ``examples/data/wiki_passages.jsonl``. The question's
+first hop is "Kiss and Tell (1945 film)" (it names Shirley Temple); the answer is in
+"Shirley Temple", 5th by MiniLM similarity, so not in the top 3.
+"""
+
+import asyncio
+import copy
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
+
+chromadb = pytest.importorskip("chromadb")
+pytest.importorskip("faiss")
+
+from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa: E402
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+
+from cage_core.link_index import MAX_LINE_CHARS, LinkIndex, LinkIndexFormatError  # noqa: E402
+from cage_langchain import (  # noqa: E402
+    CageExpansionRetriever,
+    CageGraphTransformer,
+    CageRerank,
+    PackagedMiniLMEmbeddings,
+    ScoredVectorStoreRetriever,
+)
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "data" / "wiki_passages.jsonl"
+ROWS = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
+ID = {r["title"]: f"p{i}" for i, r in enumerate(ROWS)}
+QUERY = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+K, TOP_N = 3, 3
+FILM, ACTRESS = "Kiss and Tell (1945 film)", "Shirley Temple"
+
+
+def _no_telemetry():
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False)
+
+
+def _titles(docs):
+    return [d.metadata["title"] for d in docs]
+
+
+def _view(docs):
+    """What a test compares of retrieved documents: id, metadata (graph left out), text."""
+    return [(d.id, {k: v for k, v in d.metadata.items() if k != "cage_graph"}, d.page_content)
+            for d in docs]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def embeddings():
+    return PackagedMiniLMEmbeddings()
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    """Documents enriched by the transformer, which also wrote the link index to a path."""
+    path = tmp_path_factory.mktemp("links") / "links.jsonl"
+    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=ID[r["title"]])
+            for r in ROWS]  # fmt: skip
+    return CageGraphTransformer(link_index=path).transform_documents(docs), path
+
+
+@pytest.fixture(scope="module")
+def chroma_dir(tmp_path_factory, embeddings, ingested):
+    from langchain_chroma import Chroma
+
+    directory = tmp_path_factory.mktemp("chroma")
+    Chroma.from_documents(
+        ingested[0],
+        embeddings,
+        collection_name="cage",
+        persist_directory=str(directory),
+        client_settings=_no_telemetry(),
+    )
+    return directory
+
+
+def _chroma(directory, embeddings):
+    from langchain_chroma import Chroma
+
+    return Chroma(
+        collection_name="cage",
+        embedding_function=embeddings,
+        persist_directory=str(directory),
+        client_settings=_no_telemetry(),
+    )
+
+
+def _expansion(store, link_index, **kwargs):
+    return CageExpansionRetriever(
+        base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=K),
+        vectorstore=store,
+        link_index=link_index,
+        **kwargs,
+    )
+
+
+# -- LangChain --------------------------------------------------------------------------------
+def test_the_transformer_writes_every_document_to_the_link_index(ingested):
+    index = LinkIndex.load(ingested[1])
+    assert len(index) == len(ROWS)
+    assert (
+        index.entry(ID[FILM]).subject == FILM and "shirley temple" in index.entry(ID[FILM]).mentions
+    )
+    assert index.about("Shirley Temple") == [ID[ACTRESS]]
+
+
+def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_it(
+    chroma_dir, embeddings, ingested
+):
+    store = _chroma(chroma_dir, embeddings)
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=K).invoke(QUERY)
+    assert ACTRESS not in _titles(base)
+    out = _expansion(store, ingested[1]).invoke(QUERY)
+    assert _view(out[:K]) == _view(base)
+    added = {d.metadata["title"]: d for d in out[K:]}
+    assert added[ACTRESS].metadata["cage_expanded_via"] == "shirley temple"
+    assert added[ACTRESS].metadata["cage_expanded_from"] == ID[FILM]
+    full = {
+        d.id: d.metadata["retrieval_score"]
+        for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(ROWS)).invoke(QUERY)
+    }
+    assert [d.metadata["retrieval_score"] for d in out[K:]] == pytest.approx(
+        [full[d.id] for d in out[K:]]
+    )
+
+    def reranked(retriever):
+        pipeline = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=TOP_N),
+                                                  base_retriever=retriever)  # fmt: skip
+        return _titles(pipeline.invoke(QUERY))
+
+    assert ACTRESS not in reranked(ScoredVectorStoreRetriever(vectorstore=store, k=K))
+    assert ACTRESS in reranked(_expansion(store, ingested[1]))
+
+
+def test_a_saved_index_and_a_fresh_chroma_client_give_the_same_results(
+    chroma_dir, embeddings, ingested
+):
+    index = LinkIndex.load(ingested[1])
+    first = _expansion(_chroma(chroma_dir, embeddings), index).invoke(QUERY)
+    second_path = chroma_dir.parent / "saved-again.jsonl"
+    index.save(second_path)
+    reloaded = _expansion(_chroma(chroma_dir, embeddings), str(second_path)).invoke(QUERY)
+    assert _view(reloaded) == _view(first) and len(first) > K
+
+
+def test_async_expansion_returns_what_sync_does(chroma_dir, embeddings, ingested):
+    retriever = _expansion(_chroma(chroma_dir, embeddings), ingested[1])
+    assert _view(asyncio.run(retriever.ainvoke(QUERY))) == _view(retriever.invoke(QUERY))
+
+
+@pytest.mark.parametrize("kind", ["faiss", "in-memory"])
+def test_faiss_and_in_memory_stores_give_the_added_passages_their_own_search_scores(
+    tmp_path, kind, embeddings, ingested
+):
+    if kind == "faiss":
+        from langchain_community.vectorstores import FAISS
+
+        FAISS.from_documents(ingested[0], embeddings).save_local(str(tmp_path))
+        store = FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
+    else:
+        store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
+    retriever = _expansion(store, ingested[1])
+    out = retriever.invoke(QUERY)
+    assert ACTRESS in _titles(out[K:])
+    full = {
+        d.id: d.metadata["retrieval_score"]
+        for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(ROWS)).invoke(QUERY)
+    }
+    assert [d.metadata["retrieval_score"] for d in out[K:]] == pytest.approx(
+        [full[d.id] for d in out[K:]]
+    )
+    assert _view(asyncio.run(retriever.ainvoke(QUERY))) == _view(out)
+
+
+def test_the_stores_and_the_base_documents_are_not_modified(embeddings, ingested):
+    from langchain_community.vectorstores import FAISS
+
+    faiss_store = FAISS.from_documents(ingested[0], embeddings)
+    memory_store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
+    before = (copy.deepcopy(faiss_store.docstore._dict), copy.deepcopy(memory_store.store))
+    for store in (faiss_store, memory_store):
+        out = _expansion(store, ingested[1]).invoke(QUERY)
+        assert len(out) > K and not any("cage_expanded_via" in d.metadata for d in out[:K])
+        assert out[K].metadata is not store.get_by_ids([out[K].id])[0].metadata
+    assert (faiss_store.docstore._dict, memory_store.store) == before
+
+
+def test_without_base_scores_the_added_documents_carry_none_and_cage_embeds_the_pool(
+    chroma_dir, embeddings, ingested
+):
+    store = _chroma(chroma_dir, embeddings)
+    retriever = CageExpansionRetriever(base_retriever=store.as_retriever(search_kwargs={"k": K}),
+                                       vectorstore=store, link_index=ingested[1])  # fmt: skip
+    out = retriever.invoke(QUERY)
+    assert ACTRESS in _titles(out[K:])
+    assert not any("retrieval_score" in d.metadata for d in out)
+    assert ACTRESS in _titles(
+        CageRerank(top_n=TOP_N, embeddings=embeddings).compress_documents(out, QUERY)
+    )
+
+
+def test_base_documents_without_ids_do_not_seed_and_are_not_added_again(
+    embeddings, ingested, caplog
+):
+    from langchain_community.retrievers import TFIDFRetriever
+
+    store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
+    fitted = TFIDFRetriever.from_documents(ingested[0], k=K)
+    assert all(d.id is None for d in fitted.invoke(QUERY))  # this retriever drops the ids
+    with caplog.at_level(logging.DEBUG, logger="cage_core.link_expansion"):
+        out = CageExpansionRetriever(base_retriever=fitted, vectorstore=store,
+                                     link_index=ingested[1]).invoke(QUERY)  # fmt: skip
+    assert (
+        _view(out) == _view(fitted.invoke(QUERY))
+        and "3 retrieved results have no id" in caplog.text
+    )
+
+    # Its documents given back their ids, but for the film's: the others seed; the film
+    # passage, linked from them, is not added again (its text was retrieved).
+    docs = [Document(page_content=d.page_content, metadata=d.metadata,
+                     id=None if d.metadata["title"] == FILM else d.id) for d in ingested[0]]  # fmt: skip
+    base = fitted.model_copy(update={"docs": docs})
+    assert FILM in _titles(base.invoke(QUERY)) and ACTRESS not in _titles(base.invoke(QUERY))
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="cage_core.link_expansion"):
+        out = CageExpansionRetriever(base_retriever=base, vectorstore=store,
+                                     link_index=ingested[1]).invoke(QUERY)  # fmt: skip
+    assert ACTRESS in _titles(out[K:]) and _titles(out).count(FILM) == 1
+    assert "1 retrieved results have no id" in caplog.text
+    assert "1 linked passages repeat a retrieved text" in caplog.text
+
+
+def _hostile_copy(source: Path, target: Path) -> int:
+    """The saved index plus hostile entries (header count adjusted); returns how many."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    hostile = [
+        "not json at all",
+        json.dumps({"id": 5, "subject": "", "keys": [], "mentions": []}),
+        json.dumps({"id": "p1", "subject": "", "keys": "shirley temple", "mentions": []}),
+        json.dumps({"id": "huge", "subject": "x" * 5000, "keys": [], "mentions": []}),
+        json.dumps(
+            {"id": "long", "subject": "", "keys": ["a " * (MAX_LINE_CHARS // 2)], "mentions": []}
+        ),
+        json.dumps({"id": "p0", "subject": "again", "keys": [], "mentions": []}),
+        json.dumps({"id": "p2", "subject": "", "keys": ["Not Normal Form"], "mentions": []}),
+        json.dumps([1, 2, 3]),
+    ]
+    ghost = json.dumps({"id": "ghost-not-in-store", "subject": "", "keys": ["shirley temple"],
+                        "mentions": []})  # fmt: skip
+    header = json.loads(lines[0])
+    header["passages"] = len(lines) - 1 + len(hostile) + 1
+    target.write_text("\n".join([json.dumps(header), *lines[1:], *hostile, ghost]) + "\n",
+                      encoding="utf-8")  # fmt: skip
+    return len(hostile)
+
+
+def test_a_hostile_index_file_is_skipped_with_one_warning_and_retrieval_still_works(
+    tmp_path, chroma_dir, embeddings, ingested, caplog
+):
+    path = tmp_path / "hostile.jsonl"
+    count = _hostile_copy(ingested[1], path)
+    with caplog.at_level(logging.DEBUG):
+        retriever = _expansion(_chroma(chroma_dir, embeddings), path)
+        out = retriever.invoke(QUERY)
+    warnings = [
+        r for r in caplog.records if r.levelno >= logging.WARNING and r.name.startswith("cage")
+    ]
+    assert len(warnings) == 1 and f"skipped {count} invalid entries" in warnings[0].getMessage()
+    assert ACTRESS in _titles(out[K:]) and "ghost-not-in-store" not in [d.id for d in out]
+    assert "linked passage ids are not in the vector store" in caplog.text
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "empty"),
+    ('{"format": "cage-link-index", "version": 99, "passages": 0}\n', "version 99"),
+    ("[]\n", "missing format tag"),
+    ("\x00\xff garbage\n", "not a cage link index"),
+])  # fmt: skip
+def test_an_index_file_with_a_bad_header_is_a_clear_error_when_the_retriever_is_made(
+    tmp_path, chroma_dir, embeddings, content, message
+):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content, encoding="latin-1")
+    with pytest.raises(LinkIndexFormatError, match=message):
+        _expansion(_chroma(chroma_dir, embeddings), path)
+
+
+def test_a_store_without_get_by_ids_is_a_clear_error(embeddings):
+    from langchain_community.vectorstores import SKLearnVectorStore
+
+    store = SKLearnVectorStore(embedding=embeddings)
+    with pytest.raises(TypeError, match="does not implement get_by_ids"):
+        CageExpansionRetriever(base_retriever=store.as_retriever(), vectorstore=store,
+                               link_index=LinkIndex())  # fmt: skip
+
+
+# -- LlamaIndex -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def li_ingested(tmp_path_factory):
+    """Nodes through an IngestionPipeline whose extractor wrote the link index to a path."""
+    from llama_index.core.ingestion import IngestionPipeline
+    from llama_index.core.schema import TextNode
+
+    from cage_llamaindex import CageGraphExtractor
+
+    path = tmp_path_factory.mktemp("li-links") / "links.jsonl"
+    nodes = [
+        TextNode(text=r["text"], id_=ID[r["title"]], metadata={"title": r["title"]}) for r in ROWS
+    ]
+    return IngestionPipeline(transformations=[CageGraphExtractor(link_index=path)]).run(
+        nodes=nodes
+    ), path
+
+
+@pytest.fixture(scope="module")
+def li_chroma_dir(tmp_path_factory, li_ingested):
+    from llama_index.core import StorageContext, VectorStoreIndex
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from cage_llamaindex import PackagedMiniLMEmbedding
+
+    directory = tmp_path_factory.mktemp("li-chroma")
+    client = chromadb.PersistentClient(path=str(directory), settings=_no_telemetry())
+    store = ChromaVectorStore(chroma_collection=client.get_or_create_collection("cage"))
+    VectorStoreIndex(li_ingested[0], storage_context=StorageContext.from_defaults(vector_store=store),
+                     embed_model=PackagedMiniLMEmbedding())  # fmt: skip
+    return directory
+
+
+def _li_chroma_index(directory):
+    from llama_index.core import VectorStoreIndex
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from cage_llamaindex import PackagedMiniLMEmbedding
+
+    client = chromadb.PersistentClient(path=str(directory), settings=_no_telemetry())
+    return VectorStoreIndex.from_vector_store(
+        ChromaVectorStore(chroma_collection=client.get_collection("cage")),
+        embed_model=PackagedMiniLMEmbedding(),
+    )
+
+
+def _li_view(nodes):
+    return [(n.node.node_id, n.score, {k: v for k, v in n.node.metadata.items() if k != "cage_graph"})
+            for n in nodes]  # fmt: skip
+
+
+def _li_titles(nodes):
+    return [n.node.metadata["title"] for n in nodes]
+
+
+def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
+    li_chroma_dir, li_ingested
+):
+    from llama_index.core.schema import MetadataMode
+
+    from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
+    from cage_llamaindex import CageRerank as LlamaRerank
+
+    index = _li_chroma_index(li_chroma_dir)  # a fresh client over the persisted directory
+    base = index.as_retriever(similarity_top_k=K).retrieve(QUERY)
+    assert ACTRESS not in _li_titles(base)
+    retriever = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, str(li_ingested[1]))
+    out = retriever.retrieve(QUERY)
+    assert _li_view(out[:K]) == _li_view(base)
+    added = {n.node.metadata["title"]: n for n in out[K:]}
+    assert added[ACTRESS].node.metadata["cage_expanded_via"] == "shirley temple"
+    assert added[ACTRESS].node.metadata["cage_expanded_from"] == ID[FILM]
+    assert "cage_expanded" not in added[ACTRESS].node.get_content(metadata_mode=MetadataMode.LLM)
+    full = {
+        n.node.node_id: n.score
+        for n in index.as_retriever(similarity_top_k=len(ROWS)).retrieve(QUERY)
+    }
+    assert [n.score for n in out[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
+    assert _li_view(asyncio.run(retriever.aretrieve(QUERY))) == _li_view(out)
+
+    assert ACTRESS not in _li_titles(
+        LlamaRerank(top_n=TOP_N).postprocess_nodes(base, query_str=QUERY)
+    )
+    assert ACTRESS in _li_titles(LlamaRerank(top_n=TOP_N).postprocess_nodes(out, query_str=QUERY))
+    reloaded = LlamaExpansion(index.as_retriever(similarity_top_k=K), _li_chroma_index(li_chroma_dir),
+                              LinkIndex.load(li_ingested[1])).retrieve(QUERY)  # fmt: skip
+    assert _li_view(reloaded) == _li_view(out)
+
+
+def test_llamaindex_in_memory_index_expands_from_its_docstore_without_modifying_it(li_ingested):
+    from llama_index.core import VectorStoreIndex
+
+    from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
+    from cage_llamaindex import PackagedMiniLMEmbedding
+
+    index = VectorStoreIndex(li_ingested[0], embed_model=PackagedMiniLMEmbedding())
+    stored = {i: copy.deepcopy(n.metadata) for i, n in index.docstore.docs.items()}
+    retriever = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, li_ingested[1])
+    out = retriever.retrieve(QUERY)
+    assert ACTRESS in _li_titles(out[K:])
+    full = {
+        n.node.node_id: n.score
+        for n in index.as_retriever(similarity_top_k=len(ROWS)).retrieve(QUERY)
+    }
+    assert [n.score for n in out[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
+    assert _li_view(asyncio.run(retriever.aretrieve(QUERY))) == _li_view(out)
+    assert {i: n.metadata for i, n in index.docstore.docs.items()} == stored
+
+
+def test_llamaindex_hostile_index_file_is_skipped_with_one_warning(
+    tmp_path, li_chroma_dir, li_ingested, caplog
+):
+    from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
+
+    path = tmp_path / "hostile.jsonl"
+    count = _hostile_copy(li_ingested[1], path)
+    index = _li_chroma_index(li_chroma_dir)
+    with caplog.at_level(logging.WARNING):
+        out = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, path).retrieve(QUERY)
+    warnings = [r for r in caplog.records if r.name.startswith("cage")]
+    assert len(warnings) == 1 and f"skipped {count} invalid entries" in warnings[0].getMessage()
+    assert ACTRESS in _li_titles(out[K:]) and "ghost-not-in-store" not in [
+        n.node.node_id for n in out
+    ]
+    (tmp_path / "bad.jsonl").write_text(
+        '{"format": "cage-link-index", "version": 0}\n', encoding="utf-8"
+    )
+    with pytest.raises(LinkIndexFormatError, match="version 0"):
+        LlamaExpansion(index.as_retriever(similarity_top_k=K), index, tmp_path / "bad.jsonl")
+    with pytest.raises(ValueError, match="limit must be an int >= 0"):
+        LlamaExpansion(index.as_retriever(similarity_top_k=K), index, li_ingested[1], limit=-1)
+
+
+def test_ingest_components_with_a_link_index_still_pickle_and_copy(tmp_path, li_ingested):
+    import pickle
+
+    from cage_llamaindex import CageGraphExtractor
+
+    for component in (CageGraphTransformer(link_index=tmp_path / "a.jsonl"),
+                      CageGraphExtractor(link_index=tmp_path / "b.jsonl"),
+                      CageGraphExtractor(link_index=LinkIndex())):  # fmt: skip
+        for clone in (pickle.loads(pickle.dumps(component)), copy.deepcopy(component)):
+            assert type(clone.link_index) is type(component.link_index)
+    extractor = pickle.loads(pickle.dumps(CageGraphExtractor(link_index=tmp_path / "b.jsonl")))
+    extractor(li_ingested[0][:2])
+    assert [e.id for e in LinkIndex.load(tmp_path / "b.jsonl").entries()] == ["p0", "p1"]
+    assert (
+        json.loads(CageGraphExtractor(link_index=LinkIndex()).to_json())["link_index"]
+        == "LinkIndex"
+    )
