@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import TextIO
 
 from cage_core.config import PRESETS, CageConfig
+from cage_core.eval.corpus_retrieval import RETRIEVERS
 from cage_core.eval.datasets import DatasetFormatError, json_lines, load_questions
+from cage_core.eval.open_retrieval import ExpansionSettings
+from cage_core.eval.runner import DEFAULT_KS
 from cage_core.evidence_chain import evidence_chain
 from cage_core.extractive import extractive_answer
 from cage_core.fusion import PoolScores
@@ -141,6 +144,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     from tqdm.auto import tqdm
 
     from cage_core.eval.generation import load_generator
+    from cage_core.eval.open_retrieval import run_open_evaluation
     from cage_core.eval.report import markdown, summarize
     from cage_core.eval.runner import resolve_data_paths, run_evaluation
     from cage_core.methods import get_method
@@ -149,9 +153,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     methods = [get_method(name.strip(), config) for name in args.methods.split(",") if name.strip()]
     if not methods:
         raise ValueError("--methods names no method")
-    ks = tuple(int(k) for k in args.k.split(","))
-    if any(k < 1 for k in ks):
-        raise ValueError("--k values must be >= 1")
+    ks = _cutoffs(args.k, "--k")
+    _check_open_options(args)
     generator = None
     if args.generator:
         kwargs = json.loads(args.generator_kwargs) if args.generator_kwargs else {}
@@ -161,9 +164,18 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model,
                             graph_store=args.graph_store)
     with tqdm(total=total, unit="q", desc="cage eval", disable=args.no_progress) as bar:
-        run = run_evaluation(paths, methods, reranker=reranker, ks=ks, shuffle=args.shuffle,
-                             seed=args.seed, limit=args.limit, generator=generator,
-                             progress=lambda n, name: (bar.set_postfix_str(name), bar.update(n)))
+        progress = lambda n, name: (bar.set_postfix_str(name), bar.update(n))
+        if args.open is not None:
+            expansion = (ExpansionSettings(seeds=args.expand_seeds, limit=args.expand_limit)
+                         if args.expand else None)  # fmt: skip
+            run = run_open_evaluation(paths, methods, reranker=reranker, k=args.open, corpus_path=args.corpus,
+                                      titles=not args.no_titles, retriever=args.retriever,
+                                      expansion=expansion, ks=ks, limit=args.limit, generator=generator,
+                                      progress=progress)  # fmt: skip
+        else:
+            run = run_evaluation(paths, methods, reranker=reranker, ks=ks, shuffle=args.shuffle,
+                                 titles=not args.no_titles, seed=args.seed, limit=args.limit,
+                                 generator=generator, progress=progress)  # fmt: skip
     summary = summarize(run)
     command = "cage " + " ".join(sys.argv[1:]) if args.record_command else ""
     table = markdown(summary, paper_reference=args.paper_reference, command=command)
@@ -173,16 +185,48 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     per_question = [
         {"dataset": r.dataset, "id": r.question_id, "type": r.type, "method": r.method,
          "order": list(r.order), "gold": list(r.gold),
-         "recall": {str(k): v for k, v in r.recall.items()}, "latency_ms": 1000 * r.latency_s,
+         "recall": {str(k): v for k, v in r.recall.items()},
+         "all_gold": {str(k): v for k, v in r.all_gold.items()}, "latency_ms": 1000 * r.latency_s,
          "answer": r.answer, "em": r.em, "f1": r.f1}
         for r in run.results
     ]
     payload = {"config": dataclasses.asdict(config), "seed": args.seed, "shuffle": args.shuffle,
-               "summary": summary, "per_question": per_question}
+               "titles": not args.no_titles, "summary": summary, "per_question": per_question,
+               "retrieval": [dataclasses.asdict(o) for o in run.retrieval]}
     (out_dir / "results.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
     out.write(table + "\n")
     out.write(f"\nwrote {out_dir / 'results.md'} and {out_dir / 'results.json'}\n")
     return 0
+
+
+def _cutoffs(text: str, option: str) -> tuple[int, ...]:
+    """Comma-separated positive integers, e.g. ``"1,2,3,5"``."""
+    try:
+        values = tuple(int(k) for k in text.split(",") if k.strip())
+    except ValueError:
+        raise ValueError(f"{option} must be comma-separated integers, got {text!r}") from None
+    if not values or any(k < 1 for k in values):
+        raise ValueError(f"{option} values must be >= 1")
+    return values
+
+
+OPEN_ONLY_OPTIONS = (("corpus", "--corpus"), ("expand", "--expand"))
+
+
+def _check_open_options(args: argparse.Namespace) -> None:
+    """The open setting's options need ``--open``; ``--open`` needs a positive K."""
+    if args.open is None:
+        used = [flag for attr, flag in OPEN_ONLY_OPTIONS if getattr(args, attr)]
+        if args.retriever != "cosine":
+            used.append("--retriever")
+        if used:
+            raise ValueError(f"{', '.join(used)} only apply with --open K (the open retrieval setting)")
+        return
+    if args.open < 1:
+        raise ValueError(f"--open K must be >= 1, got {args.open}")
+    if args.shuffle != "auto":
+        raise ValueError("--shuffle applies to the benchmark's own pools; in the open setting pools "
+                         "come in retrieval order")
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
@@ -222,12 +266,12 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
         enrich_local,
         enrich_ray,
         fill_store,
-        link_index_path,
         progress_bar,
         read_rows,
         write_rows,
     )
     from cage_core.graph_store import GraphStore
+    from cage_core.link_index import link_index_path
 
     source, target = Path(args.input), Path(args.output)
     links_target = None
@@ -261,6 +305,71 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
+    """Train the link model (:mod:`cage_core.link_training`); with ``--folds`` also
+    cross-validate it against the hand-built links, then train on all data and save."""
+    import time
+
+    import torch
+    from tqdm.auto import tqdm
+
+    from cage_core.eval.runner import resolve_data_paths
+    from cage_core.link_model import LinkModelConfig
+    from cage_core.link_training import (
+        LinkTrainingConfig,
+        cross_validate,
+        file_digest,
+        format_report,
+        load_examples,
+        train_link_net,
+    )
+    from cage_core.link_weights import save_link_model
+
+    if args.folds == 1 or args.folds < 0:
+        raise ValueError("--folds must be 0 (no cross-validation) or at least 2")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be >= 1")
+    if args.threads < 1:
+        raise ValueError("--threads must be >= 1")
+    variants = {v.variant: v for v in (LinkModelConfig(), LinkModelConfig(use_pair_features=False),
+                                       LinkModelConfig(use_graphs=False))}  # fmt: skip
+    compared = [name.strip() for name in args.compare.split(",") if name.strip()]
+    for name in [args.variant, *compared]:
+        if name not in variants:
+            raise ValueError(f"unknown link-model variant {name!r}; choose from {sorted(variants)}")
+    training = LinkTrainingConfig(epochs=args.train_epochs, seed=args.seed)
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    paths = resolve_data_paths(args.data)
+    total = sum(min(len(load_questions(p)), args.limit or 10**9) for p in paths)
+    reranker = CageReranker(nlp=args.spacy_model, graph_store=args.graph_store)
+    with tqdm(total=total, unit="q", desc="cage train: pools", disable=args.no_progress) as bar:
+        examples = load_examples(paths, reranker, variants[args.variant], limit=args.limit,
+                                 progress=bar.update)  # fmt: skip
+    out.write(f"cage train: {len(examples)} questions from {len(paths)} files "
+              f"(loaded in {time.perf_counter() - start:.0f} s)\n")  # fmt: skip
+    header: dict = {"command": "cage " + " ".join(sys.argv[1:]) if args.record_command else "",
+                    "training": dataclasses.asdict(training), "questions": len(examples),
+                    "data": {p.name: file_digest(p) for p in paths}, "torch": torch.__version__}
+    if args.folds:
+        cv = cross_validate(examples, [variants[n] for n in dict.fromkeys([args.variant, *compared])],
+                            training, args.folds)  # fmt: skip
+        report = format_report(cv)
+        out.write(f"\n{args.folds}-fold cross-validation ({cv.seconds:.0f} s):\n\n{report}\n")
+        header["cross_validation"] = {
+            "folds": args.folds,
+            "mean": {s: dataclasses.asdict(m) for s, m in cv.summary().items()}}
+        if args.report:
+            Path(args.report).write_text(report + "\n", encoding="utf-8")
+    net, losses = train_link_net(examples, variants[args.variant], training)
+    header["final_losses"] = [round(v, 6) for v in losses]
+    path = save_link_model(args.out, net, header)
+    out.write(f"\ntrained {args.variant} on all {len(examples)} questions: loss {losses[0]:.4f} -> "
+              f"{losses[-1]:.4f}; wrote {path} ({path.stat().st_size / 1e6:.2f} MB) "
+              f"in {time.perf_counter() - start:.0f} s in all\n")  # fmt: skip
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
@@ -284,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--methods", default=",".join(METHOD_NAMES),
                     help="comma-separated method names (default: all: %(default)s)")
     ev.add_argument("--out", default="eval-out", help="directory for results.md and results.json")
-    ev.add_argument("--k", default="2,5", help="cut-offs for Recall@k (default: %(default)s)")
+    ev.add_argument("--k", default=",".join(map(str, DEFAULT_KS)),
+                    help="cut-offs for Recall@k and all-gold@k (default: %(default)s)")
     ev.add_argument("--shuffle", choices=("auto", "always", "never"), default="auto",
                     help="shuffle pools with a fixed seed first (auto: RAMDocs only)")
     ev.add_argument("--seed", type=int, default=0, help="seed of shuffling and of 'random'")
@@ -297,6 +407,26 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--graph-store", help="SQLite graph store to read and fill (parse once across runs)")
     ev.add_argument("--record-command", action=argparse.BooleanOptionalAction, default=True,
                     help="write the command line into the report (default: yes)")
+    ev.add_argument("--no-titles", action="store_true",
+                    help="drop passage titles (from content and metadata) before anything else")
+    open_setting = ev.add_argument_group(
+        "open retrieval", "retrieve the top K of a corpus per question, then rank those "
+        "(cage_core.eval.open_retrieval)")
+    open_setting.add_argument("--open", type=int, metavar="K",
+                              help="rank the top K passages a retriever finds in a corpus "
+                                   "instead of the benchmark's own pools")  # fmt: skip
+    open_setting.add_argument("--corpus", metavar="FILE",
+                              help="JSON Lines of {\"text\", \"title\"?, \"id\"?} passages (default: "
+                                   "the distinct passages of the pools of each --data file)")  # fmt: skip
+    open_setting.add_argument("--retriever", choices=RETRIEVERS, default="cosine",
+                              help="first stage: embedder cosine, corpus BM25, or hybrid "
+                                   "z(cos) + w·z(BM25) (default: %(default)s)")  # fmt: skip
+    open_setting.add_argument("--expand", action="store_true",
+                              help="add passages linked to the retrieved ones (the link index) to each pool")
+    open_setting.add_argument("--expand-seeds", type=int, default=ExpansionSettings.seeds,
+                              help="retrieved passages the expansion starts from (default: %(default)s)")
+    open_setting.add_argument("--expand-limit", type=int, default=ExpansionSettings.limit,
+                              help="at most this many passages added per pool (default: %(default)s)")
     _add_config_options(ev)
     ev.set_defaults(func=cmd_eval)
     explain = sub.add_parser("explain", help="render scores and the coherence matrix to a PNG")
@@ -327,6 +457,29 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=20, help="queries per pool size")
     _add_config_options(bench)
     bench.set_defaults(func=cmd_bench)
+    train = sub.add_parser("train", help="train the passage-link model on benchmark files")
+    train.add_argument("--data", nargs="+", required=True,
+                       help="JSON Lines files or directories of them (format: cage_core.eval.datasets)")
+    train.add_argument("--graph-store", help="SQLite graph store to read and fill (parse once across runs)")
+    train.add_argument("--folds", type=int, default=5,
+                       help="cross-validate on this many folds of the questions first (0: skip)")
+    train.add_argument("--variant", default="graphs+links",
+                       help="the model trained on all data and saved: graphs, links or "
+                            "graphs+links (default: %(default)s)")
+    train.add_argument("--compare", default="graphs,links",
+                       help="further variants cross-validated (default: %(default)s)")
+    train.add_argument("--train-epochs", type=int, default=8, help="training epochs (default: %(default)s)")
+    train.add_argument("--seed", type=int, default=0, help="seed of initial weights, batches and folds")
+    train.add_argument("--limit", type=int, help="use only the first N questions of each file")
+    train.add_argument("--threads", type=int, default=1,
+                       help="torch threads (default: %(default)s; more threads are slower on a busy machine)")
+    train.add_argument("--out", "-o", default="link_model.safetensors", help="weights file to write")
+    train.add_argument("--report", help="also write the cross-validation tables to this file")
+    train.add_argument("--no-progress", action="store_true")
+    train.add_argument("--record-command", action=argparse.BooleanOptionalAction, default=True,
+                       help="write the command line into the weights header (default: yes)")
+    train.add_argument("--spacy-model", help="spaCy pipeline name or path (default: best installed)")
+    train.set_defaults(func=cmd_train)
     return parser
 
 

@@ -94,7 +94,8 @@ class ChainConfig:
             entities of a comparison question, the first hop of a bridge question).
         redundancy_overlap: a candidate whose word overlap (Jaccard) with a selected
             passage reaches this gains nothing from its links to that passage (a near-copy
-            adds no evidence); 1 disables the check.
+            adds no evidence); 1 (the default: cross-validation did not choose the check)
+            disables it.
     """
 
     length: int = 3
@@ -102,7 +103,7 @@ class ChainConfig:
     entity_weight: float = 0.6
     entity_cap: float = 5.0
     query_title_weight: float = 1.5
-    redundancy_overlap: float = 0.6
+    redundancy_overlap: float = 1.0
 
     def __post_init__(self) -> None:
         check_int("length", self.length, low=0, high=10_000)

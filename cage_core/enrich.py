@@ -109,14 +109,7 @@ def enrich_ray(path: Path, rows: list[dict[str, Any]], config: CageConfig, spacy
     return out
 
 
-LINK_INDEX_SUFFIX = ".links.jsonl"
-"""A link index written next to a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
 ROW_ID_COLUMN = "id"
-
-
-def link_index_path(store_path: str | Path) -> Path:
-    """Where the link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
-    return Path(store_path).with_suffix(LINK_INDEX_SUFFIX)
 
 
 def _title(row: dict[str, Any]) -> str:

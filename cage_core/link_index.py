@@ -5,7 +5,18 @@ that a first-hop passage names ("Where was Charles Mathew's father buried?" → 
 on *Charles Mathew* names his father *James Charles Mathew* → the passage about him says
 where he is buried). GraphER enriches passages with such links at ingest; this index
 does so once per corpus, and :meth:`LinkIndex.expand` adds the linked passages to a
-retriever's candidates before reranking.
+retriever's candidates before reranking::
+
+    index = LinkIndex.build(zip(ids, passages, reranker.graphs(passages, level="light")))
+    index.save("graphs.links.jsonl")                      # or: cage enrich --link-index
+    index = LinkIndex.load("graphs.links.jsonl")
+    extra = index.expand(question, retrieved_ids)         # seeds=3, limit=8 by default
+    pool = retrieved_ids + [e.id for e in extra]          # then fetch and rerank the pool
+
+The index holds ids and names only, not the passages: the caller maps ids back to its own
+passages (a vector store's ids, row numbers, ...). Several threads may call
+:meth:`LinkIndex.expand` at once; :meth:`LinkIndex.add` and :meth:`LinkIndex.remove` must
+not run concurrently with anything else on the same index.
 
 What the index holds per passage (a :class:`LinkEntry`):
 
@@ -30,14 +41,20 @@ more):
 * **forward** — ``s`` mentions a name ``n`` that is a key of ``p`` (``s`` names what ``p``
   is about): weight ``forward · spec(n)``. ``n`` may also be a sub-span of two or more
   words of a mention ("sir james charles mathew" ⊃ "james charles mathew") or the first
-  and last word of a mention of 3–5 words ("robert a stemmle" → "robert stemmle");
+  and last word of a mention of 3–5 words ("robert a stemmle" → "robert stemmle"); ``s``
+  then counts in ``df(n)`` as if it named ``n`` exactly;
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
-  with ``df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
+  with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
+
+A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
+fields of :class:`LinkWeights`.
 
 Each link's weight is multiplied by ``seed_decay ** r``, ``r`` the seed's 0-based rank;
-a passage's weight is that of its strongest link (its ``via`` and ``seed``). Results are
-ordered by weight (highest first), then seed rank, then id — deterministic.
+a passage's weight is that of its strongest link (its ``via`` and ``seed``; among equally
+strong links the first found: seeds in rank order, then forward, backward, shared links,
+each in the seed's stored name order, a mention before its sub-spans). Results are ordered
+by weight (highest first), then seed rank, then id — deterministic.
 
 Stored form (:meth:`LinkIndex.save`): JSON Lines, UTF-8, no pickle. The first line is the
 header ``{"format": "cage-link-index", "version": 1, "passages": N}``; each further line is
@@ -62,7 +79,7 @@ from typing import Any, Literal
 from cage_core.bridge import bare_title
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
-from cage_core.passage import Passage
+from cage_core.passage import Passage, encodable
 from cage_core.passage_subject import derive_subject, first_sentence_subject
 from cage_core.pool_index import words
 
@@ -92,6 +109,16 @@ SHORT_NAME_WORDS = (3, 5)
 HONORIFICS = frozenset({"sir", "dame", "lady", "lord", "dr", "saint", "st"})
 """Leading words a name is also known without."""
 FILE_MODE = 0o600
+LINK_INDEX_SUFFIX = ".links.jsonl"
+"""The link index kept next to a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
+
+DEFAULT_SEEDS = 3
+"""Candidates expanded from by default; chosen with :data:`DEFAULT_LIMIT` by 5-fold
+cross-validation on the DEV questions of HotpotQA, 2Wiki and MuSiQue pooled, with and without
+titles (one-SE rule: the smallest expansion within one standard error of the best mean
+Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
+DEFAULT_LIMIT = 8
+"""Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
 LinkKind = Literal["forward", "backward", "shared"]
 
@@ -110,6 +137,9 @@ class LinkWeights:
         shared: weight of a shared rare entity.
         seed_decay: factor per seed rank (1: every seed counts alike), in (0, 1].
         max_shared_df: entities held by more passages than this are not rare: no shared link.
+        max_link_df: names held by more passages than this make no link of any kind (they
+            say little, and this bounds the work of one expansion to about
+            ``seeds × names per seed × max_link_df``).
     """
 
     forward: float = 1.0
@@ -117,6 +147,7 @@ class LinkWeights:
     shared: float = 0.5
     seed_decay: float = 0.8
     max_shared_df: int = 20
+    max_link_df: int = 1000
 
     def __post_init__(self) -> None:
         for name in ("forward", "backward", "shared"):
@@ -125,11 +156,10 @@ class LinkWeights:
                 raise ValueError(f"LinkWeights.{name} must be a finite number >= 0, got {value!r}")
         if not isinstance(self.seed_decay, (int, float)) or not 0.0 < self.seed_decay <= 1.0:
             raise ValueError(f"LinkWeights.seed_decay must be in (0, 1], got {self.seed_decay!r}")
-        if isinstance(self.max_shared_df, bool) or not isinstance(self.max_shared_df, int) \
-                or self.max_shared_df < 2:  # fmt: skip
-            raise ValueError(
-                f"LinkWeights.max_shared_df must be an int >= 2, got {self.max_shared_df!r}"
-            )
+        for name in ("max_shared_df", "max_link_df"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
+                raise ValueError(f"LinkWeights.{name} must be an int >= 2, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -186,9 +216,9 @@ class LinkEntry:
                 "an entry has exactly the fields id, subject, keys, mentions"
             )
         pid, subject = data["id"], data["subject"]
-        if not isinstance(pid, str) or not 0 < len(pid) <= MAX_ID_CHARS:
+        if not _valid_id(pid):
             raise LinkIndexFormatError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
-        if not isinstance(subject, str) or len(subject) > MAX_NAME_CHARS:
+        if not isinstance(subject, str) or len(subject) > MAX_NAME_CHARS or not _is_utf8(subject):
             raise LinkIndexFormatError(
                 f"subject must be a string of at most {MAX_NAME_CHARS} characters"
             )
@@ -197,6 +227,11 @@ class LinkEntry:
         if set(keys) & set(mentions):
             raise LinkIndexFormatError("a name is both a key and a mention of one entry")
         return cls(pid, subject, keys, mentions)
+
+
+def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
+    """Where the link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
+    return Path(graph_store_path).with_suffix(LINK_INDEX_SUFFIX)
 
 
 def link_name(name: str) -> str:
@@ -217,9 +252,9 @@ def entry_for(
     metadata: Mapping[str, Any] | None = None,
 ) -> LinkEntry:
     """The :class:`LinkEntry` of a passage, its light (or full) graph and its metadata."""
-    if not isinstance(passage_id, str) or not 0 < len(passage_id) <= MAX_ID_CHARS:
-        raise ValueError(f"a passage id must be a string of 1 to {MAX_ID_CHARS} characters, "
-                         f"got {passage_id!r:.60}")  # fmt: skip
+    if not _valid_id(passage_id):
+        raise ValueError(f"a passage id must be a valid Unicode string of 1 to {MAX_ID_CHARS} "
+                         f"characters, got {passage_id!r:.60}")  # fmt: skip
     if not isinstance(passage, Passage):
         raise TypeError(f"passage must be a cage_core.Passage, got {type(passage).__name__}")
     if graph is not None and not isinstance(graph, PassageGraph):
@@ -236,7 +271,8 @@ def entry_for(
         entity_labels = (label for label, ent in zip(graph.labels, graph.entity_types)
                          if ent and ent not in NUMERIC_ENTITY_TYPES)  # fmt: skip
         mentions = [n for n in _unique(link_name(label) for label in entity_labels) if n not in own]
-    return LinkEntry(passage_id, subject.name, keys, tuple(mentions[:MAX_MENTIONS]))
+    subject_name = encodable(subject.name)  # a lone surrogate of the title would not save
+    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]))
 
 
 class LinkIndex:
@@ -330,14 +366,21 @@ class LinkIndex:
 
     def specificity(self, name: str) -> float:
         """``spec(n)`` of the module docstring for a name in :func:`link_name` form (0 if unseen)."""
-        df = len(self._by_key.get(name, ())) + len(self._by_mention.get(name, ()))
+        return self._spec(self._df(name))
+
+    def _spec(self, df: int) -> float:
         n = len(self._entries)
         if not df or not n:
             return 0.0
         return math.log1p(n / df) / math.log1p(n)
 
     def expand(
-        self, query: str, candidates: Sequence[str], *, seeds: int, limit: int
+        self,
+        query: str,
+        candidates: Sequence[str],
+        *,
+        seeds: int = DEFAULT_SEEDS,
+        limit: int = DEFAULT_LIMIT,
     ) -> list[Expansion]:
         """Passages linked to the ``seeds`` most relevant candidates, best first, at most ``limit``.
 
@@ -378,17 +421,13 @@ class LinkIndex:
         best: dict[str, tuple[float, int, str, LinkKind, str]] = {}
         for rank, seed in enumerate(seed_entries):
             decay = self.weights.seed_decay**rank
-            for kind, name, targets in self._links(seed, query_words):
-                weight = self._weight(kind) * self.specificity(name) * decay
+            for kind, name, df, targets in self._links(seed, query_words):
+                weight = self._weight(kind) * self._spec(df) * decay
                 for target in targets:
                     if target in excluded:
                         continue
                     current = best.get(target)
-                    if current is None or (-weight, rank, name) < (
-                        -current[0],
-                        current[1],
-                        current[4],
-                    ):
+                    if current is None or weight > current[0]:  # equal weight: the first stays
                         best[target] = (weight, rank, seed.id, kind, name)
         ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
         return [Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
@@ -398,22 +437,36 @@ class LinkIndex:
         return {"forward": self.weights.forward, "backward": self.weights.backward,
                 "shared": self.weights.shared}[kind]  # fmt: skip
 
-    def _links(self, seed: LinkEntry, query_words: str) -> Iterator[tuple[LinkKind, str, set[str]]]:
-        """``(kind, name, passage ids)`` of every link of the seed (module docstring)."""
+    def _links(
+        self, seed: LinkEntry, query_words: str
+    ) -> Iterator[tuple[LinkKind, str, int, set[str]]]:
+        """``(kind, name, df(name), passage ids)`` of every link of the seed (module docstring).
+
+        A forward link's ``df`` counts the seed even when it names ``n`` only through a
+        longer mention or an alias, so that way never weighs more than naming ``n`` exactly.
+        """
+        most = self.weights.max_link_df
+        named = set(seed.mentions)
         for mention in seed.mentions:
             for name in _spans(mention):
                 targets = self._by_key.get(name)
-                if targets:
-                    yield "forward", name, targets
+                df = self._df(name) + (name not in named)
+                if targets and df <= most:
+                    yield "forward", name, df, targets
         for key in seed.keys:
             targets = self._by_mention.get(key)
-            if targets:
-                yield "backward", key, targets
+            df = self._df(key)
+            if targets and df <= most:
+                yield "backward", key, df, targets
+        rare = min(self.weights.max_shared_df, most)
         for mention in seed.mentions:
-            holders = self._by_mention[mention]
-            df = len(holders) + len(self._by_key.get(mention, ()))
-            if 2 <= df <= self.weights.max_shared_df and f" {mention} " not in query_words:
-                yield "shared", mention, holders
+            df = self._df(mention)
+            if 2 <= df <= rare and f" {mention} " not in query_words:
+                yield "shared", mention, df, self._by_mention[mention]
+
+    def _df(self, name: str) -> int:
+        """``df(n)``: passages keyed by or mentioning ``name`` (disjoint: keys are no mentions)."""
+        return len(self._by_key.get(name, ())) + len(self._by_mention.get(name, ()))
 
     # -- persistence ---------------------------------------------------------------------
     def to_lines(self) -> Iterator[str]:
@@ -495,6 +548,19 @@ class LinkIndex:
                            "(truncated or appended to?)", source, header,
                            len(index) + sum(skipped.values()))  # fmt: skip
         return index
+
+
+def _is_utf8(text: str) -> bool:
+    """No lone surrogates: the text can be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS and _is_utf8(value)
 
 
 def _unique(names: Iterable[str]) -> list[str]:

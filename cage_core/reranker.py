@@ -33,6 +33,10 @@ from cage_core.scoring import cosine_matrix, ranking
 
 logger = logging.getLogger(__name__)
 
+VIA_RANKS = 50
+"""Ranks whose ``via`` is computed: explaining every rank of a pool of thousands would cost
+more than ranking it (shared entities pair up quadratically); a reader looks at the top."""
+
 
 class CageReranker:
     """Coherence-aware graph reranker (CAGE): passages ranked by a fusion of their query
@@ -256,7 +260,7 @@ class CageReranker:
         Returns:
             Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
             earlier passage it is linked to, :mod:`cage_core.evidence_chain`) when the method
-            reads passage graphs. An empty input gives ``[]``
+            reads passage graphs, for the first :data:`VIA_RANKS` ranks (``None`` after them). An empty input gives ``[]``
             (no model is loaded); one passage gets coherence 0. Empty or content-free
             passages have an empty graph and coherence 0 with every other passage.
 
@@ -276,8 +280,10 @@ class CageReranker:
         order = ranking(scores.fused)
         if top_n is not None:
             order = order[:top_n]
-        vias = evidence_chain(query, items, scores.graphs, order) \
-            if self.method.needs_graphs and len(scores.graphs) == len(items) else [None] * len(order)
+        explained = order[:VIA_RANKS]
+        vias = evidence_chain(query, items, scores.graphs, explained) \
+            if self.method.needs_graphs and len(scores.graphs) == len(items) else []
+        vias = vias + [None] * (len(order) - len(vias))
         return [
             RankedPassage(
                 index=int(i),

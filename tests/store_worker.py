@@ -24,6 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+
+def signal_with(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: the waiting test sees no file or all of it."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
+
 def _import_store_without_package_init() -> None:
     for name in ("cage_core", "cage_core.graph"):
         package = types.ModuleType(name)
@@ -144,7 +151,7 @@ def _killable(path: str, opt: dict[str, Any]) -> dict[str, Any]:
         if armed and statement.startswith("INSERT"):
             inserts += 1
             if inserts == opt["pending"]:  # every earlier row of the open transaction is written
-                Path(opt["in_transaction"]).write_text(json.dumps([wal_before, wal.stat().st_size]))
+                signal_with(Path(opt["in_transaction"]), json.dumps([wal_before, wal.stat().st_size]))
                 time.sleep(HANG_S)
 
     real_connect = sqlite3.connect

@@ -57,9 +57,9 @@ def test_a_near_copy_of_a_selected_passage_gains_nothing_from_its_link():
              "Wang Peng plays football for a club"]
     relevance = np.array([2.0, 0.0, 0.1])
     links = _links(3, entities=[(0, 1, 3.0), (0, 2, 1.0)], texts=texts)
-    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2))] == [0, 2]
-    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2, redundancy_overlap=1.0))] \
-        == [0, 1]
+    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2, redundancy_overlap=0.6))] \
+        == [0, 2]
+    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2))] == [0, 1]  # check off
 
 
 def test_ties_go_to_the_earlier_position_and_length_is_bounded_by_the_pool():
@@ -108,3 +108,32 @@ def test_invalid_chain_settings_are_refused(field, value, message):
         ChainConfig(**{field: value})
     with pytest.raises(TypeError, match="chain must be a ChainConfig"):
         CageConfig(chain={"length": 2})
+
+
+def test_a_pool_without_titles_gets_no_chain_but_links_by_derived_subjects():
+    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
+                Passage("Ann Reeve was a director born in Toronto."),
+                Passage("The harbor of the sky is blue."),
+                Passage("Bananas are yellow.")]
+    graphs = [_graph([]), _graph([]), _graph([]), _graph([])]
+    sims = np.array([0.9, 0.1, 0.5, 0.3])
+    s = score_pool("Where was the director of Sky Harbor born?", passages, sims, graphs,
+                   CageConfig(lexical_weight=0.0))
+    assert s.chain == ()
+    # "Ann Reeve", the first-sentence subject of passage 1, is named by passage 0: a link
+    assert s.matrix[0, 1] == 1.0 and s.matrix[1, 0] == 1.0
+    nochain = score_pool("Where was the director of Sky Harbor born?", passages, sims, graphs,
+                         CageConfig(lexical_weight=0.0, chain=ChainConfig(length=0)))
+    assert s.fused.tolist() == nochain.fused.tolist()
+
+
+def test_the_chain_takes_title_hops_from_given_titles_only():
+    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
+                Passage("Ann Reeve was a director born in Toronto."),
+                Passage("The harbor of the sky is blue.", title="Sky color"),
+                Passage("Bananas are yellow.", title="Banana")]
+    graphs = [_graph([]), _graph([]), _graph([]), _graph([])]
+    s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.1, 0.5, 0.3]),
+                   graphs, CageConfig(lexical_weight=0.0, chain=ChainConfig(length=2)))
+    assert s.matrix[0, 1] == 1.0  # the derived subject "Ann Reeve" links passage 1 to 0 ...
+    assert [step.index for step in s.chain] == [0, 2]  # ... but gives it no title hop in the chain

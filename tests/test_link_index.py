@@ -71,8 +71,18 @@ def test_entries_hold_the_subject_its_alias_and_the_named_entities():
 
 def test_a_seed_reaches_the_passage_about_an_entity_it_names_forward():
     found = _index().expand(QUERY, ["a"], seeds=1, limit=10)
-    assert found[0] == Expansion(id="b", via="james charles mathew", seed="a",
-                                 weight=pytest.approx(_spec(1, 5)), kind="forward")  # fmt: skip
+    # "sir james charles mathew": named by a, a key of b (df 2); its sub-span and alias, keys
+    # of b as well, weigh the same, and the first link found (the exact name) is kept.
+    assert found[0] == Expansion(id="b", via="sir james charles mathew", seed="a",
+                                 weight=pytest.approx(_spec(2, 5)), kind="forward")  # fmt: skip
+
+
+def test_a_name_reached_through_a_longer_mention_counts_the_seed_in_its_df():
+    corpus = {"x": (Passage("A letter to Sir John Smith."), _graph(("Sir John Smith", "PERSON"))),
+              "y": (Passage("He wrote letters.", title="John Smith"), _graph())}  # fmt: skip
+    found = _index(corpus).expand("Who got the letter?", ["x"], seeds=1, limit=5)
+    assert found == [Expansion(id="y", via="john smith", seed="x",
+                               weight=pytest.approx(_spec(2, 2)), kind="forward")]  # fmt: skip
 
 
 def test_the_passages_naming_the_seed_are_reached_backward_with_the_documented_weight():
@@ -96,6 +106,16 @@ def test_an_entity_held_by_more_passages_than_max_shared_df_makes_no_shared_link
     corpus = dict(CORPUS, f=(Passage("Lincoln's Inn again."), _graph(("Lincoln's Inn", "ORG"))))
     found = _index(corpus, max_shared_df=2).expand(QUERY, ["a"], seeds=1, limit=10)
     assert "c" not in {e.id for e in found}
+
+
+def test_a_name_held_by_more_than_max_link_df_passages_makes_no_link():
+    also_cork = {pid: (Passage("Born in Cork."), _graph(("Cork", "GPE"))) for pid in ("g", "h")}
+    corpus = dict(CORPUS, **also_cork)  # df("cork") = 4: the key of e, mentioned by b, g, h
+    # (a is reached from b backward: it names b's key "sir james charles mathew", df 2.)
+    found = _index(corpus, max_link_df=4).expand(QUERY, ["b"], seeds=1, limit=9)
+    assert {e.id for e in found} == {"a", "e", "g", "h"}
+    found = _index(corpus, max_link_df=3).expand(QUERY, ["b"], seeds=1, limit=9)
+    assert {e.id for e in found} == {"a"}
 
 
 def test_results_are_ordered_by_weight_and_bounded_by_limit():
@@ -143,7 +163,11 @@ def test_adding_an_id_again_replaces_its_entry_and_remove_forgets_it():
 def test_without_titles_the_first_sentence_subject_still_links():
     corpus = {pid: (Passage(p.text), g) for pid, (p, g) in CORPUS.items()}
     index = _index(corpus)
-    assert index.entry("b").keys == ("sir james charles mathew", "james charles mathew", "james mathew")
+    assert index.entry("b").keys == (
+        "sir james charles mathew",
+        "james charles mathew",
+        "james mathew",
+    )
     assert index.expand(QUERY, ["a"], seeds=1, limit=1)[0].id == "b"
 
 
@@ -152,6 +176,13 @@ def test_metadata_gives_the_subject_of_a_chunk_without_title():
     entry = index.add("m", Passage("He was born in Warsaw."), _graph(("Warsaw", "GPE")),
                       metadata={"source": "docs/marie_curie.md"})  # fmt: skip
     assert entry.keys == ("marie curie",) and index.about("Marie Curie") == ["m"]
+
+
+def test_a_title_with_a_lone_surrogate_still_saves(tmp_path):
+    index = LinkIndex()
+    index.add("s", Passage("Text.", title="Bad\ud800 Title"), _graph())
+    index.save(tmp_path / "links.jsonl")
+    assert LinkIndex.load(tmp_path / "links.jsonl").entry("s").subject == "Bad? Title"
 
 
 def test_names_are_compared_in_one_normal_form():
@@ -170,8 +201,12 @@ def test_bad_arguments_are_clear_errors():
         index.expand(QUERY, "a", seeds=1, limit=5)
     with pytest.raises(ValueError, match="passage id"):
         index.add("", Passage("x"), None)
+    with pytest.raises(ValueError, match="passage id"):
+        index.add("\ud800", Passage("x"), None)
     with pytest.raises(ValueError, match="seed_decay"):
         LinkWeights(seed_decay=0)
+    with pytest.raises(ValueError, match="max_link_df"):
+        LinkWeights(max_link_df=1)
 
 
 # -- persistence -----------------------------------------------------------------------------
@@ -212,6 +247,7 @@ HOSTILE = [
     '{"id":"x","subject":"X","keys":["aaa"],"mentions":["aaa"]}',  # key and mention at once
     '{"id":"x","subject":"X","keys":[],"mentions":[],"extra":1}',  # unknown field
     '["a list"]',
+    '{"id":"\\ud800","subject":"X","keys":[],"mentions":[]}',  # a lone surrogate: not UTF-8
     json.dumps({"id": "x", "subject": "X", "keys": [], "mentions": ["z" * MAX_LINE_CHARS]}),
     GOOD,  # repeated id
 ]  # fmt: skip
@@ -228,7 +264,9 @@ def test_hostile_entries_are_skipped_with_one_summary_warning(tmp_path, caplog):
 
 
 def test_a_header_count_that_does_not_match_is_reported(tmp_path, caplog):
-    path = _stored(tmp_path, [GOOD], header={"format": "cage-link-index", "version": 1, "passages": 3})
+    path = _stored(
+        tmp_path, [GOOD], header={"format": "cage-link-index", "version": 1, "passages": 3}
+    )
     with caplog.at_level(logging.WARNING, logger="cage_core.link_index"):
         assert len(LinkIndex.load(path)) == 1
     assert "announces 3 entries but 1 lines follow" in caplog.text

@@ -1,6 +1,8 @@
 """Retrieval and answer metrics, each on one question.
 
 * ``recall_at_k = |gold ∩ top_k| / |gold|`` (0 when there is no gold passage);
+* ``all_gold_in_top_k``: whether ``gold ⊆ top_k`` (false when there is no gold passage,
+  so that its mean over questions never exceeds mean recall);
 * ``flagged_in_top_k``: whether any flagged passage (e.g. a RAMDocs ``misinfo`` document)
   is in the top k;
 * ``exact_match`` / ``token_f1``: SQuAD-style, after lower-casing and removing punctuation,
@@ -19,6 +21,10 @@ def recall_at_k(order: Sequence[int], gold: Collection[int], k: int) -> float:
     if not gold:
         return 0.0
     return len(set(order[:k]) & set(gold)) / len(set(gold))
+
+
+def all_gold_in_top_k(order: Sequence[int], gold: Collection[int], k: int) -> bool:
+    return bool(gold) and set(gold) <= set(order[:k])
 
 
 def flagged_in_top_k(order: Sequence[int], flagged: Collection[int], k: int) -> bool:

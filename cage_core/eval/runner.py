@@ -6,7 +6,11 @@ once; all methods then rank the same pools. Pools of RAMDocs are shuffled with a
 first (its source order leaks the gold position); ``shuffle="always"``/``"never"`` override.
 Latency is the time of ``method.score`` on one pool, plus the seconds of the encodings it
 reused from another variant with the same encoder (``Pool.encodings``), so every CAGE row
-pays for its own encoding.
+pays for its own encoding. ``titles=False`` drops every passage's title (from its content and
+its metadata) before anything is embedded or parsed.
+
+The open setting (a corpus, a retriever, then these pools) is
+:mod:`cage_core.eval.open_retrieval`; it ranks its pools with :func:`rank_pool` too.
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ import numpy as np
 
 from cage_core.eval.datasets import EvalQuestion, load_questions
 from cage_core.eval.generation import generate_answer
-from cage_core.eval.metrics import exact_match, flagged_in_top_k, recall_at_k, token_f1
+from cage_core.eval.metrics import (
+    all_gold_in_top_k,
+    exact_match,
+    flagged_in_top_k,
+    recall_at_k,
+    token_f1,
+)
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
@@ -35,10 +45,18 @@ Shuffle = Literal["auto", "always", "never"]
 SHUFFLED_BY_DEFAULT = frozenset({"ramdocs"})
 ANSWER_CONTEXT = 5
 """Passages given to the generator (the paper's top-5)."""
+DEFAULT_KS: tuple[int, ...] = (1, 2, 3, 5)
+"""The cut-offs of Recall@k and all-gold@k reported by default."""
 
 
 @dataclass(frozen=True)
 class QuestionResult:
+    """One method's ranking of one question's pool and its metrics at each k.
+
+    ``order`` and ``gold`` are pool positions in the closed setting and corpus indices in the
+    open one (where a gold passage missing from the corpus is a negative number, so it counts
+    in the recall's denominator and is never found)."""
+
     dataset: str
     question_id: str
     type: str | None
@@ -46,11 +64,50 @@ class QuestionResult:
     order: tuple[int, ...]
     gold: tuple[int, ...]
     recall: dict[int, float]
+    all_gold: dict[int, bool]
     latency_s: float
     misinfo_in_top: dict[int, bool] | None = None
     answer: str | None = None
     em: float | None = None
     f1: float | None = None
+
+
+@dataclass(frozen=True)
+class OpenSetting:
+    """How one file's pools were made in the open setting (see :mod:`~cage_core.eval.open_retrieval`)."""
+
+    corpus_source: str
+    corpus_size: int
+    retriever: str
+    k: int
+    expand: bool
+    gold_outside_corpus: int
+    """Gold passages of the evaluated questions that the corpus does not hold."""
+    retrieve_seconds: float
+    expand_seconds: float = 0.0
+    """Seconds of the expansion step over all questions (the link index's build excluded)."""
+    index_seconds: float = 0.0
+    """Seconds to build the link index (once per corpus; charged to the first file using it)."""
+
+
+@dataclass(frozen=True)
+class RetrievalOutcome:
+    """Open setting: how much of one question's gold the first stage put in its pool.
+
+    ``retrieved_recall`` is the retriever's Recall@K (the ceiling of every method's recall
+    when the pool is the K retrieved); ``pool_recall`` the recall of the whole pool ranked
+    (the K retrieved plus the expansions; equal to ``retrieved_recall`` without expansion).
+    ``all_gold_*``: whether every gold passage is there."""
+
+    dataset: str
+    question_id: str
+    type: str | None
+    retrieved: int
+    pool_size: int
+    retrieved_recall: float
+    pool_recall: float
+    all_gold_retrieved: bool
+    all_gold_in_pool: bool
 
 
 @dataclass
@@ -60,6 +117,9 @@ class DatasetRun:
     parse_seconds: float
     embed_seconds: float
     shuffled: bool
+    titles: bool = True
+    open: OpenSetting | None = None
+    """The open setting's corpus and retriever; ``None`` for the benchmark's own pools."""
 
 
 @dataclass
@@ -68,6 +128,8 @@ class EvalRun:
     ks: tuple[int, ...]
     results: list[QuestionResult] = field(default_factory=list)
     datasets: dict[str, DatasetRun] = field(default_factory=dict)
+    retrieval: list[RetrievalOutcome] = field(default_factory=list)
+    """Open setting only: one first-stage outcome per question."""
 
 
 def resolve_data_paths(items: Sequence[str | Path]) -> list[Path]:
@@ -97,8 +159,9 @@ def run_evaluation(
     methods: Sequence[RankingMethod],
     *,
     reranker: CageReranker | None = None,
-    ks: Sequence[int] = (2, 5),
+    ks: Sequence[int] = DEFAULT_KS,
     shuffle: Shuffle = "auto",
+    titles: bool = True,
     seed: int = 0,
     limit: int | None = None,
     generator: Any = None,
@@ -117,8 +180,8 @@ def run_evaluation(
         shuffled = shuffle == "always" or (shuffle == "auto" and name in SHUFFLED_BY_DEFAULT)
         perms = [(_permutation(seed, q.id, len(q.passages)) if shuffled
                   else np.arange(len(q.passages))) for q in questions]  # fmt: skip
-        pools_passages = [[Passage(text=q.passages[i].text, title=q.passages[i].title) for i in perm]
-                          for q, perm in zip(questions, perms)]  # fmt: skip
+        pools_passages = [[Passage(text=q.passages[i].text, title=q.passages[i].title if titles else "")
+                           for i in perm] for q, perm in zip(questions, perms)]  # fmt: skip
         flat = [p for ps in pools_passages for p in ps]
         start = time.perf_counter()
         sims = _similarities(reranker, questions, pools_passages)
@@ -127,7 +190,7 @@ def run_evaluation(
         graphs = (reranker.graphs(flat, level="full" if need_vectors else "light", with_vectors=need_vectors)
                   if need_graphs else None)  # fmt: skip
         parse_seconds = time.perf_counter() - start
-        run.datasets[name] = DatasetRun(name, len(questions), parse_seconds, embed_seconds, shuffled)
+        run.datasets[name] = DatasetRun(name, len(questions), parse_seconds, embed_seconds, shuffled, titles)
         logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",
                     name, len(questions), embed_seconds, parse_seconds)  # fmt: skip
         offset = 0
@@ -140,8 +203,7 @@ def run_evaluation(
             position = {int(src): new for new, src in enumerate(perm)}
             gold = tuple(sorted(position[i] for i in q.gold_indices))
             misinfo = _misinfo_positions(q, position)
-            for method in methods:
-                run.results.append(_rank_one(method, pool, q, gold, misinfo, run.ks, generator))
+            run.results.extend(rank_pool(methods, pool, q, gold, misinfo, run.ks, generator))
             if progress is not None:
                 progress(1, name)
     return run
@@ -168,22 +230,37 @@ def _misinfo_positions(q: EvalQuestion, position: dict[int, int]) -> tuple[int, 
     return tuple(position[i] for i, label in enumerate(labels) if label == "misinfo")
 
 
+def rank_pool(
+    methods: Sequence[RankingMethod], pool: Pool, q: EvalQuestion, gold: tuple[int, ...],
+    misinfo: tuple[int, ...] | None, ks: tuple[int, ...], generator: Any = None,
+    ids: Sequence[int] | None = None,
+) -> list[QuestionResult]:
+    """Every method's ranking of ``pool`` and its metrics against ``gold`` (and ``misinfo``).
+
+    ``gold``, ``misinfo`` and the results' ``order`` are pool positions, or with ``ids``
+    (one per pool passage) the ids of the passages, e.g. their corpus indices."""
+    return [_rank_one(method, pool, q, gold, misinfo, ks, generator, ids) for method in methods]
+
+
 def _rank_one(
     method: RankingMethod, pool: Pool, q: EvalQuestion, gold: tuple[int, ...],
     misinfo: tuple[int, ...] | None, ks: tuple[int, ...], generator: Any,
+    ids: Sequence[int] | None = None,
 ) -> QuestionResult:
     reused_before = pool.encodings.reused_seconds
     start = time.perf_counter()
     scores = method.score(pool)
     latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
-    order = tuple(int(i) for i in ranking(scores))
+    positions = [int(i) for i in ranking(scores)]
+    order = tuple(positions if ids is None else (int(ids[i]) for i in positions))
     answer = em = f1 = None
     if generator is not None:
-        answer = generate_answer(generator, q.question, [pool.passages[i] for i in order[:ANSWER_CONTEXT]])
+        answer = generate_answer(generator, q.question, [pool.passages[i] for i in positions[:ANSWER_CONTEXT]])
         em, f1 = exact_match(answer, q.answers), token_f1(answer, q.answers)
     return QuestionResult(
         dataset=q.dataset, question_id=q.id, type=q.type, method=method.name, order=order,
-        gold=gold, recall={k: recall_at_k(order, gold, k) for k in ks}, latency_s=latency,
+        gold=gold, recall={k: recall_at_k(order, gold, k) for k in ks},
+        all_gold={k: all_gold_in_top_k(order, gold, k) for k in ks}, latency_s=latency,
         misinfo_in_top=None if misinfo is None else {k: flagged_in_top_k(order, misinfo, k) for k in ks},
         answer=answer, em=em, f1=f1,
     )  # fmt: skip
