@@ -151,7 +151,7 @@ def main() -> None:
         if "langchain" in frameworks:
             store = Chroma(collection_name=f"lc-{data.stem}", embedding_function=PackagedMiniLMEmbeddings(),
                            persist_directory=str(directory / "lc"), client_settings=settings)  # fmt: skip
-            if len(store.get_by_ids([d.id for d in docs[:1]])) == 0:
+            if len(store.get_by_ids([d.id for d in docs])) != len(docs):
                 start = time.perf_counter()
                 store.add_documents(docs)
                 print(f"LangChain Chroma store filled in {time.perf_counter() - start:.1f}s")

@@ -9,8 +9,9 @@ retrievers (:class:`cage_langchain.CageExpansionRetriever`,
 1. return the base retriever's results first, unchanged and in their order;
 2. take their ids, in order, as the candidates of :meth:`LinkIndex.expand
    <cage_core.link_index.LinkIndex.expand>` (``seeds`` most relevant of them expanded, at
-   most ``limit`` passages added; results without an id cannot seed and are skipped, logged
-   at debug level, as are ids the index does not know);
+   most ``limit`` passages added; by default the link index's cross-validated
+   ``DEFAULT_SEEDS`` = 3 and ``DEFAULT_LIMIT`` = 8; results without an id cannot seed and
+   are skipped, logged at debug level, as are ids the index does not know);
 3. fetch each linked passage from the vector store by id and append a copy of it, in the
    expansion's order (link weight, then seed rank, then id: deterministic), with
    ``cage_expanded_via`` (the linking name) and ``cage_expanded_from`` (the seed's id) in
@@ -53,12 +54,6 @@ from cage_core.link_index import Expansion, LinkIndex
 from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, is_finite_score
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_SEEDS = 3
-"""Candidates expanded per query: the setting the link-expansion benchmark
-(``benchmarks/link_expansion.py``) chose for the open DEV pools."""
-DEFAULT_LIMIT = 5
-"""Passages added per query at most (same source as ``DEFAULT_SEEDS``)."""
 
 AddedScore = Literal["lowest", "store"]
 """How an added passage is scored (step 4 of the module docstring)."""

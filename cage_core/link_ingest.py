@@ -20,7 +20,7 @@ The target is either
   so hand the component large batches.
 
 A document without a usable id (``None``, ``""``, longer than
-:data:`~cage_core.link_index.MAX_ID_CHARS`) is not indexed: an expansion retriever fetches
+:data:`~cage_core.link_index.MAX_ID_CHARS`, not writable as UTF-8) is not indexed: an expansion retriever fetches
 linked passages from the vector store by id, so every document needs the id it is stored
 under (LangChain: ``Document(id=...)``; LlamaIndex nodes always have one). One warning per
 call gives their count.
@@ -64,13 +64,13 @@ def index_documents(
     entries: list[LinkEntry] = []
     without_id = 0
     for passage_id, passage, graph, metadata in items:
-        if not isinstance(passage_id, str) or not 0 < len(passage_id) <= MAX_ID_CHARS:
+        try:
+            entries.append(entry_for(passage_id, passage, graph, metadata))
+        except ValueError:  # entry_for's only ValueError: the id is not a usable passage id
             without_id += 1
-            continue
-        entries.append(entry_for(passage_id, passage, graph, metadata))
     if without_id:
-        logger.warning("%d documents have no id (or one over %d characters) and are not in the "
-                       "link index; give them the ids the vector store keeps",
+        logger.warning("%d documents have no usable id (a string of 1 to %d characters) and are "
+                       "not in the link index; give them the ids the vector store keeps",
                        without_id, MAX_ID_CHARS)  # fmt: skip
     if isinstance(target, LinkIndex):
         for entry in entries:

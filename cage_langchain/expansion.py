@@ -24,8 +24,6 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from cage_core.link_expansion import (
     DEFAULT_ADDED_SCORE,
-    DEFAULT_LIMIT,
-    DEFAULT_SEEDS,
     AddedScore,
     added_score,
     expansion_metadata,
@@ -34,7 +32,7 @@ from cage_core.link_expansion import (
     in_expansion_order,
     load_link_index,
 )
-from cage_core.link_index import Expansion, LinkIndex
+from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 from cage_core.pickled_state import without_private_attributes
 from cage_langchain.store_relevance import StoreRelevance

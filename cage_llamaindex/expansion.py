@@ -19,8 +19,6 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, Query
 
 from cage_core.link_expansion import (
     DEFAULT_ADDED_SCORE,
-    DEFAULT_LIMIT,
-    DEFAULT_SEEDS,
     AddedScore,
     LinkIndexSource,
     added_score,
@@ -32,7 +30,7 @@ from cage_core.link_expansion import (
     validated_added_score,
     validated_bound,
 )
-from cage_core.link_index import Expansion, LinkIndex
+from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
 from cage_core.metadata import EXPANSION_KEYS
 
 logger = logging.getLogger(__name__)

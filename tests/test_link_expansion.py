@@ -118,11 +118,12 @@ def test_bounds_must_be_ints_at_least_zero(value):
 
 def test_ingest_indexes_documents_with_ids_and_warns_once_about_the_rest(caplog):
     index = LinkIndex()
-    items = [("film", *FILM, {}), (None, *ACTRESS, {}), ("", *OTHER, {}), ("x" * 600, *OTHER, {})]
+    items = [("film", *FILM, {}), (None, *ACTRESS, {}), ("", *OTHER, {}), ("x" * 600, *OTHER, {}),
+             ("\ud800", *OTHER, {})]  # fmt: skip
     with caplog.at_level(logging.WARNING, logger="cage_core.link_ingest"):
         assert index_documents(index, items) == 1
     assert [e.id for e in index.entries()] == ["film"]
-    assert len(caplog.records) == 1 and "3 documents have no id" in caplog.text
+    assert len(caplog.records) == 1 and "4 documents have no usable id" in caplog.text
 
 
 def test_ingest_reads_the_subject_of_an_untitled_chunk_from_its_metadata():
