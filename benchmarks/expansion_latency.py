@@ -11,7 +11,8 @@ Light graphs from the graph store (``CageReranker(graph_store=...)``); the
 :class:`~cage_core.link_index.LinkIndex` is built from them, with titles and without
 (``Passage(title="")``), and its stored size per passage printed.
 
-Per question (the first ``N``), after a warm-up of 10 questions, in turn: the base retriever
+Per question (the first ``N``), after a warm-up of 10 questions, in turn (each call with the
+query-embedding cache emptied, so each embeds its question once): the base retriever
 alone (LangChain: ``ScoredVectorStoreRetriever(k=20)``; LlamaIndex:
 ``index.as_retriever(similarity_top_k=20)``), then the expansion retriever around it
 (default ``seeds``/``limit``) with ``added_score="lowest"`` (default) and ``"store"``.
@@ -36,6 +37,7 @@ from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
 from cage_core.link_index import LinkIndex
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
+from cage_core.models import default_query_embedding
 
 K = 20
 TOP_N = 5
@@ -50,6 +52,9 @@ def summary(values: list[float]) -> str:
 
 
 def timed(call, query):
+    """Wall time of one call, the per-process query-embedding cache emptied first: each call
+    embeds its query once, as a new question does."""
+    default_query_embedding.cache_clear()
     start = time.perf_counter()
     out = call(query)
     return time.perf_counter() - start, out

@@ -11,6 +11,7 @@ Each model is loaded at most once per process (per name), on first use, under a 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import logging
@@ -162,6 +163,20 @@ def default_embedder() -> SentenceEmbedder:
         if key not in _embedder_cache:
             _embedder_cache[key] = SentenceEmbedder(_load_minilm())
         return _embedder_cache[key]
+
+
+QUERY_CACHE_SIZE = 1024
+"""Query embeddings :func:`default_query_embedding` keeps per process."""
+
+
+@functools.lru_cache(maxsize=QUERY_CACHE_SIZE)
+def default_query_embedding(text: str) -> np.ndarray:
+    """The :func:`default_embedder` vector of one query (read-only), cached: in a pipeline the
+    same question is embedded by the retriever, then again by an expansion retriever scoring
+    the passages it adds (``added_score="store"``) or by a reranker; repeats cost nothing."""
+    vector = default_embedder()([text])[0]
+    vector.setflags(write=False)
+    return vector
 
 
 def _load_minilm() -> Any:

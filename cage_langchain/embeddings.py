@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.embeddings import Embeddings
 
-from cage_core.models import default_embedder
+from cage_core.models import default_embedder, default_query_embedding
 
 
 class PackagedMiniLMEmbeddings(Embeddings):
@@ -16,4 +16,5 @@ class PackagedMiniLMEmbeddings(Embeddings):
         return default_embedder()(texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return default_embedder()([text])[0].tolist()
+        """Cached per process (:func:`cage_core.models.default_query_embedding`)."""
+        return default_query_embedding(text).tolist()

@@ -45,11 +45,13 @@ class CageExpansionRetriever(BaseRetriever):
     score) is that of :mod:`cage_core.link_expansion`. Added documents are copies of the
     store's documents (``vectorstore.get_by_ids``: Chroma, FAISS, ``InMemoryVectorStore``
     and most LangChain stores implement it) whose metadata gains ``cage_expanded_via``,
-    ``cage_expanded_from`` and, when every base document has one, ``score_key``: the lowest
-    base score, or with ``added_score="store"`` the store's relevance score (as
-    :class:`~cage_langchain.ScoredVectorStoreRetriever` writes it; see
-    :mod:`cage_langchain.store_relevance` for the stores that give it; it costs one more
-    query embedding). Base documents are returned as the base retriever gave them.
+    ``cage_expanded_from`` and, when every base document has one, ``score_key``: the store's
+    relevance score (as :class:`~cage_langchain.ScoredVectorStoreRetriever` writes it; see
+    :mod:`cage_langchain.store_relevance` for the stores that give it; it costs a restricted
+    search and one more query embedding, unless the embeddings cache query vectors as
+    :class:`~cage_langchain.PackagedMiniLMEmbeddings` does), or with
+    ``added_score="lowest"`` the lowest base score (free). Base documents are returned as the
+    base retriever gave them.
 
     ``link_index`` is a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
@@ -74,8 +76,8 @@ class CageExpansionRetriever(BaseRetriever):
     limit: int = Field(default=DEFAULT_LIMIT, ge=0)
     """How many passages are added at most."""
     added_score: AddedScore = DEFAULT_ADDED_SCORE
-    """How added documents are scored: ``"lowest"`` base score or the ``"store"``'s own
-    (:mod:`cage_core.link_expansion`, step 4)."""
+    """How added documents are scored: the ``"store"``'s own score or the ``"lowest"`` base
+    score (:mod:`cage_core.link_expansion`, step 4)."""
     score_key: str = RETRIEVAL_SCORE_KEY
     """Metadata key of the base documents' scores and of the added documents' score."""
 

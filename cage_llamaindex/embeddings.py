@@ -6,7 +6,7 @@ import asyncio
 
 from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 
-from cage_core.models import default_embedder
+from cage_core.models import default_embedder, default_query_embedding
 
 
 class PackagedMiniLMEmbedding(BaseEmbedding):
@@ -19,7 +19,8 @@ class PackagedMiniLMEmbedding(BaseEmbedding):
         return "PackagedMiniLMEmbedding"
 
     def _get_query_embedding(self, query: str) -> Embedding:
-        return default_embedder()([query])[0].tolist()
+        """Cached per process (:func:`cage_core.models.default_query_embedding`)."""
+        return default_query_embedding(query).tolist()
 
     def _get_text_embedding(self, text: str) -> Embedding:
         return default_embedder()([text])[0].tolist()

@@ -44,10 +44,10 @@ class CageExpansionRetriever(BaseRetriever):
     (fetched by id from the vector store when it keeps the text, e.g. Chroma, else from the
     index's docstore) whose metadata gains ``cage_expanded_via`` and ``cage_expanded_from``
     (hidden from the embedding and LLM views, like the graph). Their ``score``, when every
-    base node has one: the lowest base score, or with ``added_score="store"`` the vector
-    store's similarity of the node to the query, from the index's own retriever restricted
-    to those node ids (``VectorStoreQuery.node_ids``, and Chroma's ``ids``; the query
-    embedding is reused in the sync path, computed again in the async one). Base nodes are
+    base node has one: the vector store's similarity of the node to the query, from the
+    index's own retriever restricted to those node ids (``VectorStoreQuery.node_ids``, and
+    Chroma's ``ids``; the query embedding is reused in the sync path, computed again in the
+    async one), or with ``added_score="lowest"`` the lowest base score. Base nodes are
     returned as the base retriever gave them.
 
     Args:
@@ -59,7 +59,7 @@ class CageExpansionRetriever(BaseRetriever):
             skipped with one warning).
         seeds: how many base nodes (most relevant first) are expanded.
         limit: how many nodes are added at most.
-        added_score: ``"lowest"`` or ``"store"`` (:mod:`cage_core.link_expansion`, step 4).
+        added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.link_expansion`, step 4).
     """
 
     def __init__(

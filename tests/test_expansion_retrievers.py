@@ -134,14 +134,14 @@ def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_
     added = {d.metadata["title"]: d for d in out[K:]}
     assert added[ACTRESS].metadata["cage_expanded_via"] == "shirley temple"
     assert added[ACTRESS].metadata["cage_expanded_from"] == ID[FILM]
-    lowest = min(d.metadata["retrieval_score"] for d in base)
-    assert [d.metadata["retrieval_score"] for d in out[K:]] == [lowest] * len(out[K:])
-    scored = _expansion(store, ingested[1], added_score="store").invoke(QUERY)
-    assert [d.id for d in scored] == [d.id for d in out]
-    full = _full_search_scores(store)
-    assert [d.metadata["retrieval_score"] for d in scored[K:]] == pytest.approx(
+    full = _full_search_scores(store)  # the default score: the store's own
+    assert [d.metadata["retrieval_score"] for d in out[K:]] == pytest.approx(
         [full[d.id] for d in out[K:]]
     )
+    lowest = _expansion(store, ingested[1], added_score="lowest").invoke(QUERY)
+    assert [d.id for d in lowest] == [d.id for d in out]
+    least = min(d.metadata["retrieval_score"] for d in base)
+    assert [d.metadata["retrieval_score"] for d in lowest[K:]] == [least] * len(out[K:])
 
     def reranked(retriever):
         pipeline = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=TOP_N),
@@ -150,7 +150,19 @@ def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_
 
     assert ACTRESS not in reranked(ScoredVectorStoreRetriever(vectorstore=store, k=K))
     assert ACTRESS in reranked(_expansion(store, ingested[1]))
-    assert ACTRESS in reranked(_expansion(store, ingested[1], added_score="store"))
+    assert ACTRESS in reranked(_expansion(store, ingested[1], added_score="lowest"))
+
+
+def test_the_packaged_embeddings_embed_a_repeated_query_once(embeddings):
+    # The expansion scoring its added passages asks for the query the retriever just embedded.
+    from cage_core.models import default_embedder, default_query_embedding
+
+    default_query_embedding.cache_clear()
+    first = embeddings.embed_query(QUERY)
+    first[0] = 99.0  # the caller's list is its own
+    again = embeddings.embed_query(QUERY)
+    assert default_query_embedding.cache_info()[:2] == (1, 1)  # one hit, one miss
+    assert again == pytest.approx(default_embedder()([QUERY])[0].tolist(), abs=1e-6)
 
 
 def test_a_saved_index_and_a_fresh_chroma_client_give_the_same_results(
@@ -181,7 +193,7 @@ def test_faiss_and_in_memory_stores_give_the_added_passages_their_own_search_sco
         store = FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
     else:
         store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
-    retriever = _expansion(store, ingested[1], added_score="store")
+    retriever = _expansion(store, ingested[1])
     out = retriever.invoke(QUERY)
     assert ACTRESS in _titles(out[K:])
     full = _full_search_scores(store)
@@ -400,15 +412,15 @@ def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
     assert added[ACTRESS].node.metadata["cage_expanded_via"] == "shirley temple"
     assert added[ACTRESS].node.metadata["cage_expanded_from"] == ID[FILM]
     assert "cage_expanded" not in added[ACTRESS].node.get_content(metadata_mode=MetadataMode.LLM)
-    assert [n.score for n in out[K:]] == [min(n.score for n in base)] * len(out[K:])
+    full = _li_full_search_scores(index)  # the default score: the store's own
+    assert [n.score for n in out[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
     assert _li_view(asyncio.run(retriever.aretrieve(QUERY))) == _li_view(out)
-    scoring = LlamaExpansion(
-        index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="store"
+    lowest = LlamaExpansion(
+        index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="lowest"
     )
-    scored = scoring.retrieve(QUERY)
-    full = _li_full_search_scores(index)
-    assert [n.score for n in scored[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
-    assert _li_view(asyncio.run(scoring.aretrieve(QUERY))) == _li_view(scored)
+    least = lowest.retrieve(QUERY)
+    assert [n.score for n in least[K:]] == [min(n.score for n in base)] * len(out[K:])
+    assert _li_view(asyncio.run(lowest.aretrieve(QUERY))) == _li_view(least)
 
     assert ACTRESS not in _li_titles(
         LlamaRerank(top_n=TOP_N).postprocess_nodes(base, query_str=QUERY)
@@ -431,9 +443,7 @@ def test_llamaindex_in_memory_index_expands_from_its_docstore_without_modifying_
 
     index = VectorStoreIndex(li_ingested[0], embed_model=PackagedMiniLMEmbedding())
     stored = {i: copy.deepcopy(n.metadata) for i, n in index.docstore.docs.items()}
-    retriever = LlamaExpansion(
-        index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="store"
-    )
+    retriever = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, li_ingested[1])
     out = retriever.retrieve(QUERY)
     assert ACTRESS in _li_titles(out[K:])
     full = _li_full_search_scores(index)
