@@ -1,20 +1,21 @@
-"""Bridge coherence: how strongly a passage is linked to the query-relevant core of the pool.
+"""Bridge links: which passages of a pool are linked, and how strongly each is linked to a core.
 
 Multi-hop evidence is a chain: the passages most similar to the question name a *bridge*
 entity, and the passage about that entity is often far from the question in embedding
-space. Bridge coherence rewards exactly that link, read off the passage graphs:
+space. Bridge links read that off the passage graphs:
 
 * link matrix ``L_ij = T_ij + w_e · E_ij`` (symmetric), where ``T_ij = 1`` when one passage
   mentions the other's title (parenthetical qualifiers such as "(1945 film)" dropped; whole
   words, case-insensitive), and ``E_ij = Σ_{e ∈ ents_i ∩ ents_j, e ∉ q} ln(1 + k / df_e)``
   sums the pool-IDF of the named entities (non-numeric entity nodes of the two graphs) the
   passages share and the query does not name;
-* core ``A`` = the ``core_size`` passages with the highest relevance;
-* coherence ``b_i = max_{a ∈ A, a ≠ i} L_ia`` for ``i ∉ A``; a core passage gets the
-  largest coherence outside the core (the core is the backbone the others are measured
-  against). With this coherence alone (no R-GCN term, no contradiction penalty; see
-  :mod:`cage_core.fusion`) a non-core passage never outranks a core one: coherence
-  reorders only the rest of the pool.
+* bridge coherence to a core ``A`` (chosen by :mod:`cage_core.fusion`: the evidence chain, or
+  the ``core_size`` most relevant passages): ``b_i = max_{a ∈ A, a ≠ i} L_ia`` for
+  ``i ∉ A``; a core passage gets the largest coherence outside the core (the core is the
+  backbone the others are measured against).
+
+:class:`PoolLinks` holds the parts of ``L`` that the ranking and its explanations
+(:mod:`cage_core.evidence_chain`) share, each computed once per pool.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,6 +50,27 @@ def written_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip()
 
 
+def _linkable_titles(titles: Sequence[str]) -> tuple[list[str], list[int]]:
+    """The :func:`bare_title` of each title that can link (at least ``MIN_TITLE_CHARS``
+    long), and the positions of those titles."""
+    bare = [bare_title(t) for t in titles]
+    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
+    return [bare[j] for j in linkable], linkable
+
+
+def _titles_named(titles: Sequence[str], texts: Sequence[str], query: str | None,
+                  ) -> tuple[list[tuple[int, int]], list[int]]:  # fmt: skip
+    """:func:`title_mention_pairs` and the sorted positions whose title ``query`` names,
+    from one word index over the texts and the query."""
+    needles, linkable = _linkable_titles(titles)
+    k = len(texts)
+    haystacks = [t.lower() for t in texts] + ([] if query is None else [query.lower()])
+    found = whole_word_mentions(needles, haystacks)
+    pairs = sorted((i, linkable[n]) for i, n in found if i < k and i != linkable[n])
+    named = sorted({linkable[n] for i, n in found if i == k})
+    return pairs, named
+
+
 def title_mention_pairs(titles: Sequence[str], texts: Sequence[str]) -> list[tuple[int, int]]:
     """Sorted ``(i, j)``, ``i ≠ j``, where passage i's text names passage j's title.
 
@@ -55,20 +79,20 @@ def title_mention_pairs(titles: Sequence[str], texts: Sequence[str]) -> list[tup
     through a word index (:func:`~cage_core.pool_index.whole_word_mentions`), so the work
     follows the mentions, not the k² pairs.
     """
-    bare = [bare_title(t) for t in titles]
-    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
-    mentions = whole_word_mentions([bare[j] for j in linkable], [t.lower() for t in texts])
-    return sorted((i, linkable[n]) for i, n in mentions if i != linkable[n])
+    return _titles_named(titles, texts, None)[0]
+
+
+def _mention_matrix(k: int, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+    matrix = np.zeros((k, k))
+    at = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    matrix[at[:, 0], at[:, 1]] = 1.0
+    return matrix
 
 
 def title_mentions(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
     """``[k, k]`` directed 0/1 matrix: ``M_ij = 1`` when passage i's text names passage j's
     title (:func:`title_mention_pairs`)."""
-    k = len(titles)
-    matrix = np.zeros((k, k))
-    pairs = np.array(title_mention_pairs(titles, texts), dtype=np.int64).reshape(-1, 2)
-    matrix[pairs[:, 0], pairs[:, 1]] = 1.0
-    return matrix
+    return _mention_matrix(len(titles), title_mention_pairs(titles, texts))
 
 
 def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
@@ -81,10 +105,7 @@ def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
 def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
     """``[k]`` 0/1: the query names passage i's title (same rule as :func:`title_mentions`)."""
     named = np.zeros(len(titles))
-    bare = [bare_title(t) for t in titles]
-    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
-    for _, n in whole_word_mentions([bare[j] for j in linkable], [query.lower()]):
-        named[linkable[n]] = 1.0
+    named[_titles_named(titles, [], query)[1]] = 1.0
     return named
 
 
@@ -94,7 +115,7 @@ def entity_names(graph: PassageGraph) -> set[str]:
             if ent and ent not in NUMERIC_ENTITY_TYPES}  # fmt: skip
 
 
-def bridge_entity_weights(names: Sequence[set[str]], query: str) -> dict[str, float]:
+def bridge_entity_weights(names: Sequence[AbstractSet[str]], query: str) -> dict[str, float]:
     """The weight ``ln(1 + k / df_e)`` of every entity that can link two of the k passages
     (held by two or more, not named by the query): the terms of ``E_ij``, exactly as
     :func:`shared_entity_links` weighs them. ``names``: :func:`entity_names` of each passage."""
@@ -105,35 +126,49 @@ def bridge_entity_weights(names: Sequence[set[str]], query: str) -> dict[str, fl
 
 
 def shared_entity_links(graphs: Sequence[PassageGraph], query: str) -> np.ndarray:
-    """``[k, k]`` pool-IDF weight of the entities two passages share and the query does not name.
-
-    ``E_ij = fsum(weight(e) for e in sorted(shared))``, computed from an index entity →
-    passages: only the pairs that share an entity are visited, and since a correctly
-    rounded sum does not depend on the order of its terms, a pair sharing one or two
-    entities gets the plain numpy sum, more than two ``math.fsum`` (bit-identical).
-    """
-    k = len(graphs)
-    links = np.zeros((k, k))
+    """``[k, k]`` pool-IDF weight of the entities two passages share and the query does not
+    name: :func:`entity_link_matrix` of the graphs' :func:`entity_names`."""
     names = [entity_names(g) for g in graphs]
-    df = Counter(n for ns in names for n in ns)
-    q = query.lower()
-    bridges = {n for n, c in df.items() if c >= 2 and n not in q}  # a query entity weighs 0
-    if not bridges:
+    return entity_link_matrix(names, bridge_entity_weights(names, query))
+
+
+def entity_link_matrix(names: Sequence[AbstractSet[str]], weights: Mapping[str, float]) -> np.ndarray:
+    """``[k, k]`` ``E_ij = fsum(weights[e] for e in sorted(names_i ∩ names_j ∩ weights))``.
+
+    Computed from an index entity → passages: only the pairs that share an entity are
+    visited, and since a correctly rounded sum does not depend on the order of its terms, a
+    pair sharing one or two entities gets the plain numpy sum, more than two ``math.fsum``
+    (bit-identical). ``weights``: :func:`bridge_entity_weights` of the same names.
+    """
+    k = len(names)
+    links = np.zeros((k, k))
+    if not weights:
         return links
-    weight_of_df = {c: math.log(1.0 + k / c) for c in set(df.values())}
-    keys, key_ids, rows, cols = shared_key_pairs(index_sets(names, bridges))
-    weights = np.array([weight_of_df[df[n]] for n in keys])[key_ids]
+    keys, key_ids, rows, cols = shared_key_pairs(index_sets(names, set(weights)))
+    values = np.array([weights[n] for n in keys])[key_ids]
     codes = rows * k + cols
     order = np.argsort(codes, kind="stable")
-    codes, weights = codes[order], weights[order]
+    codes, values = codes[order], values[order]
+    if not codes.size:
+        return links
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
     counts = np.diff(np.r_[starts, len(codes)])
-    sums = np.add.reduceat(weights, starts)  # one or two terms: the correctly rounded sum
+    sums = np.add.reduceat(values, starts)  # one or two terms: the correctly rounded sum
     for n in np.flatnonzero(counts > 2):
-        sums[n] = math.fsum(weights[starts[n] : starts[n] + counts[n]])
+        sums[n] = math.fsum(values[starts[n] : starts[n] + counts[n]])
     first, second = np.divmod(codes[starts], k)
     links[first, second] = sums
     links[second, first] = sums
+    return links
+
+
+def combined_links(mentions: np.ndarray, entity_links: np.ndarray, entity_weight: float) -> np.ndarray:
+    """``L = max(M, Mᵀ) + entity_weight · E`` with a zero diagonal (the module docstring),
+    from the directed title mentions ``M`` and the entity links ``E``."""
+    links = np.maximum(mentions, mentions.T)
+    if entity_weight:
+        links = links + entity_weight * entity_links
+    np.fill_diagonal(links, 0.0)
     return links
 
 
@@ -142,11 +177,58 @@ def link_matrix(
     *, entity_weight: float, use_titles: bool = True,
 ) -> np.ndarray:
     """``L = T + entity_weight · E`` (see the module docstring); zero diagonal."""
-    links = title_links(titles, texts) if use_titles else np.zeros((len(texts), len(texts)))
-    if entity_weight:
-        links = links + entity_weight * shared_entity_links(graphs, query)
-    np.fill_diagonal(links, 0.0)
-    return links
+    k = len(texts)
+    mentions = title_mentions(titles, texts) if use_titles else np.zeros((k, k))
+    entity_links = shared_entity_links(graphs, query) if entity_weight else np.zeros((k, k))
+    return combined_links(mentions, entity_links, entity_weight)
+
+
+@dataclass(frozen=True, eq=False)
+class PoolLinks:
+    """The link parts of one pool under its *given* titles, computed once by
+    :func:`pool_links` and shared by the ranking and its explanations."""
+
+    title_pairs: tuple[tuple[int, int], ...]
+    """:func:`title_mention_pairs`: ``(i, j)`` where passage i's text names passage j's title."""
+    query_titles: tuple[int, ...]
+    """Ascending positions of the passages whose title the query names (:func:`titles_named_in`)."""
+    entity_names: tuple[frozenset[str], ...]
+    """:func:`entity_names` of each passage's graph."""
+    entity_weights: Mapping[str, float]
+    """:func:`bridge_entity_weights` of those names: the entities that can link two passages."""
+
+    @property
+    def size(self) -> int:
+        return len(self.entity_names)
+
+    def title_mentions(self) -> np.ndarray:
+        """``[k, k]`` :func:`title_mentions` of the pool."""
+        return _mention_matrix(self.size, self.title_pairs)
+
+    def query_title_vector(self) -> np.ndarray:
+        """``[k]`` :func:`titles_named_in` of the pool."""
+        named = np.zeros(self.size)
+        named[list(self.query_titles)] = 1.0
+        return named
+
+    def entity_links(self) -> np.ndarray:
+        """``[k, k]`` :func:`shared_entity_links` of the pool."""
+        return entity_link_matrix(self.entity_names, self.entity_weights)
+
+
+def pool_links(query: str, titles: Sequence[str], texts: Sequence[str],
+               graphs: Sequence[PassageGraph]) -> PoolLinks:  # fmt: skip
+    """The :class:`PoolLinks` of a pool (one title, text and graph per passage).
+
+    Raises:
+        ValueError: when the three sequences differ in length.
+    """
+    if not len(titles) == len(texts) == len(graphs):
+        raise ValueError(f"pool_links needs one title, text and graph per passage: "
+                         f"{len(titles)}, {len(texts)}, {len(graphs)}")  # fmt: skip
+    pairs, named = _titles_named(titles, texts, query)
+    names = tuple(frozenset(entity_names(g)) for g in graphs)
+    return PoolLinks(tuple(pairs), tuple(named), names, bridge_entity_weights(names, query))
 
 
 def core_indices(relevance: np.ndarray, core_size: int) -> np.ndarray:

@@ -31,12 +31,7 @@ import math
 from collections.abc import Sequence
 from itertools import combinations
 
-from cage_core.bridge import (
-    bridge_entity_weights,
-    entity_names,
-    title_mention_pairs,
-    written_title,
-)
+from cage_core.bridge import PoolLinks, pool_links, written_title
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.passage import Passage, Via
@@ -48,6 +43,7 @@ def evidence_chain(
     passages: Sequence[Passage],
     graphs: Sequence[PassageGraph],
     order: Sequence[int],
+    links: PoolLinks | None = None,
 ) -> list[Via | None]:
     """The via of each ranked position (module docstring): ``result[r]`` explains ``order[r]``.
 
@@ -56,10 +52,12 @@ def evidence_chain(
         passages: the whole pool, in input order.
         graphs: one passage graph per passage, in input order.
         order: input indices of the ranked passages, best first (may be cut to a top n).
+        links: the pool's :class:`~cage_core.bridge.PoolLinks` when the ranking computed
+            them (``PoolScores.links``); computed here otherwise.
 
     Raises:
-        ValueError: ``graphs`` not one per passage; ``order`` with an index out of range or
-            repeated.
+        ValueError: ``graphs`` or ``links`` not one per passage; ``order`` with an index out
+            of range or repeated.
     """
     k = len(passages)
     if len(graphs) != k:
@@ -67,14 +65,20 @@ def evidence_chain(
     ranked = [int(i) for i in order]
     if any(not 0 <= i < k for i in ranked) or len(set(ranked)) != len(ranked):
         raise ValueError(f"order must list distinct passage indices in [0, {k}), got {ranked}")
-    titles = [passages[i].title for i in ranked]
+    if links is None:
+        links = pool_links(query, [p.title for p in passages], [p.text for p in passages], graphs)
+    elif links.size != k:
+        raise ValueError(f"evidence_chain needs the links of the {k} passages, got {links.size}")
+    rank_of = {i: r for r, i in enumerate(ranked)}
     mentioned: dict[tuple[int, int], tuple[bool, str]] = {}  # (later, earlier) -> (backward, name)
-    for a, b in title_mention_pairs(titles, [passages[i].text for i in ranked]):  # text a names title b
-        pair, mention = (max(a, b), min(a, b)), (a > b, written_title(titles[b]))
+    for i, j in links.title_pairs:  # text i names title j
+        if i not in rank_of or j not in rank_of:
+            continue
+        a, b = rank_of[i], rank_of[j]
+        pair, mention = (max(a, b), min(a, b)), (a > b, written_title(passages[j].title))
         mentioned[pair] = min(mention, mentioned.get(pair, mention))
     title_names = {pair: name for pair, (_, name) in mentioned.items()}
-    names = [entity_names(g) for g in graphs]
-    weights = bridge_entity_weights(names, query)
+    names, weights = links.entity_names, links.entity_weights
     shared: dict[tuple[int, int], list[str]] = {}  # (later rank, earlier rank) -> entities
     for entity, holders in index_sets([names[i] for i in ranked], set(weights)).items():
         for earlier, later in combinations(holders, 2):  # holders ascend: earlier < later

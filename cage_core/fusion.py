@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cage_core.bridge import (
+    PoolLinks,
     coherence_to_core,
+    combined_links,
     core_indices,
-    shared_entity_links,
+    pool_links,
     title_mentions,
-    titles_named_in,
 )
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
@@ -71,6 +72,8 @@ class PoolScores:
     """``[k]`` the query–passage similarities given or computed (before normalisation)."""
     chain: tuple[ChainStep, ...] = ()
     """The evidence chain that heads the ranking (bridge mode with ``chain.length > 0``)."""
+    links: PoolLinks | None = None
+    """The pool's link parts under its given titles (bridge mode), for the explanations."""
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
@@ -108,6 +111,7 @@ def score_pool(
         demotion = config.contradiction_weight * contradiction_penalty(
             [p.content for p in passages], graphs, config.contradiction_overlap)
     chain: tuple[ChainStep, ...] = ()
+    links = None
     if config.coherence == "rgcn":
         matrix = rgcn_matrix(graphs, config, encodings) if k else np.zeros((0, 0))
         relevance, coherence = sims, coherence_scores(matrix)
@@ -117,21 +121,20 @@ def score_pool(
             relevance = relevance + config.lexical_weight * standardize(
                 pool_bm25(query, [p.content for p in passages]))
         titles = [p.title for p in passages]
-        subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
         texts = [p.text for p in passages]
-        entity_links = shared_entity_links(graphs, query) if k else np.zeros((0, 0))
-        mentions = title_mentions(subjects, texts) if config.title_links else np.zeros((k, k))
-        matrix = np.maximum(mentions, mentions.T) + config.entity_weight * entity_links
-        np.fill_diagonal(matrix, 0.0)
+        links = pool_links(query, titles, texts, graphs)
+        subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
+        title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
+        mentions = title_hops if subjects == titles or not config.title_links else title_mentions(subjects, texts)
+        entity_links = links.entity_links()
+        matrix = combined_links(mentions, entity_links, config.entity_weight)
         if config.chain.length and any(t.strip() for t in titles):
             # the chain follows given titles only: a derived subject is too unsure a name for
             # its large title gain, and a pool without any title is ranked without a chain (on
             # DEV open retrieval without titles, chaining cost HotpotQA R@5 .065 against no chain)
-            titled = subjects == titles or not config.title_links
-            title_hops = mentions if titled else title_mentions(titles, texts)
-            chain = select_chain(relevance - demotion, ChainLinks(
-                title_hops, entity_links, titles_named_in(query, titles) if config.title_links else np.zeros(k),
-                texts), config.chain)  # fmt: skip
+            query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
+            chain = select_chain(relevance - demotion, ChainLinks(title_hops, entity_links, query_titles, texts),
+                                 config.chain)  # fmt: skip
             core = np.array([step.index for step in chain], dtype=np.int64)
         else:
             core = core_indices(relevance, config.core_size)
@@ -143,7 +146,7 @@ def score_pool(
     fused = fuse(relevance, coherence, config.alpha) - demotion
     if chain:
         fused = chain_first(fused, chain)
-    return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain)
+    return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain, links)
 
 
 def chain_first(fused: np.ndarray, chain: Sequence[ChainStep]) -> np.ndarray:

@@ -10,11 +10,12 @@ pool sharing no term with the query scores all zeros. A repeated query term coun
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+
+from cage_core.pool_index import text_words
 
 BM25_K1 = 1.5
 BM25_B = 0.75
@@ -24,12 +25,13 @@ STOP_WORDS = frozenset((
     "these", "they", "this", "to", "was", "will", "with",
 ))  # fmt: skip
 """The English stop words of ``bm25s`` (Lucene's list)."""
-_TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
 def tokens(text: str) -> list[str]:
-    """The BM25 tokens of ``text`` (see the module docstring)."""
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS]
+    """The BM25 tokens of ``text`` (see the module docstring): its lower-cased words
+    (:func:`~cage_core.pool_index.text_words`, kept across queries) of two or more
+    characters — exactly the matches of ``\\b\\w\\w+\\b`` — less the stop words."""
+    return [t for t in text_words(text.lower()) if len(t) > 1 and t not in STOP_WORDS]
 
 
 def pool_bm25(query: str, texts: Sequence[str], k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:

@@ -17,8 +17,10 @@ Each function states the quadratic definition it is equal to.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import sys
 from collections import Counter, deque
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -38,6 +40,18 @@ def words(text: str) -> list[str]:
     if text.isascii():
         return text.translate(_ASCII_NON_WORD_TO_SPACE).split()
     return _WORD.findall(text)
+
+
+WORD_CACHE_SIZE = 8192
+"""How many texts :func:`text_words` keeps the words of (least recently used dropped)."""
+
+
+@functools.lru_cache(maxsize=WORD_CACHE_SIZE)
+def text_words(text: str) -> tuple[str, ...]:
+    """:func:`words` of ``text`` as interned strings, kept per process for the
+    ``WORD_CACHE_SIZE`` most recently split texts (thread-safe), so a warm query over known
+    passages splits none of them again."""
+    return tuple(map(sys.intern, words(text)))
 
 
 def index_sets(
@@ -111,7 +125,7 @@ def whole_word_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tu
     positions = _group(needles)
     needle_words = {needle: set(words(needle)) for needle in positions}
     vocabulary: set[Hashable] = set().union(*needle_words.values())
-    postings = index_sets([words(text) for text in texts], vocabulary)
+    postings = index_sets([text_words(text) for text in texts], vocabulary)
     found = []
     for needle, ids in positions.items():
         for i in _holding_all(postings, needle_words[needle], len(texts)):

@@ -281,7 +281,7 @@ class CageReranker:
         if top_n is not None:
             order = order[:top_n]
         explained = order[:VIA_RANKS]
-        vias = evidence_chain(query, items, scores.graphs, explained) \
+        vias = evidence_chain(query, items, scores.graphs, explained, scores.links) \
             if self.method.needs_graphs and len(scores.graphs) == len(items) else []
         vias = vias + [None] * (len(order) - len(vias))
         return [

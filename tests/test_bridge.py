@@ -4,26 +4,17 @@ import math
 
 import numpy as np
 import pytest
+from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_core.config import ChainConfig
 from cage_core.bridge import (
     bare_title,
     bridge_coherence,
     shared_entity_links,
     title_links,
 )
+from cage_core.config import ChainConfig
 from cage_core.fusion import score_pool, standardize
-from cage_core.graph.passage_graph import PassageGraph
-
-
-def _graph(entities):
-    """A graph with the given (label, entity type) nodes and no edges."""
-    n = len(entities)
-    return PassageGraph(labels=tuple(l for l, _ in entities), pos=("PROPN",) * n,
-                        entity_types=tuple(t for _, t in entities), vectors=np.zeros((n, 4), np.float32),
-                        edge_src=np.zeros(0, np.int64), edge_dst=np.zeros(0, np.int64),
-                        edge_type=np.zeros(0, np.int64), edge_verbs=())
 
 
 def test_bare_title_drops_qualifiers():
@@ -41,9 +32,9 @@ def test_title_links_are_whole_word_and_symmetric():
 
 
 def test_shared_entity_links_use_pool_idf_and_skip_query_entities():
-    graphs = [_graph([("Shirley Temple", "PERSON"), ("Kiss and Tell", "WORK_OF_ART"), ("1945", "DATE")]),
-              _graph([("Shirley Temple", "PERSON"), ("1945", "DATE")]),
-              _graph([("Kiss and Tell", "WORK_OF_ART")])]
+    graphs = [entity_graph([("Shirley Temple", "PERSON"), ("Kiss and Tell", "WORK_OF_ART"), ("1945", "DATE")]),
+              entity_graph([("Shirley Temple", "PERSON"), ("1945", "DATE")]),
+              entity_graph([("Kiss and Tell", "WORK_OF_ART")])]
     E = shared_entity_links(graphs, query="Who starred in Kiss and Tell?")
     # "shirley temple" is in 2 of 3 passages: ln(1 + 3/2); "kiss and tell" is named by the
     # query; dates are not bridges.
@@ -72,8 +63,8 @@ def test_default_fusion_formula_by_hand():
                 Passage("Ann Reeve was born in Toronto.", title="Ann Reeve"),
                 Passage("The sky is blue.", title="Sky color"),
                 Passage("Bananas are yellow.", title="Banana")]
-    graphs = [_graph([("Ann Reeve", "PERSON")]), _graph([("Ann Reeve", "PERSON"), ("Toronto", "GPE")]),
-              _graph([]), _graph([])]
+    graphs = [entity_graph([("Ann Reeve", "PERSON")]), entity_graph([("Ann Reeve", "PERSON"), ("Toronto", "GPE")]),
+              entity_graph([]), entity_graph([])]
     sims = np.array([0.9, 0.2, 0.5, 0.1])
     config = CageConfig(lexical_weight=0.0, core_size=1, chain=ChainConfig(length=0))  # the core: top 1
     s = score_pool("Where was the director of Sky Harbor born?", passages, sims, graphs, config)

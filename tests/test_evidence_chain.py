@@ -6,6 +6,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
+from graphs import entity_graph
 
 from cage_core import CageReranker, Passage
 from cage_core.bridge import (
@@ -16,17 +17,7 @@ from cage_core.bridge import (
     title_mention_pairs,
 )
 from cage_core.evidence_chain import evidence_chain
-from cage_core.graph.passage_graph import PassageGraph
 from cage_core.passage import Via
-
-
-def _graph(entities):
-    """A graph with the given (label, entity type) nodes and no edges."""
-    n = len(entities)
-    return PassageGraph(labels=tuple(l for l, _ in entities), pos=("PROPN",) * n,
-                        entity_types=tuple(t for _, t in entities), vectors=np.zeros((n, 4), np.float32),
-                        edge_src=np.zeros(0, np.int64), edge_dst=np.zeros(0, np.int64),
-                        edge_type=np.zeros(0, np.int64), edge_verbs=())
 
 
 # -- the rule, on hand-made graphs ------------------------------------------------------------
@@ -34,9 +25,9 @@ def test_a_title_mention_beats_an_earlier_entity_link_and_is_named_as_written():
     passages = [Passage("A comedy starring Shirley Temple, shot in Hollywood.", title="Kiss and Tell (1945 film)"),
                 Passage("A voice actress from Hollywood.", title="Janet Waldo"),
                 Passage("An actress and diplomat.", title="Shirley Temple")]
-    graphs = [_graph([("Shirley Temple", "PERSON"), ("Hollywood", "GPE")]),
-              _graph([("Hollywood", "GPE")]),
-              _graph([("Hollywood", "GPE")])]
+    graphs = [entity_graph([("Shirley Temple", "PERSON"), ("Hollywood", "GPE")]),
+              entity_graph([("Hollywood", "GPE")]),
+              entity_graph([("Hollywood", "GPE")])]
     # Shirley Temple shares Hollywood with Janet Waldo (rank 0) but Kiss and Tell (rank 1) names her
     assert evidence_chain("Who starred?", passages, graphs, [1, 0, 2]) == [
         None, ("Hollywood", 0), ("Shirley Temple", 1)]
@@ -46,10 +37,10 @@ def test_a_title_mention_beats_an_earlier_entity_link_and_is_named_as_written():
 
 def test_an_entity_link_names_the_heaviest_shared_entity_as_the_passage_writes_it():
     passages = [Passage(t) for t in ("a", "b", "c", "d")]
-    graphs = [_graph([("ACME Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
-              _graph([("Acme Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
-              _graph([("Paris", "GPE")]),
-              _graph([("London", "GPE")])]
+    graphs = [entity_graph([("ACME Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
+              entity_graph([("Acme Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
+              entity_graph([("Paris", "GPE")]),
+              entity_graph([("London", "GPE")])]
     # "acme corp" is in 2 of 4 passages (weight ln 3), "paris" in 3 (ln 7/3); dates never link
     assert evidence_chain("Where?", passages, graphs, [0, 1, 2, 3]) == [
         None, ("Acme Corp", 0), ("Paris", 0), None]
@@ -60,21 +51,21 @@ def test_an_entity_link_names_the_heaviest_shared_entity_as_the_passage_writes_i
 
 def test_ties_go_to_the_earlier_rank_then_the_smaller_name():
     passages = [Passage(t) for t in ("a", "b", "c")]
-    graphs = [_graph([("Beta", "ORG"), ("Alpha", "ORG")])] * 3
+    graphs = [entity_graph([("Beta", "ORG"), ("Alpha", "ORG")])] * 3
     assert evidence_chain("?", passages, graphs, [2, 1, 0]) == [None, ("Alpha", 0), ("Alpha", 0)]
 
 
 def test_two_passages_naming_each_other_are_linked_by_the_title_the_earlier_one_names():
     passages = [Passage("The second son of Sir James Charles Mathew.", title="Charles Mathew"),
                 Passage("A judge; father of Charles Mathew.", title="James Charles Mathew")]
-    graphs = [_graph([]), _graph([])]
+    graphs = [entity_graph([]), entity_graph([])]
     assert evidence_chain("?", passages, graphs, [0, 1]) == [None, ("James Charles Mathew", 0)]
     assert evidence_chain("?", passages, graphs, [1, 0]) == [None, ("Charles Mathew", 0)]
 
 
 def test_a_cut_ranking_gets_the_first_vias_of_the_whole_ranking_and_every_call_the_same():
     passages = [Passage(f"Passage {i} about X{i % 3}.", title=f"T{i}") for i in range(8)]
-    graphs = [_graph([(f"X{i % 3}", "ORG"), (f"Y{i % 2}", "ORG")]) for i in range(8)]
+    graphs = [entity_graph([(f"X{i % 3}", "ORG"), (f"Y{i % 2}", "ORG")]) for i in range(8)]
     order = [5, 2, 7, 0, 3, 6, 1, 4]
     whole = evidence_chain("?", passages, graphs, order)
     assert all(v is not None and v.rank < r for r, v in enumerate(whole) if r)  # every one linked
@@ -85,7 +76,7 @@ def test_a_cut_ranking_gets_the_first_vias_of_the_whole_ranking_and_every_call_t
 
 
 def test_bad_inputs_are_refused_clearly():
-    passages, graphs = [Passage("a"), Passage("b")], [_graph([]), _graph([])]
+    passages, graphs = [Passage("a"), Passage("b")], [entity_graph([]), entity_graph([])]
     with pytest.raises(ValueError, match="one graph per passage"):
         evidence_chain("?", passages, graphs[:1], [0, 1])
     with pytest.raises(ValueError, match="distinct passage indices"):

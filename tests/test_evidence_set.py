@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
+from graphs import entity_graph
 
 from cage_core import CageConfig, Passage
 from cage_core.bridge import title_mentions, titles_named_in
 from cage_core.config import ChainConfig
 from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.fusion import chain_first, score_pool
-from cage_core.graph.passage_graph import PassageGraph
 
 
 def _links(k, mentions=(), entities=(), named=(), texts=None):
@@ -21,13 +21,6 @@ def _links(k, mentions=(), entities=(), named=(), texts=None):
     q = np.zeros(k)
     q[list(named)] = 1.0
     return ChainLinks(m, e, q, texts or [f"passage number {i} about topic{i}" for i in range(k)])
-
-
-def _graph(entities):
-    n = len(entities)
-    return PassageGraph(labels=tuple(entities), pos=("PROPN",) * n, entity_types=("PERSON",) * n,
-                        vectors=np.zeros((n, 4), np.float32), edge_src=np.zeros(0, np.int64),
-                        edge_dst=np.zeros(0, np.int64), edge_type=np.zeros(0, np.int64), edge_verbs=())
 
 
 def test_the_passage_a_selected_one_names_follows_it_despite_low_relevance():
@@ -89,7 +82,7 @@ def test_default_ranking_puts_the_bridge_passage_second():
                 Passage("Ann Reeve was born in Toronto.", title="Ann Reeve"),
                 Passage("The sky is blue over the harbor.", title="Sky color"),
                 Passage("Bananas are yellow.", title="Banana")]
-    graphs = [_graph(["Ann Reeve"]), _graph(["Ann Reeve", "Toronto"]), _graph([]), _graph([])]
+    graphs = [entity_graph(["Ann Reeve"]), entity_graph(["Ann Reeve", "Toronto"]), entity_graph([]), entity_graph([])]
     s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.2, 0.5, 0.1]),
                    graphs, CageConfig(lexical_weight=0.0))
     assert [step.index for step in s.chain] == [0, 1, 2]
@@ -115,7 +108,7 @@ def test_a_pool_without_titles_gets_no_chain_but_links_by_derived_subjects():
                 Passage("Ann Reeve was a director born in Toronto."),
                 Passage("The harbor of the sky is blue."),
                 Passage("Bananas are yellow.")]
-    graphs = [_graph([]), _graph([]), _graph([]), _graph([])]
+    graphs = [entity_graph([]), entity_graph([]), entity_graph([]), entity_graph([])]
     sims = np.array([0.9, 0.1, 0.5, 0.3])
     s = score_pool("Where was the director of Sky Harbor born?", passages, sims, graphs,
                    CageConfig(lexical_weight=0.0))
@@ -132,7 +125,7 @@ def test_the_chain_takes_title_hops_from_given_titles_only():
                 Passage("Ann Reeve was a director born in Toronto."),
                 Passage("The harbor of the sky is blue.", title="Sky color"),
                 Passage("Bananas are yellow.", title="Banana")]
-    graphs = [_graph([]), _graph([]), _graph([]), _graph([])]
+    graphs = [entity_graph([]), entity_graph([]), entity_graph([]), entity_graph([])]
     s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.1, 0.5, 0.3]),
                    graphs, CageConfig(lexical_weight=0.0, chain=ChainConfig(length=2)))
     assert s.matrix[0, 1] == 1.0  # the derived subject "Ann Reeve" links passage 1 to 0 ...

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cage_core.lexical import BM25_B, BM25_K1, pool_bm25, tokens
+from cage_core.lexical import BM25_B, BM25_K1, STOP_WORDS, pool_bm25, tokens
 
 bm25s = pytest.importorskip("bm25s")
 
@@ -57,3 +57,12 @@ def test_tokens_are_lowercased_words_without_stop_words():
 def test_no_shared_term_and_empty_pools_score_zero():
     assert pool_bm25("zebra", ["Warsaw is a city."]).tolist() == [0.0]
     assert pool_bm25("Warsaw", []).shape == (0,)
+
+
+@pytest.mark.parametrize("text", [*TEXTS[:20], "Ω ωmega café_au-lait x1 _ __ a\u00a0b\tC\u2003dé\u0301j\u00e0 İstanbul ǅemal 3.14"])
+def test_tokens_are_the_two_character_word_matches_of_the_text(text):
+    import re
+
+    expected = [t for t in re.findall(r"(?u)\b\w\w+\b", text.lower()) if t not in STOP_WORDS]
+    assert tokens(text) == expected
+    assert tokens(text) == expected  # the second call reads the word cache

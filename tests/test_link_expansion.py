@@ -7,8 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from graphs import entity_graph
 
-from cage_core import Passage, PassageGraph
+from cage_core import Passage
 from cage_core.link_expansion import (
     added_score,
     expansion_metadata,
@@ -21,26 +22,17 @@ from cage_core.link_expansion import (
 from cage_core.link_index import Expansion, LinkEntry, LinkIndex, LinkIndexFormatError
 from cage_core.link_ingest import extend_saved, index_documents
 
-
-def _graph(*entities):
-    n = len(entities)
-    empty = np.zeros(0, np.int64)
-    return PassageGraph(labels=tuple(label for label, _ in entities), pos=("X",) * n,
-                        entity_types=tuple(t for _, t in entities), edge_src=empty,
-                        edge_dst=empty, edge_type=empty, edge_verbs=(), level="light")  # fmt: skip
-
-
 FILM = (
     Passage("Kiss and Tell is a 1945 film starring Shirley Temple.", title="Kiss and Tell"),
-    _graph(("Kiss and Tell", "WORK_OF_ART"), ("1945", "DATE"), ("Shirley Temple", "PERSON")),
+    entity_graph([("Kiss and Tell", "WORK_OF_ART"), ("1945", "DATE"), ("Shirley Temple", "PERSON")], light=True),
 )
 ACTRESS = (
     Passage("Shirley Temple served as Chief of Protocol.", title="Shirley Temple"),
-    _graph(("Shirley Temple", "PERSON"), ("Chief of Protocol", "ORG")),
+    entity_graph([("Shirley Temple", "PERSON"), ("Chief of Protocol", "ORG")], light=True),
 )
 OTHER = (
     Passage("Janet Waldo voiced Corliss Archer on radio.", title="Janet Waldo"),
-    _graph(("Janet Waldo", "PERSON"), ("Corliss Archer", "PERSON")),
+    entity_graph([("Janet Waldo", "PERSON"), ("Corliss Archer", "PERSON")], light=True),
 )
 QUERY = "What position did the star of Kiss and Tell hold?"
 

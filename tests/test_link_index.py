@@ -6,10 +6,10 @@ import math
 import os
 import stat
 
-import numpy as np
 import pytest
+from graphs import entity_graph
 
-from cage_core import Passage, PassageGraph
+from cage_core import Passage
 from cage_core.link_index import (
     MAX_KEYS,
     MAX_LINE_CHARS,
@@ -22,33 +22,23 @@ from cage_core.link_index import (
     link_name,
 )
 
-
-def _graph(*entities):
-    """A light graph of (label, entity type) nodes."""
-    n = len(entities)
-    empty = np.zeros(0, np.int64)
-    return PassageGraph(labels=tuple(label for label, _ in entities), pos=("X",) * n,
-                        entity_types=tuple(t for _, t in entities), edge_src=empty,
-                        edge_dst=empty, edge_type=empty, edge_verbs=(), level="light")  # fmt: skip
-
-
 # The 2Wiki chain "Where was Charles Mathew's father buried?": a (first hop) names b (his
 # father), b names Cork; c shares the rare "Lincoln's Inn" with a; d names a; e is unrelated.
 CORPUS = {
     "a": (Passage("Charles James Mathew (1872–1923) was a barrister, the son of Sir James Charles "
                   "Mathew. He was called to the bar at Lincoln's Inn.", title="Charles Mathew"),
-          _graph(("Charles James Mathew", "PERSON"), ("1872", "DATE"),
-                 ("Sir James Charles Mathew", "PERSON"), ("Lincoln's Inn", "ORG"))),
+          entity_graph([("Charles James Mathew", "PERSON"), ("1872", "DATE"),
+                 ("Sir James Charles Mathew", "PERSON"), ("Lincoln's Inn", "ORG")], light=True)),
     "b": (Passage("Sir James Charles Mathew (1830–1908) was an Irish judge, buried in Cork.",
                   title="James Charles Mathew"),
-          _graph(("Sir James Charles Mathew", "PERSON"), ("1830", "DATE"), ("Irish", "NORP"),
-                 ("Cork", "GPE"))),
+          entity_graph([("Sir James Charles Mathew", "PERSON"), ("1830", "DATE"), ("Irish", "NORP"),
+                 ("Cork", "GPE")], light=True)),
     "c": (Passage("Harry Gosling (1861–1930) trained at Lincoln's Inn.", title="Harry Gosling"),
-          _graph(("Harry Gosling", "PERSON"), ("Lincoln's Inn", "ORG"))),
+          entity_graph([("Harry Gosling", "PERSON"), ("Lincoln's Inn", "ORG")], light=True)),
     "d": (Passage("The Whitechapel by-election followed the death of Charles Mathew.",
                   title="1923 Whitechapel by-election"),
-          _graph(("Whitechapel", "GPE"), ("Charles Mathew", "PERSON"))),
-    "e": (Passage("Cork is a city in Ireland.", title="Cork"), _graph(("Ireland", "GPE"))),
+          entity_graph([("Whitechapel", "GPE"), ("Charles Mathew", "PERSON")], light=True)),
+    "e": (Passage("Cork is a city in Ireland.", title="Cork"), entity_graph([("Ireland", "GPE")], light=True)),
 }  # fmt: skip
 QUERY = "Where was Charles Mathew's father buried?"
 
@@ -78,8 +68,8 @@ def test_a_seed_reaches_the_passage_about_an_entity_it_names_forward():
 
 
 def test_a_name_reached_through_a_longer_mention_counts_the_seed_in_its_df():
-    corpus = {"x": (Passage("A letter to Sir John Smith."), _graph(("Sir John Smith", "PERSON"))),
-              "y": (Passage("He wrote letters.", title="John Smith"), _graph())}  # fmt: skip
+    corpus = {"x": (Passage("A letter to Sir John Smith."), entity_graph([("Sir John Smith", "PERSON")], light=True)),
+              "y": (Passage("He wrote letters.", title="John Smith"), entity_graph(light=True))}  # fmt: skip
     found = _index(corpus).expand("Who got the letter?", ["x"], seeds=1, limit=5)
     assert found == [Expansion(id="y", via="john smith", seed="x",
                                weight=pytest.approx(_spec(2, 2)), kind="forward")]  # fmt: skip
@@ -103,13 +93,13 @@ def test_a_rare_shared_entity_links_unless_the_query_names_it():
 def test_an_entity_held_by_more_passages_than_max_shared_df_makes_no_shared_link():
     found = _index(max_shared_df=2).expand(QUERY, ["a"], seeds=1, limit=10)
     assert "c" in {e.id for e in found}  # df("lincoln s inn") = 2
-    corpus = dict(CORPUS, f=(Passage("Lincoln's Inn again."), _graph(("Lincoln's Inn", "ORG"))))
+    corpus = dict(CORPUS, f=(Passage("Lincoln's Inn again."), entity_graph([("Lincoln's Inn", "ORG")], light=True)))
     found = _index(corpus, max_shared_df=2).expand(QUERY, ["a"], seeds=1, limit=10)
     assert "c" not in {e.id for e in found}
 
 
 def test_a_name_held_by_more_than_max_link_df_passages_makes_no_link():
-    also_cork = {pid: (Passage("Born in Cork."), _graph(("Cork", "GPE"))) for pid in ("g", "h")}
+    also_cork = {pid: (Passage("Born in Cork."), entity_graph([("Cork", "GPE")], light=True)) for pid in ("g", "h")}
     corpus = dict(CORPUS, **also_cork)  # df("cork") = 4: the key of e, mentioned by b, g, h
     # (a is reached from b backward: it names b's key "sir james charles mathew", df 2.)
     found = _index(corpus, max_link_df=4).expand(QUERY, ["b"], seeds=1, limit=9)
@@ -154,7 +144,7 @@ def test_expansion_does_not_depend_on_insertion_order():
 
 def test_adding_an_id_again_replaces_its_entry_and_remove_forgets_it():
     index = _index()
-    index.add("b", Passage("Nothing here.", title="Something else"), _graph())
+    index.add("b", Passage("Nothing here.", title="Something else"), entity_graph(light=True))
     assert index.about("James Charles Mathew") == [] and index.about("something else") == ["b"]
     assert index.remove("c") and not index.remove("c") and "c" not in index
     assert [e.id for e in index.expand(QUERY, ["a"], seeds=1, limit=10)] == ["d"]
@@ -173,14 +163,14 @@ def test_without_titles_the_first_sentence_subject_still_links():
 
 def test_metadata_gives_the_subject_of_a_chunk_without_title():
     index = LinkIndex()
-    entry = index.add("m", Passage("He was born in Warsaw."), _graph(("Warsaw", "GPE")),
+    entry = index.add("m", Passage("He was born in Warsaw."), entity_graph([("Warsaw", "GPE")], light=True),
                       metadata={"source": "docs/marie_curie.md"})  # fmt: skip
     assert entry.keys == ("marie curie",) and index.about("Marie Curie") == ["m"]
 
 
 def test_a_title_with_a_lone_surrogate_still_saves(tmp_path):
     index = LinkIndex()
-    index.add("s", Passage("Text.", title="Bad\ud800 Title"), _graph())
+    index.add("s", Passage("Text.", title="Bad\ud800 Title"), entity_graph(light=True))
     index.save(tmp_path / "links.jsonl")
     assert LinkIndex.load(tmp_path / "links.jsonl").entry("s").subject == "Bad? Title"
 

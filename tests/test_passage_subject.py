@@ -1,9 +1,9 @@
 """What a passage is about: title, metadata, first-sentence subject, central entity."""
 
-import numpy as np
 import pytest
+from graphs import entity_graph
 
-from cage_core import Passage, PassageGraph
+from cage_core import Passage
 from cage_core.passage_subject import (
     MAX_SUBJECT_CHARS,
     Subject,
@@ -11,16 +11,6 @@ from cage_core.passage_subject import (
     first_sentence_subject,
     passage_subject,
 )
-
-
-def _graph(entities):
-    """A light graph with the given (label, entity type) nodes."""
-    n = len(entities)
-    empty = np.zeros(0, np.int64)
-    return PassageGraph(labels=tuple(label for label, _ in entities), pos=("X",) * n,
-                        entity_types=tuple(t for _, t in entities), edge_src=empty,
-                        edge_dst=empty, edge_type=empty, edge_verbs=(), level="light")  # fmt: skip
-
 
 MARIE = "Marie Curie (born Maria Skłodowska; 1867–1934) was a physicist and chemist."
 
@@ -79,20 +69,20 @@ def test_openings_without_a_named_subject_give_nothing(text):
 def test_without_a_first_sentence_subject_the_most_frequent_entity_is_the_subject():
     text = ("In 1903, she shared the Nobel Prize with Pierre Curie. Pierre Curie was a physicist; "
             "the Nobel Prize in 1911 went to her alone. Pierre Curie died in 1906.")  # fmt: skip
-    graph = _graph([("1903", "DATE"), ("Nobel Prize", "WORK_OF_ART"), ("Pierre Curie", "PERSON"),
-                    ("1911", "DATE"), ("1906", "DATE")])  # fmt: skip
+    graph = entity_graph([("1903", "DATE"), ("Nobel Prize", "WORK_OF_ART"), ("Pierre Curie", "PERSON"),
+                    ("1911", "DATE"), ("1906", "DATE")], light=True)  # fmt: skip
     assert derive_subject(Passage(text=text), graph) == Subject("Pierre Curie", "entity")
 
 
 def test_entity_ties_go_to_the_earliest_occurrence_and_numbers_never_count():
     text = "In 1903 and 1903 and 1903, Warsaw met Paris."
-    graph = _graph([("1903", "DATE"), ("Paris", "GPE"), ("Warsaw", "GPE")])
+    graph = entity_graph([("1903", "DATE"), ("Paris", "GPE"), ("Warsaw", "GPE")], light=True)
     assert passage_subject(Passage(text=text), graph) == "Warsaw"
 
 
 def test_nothing_found_is_an_empty_subject():
     assert derive_subject(Passage(text="he said so.")) == Subject("", "")
-    assert derive_subject(Passage(text="he said so."), _graph([("1903", "DATE")])) == Subject("", "")
+    assert derive_subject(Passage(text="he said so."), entity_graph([("1903", "DATE")], light=True)) == Subject("", "")
 
 
 def test_subjects_are_bounded_and_whitespace_normalised():
