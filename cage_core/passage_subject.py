@@ -30,6 +30,7 @@ was built anyway (no extra parse at query time).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ MAX_SUBJECT_CHARS = 120
 """Subjects (from any origin) longer than this are cut to this many characters."""
 OPENING_CHARS = 400
 """Only the first this many characters of the text are read for the first sentence."""
+SUBJECT_CACHE_SIZE = 8192
+"""How many texts' first-sentence subject and central entity are kept per process (LRU,
+thread-safe): a warm query over known untitled passages derives none again."""
 
 _NEVER_FIRST = frozenset({
     "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our", "this",
@@ -138,6 +142,7 @@ def passage_subject(
     return derive_subject(passage, graph, metadata).name
 
 
+@functools.lru_cache(maxsize=SUBJECT_CACHE_SIZE)
 def first_sentence_subject(text: str) -> str:
     """The subject of the first sentence of ``text`` (rule 3 of the module docstring), or "".
 
@@ -179,10 +184,15 @@ def _is_verb(word: str) -> bool:
 
 def central_entity(graph: PassageGraph, text: str) -> str:
     """The graph's most central non-numeric entity label (rule 4 of the module docstring)."""
+    return _central_label(graph.labels, graph.entity_types, text)
+
+
+@functools.lru_cache(maxsize=SUBJECT_CACHE_SIZE)
+def _central_label(labels: tuple[str, ...], entity_types: tuple[str, ...], text: str) -> str:
     lowered = text.lower()
     best: tuple[int, int, int] | None = None
     best_label = ""
-    for order, (label, ent) in enumerate(zip(graph.labels, graph.entity_types)):
+    for order, (label, ent) in enumerate(zip(labels, entity_types)):
         if not ent or ent in NUMERIC_ENTITY_TYPES or not label.strip():
             continue
         positions = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(label.lower())}(?!\w)",
