@@ -7,13 +7,14 @@ Two coherence modes (``CageConfig.coherence``):
     each standardised within the pool (``z(x) = (x − mean)/std``, 0 when constant);
     the core ``A`` = the evidence chain selected from ``r`` and the pool's links (a passage
     without a title is linked by its derived subject, :mod:`cage_core.passage_subject`, except
-    in the chain's title hops, which follow given titles only; a pool where no passage has a
-    title gets no chain)
+    in the chain's title hops, which follow given titles only)
     (:mod:`cage_core.evidence_set`; with ``chain.length == 0``, the ``core_size`` most
     relevant passages); coherence ``c_i`` = bridge coherence to ``A``
     (:mod:`cage_core.bridge`), plus ``w_rgcn · z(mean_{a ∈ A} C_ia)`` when
     ``rgcn_weight > 0``; ``f_i = α·r_i + (1−α)·c_i``; the chain is then ranked first, in
-    chain order (:func:`chain_first`).
+    chain order (:func:`chain_first`). A pool where no passage has a title gets no chain:
+    with the chain on, its ``r``, ``A``, ``c`` and ``α`` are those of
+    :mod:`cage_core.subject_core` (the R-GCN term is added the same way).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -49,6 +50,7 @@ from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
 from cage_core.passage_subject import passage_subject
 from cage_core.scoring import coherence_scores, fuse
+from cage_core.subject_core import query_named_subjects, subject_core_scores, subject_mentions
 
 if TYPE_CHECKING:
     from cage_core.encodings import EncodingCache
@@ -108,6 +110,7 @@ def score_pool(
         demotion = config.contradiction_weight * contradiction_penalty(
             [p.content for p in passages], graphs, config.contradiction_overlap)
     chain: tuple[ChainStep, ...] = ()
+    alpha = config.alpha
     if config.coherence == "rgcn":
         matrix = rgcn_matrix(graphs, config, encodings) if k else np.zeros((0, 0))
         relevance, coherence = sims, coherence_scores(matrix)
@@ -120,27 +123,36 @@ def score_pool(
         subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
         texts = [p.text for p in passages]
         entity_links = shared_entity_links(graphs, query) if k else np.zeros((0, 0))
-        mentions = title_mentions(subjects, texts) if config.title_links else np.zeros((k, k))
-        matrix = np.maximum(mentions, mentions.T) + config.entity_weight * entity_links
-        np.fill_diagonal(matrix, 0.0)
-        if config.chain.length and any(t.strip() for t in titles):
-            # the chain follows given titles only: a derived subject is too unsure a name for
-            # its large title gain, and a pool without any title is ranked without a chain (on
-            # DEV open retrieval without titles, chaining cost HotpotQA R@5 .065 against no chain)
-            titled = subjects == titles or not config.title_links
-            title_hops = mentions if titled else title_mentions(titles, texts)
-            chain = select_chain(relevance - demotion, ChainLinks(
-                title_hops, entity_links, titles_named_in(query, titles) if config.title_links else np.zeros(k),
-                texts), config.chain)  # fmt: skip
-            core = np.array([step.index for step in chain], dtype=np.int64)
+        titled_pool = any(t.strip() for t in titles)
+        if config.chain.length and not titled_pool:  # no chain: the subject core
+            names = subjects if config.title_links else [""] * k
+            relevance, core, coherence, matrix = subject_core_scores(
+                relevance, subject_mentions(names, texts, aliases=config.untitled.aliases), entity_links,
+                query_named_subjects(query, names, relevance), core_size=config.core_size,
+                entity_weight=config.entity_weight, config=config.untitled)  # fmt: skip
+            alpha = config.untitled.alpha
         else:
-            core = core_indices(relevance, config.core_size)
-        coherence = coherence_to_core(matrix, core)
+            mentions = title_mentions(subjects, texts) if config.title_links else np.zeros((k, k))
+            matrix = np.maximum(mentions, mentions.T) + config.entity_weight * entity_links
+            np.fill_diagonal(matrix, 0.0)
+            if config.chain.length:
+                # the chain follows given titles only: a derived subject is too unsure a name for
+                # its large title gain (on DEV open retrieval without titles, chaining cost
+                # HotpotQA R@5 .065 against no chain)
+                titled = subjects == titles or not config.title_links
+                title_hops = mentions if titled else title_mentions(titles, texts)
+                chain = select_chain(relevance - demotion, ChainLinks(
+                    title_hops, entity_links, titles_named_in(query, titles) if config.title_links else np.zeros(k),
+                    texts), config.chain)  # fmt: skip
+                core = np.array([step.index for step in chain], dtype=np.int64)
+            else:
+                core = core_indices(relevance, config.core_size)
+            coherence = coherence_to_core(matrix, core)
         if config.rgcn_weight and k > 1:
             c = rgcn_matrix(graphs, config, encodings)
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
             coherence = coherence + config.rgcn_weight * standardize(to_core)
-    fused = fuse(relevance, coherence, config.alpha) - demotion
+    fused = fuse(relevance, coherence, alpha) - demotion
     if chain:
         fused = chain_first(fused, chain)
     return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain)
