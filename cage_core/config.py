@@ -118,12 +118,53 @@ class ChainConfig:
         return dataclasses.replace(self, **changes)
 
 
+@dataclass(frozen=True)
+class UntitledConfig:
+    """Settings of the default coherence on a pool where no passage has a title, which the
+    evidence chain cannot rank (:mod:`cage_core.subject_core`, where the formula is). Chosen
+    by 5-fold cross-validation over DEV questions pooled across HotpotQA, 2WikiMultihopQA and
+    MuSiQue, open retrieval without titles (``benchmarks/untitled_cv.py``).
+
+    Attributes:
+        query_subject_weight: relevance added to the most relevant passage about each subject
+            the query names (both compared entities of a comparison question).
+        forward_weight: link weight when a core passage's text names the candidate's subject
+            (the forward hop of a bridge question).
+        backward_weight: link weight when the candidate's text names a core passage's subject.
+        core_decay: the link to the t-th most relevant core passage (0-based) counts
+            ``core_decay**t``: a link to the best passage outweighs one to the third.
+        alpha: fusion weight α of these pools (in place of :attr:`CageConfig.alpha`).
+        aliases: match subjects also by their shorter forms
+            (:func:`~cage_core.passage_subject.subject_aliases`).
+    """
+
+    query_subject_weight: float = 1.0
+    forward_weight: float = 1.5
+    backward_weight: float = 0.5
+    core_decay: float = 0.7
+    alpha: float = 0.4
+    aliases: bool = True
+
+    def __post_init__(self) -> None:
+        check_real("query_subject_weight", self.query_subject_weight, low=0.0, high=100.0)
+        check_real("forward_weight", self.forward_weight, low=0.0, high=100.0)
+        check_real("backward_weight", self.backward_weight, low=0.0, high=100.0)
+        check_real("core_decay", self.core_decay, low=0.0, high=1.0)
+        check_real("alpha", self.alpha, low=0.0, high=1.0)
+        if not isinstance(self.aliases, bool):
+            raise TypeError(f"aliases must be a bool, got {type(self.aliases).__name__}")
+
+    def replace(self, **changes: Any) -> UntitledConfig:
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+
 ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EncoderConfig) if f.name != "kind")
 """The :class:`EncoderConfig` fields that :class:`CageConfig` also accepts flat
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain")
+                                     "rgcn_weight", "chain", "untitled")
 
 
 @dataclass(frozen=True, init=False)
@@ -155,6 +196,8 @@ class CageConfig:
             in-memory LRU caches (0 disables them).
         chain: the evidence-chain selection that places the first passages
             (:class:`ChainConfig`; bridge mode only).
+        untitled: how the default ranks a pool where no passage has a title, when the chain
+            is on (:class:`UntitledConfig`; bridge mode only).
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
@@ -178,6 +221,7 @@ class CageConfig:
     max_parse_chars: int = 20_000
     graph_cache_size: int = 4096
     chain: ChainConfig = field(default_factory=ChainConfig)
+    untitled: UntitledConfig = field(default_factory=UntitledConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
@@ -194,6 +238,7 @@ class CageConfig:
         max_parse_chars: int = max_parse_chars,
         graph_cache_size: int = graph_cache_size,
         chain: ChainConfig | None = None,
+        untitled: UntitledConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
         **encoder_settings: Any,
     ) -> None:
@@ -203,6 +248,7 @@ class CageConfig:
             "rgcn_weight": rgcn_weight, "contradiction_weight": contradiction_weight,
             "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
             "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
+            "untitled": UntitledConfig() if untitled is None else untitled,
             "encoder": _encoder(encoder, encoder_settings),
         }  # fmt: skip
         for name, value in values.items():
@@ -226,6 +272,8 @@ class CageConfig:
         check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
         if not isinstance(self.chain, ChainConfig):
             raise TypeError(f"chain must be a ChainConfig, got {type(self.chain).__name__}")
+        if not isinstance(self.untitled, UntitledConfig):
+            raise TypeError(f"untitled must be an UntitledConfig, got {type(self.untitled).__name__}")
 
     # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
     @property
@@ -268,6 +316,9 @@ class CageConfig:
                 tuple(n for n in _BRIDGE_SETTINGS if n in changed) if self.coherence == "rgcn" else (),
             "the evidence chain (chain.length > 0) is the core":
                 ("core_size",) if self.coherence == "bridge" and self.chain.length and "core_size" in changed
+                else (),
+            "untitled pools are ranked by UntitledConfig only while the chain is on (chain.length > 0)":
+                ("untitled",) if self.coherence == "bridge" and not self.chain.length and "untitled" in changed
                 else (),
             "contradiction_weight=0 turns the contradiction penalty off":
                 ("contradiction_overlap",) if not self.contradiction_weight and

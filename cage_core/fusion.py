@@ -7,13 +7,14 @@ Two coherence modes (``CageConfig.coherence``):
     each standardised within the pool (``z(x) = (x − mean)/std``, 0 when constant);
     the core ``A`` = the evidence chain selected from ``r`` and the pool's links (a passage
     without a title is linked by its derived subject, :mod:`cage_core.passage_subject`, except
-    in the chain's title hops, which follow given titles only; a pool where no passage has a
-    title gets no chain)
+    in the chain's title hops, which follow given titles only)
     (:mod:`cage_core.evidence_set`; with ``chain.length == 0``, the ``core_size`` most
     relevant passages); coherence ``c_i`` = bridge coherence to ``A``
     (:mod:`cage_core.bridge`), plus ``w_rgcn · z(mean_{a ∈ A} C_ia)`` when
     ``rgcn_weight > 0``; ``f_i = α·r_i + (1−α)·c_i``; the chain is then ranked first, in
-    chain order (:func:`chain_first`).
+    chain order (:func:`chain_first`). A pool where no passage has a title gets no chain:
+    with the chain on, its ``r``, ``A``, ``c`` and ``α`` are those of
+    :mod:`cage_core.subject_core` (the R-GCN term is added the same way).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -50,6 +51,7 @@ from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
 from cage_core.passage_subject import passage_subject
 from cage_core.scoring import coherence_scores, fuse
+from cage_core.subject_core import query_named_subjects, subject_core_scores, subject_mentions
 
 if TYPE_CHECKING:
     from cage_core.encodings import EncodingCache
@@ -112,6 +114,7 @@ def score_pool(
             [p.content for p in passages], graphs, config.contradiction_overlap)
     chain: tuple[ChainStep, ...] = ()
     links = None
+    alpha = config.alpha
     if config.coherence == "rgcn":
         matrix = rgcn_matrix(graphs, config, encodings) if k else np.zeros((0, 0))
         relevance, coherence = sims, coherence_scores(matrix)
@@ -124,26 +127,35 @@ def score_pool(
         texts = [p.text for p in passages]
         links = pool_links(query, titles, texts, graphs)
         subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
-        title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
-        mentions = title_hops if subjects == titles or not config.title_links else title_mentions(subjects, texts)
         entity_links = links.entity_links()
-        matrix = combined_links(mentions, entity_links, config.entity_weight)
-        if config.chain.length and any(t.strip() for t in titles):
-            # the chain follows given titles only: a derived subject is too unsure a name for
-            # its large title gain, and a pool without any title is ranked without a chain (on
-            # DEV open retrieval without titles, chaining cost HotpotQA R@5 .065 against no chain)
-            query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
-            chain = select_chain(relevance - demotion, ChainLinks(title_hops, entity_links, query_titles, texts),
-                                 config.chain)  # fmt: skip
-            core = np.array([step.index for step in chain], dtype=np.int64)
+        if config.chain.length and not any(t.strip() for t in titles):  # no chain: the subject core
+            names = subjects if config.title_links else [""] * k
+            relevance, core, coherence, matrix = subject_core_scores(
+                relevance, subject_mentions(names, texts, aliases=config.untitled.aliases), entity_links,
+                query_named_subjects(query, names, relevance), core_size=config.core_size,
+                entity_weight=config.entity_weight, config=config.untitled)  # fmt: skip
+            alpha = config.untitled.alpha
         else:
-            core = core_indices(relevance, config.core_size)
-        coherence = coherence_to_core(matrix, core)
+            title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
+            titled = subjects == titles or not config.title_links
+            mentions = title_hops if titled else title_mentions(subjects, texts)
+            matrix = combined_links(mentions, entity_links, config.entity_weight)
+            if config.chain.length:
+                # the chain follows given titles only: a derived subject is too unsure a name for
+                # its large title gain (on DEV open retrieval without titles, chaining cost
+                # HotpotQA R@5 .065 against no chain)
+                query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
+                chain = select_chain(relevance - demotion, ChainLinks(title_hops, entity_links, query_titles, texts),
+                                     config.chain)  # fmt: skip
+                core = np.array([step.index for step in chain], dtype=np.int64)
+            else:
+                core = core_indices(relevance, config.core_size)
+            coherence = coherence_to_core(matrix, core)
         if config.rgcn_weight and k > 1:
             c = rgcn_matrix(graphs, config, encodings)
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
             coherence = coherence + config.rgcn_weight * standardize(to_core)
-    fused = fuse(relevance, coherence, config.alpha) - demotion
+    fused = fuse(relevance, coherence, alpha) - demotion
     if chain:
         fused = chain_first(fused, chain)
     return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain, links)

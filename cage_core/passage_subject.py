@@ -24,6 +24,10 @@ most users' chunks do not. :func:`derive_subject` returns the first of these tha
    case-insensitive), ties by the earliest occurrence, then by graph order;
 5. ``""`` — nothing found (an empty subject).
 
+A derived subject is often a fuller name than other passages use ("Sela Ann Ward" for
+"Sela Ward", "Barton Lee Hazlewood" for "Lee Hazlewood"): :func:`subject_aliases` gives the
+shorter forms a name of three or more capitalised words also goes by.
+
 Deterministic and cheap: string operations on the text and the labels of a graph that
 was built anyway (no extra parse at query time).
 """
@@ -56,6 +60,9 @@ MAX_SUBJECT_WORDS = 8
 """A first-sentence subject has at most this many words (longer spans are no name)."""
 MAX_SUBJECT_CHARS = 120
 """Subjects (from any origin) longer than this are cut to this many characters."""
+MIN_ALIAS_SOURCE_WORDS = 3
+"""A subject of at least this many capitalised words also goes by shorter forms
+(:func:`subject_aliases`)."""
 OPENING_CHARS = 400
 """Only the first this many characters of the text are read for the first sentence."""
 SUBJECT_CACHE_SIZE = 8192
@@ -175,6 +182,27 @@ def first_sentence_subject(text: str) -> str:
     if subject[0].lower() in _NEVER_FIRST or all(_NUMBER.fullmatch(w) for w in subject):
         return ""
     return " ".join(subject).rstrip(".")
+
+
+def subject_aliases(name: str) -> tuple[str, ...]:
+    """The lower-cased forms under which other passages may name a subject: the whole name,
+    plus — when it has at least :data:`MIN_ALIAS_SOURCE_WORDS` words, each alphabetic and
+    capitalised (a person's or a place's full name) — its first and last word, its first two
+    and its last two words. Sorted, without duplicates; empty for a blank name.
+
+    >>> subject_aliases("Sela Ann Ward")
+    ('ann ward', 'sela ann', 'sela ann ward', 'sela ward')
+    >>> subject_aliases("2009 Big 12 Conference")
+    ('2009 big 12 conference',)
+    """
+    words = name.split()
+    if not words:
+        return ()
+    forms = {" ".join(words).lower()}
+    if len(words) >= MIN_ALIAS_SOURCE_WORDS and all(w.isalpha() and w[0].isupper() for w in words):
+        forms |= {f"{words[0]} {words[-1]}".lower(), " ".join(words[:2]).lower(),
+                  " ".join(words[-2:]).lower()}  # fmt: skip
+    return tuple(sorted(forms))
 
 
 def _is_verb(word: str) -> bool:

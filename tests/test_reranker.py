@@ -34,10 +34,13 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
     scores = [r.score for r in out]
     assert scores == sorted(scores, reverse=True)
     scores = reranker.score(QUERY, POOL)
+    alpha = reranker.config.untitled.alpha  # plain strings have no title: the subject core's α
+    assert alpha == 0.4
     for r in out:
         assert r.text == POOL[r.index]
         assert r.similarity == scores.similarities[r.index]  # sim(q, C_i), as given or computed
-        assert r.score == pytest.approx((scores.relevance[r.index] + 2 * r.coherence) / 3, abs=1e-12)
+        assert r.score == pytest.approx(alpha * scores.relevance[r.index] + (1 - alpha) * r.coherence,
+                                        abs=1e-12)  # fmt: skip
     assert out[0].index == 0  # the passage naming Curie's birthplace leads
 
 
@@ -78,7 +81,10 @@ def test_empty_input_gives_empty_result_without_loading_models():
 def test_single_passage_has_coherence_zero(reranker):
     (only,) = reranker.rerank(QUERY, POOL[:1])
     assert only.coherence == 0.0 and only.index == 0
-    assert only.score == 0.0  # standardised within a pool of one
+    # standardised within a pool of one: 0, plus the gain of the subject the query names
+    # ("Marie Curie"; cage_core.subject_core), fused with the untitled α
+    untitled = reranker.config.untitled
+    assert only.score == pytest.approx(untitled.alpha * untitled.query_subject_weight, abs=1e-12)
 
 
 @pytest.mark.parametrize("top_n, expected_len", [(None, 4), (0, 0), (2, 2), (4, 4), (50, 4)])

@@ -1,0 +1,166 @@
+"""How the settings of untitled pools were chosen: a grid, 5-fold cross-validation over DEV questions.
+
+    python benchmarks/untitled_cv.py --data ../shared/data [--graph-store graphs.sqlite]
+
+The setting is the one where the evidence chain cannot work: open retrieval without titles
+(``cage eval --open 20 --no-titles --expand``: each file's pooled passages form a corpus with
+``title=""``, the top 20 by cosine plus the link index's expansion form each pool). The pools
+are built once; each grid point of :class:`~cage_core.config.UntitledConfig` then ranks them
+through :func:`~cage_core.subject_core.subject_core_scores`, exactly as
+:func:`~cage_core.fusion.score_pool` does. The questions of the multi-hop files (HotpotQA,
+2WikiMultihopQA, MuSiQue) are pooled and split into 5 folds by a hash of their id (as in
+``chain_cv.py``) — never by dataset. For each fold, the grid point with the best mean over
+the three files of ``R@3 + R@5`` on the other four folds ranks the held-out fold; the printed
+table is those out-of-fold rankings, beside vanilla (cosine order), hybrid (relevance order)
+and the previous default (the 3 most relevant passages as core, undirected subject links,
+no query-subject gain). RAMDocs is not used for the choice; its Recall@5 under each fold's
+choice is printed as a check. The shipped defaults are the point chosen on all folds together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chain_cv import FOLDS, fold_of
+
+from cage_core import CageConfig, CageReranker
+from cage_core.bridge import coherence_to_core, core_indices, shared_entity_links
+from cage_core.config import UntitledConfig
+from cage_core.eval.corpus import corpus_from_pools
+from cage_core.eval.corpus_retrieval import CorpusRetriever
+from cage_core.eval.datasets import load_questions
+from cage_core.eval.open_retrieval import (
+    DEFAULT_OPEN_K,
+    ExpansionSettings,
+    _CorpusState,
+    expand_pool,
+    gold_in_corpus,
+)
+from cage_core.fusion import standardize
+from cage_core.lexical import pool_bm25
+from cage_core.passage_subject import passage_subject
+from cage_core.scoring import cosine_matrix, ranking
+from cage_core.subject_core import query_named_subjects, subject_core_scores, subject_mentions
+
+FILES = ("hotpotqa", "2wikimultihopqa", "musique", "ramdocs")
+MULTI_HOP = FILES[:3]
+GRID = {
+    "query_subject_weight": (0.0, 0.5, 1.0, 1.5),
+    "forward_weight": (1.0, 1.5, 2.0, 2.5),
+    "backward_weight": (0.5, 1.0),
+    "core_decay": (1.0, 0.85, 0.7, 0.5),
+    "alpha": (0.25, 1 / 3, 0.4, 0.5),
+    "aliases": (True, False),
+}
+
+
+def load_pools(data: Path, reranker: CageReranker) -> list[dict]:
+    """Every question's open, untitled, expanded pool with what the ranking needs."""
+    config = reranker.config
+    out = []
+    for name in FILES:
+        questions = load_questions(data / f"{name}.jsonl")
+        state = _CorpusState(corpus_from_pools(questions, titles=False), reranker)
+        corpus = state.corpus
+        vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
+        cosines = cosine_matrix(vectors, state.embeddings)
+        retriever = CorpusRetriever([p.content for p in corpus.passages], cosines, "cosine", config.lexical_weight)
+        state.ensure_graphs(range(len(corpus)), full=False)
+        index = state.ensure_link_index()
+        for row, q in enumerate(questions):
+            retrieved = retriever.top(row, q.question, DEFAULT_OPEN_K)
+            ids = retrieved + expand_pool(index, corpus, q.question, retrieved, ExpansionSettings())
+            passages = [corpus.passages[i] for i in ids]
+            graphs = [state.graphs[i] for i in ids]
+            texts = [p.text for p in passages]
+            subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]
+            sims = cosines[row, ids]
+            relevance = standardize(sims) + config.lexical_weight * standardize(
+                pool_bm25(q.question, [p.content for p in passages]))
+            position = {c: n for n, c in enumerate(ids)}
+            gold = gold_in_corpus(q, corpus)
+            out.append({
+                "dataset": name, "id": q.id, "type": q.type, "sims": sims, "relevance": relevance,
+                "entities": shared_entity_links(graphs, q.question),
+                "mentions": {a: subject_mentions(subjects, texts, aliases=a) for a in (True, False)},
+                "named": query_named_subjects(q.question, subjects, relevance),
+                "gold": frozenset(position[g] for g in gold if g in position), "n_gold": len(gold),
+            })  # fmt: skip
+        print(f"{name}: {len(questions)} pools", file=sys.stderr, flush=True)
+    return out
+
+
+def recalls(order: np.ndarray, pool: dict) -> tuple[float, float]:
+    """(R@3, R@5); a gold passage outside the pool counts as missed."""
+    n = max(pool["n_gold"], 1)
+    return (len(set(order[:3].tolist()) & pool["gold"]) / n, len(set(order[:5].tolist()) & pool["gold"]) / n)
+
+
+def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
+    untitled = UntitledConfig(**point)
+    r, _, coherence, _ = subject_core_scores(
+        pool["relevance"], pool["mentions"][untitled.aliases], pool["entities"], pool["named"],
+        core_size=config.core_size, entity_weight=config.entity_weight, config=untitled)  # fmt: skip
+    return ranking(untitled.alpha * r + (1 - untitled.alpha) * coherence)
+
+
+def previous_default(pool: dict, config: CageConfig) -> np.ndarray:
+    m = pool["mentions"][False]
+    links = np.maximum(m, m.T) + config.entity_weight * pool["entities"]
+    np.fill_diagonal(links, 0.0)
+    coherence = coherence_to_core(links, core_indices(pool["relevance"], config.core_size))
+    return ranking(config.alpha * pool["relevance"] + (1 - config.alpha) * coherence)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--graph-store", default=None)
+    args = parser.parse_args()
+    config = CageConfig()
+    pools = load_pools(args.data, CageReranker(config, graph_store=args.graph_store))
+    names = list(GRID)
+    points = [dict(zip(names, values)) for values in itertools.product(*GRID.values())]
+    scores = np.array([[recalls(rank(p, point, config), p) for p in pools] for point in points])  # [G, n, 2]
+    datasets = np.array([p["dataset"] for p in pools])
+    folds = np.array([fold_of(p["id"]) for p in pools])
+    multi_hop = np.isin(datasets, MULTI_HOP)
+
+    def objective(mask: np.ndarray) -> np.ndarray:
+        return np.mean([scores[:, mask & (datasets == d)].sum(axis=2).mean(axis=1) for d in MULTI_HOP], axis=0)
+
+    out_of_fold = np.zeros((len(pools), 2))
+    for k in range(FOLDS):
+        best = int(np.argmax(objective(multi_hop & (folds != k))))  # first best in grid order
+        print(f"fold {k}: {points[best]}")
+        out_of_fold[folds == k] = scores[best, folds == k]
+    chosen = int(np.argmax(objective(multi_hop)))
+    print(f"all folds: {points[chosen]}\n")
+    rows = {
+        "vanilla (cosine order)": np.array([recalls(ranking(p["sims"]), p) for p in pools]),
+        "hybrid (relevance order)": np.array([recalls(ranking(p["relevance"]), p) for p in pools]),
+        "previous default (no chain)": np.array([recalls(previous_default(p, config), p) for p in pools]),
+        "subject core, out of fold": out_of_fold,
+        "subject core, all-fold choice": scores[chosen],
+    }
+    groups: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(pools), bool))
+    for n, p in enumerate(pools):
+        groups[p["dataset"]][n] = True
+        if p["dataset"] == "hotpotqa":
+            groups[f"hotpotqa {p['type']}"][n] = True
+    order = [g for d in FILES for g in sorted(groups) if g.split()[0] == d]
+    print("| ranking | " + " | ".join(f"{g} R@5" for g in order) + " |")
+    print("|---|" + "---|" * len(order))
+    for label, values in rows.items():
+        print(f"| {label} | " + " | ".join(f"{values[groups[g], 1].mean():.3f}" for g in order) + " |")
+
+
+if __name__ == "__main__":
+    main()
