@@ -151,8 +151,7 @@ class UntitledConfig:
         check_real("backward_weight", self.backward_weight, low=0.0, high=100.0)
         check_real("core_decay", self.core_decay, low=0.0, high=1.0)
         check_real("alpha", self.alpha, low=0.0, high=1.0)
-        if not isinstance(self.aliases, bool):
-            raise TypeError(f"aliases must be a bool, got {type(self.aliases).__name__}")
+        check_bool("aliases", self.aliases)
 
     def replace(self, **changes: Any) -> UntitledConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
@@ -262,8 +261,7 @@ class CageConfig:
             raise ValueError(f"coherence must be one of {_COHERENCE}, got {self.coherence!r}")
         check_real("lexical_weight", self.lexical_weight, low=0.0, high=100.0)
         check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
-        if not isinstance(self.title_links, bool):
-            raise TypeError(f"title_links must be a bool, got {type(self.title_links).__name__}")
+        check_bool("title_links", self.title_links)
         check_int("core_size", self.core_size, low=1, high=10_000)
         check_real("rgcn_weight", self.rgcn_weight, low=0.0, high=100.0)
         check_real("contradiction_weight", self.contradiction_weight, low=0.0, high=100.0)
@@ -398,6 +396,12 @@ def check_real(name: str, value: object, *, low: float, high: float, low_open: b
     if not math.isfinite(v) or too_low or v > high:
         bracket = "(" if low_open else "["
         raise ValueError(f"{name} must be in {bracket}{low}, {high}], got {value!r}")
+
+
+def check_bool(name: str, value: object) -> None:
+    """Raise unless ``value`` is a bool (not 0/1 or another truthy value)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
 
 
 def check_int(name: str, value: object, *, low: int, high: int) -> None:

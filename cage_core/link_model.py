@@ -49,7 +49,7 @@ import torch
 from torch import Tensor
 from torch_geometric.utils import scatter
 
-from cage_core.config import check_int, check_real
+from cage_core.config import check_bool, check_int, check_real
 from cage_core.encoder import WeightedRGCNConv
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.relations import NUM_RELATIONS
@@ -106,8 +106,7 @@ class LinkModelConfig:
 
     def __post_init__(self) -> None:
         for name in ("use_graphs", "use_pair_features", "pooled"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
+            check_bool(name, getattr(self, name))
         if not (self.use_graphs or self.use_pair_features):
             raise ValueError("a link model needs use_graphs or use_pair_features")
         check_int("hidden_dim", self.hidden_dim, low=1, high=1024)

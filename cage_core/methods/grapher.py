@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cage_core.bridge import link_matrix
-from cage_core.config import check_real
+from cage_core.config import check_bool, check_real
 from cage_core.fusion import standardize
 from cage_core.methods.base import Pool
 
@@ -77,8 +77,7 @@ class GraphERConfig:
         check_real("damping", self.damping, low=0.0, high=0.99)
         check_real("temperature", self.temperature, low=0.0, high=100.0, low_open=True)
         check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
-        if not isinstance(self.title_links, bool):
-            raise TypeError(f"title_links must be a bool, got {type(self.title_links).__name__}")
+        check_bool("title_links", self.title_links)
 
 
 @dataclass(frozen=True)
