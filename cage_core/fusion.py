@@ -15,8 +15,9 @@ Two coherence modes (``CageConfig.coherence``):
     chain order (:func:`chain_first`). A pool where no passage has a title gets no chain:
     with the chain on, its ``r``, ``A``, ``c`` and ``α`` are those of
     :mod:`cage_core.subject_core` (the R-GCN term is added the same way), and its short chain
-    is ranked first (:func:`ranked_first`), chosen among distinct passages: an exact
-    duplicate of a chain passage shares its place and score.
+    is ranked first (:func:`ranked_first`), chosen among distinct passages that no
+    contradiction demotes (the chain's links must not lift a passage back over a conflict it
+    lost): an exact duplicate of a chain passage shares its place and score.
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -170,9 +171,9 @@ def score_pool(
     elif untitled is not None:
         first: dict[str, int] = {}
         twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
-        distinct = np.where(np.arange(k) == twin, fused, -np.inf)
-        lead = short_chain(distinct, relevance - demotion, untitled[0], entity_links, untitled[1],
-                           config.untitled)  # fmt: skip
+        eligible = (np.arange(k) == twin) & (demotion == 0)
+        lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled[0], entity_links,
+                           untitled[1], config.untitled)  # fmt: skip
         fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
     return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain, links)
 
