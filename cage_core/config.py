@@ -136,6 +136,15 @@ class UntitledConfig:
         alpha: fusion weight α of these pools (in place of :attr:`CageConfig.alpha`).
         aliases: match subjects also by their shorter forms
             (:func:`~cage_core.passage_subject.subject_aliases`).
+        chain_window: the short chain reorders only the ``chain_window`` best passages of
+            the fused ranking, so Recall@``chain_window`` is the subject core's; 0 turns the
+            short chain off (chosen with ``benchmarks/untitled_chain_cv.py``, as are the
+            fields below).
+        chain_length: how many passages the short chain ranks first.
+        chain_mention_weight: gain of a candidate whose subject a chain passage's text names.
+        chain_entity_weight: gain per shared-entity link to a chain passage, the link capped
+            at ``chain_entity_cap``.
+        chain_entity_cap: cap of the shared-entity link in the short chain.
     """
 
     query_subject_weight: float = 1.0
@@ -144,6 +153,11 @@ class UntitledConfig:
     core_decay: float = 0.7
     alpha: float = 0.4
     aliases: bool = True
+    chain_window: int = 5
+    chain_length: int = 3
+    chain_mention_weight: float = 4.0
+    chain_entity_weight: float = 1.0
+    chain_entity_cap: float = 3.0
 
     def __post_init__(self) -> None:
         check_real("query_subject_weight", self.query_subject_weight, low=0.0, high=100.0)
@@ -152,6 +166,11 @@ class UntitledConfig:
         check_real("core_decay", self.core_decay, low=0.0, high=1.0)
         check_real("alpha", self.alpha, low=0.0, high=1.0)
         check_bool("aliases", self.aliases)
+        check_int("chain_window", self.chain_window, low=0, high=1000)
+        check_int("chain_length", self.chain_length, low=1, high=1000)
+        check_real("chain_mention_weight", self.chain_mention_weight, low=0.0, high=100.0)
+        check_real("chain_entity_weight", self.chain_entity_weight, low=0.0, high=100.0)
+        check_real("chain_entity_cap", self.chain_entity_cap, low=0.0, high=1e6)
 
     def replace(self, **changes: Any) -> UntitledConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""

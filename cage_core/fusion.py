@@ -14,7 +14,10 @@ Two coherence modes (``CageConfig.coherence``):
     ``rgcn_weight > 0``; ``f_i = α·r_i + (1−α)·c_i``; the chain is then ranked first, in
     chain order (:func:`chain_first`). A pool where no passage has a title gets no chain:
     with the chain on, its ``r``, ``A``, ``c`` and ``α`` are those of
-    :mod:`cage_core.subject_core` (the R-GCN term is added the same way).
+    :mod:`cage_core.subject_core` (the R-GCN term is added the same way), and its short chain
+    is ranked first (:func:`ranked_first`), chosen among distinct passages that no
+    contradiction demotes (the chain's links must not lift a passage back over a conflict it
+    lost): an exact duplicate of a chain passage shares its place and score.
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -51,7 +54,12 @@ from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
 from cage_core.passage_subject import passage_subject
 from cage_core.scoring import coherence_scores, fuse
-from cage_core.subject_core import query_named_subjects, subject_core_scores, subject_mentions
+from cage_core.subject_core import (
+    query_named_subjects,
+    short_chain,
+    subject_core_scores,
+    subject_mentions,
+)
 
 if TYPE_CHECKING:
     from cage_core.encodings import EncodingCache
@@ -113,6 +121,7 @@ def score_pool(
         demotion = config.contradiction_weight * contradiction_penalty(
             [p.content for p in passages], graphs, config.contradiction_overlap)
     chain: tuple[ChainStep, ...] = ()
+    untitled: tuple[np.ndarray, np.ndarray] | None = None  # (M, Q) of a pool without titles
     links = None
     alpha = config.alpha
     if config.coherence == "rgcn":
@@ -130,9 +139,10 @@ def score_pool(
         entity_links = links.entity_links()
         if config.chain.length and not any(t.strip() for t in titles):  # no chain: the subject core
             names = subjects if config.title_links else [""] * k
+            untitled = (subject_mentions(names, texts, aliases=config.untitled.aliases),
+                        query_named_subjects(query, names, relevance))  # fmt: skip
             relevance, core, coherence, matrix = subject_core_scores(
-                relevance, subject_mentions(names, texts, aliases=config.untitled.aliases), entity_links,
-                query_named_subjects(query, names, relevance), core_size=config.core_size,
+                relevance, untitled[0], entity_links, untitled[1], core_size=config.core_size,
                 entity_weight=config.entity_weight, config=config.untitled)  # fmt: skip
             alpha = config.untitled.alpha
         else:
@@ -158,14 +168,31 @@ def score_pool(
     fused = fuse(relevance, coherence, alpha) - demotion
     if chain:
         fused = chain_first(fused, chain)
+    elif untitled is not None:
+        first: dict[str, int] = {}
+        twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
+        eligible = (np.arange(k) == twin) & (demotion == 0)
+        lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled[0], entity_links,
+                           untitled[1], config.untitled)  # fmt: skip
+        fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
     return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain, links)
 
 
 def chain_first(fused: np.ndarray, chain: Sequence[ChainStep]) -> np.ndarray:
-    """Scores that rank the chain first, in chain order, then the rest by ``fused``: the
-    chain passage at position t (0-based, of n) scores ``max_j f_j + n − t``."""
+    """Scores that rank the chain first, in chain order, then the rest by ``fused``
+    (:func:`ranked_first`)."""
+    return ranked_first(fused, [[step.index] for step in chain])
+
+
+def ranked_first(fused: np.ndarray, lead: Sequence[Sequence[int]]) -> np.ndarray:
+    """Scores that rank the groups of passages ``lead`` first, in that order, then the rest by
+    ``fused``: every passage of the group at position t (0-based, of n) scores
+    ``max_j f_j + n − t`` (a group holds a passage and its exact duplicates, which so keep
+    equal scores)."""
+    if not len(lead):
+        return fused
     top = float(fused.max())
     lifted = fused.copy()
-    for t, step in enumerate(chain):
-        lifted[step.index] = top + len(chain) - t
+    for t, group in enumerate(lead):
+        lifted[list(group)] = top + len(lead) - t
     return lifted

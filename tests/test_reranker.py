@@ -36,11 +36,15 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
     scores = reranker.score(QUERY, POOL)
     alpha = reranker.config.untitled.alpha  # plain strings have no title: the subject core's α
     assert alpha == 0.4
+    fused = {r.index: alpha * scores.relevance[r.index] + (1 - alpha) * r.coherence for r in out}
+    n = reranker.config.untitled.chain_length  # the short chain (window 5 > 4 passages) leads
+    for t, r in enumerate(out[:n]):
+        assert r.score == pytest.approx(max(fused.values()) + n - t, abs=1e-12)
     for r in out:
         assert r.text == POOL[r.index]
         assert r.similarity == scores.similarities[r.index]  # sim(q, C_i), as given or computed
-        assert r.score == pytest.approx(alpha * scores.relevance[r.index] + (1 - alpha) * r.coherence,
-                                        abs=1e-12)  # fmt: skip
+        if r.rank >= n:
+            assert r.score == pytest.approx(fused[r.index], abs=1e-12)
     assert out[0].index == 0  # the passage naming Curie's birthplace leads
 
 

@@ -8,7 +8,12 @@ from cage_core.config import ChainConfig, UntitledConfig
 from cage_core.fusion import score_pool, standardize
 from cage_core.passage_subject import subject_aliases
 from cage_core.scoring import ranking
-from cage_core.subject_core import query_named_subjects, subject_core_scores, subject_mentions
+from cage_core.subject_core import (
+    query_named_subjects,
+    short_chain,
+    subject_core_scores,
+    subject_mentions,
+)
 
 
 def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
@@ -66,6 +71,10 @@ def test_a_named_subject_enters_the_core_ahead_of_a_more_relevant_passage():
     ("forward_weight", float("inf"), "forward_weight must be in"),
     ("core_decay", 1.5, "core_decay must be in"),
     ("alpha", -0.1, "alpha must be in"),
+    ("chain_window", -1, "chain_window must be in"),
+    ("chain_length", 0, "chain_length must be in"),
+    ("chain_mention_weight", -1.0, "chain_mention_weight must be in"),
+    ("chain_entity_cap", float("nan"), "chain_entity_cap must be"),
 ])  # fmt: skip
 def test_invalid_untitled_settings_are_refused(field, value, message):
     with pytest.raises(ValueError, match=message):
@@ -90,7 +99,7 @@ def test_both_compared_entities_of_an_untitled_pool_enter_its_top_three(parser):
     passages = [Passage(text) for text in POOL]
     graphs = parser.parse(POOL)
     sims = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
-    config = CageConfig(lexical_weight=0.0)
+    config = CageConfig(lexical_weight=0.0, untitled=UntitledConfig(chain_window=0))  # core alone
     scores = score_pool(COMPARISON, passages, sims, graphs, config)
     assert scores.chain == ()
     # Zenith Books (4th by similarity) gains 1.0 as a subject the query names: r' = z + Q puts
@@ -98,7 +107,7 @@ def test_both_compared_entities_of_an_untitled_pool_enter_its_top_three(parser):
     assert scores.relevance.tolist() == (standardize(sims) + np.array([1.0, 0, 0, 1.0, 0])).tolist()
     assert ranking(scores.fused)[:3].tolist() == [0, 1, 3]
     without = score_pool(COMPARISON, passages, sims, graphs,
-                         config.replace(untitled=UntitledConfig(query_subject_weight=0.0)))
+                         config.replace(untitled=config.untitled.replace(query_subject_weight=0.0)))
     assert ranking(without.fused)[:3].tolist() == [0, 1, 2]
 
 
@@ -112,3 +121,64 @@ def test_the_subject_core_replaces_the_chain_only_while_the_chain_is_on(parser):
     titled = [Passage(text, title=f"T{i}") for i, text in enumerate(POOL)]
     chained = score_pool(COMPARISON, titled, sims, graphs, CageConfig(lexical_weight=0.0))
     assert len(chained.chain) == 3  # a pool with titles keeps the chain
+
+
+def test_the_short_chain_takes_named_subjects_then_the_strongest_link_within_the_window():
+    relevance = np.array([3.0, 2.0, 1.5, 1.0, 0.5, 0.0])
+    fused = np.array([6.0, 5.0, 4.0, 3.0, 2.0, 1.0])  # the window of 5 leaves out passage 5
+    mentions = np.zeros((6, 6))
+    mentions[0, 4] = 1.0  # the first chain passage names passage 4's subject
+    mentions[0, 5] = 1.0  # ... and passage 5's, outside the window
+    entities = np.zeros((6, 6))
+    entities[0, 1] = entities[1, 0] = 5.0  # shares entities with the first chain passage
+    named = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    config = UntitledConfig(chain_window=5, chain_length=3, chain_mention_weight=4.0,
+                            chain_entity_weight=1.0, chain_entity_cap=1.0)  # fmt: skip
+    # 0: highest r'; 3: named by the query; then 4 (0.5 + 4) over 1 (2 + 1 · min(5, 1))
+
+    def chain(**changes):
+        return short_chain(fused, relevance, mentions, entities, named, config.replace(**changes)).tolist()
+
+    assert chain() == [0, 3, 4]
+    assert chain(chain_entity_cap=3.0) == [0, 3, 1]  # passage 1 now gains 2 + 3 = 5 > 4.5
+    assert chain(chain_length=2) == [0, 3]
+    assert chain(chain_window=0) == []
+    with pytest.raises(ValueError, match="k = 6 passages"):
+        short_chain(fused[:5], relevance, mentions, entities, named, config)
+
+
+BRIDGE = "Which river flows through the city where Acme Records was founded?"
+BRIDGE_POOL = [
+    "Acme Records is an American record label founded in 1950 in Nashville.",
+    "Many record labels sell vinyl.",
+    "Vinyl and books were first sold together in shops.",
+    "Nashville is a city on the Cumberland River in Tennessee.",
+    "The London Book Fair was first held in 1971.",
+]
+
+
+def test_the_short_chain_lifts_the_bridge_passage_of_an_untitled_pool_into_its_top_three(parser):
+    passages = [Passage(text) for text in BRIDGE_POOL]
+    graphs = parser.parse(BRIDGE_POOL)
+    sims = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    config = CageConfig(lexical_weight=0.0)
+    alone = score_pool(BRIDGE, passages, sims, graphs,
+                       config.replace(untitled=UntitledConfig(chain_window=0)))
+    assert ranking(alone.fused).tolist() == [0, 1, 2, 3, 4]
+    # Acme Records' text names Nashville, 4th by relevance: its gain -0.71 + 4 + 1.25 (shared
+    # entity) beats the 0.71 of passage 1, so it follows Acme Records
+    scores = score_pool(BRIDGE, passages, sims, graphs, config)
+    assert scores.chain == ()
+    assert ranking(scores.fused).tolist() == [0, 3, 1, 2, 4]
+    # a window of 3 leaves Nashville out: the chain only reorders the subject core's top 3
+    narrow = score_pool(BRIDGE, passages, sims, graphs,
+                        config.replace(untitled=UntitledConfig(chain_window=3)))
+    assert ranking(narrow.fused).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_the_short_chain_puts_both_compared_entities_first(parser):
+    passages = [Passage(text) for text in POOL]
+    graphs = parser.parse(POOL)
+    sims = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
+    scores = score_pool(COMPARISON, passages, sims, graphs, CageConfig(lexical_weight=0.0))
+    assert ranking(scores.fused)[:2].tolist() == [0, 3]  # Acme Records, then Zenith Books

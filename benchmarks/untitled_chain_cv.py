@@ -1,0 +1,94 @@
+"""How the short chain of untitled pools was chosen: a grid, 5-fold cross-validation over DEV questions.
+
+    python benchmarks/untitled_chain_cv.py --data ../shared/data [--graph-store graphs.sqlite]
+
+The setting and the pools are those of ``untitled_cv.py`` (open retrieval without titles, top
+20 by cosine plus the link index's expansion). The subject core keeps its shipped settings
+(the other fields of :class:`~cage_core.config.UntitledConfig`); each grid point of the short
+chain's fields (``chain_window`` 0 is the subject core alone) reorders its ranking through
+:func:`~cage_core.subject_core.short_chain`, exactly as :func:`~cage_core.fusion.score_pool`
+does. Folds, objective (mean over HotpotQA, 2WikiMultihopQA and MuSiQue of ``R@3 + R@5``) and
+choice are those of ``untitled_cv.py``; the printed tables are the out-of-fold rankings beside
+hybrid (relevance order) and the subject core alone, R@3 and R@5 per file. The shipped
+defaults are the point chosen on all folds together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chain_cv import FOLDS, fold_of
+from untitled_cv import FILES, MULTI_HOP, load_pools, recalls
+
+from cage_core import CageConfig, CageReranker
+from cage_core.config import UntitledConfig
+from cage_core.fusion import ranked_first
+from cage_core.scoring import ranking
+from cage_core.subject_core import short_chain, subject_core_scores
+
+GRID = {
+    "chain_window": (0, 5),
+    "chain_length": (2, 3),
+    "chain_mention_weight": (1.0, 2.0, 3.0, 4.0),
+    "chain_entity_weight": (0.0, 0.5, 1.0),
+    "chain_entity_cap": (2.0, 3.0),
+}
+
+
+def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
+    untitled = UntitledConfig(**point)
+    mentions = pool["mentions"][untitled.aliases]
+    r, _, coherence, _ = subject_core_scores(
+        pool["relevance"], mentions, pool["entities"], pool["named"],
+        core_size=config.core_size, entity_weight=config.entity_weight, config=untitled)  # fmt: skip
+    fused = untitled.alpha * r + (1 - untitled.alpha) * coherence
+    lead = short_chain(fused, r, mentions, pool["entities"], pool["named"], untitled)
+    return ranking(ranked_first(fused, [[i] for i in lead]))  # corpus passages are distinct
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--graph-store", default=None)
+    args = parser.parse_args()
+    config = CageConfig()
+    pools = load_pools(args.data, CageReranker(config, graph_store=args.graph_store))
+    names = list(GRID)
+    points = [dict(zip(names, values)) for values in itertools.product(*GRID.values())]
+    scores = np.array([[recalls(rank(p, point, config), p) for p in pools] for point in points])  # [G, n, 2]
+    datasets = np.array([p["dataset"] for p in pools])
+    folds = np.array([fold_of(p["id"]) for p in pools])
+    multi_hop = np.isin(datasets, MULTI_HOP)
+
+    def objective(mask: np.ndarray) -> np.ndarray:
+        return np.mean([scores[:, mask & (datasets == d)].sum(axis=2).mean(axis=1) for d in MULTI_HOP], axis=0)
+
+    out_of_fold = np.zeros((len(pools), 2))
+    for k in range(FOLDS):
+        best = int(np.argmax(objective(multi_hop & (folds != k))))  # first best in grid order
+        print(f"fold {k}: {points[best]}")
+        out_of_fold[folds == k] = scores[best, folds == k]
+    chosen = int(np.argmax(objective(multi_hop)))
+    print(f"all folds: {points[chosen]}\n")
+    alone = points.index({**points[0], "chain_window": 0})
+    rows = {
+        "hybrid (relevance order)": np.array([recalls(ranking(p["relevance"]), p) for p in pools]),
+        "subject core alone (shipped before)": scores[alone],
+        "short chain, out of fold": out_of_fold,
+        "short chain, all-fold choice": scores[chosen],
+    }
+    print("| ranking | " + " | ".join(f"{d} R@3 | {d} R@5" for d in FILES) + " |")
+    print("|---|" + "---|---|" * len(FILES))
+    for label, values in rows.items():
+        cells = [f"{values[datasets == d, i].mean():.3f}" for d in FILES for i in (0, 1)]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
