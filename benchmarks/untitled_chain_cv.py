@@ -16,15 +16,13 @@ defaults are the point chosen on all folds together.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chain_cv import FOLDS, fold_of
-from untitled_cv import FILES, MULTI_HOP, load_pools, recalls
+from untitled_cv import FILES, grid_cv, load_pools, recalls
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import UntitledConfig
@@ -59,29 +57,14 @@ def main() -> None:
     args = parser.parse_args()
     config = CageConfig()
     pools = load_pools(args.data, CageReranker(config, graph_store=args.graph_store))
-    names = list(GRID)
-    points = [dict(zip(names, values)) for values in itertools.product(*GRID.values())]
-    scores = np.array([[recalls(rank(p, point, config), p) for p in pools] for point in points])  # [G, n, 2]
-    datasets = np.array([p["dataset"] for p in pools])
-    folds = np.array([fold_of(p["id"]) for p in pools])
-    multi_hop = np.isin(datasets, MULTI_HOP)
-
-    def objective(mask: np.ndarray) -> np.ndarray:
-        return np.mean([scores[:, mask & (datasets == d)].sum(axis=2).mean(axis=1) for d in MULTI_HOP], axis=0)
-
-    out_of_fold = np.zeros((len(pools), 2))
-    for k in range(FOLDS):
-        best = int(np.argmax(objective(multi_hop & (folds != k))))  # first best in grid order
-        print(f"fold {k}: {points[best]}")
-        out_of_fold[folds == k] = scores[best, folds == k]
-    chosen = int(np.argmax(objective(multi_hop)))
-    print(f"all folds: {points[chosen]}\n")
-    alone = points.index({**points[0], "chain_window": 0})
+    cv = grid_cv(pools, GRID, lambda pool, point: rank(pool, point, config))
+    datasets = cv.datasets
+    alone = cv.points.index({**cv.points[0], "chain_window": 0})
     rows = {
         "hybrid (relevance order)": np.array([recalls(ranking(p["relevance"]), p) for p in pools]),
-        "subject core alone (shipped before)": scores[alone],
-        "short chain, out of fold": out_of_fold,
-        "short chain, all-fold choice": scores[chosen],
+        "subject core alone (shipped before)": cv.scores[alone],
+        "short chain, out of fold": cv.out_of_fold,
+        "short chain, all-fold choice": cv.scores[cv.chosen],
     }
     print("| ranking | " + " | ".join(f"{d} R@3 | {d} R@5" for d in FILES) + " |")
     print("|---|" + "---|---|" * len(FILES))

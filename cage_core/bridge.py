@@ -20,6 +20,7 @@ space. Bridge links read that off the passage graphs:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
@@ -196,6 +197,20 @@ class PoolLinks:
     """:func:`entity_names` of each passage's graph."""
     entity_weights: Mapping[str, float]
     """:func:`bridge_entity_weights` of those names: the entities that can link two passages."""
+    link_names: tuple[str, ...] = ()
+    """The name each passage was linked by when the ranking linked passages by names other than
+    the given titles (a derived subject for a passage without a title, :meth:`named_by`); empty:
+    the titles, with :attr:`title_pairs`."""
+    name_pairs: tuple[tuple[int, int], ...] = ()
+    """``(i, j)``: passage i's text names ``link_names[j]`` (as the ranking matched it)."""
+
+    def named_by(self, names: Sequence[str], mentions: np.ndarray) -> PoolLinks:
+        """These links with the ranking's own names and directed 0/1 mention matrix
+        (``mentions[i, j]``: text i names ``names[j]``)."""
+        if len(names) != self.size or np.shape(mentions) != (self.size, self.size):
+            raise ValueError(f"named_by needs {self.size} names and a [{self.size}, {self.size}] matrix")
+        pairs = tuple((int(i), int(j)) for i, j in np.argwhere(np.asarray(mentions) > 0))
+        return dataclasses.replace(self, link_names=tuple(names), name_pairs=pairs)
 
     @property
     def size(self) -> int:

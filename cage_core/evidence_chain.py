@@ -6,7 +6,10 @@ definitions of :mod:`cage_core.bridge`, strength being the pair ``(T, E)`` compa
 
 * ``T = 1`` when one of the two passages' text names the other's title (whole words,
   case-insensitive, qualifier such as "(1945 film)" dropped:
-  :func:`~cage_core.bridge.title_mention_pairs`), else 0 — a title mention beats any entity overlap;
+  :func:`~cage_core.bridge.title_mention_pairs`), else 0 — a title mention beats any entity
+  overlap. When the ranking linked passages without a title by their derived subject
+  (``PoolLinks.link_names``, :mod:`cage_core.passage_subject`), the names are those subjects,
+  matched as the ranking matched them;
 * ``E`` = the summed pool-IDF weight of the named entities the two share and the query does
   not name — ``E_re`` of :func:`~cage_core.bridge.shared_entity_links`, over the whole pool
   (every passage given, ranked or not).
@@ -14,7 +17,7 @@ definitions of :mod:`cage_core.bridge`, strength being the pair ``(T, E)`` compa
 Ties go to the earlier rank. A pair with ``T = 0`` and ``E = 0`` is not linked: the first
 passage, and one linked to no earlier passage, get ``None``.
 
-The name of a title link is the named title as written, qualifier dropped
+The name of a title link is the named title (or subject) as written, qualifier dropped
 (:func:`~cage_core.bridge.written_title`); when each passage names the other, the later
 passage's title (the earlier passage names it: that is where the chain leads). The name of an
 entity link is the shared entity of highest weight (ties: the smaller lower-cased name), as
@@ -70,12 +73,13 @@ def evidence_chain(
     elif links.size != k:
         raise ValueError(f"evidence_chain needs the links of the {k} passages, got {links.size}")
     rank_of = {i: r for r, i in enumerate(ranked)}
+    link_names = links.link_names or tuple(p.title for p in passages)
     mentioned: dict[tuple[int, int], tuple[bool, str]] = {}  # (later, earlier) -> (backward, name)
-    for i, j in links.title_pairs:  # text i names title j
+    for i, j in links.name_pairs if links.link_names else links.title_pairs:  # text i names j
         if i not in rank_of or j not in rank_of:
             continue
         a, b = rank_of[i], rank_of[j]
-        pair, mention = (max(a, b), min(a, b)), (a > b, written_title(passages[j].title))
+        pair, mention = (max(a, b), min(a, b)), (a > b, written_title(link_names[j]))
         mentioned[pair] = min(mention, mentioned.get(pair, mention))
     title_names = {pair: name for pair, (_, name) in mentioned.items()}
     names, weights = links.entity_names, links.entity_weights

@@ -145,10 +145,13 @@ def score_pool(
                 relevance, untitled[0], entity_links, untitled[1], core_size=config.core_size,
                 entity_weight=config.entity_weight, config=config.untitled)  # fmt: skip
             alpha = config.untitled.alpha
+            links = links.named_by(names, untitled[0])
         else:
             title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
             titled = subjects == titles or not config.title_links
             mentions = title_hops if titled else title_mentions(subjects, texts)
+            if not titled:
+                links = links.named_by(subjects, mentions)
             matrix = combined_links(mentions, entity_links, config.entity_weight)
             if config.chain.length:
                 # the chain follows given titles only: a derived subject is too unsure a name for

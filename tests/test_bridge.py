@@ -10,6 +10,7 @@ from cage_core import CageConfig, CageReranker, Passage
 from cage_core.bridge import (
     bare_title,
     bridge_coherence,
+    pool_links,
     shared_entity_links,
     title_links,
 )
@@ -99,3 +100,12 @@ def test_bridge_rescue_end_to_end_with_real_parses(nlp):
     # (Shirley Temple) although its cosine is the second lowest, then relevance again
     assert [o.index for o in out[:2]] == [0, 1]
     assert out[2].index == 3
+
+
+def test_pool_links_named_by_keeps_the_rankings_names_and_refuses_a_wrong_size():
+    links = pool_links("q", ["", ""], ["Ann Reeve sang.", "Ann Reeve was born in Toronto."],
+                       [entity_graph([]), entity_graph([])])  # fmt: skip
+    named = links.named_by(["Toronto", "Ann Reeve"], np.array([[0.0, 1.0], [0.0, 0.0]]))
+    assert (named.link_names, named.name_pairs, named.title_pairs) == (("Toronto", "Ann Reeve"), ((0, 1),), ())
+    with pytest.raises(ValueError, match="named_by needs 2 names"):
+        links.named_by(["Toronto"], np.zeros((2, 2)))

@@ -5,7 +5,9 @@ import pytest
 
 from cage_core import CageConfig, Passage
 from cage_core.config import ChainConfig, UntitledConfig
+from cage_core.evidence_chain import evidence_chain
 from cage_core.fusion import score_pool, standardize
+from cage_core.passage import Via
 from cage_core.passage_subject import subject_aliases
 from cage_core.scoring import ranking
 from cage_core.subject_core import (
@@ -182,3 +184,20 @@ def test_the_short_chain_puts_both_compared_entities_first(parser):
     sims = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
     scores = score_pool(COMPARISON, passages, sims, graphs, CageConfig(lexical_weight=0.0))
     assert ranking(scores.fused)[:2].tolist() == [0, 3]  # Acme Records, then Zenith Books
+
+
+def test_an_untitled_passage_is_explained_by_the_subject_the_ranking_linked_it_by(parser):
+    texts = ["Sisters is a drama series starring Sela Ward.",
+             "Many television series were filmed in Los Angeles.",
+             "Sela Ann Ward is an actress born in Meridian, Mississippi.",
+             "Meridian is a city in Mississippi."]  # fmt: skip
+    query = "Which city was the star of Sisters born in?"
+    passages, graphs = [Passage(t) for t in texts], parser.parse(texts)
+    scores = score_pool(query, passages, np.array([0.9, 0.7, 0.5, 0.4]), graphs, CageConfig(lexical_weight=0.0))
+    order = ranking(scores.fused)
+    # "Sela Ward" is a short form of the derived subject "Sela Ann Ward": the chain follows it
+    assert order.tolist() == [0, 2, 3, 1]
+    assert evidence_chain(query, passages, graphs, order, scores.links) == [
+        None, Via("Sela Ann Ward", 0), Via("Meridian", 1), None]
+    # without the ranking's links only given titles (none here) and shared entities link
+    assert evidence_chain(query, passages, graphs, order)[:2] == [None, None]
