@@ -24,7 +24,7 @@ import dataclasses
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -51,39 +51,52 @@ def written_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip()
 
 
-def _linkable_titles(titles: Sequence[str]) -> tuple[list[str], list[int]]:
-    """The :func:`bare_title` of each title that can link (at least ``MIN_TITLE_CHARS``
-    long), and the positions of those titles."""
-    bare = [bare_title(t) for t in titles]
-    linkable = [j for j, b in enumerate(bare) if len(b) >= MIN_TITLE_CHARS]
-    return [bare[j] for j in linkable], linkable
+def _linkable_names(names: Sequence[Iterable[str]]) -> tuple[list[str], list[int]]:
+    """The distinct :func:`bare_title` forms of each passage's names that can link (at least
+    ``MIN_TITLE_CHARS`` long), and the position of the passage each one names."""
+    needles: list[str] = []
+    owners: list[int] = []
+    for j, forms in enumerate(names):
+        for bare in sorted({bare_title(f) for f in forms}):
+            if len(bare) >= MIN_TITLE_CHARS:
+                needles.append(bare)
+                owners.append(j)
+    return needles, owners
 
 
-def _titles_named(titles: Sequence[str], texts: Sequence[str], query: str | None,
-                  ) -> tuple[list[tuple[int, int]], list[int]]:  # fmt: skip
-    """:func:`title_mention_pairs` and the sorted positions whose title ``query`` names,
-    from one word index over the texts and the query."""
-    needles, linkable = _linkable_titles(titles)
+def _names_named(names: Sequence[Iterable[str]], texts: Sequence[str], query: str | None,
+                 ) -> tuple[list[tuple[int, int]], list[int]]:  # fmt: skip
+    """:func:`name_mention_pairs` and the sorted positions one of whose names ``query``
+    names, from one word index over the texts and the query."""
+    needles, owners = _linkable_names(names)
     k = len(texts)
     haystacks = [t.lower() for t in texts] + ([] if query is None else [query.lower()])
     found = whole_word_mentions(needles, haystacks)
-    pairs = sorted((i, linkable[n]) for i, n in found if i < k and i != linkable[n])
-    named = sorted({linkable[n] for i, n in found if i == k})
+    pairs = sorted({(i, owners[n]) for i, n in found if i < k and i != owners[n]})
+    named = sorted({owners[n] for i, n in found if i == k})
     return pairs, named
 
 
-def title_mention_pairs(titles: Sequence[str], texts: Sequence[str]) -> list[tuple[int, int]]:
-    """Sorted ``(i, j)``, ``i ≠ j``, where passage i's text names passage j's title.
+def name_mention_pairs(names: Sequence[Iterable[str]], texts: Sequence[str]) -> list[tuple[int, int]]:
+    """Sorted ``(i, j)``, ``i ≠ j``, where passage i's text names one of ``names[j]`` (passage
+    j's title, or a derived subject and its short forms).
 
-    "Names" means: the lower-cased text contains :func:`bare_title` of the title, at least
+    "Names" means: the lower-cased text contains :func:`bare_title` of the name, at least
     ``MIN_TITLE_CHARS`` long, with no word character right before or after it. Found
     through a word index (:func:`~cage_core.pool_index.whole_word_mentions`), so the work
     follows the mentions, not the k² pairs.
     """
-    return _titles_named(titles, texts, None)[0]
+    return _names_named(names, texts, None)[0]
 
 
-def _mention_matrix(k: int, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+def title_mention_pairs(titles: Sequence[str], texts: Sequence[str]) -> list[tuple[int, int]]:
+    """Sorted ``(i, j)``, ``i ≠ j``, where passage i's text names passage j's title
+    (:func:`name_mention_pairs` with one name per passage)."""
+    return name_mention_pairs([(t,) for t in titles], texts)
+
+
+def mention_matrix(k: int, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+    """``[k, k]`` directed 0/1 matrix with a 1 at each ``(i, j)`` of ``pairs``."""
     matrix = np.zeros((k, k))
     at = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     matrix[at[:, 0], at[:, 1]] = 1.0
@@ -93,7 +106,7 @@ def _mention_matrix(k: int, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
 def title_mentions(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
     """``[k, k]`` directed 0/1 matrix: ``M_ij = 1`` when passage i's text names passage j's
     title (:func:`title_mention_pairs`)."""
-    return _mention_matrix(len(titles), title_mention_pairs(titles, texts))
+    return mention_matrix(len(titles), title_mention_pairs(titles, texts))
 
 
 def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
@@ -106,7 +119,7 @@ def title_links(titles: Sequence[str], texts: Sequence[str]) -> np.ndarray:
 def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
     """``[k]`` 0/1: the query names passage i's title (same rule as :func:`title_mentions`)."""
     named = np.zeros(len(titles))
-    named[_titles_named(titles, [], query)[1]] = 1.0
+    named[_names_named([(t,) for t in titles], [], query)[1]] = 1.0
     return named
 
 
@@ -218,7 +231,7 @@ class PoolLinks:
 
     def title_mentions(self) -> np.ndarray:
         """``[k, k]`` :func:`title_mentions` of the pool."""
-        return _mention_matrix(self.size, self.title_pairs)
+        return mention_matrix(self.size, self.title_pairs)
 
     def query_title_vector(self) -> np.ndarray:
         """``[k]`` :func:`titles_named_in` of the pool."""
@@ -241,7 +254,7 @@ def pool_links(query: str, titles: Sequence[str], texts: Sequence[str],
     if not len(titles) == len(texts) == len(graphs):
         raise ValueError(f"pool_links needs one title, text and graph per passage: "
                          f"{len(titles)}, {len(texts)}, {len(graphs)}")  # fmt: skip
-    pairs, named = _titles_named(titles, texts, query)
+    pairs, named = _names_named([(t,) for t in titles], texts, query)
     names = tuple(frozenset(entity_names(g)) for g in graphs)
     return PoolLinks(tuple(pairs), tuple(named), names, bridge_entity_weights(names, query))
 

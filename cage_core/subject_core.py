@@ -44,38 +44,27 @@ from collections.abc import Sequence
 import numpy as np
 
 from cage_core.bridge import (
-    MIN_TITLE_CHARS,
     bare_title,
     coherence_to_core,
     core_indices,
+    mention_matrix,
+    name_mention_pairs,
     titles_named_in,
 )
 from cage_core.config import UntitledConfig
 from cage_core.passage_subject import subject_aliases
-from cage_core.pool_index import whole_word_mentions
 from cage_core.scoring import ranking
 
 
 def subject_mentions(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool) -> np.ndarray:
-    """``[k, k]`` directed 0/1: ``M_ij = 1`` (``i ≠ j``) when text i names subject j — its
-    :func:`~cage_core.bridge.bare_title`, or with ``aliases`` any of its
-    :func:`~cage_core.passage_subject.subject_aliases`, at least ``MIN_TITLE_CHARS`` long, as
-    whole words, case-insensitive (the rule of :func:`~cage_core.bridge.title_mentions`)."""
+    """``[k, k]`` directed 0/1: ``M_ij = 1`` (``i ≠ j``) when text i names subject j — itself,
+    or with ``aliases`` any of its :func:`~cage_core.passage_subject.subject_aliases` — by the
+    rule of :func:`~cage_core.bridge.name_mention_pairs`."""
     k = len(subjects)
     if len(texts) != k:
         raise ValueError(f"got {k} subjects for {len(texts)} texts")
-    names: list[str] = []
-    owners: list[int] = []
-    for j, subject in enumerate(subjects):
-        forms = {bare_title(f) for f in subject_aliases(subject)} if aliases else {bare_title(subject)}
-        for form in sorted(f for f in forms if len(f) >= MIN_TITLE_CHARS):
-            names.append(form)
-            owners.append(j)
-    matrix = np.zeros((k, k))
-    for i, n in whole_word_mentions(names, [t.lower() for t in texts]):
-        if i != owners[n]:
-            matrix[i, owners[n]] = 1.0
-    return matrix
+    names = [subject_aliases(s) if aliases else (s,) for s in subjects]
+    return mention_matrix(k, name_mention_pairs(names, texts))
 
 
 def query_named_subjects(query: str, subjects: Sequence[str], relevance: np.ndarray) -> np.ndarray:
