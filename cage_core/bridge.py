@@ -200,7 +200,8 @@ def link_matrix(
 @dataclass(frozen=True, eq=False)
 class PoolLinks:
     """The link parts of one pool under its *given* titles, computed once by
-    :func:`pool_links` and shared by the ranking and its explanations."""
+    :func:`pool_links` and shared by the ranking and its explanations; :meth:`named_by` adds
+    the names (derived subjects) the ranking linked passages without a title by."""
 
     title_pairs: tuple[tuple[int, int], ...]
     """:func:`title_mention_pairs`: ``(i, j)`` where passage i's text names passage j's title."""

@@ -83,7 +83,9 @@ class PoolScores:
     chain: tuple[ChainStep, ...] = ()
     """The evidence chain that heads the ranking (bridge mode with ``chain.length > 0``)."""
     links: PoolLinks | None = None
-    """The pool's link parts under its given titles (bridge mode), for the explanations."""
+    """The pool's link parts (bridge mode), with the names the ranking linked untitled passages
+    by when it used any (:meth:`PoolLinks.named_by <cage_core.bridge.PoolLinks.named_by>`), for
+    the explanations."""
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
