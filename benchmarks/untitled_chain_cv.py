@@ -8,9 +8,11 @@ The setting and the pools are those of ``untitled_cv.py`` (open retrieval withou
 chain's fields (``chain_window`` 0 is the subject core alone) reorders its ranking through
 :func:`~cage_core.subject_core.short_chain`, exactly as :func:`~cage_core.fusion.score_pool`
 does. Folds, objective (mean over HotpotQA, 2WikiMultihopQA and MuSiQue of ``R@3 + R@5``) and
-choice are those of ``untitled_cv.py``; the printed tables are the out-of-fold rankings beside
-hybrid (relevance order) and the subject core alone, R@3 and R@5 per file. The shipped
-defaults are the point chosen on all folds together.
+choice are those of ``untitled_cv.py``, and so is the RAMDocs guard, here on misinformation in
+the top 2 (closed and open pools; Recall@5 and the top 5 are the subject core's); the
+printed tables are the out-of-fold rankings beside hybrid (relevance order) and the subject
+core alone, R@3 and R@5 per file. The shipped defaults are the point chosen on all folds
+together.
 """
 
 from __future__ import annotations
@@ -22,7 +24,15 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from untitled_cv import FILES, grid_cv, load_pools, recalls
+from untitled_cv import (
+    FILES,
+    grid_cv,
+    grid_points,
+    load_closed_ramdocs,
+    load_pools,
+    ramdocs_guard,
+    recalls,
+)
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import UntitledConfig
@@ -33,20 +43,21 @@ from cage_core.subject_core import short_chain, subject_core_scores
 GRID = {
     "chain_window": (0, 5),
     "chain_length": (2, 3),
-    "chain_mention_weight": (1.0, 2.0, 3.0, 4.0),
+    "chain_mention_weight": (1.0, 2.0, 3.0, 4.0, 6.0, 10.0),
     "chain_entity_weight": (0.0, 0.5, 1.0),
     "chain_entity_cap": (2.0, 3.0),
+    "chain_same_subject_penalty": (0.0, 1.0, 3.0, 6.0),
+    "chain_query_named_penalty": (0.0, 1.0, 3.0, 6.0, 10.0),
 }
 
 
 def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
     untitled = UntitledConfig(**point)
-    mentions = pool["mentions"][untitled.aliases]
-    r, _, coherence, _ = subject_core_scores(
-        pool["relevance"], mentions, pool["entities"], pool["named"],
-        core_size=config.core_size, entity_weight=config.entity_weight, config=untitled)  # fmt: skip
+    links = pool["links"][untitled.aliases]
+    r, _, coherence, _ = subject_core_scores(pool["relevance"], links, core_size=config.core_size,
+                                             entity_weight=config.entity_weight, config=untitled)  # fmt: skip
     fused = untitled.alpha * r + (1 - untitled.alpha) * coherence
-    lead = short_chain(fused, r, mentions, pool["entities"], pool["named"], untitled)
+    lead = short_chain(fused, r, links, untitled)
     return ranking(ranked_first(fused, [[i] for i in lead]))  # corpus passages are distinct
 
 
@@ -56,13 +67,20 @@ def main() -> None:
     parser.add_argument("--graph-store", default=None)
     args = parser.parse_args()
     config = CageConfig()
-    pools = load_pools(args.data, CageReranker(config, graph_store=args.graph_store))
-    cv = grid_cv(pools, GRID, lambda pool, point: rank(pool, point, config))
+    reranker = CageReranker(config, graph_store=args.graph_store)
+    pools = load_pools(args.data, reranker)
+    closed = load_closed_ramdocs(args.data, reranker)
+
+    def rank_fn(pool: dict, point: dict) -> np.ndarray:
+        return rank(pool, point, config)
+
+    allowed = ramdocs_guard(pools, closed, grid_points(GRID), rank_fn, recall=False, ks=(2,), config=config)
+    cv = grid_cv(pools, GRID, rank_fn, allowed=allowed)
     datasets = cv.datasets
     alone = cv.points.index({**cv.points[0], "chain_window": 0})
     rows = {
         "hybrid (relevance order)": np.array([recalls(ranking(p["relevance"]), p) for p in pools]),
-        "subject core alone (shipped before)": cv.scores[alone],
+        "subject core alone (chain_window 0)": cv.scores[alone],
         "short chain, out of fold": cv.out_of_fold,
         "short chain, all-fold choice": cv.scores[cv.chosen],
     }

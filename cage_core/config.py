@@ -124,8 +124,9 @@ class UntitledConfig:
     evidence chain cannot rank (:mod:`cage_core.subject_core`, where the formula is). Chosen
     by 5-fold cross-validation over DEV questions pooled across HotpotQA, 2WikiMultihopQA and
     MuSiQue, open retrieval without titles, among the settings that keep RAMDocs' closed-pool
-    Recall@5 at least at the 0.2 ranking's (``benchmarks/untitled_cv.py``; the ``chain_*``
-    fields: ``benchmarks/untitled_chain_cv.py``).
+    Recall@5 and its misinformation in the top 5 and top 2 (closed and open pools) at least as
+    good as the 0.2 ranking's (``benchmarks/untitled_cv.py``; the ``chain_*`` fields:
+    ``benchmarks/untitled_chain_cv.py``).
 
     Attributes:
         query_subject_weight: relevance added to the most relevant passage about each subject
@@ -147,19 +148,26 @@ class UntitledConfig:
         chain_entity_weight: gain per shared-entity link to a chain passage, the link capped
             at ``chain_entity_cap``.
         chain_entity_cap: cap of the shared-entity link in the short chain.
+        chain_same_subject_penalty: loss of a candidate that shares a name with a chain
+            passage (about the same thing, it adds no hop); 0 (the default: cross-validation
+            did not choose it).
+        chain_query_named_penalty: loss of a candidate the query names that is not the most
+            relevant passage about that part of the query.
     """
 
     query_subject_weight: float = 1.0
-    forward_weight: float = 1.5
-    backward_weight: float = 0.5
+    forward_weight: float = 2.0
+    backward_weight: float = 1.0
     core_decay: float = 0.85
-    alpha: float = 0.4
+    alpha: float = 0.25
     aliases: bool = True
     chain_window: int = 5
     chain_length: int = 3
-    chain_mention_weight: float = 3.0
+    chain_mention_weight: float = 6.0
     chain_entity_weight: float = 1.0
     chain_entity_cap: float = 2.0
+    chain_same_subject_penalty: float = 0.0
+    chain_query_named_penalty: float = 6.0
 
     def __post_init__(self) -> None:
         check_real("query_subject_weight", self.query_subject_weight, low=0.0, high=100.0)
@@ -173,6 +181,9 @@ class UntitledConfig:
         check_real("chain_mention_weight", self.chain_mention_weight, low=0.0, high=100.0)
         check_real("chain_entity_weight", self.chain_entity_weight, low=0.0, high=100.0)
         check_real("chain_entity_cap", self.chain_entity_cap, low=0.0, high=1e6)
+        check_real("chain_same_subject_penalty", self.chain_same_subject_penalty, low=0.0,
+                   high=100.0)  # fmt: skip
+        check_real("chain_query_named_penalty", self.chain_query_named_penalty, low=0.0, high=100.0)
 
     def replace(self, **changes: Any) -> UntitledConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""

@@ -52,13 +52,14 @@ from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
-from cage_core.passage_subject import passage_subject
+from cage_core.passage_subject import derive_subject
 from cage_core.scoring import coherence_scores, fuse
 from cage_core.subject_core import (
-    query_named_subjects,
+    SubjectLinks,
     short_chain,
     subject_core_scores,
-    subject_mentions,
+    subject_links,
+    untitled_subject,
 )
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def score_pool(
         demotion = config.contradiction_weight * contradiction_penalty(
             [p.content for p in passages], graphs, config.contradiction_overlap)
     chain: tuple[ChainStep, ...] = ()
-    untitled: tuple[np.ndarray, np.ndarray] | None = None  # (M, Q) of a pool without titles
+    untitled: SubjectLinks | None = None  # a pool without titles
     links = None
     alpha = config.alpha
     if config.coherence == "rgcn":
@@ -137,17 +138,18 @@ def score_pool(
         titles = [p.title for p in passages]
         texts = [p.text for p in passages]
         links = pool_links(query, titles, texts, graphs)
-        subjects = [passage_subject(p, g) for p, g in zip(passages, graphs)]  # the title, or derived
+        derived = [derive_subject(p, g) for p, g in zip(passages, graphs)]
+        subjects = [d.name for d in derived]  # the title, or derived
         entity_links = links.entity_links()
         if config.chain.length and not any(t.strip() for t in titles):  # no chain: the subject core
-            names = subjects if config.title_links else [""] * k
-            untitled = (subject_mentions(names, texts, aliases=config.untitled.aliases),
-                        query_named_subjects(query, names, relevance))  # fmt: skip
+            names = [untitled_subject(d) for d in derived] if config.title_links else [""] * k
+            untitled = subject_links(query, names, texts, relevance, entity_links,
+                                     aliases=config.untitled.aliases)  # fmt: skip
             relevance, core, coherence, matrix = subject_core_scores(
-                relevance, untitled[0], entity_links, untitled[1], core_size=config.core_size,
-                entity_weight=config.entity_weight, config=config.untitled)  # fmt: skip
+                relevance, untitled, core_size=config.core_size, entity_weight=config.entity_weight,
+                config=config.untitled)  # fmt: skip
             alpha = config.untitled.alpha
-            links = links.named_by(names, untitled[0])
+            links = links.named_by(names, untitled.mentions)
         else:
             title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
             titled = subjects == titles or not config.title_links
@@ -177,8 +179,7 @@ def score_pool(
         first: dict[str, int] = {}
         twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
         eligible = (np.arange(k) == twin) & (demotion == 0)
-        lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled[0], entity_links,
-                           untitled[1], config.untitled)  # fmt: skip
+        lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled, config.untitled)
         fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
     return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain, links)
 

@@ -11,14 +11,18 @@ most users' chunks do not. :func:`derive_subject` returns the first of these tha
    as LangChain's ``MarkdownHeaderTextSplitter`` writes it), then the file name stem of
    ``source``, ``file_name``, ``filename`` or ``file_path`` (``"docs/marie_curie.pdf"`` →
    ``"marie curie"``), then a section heading (``section``, ``heading``, ``Header 2``);
-3. ``"first_sentence"`` — the subject of the first sentence, Wikipedia style: the leading
-   run of words (quotes dropped) up to where the sentence goes on with a verb (a
-   listed copula or verb such as "is", "was", "has", or a lower-case past form in "-ed")
-   or a parenthesis ("(born", "(1862–1918)"), comma, semicolon or dash; trailing
-   lower-case words ("... football team") and a leading "The" are dropped. It must then
-   start with a capital letter or digit, have at most :data:`MAX_SUBJECT_WORDS` words,
-   not start with a pronoun, preposition or sentence adverb ("He", "In 1990",
-   "However") and not be only numbers;
+3. ``"first_sentence"`` — the subject of the first sentence, Wikipedia style. A text that
+   opens with a quoted name followed by a listed verb, a parenthesis or a comma
+   (``"On My Mind" is a song``) has that name. Otherwise, the leading run of words (quotes
+   dropped; a word may hold hyphens and en dashes, "2016–17") up to where the sentence goes
+   on with a verb (a listed copula or verb such as "is", "was", "represents", or a
+   lower-case past form in "-ed") or a parenthesis ("(born", "(1862–1918)"), comma,
+   semicolon or dash; trailing lower-case words ("... football team") are dropped, unless
+   that would leave one word of a two-word name ("Silene menziesii"), and so is a leading
+   "The". It must then start with a capital letter or digit, have at most
+   :data:`MAX_SUBJECT_WORDS` words, not be only numbers, and not start with a pronoun,
+   preposition or sentence adverb ("He", "In 1990", "However") — except a title-cased name
+   followed by a copula ("For Against is", "This Is Elvis was");
 4. ``"entity"`` — the most central named entity of the passage's light graph: the
    non-numeric entity whose label occurs most often in the text (whole words,
    case-insensitive), ties by the earliest occurrence, then by graph order;
@@ -26,7 +30,9 @@ most users' chunks do not. :func:`derive_subject` returns the first of these tha
 
 A derived subject is often a fuller name than other passages use ("Sela Ann Ward" for
 "Sela Ward", "Barton Lee Hazlewood" for "Lee Hazlewood"): :func:`subject_aliases` gives the
-shorter forms a name of three or more capitalised words also goes by.
+shorter forms a name of three or more capitalised words also goes by, and
+:func:`also_known_as` the other names the opening gives ("known professionally as Daryl
+Hall").
 
 Deterministic and cheap: string operations on the text and the labels of a graph that
 was built anyway (no extra parse at query time).
@@ -78,18 +84,41 @@ _NEVER_FIRST = frozenset({
     "other", "another", "such", "no", "not", "two", "three", "four", "five", "six", "seven",
     "eight", "nine", "ten", "first", "second", "third", "late",
 })  # fmt: skip
-"""Words a subject never starts with (pronouns, prepositions, sentence adverbs, ...)."""
+"""Words a subject never starts with (pronouns, prepositions, sentence adverbs, ...), unless
+the subject is a title-cased name followed by a copula ("For Against is ...")."""
+_HONORIFICS = frozenset({"sir", "dame", "lord", "lady", "dr", "rev", "reverend"})
+"""Leading titles a full name also goes without ("Sir Arthur Conan Doyle")."""
+_NAME_SUFFIXES = frozenset({"jr", "sr", "inc", "ltd", "llc", "corp", "plc"})
+"""Trailing words a full name also goes without ("Paul Manafort Jr", "Acme Group Inc")."""
+_POST_NOMINAL = re.compile(r"[A-Z][A-Za-z]*[A-Z]")
+"""Post-nominal letters ("MBE", "FRSL", "KStJ"), dropped from the end of a full name."""
+_PRONOUNS = frozenset({
+    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our",
+})  # fmt: skip
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_TITLE_FUNCTION_WORDS = frozenset({
+    "of", "the", "a", "an", "and", "or", "in", "on", "for", "to", "at", "by", "with", "from",
+    "de", "la", "le", "von", "van", "du", "del",
+})  # fmt: skip
+"""Lower-case words a title-cased name may hold ("In the Realm *of the* Hackers")."""
 _VERBS = frozenset({
     "is", "was", "are", "were", "has", "had", "have", "refers", "may", "can", "will", "became",
     "becomes", "served", "serves", "won", "plays", "played", "married", "died", "lived", "wrote",
-    "founded", "began",
+    "founded", "began", "represents", "represented", "competes", "consists", "includes",
+    "contains", "describes", "covers", "lies", "stands", "runs", "operates", "features",
+    "premiered", "aired", "airs", "follows", "tells", "stars", "starred", "centers", "centres",
 })  # fmt: skip
 """Words that end a first-sentence subject ("Marie Curie *was* ...")."""
 _PUNCTUATION_BOUNDARIES = "([,;:–—"
 """Characters that end a first-sentence subject ("Marie Curie *(* born ...")."""
-_RUN = re.compile(r"[^\W_][\w'’.\-&]*(?:[ \t]+[^\W_][\w'’.\-&]*)*")
+_RUN = re.compile(r"[^\W_][\w'’.\-&–]*(?:[ \t]+[^\W_][\w'’.\-&–]*)*")
 """The opening run of words, up to the first punctuation that is not inside a word."""
 _SOURCE_SEPARATORS = re.compile(r"[_\-\s.]+")
+_QUOTED_OPENING = re.compile(r'\s*["“]([^"“”\n]{1,120})["”]\s*([(,]|\w+)')
+_ALSO_KNOWN_AS = re.compile(
+    r"(?:known|referred to|abbreviated|called)(?: professionally| simply| mononymously)?"
+    r" (?:as|by (?:the|his|her|its) (?:stage |ring |pen )?name) [\"“]?"
+    r"([A-Z0-9][\w'’.\-&]*(?:[ \t]+(?:[A-Z0-9][\w'’.\-&]*|of|the|and|de|von|van))*)")
 _QUOTES = re.compile('["“”«»]')
 _NUMBER = re.compile(r"[\d.,–\-]+")
 
@@ -160,6 +189,16 @@ def first_sentence_subject(text: str) -> str:
     >>> first_sentence_subject("He was born in Warsaw.")
     ''
     """
+    quoted = _QUOTED_OPENING.match(text[:OPENING_CHARS])
+    if quoted is not None:
+        name = quoted.group(1).strip().rstrip(".,")
+        if name[:4].lower() == "the ":
+            name = name[4:].lstrip()
+        after = quoted.group(2)
+        words = name.split()
+        if (words and len(words) <= MAX_SUBJECT_WORDS and _capitalised(words[0])
+                and (after in ("(", ",") or _is_verb(after))):
+            return name
     opening = _QUOTES.sub("", text[:OPENING_CHARS]).lstrip()
     run = _RUN.match(opening)
     if run is None:
@@ -173,22 +212,31 @@ def first_sentence_subject(text: str) -> str:
         ):
             return ""
     subject = words[:n]
+    titled = n < len(words) and words[n] in _COPULAS and _title_cased(subject)
+    kept = list(subject)
     while subject and not _capitalised(subject[-1]):  # "... football team", "... of"
         subject.pop()
+    if len(subject) == 1 and len(kept) == 2 and kept[1].isalpha():  # "Silene menziesii"
+        subject = kept
     if subject and subject[0].lower() == "the":
         subject.pop(0)
     if not subject or len(subject) > MAX_SUBJECT_WORDS or not _capitalised(subject[0]):
         return ""
-    if subject[0].lower() in _NEVER_FIRST or all(_NUMBER.fullmatch(w) for w in subject):
+    if subject[0].lower() in _NEVER_FIRST and not titled:
+        return ""
+    if all(_NUMBER.fullmatch(w) for w in subject):
         return ""
     return " ".join(subject).rstrip(".")
 
 
 def subject_aliases(name: str) -> tuple[str, ...]:
-    """The lower-cased forms under which other passages may name a subject: the whole name,
-    plus — when it has at least :data:`MIN_ALIAS_SOURCE_WORDS` words, each alphabetic and
-    capitalised (a person's or a place's full name) — its first and last word, its first two
-    and its last two words. Sorted, without duplicates; empty for a blank name.
+    """The lower-cased forms under which other passages may name a subject: the whole name;
+    the name without a leading title ("Sir", "Dame", ...) or trailing suffixes ("Jr", "Inc",
+    post-nominal letters such as "MBE") while more than two words remain; and — when that
+    name has at least :data:`MIN_ALIAS_SOURCE_WORDS` words, each alphabetic and capitalised
+    (a person's or a place's full name) — its first and last word, its first two and its
+    last two words, and with four or more words its first word and last two. Sorted, without
+    duplicates; empty for a blank name.
 
     >>> subject_aliases("Sela Ann Ward")
     ('ann ward', 'sela ann', 'sela ann ward', 'sela ward')
@@ -199,10 +247,48 @@ def subject_aliases(name: str) -> tuple[str, ...]:
     if not words:
         return ()
     forms = {" ".join(words).lower()}
+    while len(words) > 2 and words[0].lower().rstrip(".") in _HONORIFICS:
+        words = words[1:]
+    while len(words) > 2 and (words[-1].rstrip(".").lower() in _NAME_SUFFIXES
+                              or _POST_NOMINAL.fullmatch(words[-1])):  # fmt: skip
+        words = words[:-1]
+    forms.add(" ".join(words).lower())
     if len(words) >= MIN_ALIAS_SOURCE_WORDS and all(w.isalpha() and w[0].isupper() for w in words):
         forms |= {f"{words[0]} {words[-1]}".lower(), " ".join(words[:2]).lower(),
                   " ".join(words[-2:]).lower()}  # fmt: skip
+        if len(words) >= 4:
+            forms.add(f"{words[0]} {words[-2]} {words[-1]}".lower())
     return tuple(sorted(forms))
+
+
+@functools.lru_cache(maxsize=SUBJECT_CACHE_SIZE)
+def also_known_as(text: str) -> tuple[str, ...]:
+    """Other names the opening of ``text`` gives its subject ("... known professionally as
+    Daryl Hall", "... often referred to as KU"): the capitalised names after such a phrase
+    in the first ``OPENING_CHARS`` characters, in order of appearance, without duplicates.
+
+    >>> also_known_as("Damon Gough (born 1969), known by the stage name Badly Drawn Boy, is ...")
+    ('Badly Drawn Boy',)
+    """
+    names: list[str] = []
+    for match in _ALSO_KNOWN_AS.finditer(text[:OPENING_CHARS]):
+        words = match.group(1).split()
+        while words and not _capitalised(words[-1]):
+            words.pop()
+        name = " ".join(words).rstrip(".")
+        if name and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def _title_cased(words: list[str]) -> bool:
+    """A name in title case that may start with a function word ("For Against", "In the
+    Realm of the Hackers", "This Is Elvis"): at least two words, the second a capitalised word
+    of letters, the last capitalised, the rest capitalised or short lower-case words, and the
+    first no pronoun."""
+    return (len(words) >= 2 and words[1][:1].isupper() and words[1].isalpha()
+            and _capitalised(words[-1]) and words[0].lower() not in _PRONOUNS
+            and all(_capitalised(w) or w in _TITLE_FUNCTION_WORDS for w in words))
 
 
 def _is_verb(word: str) -> bool:

@@ -3,19 +3,22 @@
 The evidence chain (:mod:`cage_core.evidence_set`) hops along given titles; a derived subject
 (:mod:`cage_core.passage_subject`) is too unsure a name for the chain's large title gain (on
 DEV open retrieval without titles, chaining on derived subjects cost HotpotQA Recall@5 .10).
-Such a pool keeps the core of the most relevant passages, with four changes that use the
-subjects only where a wrong one costs little. With ``s_j`` the subject of passage j, ``r`` the
-pool relevance (:mod:`cage_core.fusion`) and the settings of
-:class:`~cage_core.config.UntitledConfig`:
+Such a pool keeps the core of the most relevant passages, with changes that use the subjects
+only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.fusion`),
+the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
+:class:`SubjectLinks` (:func:`subject_links`):
 
-* ``Q_j = 1`` when the query names ``s_j`` (:func:`~cage_core.bridge.titles_named_in`) and j is
-  the most relevant passage with that subject, else 0 (:func:`query_named_subjects`); the
-  relevance is ``r'_j = r_j + w_q · Q_j`` (``w_q`` = ``query_subject_weight``), so the passages
-  about both entities a comparison question names enter the core;
+* the *names* of passage j: its derived subject ``s_j`` (none when the subject came from the
+  entity fallback: :func:`untitled_subject`), with ``aliases`` also its short forms and the
+  names its opening gives it (:func:`subject_forms`);
+* ``Q_j = 1`` when j is the most relevant of the passages naming a part of the query
+  (:func:`query_named_subjects`); the relevance is ``r'_j = r_j + w_q · Q_j`` (``w_q`` =
+  ``query_subject_weight``), so the passages about both entities a comparison question names
+  enter the core;
 * core ``A`` = the ``core_size`` passages of highest ``r'`` (ties: input order), ``a_t`` its
   t-th (0-based);
-* ``M_ij = 1`` when passage i's text names ``s_j`` or, with ``aliases``, one of its shorter
-  forms (:func:`subject_mentions`); the directed link from candidate i to core passage a is
+* ``M_ij = 1`` when passage i's text names one of j's names (:func:`subject_mentions`); the
+  directed link from candidate i to core passage a is
   ``L_ia = max(w_f · M_ai, w_b · M_ia) + w_e · E_ia`` — the core passage naming the candidate
   (the forward hop, ``w_f`` = ``forward_weight``) counts more than the reverse
   (``w_b`` = ``backward_weight``); ``E`` the shared-entity links and ``w_e`` =
@@ -28,9 +31,15 @@ pool relevance (:mod:`cage_core.fusion`) and the settings of
   ``chain_window`` passages of highest ``f`` (ties: input order). The chain starts with the
   passage of ``W`` of highest ``r'``, then takes the other passages of ``W`` with ``Q_j = 1`` in
   ``r'`` order, then greedily the ``j ∈ W`` maximising
-  ``r'_j + max_{s ∈ chain} (w_m · M_sj + w_c · min(E_sj, e))`` (the chain passage's text names
-  j's subject; ``w_m`` = ``chain_mention_weight``, ``w_c`` = ``chain_entity_weight``,
-  ``e`` = ``chain_entity_cap``; ties: input order), until it has ``chain_length`` passages or
+
+  ``r'_j + max_{s ∈ chain} (w_m · M_sj + w_c · min(E_sj, e)) − p_s · S_j − p_q · N_j``
+
+  (``w_m`` = ``chain_mention_weight``, ``w_c`` = ``chain_entity_weight``, ``e`` =
+  ``chain_entity_cap``; ``S_j = 1`` when j shares a name with a chain passage — another
+  passage about the same thing adds no hop — and ``N_j = 1`` when the query names one of j's
+  names but ``Q_j = 0`` — a less relevant passage about a named entity, or a name inside a
+  longer named one —, ``p_s`` = ``chain_same_subject_penalty``, ``p_q`` =
+  ``chain_query_named_penalty``; ties: input order), until it has ``chain_length`` passages or
   ``W`` is spent. The chain is ranked first, in chain order, the rest by ``f``: only the order
   within ``W`` changes, so Recall@``chain_window`` is that of ``f`` (on DEV open retrieval
   without titles the chain lifted Recall@3 while the subject core alone ranks its top 3 much
@@ -39,54 +48,144 @@ pool relevance (:mod:`cage_core.fusion`) and the settings of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from cage_core.bridge import (
+    MIN_TITLE_CHARS,
     bare_title,
     coherence_to_core,
     core_indices,
     mention_matrix,
     name_mention_pairs,
-    titles_named_in,
 )
 from cage_core.config import UntitledConfig
-from cage_core.passage_subject import subject_aliases
+from cage_core.passage_subject import Subject, also_known_as, subject_aliases
 from cage_core.scoring import ranking
 
 
+def untitled_subject(subject: Subject) -> str:
+    """The name a passage of an untitled pool is linked by: its derived subject, except one
+    from the entity fallback (the most frequent entity of a chunk is too often what it
+    mentions, not what it is about: "America East" for a team's season), which is ""."""
+    return "" if subject.origin == "entity" else subject.name
+
+
+def subject_forms(subjects: Sequence[str], texts: Sequence[str], *,
+                  aliases: bool) -> list[tuple[str, ...]]:  # fmt: skip
+    """The names each passage goes by: its subject alone, or with ``aliases`` also the
+    subject's :func:`~cage_core.passage_subject.subject_aliases` and the other names its
+    opening gives it (:func:`~cage_core.passage_subject.also_known_as`). A passage without a
+    subject goes by none."""
+    if len(texts) != len(subjects):
+        raise ValueError(f"got {len(subjects)} subjects for {len(texts)} texts")
+    if not aliases:
+        return [(s,) if s.strip() else () for s in subjects]
+    return [(*subject_aliases(s), *also_known_as(t)) if s.strip() else ()
+            for s, t in zip(subjects, texts)]  # fmt: skip
+
+
 def subject_mentions(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool) -> np.ndarray:
-    """``[k, k]`` directed 0/1: ``M_ij = 1`` (``i ≠ j``) when text i names subject j — itself,
-    or with ``aliases`` any of its :func:`~cage_core.passage_subject.subject_aliases` — by the
-    rule of :func:`~cage_core.bridge.name_mention_pairs`."""
-    k = len(subjects)
-    if len(texts) != k:
-        raise ValueError(f"got {k} subjects for {len(texts)} texts")
-    names = [subject_aliases(s) if aliases else (s,) for s in subjects]
-    return mention_matrix(k, name_mention_pairs(names, texts))
+    """``[k, k]`` directed 0/1: ``M_ij = 1`` (``i ≠ j``) when text i names one of the names
+    passage j goes by (:func:`subject_forms`), by the rule of
+    :func:`~cage_core.bridge.name_mention_pairs`."""
+    forms = subject_forms(subjects, texts, aliases=aliases)
+    return mention_matrix(len(subjects), name_mention_pairs(forms, texts))
 
 
-def query_named_subjects(query: str, subjects: Sequence[str], relevance: np.ndarray) -> np.ndarray:
+def query_spans(query: str, forms: Sequence[Sequence[str]]) -> list[list[tuple[int, int]]]:
+    """Per passage, the sorted ``(start, end)`` spans of the lower-cased query where one of
+    its names (``forms``, :func:`subject_forms`) occurs in whole words (its
+    :func:`~cage_core.bridge.bare_title` form, at least ``MIN_TITLE_CHARS`` long)."""
+    lowered = query.lower()
+    spans = []
+    for names in forms:
+        bare = {bare_title(f) for f in names}
+        found = {(m.start(), m.end()) for form in bare
+                 if len(form) >= MIN_TITLE_CHARS and form in lowered
+                 for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", lowered)}  # fmt: skip
+        spans.append(sorted(found))
+    return spans
+
+
+def query_named_subjects(query: str, subjects: Sequence[str], relevance: np.ndarray, *,
+                         texts: Sequence[str] | None = None, aliases: bool = False) -> np.ndarray:
     """``[k]`` ``Q_j`` of the module docstring: 1 for the most relevant passage (ties: input
-    order) of each subject the query names, 0 elsewhere."""
-    named = titles_named_in(query, subjects)
-    out = np.zeros(len(subjects))
-    seen: set[str] = set()
+    order) among those that name each part of the query, 0 elsewhere.
+
+    Passage j names the query spans of :func:`query_spans` (its names: :func:`subject_forms`
+    of ``subjects``, with ``texts`` read when ``aliases``). A span strictly inside a longer
+    named span does not count ("Kiss" in "Kiss and Tell"), and passages whose spans overlap
+    name the same part: only the most relevant of them gets ``Q = 1`` ("Giuseppe Verdi" the
+    film and the composer "Giuseppe Fortunino Francesco Verdi"), so each entity a comparison
+    question names brings its own passage.
+    """
+    forms = subject_forms(subjects, [""] * len(subjects) if texts is None else texts, aliases=aliases)
+    return _first_per_query_part(query_spans(query, forms), relevance)
+
+
+def _first_per_query_part(spans: Sequence[Sequence[tuple[int, int]]],
+                          relevance: np.ndarray) -> np.ndarray:  # fmt: skip
+    """``Q`` from each passage's query spans (:func:`query_named_subjects`)."""
+    every = {span for found in spans for span in found}
+    out = np.zeros(len(spans))
+    taken: list[tuple[int, int]] = []
     for j in ranking(np.asarray(relevance, dtype=np.float64)):
-        if named[j]:
-            key = bare_title(subjects[j])
-            if key not in seen:
-                out[j] = 1.0
-            seen.add(key)
+        kept = [(a, b) for a, b in spans[j]
+                if not any(c <= a and b <= d and d - c > b - a for c, d in every)]  # fmt: skip
+        if kept and not any(a < d and c < b for a, b in kept for c, d in taken):
+            out[j] = 1.0
+        taken.extend(kept)
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class SubjectLinks:
+    """What the subject core and the short chain read of one untitled pool (pool order;
+    symbols of the module docstring)."""
+
+    mentions: np.ndarray
+    """``[k, k]`` ``M``: passage i's text names one of passage j's names."""
+    entity_links: np.ndarray
+    """``[k, k]`` ``E``: shared-entity weight (:func:`~cage_core.bridge.shared_entity_links`)."""
+    query_subjects: np.ndarray
+    """``[k]`` ``Q``: the most relevant passage naming a part of the query."""
+    query_named: np.ndarray
+    """``[k]`` 0/1: the query names one of j's names (``N_j = query_named_j · (1 − Q_j)``)."""
+    same_subject: np.ndarray
+    """``[k, k]`` 0/1, symmetric, zero diagonal: passages i and j share a name."""
+
+
+def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], relevance: np.ndarray,
+                  entity_links: np.ndarray, *, aliases: bool) -> SubjectLinks:  # fmt: skip
+    """The :class:`SubjectLinks` of a pool: ``subjects`` are the names of
+    :func:`untitled_subject` ("" for none), ``relevance`` is ``r``."""
+    forms = subject_forms(subjects, texts, aliases=aliases)
+    k = len(subjects)
+    spans = query_spans(query, forms)
+    holders: dict[str, list[int]] = {}
+    for j, names in enumerate(forms):
+        for name in sorted({bare_title(f) for f in names if len(bare_title(f)) >= MIN_TITLE_CHARS}):
+            holders.setdefault(name, []).append(j)
+    same = np.zeros((k, k))
+    for group in holders.values():
+        same[np.ix_(group, group)] = 1.0
+    np.fill_diagonal(same, 0.0)
+    return SubjectLinks(
+        mentions=mention_matrix(k, name_mention_pairs(forms, texts)),
+        entity_links=np.asarray(entity_links, dtype=np.float64),
+        query_subjects=_first_per_query_part(spans, relevance),
+        query_named=np.array([1.0 if found else 0.0 for found in spans]),
+        same_subject=same,
+    )
 
 
 def subject_core_scores(
     relevance: np.ndarray,
-    mentions: np.ndarray,
-    entity_links: np.ndarray,
-    query_subjects: np.ndarray,
+    links: SubjectLinks,
     *,
     core_size: int,
     entity_weight: float,
@@ -98,28 +197,21 @@ def subject_core_scores(
 
     Args:
         relevance: ``[k]`` the pool relevance ``r``.
-        mentions: ``[k, k]`` ``M`` (:func:`subject_mentions`).
-        entity_links: ``[k, k]`` ``E`` (:func:`~cage_core.bridge.shared_entity_links`).
-        query_subjects: ``[k]`` ``Q`` (:func:`query_named_subjects`).
+        links: the pool's :class:`SubjectLinks` (:func:`subject_links`).
     """
-    r = np.asarray(relevance, dtype=np.float64) + config.query_subject_weight * np.asarray(query_subjects)
-    links = (np.maximum(config.forward_weight * mentions.T, config.backward_weight * mentions)
-             + entity_weight * entity_links)  # fmt: skip
-    np.fill_diagonal(links, 0.0)
+    r = np.asarray(relevance, dtype=np.float64) + config.query_subject_weight * links.query_subjects
+    mentions = links.mentions
+    matrix = (np.maximum(config.forward_weight * mentions.T, config.backward_weight * mentions)
+              + entity_weight * links.entity_links)  # fmt: skip
+    np.fill_diagonal(matrix, 0.0)
     core = core_indices(r, core_size)
-    decayed = links.copy()
+    decayed = matrix.copy()
     decayed[:, core] *= config.core_decay ** np.arange(len(core), dtype=np.float64)
-    return r, core, coherence_to_core(decayed, core), links
+    return r, core, coherence_to_core(decayed, core), matrix
 
 
-def short_chain(
-    fused: np.ndarray,
-    relevance: np.ndarray,
-    mentions: np.ndarray,
-    entity_links: np.ndarray,
-    query_subjects: np.ndarray,
-    config: UntitledConfig,
-) -> np.ndarray:
+def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
+                config: UntitledConfig) -> np.ndarray:  # fmt: skip
     """Pool positions of the short chain of the module docstring, in chain order (empty when
     ``chain_window`` is 0 or the pool has fewer than 2 passages: nothing to reorder).
 
@@ -127,13 +219,11 @@ def short_chain(
         fused: ``[k]`` the fused score ``f`` that picks the window (a passage at −inf is
             never in it).
         relevance: ``[k]`` ``r'`` (:func:`subject_core_scores`).
-        mentions: ``[k, k]`` ``M`` (:func:`subject_mentions`).
-        entity_links: ``[k, k]`` ``E``.
-        query_subjects: ``[k]`` ``Q`` (:func:`query_named_subjects`).
+        links: the pool's :class:`SubjectLinks`.
     """
     r = np.asarray(relevance, dtype=np.float64)
     k = len(r)
-    if np.shape(fused) != (k,) or np.shape(mentions) != (k, k) or np.shape(entity_links) != (k, k):
+    if np.shape(fused) != (k,) or any(np.shape(m) != (k, k) for m in (links.mentions, links.same_subject)):
         raise ValueError(f"short_chain needs [k] scores and [k, k] links for k = {k} passages")
     if not config.chain_window or k < 2:
         return np.zeros(0, dtype=np.int64)
@@ -145,14 +235,16 @@ def short_chain(
     in_window[window] = True
     by_relevance = [int(j) for j in ranking(r) if in_window[j]]
     length = min(config.chain_length, len(by_relevance))
-    named = [j for j in by_relevance[1:] if query_subjects[j]]
+    named = [j for j in by_relevance[1:] if links.query_subjects[j]]
     chain = [by_relevance[0], *named[: length - 1]]
-    capped = np.minimum(entity_links, config.chain_entity_cap)
-    links = config.chain_mention_weight * np.asarray(mentions, dtype=np.float64)
-    links = links + config.chain_entity_weight * capped
-    np.fill_diagonal(links, 0.0)
+    capped = np.minimum(links.entity_links, config.chain_entity_cap)
+    hops = config.chain_mention_weight * links.mentions + config.chain_entity_weight * capped
+    np.fill_diagonal(hops, 0.0)
+    base = r - config.chain_query_named_penalty * links.query_named * (1.0 - links.query_subjects)
     while len(chain) < length:
-        gain = np.where(in_window, r + links[chain].max(axis=0), -np.inf)
+        same = links.same_subject[chain].max(axis=0)
+        gain = base + hops[chain].max(axis=0) - config.chain_same_subject_penalty * same
+        gain = np.where(in_window, gain, -np.inf)
         gain[chain] = -np.inf
         chain.append(int(ranking(gain)[0]))
     return np.array(chain, dtype=np.int64)

@@ -114,8 +114,8 @@ def test_a_pool_without_titles_gets_no_chain_but_links_by_derived_subjects():
                    CageConfig(lexical_weight=0.0))
     assert s.chain == ()
     # "Ann Reeve", the first-sentence subject of passage 1, is named by passage 0: a directed
-    # link, forward from 0 to 1 (1.5), backward from 1 to 0 (0.5; cage_core.subject_core)
-    assert s.matrix[1, 0] == 1.5 and s.matrix[0, 1] == 0.5
+    # link, forward from 0 to 1 (2.0), backward from 1 to 0 (1.0; cage_core.subject_core)
+    assert s.matrix[1, 0] == 2.0 and s.matrix[0, 1] == 1.0
 
 
 def test_the_chain_takes_title_hops_from_given_titles_only():

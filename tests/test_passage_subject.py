@@ -7,6 +7,7 @@ from cage_core import Passage
 from cage_core.passage_subject import (
     MAX_SUBJECT_CHARS,
     Subject,
+    also_known_as,
     derive_subject,
     first_sentence_subject,
     passage_subject,
@@ -47,6 +48,13 @@ def test_non_string_and_blank_metadata_values_are_ignored():
     ("The 1953 Georgia Tech football team represented the institute.", "1953 Georgia Tech"),
     ("1-Hexanol is an organic alcohol.", "1-Hexanol"),
     ("The Beatles were an English rock band.", "Beatles"),
+    ("The 2016–17 Vermont Catamounts men's basketball team represented the university.",
+     "2016–17 Vermont Catamounts"),  # an en dash inside a word, a listed verb
+    ('"On My Mind" is a song by Ellie Goulding.', "On My Mind"),  # a quoted title, function word first
+    ('"The Hard Easy" is an episode of "Adventure Time".', "Hard Easy"),
+    ("For Against is a post-punk band from Lincoln, Nebraska.", "For Against"),  # title case + copula
+    ("The Five Obstructions is a 2003 Danish documentary film.", "Five Obstructions"),
+    ("Silene menziesii is a species of flowering plant.", "Silene menziesii"),  # a binomial name
 ])  # fmt: skip
 def test_first_sentence_subject_of_wikipedia_style_openings(text, subject):
     assert first_sentence_subject(text) == subject
@@ -60,10 +68,22 @@ def test_first_sentence_subject_of_wikipedia_style_openings(text, subject):
     "1957 was a year.",
     "the lower-case opening is no name.",
     "A member of the London County Council since 1910, Mathew was also a member.",
+    "In March 1990 it was sold.",  # a function word first, and no title-cased name
+    "It Was Late is what he said.",  # a pronoun first, even in title case
     "",
 ])  # fmt: skip
 def test_openings_without_a_named_subject_give_nothing(text):
     assert first_sentence_subject(text) == ""
+
+
+@pytest.mark.parametrize("text, names", [
+    ("Daryl Franklin Hohl (born 1946), known professionally as Daryl Hall, is a singer.", ("Daryl Hall",)),
+    ("The University of Kansas, often referred to as KU or Kansas, is a university.", ("KU",)),
+    ("Park Mi-yeon (born 1990), better known by the stage name Serri, is a singer.", ("Serri",)),
+    ("It is known as the best of all.", ()),  # no capitalised name after the phrase
+])  # fmt: skip
+def test_the_opening_gives_the_other_names_a_subject_is_known_by(text, names):
+    assert also_known_as(text) == names
 
 
 def test_without_a_first_sentence_subject_the_most_frequent_entity_is_the_subject():

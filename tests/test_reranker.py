@@ -35,7 +35,7 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
     assert scores == sorted(scores, reverse=True)
     scores = reranker.score(QUERY, POOL)
     alpha = reranker.config.untitled.alpha  # plain strings have no title: the subject core's α
-    assert alpha == 0.4
+    assert alpha == 0.25
     fused = {r.index: alpha * scores.relevance[r.index] + (1 - alpha) * r.coherence for r in out}
     n = reranker.config.untitled.chain_length  # the short chain (window 5 > 4 passages) leads
     for t, r in enumerate(out[:n]):

@@ -8,14 +8,28 @@ from cage_core.config import ChainConfig, UntitledConfig
 from cage_core.evidence_chain import evidence_chain
 from cage_core.fusion import score_pool, standardize
 from cage_core.passage import Via
-from cage_core.passage_subject import subject_aliases
+from cage_core.passage_subject import Subject, subject_aliases
 from cage_core.scoring import ranking
 from cage_core.subject_core import (
+    SubjectLinks,
     query_named_subjects,
     short_chain,
     subject_core_scores,
+    subject_forms,
+    subject_links,
     subject_mentions,
+    untitled_subject,
 )
+
+
+def links_of(mentions, entities=None, named=None, query_named=None, same=None):
+    """The SubjectLinks of a k-passage pool from its matrices (zeros where not given)."""
+    k = len(mentions)
+    return SubjectLinks(np.asarray(mentions, dtype=float),
+                        np.zeros((k, k)) if entities is None else np.asarray(entities, dtype=float),
+                        np.zeros(k) if named is None else np.asarray(named, dtype=float),
+                        np.zeros(k) if query_named is None else np.asarray(query_named, dtype=float),
+                        np.zeros((k, k)) if same is None else np.asarray(same, dtype=float))  # fmt: skip
 
 
 def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
@@ -24,6 +38,40 @@ def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
     assert subject_aliases("Marie Curie") == ("marie curie",)
     assert subject_aliases("2009 Big 12 Conference") == ("2009 big 12 conference",)  # not all words
     assert subject_aliases("  ") == ()
+
+
+def test_titles_and_suffixes_are_dropped_before_the_short_forms_are_taken():
+    assert subject_aliases("Sir Arthur Ignatius Conan Doyle KStJ") == (
+        "arthur conan doyle", "arthur doyle", "arthur ignatius", "arthur ignatius conan doyle",
+        "conan doyle", "sir arthur ignatius conan doyle kstj")
+    assert subject_aliases("Paul John Manafort Jr") == (
+        "john manafort", "paul john", "paul john manafort", "paul john manafort jr", "paul manafort")
+    assert subject_aliases("Gerard Marsden MBE") == ("gerard marsden", "gerard marsden mbe")
+
+
+def test_a_passage_goes_by_its_subject_its_short_forms_and_the_names_its_opening_gives():
+    texts = ["Daryl Franklin Hohl, known professionally as Daryl Hall, is a singer.", "He sang."]
+    assert subject_forms(["Daryl Franklin Hohl", ""], texts, aliases=True) == [
+        ("daryl franklin", "daryl franklin hohl", "daryl hohl", "franklin hohl", "Daryl Hall"), ()]
+    assert subject_forms(["Daryl Franklin Hohl", ""], texts, aliases=False) == [("Daryl Franklin Hohl",), ()]
+
+
+def test_subject_links_hold_the_query_parts_and_the_passages_about_the_same_thing():
+    subjects = ["Kiss and Tell", "Kiss", "Shirley Temple Black", "Shirley Temple", ""]
+    texts = ["Kiss and Tell stars Shirley Temple.", "Kiss is an album.", "Shirley Temple Black was an actress.",
+             "Shirley Temple is a drink.", "Nothing here."]  # fmt: skip
+    links = subject_links("Who starred in Kiss and Tell?", subjects, texts, np.array([1.0, 2.0, 0.0, 0.5, 0.0]),
+                          np.zeros((5, 5)), aliases=True)  # fmt: skip
+    assert links.query_subjects.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]  # "Kiss" is inside "Kiss and Tell"
+    assert links.query_named.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert np.flatnonzero(links.same_subject[2]).tolist() == [3]  # "shirley temple", a short form
+    assert links.same_subject.tolist() == links.same_subject.T.tolist()
+    assert links.mentions[0].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]  # "Kiss", both Shirley Temples
+
+
+def test_a_subject_from_the_entity_fallback_links_nothing_in_an_untitled_pool():
+    assert untitled_subject(Subject("America East", "entity")) == ""
+    assert untitled_subject(Subject("Vermont Catamounts", "first_sentence")) == "Vermont Catamounts"
 
 
 def test_a_text_naming_a_short_form_of_a_subject_links_to_it_only_with_aliases():
@@ -42,6 +90,25 @@ def test_only_the_most_relevant_passage_about_a_named_subject_gains():
     assert named.tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
+def test_a_subject_named_only_inside_a_longer_named_subject_does_not_gain():
+    subjects = ["Kiss", "Kiss and Tell", "Shirley Temple Black"]
+    relevance = np.array([1.0, 0.5, 0.0])
+    query = "Who played Corliss Archer in Kiss and Tell?"
+    assert query_named_subjects(query, subjects, relevance).tolist() == [0.0, 1.0, 0.0]
+
+
+def test_each_part_of_the_query_brings_one_passage_whichever_name_matched_it():
+    subjects = ["Giuseppe Verdi", "Giuseppe Fortunino Francesco Verdi", "Charles Louis Ambroise Thomas"]
+    relevance = np.array([2.0, 1.0, 0.0])  # a film named after Verdi, the composer, Thomas
+    query = "Are Giuseppe Verdi and Ambroise Thomas both opera composers?"
+    assert query_named_subjects(query, subjects, relevance, aliases=True).tolist() == [1.0, 0.0, 1.0]
+    assert query_named_subjects(query, subjects, relevance).tolist() == [1.0, 0.0, 0.0]
+    texts = ["", "", "Damon Gough, known by the stage name Badly Drawn Boy, is a singer."]
+    named = query_named_subjects("Is Badly Drawn Boy a band?", ["A", "B", "Damon Michael Gough"],
+                                 relevance, texts=texts, aliases=True)  # fmt: skip
+    assert named.tolist() == [0.0, 0.0, 1.0]
+
+
 def test_the_forward_hop_from_the_best_core_passage_counts_most():
     relevance = np.array([3.0, 2.0, 1.0, 0.0, 0.0])
     mentions = np.zeros((5, 5))
@@ -50,7 +117,7 @@ def test_the_forward_hop_from_the_best_core_passage_counts_most():
     config = UntitledConfig(query_subject_weight=1.0, forward_weight=1.5, backward_weight=0.5,
                             core_decay=0.5, alpha=0.4)
     r, core, coherence, links = subject_core_scores(
-        relevance, mentions, np.zeros((5, 5)), np.zeros(5), core_size=3, entity_weight=0.5, config=config)
+        relevance, links_of(mentions), core_size=3, entity_weight=0.5, config=config)
     assert core.tolist() == [0, 1, 2]
     assert links[3, 0] == 1.5 and links[0, 3] == 0.5 and links[4, 1] == 0.5 and links[1, 4] == 1.5
     # c_3 = 1.5 (core rank 0, weight 1); c_4 = 0.5 · 0.5 (core rank 1); core members get max = 1.5
@@ -61,9 +128,8 @@ def test_the_forward_hop_from_the_best_core_passage_counts_most():
 def test_a_named_subject_enters_the_core_ahead_of_a_more_relevant_passage():
     relevance = np.array([3.0, 2.0, 1.5, 1.0])
     config = UntitledConfig(query_subject_weight=1.0)
-    r, core, _, _ = subject_core_scores(relevance, np.zeros((4, 4)), np.zeros((4, 4)),
-                                        np.array([0.0, 0.0, 0.0, 1.0]), core_size=3, entity_weight=0.5,
-                                        config=config)  # fmt: skip
+    r, core, _, _ = subject_core_scores(relevance, links_of(np.zeros((4, 4)), named=[0, 0, 0, 1]),
+                                        core_size=3, entity_weight=0.5, config=config)  # fmt: skip
     assert r.tolist() == [3.0, 2.0, 1.5, 2.0]
     assert core.tolist() == [0, 1, 3]  # 3 ties 1 at 2.0 and comes later in the pool
 
@@ -138,15 +204,35 @@ def test_the_short_chain_takes_named_subjects_then_the_strongest_link_within_the
                             chain_entity_weight=1.0, chain_entity_cap=1.0)  # fmt: skip
     # 0: highest r'; 3: named by the query; then 4 (0.5 + 4) over 1 (2 + 1 · min(5, 1))
 
+    links = links_of(mentions, entities, named)
+
     def chain(**changes):
-        return short_chain(fused, relevance, mentions, entities, named, config.replace(**changes)).tolist()
+        return short_chain(fused, relevance, links, config.replace(**changes)).tolist()
 
     assert chain() == [0, 3, 4]
     assert chain(chain_entity_cap=3.0) == [0, 3, 1]  # passage 1 now gains 2 + 3 = 5 > 4.5
     assert chain(chain_length=2) == [0, 3]
     assert chain(chain_window=0) == []
     with pytest.raises(ValueError, match="k = 6 passages"):
-        short_chain(fused[:5], relevance, mentions, entities, named, config)
+        short_chain(fused[:5], relevance, links, config)
+
+
+def test_the_short_chain_passes_over_another_passage_about_a_chain_subject_or_a_query_name():
+    relevance = np.array([3.0, 2.0, 1.5, 1.2])
+    fused = np.array([4.0, 3.0, 2.0, 1.0])
+    same = np.zeros((4, 4))
+    same[0, 1] = same[1, 0] = 1.0  # passage 1 is about the first chain passage's subject
+    query_named = np.array([1.0, 0.0, 1.0, 0.0])  # the query names 0's and 2's subjects ...
+    links = links_of(np.zeros((4, 4)), named=[1, 0, 0, 0], query_named=query_named, same=same)
+    config = UntitledConfig(chain_window=4, chain_length=3, chain_same_subject_penalty=0.0,
+                            chain_query_named_penalty=0.0)  # ... and 0 is the passage it brings
+
+    def chain(**changes):
+        return short_chain(fused, relevance, links, config.replace(**changes)).tolist()
+
+    assert chain() == [0, 1, 2]  # relevance alone
+    assert chain(chain_same_subject_penalty=1.0) == [0, 2, 3]  # 1 gains 2 − 1, under 1.5 and 1.2
+    assert chain(chain_same_subject_penalty=1.0, chain_query_named_penalty=1.0) == [0, 3, 1]  # 2: 0.5
 
 
 BRIDGE = "Which river flows through the city where Acme Records was founded?"
