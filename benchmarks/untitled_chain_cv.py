@@ -17,7 +17,7 @@ together.
 
 from __future__ import annotations
 
-import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -28,13 +28,12 @@ from untitled_cv import (
     FILES,
     grid_cv,
     grid_points,
-    load_closed_ramdocs,
-    load_pools,
+    load_setting,
     ramdocs_guard,
     recalls,
 )
 
-from cage_core import CageConfig, CageReranker
+from cage_core import CageConfig
 from cage_core.config import UntitledConfig
 from cage_core.fusion import ranked_first
 from cage_core.scoring import ranking
@@ -62,18 +61,8 @@ def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--graph-store", default=None)
-    args = parser.parse_args()
-    config = CageConfig()
-    reranker = CageReranker(config, graph_store=args.graph_store)
-    pools = load_pools(args.data, reranker)
-    closed = load_closed_ramdocs(args.data, reranker)
-
-    def rank_fn(pool: dict, point: dict) -> np.ndarray:
-        return rank(pool, point, config)
-
+    config, pools, closed = load_setting(__doc__.splitlines()[0])
+    rank_fn = functools.partial(rank, config=config)
     allowed = ramdocs_guard(pools, closed, grid_points(GRID), rank_fn, recall=False, ks=(2,), config=config)
     cv = grid_cv(pools, GRID, rank_fn, allowed=allowed)
     datasets = cv.datasets

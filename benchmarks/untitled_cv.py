@@ -25,6 +25,7 @@ defaults are the allowed point chosen on all folds together.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import sys
 from collections import defaultdict
@@ -144,24 +145,26 @@ def ramdocs_guard(pools: list[dict], closed: list[dict], points: list[dict],
     higher than the 0.2 ranking's, on the closed pools and on the open ones of ``pools``.
     Prints the floors and how many points keep them."""
     opened = [p for p in pools if p["dataset"] == "ramdocs"]
-    base_closed = [release_02(p, config) for p in closed]
-    base_open = [release_02(p, config) for p in opened]
+
+    def figures(point: dict | None) -> tuple[list[float], list[float]]:
+        """(figures that must not fall, figures that must not rise) of a grid point, or of
+        the 0.2 ranking for None."""
+        closed_orders = [release_02(p, config) if point is None else rank_fn(p, point) for p in closed]
+        open_orders = [release_02(p, config) if point is None else rank_fn(p, point) for p in opened]
+        kept = [float(np.mean([recalls(o, p)[1] for o, p in zip(closed_orders, closed)]))] if recall else []
+        capped = [rate for k in ks for rate in (misinfo_rate(closed_orders, closed, k),
+                                                 misinfo_rate(open_orders, opened, k))]  # fmt: skip
+        return kept, capped
+
+    floor_kept, floor_capped = figures(None)
     keep = np.ones(len(points), dtype=bool)
-    floors = []
     for n, point in enumerate(points):
-        closed_orders = [rank_fn(p, point) for p in closed]
-        open_orders = [rank_fn(p, point) for p in opened]
-        if recall:
-            keep[n] &= np.mean([recalls(o, p)[1] for o, p in zip(closed_orders, closed)]) >= np.mean(
-                [recalls(o, p)[1] for o, p in zip(base_closed, closed)]) - 1e-9
-        for k in ks:
-            keep[n] &= misinfo_rate(closed_orders, closed, k) <= misinfo_rate(base_closed, closed, k) + 1e-9
-            keep[n] &= misinfo_rate(open_orders, opened, k) <= misinfo_rate(base_open, opened, k) + 1e-9
-    if recall:
-        floors.append(f"closed R@5 ≥ {np.mean([recalls(o, p)[1] for o, p in zip(base_closed, closed)]):.3f}")
-    for k in ks:
-        floors.append(f"closed misinfo@{k} ≤ {misinfo_rate(base_closed, closed, k):.3f}, "
-                      f"open misinfo@{k} ≤ {misinfo_rate(base_open, opened, k):.3f}")  # fmt: skip
+        kept, capped = figures(point)
+        keep[n] = (all(a >= b - 1e-9 for a, b in zip(kept, floor_kept))
+                   and all(a <= b + 1e-9 for a, b in zip(capped, floor_capped)))  # fmt: skip
+    floors = [f"closed R@5 ≥ {r:.3f}" for r in floor_kept]
+    floors += [f"closed misinfo@{k} ≤ {floor_capped[2 * i]:.3f}, open misinfo@{k} ≤ {floor_capped[2 * i + 1]:.3f}"
+               for i, k in enumerate(ks)]  # fmt: skip
     print(f"RAMDocs guard (the 0.2 ranking's): {'; '.join(floors)}; {int(keep.sum())} of {len(points)} points keep it")
     return keep
 
@@ -266,20 +269,22 @@ def grid_cv(pools: list[dict], grid: dict[str, tuple], rank_fn: Callable[[dict, 
     return GridCV(points, scores, out_of_fold, chosen, datasets)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def load_setting(description: str) -> tuple[CageConfig, list[dict], list[dict]]:
+    """Parse ``--data`` and ``--graph-store``; the shipped config, the open untitled pools
+    (:func:`load_pools`) and RAMDocs' closed ones (:func:`load_closed_ramdocs`)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--graph-store", default=None)
     args = parser.parse_args()
     config = CageConfig()
     reranker = CageReranker(config, graph_store=args.graph_store)
-    pools = load_pools(args.data, reranker)
-    closed = load_closed_ramdocs(args.data, reranker)
+    return config, load_pools(args.data, reranker), load_closed_ramdocs(args.data, reranker)
+
+
+def main() -> None:
+    config, pools, closed = load_setting(__doc__.splitlines()[0])
     points = grid_points(GRID)
-
-    def rank_fn(pool: dict, point: dict) -> np.ndarray:
-        return rank(pool, point, config)
-
+    rank_fn = functools.partial(rank, config=config)
     allowed = ramdocs_guard(pools, closed, points, rank_fn, recall=True, ks=(5,), config=config)
     cv = grid_cv(pools, GRID, rank_fn, allowed=allowed)
     rows = {

@@ -51,7 +51,7 @@ def written_title(title: str) -> str:
     return _PARENTHETICAL.sub("", title).strip()
 
 
-def _linkable_names(names: Sequence[Iterable[str]]) -> tuple[list[str], list[int]]:
+def linkable_names(names: Sequence[Iterable[str]]) -> tuple[list[str], list[int]]:
     """The distinct :func:`bare_title` forms of each passage's names that can link (at least
     ``MIN_TITLE_CHARS`` long), and the position of the passage each one names."""
     needles: list[str] = []
@@ -68,7 +68,7 @@ def _names_named(names: Sequence[Iterable[str]], texts: Sequence[str], query: st
                  ) -> tuple[list[tuple[int, int]], list[int]]:  # fmt: skip
     """:func:`name_mention_pairs` and the sorted positions one of whose names ``query``
     names, from one word index over the texts and the query."""
-    needles, owners = _linkable_names(names)
+    needles, owners = linkable_names(names)
     k = len(texts)
     haystacks = [t.lower() for t in texts] + ([] if query is None else [query.lower()])
     found = whole_word_mentions(needles, haystacks)

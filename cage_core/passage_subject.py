@@ -75,10 +75,12 @@ SUBJECT_CACHE_SIZE = 8192
 """How many texts' first-sentence subject and central entity are kept per process (LRU,
 thread-safe): a warm query over known untitled passages derives none again."""
 
-_NEVER_FIRST = frozenset({
-    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our", "this",
-    "that", "these", "those", "there", "here", "in", "on", "at", "for", "from", "by", "with",
-    "during", "after", "before", "since", "while", "when", "where", "as", "if", "unlike",
+_PRONOUNS = frozenset({
+    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our",
+})  # fmt: skip
+_NEVER_FIRST = _PRONOUNS | frozenset({
+    "this", "that", "these", "those", "there", "here", "in", "on", "at", "for", "from", "by",
+    "with", "during", "after", "before", "since", "while", "when", "where", "as", "if", "unlike",
     "however", "although", "though", "also", "then", "thus", "today", "later", "early", "born",
     "according", "one", "some", "many", "most", "all", "each", "every", "both", "several",
     "other", "another", "such", "no", "not", "two", "three", "four", "five", "six", "seven",
@@ -92,9 +94,6 @@ _NAME_SUFFIXES = frozenset({"jr", "sr", "inc", "ltd", "llc", "corp", "plc"})
 """Trailing words a full name also goes without ("Paul Manafort Jr", "Acme Group Inc")."""
 _POST_NOMINAL = re.compile(r"[A-Z][A-Za-z]*[A-Z]")
 """Post-nominal letters ("MBE", "FRSL", "KStJ"), dropped from the end of a full name."""
-_PRONOUNS = frozenset({
-    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our",
-})  # fmt: skip
 _COPULAS = frozenset({"is", "was", "are", "were"})
 _TITLE_FUNCTION_WORDS = frozenset({
     "of", "the", "a", "an", "and", "or", "in", "on", "for", "to", "at", "by", "with", "from",

@@ -55,10 +55,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from cage_core.bridge import (
-    MIN_TITLE_CHARS,
-    bare_title,
     coherence_to_core,
     core_indices,
+    linkable_names,
     mention_matrix,
     name_mention_pairs,
 )
@@ -98,17 +97,15 @@ def subject_mentions(subjects: Sequence[str], texts: Sequence[str], *, aliases: 
 
 def query_spans(query: str, forms: Sequence[Sequence[str]]) -> list[list[tuple[int, int]]]:
     """Per passage, the sorted ``(start, end)`` spans of the lower-cased query where one of
-    its names (``forms``, :func:`subject_forms`) occurs in whole words (its
-    :func:`~cage_core.bridge.bare_title` form, at least ``MIN_TITLE_CHARS`` long)."""
+    its names (``forms``, :func:`subject_forms`) occurs in whole words (its linkable
+    :func:`~cage_core.bridge.bare_title` forms: :func:`~cage_core.bridge.linkable_names`)."""
     lowered = query.lower()
-    spans = []
-    for names in forms:
-        bare = {bare_title(f) for f in names}
-        found = {(m.start(), m.end()) for form in bare
-                 if len(form) >= MIN_TITLE_CHARS and form in lowered
-                 for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", lowered)}  # fmt: skip
-        spans.append(sorted(found))
-    return spans
+    found: list[set[tuple[int, int]]] = [set() for _ in forms]
+    for form, j in zip(*linkable_names(forms)):
+        if form in lowered:
+            found[j].update((m.start(), m.end())
+                            for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", lowered))  # fmt: skip
+    return [sorted(spans) for spans in found]
 
 
 def query_named_subjects(query: str, subjects: Sequence[str], relevance: np.ndarray, *,
@@ -167,9 +164,8 @@ def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], rel
     k = len(subjects)
     spans = query_spans(query, forms)
     holders: dict[str, list[int]] = {}
-    for j, names in enumerate(forms):
-        for name in sorted({bare_title(f) for f in names if len(bare_title(f)) >= MIN_TITLE_CHARS}):
-            holders.setdefault(name, []).append(j)
+    for name, j in zip(*linkable_names(forms)):
+        holders.setdefault(name, []).append(j)
     same = np.zeros((k, k))
     for group in holders.values():
         same[np.ix_(group, group)] = 1.0

@@ -253,7 +253,7 @@ def test_the_short_chain_lifts_the_bridge_passage_of_an_untitled_pool_into_its_t
     alone = score_pool(BRIDGE, passages, sims, graphs,
                        config.replace(untitled=UntitledConfig(chain_window=0)))
     assert ranking(alone.fused).tolist() == [0, 1, 2, 3, 4]
-    # Acme Records' text names Nashville, 4th by relevance: its gain -0.71 + 3 + 1.25 (shared
+    # Acme Records' text names Nashville, 4th by relevance: its gain -0.71 + 6 + 1.25 (shared
     # entity) beats the 0.71 of passage 1, so it follows Acme Records
     scores = score_pool(BRIDGE, passages, sims, graphs, config)
     assert scores.chain == ()
