@@ -71,10 +71,11 @@ import json
 import logging
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, Self
 
 from cage_core.bridge import bare_title
 from cage_core.graph.passage_graph import PassageGraph
@@ -108,9 +109,17 @@ SHORT_NAME_WORDS = (3, 5)
 """Names of this many words (inclusive range) also stand for their first and last word."""
 HONORIFICS = frozenset({"sir", "dame", "lady", "lord", "dr", "saint", "st"})
 """Leading words a name is also known without."""
+MAX_POSITION = 2**63 - 1
+"""Stored chunk positions larger than this are rejected (SQLite's integer range)."""
+SEED_LOOKUP_CHUNK = 64
+"""Candidate ids read per storage lookup while looking for the seeds."""
 FILE_MODE = 0o600
 LINK_INDEX_SUFFIX = ".links.jsonl"
-"""The link index kept next to a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
+"""The JSON Lines link index of a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
+LINK_STORE_SUFFIX = ".links.sqlite"
+"""The SQLite link store of a graph store ``graphs.sqlite`` is ``graphs.links.sqlite``."""
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+"""A link index path ending in one of these is a SQLite link store (:mod:`cage_core.link_store`)."""
 
 DEFAULT_SEEDS = 3
 """Candidates expanded from by default; chosen with :data:`DEFAULT_LIMIT` by 5-fold
@@ -121,6 +130,7 @@ DEFAULT_LIMIT = 8
 """Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
 LinkKind = Literal["forward", "backward", "shared"]
+NameRole = Literal["key", "mention"]
 
 
 class LinkIndexFormatError(ValueError):
@@ -190,16 +200,26 @@ class LinkEntry:
         subject: the passage's subject as found (for display; "" when none).
         keys: the names the passage is about (its subject first, then aliases).
         mentions: the names the passage mentions, less its keys.
+        doc_id: the document the passage (chunk) belongs to, or ``None``.
+        position: the chunk's 0-based order inside its document, or ``None``.
     """
 
     id: str
     subject: str
     keys: tuple[str, ...]
     mentions: tuple[str, ...]
+    doc_id: str | None = None
+    position: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "subject": self.subject, "keys": list(self.keys),
-                "mentions": list(self.mentions)}  # fmt: skip
+        """The stored mapping; ``doc_id`` and ``position`` only when set."""
+        data: dict[str, Any] = {"id": self.id, "subject": self.subject, "keys": list(self.keys),
+                                "mentions": list(self.mentions)}  # fmt: skip
+        if self.doc_id is not None:
+            data["doc_id"] = self.doc_id
+        if self.position is not None:
+            data["position"] = self.position
+        return data
 
     @classmethod
     def from_stored(cls, data: Any) -> LinkEntry:
@@ -211,10 +231,9 @@ class LinkEntry:
         """
         if not isinstance(data, Mapping):
             raise LinkIndexFormatError(f"an entry must be an object, got {type(data).__name__}")
-        if set(data) != {"id", "subject", "keys", "mentions"}:
-            raise LinkIndexFormatError(
-                "an entry has exactly the fields id, subject, keys, mentions"
-            )
+        if not _ENTRY_FIELDS <= set(data) <= _ENTRY_FIELDS | _OPTIONAL_ENTRY_FIELDS:
+            raise LinkIndexFormatError("an entry has exactly the fields id, subject, keys, "
+                                       "mentions (and optionally doc_id, position)")  # fmt: skip
         pid, subject = data["id"], data["subject"]
         if not _valid_id(pid):
             raise LinkIndexFormatError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
@@ -226,12 +245,150 @@ class LinkEntry:
         mentions = _stored_names(data["mentions"], MAX_MENTIONS, "mentions")
         if set(keys) & set(mentions):
             raise LinkIndexFormatError("a name is both a key and a mention of one entry")
-        return cls(pid, subject, keys, mentions)
+        doc_id, position = data.get("doc_id"), data.get("position")
+        if doc_id is not None and not _valid_id(doc_id):
+            raise LinkIndexFormatError(f"doc_id must be a string of 1 to {MAX_ID_CHARS} characters")
+        if position is not None and (isinstance(position, bool) or not isinstance(position, int)
+                                     or not 0 <= position <= MAX_POSITION):  # fmt: skip
+            raise LinkIndexFormatError(f"position must be an int in [0, {MAX_POSITION}]")
+        return cls(pid, subject, keys, mentions, doc_id, position)
+
+
+_ENTRY_FIELDS = frozenset({"id", "subject", "keys", "mentions"})
+_OPTIONAL_ENTRY_FIELDS = frozenset({"doc_id", "position"})
+
+
+class LinkStorage(Protocol):
+    """Where a :class:`LinkIndex` keeps its entries and postings: the little it reads them
+    through, so that :meth:`LinkIndex.expand` is one algorithm over every storage.
+
+    :class:`MemoryLinkStorage` holds them in dicts (what :meth:`LinkIndex.load` fills);
+    :class:`cage_core.link_store.SqliteLinkStorage` in a SQLite file, read per query.
+    Names are in :func:`link_name` form; ``role`` is ``"key"`` or ``"mention"``.
+    """
+
+    def __len__(self) -> int:
+        """``N``: the entries held."""
+        ...
+
+    def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
+        """The entries held among ``ids`` (distinct strings), by id."""
+        ...
+
+    def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
+        """``(passages keyed by it, passages mentioning it)`` of each name held by some entry."""
+        ...
+
+    def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
+        """The ids of the passages holding each name in ``role`` (names held so by none: absent)."""
+        ...
+
+    def put(self, entries: Sequence[LinkEntry]) -> None:
+        """Add entries, each replacing the one with its id (in order: a repeated id, the last)."""
+        ...
+
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove the entries of ``ids``; how many were held."""
+        ...
+
+    def iter_entries(self) -> Iterator[LinkEntry]:
+        """Every entry, in the order it was (last) put."""
+        ...
+
+    def chunks_of(self, doc_id: str) -> list[str]:
+        """Ids of the document's entries ordered by (position, id), those without one last."""
+        ...
+
+    def reading(self) -> AbstractContextManager[object]:
+        """A block whose reads all see one state of the storage (one expansion's reads)."""
+        ...
+
+
+class MemoryLinkStorage:
+    """:class:`LinkStorage` in dicts: entries by id, and name → ids postings per role."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, LinkEntry] = {}
+        self._postings: dict[NameRole, dict[str, set[str]]] = {"key": {}, "mention": {}}
+        self._documents: dict[str, set[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
+        return {pid: self._entries[pid] for pid in ids if pid in self._entries}
+
+    def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
+        keyed, mentioned = self._postings["key"], self._postings["mention"]
+        return {n: (len(keyed.get(n, ())), len(mentioned.get(n, ())))
+                for n in names if n in keyed or n in mentioned}  # fmt: skip
+
+    def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
+        postings = self._postings[role]
+        return {n: postings[n] for n in names if n in postings}
+
+    def put(self, entries: Sequence[LinkEntry]) -> None:
+        for entry in entries:
+            self.delete([entry.id])
+            self._entries[entry.id] = entry
+            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+                postings = self._postings[role]  # type: ignore[index]
+                for name in names:
+                    postings.setdefault(name, set()).add(entry.id)
+            if entry.doc_id is not None:
+                self._documents.setdefault(entry.doc_id, set()).add(entry.id)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        removed = 0
+        for pid in ids:
+            entry = self._entries.pop(pid, None)
+            if entry is None:
+                continue
+            removed += 1
+            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+                postings = self._postings[role]  # type: ignore[index]
+                for name in names:
+                    _discard(postings, name, pid)
+            if entry.doc_id is not None:
+                _discard(self._documents, entry.doc_id, pid)
+        return removed
+
+    def iter_entries(self) -> Iterator[LinkEntry]:
+        return iter(list(self._entries.values()))
+
+    def chunks_of(self, doc_id: str) -> list[str]:
+        entries = self._entries
+        return sorted(self._documents.get(doc_id, ()), key=lambda pid: _chunk_order(entries[pid]))
+
+    def reading(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+
+def _discard(postings: dict[str, set[str]], name: str, pid: str) -> None:
+    holders = postings[name]
+    holders.discard(pid)
+    if not holders:
+        del postings[name]
+
+
+def _chunk_order(entry: LinkEntry) -> tuple[bool, int, str]:
+    """The order of :meth:`LinkIndex.chunks_of`: by position, then id; no position last."""
+    return (entry.position is None, entry.position or 0, entry.id)
 
 
 def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
-    """Where the link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
+    """Where the JSON Lines link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
     return Path(graph_store_path).with_suffix(LINK_INDEX_SUFFIX)
+
+
+def link_store_path(graph_store_path: str | os.PathLike[str]) -> Path:
+    """Where the SQLite link store of a graph store lives (``LINK_STORE_SUFFIX`` next to it)."""
+    return Path(graph_store_path).with_suffix(LINK_STORE_SUFFIX)
+
+
+def is_store_path(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a SQLite link store (its name ends in :data:`STORE_SUFFIXES`)."""
+    return Path(path).suffix.lower() in STORE_SUFFIXES
 
 
 def link_name(name: str) -> str:
@@ -280,15 +437,21 @@ class LinkIndex:
 
     Args:
         weights: the link weights (default :class:`LinkWeights`).
+        storage: where the entries live (default: in memory, :class:`MemoryLinkStorage`);
+            :meth:`open` gives an index over a SQLite store.
     """
 
-    def __init__(self, weights: LinkWeights | None = None) -> None:
+    def __init__(self, weights: LinkWeights | None = None, *,
+                 storage: LinkStorage | None = None) -> None:  # fmt: skip
         if weights is not None and not isinstance(weights, LinkWeights):
             raise TypeError(f"weights must be LinkWeights, got {type(weights).__name__}")
         self.weights = weights or LinkWeights()
-        self._entries: dict[str, LinkEntry] = {}
-        self._by_key: dict[str, set[str]] = {}
-        self._by_mention: dict[str, set[str]] = {}
+        self._storage: LinkStorage = storage if storage is not None else MemoryLinkStorage()
+
+    @property
+    def storage(self) -> LinkStorage:
+        """Where the entries live (:class:`LinkStorage`)."""
+        return self._storage
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -323,53 +486,74 @@ class LinkIndex:
 
     def add_entry(self, entry: LinkEntry) -> None:
         """Index a ready :class:`LinkEntry` (replacing any entry with the same id)."""
-        if not isinstance(entry, LinkEntry):
-            raise TypeError(f"entry must be a LinkEntry, got {type(entry).__name__}")
-        self.remove(entry.id)
-        self._entries[entry.id] = entry
-        for name in entry.keys:
-            self._by_key.setdefault(name, set()).add(entry.id)
-        for name in entry.mentions:
-            self._by_mention.setdefault(name, set()).add(entry.id)
+        self.add_entries([entry])
+
+    def add_entries(self, entries: Iterable[LinkEntry]) -> int:
+        """Index ready entries, each replacing the entry with its id; returns how many.
+
+        The storage's work is proportional to the entries given, not to the index (a
+        SQLite store writes them in transactions of at most ``WRITE_BATCH_ENTRIES``).
+        """
+        batch = list(entries)
+        for entry in batch:
+            if not isinstance(entry, LinkEntry):
+                raise TypeError(f"entry must be a LinkEntry, got {type(entry).__name__}")
+        self._storage.put(batch)
+        return len(batch)
 
     def remove(self, passage_id: str) -> bool:
         """Drop a passage from the index; whether it was there."""
-        entry = self._entries.pop(passage_id, None)
-        if entry is None:
-            return False
-        for postings, names in ((self._by_key, entry.keys), (self._by_mention, entry.mentions)):
-            for name in names:
-                holders = postings[name]
-                holders.discard(passage_id)
-                if not holders:
-                    del postings[name]
-        return True
+        return self.remove_many([passage_id]) == 1
+
+    def remove_many(self, passage_ids: Iterable[str]) -> int:
+        """Drop passages from the index; how many were there."""
+        return self._storage.delete(list(dict.fromkeys(passage_ids)))
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._storage)
 
     def __contains__(self, passage_id: object) -> bool:
-        return passage_id in self._entries
+        return isinstance(passage_id, str) and bool(self._storage.get([passage_id]))
 
     def entry(self, passage_id: str) -> LinkEntry | None:
         """The entry of a passage id, or ``None`` if it is not indexed."""
-        return self._entries.get(passage_id)
+        return self._storage.get([passage_id]).get(passage_id)
 
     def entries(self) -> Iterator[LinkEntry]:
-        """Every entry, in insertion order."""
-        return iter(list(self._entries.values()))
+        """Every entry, in insertion order (a replaced entry counts as inserted anew)."""
+        return self._storage.iter_entries()
+
+    def chunks_of(self, doc_id: str) -> list[str]:
+        """Ids of the entries of document ``doc_id``, by (position, id); those without a
+        position last, by id ([] for an unknown document)."""
+        if not isinstance(doc_id, str):
+            raise TypeError(f"doc_id must be a str, got {type(doc_id).__name__}")
+        return self._storage.chunks_of(doc_id)
+
+    def close(self) -> None:
+        """Release the storage's resources (a SQLite connection); a no-op in memory."""
+        close = getattr(self._storage, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- querying ------------------------------------------------------------------------
     def about(self, name: str) -> list[str]:
         """Ids of the passages keyed by ``name`` (any form; compared by :func:`link_name`), sorted."""
-        return sorted(self._by_key.get(link_name(name), ()))
+        normal = link_name(name)
+        return sorted(self._storage.holders([normal], "key").get(normal, ()))
 
     def specificity(self, name: str) -> float:
         """``spec(n)`` of the module docstring for a name in :func:`link_name` form (0 if unseen)."""
-        return self._spec(self._df(name))
+        return self._spec(sum(self._storage.counts([name]).get(name, (0, 0))), len(self))
 
-    def _spec(self, df: int) -> float:
-        n = len(self._entries)
+    @staticmethod
+    def _spec(df: int, n: int) -> float:
         if not df or not n:
             return 0.0
         return math.log1p(n / df) / math.log1p(n)
@@ -403,26 +587,18 @@ class LinkIndex:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be an int >= 0, got {value!r}")
         excluded = set(candidates)
-        seed_entries: list[LinkEntry] = []
-        unknown = 0
-        for pid in dict.fromkeys(candidates):
-            if len(seed_entries) == seeds:
-                break
-            entry = self._entries.get(pid) if isinstance(pid, str) else None
-            if entry is None:
-                unknown += 1
-                continue
-            seed_entries.append(entry)
-        if unknown:
-            logger.debug("link index: %d candidate ids are not indexed; skipped as seeds", unknown)
-        if not limit or not seed_entries:
-            return []
         query_words = f" {' '.join(words(query.lower()))} "
+        with self._storage.reading():
+            seed_entries = self._seeds(candidates, seeds)
+            if not limit or not seed_entries:
+                return []
+            seed_links = self._links(seed_entries, query_words)
+            n = len(self._storage)
         best: dict[str, tuple[float, int, str, LinkKind, str]] = {}
-        for rank, seed in enumerate(seed_entries):
+        for rank, (seed, links) in enumerate(zip(seed_entries, seed_links)):
             decay = self.weights.seed_decay**rank
-            for kind, name, df, targets in self._links(seed, query_words):
-                weight = self._weight(kind) * self._spec(df) * decay
+            for kind, name, df, targets in links:
+                weight = self._weight(kind) * self._spec(df, n) * decay
                 for target in targets:
                     if target in excluded:
                         continue
@@ -433,47 +609,93 @@ class LinkIndex:
         return [Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
                 for pid, (weight, _, seed_id, kind, name) in ordered[:limit]]  # fmt: skip
 
+    def _seeds(self, candidates: Sequence[str], seeds: int) -> list[LinkEntry]:
+        """The entries of the first ``seeds`` distinct candidates the index knows, in order
+        (read in chunks of ``SEED_LOOKUP_CHUNK`` ids, so a long list costs few reads)."""
+        found: list[LinkEntry] = []
+        unknown = 0
+        distinct = list(dict.fromkeys(candidates))
+        for start in range(0, len(distinct), SEED_LOOKUP_CHUNK):
+            if len(found) == seeds:
+                break
+            chunk = distinct[start : start + SEED_LOOKUP_CHUNK]
+            held = self._storage.get([pid for pid in chunk if isinstance(pid, str)])
+            for pid in chunk:
+                if len(found) == seeds:
+                    break
+                entry = held.get(pid) if isinstance(pid, str) else None
+                if entry is None:
+                    unknown += 1
+                else:
+                    found.append(entry)
+        if unknown:
+            logger.debug("link index: %d candidate ids are not indexed; skipped as seeds", unknown)
+        return found
+
     def _weight(self, kind: LinkKind) -> float:
         return {"forward": self.weights.forward, "backward": self.weights.backward,
                 "shared": self.weights.shared}[kind]  # fmt: skip
 
     def _links(
-        self, seed: LinkEntry, query_words: str
-    ) -> Iterator[tuple[LinkKind, str, int, set[str]]]:
-        """``(kind, name, df(name), passage ids)`` of every link of the seed (module docstring).
+        self, seeds: Sequence[LinkEntry], query_words: str
+    ) -> list[list[tuple[LinkKind, str, int, Collection[str]]]]:
+        """Per seed, ``(kind, name, df(name), passage ids)`` of every link (module docstring),
+        in the order they are found.
 
         A forward link's ``df`` counts the seed even when it names ``n`` only through a
         longer mention or an alias, so that way never weighs more than naming ``n`` exactly.
+        The storage is read three times for all seeds at once: the counts of every name,
+        then the holders of those that can link.
         """
         most = self.weights.max_link_df
-        named = set(seed.mentions)
-        for mention in seed.mentions:
-            for name in _spans(mention):
-                targets = self._by_key.get(name)
-                df = self._df(name) + (name not in named)
-                if targets and df <= most:
-                    yield "forward", name, df, targets
-        for key in seed.keys:
-            targets = self._by_mention.get(key)
-            df = self._df(key)
-            if targets and df <= most:
-                yield "backward", key, df, targets
         rare = min(self.weights.max_shared_df, most)
-        for mention in seed.mentions:
-            df = self._df(mention)
-            if 2 <= df <= rare and f" {mention} " not in query_words:
-                yield "shared", mention, df, self._by_mention[mention]
-
-    def _df(self, name: str) -> int:
-        """``df(n)``: passages keyed by or mentioning ``name`` (disjoint: keys are no mentions)."""
-        return len(self._by_key.get(name, ())) + len(self._by_mention.get(name, ()))
+        spans = [[(m, list(_spans(m))) for m in seed.mentions] for seed in seeds]
+        names = {n for seed_spans in spans for _, names in seed_spans for n in names}
+        names.update(k for seed in seeds for k in seed.keys)
+        counts = self._storage.counts(names)
+        df = {name: keyed + mentioned for name, (keyed, mentioned) in counts.items()}
+        forward_names: set[str] = set()
+        mention_names: set[str] = set()
+        for seed, seed_spans in zip(seeds, spans):
+            named = set(seed.mentions)
+            forward_names.update(n for _, names in seed_spans for n in names
+                                 if counts.get(n, (0, 0))[0]
+                                 and df[n] + (n not in named) <= most)  # fmt: skip
+            mention_names.update(k for k in seed.keys
+                                 if counts.get(k, (0, 0))[1] and df[k] <= most)  # fmt: skip
+            mention_names.update(m for m in seed.mentions if 2 <= df.get(m, 0) <= rare
+                                 and f" {m} " not in query_words)  # fmt: skip
+        keyed_by = self._storage.holders(forward_names, "key")
+        mentioned_by = self._storage.holders(mention_names, "mention")
+        out = []
+        for seed, seed_spans in zip(seeds, spans):
+            named = set(seed.mentions)
+            links: list[tuple[LinkKind, str, int, Collection[str]]] = []
+            for _, names in seed_spans:
+                for name in names:
+                    targets = keyed_by.get(name)
+                    if targets and name in forward_names:
+                        d = df[name] + (name not in named)
+                        if d <= most:
+                            links.append(("forward", name, d, targets))
+            for key in seed.keys:
+                targets = mentioned_by.get(key)
+                if targets and df.get(key, 0) <= most:
+                    links.append(("backward", key, df[key], targets))
+            for mention in seed.mentions:
+                d = df.get(mention, 0)
+                targets = mentioned_by.get(mention)
+                if targets and 2 <= d <= rare and f" {mention} " not in query_words:
+                    links.append(("shared", mention, d, targets))
+            out.append(links)
+        return out
 
     # -- persistence ---------------------------------------------------------------------
     def to_lines(self) -> Iterator[str]:
         """The stored form, line by line (module docstring), each without its newline."""
         yield json.dumps({"format": FORMAT_TAG, "version": LINK_INDEX_VERSION,
-                          "passages": len(self._entries)})  # fmt: skip
-        for entry in self._entries.values():
+                          "passages": len(self)})  # fmt: skip
+        for entry in self.entries():
             yield json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     def save(self, path: str | os.PathLike[str]) -> int:
@@ -498,15 +720,42 @@ class LinkIndex:
 
     def bytes_per_passage(self) -> float:
         """Mean stored bytes per indexed passage (0 for an empty index)."""
-        return self.stored_bytes() / len(self._entries) if self._entries else 0.0
+        n = len(self)
+        return self.stored_bytes() / n if n else 0.0
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], *, weights: LinkWeights | None = None,
+        create: bool = False,
+    ) -> LinkIndex:  # fmt: skip
+        """The index stored at ``path``: a SQLite link store when the name ends in one of
+        :data:`STORE_SUFFIXES` (opened without loading, read per query:
+        :mod:`cage_core.link_store`), else the JSON Lines file, loaded (:meth:`load`).
+
+        Args:
+            create: create an empty SQLite store when there is none (writers: ingest);
+                readers leave it ``False``, so a mistyped path is an error, not an empty index.
+
+        Raises:
+            FileNotFoundError: when nothing is stored at ``path`` (and not ``create``).
+            LinkIndexFormatError: when the file is not a link index of this version.
+        """
+        if is_store_path(path):
+            from cage_core.link_store import SqliteLinkStorage
+
+            return cls(weights, storage=SqliteLinkStorage(path, create=create))
+        return cls.load(path, weights=weights)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, weights: LinkWeights | None = None) -> LinkIndex:
-        """Read an index written by :meth:`save`, validating it (module docstring).
+        """Read an index written by :meth:`save`, validating it (module docstring); a SQLite
+        store's path (:data:`STORE_SUFFIXES`) is opened as :meth:`open` does.
 
         Raises:
             LinkIndexFormatError: when the header is missing, malformed or of another version.
         """
+        if is_store_path(path):
+            return cls.open(path, weights=weights)
         with open(path, "rb") as handle:
             return cls.from_lines(_bounded_lines(handle), weights=weights, source=str(path))
 
@@ -531,7 +780,7 @@ class LinkIndex:
             try:
                 data = _json_line(line)
                 entry = LinkEntry.from_stored(data)
-                if entry.id in index._entries:
+                if entry.id in index:
                     raise LinkIndexFormatError("repeated id")
             except LinkIndexFormatError as exc:
                 reason = str(exc)
