@@ -262,46 +262,47 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     import time
 
     from cage_core.enrich import (
-        build_link_index,
+        LinkWriter,
+        RowWriter,
+        count_rows,
         enrich_local,
         enrich_ray,
-        fill_store,
+        iter_row_batches,
         progress_bar,
-        read_rows,
-        write_rows,
     )
-    from cage_core.graph_store import GraphStore
-    from cage_core.link_index import link_index_path
+    from cage_core.link_index import link_store_path
 
     source, target = Path(args.input), Path(args.output)
     links_target = None
     if args.link_index is True:
         if not args.graph_store:
             raise ValueError("--link-index without a path needs --graph-store (it is written next to it)")
-        links_target = link_index_path(args.graph_store)
+        links_target = link_store_path(args.graph_store)
     elif args.link_index:
         links_target = Path(args.link_index)
     config = _config(args)
-    rows = read_rows(source)
+    total = count_rows(source)
+    if args.ray_address:
+        batches = enrich_ray(source, config, args.spacy_model, args.batch_size, args.ray_address,
+                             args.workers, args.level, args.graph_store)
+    else:
+        batches = enrich_local(iter_row_batches(source, args.batch_size), config, args.spacy_model,
+                               args.level, args.graph_store)
+    links = LinkWriter(links_target) if links_target is not None else None
     start = time.perf_counter()
-    with progress_bar(len(rows), args.no_progress) as progress:
-        if args.ray_address:
-            enriched = enrich_ray(source, rows, config, args.spacy_model, args.batch_size, args.ray_address,
-                                  args.workers, progress, args.level)
-        else:
-            enriched = enrich_local(rows, config, args.spacy_model, args.batch_size, progress, args.level)
+    with progress_bar(total, args.no_progress) as progress, RowWriter(target) as rows:
+        for batch in batches:  # each batch written to every sink as it comes: nothing held whole
+            if links is not None:
+                links.write(batch, rows.rows)
+            rows.write(batch)
+            progress(len(batch))
     seconds = time.perf_counter() - start
-    write_rows(target, enriched)
-    out.write(f"enriched {len(enriched)} passages in {seconds:.1f}s "
-              f"({len(enriched) / max(seconds, 1e-9):.1f} passages/s) -> {target}\n")
+    out.write(f"enriched {rows.rows} passages in {seconds:.1f}s "
+              f"({rows.rows / max(seconds, 1e-9):.1f} passages/s) -> {target}\n")
     if args.graph_store:
-        with GraphStore(args.graph_store) as store:
-            out.write(f"stored {fill_store(store, enriched)} graphs in {store.path}\n")
-    if links_target is not None:
-        index = build_link_index(enriched)
-        written = index.save(links_target)
-        out.write(f"wrote the link index of {len(index)} passages "
-                  f"({written / max(len(index), 1):.0f} bytes per passage) -> {links_target}\n")
+        out.write(f"stored {rows.rows} graphs in {args.graph_store}\n")
+    if links is not None:
+        out.write(links.close() + "\n")
     return 0
 
 
@@ -444,8 +445,9 @@ def build_parser() -> argparse.ArgumentParser:
     enrich.add_argument("--graph-store", help="also fill this SQLite graph store (a server then starts warm)")
     enrich.add_argument("--link-index", nargs="?", const=True, metavar="PATH",
                         help="also write the link index (names -> passages, for candidate expansion) "
-                             "to PATH (JSON Lines); without PATH, next to --graph-store "
-                             "(graphs.sqlite -> graphs.links.jsonl)")
+                             "to PATH: a SQLite link store (.sqlite/.db; written per batch) or "
+                             "JSON Lines (.jsonl; written at the end); without PATH, a store next "
+                             "to --graph-store (graphs.sqlite -> graphs.links.sqlite)")
     enrich.add_argument("--level", choices=["light", "full"],
                         help="graph level: light (entities; what the default ranks with, ~2x faster) "
                              "or full (the parse, for the R-GCN presets); default: the preset's")

@@ -35,12 +35,13 @@ retrievers (:class:`cage_langchain.CageExpansionRetriever`,
    When some base result has no finite score, no added passage gets one either (the
    reranker then embeds the whole pool alike).
 
-The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as the path of
-one saved by :meth:`LinkIndex.save <cage_core.link_index.LinkIndex.save>` (by the ingest
-transformer/extractor or ``cage enrich --link-index``), read once with
-:meth:`LinkIndex.load <cage_core.link_index.LinkIndex.load>`: a file with a bad header
-raises :class:`~cage_core.link_index.LinkIndexFormatError` when the retriever is made;
-invalid entries are skipped with one warning.
+The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as a path
+(written by the ingest transformer/extractor or ``cage enrich --link-index``), opened once
+with :meth:`LinkIndex.open <cage_core.link_index.LinkIndex.open>`: a SQLite link store
+(``.sqlite``/``.db``: opened without loading, read per query, so millions of chunks cost
+no start-up time or memory) or a JSON Lines file (loaded whole). A file that is no link
+index raises :class:`~cage_core.link_index.LinkIndexFormatError` when the retriever is
+made; invalid entries are skipped with one warning.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ T = TypeVar("T")
 
 
 def load_link_index(source: LinkIndexSource) -> LinkIndex:
-    """``source`` itself if it is a :class:`LinkIndex`, else the index saved at that path.
+    """``source`` itself if it is a :class:`LinkIndex`, else the index stored at that path
+    (:meth:`LinkIndex.open`: a SQLite store is opened, a JSON Lines file loaded).
 
     Raises:
         TypeError: for anything else.
@@ -81,8 +83,8 @@ def load_link_index(source: LinkIndexSource) -> LinkIndex:
     if isinstance(source, LinkIndex):
         return source
     if isinstance(source, (str, os.PathLike)):
-        index = LinkIndex.load(Path(source))
-        logger.info("loaded the link index of %d passages from %s", len(index), source)
+        index = LinkIndex.open(Path(source))
+        logger.info("opened the link index of %d passages at %s", len(index), source)
         return index
     raise TypeError(f"link_index must be a LinkIndex or the path of a saved one, "
                     f"got {type(source).__name__}")  # fmt: skip

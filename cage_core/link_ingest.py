@@ -12,12 +12,21 @@ The target is either
   with the same id). It lives in one process: where the component is copied into worker
   processes (``IngestionPipeline(num_workers=...)``) each worker extends its own copy, so
   use a path there; or
-* a path: the entries are merged into the index saved there (created if absent) under an
-  exclusive lock of ``<path>.lock`` (``fcntl.flock``; unlocked where there is no
-  ``fcntl``): read with :meth:`LinkIndex.load <cage_core.link_index.LinkIndex.load>`
-  (validated; a file with a bad header raises and is left as it is), extended, saved
-  atomically. Safe with several processes; each call reads and writes the whole file once,
-  so hand the component large batches.
+* the path of a SQLite link store (a name ending in
+  :data:`~cage_core.link_index.STORE_SUFFIXES`, e.g. ``graphs.links.sqlite``; created if
+  absent): the entries are upserted by id in short transactions
+  (:mod:`cage_core.link_store`), in time proportional to the batch, safe with several
+  processes and with a killed one. What to use at scale, and with worker processes; or
+* the path of a JSON Lines index: the entries are merged into the index saved there
+  (created if absent) under an exclusive lock of ``<path>.lock`` (``fcntl.flock``;
+  unlocked where there is no ``fcntl``): read with :meth:`LinkIndex.load
+  <cage_core.link_index.LinkIndex.load>` (validated; a file with a bad header raises and
+  is left as it is), extended, saved atomically. Safe with several processes, but each
+  call reads and writes the whole file once: for small corpora only.
+
+``cage enrich`` (:mod:`cage_core.enrich`) writes the entries of each batch of enriched rows
+(a ``cage_graph`` column) with :func:`write_link_partition`, or :func:`link_entries` into its
+own index.
 
 A document without a usable id (``None``, ``""``, longer than
 :data:`~cage_core.link_index.MAX_ID_CHARS`, not writable as UTF-8) is not indexed: an expansion retriever fetches
@@ -30,20 +39,30 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.link_expansion import LinkIndexSource
-from cage_core.link_index import FILE_MODE, MAX_ID_CHARS, LinkEntry, LinkIndex, entry_for
+from cage_core.link_index import (
+    FILE_MODE,
+    MAX_ID_CHARS,
+    LinkEntry,
+    LinkIndex,
+    entry_for,
+    is_store_path,
+)
+from cage_core.metadata import GRAPH_KEY
 from cage_core.passage import Passage
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
+
+__all__ = ["extend_saved", "index_documents", "link_entries", "row_id", "write_link_partition"]
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +100,13 @@ def index_documents(
 
 
 def extend_saved(path: Path, entries: Iterable[LinkEntry]) -> int:
-    """Merge ``entries`` into the index saved at ``path`` (created if absent) under the lock
-    of the module docstring; returns the passages the saved index then holds."""
+    """Add ``entries`` to the index stored at ``path`` (created if absent) as the module
+    docstring says (a SQLite store: upserts; JSON Lines: a merge under the lock); returns
+    the passages the stored index then holds."""
+    if is_store_path(path):
+        with LinkIndex.open(path, create=True) as store:
+            store.add_entries(entries)
+            return len(store)
     with _locked(path.with_name(path.name + LOCK_SUFFIX)):
         index = LinkIndex.load(path) if path.exists() else LinkIndex()
         for entry in entries:
@@ -100,3 +124,42 @@ def _locked(lock_path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+ROW_ID_COLUMN = "id"
+
+
+def _title(row: dict[str, Any]) -> str:
+    title = row.get("title")
+    return title if isinstance(title, str) else ""  # a missing Parquet/pandas cell is None or NaN
+
+
+def row_id(row: dict[str, Any], position: int) -> str:
+    """The passage id of an enriched row: its ``id`` column when that is a non-empty string,
+    else its 0-based input ``position`` as a string."""
+    value = row.get(ROW_ID_COLUMN)
+    return value if isinstance(value, str) and value else str(position)
+
+
+def link_entries(rows: Sequence[dict[str, Any]], start: int = 0) -> list[LinkEntry]:
+    """The link entries of enriched rows (``text``, optional ``title``, ``cage_graph``; the
+    other columns are the metadata a subject is read from), the first at input position
+    ``start`` (:func:`row_id`)."""
+    entries = []
+    for position, row in enumerate(rows, start):
+        graph = PassageGraph.from_stored(row[GRAPH_KEY])
+        metadata = {k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)}
+        entries.append(entry_for(row_id(row, position), Passage(row["text"], title=_title(row)),
+                                 graph, metadata))  # fmt: skip
+    return entries
+
+
+def write_link_partition(store: str | os.PathLike[str], rows: Sequence[dict[str, Any]],
+                         start: int = 0) -> int:  # fmt: skip
+    """Upsert the link entries of one partition of enriched rows (input positions from
+    ``start``) into the SQLite link store at ``store`` (created if absent); returns how
+    many. Idempotent: writing a partition again (a retried or resumed run) changes nothing."""
+    entries = link_entries(rows, start)
+    with LinkIndex.open(store, create=True) as index:
+        index.add_entries(entries)
+    return len(entries)

@@ -21,6 +21,7 @@ path and the tests check that both give the same results.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,21 +53,28 @@ def _cells(batch: Any, column: str) -> list[Any]:
 
 class GraphEnricher:
     """``map_batches`` callable: add the passage graph (JSON text) of each row, at ``level``
-    (default: the level ``config`` ranks with: light, or full for the R-GCN presets)."""
+    (default: the level ``config`` ranks with: light, or full for the R-GCN presets).
+
+    With ``graph_store`` (the path of a :class:`~cage_core.graph_store.GraphStore`), graphs
+    already stored there are read instead of parsed, and parsed ones are stored: each actor
+    fills the store through its own connection, and a rerun after a stop parses only what
+    was not stored yet."""
 
     def __init__(self, config: CageConfig | dict[str, Any] | None = None, spacy_model: str | None = None,
                  text_column: str = "text", title_column: str = "title",
-                 graph_column: str = GRAPH_COLUMN, level: GraphLevel | None = None) -> None:
+                 graph_column: str = GRAPH_COLUMN, level: GraphLevel | None = None,
+                 graph_store: str | os.PathLike[str] | None = None) -> None:
         self.config = _config(config)
         self.spacy_model = spacy_model
         self.level = level
+        self.graph_store = graph_store
         self.text_column, self.title_column, self.graph_column = text_column, title_column, graph_column
         self._graphs: PassageGraphs | None = None
 
     @property
     def graph_service(self) -> PassageGraphs:
         if self._graphs is None:  # one per actor, created with the first batch
-            self._graphs = PassageGraphs(self.spacy_model, cache_size=0,
+            self._graphs = PassageGraphs(self.spacy_model, cache_size=0, store=self.graph_store,
                                          max_parse_chars=self.config.max_parse_chars)  # fmt: skip
         return self._graphs
 

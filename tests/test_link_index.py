@@ -309,8 +309,8 @@ def test_enrich_writes_the_link_index_next_to_the_graph_store(tmp_path):
     args = ["enrich", "-i", str(src), "-o", str(tmp_path / "out.jsonl"), "--graph-store", str(store),
             "--link-index", "--no-progress"]  # fmt: skip
     assert main(args, out=out) == 0
-    assert "wrote the link index of 3 passages" in out.getvalue()
-    index = LinkIndex.load(tmp_path / "graphs.links.jsonl")
+    assert "wrote 3 link entries to the link store" in out.getvalue()
+    index = LinkIndex.open(tmp_path / "graphs.links.sqlite")  # a SQLite store by default
     assert index.about("Marie Curie") == ["curie"]  # from the source file name
     found = index.expand("Where was Charles Mathew's father buried?", ["mathew"], seeds=1, limit=5)
     assert [(e.id, e.via, e.kind) for e in found] == [("father", "james charles mathew", "forward")]

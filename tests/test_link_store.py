@@ -1,0 +1,327 @@
+"""The SQLite link store: the in-memory index's entries and expansions, stored for random access.
+
+Entries come from :func:`entry_for` on generated passages (a title, and a light graph of
+person, place and organisation names drawn with Zipf frequencies, with honorifics and middle
+names so that sub-spans and short forms link too).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import pickle
+import random
+import sqlite3
+import stat
+from dataclasses import replace
+
+import pytest
+from graphs import entity_graph
+
+from cage_core import Passage
+from cage_core.graph.passage_graph import PassageGraph, content_hash
+from cage_core.graph_store import GraphStore
+from cage_core.link_expansion import load_link_index
+from cage_core.link_index import (
+    LinkEntry,
+    LinkIndex,
+    LinkIndexFormatError,
+    LinkWeights,
+    entry_for,
+    is_store_path,
+    link_store_path,
+)
+from cage_core.link_ingest import extend_saved, index_documents, link_entries, write_link_partition
+from cage_core.link_store import STORE_VERSION, SqliteLinkStorage, import_jsonl
+
+FIRST = ["John", "Mary", "James", "Anna", "Robert", "Elena", "Charles", "Sofia", "Pierre", "Li"]
+LAST = ["Smith", "Curie", "Mathew", "Temple", "Gosling", "Stemmle", "Novak", "Okafor", "Wei"]
+PLACES = ["Cork", "Warsaw", "Paris", "Lincoln's Inn", "Whitechapel", "Kyoto", "Lagos", "Lima"]
+QUERIES = ["Where was John Smith buried?", "Who taught Mary Curie in Warsaw?",
+           "Which club did Sir Robert A. Stemmle found in Paris?"]  # fmt: skip
+
+
+def _people(rng: random.Random, count: int) -> list[str]:
+    names = []
+    for i in range(count):
+        first, last = FIRST[i % len(FIRST)], LAST[(i // len(FIRST)) % len(LAST)]
+        middle = f" {rng.choice('ABCDE')}." if rng.random() < 0.3 else ""
+        honorific = "Sir " if rng.random() < 0.15 else ""
+        names.append(f"{honorific}{first}{middle} {last}")
+    return names
+
+
+def corpus(n: int = 400, seed: int = 0) -> dict[str, tuple[Passage, PassageGraph]]:
+    """``n`` passages ``p0..``: each about one person (its title), naming ~8 others, places
+    and organisations; names drawn with Zipf weights (a few very common, most rare)."""
+    rng = random.Random(seed)
+    people = _people(rng, n)
+    named = people + PLACES
+    weights = [1 / (rank + 1) for rank in range(len(named))]
+    out = {}
+    for i in range(n):
+        ents = {people[i]: "PERSON"}
+        for name in rng.choices(named, weights, k=rng.randint(4, 12)):
+            ents.setdefault(name, "GPE" if name in PLACES else "PERSON")
+        ents[str(1800 + i % 200)] = "DATE"  # numeric: never a mention
+        title = people[i] if rng.random() < 0.8 else ""  # some untitled: derived subjects
+        passage = Passage(f"{people[i]} met {', '.join(ents)}.", title=title)
+        graph = replace(entity_graph(list(ents.items()), light=True),
+                        content_sha=content_hash(passage.content))  # storable, as parsed ones are
+        out[f"p{i}"] = (passage, graph)
+    return out
+
+
+def entries(n: int = 400, seed: int = 0, doc_size: int = 5) -> list[LinkEntry]:
+    """The entries of :func:`corpus`, chunks of documents of ``doc_size`` passages."""
+    return [replace(entry_for(pid, p, g), doc_id=f"doc{i // doc_size}", position=i % doc_size)
+            for i, (pid, (p, g)) in enumerate(corpus(n, seed).items())]  # fmt: skip
+
+
+def both(tmp_path, batch, **weights):
+    memory = LinkIndex(LinkWeights(**weights) if weights else None)
+    memory.add_entries(batch)
+    store = LinkIndex.open(tmp_path / "links.sqlite", create=True,
+                           weights=LinkWeights(**weights) if weights else None)  # fmt: skip
+    store.add_entries(batch)
+    return memory, store
+
+
+def candidate_lists(ids: list[str], count: int = 150, seed: int = 1) -> list[list[str]]:
+    rng = random.Random(seed)
+    lists = [rng.sample(ids, rng.randint(1, 20)) for _ in range(count)]
+    return lists + [["unknown", *ids[:3]], [], ["p0", "p0", "p1"]]
+
+
+def stored_counts(path) -> dict[str, tuple[int, int]]:
+    with sqlite3.connect(path) as conn:
+        return {n: (k, m) for n, k, m in conn.execute("SELECT name, keyed, mentioned FROM names")}
+
+
+def recount(index: LinkIndex) -> dict[str, tuple[int, int]]:
+    counts: dict[str, list[int]] = {}
+    for entry in index.entries():
+        for name in entry.keys:
+            counts.setdefault(name, [0, 0])[0] += 1
+        for name in entry.mentions:
+            counts.setdefault(name, [0, 0])[1] += 1
+    return {n: (k, m) for n, (k, m) in counts.items()}
+
+
+# -- the same index ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("weights", [{}, {"max_shared_df": 3, "max_link_df": 6, "seed_decay": 1.0}])
+def test_the_store_expands_exactly_as_the_in_memory_index(tmp_path, weights):
+    batch = entries()
+    memory, store = both(tmp_path, batch, **weights)
+    ids = [e.id for e in batch]
+    checked = 0
+    for query in QUERIES:
+        for candidates in candidate_lists(ids, 50):
+            for seeds, limit in ((3, 8), (1, 50), (10, 1000)):
+                expected = memory.expand(query, candidates, seeds=seeds, limit=limit)
+                assert store.expand(query, candidates, seeds=seeds, limit=limit) == expected
+                checked += bool(expected)
+    assert checked > 300  # most calls really expand: the equality is not of empty lists
+    kinds = {e.kind for c in candidate_lists(ids, 50)
+             for e in memory.expand(QUERIES[0], c, limit=50)}  # fmt: skip
+    assert kinds == {"forward", "backward", "shared"}
+
+
+def test_the_store_answers_every_other_question_as_the_in_memory_index(tmp_path):
+    batch = entries()
+    memory, store = both(tmp_path, batch)
+    assert len(store) == len(memory) == len(batch)
+    assert list(store.entries()) == list(memory.entries()) == batch
+    assert store.entry("p7") == memory.entry("p7") and store.entry("nope") is None
+    assert "p7" in store and "nope" not in store and 7 not in store
+    names = {n for e in batch for n in (*e.keys, *e.mentions)}
+    assert all(store.specificity(n) == memory.specificity(n) for n in names)
+    assert all(store.about(n) == memory.about(n) for n in list(names)[:200])
+    assert store.chunks_of("doc3") == memory.chunks_of("doc3") == [f"p{i}" for i in range(15, 20)]
+    assert store.chunks_of("no such doc") == []
+
+
+def test_chunks_are_ordered_by_position_then_id_and_those_without_one_come_last(tmp_path):
+    made = [LinkEntry("c", "", ("cat",), (), "d", 1), LinkEntry("a", "", ("ant",), (), "d", None),
+            LinkEntry("b", "", ("bee",), (), "d", 1), LinkEntry("z", "", ("zebra",), (), "d", 0),
+            LinkEntry("x", "", ("fox",), (), "other", 0)]  # fmt: skip
+    memory, store = both(tmp_path, made)
+    assert store.chunks_of("d") == memory.chunks_of("d") == ["z", "b", "c", "a"]
+
+
+def test_the_json_lines_form_round_trips_doc_id_and_position_and_omits_them_when_unset(tmp_path):
+    made = [LinkEntry("a", "A", ("ant",), ("bee",), "doc", 2), LinkEntry("b", "B", ("bee",), ())]
+    index = LinkIndex()
+    index.add_entries(made)
+    index.save(tmp_path / "l.jsonl")
+    lines = (tmp_path / "l.jsonl").read_text().splitlines()
+    assert json.loads(lines[1]) == {"id": "a", "subject": "A", "keys": ["ant"], "mentions": ["bee"],
+                                    "doc_id": "doc", "position": 2}  # fmt: skip
+    assert set(json.loads(lines[2])) == {"id", "subject", "keys", "mentions"}
+    assert list(LinkIndex.load(tmp_path / "l.jsonl").entries()) == made
+
+
+# -- incremental writes ----------------------------------------------------------------------------
+
+def test_adding_replacing_and_removing_in_batches_keeps_every_count_right(tmp_path):
+    first, second = entries(300, seed=0), entries(300, seed=5)  # same ids p0..p299, other names
+    memory, store = both(tmp_path, first[:200])
+    rng = random.Random(3)
+    for step in range(6):
+        renamed = rng.sample(second, 40)  # ids already held: their old postings are taken back
+        add = first[200 + 15 * step : 215 + 15 * step]
+        drop = [f"p{i}" for i in rng.sample(range(300), 25)]
+        held = len({pid for pid in drop if pid in memory} | {e.id for e in renamed + add
+                                                             if e.id in drop})  # fmt: skip
+        for index in (memory, store):
+            index.add_entries(renamed + add)
+            assert index.remove_many(drop + ["never held"]) == held
+        assert len(store) == len(memory)
+        assert stored_counts(store.storage.path) == recount(memory)  # no stale or zero names left
+    ids = [e.id for e in memory.entries()]
+    for candidates in candidate_lists(ids, 60):
+        assert store.expand(QUERIES[1], candidates, limit=20) == memory.expand(QUERIES[1], candidates,
+                                                                               limit=20)
+    assert list(store.entries()) == list(memory.entries())  # a replaced entry moves to the end
+
+
+def test_remove_reports_what_was_held_and_a_repeated_id_in_one_batch_keeps_the_last(tmp_path):
+    a1, a2 = LinkEntry("a", "", ("ant",), ("bee",)), LinkEntry("a", "", ("asp",), ())
+    memory, store = both(tmp_path, [a1, LinkEntry("b", "", ("bee",), ()), a2])
+    assert [e.id for e in store.entries()] == [e.id for e in memory.entries()] == ["b", "a"]
+    assert store.entry("a") == a2 and stored_counts(store.storage.path) == recount(memory)
+    assert store.remove("a") and not store.remove("a") and len(store) == 1
+    assert store.remove_many(["b", "b", "x"]) == 1 and len(store) == 0
+    assert stored_counts(store.storage.path) == {}
+
+
+def test_writing_the_same_partition_twice_leaves_the_store_as_once(tmp_path):
+    rows = [{"id": pid, "text": p.text, "title": p.title, "cage_graph": g.to_text()}
+            for pid, (p, g) in list(corpus(60).items())]  # fmt: skip
+    path = tmp_path / "links.sqlite"
+    assert write_link_partition(path, rows[:30], 0) == 30
+    write_link_partition(path, rows[30:], 30)
+    once = (sorted(LinkIndex.open(path).entries(), key=lambda e: e.id), stored_counts(path))
+    write_link_partition(path, rows[10:40], 10)  # a retried or resumed partition
+    again = LinkIndex.open(path)
+    assert len(again) == 60
+    assert (sorted(again.entries(), key=lambda e: e.id), stored_counts(path)) == once
+    assert once[1] == recount(again)
+    memory = LinkIndex()
+    memory.add_entries(link_entries(rows))
+    assert sorted(again.entries(), key=lambda e: e.id) == sorted(memory.entries(), key=lambda e: e.id)
+
+
+# -- opening, formats, untrusted rows -------------------------------------------------------------
+
+def test_open_picks_the_store_by_suffix_and_never_creates_one_for_a_reader(tmp_path):
+    assert is_store_path("a/links.sqlite") and is_store_path("x.DB") and not is_store_path("l.jsonl")
+    assert link_store_path("cache/graphs.sqlite").name == "graphs.links.sqlite"
+    with pytest.raises(FileNotFoundError, match="no link store"):
+        LinkIndex.open(tmp_path / "typo.sqlite")
+    with pytest.raises(FileNotFoundError):
+        load_link_index(tmp_path / "typo.sqlite")
+    path = tmp_path / "new" / "links.sqlite"
+    with LinkIndex.open(path, create=True) as index:
+        index.add_entries(entries(20))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    opened = load_link_index(str(path))  # the retrievers' and ingest components' path argument
+    assert isinstance(opened.storage, SqliteLinkStorage) and len(opened) == 20
+    assert isinstance(LinkIndex.load(path).storage, SqliteLinkStorage)  # old callers of load
+
+
+def test_files_that_are_no_link_store_are_clear_errors(tmp_path):
+    text = tmp_path / "text.sqlite"
+    text.write_text("not a database at all" * 100)
+    with pytest.raises(LinkIndexFormatError, match="not a cage link store"):
+        LinkIndex.open(text)
+    graphs = tmp_path / "graphs.sqlite"
+    GraphStore(graphs).close()  # a SQLite file, but the graph store's
+    with pytest.raises(LinkIndexFormatError, match="no meta table"):
+        LinkIndex.open(graphs)
+    other = tmp_path / "other.sqlite"
+    LinkIndex.open(other, create=True).close()
+    with sqlite3.connect(other) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'version'", (STORE_VERSION + 1,))
+    with pytest.raises(LinkIndexFormatError, match="rebuild it"):
+        LinkIndex.open(other)
+
+
+def test_corrupted_rows_are_skipped_and_reported_once_in_one_warning(tmp_path, caplog):
+    batch = entries(50)
+    memory, store = both(tmp_path, batch)
+    store.close()
+    path = tmp_path / "links.sqlite"
+    bad = {"p1": ("data", "not json"), "p2": ("data", json.dumps({"subject": "", "keys": ["Not Normal"],
+                                                                  "mentions": []})),
+           "p3": ("data", 42), "p4": ("doc_id", b"\x00"), "p5": ("position", -1),
+           "p6": ("data", json.dumps({"subject": "", "keys": [], "mentions": [], "id": "x"}))}
+    with sqlite3.connect(path) as conn:
+        for pid, (column, value) in bad.items():
+            conn.execute(f"UPDATE entries SET {column} = ? WHERE id = ?", (value, pid))
+        conn.execute("UPDATE entries SET id = CAST(? AS TEXT) WHERE id = 'p7'", (b"p\xff7",))
+    reopened = LinkIndex.open(path)
+    with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
+        held = list(reopened.entries())
+    assert [e.id for e in held] == [e.id for e in batch if e.id not in {*bad, "p7"}]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and "skipped 7 invalid entries" in warnings[0]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
+        assert list(reopened.entries()) == held  # reported once per process
+        assert reopened.expand(QUERIES[0], ["p1", "p8"], seeds=1) == memory.expand(
+            QUERIES[0], ["p8"], seeds=1)  # a corrupted seed is skipped like an unknown id
+    assert caplog.records == []
+
+
+def test_a_stored_count_of_the_wrong_type_is_ignored_with_a_warning(tmp_path, caplog):
+    memory, store = both(tmp_path, entries(50))
+    name = memory.entry("p0").mentions[0]
+    with sqlite3.connect(tmp_path / "links.sqlite") as conn:
+        conn.execute("UPDATE names SET keyed = 'many' WHERE name = ?", (name,))
+    with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
+        assert store.specificity(name) == 0.0
+    assert "not ints >= 0" in caplog.text
+
+
+def test_an_old_json_lines_index_is_imported_once_streaming_and_validated(tmp_path, caplog):
+    memory = LinkIndex()
+    memory.add_entries(entries(120))
+    source = tmp_path / "graphs.links.jsonl"
+    memory.save(source)
+    with source.open("a") as handle:  # a bad line and a repeated id: skipped, the first one stays
+        handle.write("{not json\n" + json.dumps({**memory.entry("p3").to_dict(), "keys": []}) + "\n")
+    with caplog.at_level(logging.WARNING):
+        assert import_jsonl(source, tmp_path / "graphs.links.sqlite") == 120
+    assert "skipped 2 invalid entries (1 × line is not JSON; 1 × repeated id)" in caplog.text
+    store = LinkIndex.open(tmp_path / "graphs.links.sqlite")
+    assert list(store.entries()) == list(memory.entries())
+    ids = [e.id for e in memory.entries()]
+    assert all(store.expand(q, c) == memory.expand(q, c)
+               for q in QUERIES for c in candidate_lists(ids, 30))  # fmt: skip
+    (tmp_path / "bad.jsonl").write_text('{"format": "something else"}\n')
+    with pytest.raises(LinkIndexFormatError, match="missing format tag"):
+        import_jsonl(tmp_path / "bad.jsonl", tmp_path / "graphs.links.sqlite")
+
+
+def test_an_index_over_a_store_pickles_by_path_and_the_copy_reads_the_same_file(tmp_path):
+    _, store = both(tmp_path, entries(30))
+    copy = pickle.loads(pickle.dumps(store))
+    assert copy.storage is not store.storage and list(copy.entries()) == list(store.entries())
+    copy.add_entry(LinkEntry("new", "", ("newt",), ()))
+    assert "new" in store  # one file
+
+
+def test_ingest_components_write_a_store_path_in_place_of_a_json_lines_file(tmp_path):
+    items = [(pid, p, g, {}) for pid, (p, g) in corpus(40).items()]
+    path = tmp_path / "links.sqlite"
+    assert index_documents(str(path), items[:25]) == 25
+    assert index_documents(path, items[20:]) == 20  # upserts: 5 repeated ids replaced
+    assert extend_saved(path, [LinkEntry("extra", "", ("extra name",), ())]) == 41
+    memory = LinkIndex()
+    index_documents(memory, items)
+    store = LinkIndex.open(path)
+    assert sorted(e.id for e in store.entries()) == sorted([*(e.id for e in memory.entries()),
+                                                            "extra"])  # fmt: skip
