@@ -94,8 +94,9 @@ WRITE_BATCH_ENTRIES = 1000
 """Entries per write transaction: other writers wait at most about one batch."""
 READ_BATCH_KEYS = 500
 """Values per ``… IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
-CACHE_MIB = 32
-"""SQLite page cache per connection (MiB): bounds a querying process's memory."""
+CACHE_KIB = 32 * 1024
+"""SQLite page cache per connection (KiB) unless one is given: bounds a querying process's
+memory, and holds the pages a write batch changes."""
 ROLES: dict[NameRole, int] = {"key": 0, "mention": 1}
 """How a posting's role is stored."""
 
@@ -132,7 +133,7 @@ class SqliteLinkStorage:
         create: create it (and its tables) when missing; else a missing file raises.
         busy_timeout_s: how long SQLite waits for a lock per attempt.
         max_attempts: attempts per read or write transaction (at least 1).
-        cache_mib: SQLite page cache of this process's connection.
+        cache_kib: SQLite page cache of this process's connection (default ``CACHE_KIB``).
 
     Raises:
         FileNotFoundError: when ``path`` does not exist and not ``create``.
@@ -146,15 +147,16 @@ class SqliteLinkStorage:
         create: bool = False,
         busy_timeout_s: float = BUSY_TIMEOUT_S,
         max_attempts: int = MAX_ATTEMPTS,
-        cache_mib: int = CACHE_MIB,
+        cache_kib: int | None = None,
     ) -> None:
-        if max_attempts < 1 or busy_timeout_s < 0 or cache_mib < 1:
-            raise ValueError("max_attempts and cache_mib must be at least 1 and busy_timeout_s "
+        cache_kib = CACHE_KIB if cache_kib is None else cache_kib
+        if max_attempts < 1 or busy_timeout_s < 0 or cache_kib < 1:
+            raise ValueError("max_attempts and cache_kib must be at least 1 and busy_timeout_s "
                              "non-negative")  # fmt: skip
         self.path = Path(path)
         self._busy_timeout_s = busy_timeout_s
         self._max_attempts = max_attempts
-        self._cache_mib = cache_mib
+        self._cache_kib = cache_kib
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._closed = False
@@ -329,11 +331,11 @@ class SqliteLinkStorage:
     def __getstate__(self) -> dict[str, object]:
         """Pickled by path and settings: the copy opens its own connection (never creates)."""
         return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
-                "max_attempts": self._max_attempts, "cache_mib": self._cache_mib}  # fmt: skip
+                "max_attempts": self._max_attempts, "cache_kib": self._cache_kib}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state["path"], busy_timeout_s=state["busy_timeout_s"],  # type: ignore[misc]
-                      max_attempts=state["max_attempts"], cache_mib=state["cache_mib"])
+                      max_attempts=state["max_attempts"], cache_kib=state["cache_kib"])
 
     def __repr__(self) -> str:
         return f"SqliteLinkStorage({str(self.path)!r})"
@@ -446,7 +448,7 @@ class SqliteLinkStorage:
                                check_same_thread=False)  # fmt: skip
         conn.text_factory = _text
         try:
-            conn.execute(f"PRAGMA cache_size = -{self._cache_mib * 1024}")
+            conn.execute(f"PRAGMA cache_size = -{self._cache_kib}")
             tables = {row[0] for row in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
             if not tables and self._create:
