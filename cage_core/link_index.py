@@ -67,6 +67,7 @@ before is skipped, and all skips are reported in one warning.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -109,10 +110,10 @@ SHORT_NAME_WORDS = (3, 5)
 """Names of this many words (inclusive range) also stand for their first and last word."""
 HONORIFICS = frozenset({"sir", "dame", "lady", "lord", "dr", "saint", "st"})
 """Leading words a name is also known without."""
+NAME_CHECK_CACHE = 1 << 16
+"""Stored names whose validity is remembered per process (validating entries on read)."""
 MAX_POSITION = 2**63 - 1
 """Stored chunk positions larger than this are rejected (SQLite's integer range)."""
-SEED_LOOKUP_CHUNK = 64
-"""Candidate ids read per storage lookup while looking for the seeds."""
 FILE_MODE = 0o600
 LINK_INDEX_SUFFIX = ".links.jsonl"
 """The JSON Lines link index of a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
@@ -611,14 +612,15 @@ class LinkIndex:
 
     def _seeds(self, candidates: Sequence[str], seeds: int) -> list[LinkEntry]:
         """The entries of the first ``seeds`` distinct candidates the index knows, in order
-        (read in chunks of ``SEED_LOOKUP_CHUNK`` ids, so a long list costs few reads)."""
+        (read as many at a time as are still missing, so the usual case is one read of
+        ``seeds`` entries, and a list of unknown ids costs few reads)."""
         found: list[LinkEntry] = []
         unknown = 0
         distinct = list(dict.fromkeys(candidates))
-        for start in range(0, len(distinct), SEED_LOOKUP_CHUNK):
-            if len(found) == seeds:
-                break
-            chunk = distinct[start : start + SEED_LOOKUP_CHUNK]
+        start = 0
+        while start < len(distinct) and len(found) < seeds:
+            chunk = distinct[start : start + max(seeds - len(found), unknown)]
+            start += len(chunk)
             held = self._storage.get([pid for pid in chunk if isinstance(pid, str)])
             for pid in chunk:
                 if len(found) == seeds:
@@ -856,11 +858,17 @@ def _stored_names(value: Any, most: int, field: str) -> tuple[str, ...]:
     if not isinstance(value, list) or len(value) > most:
         raise LinkIndexFormatError(f"{field} must be a list of at most {most} names")
     for name in value:
-        if not isinstance(name, str) or len(name) > MAX_NAME_CHARS or link_name(name) != name:
+        if not isinstance(name, str) or len(name) > MAX_NAME_CHARS or not _is_link_name(name):
             raise LinkIndexFormatError(f"{field} must hold names in link_name form")
     if len(set(value)) != len(value):
         raise LinkIndexFormatError(f"{field} must not repeat a name")
     return tuple(value)
+
+
+@functools.lru_cache(maxsize=NAME_CHECK_CACHE)
+def _is_link_name(name: str) -> bool:
+    """``link_name(name) == name``, remembered: stored names repeat (a few are very common)."""
+    return link_name(name) == name
 
 
 def _json_line(line: bytes | str | None) -> Any:

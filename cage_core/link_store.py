@@ -305,11 +305,13 @@ class SqliteLinkStorage:
                 cursor = conn.execute("INSERT INTO names (name, keyed, mentioned) "
                                       "VALUES (?, 0, 0)", (name,))  # fmt: skip
                 nids[name] = cursor.lastrowid
+        # In key order: each B-tree page is visited once per statement.
         conn.executemany("DELETE FROM postings WHERE nid = ? AND role = ? AND pid = ?",
-                         [(nids[n], r, p) for n, r, p in gone])  # fmt: skip
+                         sorted((nids[n], r, p) for n, r, p in gone))  # fmt: skip
         conn.executemany("INSERT OR IGNORE INTO postings (nid, role, pid) VALUES (?, ?, ?)",
-                         [(nids[n], r, p) for n, r, p in added])  # fmt: skip
-        changed = [(k, m, nids[n]) for n, (k, m) in delta.items() if k or m]
+                         sorted((nids[n], r, p) for n, r, p in added))  # fmt: skip
+        changed = sorted(((k, m, nids[n]) for n, (k, m) in delta.items() if k or m),
+                         key=lambda row: row[2])  # fmt: skip
         conn.executemany("UPDATE names SET keyed = keyed + ?, mentioned = mentioned + ? "
                          "WHERE nid = ?", changed)  # fmt: skip
         conn.executemany("DELETE FROM names WHERE nid = ? AND keyed <= 0 AND mentioned <= 0",
