@@ -306,6 +306,33 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_links(args: argparse.Namespace, out: TextIO) -> int:
+    """Copy a link index between its two forms (chosen by suffix): import an old JSON Lines
+    file into a SQLite store once, export a store, or copy one store into another."""
+    from itertools import islice
+
+    from cage_core.link_index import LinkIndex, is_store_path
+    from cage_core.link_store import WRITE_BATCH_ENTRIES, import_jsonl
+
+    source, target = Path(args.source), Path(args.target)
+    if source.resolve() == target.resolve():
+        raise ValueError("the source and the target are the same file")
+    if is_store_path(target) and not is_store_path(source):
+        copied = import_jsonl(source, target)  # streamed: the file is never held whole
+    elif not is_store_path(target):
+        with LinkIndex.open(source) as index:
+            index.save(target)
+            copied = len(index)
+    else:
+        copied = 0
+        with LinkIndex.open(source) as index, LinkIndex.open(target, create=True) as into:
+            entries = index.entries()
+            while batch := list(islice(entries, 10 * WRITE_BATCH_ENTRIES)):
+                copied += into.add_entries(batch)
+    out.write(f"copied {copied} link entries from {source} to {target}\n")
+    return 0
+
+
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     """Train the link model (:mod:`cage_core.link_training`); with ``--folds`` also
     cross-validate it against the hand-built links, then train on all data and save."""
@@ -454,6 +481,12 @@ def build_parser() -> argparse.ArgumentParser:
     enrich.add_argument("--no-progress", action="store_true")
     _add_config_options(enrich)
     enrich.set_defaults(func=cmd_enrich)
+    links = sub.add_parser("links", help="copy a link index: JSON Lines <-> SQLite link store "
+                                         "(import an old .jsonl once, or export a store)")
+    links.add_argument("source", help="a .jsonl link index or a .sqlite/.db link store")
+    links.add_argument("target", help="where to copy it (the form follows the suffix; a store "
+                                      "is created or its entries with the same ids replaced)")
+    links.set_defaults(func=cmd_links)
     bench = sub.add_parser("bench", help="latency of CAGE vs bi-encoder and cross-encoder")
     bench.add_argument("--k", default="10,20,50", help="pool sizes (default: %(default)s)")
     bench.add_argument("--repeats", type=int, default=20, help="queries per pool size")

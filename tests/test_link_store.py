@@ -325,3 +325,21 @@ def test_ingest_components_write_a_store_path_in_place_of_a_json_lines_file(tmp_
     store = LinkIndex.open(path)
     assert sorted(e.id for e in store.entries()) == sorted([*(e.id for e in memory.entries()),
                                                             "extra"])  # fmt: skip
+
+
+def test_cage_links_imports_an_old_file_once_and_exports_the_store_again(tmp_path):
+    import io
+
+    from cage_core.cli import main
+
+    memory = LinkIndex()
+    memory.add_entries(entries(60))
+    memory.save(tmp_path / "old.links.jsonl")
+    out = io.StringIO()
+    assert main(["links", str(tmp_path / "old.links.jsonl"), str(tmp_path / "links.sqlite")],
+                out=out) == 0  # fmt: skip
+    assert main(["links", str(tmp_path / "links.sqlite"), str(tmp_path / "copy.db")], out=out) == 0
+    assert main(["links", str(tmp_path / "copy.db"), str(tmp_path / "export.jsonl")], out=out) == 0
+    assert out.getvalue().count("copied 60 link entries") == 3
+    assert (tmp_path / "export.jsonl").read_bytes() == (tmp_path / "old.links.jsonl").read_bytes()
+    assert main(["links", str(tmp_path / "links.sqlite"), str(tmp_path / "links.sqlite")]) == 2
