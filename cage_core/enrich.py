@@ -205,10 +205,12 @@ class LinkWriter:
     def write(self, rows: Sequence[dict[str, Any]], start: int) -> None:
         entries = link_entries(rows, start)
         if not self._store:
+            seen: set[str] = set()
             for position, entry in enumerate(entries, start):
-                if entry.id in self._index:
+                if entry.id in seen or entry.id in self._index:
                     raise ValueError(f"row {position}: passage id {entry.id!r:.60} is used "
                                      "twice; give every row a distinct 'id'")  # fmt: skip
+                seen.add(entry.id)
         self._index.add_entries(entries)
         self.entries += len(entries)
 
