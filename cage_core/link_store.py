@@ -97,6 +97,12 @@ READ_BATCH_KEYS = 500
 CACHE_KIB = 32 * 1024
 """SQLite page cache per connection (KiB) unless one is given: bounds a querying process's
 memory, and holds the pages a write batch changes."""
+PAGE_SIZE = 1024
+"""Bytes per database page of a new store. An upsert of a batch changes about a page per
+posting (names are spread all over the postings), and each changed page is written whole
+to the WAL and back: adding 1,000 entries to a store of 100k wrote 11 MB of WAL with 1 KiB
+pages against 20 MB with SQLite's 4 KiB, for ~10% more CPU (the gap grows with the store,
+whose B-trees spread over more pages)."""
 ROLES: dict[NameRole, int] = {"key": 0, "mention": 1}
 """How a posting's role is stored."""
 
@@ -454,6 +460,7 @@ class SqliteLinkStorage:
             tables = {row[0] for row in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
             if not tables and self._create:
+                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only an empty file takes it
                 _set_wal(conn, self.path)
                 conn.execute("BEGIN IMMEDIATE")
                 try:

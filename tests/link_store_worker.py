@@ -57,7 +57,7 @@ SHARED_NAMES = [f"{first} {last}" for first in ("Ada", "Boris", "Chen", "Dana", 
 WAIT_POLL_S = 0.002
 GO_TIMEOUT_S = 30.0
 HANG_S = 60.0
-SMALL_PAGE_CACHE_KIB = 64
+SMALL_PAGE_CACHE_KIB = 8
 """A killable worker's page cache: its open transaction spills pages into the WAL file."""
 _EMPTY = np.zeros(0, np.int64)
 
