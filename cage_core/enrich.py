@@ -147,10 +147,6 @@ class RowWriter:
         self.close()
 
 
-def _plain(value: Any) -> Any:
-    return value.tolist() if hasattr(value, "tolist") else value
-
-
 def enrich_local(batches: Iterable[list[dict[str, Any]]], config: CageConfig,
                  spacy_model: str | None, level: GraphLevel | None = None,
                  graph_store: str | os.PathLike[str] | None = None,
@@ -187,8 +183,8 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
                                                              "level": level, "graph_store": graph_store},
                         concurrency=workers, batch_size=batch_size, batch_format="pandas",
                         num_cpus=ACTOR_CPUS)
-    for frame in ds.iter_batches(batch_size=batch_size, batch_format="pandas"):
-        yield [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    for table in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
+        yield table.to_pylist()  # type: ignore[union-attr]  # pyarrow: plain values, None missing
 
 
 class LinkWriter:

@@ -8,8 +8,8 @@ does so once per corpus, and :meth:`LinkIndex.expand` adds the linked passages t
 retriever's candidates before reranking::
 
     index = LinkIndex.build(zip(ids, passages, reranker.graphs(passages, level="light")))
-    index.save("graphs.links.jsonl")                      # or: cage enrich --link-index
-    index = LinkIndex.load("graphs.links.jsonl")
+    index.save("graphs.links.jsonl")                      # JSON Lines: loaded whole
+    index = LinkIndex.open("graphs.links.sqlite")         # SQLite: opened, read per query
     extra = index.expand(question, retrieved_ids)         # seeds=3, limit=8 by default
     pool = retrieved_ids + [e.id for e in extra]          # then fetch and rerank the pool
 
@@ -56,9 +56,15 @@ strong links the first found: seeds in rank order, then forward, backward, share
 each in the seed's stored name order, a mention before its sub-spans). Results are ordered
 by weight (highest first), then seed rank, then id — deterministic.
 
-Stored form (:meth:`LinkIndex.save`): JSON Lines, UTF-8, no pickle. The first line is the
-header ``{"format": "cage-link-index", "version": 1, "passages": N}``; each further line is
-one entry ``{"id": ..., "subject": ..., "keys": [...], "mentions": [...]}``.
+Storage (:class:`LinkStorage`): in memory (:class:`MemoryLinkStorage`), or a SQLite link
+store (:mod:`cage_core.link_store`: opened without loading, for millions of chunks, written
+per batch by several processes), chosen by :meth:`LinkIndex.open` from the path's suffix
+(:data:`STORE_SUFFIXES`); :meth:`LinkIndex.expand` is the same code over both.
+
+Stored form (:meth:`LinkIndex.save`; the export and import form of a store): JSON Lines,
+UTF-8, no pickle. The first line is the header ``{"format": "cage-link-index", "version":
+1, "passages": N}``; each further line is one entry ``{"id": ..., "subject": ...,
+"keys": [...], "mentions": [...]}``, with ``"doc_id"`` and ``"position"`` when set.
 :meth:`LinkIndex.load` treats the file as untrusted: a bad header raises
 :class:`LinkIndexFormatError`; an entry line that is not JSON, too long, of the wrong
 types, over the count limits, with names not in :func:`link_name` form or with an id seen
@@ -652,7 +658,7 @@ class LinkIndex:
         most = self.weights.max_link_df
         rare = min(self.weights.max_shared_df, most)
         spans = [[(m, list(_spans(m))) for m in seed.mentions] for seed in seeds]
-        names = {n for seed_spans in spans for _, names in seed_spans for n in names}
+        names = {n for seed_spans in spans for _, forms in seed_spans for n in forms}
         names.update(k for seed in seeds for k in seed.keys)
         counts = self._storage.counts(names)
         df = {name: keyed + mentioned for name, (keyed, mentioned) in counts.items()}
@@ -660,7 +666,7 @@ class LinkIndex:
         mention_names: set[str] = set()
         for seed, seed_spans in zip(seeds, spans):
             named = set(seed.mentions)
-            forward_names.update(n for _, names in seed_spans for n in names
+            forward_names.update(n for _, forms in seed_spans for n in forms
                                  if counts.get(n, (0, 0))[0]
                                  and df[n] + (n not in named) <= most)  # fmt: skip
             mention_names.update(k for k in seed.keys
@@ -673,8 +679,8 @@ class LinkIndex:
         for seed, seed_spans in zip(seeds, spans):
             named = set(seed.mentions)
             links: list[tuple[LinkKind, str, int, Collection[str]]] = []
-            for _, names in seed_spans:
-                for name in names:
+            for _, forms in seed_spans:
+                for name in forms:
                     targets = keyed_by.get(name)
                     if targets and name in forward_names:
                         d = df[name] + (name not in named)

@@ -43,6 +43,7 @@ skipped and reported once per process, in one warning per read.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -225,7 +226,7 @@ class SqliteLinkStorage:
         last = 0
         while True:
             page = (last, READ_BATCH_KEYS)
-            rows = self._attempt(lambda conn, page=page: conn.execute(sql, page).fetchall())
+            rows: list[tuple] = self._attempt(functools.partial(_fetch_all, sql, page))
             if not rows:
                 return
             last = rows[-1][0]
@@ -263,14 +264,14 @@ class SqliteLinkStorage:
         for start in range(0, len(batch), WRITE_BATCH_ENTRIES):
             chunk = batch[start : start + WRITE_BATCH_ENTRIES]
             ids = [entry.id for entry in chunk]
-            self._write(lambda conn, ids=ids, chunk=chunk: self._replace(conn, ids, chunk))
+            self._write(functools.partial(self._replace, ids=ids, entries=chunk))
 
     def delete(self, ids: Sequence[str]) -> int:
         unique = list(dict.fromkeys(ids))
         removed = 0
         for start in range(0, len(unique), WRITE_BATCH_ENTRIES):
             chunk = unique[start : start + WRITE_BATCH_ENTRIES]
-            removed += self._write(lambda conn, chunk=chunk: self._replace(conn, chunk, []))
+            removed += self._write(functools.partial(self._replace, ids=chunk, entries=[]))
         return removed
 
     def _replace(self, conn: sqlite3.Connection, ids: list[str],
@@ -359,7 +360,8 @@ class SqliteLinkStorage:
 
     def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
         """The valid entries of entry rows; new invalid ones reported in one warning."""
-        out, reasons = [], {}
+        out: list[LinkEntry] = []
+        reasons: dict[str, int] = {}
         for row in rows:
             entry = self._decode(row, reasons=reasons)
             if entry is not None:
@@ -498,6 +500,10 @@ class SqliteLinkStorage:
         if self._conn is not None:
             _INHERITED.append(self._conn)
             self._conn = None
+
+
+def _fetch_all(sql: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
+    return conn.execute(sql, parameters).fetchall()
 
 
 def _set_wal(conn: sqlite3.Connection, path: Path) -> None:
