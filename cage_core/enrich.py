@@ -178,7 +178,7 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
     # Read tasks reserve no CPU: with every local CPU held by an actor they would wait forever
     # (a known Ray Data stall), and reading is light next to parsing.
     read = ray.data.read_parquet if path.suffix == ".parquet" else ray.data.read_json
-    ds = read(str(path), ray_remote_args={"num_cpus": 0})
+    ds = read(str(path), num_cpus=0)
     ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs={"config": config, "spacy_model": spacy_model,
                                                              "level": level, "graph_store": graph_store},
                         concurrency=workers, batch_size=batch_size, batch_format="pandas",
