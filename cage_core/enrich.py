@@ -179,10 +179,10 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
     # (a known Ray Data stall), and reading is light next to parsing.
     read = ray.data.read_parquet if path.suffix == ".parquet" else ray.data.read_json
     ds = read(str(path), num_cpus=0)
-    ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs={"config": config, "spacy_model": spacy_model,
-                                                             "level": level, "graph_store": graph_store},
-                        concurrency=workers, batch_size=batch_size, batch_format="pandas",
-                        num_cpus=ACTOR_CPUS)
+    enricher = {"config": config, "spacy_model": spacy_model, "level": level,
+                "graph_store": graph_store}
+    ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs=enricher, concurrency=workers,
+                        batch_size=batch_size, batch_format="pandas", num_cpus=ACTOR_CPUS)
     for table in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
         yield table.to_pylist()  # type: ignore[union-attr]  # pyarrow: plain values, None missing
 

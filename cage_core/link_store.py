@@ -171,8 +171,8 @@ class SqliteLinkStorage:
         if create:
             _create_private_file(self.path)
         elif not self.path.is_file():
-            raise FileNotFoundError(f"no link store at {self.path} (create it with "
-                                    "LinkIndex.open(path, create=True) or cage enrich)")  # fmt: skip
+            raise FileNotFoundError(f"no link store at {self.path} (create one with "
+                                    "LinkIndex.open(path, create=True) or cage enrich)")
         self._create = create
         _STORES.add(self)
         self._attempt(lambda conn: None)  # open and check now, so a bad file fails here

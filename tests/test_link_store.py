@@ -181,8 +181,8 @@ def test_adding_replacing_and_removing_in_batches_keeps_every_count_right(tmp_pa
         assert stored_counts(store.storage.path) == recount(memory)  # no stale or zero names left
     ids = [e.id for e in memory.entries()]
     for candidates in candidate_lists(ids, 60):
-        assert store.expand(QUERIES[1], candidates, limit=20) == memory.expand(QUERIES[1], candidates,
-                                                                               limit=20)
+        expected = memory.expand(QUERIES[1], candidates, limit=20)
+        assert store.expand(QUERIES[1], candidates, limit=20) == expected
     assert list(store.entries()) == list(memory.entries())  # a replaced entry moves to the end
 
 
