@@ -168,6 +168,7 @@ class SqliteLinkStorage:
         self._conn: sqlite3.Connection | None = None
         self._closed = False
         self._reported: set[int] = set()
+        self._warned: set[str] = set()
         if create:
             _create_private_file(self.path)
         elif not self.path.is_file():
@@ -197,8 +198,8 @@ class SqliteLinkStorage:
             else:
                 bad += 1
         if bad:
-            logger.warning("link store %s: ignored %d name counts that are not ints >= 0",
-                           self.path, bad)  # fmt: skip
+            self._warn_once("counts", "link store %s: ignored %d name counts that are not ints "
+                                      ">= 0", self.path, bad)  # fmt: skip
         return out
 
     def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
@@ -209,14 +210,14 @@ class SqliteLinkStorage:
         rows = self._select(sql, list(wanted), (ROLES[role],))
         out: dict[str, set[str]] = {}
         bad = 0
-        for name, pid in rows:
-            if name in wanted and _valid_id(pid):
-                out.setdefault(name, set()).add(pid)
+        for name, passage_id in rows:
+            if name in wanted and _valid_id(passage_id):
+                out.setdefault(name, set()).add(passage_id)
             else:
                 bad += 1
         if bad:
-            logger.warning("link store %s: ignored %d postings with an invalid passage id",
-                           self.path, bad)  # fmt: skip
+            self._warn_once("postings", "link store %s: ignored %d postings with an invalid "
+                                        "passage id", self.path, bad)  # fmt: skip
         return out  # type: ignore[return-value]
 
     def iter_entries(self) -> Iterator[LinkEntry]:
@@ -350,6 +351,12 @@ class SqliteLinkStorage:
         return f"SqliteLinkStorage({str(self.path)!r})"
 
     # -- rows ---------------------------------------------------------------------------
+    def _warn_once(self, kind: str, message: str, *args: object) -> None:
+        """A warning the first time this process meets ``kind`` of bad row; debug after."""
+        level = logging.DEBUG if kind in self._warned else logging.WARNING
+        self._warned.add(kind)
+        logger.log(level, message, *args)
+
     def _count(self, conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'passages'").fetchone()
         if row is not None and _count_ok(row[0]):
