@@ -345,3 +345,14 @@ def test_cage_links_imports_an_old_file_once_and_exports_the_store_again(tmp_pat
     assert out.getvalue().count("copied 60 link entries") == 3
     assert (tmp_path / "export.jsonl").read_bytes() == (tmp_path / "old.links.jsonl").read_bytes()
     assert main(["links", str(tmp_path / "links.sqlite"), str(tmp_path / "links.sqlite")]) == 2
+
+
+def test_threads_sharing_one_store_get_the_in_memory_expansions(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    batch = entries(200)
+    memory, store = both(tmp_path, batch)
+    lists = candidate_lists([e.id for e in batch], 80)
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda c: store.expand(QUERIES[2], c, limit=20), lists))
+    assert found == [memory.expand(QUERIES[2], c, limit=20) for c in lists]
