@@ -22,6 +22,7 @@ from cage_core.eval.datasets import DatasetFormatError, json_lines
 from cage_core.graph.passage_graph import GraphLevel, PassageGraph
 from cage_core.graph_store import GraphStore
 from cage_core.link_index import LinkIndex
+from cage_core.metadata import passages_from_metadata
 from cage_core.passage import Passage
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
 
@@ -122,21 +123,25 @@ def build_link_index(rows: list[dict[str, Any]]) -> LinkIndex:
 
     A row's passage id is its ``id`` column when that is a non-empty string, else its
     0-based position as a string; its other columns are the metadata a subject is read from
-    when it has no title (:data:`cage_core.passage_subject.SUBJECT_METADATA_KEYS`).
+    when it has no title (:data:`cage_core.passage_subject.SUBJECT_METADATA_KEYS`) and its
+    document structure (``doc_id`` and ``position`` columns, or ``source`` and
+    ``start_index``: :func:`cage_core.metadata.passages_from_metadata`, over all rows), kept
+    in the entries for :meth:`LinkIndex.chunks_of <cage_core.link_index.LinkIndex.chunks_of>`.
 
     Raises:
         ValueError: when two rows get the same id.
     """
     index = LinkIndex()
-    for position, row in enumerate(rows):
+    metadatas = [{k: v for k, v in row.items() if k not in ("text", GRAPH_COLUMN)} for row in rows]
+    passages = passages_from_metadata([row["text"] for row in rows], metadatas, "title")
+    for position, (row, metadata, passage) in enumerate(zip(rows, metadatas, passages)):
         row_id = row.get(ROW_ID_COLUMN)
         passage_id = row_id if isinstance(row_id, str) and row_id else str(position)
         if passage_id in index:
             raise ValueError(f"row {position}: passage id {passage_id!r:.60} is used twice; "
                              "give every row a distinct 'id'")  # fmt: skip
         graph = PassageGraph.from_stored(row[GRAPH_COLUMN])
-        metadata = {k: v for k, v in row.items() if k not in ("text", GRAPH_COLUMN)}
-        index.add(passage_id, Passage(row["text"], title=_title(row)), graph, metadata=metadata)
+        index.add(passage_id, passage, graph, metadata=metadata)
     return index
 
 

@@ -35,6 +35,16 @@ retrievers (:class:`cage_langchain.CageExpansionRetriever`,
    When some base result has no finite score, no added passage gets one either (the
    reranker then embeds the whole pool alike).
 
+**Same-document neighbours.** After the linked passages (step 2), the retrievers add the
+chunks next to each seed in its document, position − 1 then position + 1
+(:func:`sibling_expansions`; LangChain from :meth:`LinkIndex.chunks_of
+<cage_core.link_index.LinkIndex.chunks_of>`, LlamaIndex from the nodes' ``PREVIOUS`` /
+``NEXT`` relationships, else the link index): a report's chunk that says "the company" is
+then in the pool with the chunk that names it. Seeds in rank order (the same ``seeds``
+first results), each passage once, none already retrieved or linked, at most ``siblings``
+(:data:`DEFAULT_SIBLINGS`); fetched, de-duplicated and scored like the linked passages,
+with ``cage_expanded_via`` = :data:`SAME_DOCUMENT_VIA` and ``kind="sibling"``.
+
 The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as the path of
 one saved by :meth:`LinkIndex.save <cage_core.link_index.LinkIndex.save>` (by the ingest
 transformer/extractor or ``cage enrich --link-index``), read once with
@@ -47,7 +57,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -63,6 +73,13 @@ DEFAULT_ADDED_SCORE: AddedScore = "store"
 (k=20, titles): .834 with ``"store"``, .820 with ``"lowest"``
 (``benchmarks/expansion_latency.py``)."""
 ADDED_SCORES: tuple[AddedScore, ...] = ("lowest", "store")
+SAME_DOCUMENT_VIA = "same document"
+"""The ``via`` (and ``cage_expanded_via``) of a chunk added because it is next to a seed in the
+seed's document."""
+DEFAULT_SIBLINGS = 2
+"""Same-document neighbours added at most by default: the chunk before and after the top seed
+(or of the next seeds where it has fewer). Not cross-validated yet: a bound on the extra
+pool, chosen so the expansion's cost stays that of ``DEFAULT_LIMIT`` + 2 passages."""
 
 LinkIndexSource = LinkIndex | str | os.PathLike
 """A link index, or the path of a saved one."""
@@ -111,6 +128,45 @@ def expansions_for(
         logger.debug("%d retrieved results have no id; they cannot seed the expansion",
                      len(ids) - len(candidates))  # fmt: skip
     return index.expand(query, candidates, seeds=seeds, limit=limit)
+
+
+def index_siblings(index: LinkIndex, passage_id: str) -> list[str]:
+    """The ids of the passages at position − 1 and + 1 of ``passage_id``'s document, in that
+    order, by the index's entries (:meth:`LinkIndex.chunks_of
+    <cage_core.link_index.LinkIndex.chunks_of>`); ``[]`` when its entry has no document or
+    no position. Of several entries at one position, the first by id."""
+    entry = index.entry(passage_id)
+    if entry is None or entry.doc_id is None or entry.position is None:
+        return []
+    at: dict[int, str] = {}
+    for pid in index.chunks_of(entry.doc_id):
+        chunk = index.entry(pid)
+        if chunk is not None and chunk.position is not None and pid != passage_id:
+            at.setdefault(chunk.position, pid)
+    return [at[p] for p in (entry.position - 1, entry.position + 1) if p in at]
+
+
+def sibling_expansions(
+    seed_ids: Sequence[str], siblings_of: Callable[[str], Sequence[str]], *, seeds: int,
+    limit: int, excluded: Collection[str] = (),
+) -> list[Expansion]:  # fmt: skip
+    """The same-document neighbours of the first ``seeds`` of ``seed_ids`` (module docstring):
+    for each seed in order, ``siblings_of(seed)`` in its order, each id once, none of
+    ``excluded`` nor a seed, at most ``limit``; weight 0 (no name link), kind ``"sibling"``."""
+    validated_bound("seeds", seeds)
+    validated_bound("limit", limit)
+    chosen = list(dict.fromkeys(seed_ids))[:seeds]
+    seen = set(excluded) | set(seed_ids)
+    out: list[Expansion] = []
+    for seed in chosen:
+        for pid in siblings_of(seed):
+            if len(out) == limit:
+                return out
+            if isinstance(pid, str) and pid and pid not in seen:
+                seen.add(pid)
+                out.append(Expansion(id=pid, via=SAME_DOCUMENT_VIA, seed=seed, weight=0.0,
+                                     kind="sibling"))  # fmt: skip
+    return out
 
 
 def in_expansion_order(

@@ -58,7 +58,9 @@ by weight (highest first), then seed rank, then id — deterministic.
 
 Stored form (:meth:`LinkIndex.save`): JSON Lines, UTF-8, no pickle. The first line is the
 header ``{"format": "cage-link-index", "version": 1, "passages": N}``; each further line is
-one entry ``{"id": ..., "subject": ..., "keys": [...], "mentions": [...]}``.
+one entry ``{"id": ..., "subject": ..., "keys": [...], "mentions": [...]}``, plus
+``"doc_id"`` and ``"position"`` when the passage's document and place in it are known
+(:attr:`LinkEntry.doc_id`; :meth:`LinkIndex.chunks_of` lists a document's passages).
 :meth:`LinkIndex.load` treats the file as untrusted: a bad header raises
 :class:`LinkIndexFormatError`; an entry line that is not JSON, too long, of the wrong
 types, over the count limits, with names not in :func:`link_name` form or with an id seen
@@ -120,7 +122,7 @@ Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
 DEFAULT_LIMIT = 8
 """Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
-LinkKind = Literal["forward", "backward", "shared"]
+LinkKind = Literal["forward", "backward", "shared", "sibling"]
 
 
 class LinkIndexFormatError(ValueError):
@@ -171,7 +173,9 @@ class Expansion:
         via: the name (in :func:`link_name` form) through which it was reached.
         seed: the candidate id it was reached from.
         weight: its link weight (module docstring); results are sorted by it.
-        kind: the kind of its strongest link: ``"forward"``, ``"backward"`` or ``"shared"``.
+        kind: the kind of its strongest link: ``"forward"``, ``"backward"`` or ``"shared"``;
+            ``"sibling"`` for a chunk next to the seed in its document
+            (:func:`cage_core.link_expansion.sibling_expansions`).
     """
 
     id: str
@@ -190,16 +194,34 @@ class LinkEntry:
         subject: the passage's subject as found (for display; "" when none).
         keys: the names the passage is about (its subject first, then aliases).
         mentions: the names the passage mentions, less its keys.
+        doc_id: the document the passage is a chunk of (:attr:`Passage.doc_id
+            <cage_core.passage.Passage.doc_id>`), or ``None``.
+        position: its 0-based position in that document, or ``None``.
     """
 
     id: str
     subject: str
     keys: tuple[str, ...]
     mentions: tuple[str, ...]
+    doc_id: str | None = None
+    position: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.doc_id is not None and not _valid_id(self.doc_id):
+            raise ValueError(f"LinkEntry.doc_id must be None or a valid Unicode string of 1 to "
+                             f"{MAX_ID_CHARS} characters, got {self.doc_id!r:.60}")  # fmt: skip
+        if self.position is not None and not _valid_position(self.position):
+            raise ValueError(f"LinkEntry.position must be None or an int >= 0, got "
+                             f"{self.position!r}")  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "subject": self.subject, "keys": list(self.keys),
-                "mentions": list(self.mentions)}  # fmt: skip
+        out: dict[str, Any] = {"id": self.id, "subject": self.subject, "keys": list(self.keys),
+                               "mentions": list(self.mentions)}  # fmt: skip
+        if self.doc_id is not None:
+            out["doc_id"] = self.doc_id
+        if self.position is not None:
+            out["position"] = self.position
+        return out
 
     @classmethod
     def from_stored(cls, data: Any) -> LinkEntry:
@@ -211,10 +233,9 @@ class LinkEntry:
         """
         if not isinstance(data, Mapping):
             raise LinkIndexFormatError(f"an entry must be an object, got {type(data).__name__}")
-        if set(data) != {"id", "subject", "keys", "mentions"}:
-            raise LinkIndexFormatError(
-                "an entry has exactly the fields id, subject, keys, mentions"
-            )
+        if not {"id", "subject", "keys", "mentions"} <= set(data) <= _ENTRY_FIELDS:
+            raise LinkIndexFormatError("an entry has exactly the fields id, subject, keys, "
+                                       "mentions and optionally doc_id, position")  # fmt: skip
         pid, subject = data["id"], data["subject"]
         if not _valid_id(pid):
             raise LinkIndexFormatError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
@@ -226,7 +247,15 @@ class LinkEntry:
         mentions = _stored_names(data["mentions"], MAX_MENTIONS, "mentions")
         if set(keys) & set(mentions):
             raise LinkIndexFormatError("a name is both a key and a mention of one entry")
-        return cls(pid, subject, keys, mentions)
+        doc_id, position = data.get("doc_id"), data.get("position")
+        if doc_id is not None and not _valid_id(doc_id):
+            raise LinkIndexFormatError(f"doc_id must be a string of 1 to {MAX_ID_CHARS} characters")
+        if position is not None and not _valid_position(position):
+            raise LinkIndexFormatError("position must be an int >= 0")
+        return cls(pid, subject, keys, mentions, doc_id, position)
+
+
+_ENTRY_FIELDS = frozenset({"id", "subject", "keys", "mentions", "doc_id", "position"})
 
 
 def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
@@ -272,7 +301,9 @@ def entry_for(
                          if ent and ent not in NUMERIC_ENTITY_TYPES)  # fmt: skip
         mentions = [n for n in _unique(link_name(label) for label in entity_labels) if n not in own]
     subject_name = encodable(subject.name)  # a lone surrogate of the title would not save
-    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]))
+    doc_id = passage.doc_id if passage.doc_id is not None and _valid_id(passage.doc_id) else None
+    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]), doc_id,
+                     passage.position if doc_id is not None else None)  # fmt: skip
 
 
 class LinkIndex:
@@ -289,6 +320,7 @@ class LinkIndex:
         self._entries: dict[str, LinkEntry] = {}
         self._by_key: dict[str, set[str]] = {}
         self._by_mention: dict[str, set[str]] = {}
+        self._by_doc: dict[str, set[str]] = {}
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -331,6 +363,8 @@ class LinkIndex:
             self._by_key.setdefault(name, set()).add(entry.id)
         for name in entry.mentions:
             self._by_mention.setdefault(name, set()).add(entry.id)
+        if entry.doc_id is not None:
+            self._by_doc.setdefault(entry.doc_id, set()).add(entry.id)
 
     def remove(self, passage_id: str) -> bool:
         """Drop a passage from the index; whether it was there."""
@@ -343,6 +377,11 @@ class LinkIndex:
                 holders.discard(passage_id)
                 if not holders:
                     del postings[name]
+        if entry.doc_id is not None:
+            chunks = self._by_doc[entry.doc_id]
+            chunks.discard(passage_id)
+            if not chunks:
+                del self._by_doc[entry.doc_id]
         return True
 
     def __len__(self) -> int:
@@ -358,6 +397,13 @@ class LinkIndex:
     def entries(self) -> Iterator[LinkEntry]:
         """Every entry, in insertion order."""
         return iter(list(self._entries.values()))
+
+    def chunks_of(self, doc_id: str) -> list[str]:
+        """Ids of the passages of document ``doc_id``, ordered by (position, id); passages
+        without a position last, by id. ``[]`` for an unknown document."""
+        entries = [self._entries[pid] for pid in self._by_doc.get(doc_id, ())]
+        entries.sort(key=lambda e: (e.position is None, e.position or 0, e.id))
+        return [e.id for e in entries]
 
     # -- querying ------------------------------------------------------------------------
     def about(self, name: str) -> list[str]:
@@ -561,6 +607,10 @@ def _is_utf8(text: str) -> bool:
 
 def _valid_id(value: Any) -> bool:
     return isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS and _is_utf8(value)
+
+
+def _valid_position(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _unique(names: Iterable[str]) -> list[str]:
