@@ -157,7 +157,8 @@ def _count(value: object) -> int | None:
     """``value`` as an int when it is a non-negative integer (not a bool), else ``None``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         return None
-    return int(value) if value >= 0 else None
+    number = int(value)
+    return number if number >= 0 else None
 
 
 def _first_count(metadata: Mapping[str, Any], keys: Sequence[str]) -> int | None:

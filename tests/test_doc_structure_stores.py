@@ -32,28 +32,28 @@ from cage_langchain.structure import document_passages  # noqa: E402
 
 REPORTS = {
     "reports/acme.txt": [
-        "Acme Corporation is an American maker of anvils, rockets and portable holes, "
-        "headquartered in Phoenix, Arizona. Acme Corporation was founded in 1920 by Ada Acme.",
-        "The company reported revenue of 4.2 billion dollars for 2023, eight percent more than "
-        "a year earlier, driven by strong demand for its rocket skates.",
-        "The company appointed Wile Coyote as chief executive officer in 2019. He had led its "
-        "research laboratory in Tucson for eleven years.",
+        ("Acme Corporation is an American maker of anvils, rockets and portable holes, "
+         "headquartered in Phoenix, Arizona. Acme Corporation was founded in 1920 by Ada Acme."),
+        ("The company reported revenue of 4.2 billion dollars for 2023, eight percent more than "
+         "a year earlier, driven by strong demand for its rocket skates."),
+        ("The company appointed Wile Coyote as chief executive officer in 2019. He had led its "
+         "research laboratory in Tucson for eleven years."),
     ],
     "reports/globex.txt": [
-        "Globex Corporation is a Swiss producer of industrial chemicals and fertilisers, "
-        "headquartered in Basel. Globex Corporation was founded in 1956 by Hank Scorpio.",
-        "The company reported revenue of 3.1 billion dollars for 2023, two percent less than "
-        "a year earlier, as fertiliser prices fell across Europe.",
-        "The company appointed Lena Brandt as chief executive officer in 2021. She had run its "
-        "plant in Rotterdam before that.",
+        ("Globex Corporation is a Swiss producer of industrial chemicals and fertilisers, "
+         "headquartered in Basel. Globex Corporation was founded in 1956 by Hank Scorpio."),
+        ("The company reported revenue of 3.1 billion dollars for 2023, two percent less than "
+         "a year earlier, as fertiliser prices fell across Europe."),
+        ("The company appointed Lena Brandt as chief executive officer in 2021. She had run its "
+         "plant in Rotterdam before that."),
     ],
     "reports/initech.txt": [
-        "Initech Limited is a Canadian software company that builds payroll systems, "
-        "headquartered in Ottawa, Ontario. Initech Limited was founded in 1988 by Bill Lumbergh.",
-        "The company reported revenue of 0.9 billion dollars for 2023, twelve percent more "
-        "than a year earlier, after it won a contract with the federal government.",
-        "The company appointed Peter Gibbons as chief executive officer in 2022. He had been "
-        "its head of engineering in Montreal.",
+        ("Initech Limited is a Canadian software company that builds payroll systems, "
+         "headquartered in Ottawa, Ontario. Initech Limited was founded in 1988 by Bill Lumbergh."),
+        ("The company reported revenue of 0.9 billion dollars for 2023, twelve percent more "
+         "than a year earlier, after it won a contract with the federal government."),
+        ("The company appointed Peter Gibbons as chief executive officer in 2022. He had been "
+         "its head of engineering in Montreal."),
     ],
 }
 QUERY = "How much revenue did Acme Corporation report for 2023?"
