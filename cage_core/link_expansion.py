@@ -43,7 +43,9 @@ chunks next to each seed in its document, position − 1 then position + 1
 then in the pool with the chunk that names it. Seeds in rank order (the same ``seeds``
 first results), each passage once, none already retrieved or linked, at most ``siblings``
 (:data:`DEFAULT_SIBLINGS`); fetched, de-duplicated and scored like the linked passages,
-with ``cage_expanded_via`` = :data:`SAME_DOCUMENT_VIA` and ``kind="sibling"``.
+``kind="document"`` and ``via`` the seed's document id. Every added passage of kind
+``"document"`` (these, and any the link index itself adds as a chunk of a seed's document)
+carries ``cage_expanded_via`` = :data:`SAME_DOCUMENT_VIA`.
 
 The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as the path of
 one saved by :meth:`LinkIndex.save <cage_core.link_index.LinkIndex.save>` (by the ingest
@@ -130,42 +132,48 @@ def expansions_for(
     return index.expand(query, candidates, seeds=seeds, limit=limit)
 
 
-def index_siblings(index: LinkIndex, passage_id: str) -> list[str]:
-    """The ids of the passages at position − 1 and + 1 of ``passage_id``'s document, in that
-    order, by the index's entries (:meth:`LinkIndex.chunks_of
-    <cage_core.link_index.LinkIndex.chunks_of>`); ``[]`` when its entry has no document or
-    no position. Of several entries at one position, the first by id."""
+Neighbours = tuple[str | None, Sequence[str]]
+"""A passage's document id (or ``None``) and the ids of its neighbours in it, in order."""
+
+
+def index_neighbours(index: LinkIndex, passage_id: str) -> Neighbours:
+    """``passage_id``'s document and the ids of the passages at position − 1 and + 1 of it, in
+    that order, by the index's entries (:meth:`LinkIndex.chunks_of
+    <cage_core.link_index.LinkIndex.chunks_of>`); no neighbours when its entry has no
+    document or no position. Of several entries at one position, the first by id."""
     entry = index.entry(passage_id)
     if entry is None or entry.doc_id is None or entry.position is None:
-        return []
+        return (None if entry is None else entry.doc_id), []
     at: dict[int, str] = {}
     for pid in index.chunks_of(entry.doc_id):
         chunk = index.entry(pid)
         if chunk is not None and chunk.position is not None and pid != passage_id:
             at.setdefault(chunk.position, pid)
-    return [at[p] for p in (entry.position - 1, entry.position + 1) if p in at]
+    return entry.doc_id, [at[p] for p in (entry.position - 1, entry.position + 1) if p in at]
 
 
 def sibling_expansions(
-    seed_ids: Sequence[str], siblings_of: Callable[[str], Sequence[str]], *, seeds: int,
+    seed_ids: Sequence[str], neighbours: Callable[[str], Neighbours], *, seeds: int,
     limit: int, excluded: Collection[str] = (),
 ) -> list[Expansion]:  # fmt: skip
     """The same-document neighbours of the first ``seeds`` of ``seed_ids`` (module docstring):
-    for each seed in order, ``siblings_of(seed)`` in its order, each id once, none of
-    ``excluded`` nor a seed, at most ``limit``; weight 0 (no name link), kind ``"sibling"``."""
+    for each seed in order, the ids ``neighbours(seed)`` gives, in its order, each once, none
+    of ``excluded`` nor a seed, at most ``limit``; kind ``"document"``, ``via`` the seed's
+    document id ("" when unknown), weight 0 (they come after the weighted links)."""
     validated_bound("seeds", seeds)
     validated_bound("limit", limit)
     chosen = list(dict.fromkeys(seed_ids))[:seeds]
     seen = set(excluded) | set(seed_ids)
     out: list[Expansion] = []
     for seed in chosen:
-        for pid in siblings_of(seed):
+        doc_id, ids = neighbours(seed)
+        for pid in ids:
             if len(out) == limit:
                 return out
             if isinstance(pid, str) and pid and pid not in seen:
                 seen.add(pid)
-                out.append(Expansion(id=pid, via=SAME_DOCUMENT_VIA, seed=seed, weight=0.0,
-                                     kind="sibling"))  # fmt: skip
+                out.append(Expansion(id=pid, via=doc_id or "", seed=seed, weight=0.0,
+                                     kind="document"))  # fmt: skip
     return out
 
 
@@ -209,5 +217,7 @@ def added_score(store_score: object, fallback: float | None) -> float | None:
 
 
 def expansion_metadata(metadata: Mapping[str, Any], expansion: Expansion) -> dict[str, Any]:
-    """A copy of ``metadata`` with the expansion's linking name and seed id added."""
-    return {**metadata, EXPANDED_VIA_KEY: expansion.via, EXPANDED_FROM_KEY: expansion.seed}
+    """A copy of ``metadata`` with the expansion's linking name (:data:`SAME_DOCUMENT_VIA` for
+    a chunk of the seed's document) and seed id added."""
+    via = SAME_DOCUMENT_VIA if expansion.kind == "document" else expansion.via
+    return {**metadata, EXPANDED_VIA_KEY: via, EXPANDED_FROM_KEY: expansion.seed}

@@ -122,7 +122,7 @@ Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
 DEFAULT_LIMIT = 8
 """Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
-LinkKind = Literal["forward", "backward", "shared", "sibling"]
+LinkKind = Literal["forward", "backward", "shared", "document"]
 
 
 class LinkIndexFormatError(ValueError):
@@ -173,9 +173,9 @@ class Expansion:
         via: the name (in :func:`link_name` form) through which it was reached.
         seed: the candidate id it was reached from.
         weight: its link weight (module docstring); results are sorted by it.
-        kind: the kind of its strongest link: ``"forward"``, ``"backward"`` or ``"shared"``;
-            ``"sibling"`` for a chunk next to the seed in its document
-            (:func:`cage_core.link_expansion.sibling_expansions`).
+        kind: the kind of its strongest link: ``"forward"``, ``"backward"``, ``"shared"``
+            or ``"document"`` (a chunk of the seed's document; ``via`` is then the seed's
+            ``doc_id``).
     """
 
     id: str

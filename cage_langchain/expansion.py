@@ -31,7 +31,7 @@ from cage_core.link_expansion import (
     expansions_for,
     fallback_score,
     in_expansion_order,
-    index_siblings,
+    index_neighbours,
     load_link_index,
     sibling_expansions,
 )
@@ -152,7 +152,7 @@ class CageExpansionRetriever(BaseRetriever):
         linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
         known = [i for i in ids if isinstance(i, str) and i in self.index]
         return linked + sibling_expansions(
-            known, lambda pid: index_siblings(self.index, pid), seeds=self.seeds,
+            known, lambda pid: index_neighbours(self.index, pid), seeds=self.seeds,
             limit=self.siblings, excluded={e.id for e in linked},
         )  # fmt: skip
 

@@ -22,12 +22,13 @@ from cage_core.link_expansion import (
     DEFAULT_SIBLINGS,
     AddedScore,
     LinkIndexSource,
+    Neighbours,
     added_score,
     expansion_metadata,
     expansions_for,
     fallback_score,
     in_expansion_order,
-    index_siblings,
+    index_neighbours,
     load_link_index,
     sibling_expansions,
     validated_added_score,
@@ -122,11 +123,15 @@ class CageExpansionRetriever(BaseRetriever):
                                 limit=self.limit)  # fmt: skip
         by_id = {n.node.node_id: n.node for n in reversed(nodes)}  # a repeated id: the first
 
-        def siblings_of(node_id: str) -> list[str]:
-            return adjacent_node_ids(by_id[node_id]) or index_siblings(self.link_index, node_id)
+        def neighbours(node_id: str) -> Neighbours:
+            node = by_id[node_id]
+            adjacent = adjacent_node_ids(node)
+            if adjacent:
+                return node.ref_doc_id, adjacent
+            return index_neighbours(self.link_index, node_id)
 
         return linked + sibling_expansions(
-            [i for i in ids if i], siblings_of, seeds=self.seeds, limit=self.siblings,
+            [i for i in ids if i], neighbours, seeds=self.seeds, limit=self.siblings,
             excluded={e.id for e in linked},
         )  # fmt: skip
 

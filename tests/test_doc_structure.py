@@ -12,7 +12,8 @@ from cage_core import Passage
 from cage_core.enrich import build_link_index
 from cage_core.link_expansion import (
     SAME_DOCUMENT_VIA,
-    index_siblings,
+    expansion_metadata,
+    index_neighbours,
     sibling_expansions,
 )
 from cage_core.link_index import Expansion, LinkEntry, LinkIndex, entry_for
@@ -151,19 +152,20 @@ def test_enrich_rows_with_doc_id_and_position_columns_keep_them_in_the_link_inde
 
 
 # -- siblings as expansion candidates -----------------------------------------------------
-def test_index_siblings_are_position_minus_one_then_plus_one():
+def test_index_neighbours_are_position_minus_one_then_plus_one():
     index = _structured_index()
-    assert index_siblings(index, "r#1") == ["r#0", "r#2"]
-    assert index_siblings(index, "r#0") == ["r#1"]
-    assert index_siblings(index, "r#x") == [] and index_siblings(index, "other") == []
-    assert index_siblings(index, "unknown") == []
+    assert index_neighbours(index, "r#1") == ("report", ["r#0", "r#2"])
+    assert index_neighbours(index, "r#0") == ("report", ["r#1"])
+    assert index_neighbours(index, "r#x") == ("report", [])
+    assert index_neighbours(index, "other") == (None, [])
+    assert index_neighbours(index, "unknown") == (None, [])
 
 
 def test_sibling_expansions_go_seed_by_seed_skip_known_ids_and_stop_at_the_limit():
     siblings = {"s1": ["a", "b"], "s2": ["b", "s1", "c", "d"], "s3": ["e"]}.get
 
     def found(seeds, limit, excluded=()):
-        out = sibling_expansions(["s1", "s2", "s3"], lambda s: siblings(s, []), seeds=seeds,
+        out = sibling_expansions(["s1", "s2", "s3"], lambda s: ("d", siblings(s, [])), seeds=seeds,
                                  limit=limit, excluded=excluded)  # fmt: skip
         return [(e.id, e.seed) for e in out]
 
@@ -172,10 +174,12 @@ def test_sibling_expansions_go_seed_by_seed_skip_known_ids_and_stop_at_the_limit
     assert found(3, 3) == [("a", "s1"), ("b", "s1"), ("c", "s2")]
     assert found(3, 10, excluded={"a", "c"}) == [("b", "s1"), ("d", "s2"), ("e", "s3")]
     assert found(3, 0) == [] and found(0, 5) == []
-    [first] = sibling_expansions(["s"], lambda s: ["n"], seeds=1, limit=1)
-    assert first == Expansion(id="n", via=SAME_DOCUMENT_VIA, seed="s", weight=0.0, kind="sibling")
+    [first] = sibling_expansions(["s"], lambda s: ("doc", ["n"]), seeds=1, limit=1)
+    assert first == Expansion(id="n", via="doc", seed="s", weight=0.0, kind="document")
+    assert expansion_metadata({"k": 1}, first) == {"k": 1, "cage_expanded_via": SAME_DOCUMENT_VIA,
+                                                   "cage_expanded_from": "s"}  # fmt: skip
     with pytest.raises(ValueError):
-        sibling_expansions(["s"], lambda s: [], seeds=-1, limit=1)
+        sibling_expansions(["s"], lambda s: (None, []), seeds=-1, limit=1)
 
 
 # -- the frameworks' own splitters ---------------------------------------------------------
