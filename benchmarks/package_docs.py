@@ -27,7 +27,7 @@ questions), overall and per question type, and for each reranking the number of 
 (in the pool) it moved up / down against hybrid. It ranks with whatever the tree's ranking is;
 run from the repository root::
 
-    python benchmarks/package_docs.py [--k 20] [--json OUT.json]
+    python benchmarks/package_docs.py [--k 20] [--json OUT.json] [--check-gold]
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data" / "package_docs.json"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
+DATA = ROOT / "benchmarks" / "data" / "package_docs.json"
 KS = (3, 5)
 
 
@@ -136,6 +138,9 @@ def run(k: int) -> dict:
     spec = json.loads(DATA.read_text(encoding="utf-8"))
     chunks = split_corpus(spec, site_packages())
     gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
+    import cage_core
+
+    print(f"ranking with {Path(cage_core.__file__).parent}", file=sys.stderr)
     started = time.perf_counter()
     links = LinkIndex()
     enriched = CageGraphTransformer(link_index=links).transform_documents(chunks)
