@@ -223,3 +223,32 @@ def test_llamaindex_sentence_splitter_nodes_get_their_ref_doc_id_order_and_neigh
     assert adjacent_node_ids(nodes[0]) == [nodes[1].node_id]
     plain = TextNode(text="no structure", id_="n")
     assert node_passages([plain], "title")[0].doc_id is None and adjacent_node_ids(plain) == []
+
+
+def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypatch):
+    """What the wrappers give the core ranking (spied on; no model is loaded)."""
+    from langchain_core.documents import Document
+    from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
+
+    from cage_core.reranker import CageReranker
+    from cage_langchain import CageRerank as LangChainRerank
+    from cage_llamaindex import CageRerank as LlamaIndexRerank
+
+    seen = []
+    monkeypatch.setattr(CageReranker, "rerank", lambda self, query, passages, **kw: seen.append(
+        [(p.id, p.doc_id, p.position) for p in passages]) or [])
+    monkeypatch.setattr(CageReranker, "stored_graphs", lambda self, stored, passages: None)
+    docs = [Document("b", metadata={"source": "r.md", "start_index": 90, "retrieval_score": 0.5},
+                     id="c1"),
+            Document("a", metadata={"source": "r.md", "start_index": 0, "retrieval_score": 0.4},
+                     id="c0"),
+            Document("z", metadata={"retrieval_score": 0.3}, id="z")]  # fmt: skip
+    LangChainRerank().compress_documents(docs, "q")
+    nodes = [TextNode(text="b", id_="n1", start_char_idx=90), TextNode(text="a", id_="n0",
+             start_char_idx=0), TextNode(text="z", id_="z")]  # fmt: skip
+    for node in nodes[:2]:
+        node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id="r")
+    LlamaIndexRerank().postprocess_nodes([NodeWithScore(node=n, score=0.5) for n in nodes],
+                                         query_str="q")  # fmt: skip
+    assert seen == [[("c1", "r.md", 1), ("c0", "r.md", 0), ("z", None, None)],
+                    [("n1", "r", 1), ("n0", "r", 0), ("z", None, None)]]
