@@ -140,16 +140,35 @@ def index_neighbours(index: LinkIndex, passage_id: str) -> Neighbours:
     """``passage_id``'s document and the ids of the passages at position − 1 and + 1 of it, in
     that order, by the index's entries (:meth:`LinkIndex.chunks_of
     <cage_core.link_index.LinkIndex.chunks_of>`); no neighbours when its entry has no
-    document or no position. Of several entries at one position, the first by id."""
+    document or no position. Of several entries at one position, the first by id. Reads the
+    entries next to the seed in ``chunks_of``'s order only, so a long document costs a few
+    entry reads, not one per chunk."""
     entry = index.entry(passage_id)
     if entry is None or entry.doc_id is None or entry.position is None:
         return (None if entry is None else entry.doc_id), []
-    at: dict[int, str] = {}
-    for pid in index.chunks_of(entry.doc_id):
-        chunk = index.entry(pid)
-        if chunk is not None and chunk.position is not None and pid != passage_id:
-            at.setdefault(chunk.position, pid)
-    return entry.doc_id, [at[p] for p in (entry.position - 1, entry.position + 1) if p in at]
+    ids, p = index.chunks_of(entry.doc_id), entry.position
+    if passage_id not in ids:
+        return entry.doc_id, []
+
+    def position(j: int) -> int | None:
+        chunk = index.entry(ids[j])
+        return None if chunk is None else chunk.position
+
+    out: list[str] = []
+    i = ids.index(passage_id)
+    j = i - 1
+    while j >= 0 and position(j) == p:  # other entries at the seed's own position
+        j -= 1
+    if j >= 0 and position(j) == p - 1:
+        while j > 0 and position(j - 1) == p - 1:
+            j -= 1
+        out.append(ids[j])
+    j = i + 1
+    while j < len(ids) and position(j) == p:
+        j += 1
+    if j < len(ids) and position(j) == p + 1:
+        out.append(ids[j])
+    return entry.doc_id, out
 
 
 def sibling_expansions(

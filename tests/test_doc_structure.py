@@ -159,6 +159,11 @@ def test_index_neighbours_are_position_minus_one_then_plus_one():
     assert index_neighbours(index, "r#x") == ("report", [])
     assert index_neighbours(index, "other") == (None, [])
     assert index_neighbours(index, "unknown") == (None, [])
+    for pid, position in (("r#1b", 1), ("r#0b", 0), ("r#4", 4)):  # repeated positions, a gap
+        index.add(pid, Passage("More.", doc_id="report", position=position), None)
+    assert index_neighbours(index, "r#1b") == ("report", ["r#0", "r#2"])
+    assert index_neighbours(index, "r#2") == ("report", ["r#1"])
+    assert index_neighbours(index, "r#4") == ("report", [])
 
 
 def test_sibling_expansions_go_seed_by_seed_skip_known_ids_and_stop_at_the_limit():
