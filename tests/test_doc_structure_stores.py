@@ -189,8 +189,10 @@ def _ranking(docs, query):
 @pytest.mark.xfail(reason="needs the document-aware ranking of branch beyond", strict=False)
 def test_the_same_document_link_lifts_the_chunk_that_says_the_company(embeddings, ingested):
     """The question names Acme; the answer is Acme's second paragraph, which says "the
-    company". Without the structure it looks like the other reports' revenue paragraphs;
-    with it, it is a chunk of the document that names Acme and ranks first."""
+    company". Without the structure it looks like the other reports' revenue paragraphs (4th
+    today, below one of them); with it, it is a chunk of the document that names Acme: it
+    ranks higher, above every other report's revenue paragraph, in the top 2 (with the
+    paragraph that names Acme)."""
     docs, _ = ingested
     store = _store("in_memory", None, embeddings, docs)
     retrieved = ScoredVectorStoreRetriever(vectorstore=store, k=len(docs)).invoke(QUERY)
@@ -200,7 +202,9 @@ def test_the_same_document_link_lifts_the_chunk_that_says_the_company(embeddings
         for d in retrieved]  # fmt: skip
     with_structure, without = _ranking(retrieved, QUERY), _ranking(unstructured, QUERY)
     assert with_structure.index(answer) < without.index(answer)
-    assert with_structure[0] == answer
+    others = [d.id for d in retrieved if TRUE_PLACE[d.id][1] == 1 and d.id != answer]
+    assert all(with_structure.index(answer) < with_structure.index(o) for o in others)
+    assert with_structure.index(answer) <= 1
 
 
 # -- LlamaIndex ---------------------------------------------------------------------------
