@@ -257,3 +257,16 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
                                          query_str="q")  # fmt: skip
     assert seen == [[("c1", "r.md", 1), ("c0", "r.md", 0), ("z", None, None)],
                     [("n1", "r", 1), ("n0", "r", 0), ("z", None, None)]]
+
+
+def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
+    from cage_core.cli import _read_passages
+
+    path = tmp_path / "chunks.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in [
+        {"text": "b", "id": 7, "doc_id": "r", "position": 1},
+        {"text": "a", "title": "T", "source": "s.md", "start_index": 0},
+        "plain"]), encoding="utf-8")  # fmt: skip
+    assert _read_passages(str(path)) == [Passage("b", id="7", doc_id="r", position=1),
+                                         Passage("a", title="T", doc_id="s.md", position=0),
+                                         Passage("plain")]  # fmt: skip
