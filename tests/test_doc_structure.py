@@ -230,6 +230,19 @@ def test_llamaindex_sentence_splitter_nodes_get_their_ref_doc_id_order_and_neigh
     assert node_passages([plain], "title")[0].doc_id is None and adjacent_node_ids(plain) == []
 
 
+def test_llamaindex_markdown_node_parser_sections_get_their_document_and_order():
+    from llama_index.core import Document
+    from llama_index.core.node_parser import MarkdownNodeParser
+
+    from cage_llamaindex.structure import adjacent_node_ids, node_passages
+
+    text = "# Acme\n\nAcme Corp makes anvils.\n\n## Sales\n\nThe company sold many.\n\n## People\n\nIt hired."
+    nodes = MarkdownNodeParser().get_nodes_from_documents([Document(text=text, id_="acme.md")])
+    assert [(p.doc_id, p.position) for p in node_passages(nodes[::-1], None)] == \
+        [("acme.md", 2), ("acme.md", 1), ("acme.md", 0)]  # fmt: skip
+    assert adjacent_node_ids(nodes[1]) == [nodes[0].node_id, nodes[2].node_id]
+
+
 def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypatch):
     """What the wrappers give the core ranking (spied on; no model is loaded)."""
     from langchain_core.documents import Document
