@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.corpus_retrieval import RETRIEVERS
@@ -21,6 +21,7 @@ from cage_core.eval.runner import DEFAULT_KS
 from cage_core.evidence_chain import evidence_chain
 from cage_core.extractive import extractive_answer
 from cage_core.fusion import PoolScores
+from cage_core.metadata import passages_from_metadata
 from cage_core.methods import METHOD_NAMES
 from cage_core.passage import Passage, Via
 from cage_core.reranker import CageReranker
@@ -100,24 +101,26 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _read_passages(path: str) -> list[Passage]:
-    """JSON Lines (a string or {"text", "title", "id"} per line) or text (blank-line separated)."""
+    """JSON Lines (a string or {"text", "title", "id"} per line, optionally with the chunk's
+    document structure: "doc_id" / "source" and "position" / "start_index", read as
+    :func:`cage_core.metadata.passages_from_metadata` reads metadata) or text (blank-line
+    separated)."""
     handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
     with handle:
         content = handle.read()
     if path.endswith((".jsonl", ".json")):
-        passages = []
+        items: list[dict[str, Any]] = []
         for number, item in json_lines(content.splitlines(), path):
             if isinstance(item, str):
-                passages.append(Passage(text=item))
+                items.append({"text": item})
             elif isinstance(item, dict) and isinstance(item.get("text"), str) \
                     and isinstance(item.get("title", ""), str):
-                pid = item.get("id")
-                passages.append(Passage(text=item["text"], title=item.get("title", ""),
-                                        id=None if pid is None else str(pid)))  # fmt: skip
+                items.append(item)
             else:
                 raise DatasetFormatError(
                     f"{path}:{number}: expected a string or an object with a string 'text'")
-        return passages
+        ids = [None if item.get("id") is None else str(item["id"]) for item in items]
+        return passages_from_metadata([item["text"] for item in items], items, "title", ids)
     return [Passage(text=block.strip()) for block in content.split("\n\n") if block.strip()]
 
 

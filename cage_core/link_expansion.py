@@ -35,6 +35,18 @@ retrievers (:class:`cage_langchain.CageExpansionRetriever`,
    When some base result has no finite score, no added passage gets one either (the
    reranker then embeds the whole pool alike).
 
+**Same-document neighbours.** After the linked passages (step 2), the retrievers add the
+chunks next to each seed in its document, position − 1 then position + 1
+(:func:`sibling_expansions`; LangChain from :meth:`LinkIndex.chunks_of
+<cage_core.link_index.LinkIndex.chunks_of>`, LlamaIndex from the nodes' ``PREVIOUS`` /
+``NEXT`` relationships, else the link index): a report's chunk that says "the company" is
+then in the pool with the chunk that names it. Seeds in rank order (the same ``seeds``
+first results), each passage once, none already retrieved or linked, at most ``siblings``
+(:data:`DEFAULT_SIBLINGS`); fetched, de-duplicated and scored like the linked passages,
+``kind="document"`` and ``via`` the seed's document id. Every added passage of kind
+``"document"`` (these, and any the link index itself adds as a chunk of a seed's document)
+carries ``cage_expanded_via`` = :data:`SAME_DOCUMENT_VIA`.
+
 The link index is given as a :class:`~cage_core.link_index.LinkIndex` or as a path
 (written by the ingest transformer/extractor or ``cage enrich --link-index``), opened once
 with :meth:`LinkIndex.open <cage_core.link_index.LinkIndex.open>`: a SQLite link store
@@ -48,7 +60,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -64,6 +76,13 @@ DEFAULT_ADDED_SCORE: AddedScore = "store"
 (k=20, titles): .834 with ``"store"``, .820 with ``"lowest"``
 (``benchmarks/expansion_latency.py``)."""
 ADDED_SCORES: tuple[AddedScore, ...] = ("lowest", "store")
+SAME_DOCUMENT_VIA = "same document"
+"""The ``via`` (and ``cage_expanded_via``) of a chunk added because it is next to a seed in the
+seed's document."""
+DEFAULT_SIBLINGS = 2
+"""Same-document neighbours added at most by default: the chunk before and after the top seed
+(or of the next seeds where it has fewer). Not cross-validated yet: a bound on the extra
+pool, chosen so the expansion's cost stays that of ``DEFAULT_LIMIT`` + 2 passages."""
 
 LinkIndexSource = LinkIndex | str | os.PathLike
 """A link index, or the path of a saved one."""
@@ -115,6 +134,70 @@ def expansions_for(
     return index.expand(query, candidates, seeds=seeds, limit=limit)
 
 
+Neighbours = tuple[str | None, Sequence[str]]
+"""A passage's document id (or ``None``) and the ids of its neighbours in it, in order."""
+
+
+def index_neighbours(index: LinkIndex, passage_id: str) -> Neighbours:
+    """``passage_id``'s document and the ids of the passages at position − 1 and + 1 of it, in
+    that order, by the index's entries (:meth:`LinkIndex.chunks_of
+    <cage_core.link_index.LinkIndex.chunks_of>`); no neighbours when its entry has no
+    document or no position. Of several entries at one position, the first by id. Reads the
+    entries next to the seed in ``chunks_of``'s order only, so a long document costs a few
+    entry reads, not one per chunk."""
+    entry = index.entry(passage_id)
+    if entry is None or entry.doc_id is None or entry.position is None:
+        return (None if entry is None else entry.doc_id), []
+    ids, p = index.chunks_of(entry.doc_id), entry.position
+    if passage_id not in ids:
+        return entry.doc_id, []
+
+    def position(j: int) -> int | None:
+        chunk = index.entry(ids[j])
+        return None if chunk is None else chunk.position
+
+    out: list[str] = []
+    i = ids.index(passage_id)
+    j = i - 1
+    while j >= 0 and position(j) == p:  # other entries at the seed's own position
+        j -= 1
+    if j >= 0 and position(j) == p - 1:
+        while j > 0 and position(j - 1) == p - 1:
+            j -= 1
+        out.append(ids[j])
+    j = i + 1
+    while j < len(ids) and position(j) == p:
+        j += 1
+    if j < len(ids) and position(j) == p + 1:
+        out.append(ids[j])
+    return entry.doc_id, out
+
+
+def sibling_expansions(
+    seed_ids: Sequence[str], neighbours: Callable[[str], Neighbours], *, seeds: int,
+    limit: int, excluded: Collection[str] = (),
+) -> list[Expansion]:  # fmt: skip
+    """The same-document neighbours of the first ``seeds`` of ``seed_ids`` (module docstring):
+    for each seed in order, the ids ``neighbours(seed)`` gives, in its order, each once, none
+    of ``excluded`` nor a seed, at most ``limit``; kind ``"document"``, ``via`` the seed's
+    document id ("" when unknown), weight 0 (they come after the weighted links)."""
+    validated_bound("seeds", seeds)
+    validated_bound("limit", limit)
+    chosen = list(dict.fromkeys(seed_ids))[:seeds]
+    seen = set(excluded) | set(seed_ids)
+    out: list[Expansion] = []
+    for seed in chosen:
+        doc_id, ids = neighbours(seed)
+        for pid in ids:
+            if len(out) == limit:
+                return out
+            if isinstance(pid, str) and pid and pid not in seen:
+                seen.add(pid)
+                out.append(Expansion(id=pid, via=doc_id or "", seed=seed, weight=0.0,
+                                     kind="document"))  # fmt: skip
+    return out
+
+
 def in_expansion_order(
     expansions: Sequence[Expansion], found: Mapping[str, T], retrieved_texts: set[str],
     text_of: Callable[[T], str],
@@ -155,5 +238,7 @@ def added_score(store_score: object, fallback: float | None) -> float | None:
 
 
 def expansion_metadata(metadata: Mapping[str, Any], expansion: Expansion) -> dict[str, Any]:
-    """A copy of ``metadata`` with the expansion's linking name and seed id added."""
-    return {**metadata, EXPANDED_VIA_KEY: expansion.via, EXPANDED_FROM_KEY: expansion.seed}
+    """A copy of ``metadata`` with the expansion's linking name (:data:`SAME_DOCUMENT_VIA` for
+    a chunk of the seed's document) and seed id added."""
+    via = SAME_DOCUMENT_VIA if expansion.kind == "document" else expansion.via
+    return {**metadata, EXPANDED_VIA_KEY: via, EXPANDED_FROM_KEY: expansion.seed}

@@ -136,7 +136,7 @@ Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
 DEFAULT_LIMIT = 8
 """Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
-LinkKind = Literal["forward", "backward", "shared"]
+LinkKind = Literal["forward", "backward", "shared", "document"]
 NameRole = Literal["key", "mention"]
 
 
@@ -188,7 +188,9 @@ class Expansion:
         via: the name (in :func:`link_name` form) through which it was reached.
         seed: the candidate id it was reached from.
         weight: its link weight (module docstring); results are sorted by it.
-        kind: the kind of its strongest link: ``"forward"``, ``"backward"`` or ``"shared"``.
+        kind: the kind of its strongest link: ``"forward"``, ``"backward"``, ``"shared"``
+            or ``"document"`` (a chunk of the seed's document; ``via`` is then the seed's
+            ``doc_id``).
     """
 
     id: str
@@ -217,6 +219,17 @@ class LinkEntry:
     mentions: tuple[str, ...]
     doc_id: str | None = None
     position: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.doc_id is not None and not _valid_id(self.doc_id):
+            raise ValueError(f"LinkEntry.doc_id must be None or a valid Unicode string of 1 to "
+                             f"{MAX_ID_CHARS} characters, got {self.doc_id!r:.60}")  # fmt: skip
+        if self.position is not None and (
+            isinstance(self.position, bool) or not isinstance(self.position, int)
+            or not 0 <= self.position <= MAX_POSITION
+        ):
+            raise ValueError(f"LinkEntry.position must be None or an int in [0, {MAX_POSITION}], "
+                             f"got {self.position!r}")  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """The stored mapping; ``doc_id`` and ``position`` only when set."""
@@ -436,7 +449,12 @@ def entry_for(
                          if ent and ent not in NUMERIC_ENTITY_TYPES)  # fmt: skip
         mentions = [n for n in _unique(link_name(label) for label in entity_labels) if n not in own]
     subject_name = encodable(subject.name)  # a lone surrogate of the title would not save
-    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]))
+    doc_id = passage.doc_id if passage.doc_id is not None and _valid_id(passage.doc_id) else None
+    position = passage.position if doc_id is not None else None
+    if position is not None and not 0 <= position <= MAX_POSITION:
+        position = None
+    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]), doc_id,
+                     position)  # fmt: skip
 
 
 class LinkIndex:

@@ -54,7 +54,7 @@ from cage_core.link_index import (
     entry_for,
     is_store_path,
 )
-from cage_core.metadata import GRAPH_KEY
+from cage_core.metadata import GRAPH_KEY, passages_from_metadata
 from cage_core.passage import Passage
 
 try:
@@ -145,12 +145,16 @@ def link_entries(rows: Sequence[dict[str, Any]], start: int = 0) -> list[LinkEnt
     """The link entries of enriched rows (``text``, optional ``title``, ``cage_graph``; the
     other columns are the metadata a subject is read from), the first at input position
     ``start`` (:func:`row_id`)."""
+    metadatas = [{k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)} for row in rows]
+    # Document structure (doc_id/position columns, or source/start_index resolved over the
+    # batch): cage_core.metadata.passages_from_metadata.
+    structured = passages_from_metadata([row["text"] for row in rows], metadatas, None)
     entries = []
-    for position, row in enumerate(rows, start):
+    for position, (row, metadata, found) in enumerate(zip(rows, metadatas, structured), start):
         graph = PassageGraph.from_stored(row[GRAPH_KEY])
-        metadata = {k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)}
-        entries.append(entry_for(row_id(row, position), Passage(row["text"], title=_title(row)),
-                                 graph, metadata))  # fmt: skip
+        passage = Passage(row["text"], title=_title(row), doc_id=found.doc_id,
+                          position=found.position)  # fmt: skip
+        entries.append(entry_for(row_id(row, position), passage, graph, metadata))
     return entries
 
 

@@ -9,6 +9,30 @@ string, so flat-metadata vector stores accept it). A retriever's own query simil
 travels under ``retrieval_score``. A document an expansion retriever added
 (:mod:`cage_core.link_expansion`) carries ``cage_expanded_via`` (the name that linked it)
 and ``cage_expanded_from`` (the id of the retrieved document it was reached from).
+
+**Document structure.** A chunk's document and its place in it
+(:attr:`Passage.doc_id <cage_core.passage.Passage.doc_id>`,
+:attr:`Passage.position <cage_core.passage.Passage.position>`) are read by
+:func:`passages_from_metadata`:
+
+* ``doc_id``: the framework's own document id when it has one (LlamaIndex ``ref_doc_id``),
+  else the first of the metadata keys :data:`DOC_ID_METADATA_KEYS` holding a non-empty
+  string (or an int, as a string): ``doc_id``, ``document_id``, ``source`` (LangChain
+  loaders), ``file_path`` (LlamaIndex ``SimpleDirectoryReader``);
+* ``position``: an explicit non-negative int under :data:`POSITION_METADATA_KEYS`
+  (``position``, ``chunk_index``) when any chunk of that document in the list has one;
+  else the rank, among the list's chunks of the same document, of their character offset
+  (LangChain ``metadata["start_index"]`` from a splitter with ``add_start_index=True``;
+  LlamaIndex ``start_char_idx``), after the page (:data:`PAGE_METADATA_KEYS`, for loaders
+  that split a file into pages first). Ranked positions keep the document's order, not its
+  distances: chunks 3 and 7 of a report, retrieved together, get positions 0 and 1. The
+  ingest components see a document's chunks together, so the positions they store are its
+  true order when a document is split and ingested in one call.
+
+A chunk without a document gets ``doc_id=None`` and ``position=None`` (it is its own
+document); a chunk of a known document whose place is unknown gets ``position=None``.
+Malformed values (a negative position, a float, a bool) are ignored the same way, never an
+error: metadata is untrusted.
 """
 
 from __future__ import annotations
@@ -16,6 +40,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,6 +64,14 @@ EXPANDED_VIA_KEY = "cage_expanded_via"
 EXPANDED_FROM_KEY = "cage_expanded_from"
 EXPANSION_KEYS: tuple[str, ...] = (EXPANDED_VIA_KEY, EXPANDED_FROM_KEY)
 """Every key an expansion retriever writes on the documents it adds."""
+DOC_ID_METADATA_KEYS: tuple[str, ...] = ("doc_id", "document_id", "source", "file_path")
+"""Metadata keys a chunk's document id is read from, in this order (module docstring)."""
+POSITION_METADATA_KEYS: tuple[str, ...] = ("position", "chunk_index")
+"""Metadata keys of a chunk's explicit 0-based position in its document, in this order."""
+OFFSET_METADATA_KEY = "start_index"
+"""Metadata key of a chunk's character offset in its document (LangChain ``add_start_index``)."""
+PAGE_METADATA_KEYS: tuple[str, ...] = ("page", "page_number")
+"""Metadata keys of the page a chunk was cut from (ordered before the offset)."""
 
 
 def is_finite_score(value: object) -> bool:
@@ -89,12 +122,116 @@ def chain_from_metadata(metadatas: Sequence[Mapping[str, Any]]) -> list[Via | No
 
 
 def passage_from_metadata(
-    text: str, metadata: dict[str, Any], title_key: str | None, id: str | None = None
-) -> Passage:
-    """The passage a framework document stands for: its text and, if present, its title.
+    text: str, metadata: Mapping[str, Any], title_key: str | None, id: str | None = None,
+    *, doc_id: str | None = None, position: int | None = None,
+) -> Passage:  # fmt: skip
+    """The passage a framework document stands for: its text and, if present, its title
+    (and the document structure given, see :func:`passages_from_metadata`).
 
     Ingest transformers and rerankers both build passages with this, so a graph stored at
-    ingest is the graph of exactly what is reranked.
+    ingest is the graph of exactly what is reranked (``doc_id`` and ``position`` are never
+    parsed).
     """
     title = metadata.get(title_key) if title_key else None
-    return Passage(text=text, title=title if isinstance(title, str) else "", id=id)
+    return Passage(text=text, title=title if isinstance(title, str) else "", id=id,
+                   doc_id=doc_id, position=position)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ChunkPlace:
+    """What one chunk's metadata says of its place (module docstring), before the positions
+    of a list of chunks are resolved by :func:`document_positions`.
+
+    Attributes:
+        doc_id: its document, or ``None``.
+        position: its explicit 0-based position, or ``None``.
+        order: ``(page, character offset)`` when the offset is known, else ``None``.
+    """
+
+    doc_id: str | None
+    position: int | None = None
+    order: tuple[int, int] | None = None
+
+
+def _count(value: object) -> int | None:
+    """``value`` as an int when it is a non-negative integer (not a bool), else ``None``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        return None
+    number = int(value)
+    return number if number >= 0 else None
+
+
+def _first_count(metadata: Mapping[str, Any], keys: Sequence[str]) -> int | None:
+    for key in keys:
+        value = _count(metadata.get(key))
+        if value is not None:
+            return value
+    return None
+
+
+def chunk_place(
+    metadata: Mapping[str, Any], *, doc_id: object = None, offset: object = None
+) -> ChunkPlace:
+    """The :class:`ChunkPlace` of a chunk's ``metadata`` (module docstring); ``doc_id`` and
+    ``offset`` are the framework's own values, preferred to the metadata's when usable."""
+    document = doc_id if isinstance(doc_id, str) and doc_id else None
+    for key in DOC_ID_METADATA_KEYS:
+        if document is not None:
+            break
+        value = metadata.get(key)
+        if isinstance(value, str) and value:
+            document = value
+        elif _count(value) is not None:
+            document = str(value)
+    if document is None:
+        return ChunkPlace(None)
+    start = _count(offset)
+    if start is None:
+        start = _count(metadata.get(OFFSET_METADATA_KEY))
+    page = _first_count(metadata, PAGE_METADATA_KEYS) or 0
+    return ChunkPlace(document, _first_count(metadata, POSITION_METADATA_KEYS),
+                      None if start is None else (page, start))  # fmt: skip
+
+
+def document_positions(places: Sequence[ChunkPlace]) -> list[int | None]:
+    """The position of each chunk of a list (module docstring): explicit positions where a
+    document's chunks have any, else the rank of ``order`` among the list's chunks of that
+    document (ties: list order); ``None`` for the rest."""
+    explicit = {p.doc_id for p in places if p.doc_id is not None and p.position is not None}
+    out: list[int | None] = [p.position if p.doc_id in explicit else None for p in places]
+    ordered: dict[str, list[tuple[tuple[int, int], int]]] = {}
+    for i, p in enumerate(places):
+        if p.doc_id is not None and p.doc_id not in explicit and p.order is not None:
+            ordered.setdefault(p.doc_id, []).append((p.order, i))
+    for chunks in ordered.values():
+        for rank, (_, i) in enumerate(sorted(chunks)):
+            out[i] = rank
+    return out
+
+
+def passages_from_metadata(
+    texts: Sequence[str],
+    metadatas: Sequence[Mapping[str, Any]],
+    title_key: str | None,
+    ids: Sequence[str | None] | None = None,
+    *,
+    doc_ids: Sequence[object] | None = None,
+    offsets: Sequence[object] | None = None,
+) -> list[Passage]:
+    """The passages of a list of framework documents, with their document structure.
+
+    Each passage is :func:`passage_from_metadata`'s, plus ``doc_id`` and ``position`` as the
+    module docstring says; ``doc_ids`` and ``offsets`` are the framework's own document ids
+    and character offsets per chunk (LlamaIndex ``ref_doc_id`` and ``start_char_idx``;
+    ``None`` entries fall back to the metadata). Positions are resolved over the whole list.
+    """
+    n = len(texts)
+    if len(metadatas) != n or any(len(x) != n for x in (ids, doc_ids, offsets) if x is not None):
+        raise ValueError("texts, metadatas and the optional ids, doc_ids, offsets differ in length")
+    places = [chunk_place(m, doc_id=None if doc_ids is None else doc_ids[i],
+                          offset=None if offsets is None else offsets[i])
+              for i, m in enumerate(metadatas)]  # fmt: skip
+    positions = document_positions(places)
+    return [passage_from_metadata(t, m, title_key, None if ids is None else ids[i],
+                                  doc_id=places[i].doc_id, position=positions[i])
+            for i, (t, m) in enumerate(zip(texts, metadatas))]  # fmt: skip

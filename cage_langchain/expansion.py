@@ -24,13 +24,16 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from cage_core.link_expansion import (
     DEFAULT_ADDED_SCORE,
+    DEFAULT_SIBLINGS,
     AddedScore,
     added_score,
     expansion_metadata,
     expansions_for,
     fallback_score,
     in_expansion_order,
+    index_neighbours,
     load_link_index,
+    sibling_expansions,
 )
 from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
@@ -51,7 +54,10 @@ class CageExpansionRetriever(BaseRetriever):
     search and one more query embedding, unless the embeddings cache query vectors as
     :class:`~cage_langchain.PackagedMiniLMEmbeddings` does), or with
     ``added_score="lowest"`` the lowest base score (free). Base documents are returned as the
-    base retriever gave them.
+    base retriever gave them. After the linked passages come up to ``siblings`` chunks next
+    to a seed in its document (position ∓ 1 by the link index's ``doc_id`` / ``position``,
+    which :class:`~cage_langchain.CageGraphTransformer` stores from ``source`` and
+    ``start_index``), with ``cage_expanded_via="same document"``.
 
     ``link_index`` is a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
@@ -74,7 +80,10 @@ class CageExpansionRetriever(BaseRetriever):
     seeds: int = Field(default=DEFAULT_SEEDS, ge=0)
     """How many of the base documents (most relevant first) are expanded."""
     limit: int = Field(default=DEFAULT_LIMIT, ge=0)
-    """How many passages are added at most."""
+    """How many linked passages are added at most."""
+    siblings: int = Field(default=DEFAULT_SIBLINGS, ge=0)
+    """How many same-document neighbours of the seeds are added at most, after the linked
+    passages (:mod:`cage_core.link_expansion`); 0: none."""
     added_score: AddedScore = DEFAULT_ADDED_SCORE
     """How added documents are scored: the ``"store"``'s own score or the ``"lowest"`` base
     score (:mod:`cage_core.link_expansion`, step 4)."""
@@ -139,8 +148,13 @@ class CageExpansionRetriever(BaseRetriever):
 
     # -- the steps of cage_core.link_expansion ---------------------------------------------
     def _expansions(self, query: str, docs: Sequence[Document]) -> list[Expansion]:
-        return expansions_for(self.index, query, [d.id for d in docs], seeds=self.seeds,
-                              limit=self.limit)  # fmt: skip
+        ids = [d.id for d in docs]
+        linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
+        known = [i for i in ids if isinstance(i, str) and i in self.index]
+        return linked + sibling_expansions(
+            known, lambda pid: index_neighbours(self.index, pid), seeds=self.seeds,
+            limit=self.siblings, excluded={e.id for e in linked},
+        )  # fmt: skip
 
     @staticmethod
     def _chosen(expansions: list[Expansion], found: Sequence[Document],

@@ -20,12 +20,12 @@ from cage_core.metadata import (
     RETRIEVAL_SCORE_KEY,
     TITLE_KEY,
     is_finite_score,
-    passage_from_metadata,
     ranked_metadata,
 )
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
+from cage_langchain.structure import document_passages
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,10 @@ class CageRerank(BaseDocumentCompressor):
     keys reach a prompt only when a custom document prompt names them, and embeddings are
     never taken from metadata. The caller's documents are never modified. A graph stored by :class:`~cage_langchain.CageGraphTransformer` under
     ``metadata["cage_graph"]`` is used instead of parsing, if it was built from this very
-    document's content. Pickles and deep-copies without its models, which reload lazily.
+    document's content. Each document's place in its document (``metadata["source"]`` and
+    ``metadata["start_index"]`` of a splitter with ``add_start_index=True``, or ``doc_id`` /
+    ``position``) is read by :func:`~cage_langchain.structure.document_passages`. Pickles and
+    deep-copies without its models, which reload lazily.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -173,8 +176,7 @@ class CageRerank(BaseDocumentCompressor):
         self, documents: Sequence[Document], query: str, sims: np.ndarray | None
     ) -> list[Document]:
         reranker = self.reranker
-        passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key, d.id)
-                    for d in documents]
+        passages = document_passages(documents, self.title_key)
         graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents], passages)
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip

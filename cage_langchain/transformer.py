@@ -14,9 +14,10 @@ from cage_core import CageConfig
 from cage_core.graph_service import PassageGraphs
 from cage_core.link_index import LinkIndex
 from cage_core.link_ingest import index_documents
-from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
+from cage_core.metadata import GRAPH_KEY, TITLE_KEY
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
+from cage_langchain.structure import document_passages
 
 
 class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
@@ -36,7 +37,10 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     link index that :class:`~cage_langchain.CageExpansionRetriever` expands from, from the
     graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``: a
     document without an id is not indexed (one warning per call), so give documents the
-    ids the vector store keeps them under.
+    ids the vector store keeps them under. Each entry keeps the document's place
+    (``doc_id``, ``position``: :func:`~cage_langchain.structure.document_passages`, over the
+    documents of one call), so the expansion retriever can add a retrieved chunk's
+    neighbours: transform a document's chunks in one call for their true order.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -66,8 +70,7 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
         if not documents:
             return []
-        passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key)
-                    for d in documents]
+        passages = document_passages(documents, self.title_key, with_ids=False)
         graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
         if self.link_index is not None:
             index_documents(self.link_index, [(d.id, p, g, d.metadata)

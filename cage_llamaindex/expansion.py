@@ -19,19 +19,24 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, Query
 
 from cage_core.link_expansion import (
     DEFAULT_ADDED_SCORE,
+    DEFAULT_SIBLINGS,
     AddedScore,
     LinkIndexSource,
+    Neighbours,
     added_score,
     expansion_metadata,
     expansions_for,
     fallback_score,
     in_expansion_order,
+    index_neighbours,
     load_link_index,
+    sibling_expansions,
     validated_added_score,
     validated_bound,
 )
 from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
 from cage_core.metadata import EXPANSION_KEYS
+from cage_llamaindex.structure import adjacent_node_ids
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +53,10 @@ class CageExpansionRetriever(BaseRetriever):
     index's own retriever restricted to those node ids (``VectorStoreQuery.node_ids``, and
     Chroma's ``ids``; the query embedding is reused in the sync path, computed again in the
     async one), or with ``added_score="lowest"`` the lowest base score. Base nodes are
-    returned as the base retriever gave them.
+    returned as the base retriever gave them. After the linked nodes come up to
+    ``siblings`` nodes next to a seed in its document: its ``PREVIOUS`` then ``NEXT`` node
+    (as a node parser links them), else the link index's neighbours (``doc_id`` /
+    ``position``), with ``cage_expanded_via="same document"``.
 
     Args:
         retriever: any retriever over ``index``'s nodes (e.g. ``index.as_retriever()``).
@@ -58,7 +66,9 @@ class CageExpansionRetriever(BaseRetriever):
             :class:`~cage_core.link_index.LinkIndexFormatError`; invalid entries are
             skipped with one warning).
         seeds: how many base nodes (most relevant first) are expanded.
-        limit: how many nodes are added at most.
+        limit: how many linked nodes are added at most.
+        siblings: how many same-document neighbours of the seeds are added at most, after the
+            linked nodes (:mod:`cage_core.link_expansion`); 0: none.
         added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.link_expansion`, step 4).
     """
 
@@ -70,6 +80,7 @@ class CageExpansionRetriever(BaseRetriever):
         *,
         seeds: int = DEFAULT_SEEDS,
         limit: int = DEFAULT_LIMIT,
+        siblings: int = DEFAULT_SIBLINGS,
         added_score: AddedScore = DEFAULT_ADDED_SCORE,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
@@ -84,6 +95,7 @@ class CageExpansionRetriever(BaseRetriever):
         self.link_index: LinkIndex = load_link_index(link_index)
         self.seeds = validated_bound("seeds", seeds)
         self.limit = validated_bound("limit", limit)
+        self.siblings = validated_bound("siblings", siblings)
         self.added_score = validated_added_score(added_score)
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
@@ -106,8 +118,22 @@ class CageExpansionRetriever(BaseRetriever):
 
     # -- the steps of cage_core.link_expansion ---------------------------------------------
     def _expansions(self, bundle: QueryBundle, nodes: Sequence[NodeWithScore]) -> list[Expansion]:
-        return expansions_for(self.link_index, bundle.query_str, [n.node.node_id for n in nodes],
-                              seeds=self.seeds, limit=self.limit)  # fmt: skip
+        ids = [n.node.node_id for n in nodes]
+        linked = expansions_for(self.link_index, bundle.query_str, ids, seeds=self.seeds,
+                                limit=self.limit)  # fmt: skip
+        by_id = {n.node.node_id: n.node for n in reversed(nodes)}  # a repeated id: the first
+
+        def neighbours(node_id: str) -> Neighbours:
+            node = by_id[node_id]
+            adjacent = adjacent_node_ids(node)
+            if adjacent:
+                return node.ref_doc_id, adjacent
+            return index_neighbours(self.link_index, node_id)
+
+        return linked + sibling_expansions(
+            [i for i in ids if i], neighbours, seeds=self.seeds, limit=self.siblings,
+            excluded={e.id for e in linked},
+        )  # fmt: skip
 
     def _fetch(self, ids: list[str]) -> dict[str, BaseNode]:
         found: dict[str, BaseNode] = {}

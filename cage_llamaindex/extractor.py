@@ -7,15 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_serializer
-from llama_index.core.schema import BaseNode, MetadataMode, TransformComponent
+from llama_index.core.schema import BaseNode, TransformComponent
 
 from cage_core import CageConfig
 from cage_core.graph_service import PassageGraphs
 from cage_core.link_index import LinkIndex
 from cage_core.link_ingest import index_documents
-from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
+from cage_core.metadata import GRAPH_KEY, TITLE_KEY
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
+from cage_llamaindex.structure import node_passages
 
 
 class CageGraphExtractor(TransformComponent):
@@ -36,7 +37,9 @@ class CageGraphExtractor(TransformComponent):
     names are also added, under its ``node_id``, to the link index that
     :class:`~cage_llamaindex.CageExpansionRetriever` expands from, from the graphs parsed
     here (:mod:`cage_core.link_ingest`). A pipeline run answered from the ingestion cache
-    skips this step, so it adds nothing to the link index.
+    skips this step, so it adds nothing to the link index. Each entry keeps the node's place
+    (``doc_id`` = ``ref_doc_id``, ``position``: :func:`~cage_llamaindex.structure.node_passages`
+    over the nodes of one call, the whole document when it is parsed in the same pipeline run).
     """
 
     config: CageConfig = Field(default_factory=CageConfig)
@@ -75,8 +78,7 @@ class CageGraphExtractor(TransformComponent):
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:
             return []
-        passages = [passage_from_metadata(n.get_content(metadata_mode=MetadataMode.NONE), n.metadata,
-                                          self.title_key) for n in nodes]  # fmt: skip
+        passages = node_passages(nodes, self.title_key, with_ids=False)
         graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
         if self.link_index is not None:
             index_documents(self.link_index, [(n.node_id, p, g, n.metadata)

@@ -10,19 +10,19 @@ import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
 from cage_core.metadata import (
     GRAPH_KEY,
     RANKED_KEYS,
     TITLE_KEY,
-    passage_from_metadata,
     ranked_metadata,
 )
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
+from cage_llamaindex.structure import node_passages
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +46,10 @@ class CageRerank(BaseNodePostprocessor):
     ``excluded_llm_metadata_keys``).
     The caller's nodes are not modified. A graph stored by
     :class:`~cage_llamaindex.CageGraphExtractor` is used instead of parsing again, if it was
-    built from this very node's content. Pickles and deep-copies without its models; they
-    load lazily afterwards.
+    built from this very node's content. Each node's place in its document (``ref_doc_id``,
+    ``start_char_idx``, or ``doc_id`` / ``position`` metadata) is read by
+    :func:`~cage_llamaindex.structure.node_passages`. Pickles and deep-copies without its
+    models; they load lazily afterwards.
     """
 
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
@@ -88,7 +90,6 @@ class CageRerank(BaseNodePostprocessor):
             raise ValueError("CageRerank needs the query: pass query_bundle or query_str")
         if not nodes:
             return []
-        texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
         sims = self._similarities(nodes, query_bundle)
         with self.callback_manager.event(
             CBEventType.RERANKING,
@@ -97,8 +98,7 @@ class CageRerank(BaseNodePostprocessor):
                      EventPayload.TOP_K: self.top_n},  # fmt: skip
         ) as event:
             reranker = self.reranker
-            passages = [passage_from_metadata(t, n.node.metadata, self.title_key, n.node.node_id)
-                        for t, n in zip(texts, nodes)]
+            passages = node_passages([n.node for n in nodes], self.title_key)
             graphs = reranker.stored_graphs([n.node.metadata.get(self.graph_key) for n in nodes],
                                             passages)
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,

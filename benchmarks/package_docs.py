@@ -1,0 +1,238 @@
+"""Package documentation benchmark (issue 26): does CAGE help, or at least not hurt, on the kind
+of corpus a user has — Markdown, reStructuredText and README text that ships inside installed
+packages — split the way LangChain splits it?
+
+Corpus: the files listed in ``benchmarks/data/package_docs.json`` (paths relative to this
+interpreter's site-packages; a ``*.dist-info/METADATA`` file contributes its long
+description), split by ``RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0,
+add_start_index=True)``; each chunk keeps ``metadata["source"]`` (the file) and
+``metadata["start_index"]`` and gets the id ``"<source>:<start_index>"``. The questions and
+their gold chunks were written into that JSON file before any ranking was run: a gold selector
+is a file and a verbatim substring that exactly one chunk of the file contains (the script
+stops when a selector matches no chunk or several, e.g. after a package upgrade changed a file).
+
+Pipeline, per question (the real LangChain path): ``InMemoryVectorStore`` with the packaged
+MiniLM, ``ScoredVectorStoreRetriever`` top ``k`` (20) = **vanilla**; the pool reranked by
+``CageRerank(method="hybrid")`` (z-cosine + 0.5·z-BM25, the relevance term of cage) on the
+chunks without document structure (the same metadata with ``source`` renamed ``file_name`` and
+no ``start_index``: the same file-name subject, no document) = **hybrid**, the reference, and
+with it = **hybrid, with structure** (equal to hybrid unless the tree's ranking reads the
+structure even at α = 1); by ``CageRerank(method="cage")`` with the chunks' document structure
+(``source`` + ``start_index`` → ``Passage.doc_id`` / ``position``) = **cage**, and without it =
+**cage, no structure**. Graphs are parsed once at ingest
+(``CageGraphTransformer``, which also writes the link index), so every rerank reads stored
+graphs. The same again on the pool of ``CageExpansionRetriever`` (linked passages and
+same-document neighbours added) = the ``--expand`` rows.
+
+Printed: Recall@3 / Recall@5 (share of a question's gold chunks in the top 3 / 5, mean over
+questions), overall and per question type, and for each reranking the number of gold chunks
+(in the pool) it moved up / down against hybrid. It ranks with whatever the tree's ranking is;
+run from the repository root::
+
+    python benchmarks/package_docs.py [--k 20] [--json OUT.json] [--check-gold]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import sysconfig
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
+DATA = ROOT / "benchmarks" / "data" / "package_docs.json"
+KS = (3, 5)
+
+
+def site_packages() -> Path:
+    return Path(sysconfig.get_paths()["purelib"])
+
+
+def file_text(root: Path, relative: str) -> str:
+    path = root / relative
+    if not path.is_file():
+        sys.exit(f"{path}: not found; the corpus is the docs of the packages installed with "
+                 f"cage-rag's test dependencies (see {DATA.name})")  # fmt: skip
+    text = path.read_text(encoding="utf-8")
+    if relative.endswith("METADATA"):  # headers, a blank line, then the long description
+        text = text.split("\n\n", 1)[1] if "\n\n" in text else ""
+    return text
+
+
+def split_corpus(spec: dict, root: Path) -> list:
+    from langchain_core.documents import Document
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    settings = spec["splitter"]
+    splitter = RecursiveCharacterTextSplitter(chunk_size=settings["chunk_size"],
+                                              chunk_overlap=settings["chunk_overlap"],
+                                              add_start_index=True)  # fmt: skip
+    documents = [Document(file_text(root, f), metadata={"source": f}) for f in spec["files"]]
+    chunks = splitter.split_documents(documents)
+    for chunk in chunks:
+        chunk.id = f"{chunk.metadata['source']}:{chunk.metadata['start_index']}"
+    return chunks
+
+
+def gold_ids(spec: dict, chunks: Sequence) -> dict[str, list[str]]:
+    """Each question's gold chunk ids; exits when a selector matches no chunk or several."""
+    problems, out = [], {}
+    for q in spec["questions"]:
+        ids = []
+        for selector in q["gold"]:
+            found = [c.id for c in chunks if c.metadata["source"] == selector["file"]
+                     and selector["contains"] in c.page_content]  # fmt: skip
+            if len(found) != 1:
+                problems.append(f"{q['id']}: {selector} matches {len(found)} chunks {found[:3]}")
+            ids.extend(found[:1])
+        if len(set(ids)) != len(ids):
+            problems.append(f"{q['id']}: two selectors name the same chunk")
+        out[q["id"]] = ids
+    if problems:
+        sys.exit("gold selectors that do not name exactly one chunk:\n  " + "\n  ".join(problems))
+    return out
+
+
+def without_structure(documents: Sequence) -> list:
+    """The documents with ``source`` renamed ``file_name`` (the same file-name subject) and no
+    ``start_index``: no document structure."""
+    from langchain_core.documents import Document
+
+    out = []
+    for d in documents:
+        metadata = {k: v for k, v in d.metadata.items() if k not in ("source", "start_index")}
+        if "source" in d.metadata:
+            metadata["file_name"] = d.metadata["source"]
+        out.append(Document(d.page_content, metadata=metadata, id=d.id))
+    return out
+
+
+def recall(order: Sequence[str], gold: Sequence[str], k: int) -> float:
+    return sum(g in order[:k] for g in gold) / len(gold)
+
+
+def moves(order: Sequence[str], reference: Sequence[str], gold: Sequence[str]) -> tuple[int, int]:
+    """Gold chunks of the pool ranked higher / lower in ``order`` than in ``reference``."""
+    up = down = 0
+    for g in gold:
+        if g in order and g in reference:
+            delta = reference.index(g) - order.index(g)
+            up, down = up + (delta > 0), down + (delta < 0)
+    return up, down
+
+
+def run(k: int) -> dict:
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    from cage_core.link_index import LinkIndex
+    from cage_langchain import (
+        CageExpansionRetriever,
+        CageGraphTransformer,
+        CageRerank,
+        PackagedMiniLMEmbeddings,
+        ScoredVectorStoreRetriever,
+    )
+
+    spec = json.loads(DATA.read_text(encoding="utf-8"))
+    chunks = split_corpus(spec, site_packages())
+    gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
+    import cage_core
+
+    print(f"ranking with {Path(cage_core.__file__).parent}", file=sys.stderr)
+    started = time.perf_counter()
+    links = LinkIndex()
+    enriched = CageGraphTransformer(link_index=links).transform_documents(chunks)
+    store = InMemoryVectorStore(PackagedMiniLMEmbeddings())
+    store.add_documents(list(enriched))
+    print(f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
+          f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
+          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)  # fmt: skip
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
+    pools = {"": base, " --expand": CageExpansionRetriever(base_retriever=base, vectorstore=store,
+                                                           link_index=links)}  # fmt: skip
+    rerankers = {"hybrid": CageRerank(method="hybrid", top_n=None),
+                 "cage": CageRerank(method="cage", top_n=None)}  # fmt: skip
+    orders: dict[str, dict[str, list[str]]] = {}
+    for suffix, retriever in pools.items():
+        for q in spec["questions"]:
+            pool = retriever.invoke(q["question"])
+            plain = without_structure(pool)
+            ranked = {"vanilla": [d.id for d in pool]}
+            for name, structured in (("hybrid", False), ("hybrid, with structure", True),
+                                     ("cage", True), ("cage, no structure", False)):
+                rerank = rerankers[name.split(",")[0]]
+                out = rerank.compress_documents(pool if structured else plain, q["question"])
+                ranked[name] = [d.id for d in out]
+            for name, order in ranked.items():
+                orders.setdefault(name + suffix, {})[q["id"]] = order
+    parses = sum(r.reranker.parse_count for r in rerankers.values())
+    return {"spec": spec, "gold": gold, "orders": orders, "parses_at_query_time": parses,
+            "chunks": len(chunks), "k": k}  # fmt: skip
+
+
+def summary(result: dict) -> dict:
+    spec, gold, orders = result["spec"], result["gold"], result["orders"]
+    types = {q["id"]: q["type"] for q in spec["questions"]}
+    rows = {}
+    for name, by_question in orders.items():
+        row: dict[str, object] = {}
+        for group in ("all", "one_chunk", "two_chunk"):
+            ids = [i for i in by_question if group == "all" or types[i] == group]
+            for k in KS:
+                row[f"{group} R@{k}"] = sum(recall(by_question[i], gold[i], k) for i in ids) / len(ids)
+        reference = orders["hybrid" + (" --expand" if name.endswith("--expand") else "")]
+        up = down = 0
+        for i, order in by_question.items():
+            u, d = moves(order, reference[i], gold[i])
+            up, down = up + u, down + d
+        row["up"], row["down"] = up, down
+        row["gold in pool"] = sum(g in by_question[i] for i in gold for g in gold[i])
+        rows[name] = row
+    return rows
+
+
+def print_table(rows: dict, result: dict) -> None:
+    n_gold = sum(len(g) for g in result["gold"].values())
+    print(f"k={result['k']}, {result['chunks']} chunks, {len(result['gold'])} questions, "
+          f"{n_gold} gold chunks; query-time parses: {result['parses_at_query_time']}")
+    header = ["ranking", "R@3", "R@5", "one-chunk R@3", "R@5", "two-chunk R@3", "R@5",
+              "gold in pool", "up / down vs hybrid"]  # fmt: skip
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for name, row in rows.items():
+        cells = [name] + [f"{row[f'{g} R@{k}']:.3f}" for g in ("all", "one_chunk", "two_chunk")
+                          for k in KS]  # fmt: skip
+        reference = name in ("hybrid", "hybrid --expand")
+        cells += [f"{row['gold in pool']}/{n_gold}",
+                  "—" if reference else f"{row['up']} / {row['down']}"]
+        print("| " + " | ".join(cells) + " |")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--k", type=int, default=20, help="retrieved chunks per question")
+    parser.add_argument("--json", type=Path, help="also write the figures and orders here")
+    parser.add_argument("--check-gold", action="store_true",
+                        help="only split the corpus and check the gold selectors")
+    args = parser.parse_args(argv)
+    if args.check_gold:
+        spec = json.loads(DATA.read_text(encoding="utf-8"))
+        chunks = split_corpus(spec, site_packages())
+        gold = gold_ids(spec, chunks)
+        print(f"{len(chunks)} chunks; {sum(len(g) for g in gold.values())} gold chunks of "
+              f"{len(gold)} questions, each selector names exactly one chunk")
+        return
+    result = run(args.k)
+    rows = summary(result)
+    print_table(rows, result)
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "orders": result["orders"],
+                                         "gold": result["gold"]}, indent=1))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

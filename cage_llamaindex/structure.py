@@ -1,0 +1,48 @@
+"""The passages a list of LlamaIndex nodes stands for, with their document structure.
+
+A node parser (``SentenceSplitter``, ``MarkdownNodeParser``, ...) links each node to its
+document (the ``SOURCE`` relationship, ``node.ref_doc_id``), to its neighbours (``PREVIOUS``
+and ``NEXT``, when they come from the same document) and records its character offset
+(``start_char_idx``). :func:`node_passages` turns these into :attr:`Passage.doc_id
+<cage_core.passage.Passage.doc_id>` (``ref_doc_id``, else the metadata keys of
+:mod:`cage_core.metadata`) and :attr:`Passage.position
+<cage_core.passage.Passage.position>` (an explicit ``position`` / ``chunk_index`` metadata
+value, else the rank of ``start_char_idx`` among the list's nodes of the same document);
+:func:`adjacent_node_ids` gives the ids of a node's neighbours, which the expansion
+retriever adds. Nodes without them are each their own document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, RelatedNodeInfo
+
+from cage_core.metadata import passages_from_metadata
+from cage_core.passage import Passage
+
+
+def node_passages(
+    nodes: Sequence[BaseNode], title_key: str | None, *, with_ids: bool = True
+) -> list[Passage]:
+    """The passages of ``nodes``: text (``MetadataMode.NONE``), title
+    (``metadata[title_key]``), ``node_id`` when ``with_ids``, and ``doc_id`` / ``position``
+    resolved over the whole list."""
+    return passages_from_metadata(
+        [n.get_content(metadata_mode=MetadataMode.NONE) for n in nodes],
+        [n.metadata for n in nodes], title_key,
+        [n.node_id for n in nodes] if with_ids else None,
+        doc_ids=[n.ref_doc_id for n in nodes],
+        offsets=[getattr(n, "start_char_idx", None) for n in nodes],
+    )  # fmt: skip
+
+
+def adjacent_node_ids(node: BaseNode) -> list[str]:
+    """The ids of ``node``'s ``PREVIOUS`` and ``NEXT`` nodes, in that order (the ones present;
+    a relationship that is not a single related node is ignored)."""
+    out = []
+    for relation in (NodeRelationship.PREVIOUS, NodeRelationship.NEXT):
+        related = node.relationships.get(relation)
+        if isinstance(related, RelatedNodeInfo) and related.node_id and related.node_id not in out:
+            out.append(related.node_id)
+    return out
