@@ -15,6 +15,8 @@ from cage_core.graph_service import PassageGraphs
 from cage_core.link_index import LinkIndex
 from cage_core.link_ingest import index_documents
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
+from cage_core.passage import Passage
+from cage_core.passage_ids import content_ids
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 
@@ -34,9 +36,13 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     With ``link_index`` (a :class:`~cage_core.link_index.LinkIndex`, extended in memory, or
     a path, merged into the file under a lock) each document's names are also added to the
     link index that :class:`~cage_langchain.CageExpansionRetriever` expands from, from the
-    graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``: a
-    document without an id is not indexed (one warning per call), so give documents the
-    ids the vector store keeps them under.
+    graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``.
+
+    A document without an id (every chunk of LangChain's text splitters) is returned with the
+    stable :func:`~cage_core.passage_ids.content_id` of its title and text as ``Document.id``,
+    which ``add_documents`` / ``from_documents`` then store it under (Chroma, FAISS, Qdrant:
+    it is a UUID), and is indexed under it; the same chunk gets the same id at every
+    re-ingest. Documents that have an id keep it.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -68,17 +74,25 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
             return []
         passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key)
                     for d in documents]
+        ids = _ids(documents, passages)
         graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
         if self.link_index is not None:
-            index_documents(self.link_index, [(d.id, p, g, d.metadata)
-                                              for d, p, g in zip(documents, passages, graphs)])
+            index_documents(self.link_index, [(i, p, g, d.metadata)
+                                              for i, d, p, g in zip(ids, documents, passages, graphs)])
         return [
-            Document(page_content=d.page_content, id=d.id,
+            Document(page_content=d.page_content, id=i,
                      metadata={**d.metadata, self.graph_key: g.to_text()})  # fmt: skip
-            for d, g in zip(documents, graphs)
+            for i, d, g in zip(ids, documents, graphs)
         ]
 
     async def atransform_documents(
         self, documents: Sequence[Document], **kwargs: Any
     ) -> Sequence[Document]:
         return await asyncio.to_thread(self.transform_documents, documents, **kwargs)
+
+
+def _ids(documents: Sequence[Document], passages: Sequence[Passage]) -> list[str]:
+    """Each document's own id, or the content id of its title and text (class docstring)."""
+    without = [(p.title, p.text) for d, p in zip(documents, passages) if not d.id]
+    made = iter(content_ids(without))
+    return [d.id if d.id else next(made) for d in documents]
