@@ -12,7 +12,7 @@ import numpy as np
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig, CageReranker
 from cage_core.cache import EmbeddingCache, embedding_key
@@ -88,6 +88,10 @@ class CageRerank(BaseDocumentCompressor):
     method: str = "cage"
     """The ranking method: "cage" (default), or any name of :mod:`cage_core.methods` such as
     "grapher", "tegr", "cage-contra", "paper"."""
+    integrity_key: SecretStr | None = None
+    """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
+    only graphs with a valid one are used (:mod:`cage_core.graph_integrity`); ``None``: the
+    content hash alone, a freshness check, not protection against a store others can write."""
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _embedding_cache: EmbeddingCache | None = PrivateAttr(default=None)
@@ -219,7 +223,8 @@ class CageRerank(BaseDocumentCompressor):
     def _rerank(self, documents: Sequence[Document], passages: list[Passage], query: str,
                 sims: np.ndarray | None) -> list[Document]:  # fmt: skip
         reranker = self.reranker
-        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents], passages)
+        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents], passages,
+                                        integrity_key=self.integrity_key)  # fmt: skip
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip
         return [

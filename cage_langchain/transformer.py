@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import BaseDocumentTransformer, Document
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig
+from cage_core.graph_integrity import key_bytes, signed_text
 from cage_core.graph_service import PassageGraphs
 from cage_core.link_index import LinkIndex
 from cage_core.link_ingest import index_documents
@@ -56,6 +57,10 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     level stored, light (entities) for most, full for the R-GCN methods ("paper", ...)."""
     link_index: LinkIndex | str | Path | None = None
     """Where each document's link entry is added (class docstring); ``None``: nowhere."""
+    integrity_key: SecretStr | None = None
+    """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
+    only graphs with a valid one are used (:mod:`cage_core.graph_integrity`); ``None``: the
+    content hash alone, a freshness check, not protection against a store others can write."""
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
@@ -75,13 +80,14 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         passages = [passage_from_metadata(d.page_content, d.metadata, self.title_key)
                     for d in documents]
         ids = _ids(documents, passages)
+        key = key_bytes(self.integrity_key)
         graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
         if self.link_index is not None:
             index_documents(self.link_index, [(i, p, g, d.metadata)
                                               for i, d, p, g in zip(ids, documents, passages, graphs)])
         return [
             Document(page_content=d.page_content, id=i,
-                     metadata={**d.metadata, self.graph_key: g.to_text()})  # fmt: skip
+                     metadata={**d.metadata, self.graph_key: signed_text(g, key)})  # fmt: skip
             for i, d, g in zip(ids, documents, graphs)
         ]
 

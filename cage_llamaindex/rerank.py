@@ -8,7 +8,7 @@ import time
 from typing import Any, Literal
 
 import numpy as np
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, field_serializer
 from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
@@ -72,12 +72,21 @@ class CageRerank(BaseNodePostprocessor):
     method: str = Field(default="cage", description="ranking method: cage, grapher, tegr, "
                         "cage-contra, paper, … (cage_core.methods)")
 
+    integrity_key: SecretStr | None = Field(
+        default=None, description="secret shared with CageGraphExtractor: only stored graphs with "
+        "a valid HMAC under it are used (cage_core.graph_integrity); None: content hash only")
+
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _warned_fallback: bool = PrivateAttr(default=False)
 
     @classmethod
     def class_name(cls) -> str:
         return "CageRerank"
+
+    @field_serializer("integrity_key")
+    def _serialised_integrity_key(self, value: SecretStr | None) -> str | None:
+        """Serialised (``to_dict``, ``to_json``, the ingestion cache key) masked: never the key."""
+        return None if value is None else str(value)
 
     @property
     def reranker(self) -> CageReranker:
@@ -123,7 +132,7 @@ class CageRerank(BaseNodePostprocessor):
         ) as event:
             reranker = self.reranker
             graphs = reranker.stored_graphs([n.node.metadata.get(self.graph_key) for n in nodes],
-                                            passages)
+                                            passages, integrity_key=self.integrity_key)
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
                                      query_similarities=sims, graphs=graphs)  # fmt: skip
             out = [self._ranked_node(nodes[r.index], r) for r in ranked]

@@ -248,3 +248,33 @@ def test_similarity_cutoff_after_cage_on_a_persisted_index(nodes, embed_model, t
             [n.node.node_id for n in every if n.node.metadata["cage_score"] >= bar]
         kept += len(got)
     assert 0 < kept < 3 * len(nodes)
+
+
+def test_with_an_integrity_key_a_forged_graph_in_a_persisted_index_is_ignored(nodes, embed_model, tmp_path,
+                                                                              caplog):
+    from llama_index.core import StorageContext, load_index_from_storage
+
+    from cage_core.graph.passage_graph import PassageGraph, content_hash
+
+    key = "shared by ingest and rerank"
+    signed = IngestionPipeline(transformations=[CageGraphExtractor(integrity_key=key)]).run(nodes=nodes)
+    VectorStoreIndex(signed, embed_model=embed_model).storage_context.persist(str(tmp_path))
+    index = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path)),
+                                    embed_model=embed_model)
+    retrieved = index.as_retriever(similarity_top_k=6).retrieve(QUERY)
+    victim = retrieved[-1].node
+    donor = PassageGraph.from_stored(retrieved[0].node.metadata["cage_graph"])
+    forged = donor.__class__(**{**donor.__dict__, "content_sha": content_hash(
+        Passage(victim.get_content(metadata_mode=MetadataMode.NONE)).content)})
+    tampered = victim.model_copy()
+    tampered.metadata = {**victim.metadata, "cage_graph": forged.to_text()}
+    pool = retrieved[:-1] + [NodeWithScore(node=tampered, score=retrieved[-1].score)]
+    trusting = CageRerank(top_n=None)
+    trusting.postprocess_nodes(pool, query_str=QUERY)
+    assert trusting.reranker.parse_count == 0  # no key: the content hash alone lets it through
+    caplog.clear()
+    keyed = CageRerank(top_n=None, integrity_key=key)
+    keyed.postprocess_nodes(pool, query_str=QUERY)
+    assert keyed.reranker.parse_count == 1
+    assert caplog.text.count("1 without a valid MAC under the integrity key") == 1
+    assert key not in repr(keyed) and key not in keyed.to_json()
