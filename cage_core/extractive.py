@@ -82,10 +82,11 @@ _PLACE = frozenset({"GPE", "LOC", "FAC"})
 _TIME = frozenset({"DATE", "TIME"})
 _AMOUNT = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 ANSWER_TYPES: dict[str, frozenset[str]] = {
-    "where": _PLACE, "when": _TIME, "who": frozenset({"PERSON", "ORG"}), "whom": frozenset({"PERSON"}),
+    "where": _PLACE, "when": _TIME, "who": frozenset({"PERSON", "ORG"}),
+    "whom": frozenset({"PERSON"}), "person": frozenset({"PERSON"}),
     "many": _AMOUNT, "much": _AMOUNT, "long": _TIME | _AMOUNT, "old": _TIME | _AMOUNT,
     "city": _PLACE, "country": _PLACE, "town": _PLACE, "state": _PLACE, "place": _PLACE,
-    "county": _PLACE, "capital": _PLACE, "year": _TIME, "date": _TIME, "person": frozenset({"PERSON"}),
+    "county": _PLACE, "capital": _PLACE, "year": _TIME, "date": _TIME,
 }  # fmt: skip
 """The entity labels a question word asks for: keyed by the wh-word, the word after "how"
 ("how many"), or the noun after "what"/"which" ("what city")."""
@@ -192,7 +193,8 @@ def extractive_answer(
     if not quotable:
         return ExtractiveAnswer((), ())
     parse = load_spacy(nlp)
-    sentences = [_Sentence(t, i, d) for (t, i), d in zip(quotable, parse.pipe([t for t, _ in quotable]))]
+    parsed = parse.pipe([t for t, _ in quotable])
+    sentences = [_Sentence(t, i, d) for (t, i), d in zip(quotable, parsed)]
     terms = question_terms(parse(question))
     tied = [s for s in sentences if terms.ties(s.doc)]
     embed = embedder or default_embedder()
@@ -251,14 +253,16 @@ def _follow_chain(
     typed = [s for s in bridge_sentences
              if any(e.label_ in terms.answer_types for e in s.doc.ents)]  # fmt: skip
     bridge_sentences = typed or bridge_sentences
-    texts = [rest, question] + [s.text for s in bridge_sentences] + [s.text for s in source_sentences]
+    texts = [rest, question, *(s.text for s in bridge_sentences),
+             *(s.text for s in source_sentences)]
     vectors = np.asarray(embed(texts))
     n = len(bridge_sentences)
     to_rest = cosine_matrix(vectors[:1], vectors[2 : 2 + n])[0]
     bridge = bridge_sentences[int(np.argmax(to_rest))]  # argmax: the first of equal maxima
     to_question = cosine_matrix(vectors[1:2], vectors[2 + n :])[0]
     name = name_of[bridge.passage].lower()
-    naming = [j for j, s in enumerate(source_sentences) if occurs_as_whole_words(name, s.text.lower())]
+    naming = [j for j, s in enumerate(source_sentences)
+              if occurs_as_whole_words(name, s.text.lower())]  # fmt: skip
     pool = naming or list(range(len(source_sentences)))
     best = max(pool, key=lambda j: (to_question[j], -j))
     return [source_sentences[best], bridge]

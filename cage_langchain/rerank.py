@@ -56,8 +56,8 @@ class CageRerank(BaseDocumentCompressor):
     original metadata plus ``relevance_score`` (a 0–1 relevance, σ of the fused score, in
     the order of the fused score and the same function for every query, so a cutoff on it
     means one bar in every pool: :mod:`cage_core.relevance`), ``cage_score`` (the fused
-    score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and ``cage_via`` (the earlier document
-    it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
+    score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and
+    ``cage_via`` (the earlier document it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
     LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
     LLM ``page_content`` only (their default document prompt is ``"{page_content}"``), so these
     keys reach a prompt only when a custom document prompt names them, and embeddings are
@@ -223,8 +223,8 @@ class CageRerank(BaseDocumentCompressor):
     def _rerank(self, documents: Sequence[Document], passages: list[Passage], query: str,
                 sims: np.ndarray | None) -> list[Document]:  # fmt: skip
         reranker = self.reranker
-        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents], passages,
-                                        integrity_key=self.integrity_key)  # fmt: skip
+        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents],
+                                        passages, integrity_key=self.integrity_key)  # fmt: skip
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip
         return [

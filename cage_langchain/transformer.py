@@ -83,8 +83,8 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         key = key_bytes(self.integrity_key)
         graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
         if self.link_index is not None:
-            index_documents(self.link_index, [(i, p, g, d.metadata)
-                                              for i, d, p, g in zip(ids, documents, passages, graphs)])
+            index_documents(self.link_index, [
+                (i, p, g, d.metadata) for i, d, p, g in zip(ids, documents, passages, graphs)])
         return [
             Document(page_content=d.page_content, id=i,
                      metadata={**d.metadata, self.graph_key: signed_text(g, key)})  # fmt: skip

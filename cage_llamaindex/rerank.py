@@ -161,14 +161,15 @@ class CageRerank(BaseNodePostprocessor):
             n.node.embedding is not None for n in nodes)
         unscored = sum(n.score is None or not math.isfinite(n.score) for n in nodes)
         if source in ("auto", "embedding") and have_embeddings:
-            return cosine_matrix(np.asarray([bundle.embedding], dtype=np.float64),
-                                 np.asarray([n.node.embedding for n in nodes], dtype=np.float64))[0], ""
+            vectors = np.asarray([n.node.embedding for n in nodes], dtype=np.float64)
+            return cosine_matrix(np.asarray([bundle.embedding], dtype=np.float64), vectors)[0], ""
         if source in ("auto", "score") and not unscored:
             return np.asarray([n.score for n in nodes], dtype=np.float64), ""
         if source == "embed":
             return None, ""
         if source == "embedding":
-            return None, "similarity_source='embedding' but the query or node embeddings are missing"
+            return None, ("similarity_source='embedding' but the query or node embeddings are "
+                          "missing")
         return None, (f"{unscored} of {len(nodes)} nodes have no retriever score (None or NaN)"
                       + ("" if source == "score" else " and the nodes carry no embeddings"))
 

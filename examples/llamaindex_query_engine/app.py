@@ -93,7 +93,8 @@ def load_llm(spec: str) -> Any:
 
             return LlamaCPP(model_path=target, temperature=0, context_window=4096)
     except ImportError as exc:
-        raise SystemExit(f"--llm {spec}: {exc}. Install it: pip install {LLM_PACKAGES[kind]}") from None
+        raise SystemExit(f"--llm {spec}: {exc}. Install it: "
+                         f"pip install {LLM_PACKAGES[kind]}") from None
     raise SystemExit(f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH")
 
 
