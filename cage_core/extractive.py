@@ -5,26 +5,40 @@ It generates nothing. Sentences are split on end punctuation (fragments of fewer
 (all-MiniLM-L6-v2 by default) and compared by cosine. Examples use it as their offline
 default "LLM".
 
-Without a chain — the default rule — it quotes the ``max_sentences`` sentences of all the
-passages closest to the question, best first, each with the number of its passage.
+It quotes only sentences it can tie to the question. The question and the sentences are
+parsed with spaCy; the question's *wh-phrase* (its question word and the noun phrase that
+word determines: "what New York city", "How many instances", "Where") describes the answer,
+not what the question is about, so its *topic* is its other content words (lemmas of nouns,
+proper nouns, verbs, adjectives and numbers that are not stop words). A sentence is *tied*
+when it shares a topic lemma, and, when the topic names something (a proper noun), when it
+shares one of those names. A question with no topic ties every sentence.
+
+Without a chain — the default rule — it quotes the ``max_sentences`` tied sentences closest to
+the question, best first, each with the number of its passage; none tied: nothing is quoted
+and the answer says that no passage answers the question.
 
 With a chain (``chain[b] = Via(name, a)``: passage b is linked to the earlier passage a
 through ``name``, as :attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>` says) it
 follows the chain instead, when all of these exist:
 
 1. *links*: the vias whose name the question does not name (whole words, case-insensitive;
-   a name the question gives is no bridge to what it asks);
-2. *source*: the passage a that the best-ranked of those links start from (smallest a);
+   a name the question gives is no bridge to what it asks) and that the source passage does
+   not mention only as a descriptor (a nationality, a number, a date:
+   :data:`DESCRIPTOR_LABELS`; "American" links every American film to every other);
+2. *source*: the passage a that the best-ranked of those links start from (smallest a), with
+   a tied sentence;
 3. *rest of the question*: the question without the phrase the source answers
    (:func:`rest_of_question`);
 4. *bridge sentence*: among the sentences of the passages linked to the source by a link of
-   step 1, the one closest to the rest of the question (ties: the first).
+   step 1, the one closest to the rest of the question (ties: the first), among those that
+   name something of the type the question word asks for (:data:`ANSWER_TYPES`: a place for
+   "where", a date for "when", ...) when there are such sentences. It is tied by the link.
 
-The answer is then the source's sentence that names the bridge sentence's link name (whole
-words, case-insensitive; without one, any of the source's sentences), the one closest to the
-question, followed by the bridge sentence, followed by the default rule's best other sentences
-up to ``max_sentences`` (with ``max_sentences=1``: the bridge sentence alone). If any of the
-four is missing, the default rule answers.
+The answer is then the source's tied sentence that names the bridge sentence's link name
+(whole words, case-insensitive; without one, any of its tied sentences), the one closest to
+the question, followed by the bridge sentence, followed by the default rule's best other
+sentences up to ``max_sentences`` (with ``max_sentences=1``: the bridge sentence alone). If any
+of the four is missing, the default rule answers.
 """
 
 from __future__ import annotations
@@ -32,10 +46,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cage_core.models import Embedder, SpacyModel, default_embedder, load_spacy
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 from cage_core.passage import Via
 from cage_core.pool_index import occurs_as_whole_words, words
 from cage_core.scoring import cosine_matrix
@@ -51,6 +69,27 @@ PHRASE_HEAD_POS = frozenset({"NOUN", "PROPN", "PRON"})
 PHRASE_INNER_DEPS = frozenset({"poss", "compound", "nmod", "appos"})
 """Dependency links from a noun to the head of the same noun phrase (``Mathew`` →
 ``father`` in "Charles Mathew's father")."""
+CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM"})
+"""Parts of speech of the words that tie a sentence to a question's topic."""
+WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+"""Penn tags of question words."""
+WH_PHRASE_DEPS = frozenset({"det", "advmod", "amod", "nummod", "quantmod"})
+"""Dependency links from a question word up to the noun it determines ("what" → "city")."""
+DESCRIPTOR_LABELS = frozenset({"NORP", "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY",
+                               "QUANTITY", "ORDINAL", "CARDINAL"})  # fmt: skip
+"""Entity labels of names that describe rather than identify (no bridge to a second passage)."""
+_PLACE = frozenset({"GPE", "LOC", "FAC"})
+_TIME = frozenset({"DATE", "TIME"})
+_AMOUNT = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+ANSWER_TYPES: dict[str, frozenset[str]] = {
+    "where": _PLACE, "when": _TIME, "who": frozenset({"PERSON", "ORG"}),
+    "whom": frozenset({"PERSON"}), "person": frozenset({"PERSON"}),
+    "many": _AMOUNT, "much": _AMOUNT, "long": _TIME | _AMOUNT, "old": _TIME | _AMOUNT,
+    "city": _PLACE, "country": _PLACE, "town": _PLACE, "state": _PLACE, "place": _PLACE,
+    "county": _PLACE, "capital": _PLACE, "year": _TIME, "date": _TIME,
+}  # fmt: skip
+"""The entity labels a question word asks for: keyed by the wh-word, the word after "how"
+("how many"), or the noun after "what"/"which" ("what city")."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +100,7 @@ class ExtractiveAnswer:
 
     def render(self) -> str:
         quoted = " ".join(f"{s} [{i + 1}]" for s, i in zip(self.sentences, self.sources))
-        return f"{LABEL} {quoted}" if quoted else f"{LABEL} (no passage to quote)"
+        return f"{LABEL} {quoted}" if quoted else f"{LABEL} (no passage answers the question)"
 
 
 def split_sentences(text: str) -> list[str]:
@@ -72,6 +111,52 @@ def _quotable(passages: Sequence[str], positions: Sequence[int]) -> list[tuple[s
     """``(sentence, passage index)`` of every quotable sentence of the given passages."""
     return [(s, i) for i in positions for s in split_sentences(passages[i])
             if len(s.split()) >= MIN_SENTENCE_WORDS]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class QuestionTerms:
+    """What ties a sentence to a question (module docstring)."""
+
+    topic: frozenset[str]
+    """Content lemmas (lower case) outside the wh-phrase."""
+    names: frozenset[str]
+    """The proper-noun lemmas among them."""
+    answer_types: frozenset[str]
+    """Entity labels the question word asks for (empty: any)."""
+
+    def ties(self, sentence: Doc) -> bool:
+        """Whether the parsed ``sentence`` is tied to the question."""
+        if not self.topic:
+            return True
+        lemmas = {t.lemma_.lower() for t in sentence} | {t.lower_ for t in sentence}
+        return bool(lemmas & (self.names or self.topic))
+
+
+def question_terms(question: Doc) -> QuestionTerms:
+    """The topic, names and answer types of a parsed question (module docstring)."""
+    phrase: set[int] = set()
+    answer: frozenset[str] = frozenset()
+    wh = next((t for t in question if t.tag_ in WH_TAGS), None)
+    if wh is not None:
+        head = wh
+        while head.dep_ in WH_PHRASE_DEPS and head.head.i != head.i \
+                and head.head.pos_ in {"NOUN", "PROPN", "ADJ", "ADV", "NUM"}:  # fmt: skip
+            head = head.head
+        phrase = {t.i for t in head.subtree} if head.pos_ in {"NOUN", "PROPN"} else {wh.i}
+        after = question[wh.i + 1].lower_ if wh.i + 1 < len(question) else ""
+        key = after if wh.lower_ == "how" else head.lemma_.lower() if head is not wh else wh.lower_
+        answer = ANSWER_TYPES.get(key, frozenset())
+    content = [t for t in question if t.i not in phrase and t.pos_ in CONTENT_POS
+               and not t.is_stop and any(c.isalnum() for c in t.text)]  # fmt: skip
+    return QuestionTerms(frozenset(t.lemma_.lower() for t in content),
+                         frozenset(t.lemma_.lower() for t in content if t.pos_ == "PROPN"), answer)
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    passage: int
+    doc: Doc
 
 
 def extractive_answer(
@@ -93,8 +178,8 @@ def extractive_answer(
         chain: one via or ``None`` per passage (``Via.rank``: the index of an earlier
             passage), e.g. ``[r.via for r in ranked]`` or
             :func:`~cage_core.metadata.chain_from_metadata`; ``None``: the default rule.
-        nlp: the spaCy pipeline that parses the question when a chain is followed (default:
-            the installed one, :func:`~cage_core.models.load_spacy`).
+        nlp: the spaCy pipeline that parses the question and the sentences (default: the
+            installed one, :func:`~cage_core.models.load_spacy`).
 
     Raises:
         ValueError: ``chain`` not one entry per passage, or a via not pointing at an earlier
@@ -104,20 +189,26 @@ def extractive_answer(
         raise ValueError(f"max_sentences must be >= 1, got {max_sentences}")
     if chain is not None:
         _check_chain(chain, len(passages))
-    candidates = _quotable(passages, range(len(passages)))
-    if not candidates:
+    quotable = _quotable(passages, range(len(passages)))
+    if not quotable:
         return ExtractiveAnswer((), ())
+    parse = load_spacy(nlp)
+    parsed = parse.pipe([t for t, _ in quotable])
+    sentences = [_Sentence(t, i, d) for (t, i), d in zip(quotable, parsed)]
+    terms = question_terms(parse(question))
+    tied = [s for s in sentences if terms.ties(s.doc)]
     embed = embedder or default_embedder()
-    followed = _follow_chain(question, passages, chain, embed, nlp) if chain is not None else None
+    followed = (_follow_chain(question, passages, chain, sentences, terms, embed, nlp)
+                if chain is not None else None)  # fmt: skip
     chosen = [] if followed is None else followed[-max_sentences:] if max_sentences < len(followed) \
         else followed
     if len(chosen) < max_sentences:
-        rest = [c for c in candidates if c not in chosen]
+        rest = [s for s in tied if s not in chosen]
         if rest:
-            vectors = np.asarray(embed([question] + [s for s, _ in rest]))
+            vectors = np.asarray(embed([question] + [s.text for s in rest]))
             sims = cosine_matrix(vectors[:1], vectors[1:])[0]
             chosen += [rest[b] for b in np.argsort(-sims, kind="stable")[: max_sentences - len(chosen)]]
-    return ExtractiveAnswer(tuple(s for s, _ in chosen), tuple(i for _, i in chosen))
+    return ExtractiveAnswer(tuple(s.text for s in chosen), tuple(s.passage for s in chosen))
 
 
 def _check_chain(chain: Sequence[Via | None], k: int) -> None:
@@ -128,36 +219,50 @@ def _check_chain(chain: Sequence[Via | None], k: int) -> None:
             raise ValueError(f"chain[{b}] = {via!r} does not point at an earlier passage")
 
 
+def _only_descriptor(name: str, sentences: Sequence[_Sentence]) -> bool:
+    """Whether every entity of ``sentences`` spelled ``name`` has a descriptor label (and there
+    is one)."""
+    lowered = name.lower()
+    labels = {e.label_ for s in sentences for e in s.doc.ents if e.text.lower() == lowered}
+    return bool(labels) and labels <= DESCRIPTOR_LABELS
+
+
 def _follow_chain(
-    question: str, passages: Sequence[str], chain: Sequence[Via | None], embed: Embedder,
+    question: str, passages: Sequence[str], chain: Sequence[Via | None],
+    sentences: Sequence[_Sentence], terms: QuestionTerms, embed: Embedder,
     nlp: SpacyModel | None,
-) -> list[tuple[str, int]] | None:
+) -> list[_Sentence] | None:  # fmt: skip
     """``[source sentence, bridge sentence]`` (or the bridge sentence alone) of the chain rule
     (module docstring), or ``None`` when it does not apply."""
     lowered = question.lower()
+    of = {i: [s for s in sentences if s.passage == i] for i in range(len(passages))}
     links = [(via.rank, b, via.name) for b, via in enumerate(chain)
-             if via is not None and not occurs_as_whole_words(via.name.lower(), lowered)]  # fmt: skip
+             if via is not None and not occurs_as_whole_words(via.name.lower(), lowered)
+             and not _only_descriptor(via.name, of[via.rank])]  # fmt: skip
     if not links:
         return None
     source = min(a for a, _, _ in links)
     name_of = {b: name for a, b, name in links if a == source}
-    bridge_sentences = _quotable(passages, sorted(name_of))
-    if not bridge_sentences:
+    bridge_sentences = [s for b in sorted(name_of) for s in of[b]]
+    source_sentences = [s for s in of[source] if terms.ties(s.doc)]
+    if not bridge_sentences or not source_sentences:
         return None
     rest = rest_of_question(question, passages[source], nlp)
     if rest is None:
         return None
-    source_sentences = _quotable(passages, [source])
-    texts = [rest, question] + [s for s, _ in bridge_sentences] + [s for s, _ in source_sentences]
+    typed = [s for s in bridge_sentences
+             if any(e.label_ in terms.answer_types for e in s.doc.ents)]  # fmt: skip
+    bridge_sentences = typed or bridge_sentences
+    texts = [rest, question, *(s.text for s in bridge_sentences),
+             *(s.text for s in source_sentences)]
     vectors = np.asarray(embed(texts))
     n = len(bridge_sentences)
     to_rest = cosine_matrix(vectors[:1], vectors[2 : 2 + n])[0]
     bridge = bridge_sentences[int(np.argmax(to_rest))]  # argmax: the first of equal maxima
-    if not source_sentences:
-        return [bridge]
     to_question = cosine_matrix(vectors[1:2], vectors[2 + n :])[0]
-    name = name_of[bridge[1]].lower()
-    naming = [j for j, (s, _) in enumerate(source_sentences) if occurs_as_whole_words(name, s.lower())]
+    name = name_of[bridge.passage].lower()
+    naming = [j for j, s in enumerate(source_sentences)
+              if occurs_as_whole_words(name, s.text.lower())]  # fmt: skip
     pool = naming or list(range(len(source_sentences)))
     best = max(pool, key=lambda j: (to_question[j], -j))
     return [source_sentences[best], bridge]

@@ -39,6 +39,7 @@ from cage_core.graph.passage_graph import (
     content_hash,
     serves,
 )
+from cage_core.graph_integrity import key_bytes, verified
 from cage_core.graph_store import GraphStore
 from cage_core.models import SpacyModel, load_spacy, spacy_meta
 from cage_core.passage import Passage, PassageLike, as_passages
@@ -204,16 +205,20 @@ class PassageGraphs:
         out = [g if g is not None else next(made) for g in usable]
         return self.with_vectors(out) if with_vectors else out
 
-    def stored(self, values: Sequence[Any], passages: Sequence[PassageLike]) -> list[PassageGraph | None]:
+    def stored(self, values: Sequence[Any], passages: Sequence[PassageLike], *,
+               integrity_key: Any = None) -> list[PassageGraph | None]:  # fmt: skip
         """The graphs stored elsewhere (``PassageGraph.to_text()`` output, or its mapping)
         for ``passages``, one per passage; ``None`` where the passage must be parsed.
 
         A value is ignored when it is malformed, oversized, of another format version, built
         by another pipeline, or built from other content than the passage it is attached to
         (a stale graph, e.g. a chunk that inherited its parent document's graph through a
-        text splitter). ``None`` values are simply missing. One warning per call summarises
-        what was ignored and why.
+        text splitter). ``None`` values are simply missing. With ``integrity_key``
+        (:mod:`cage_core.graph_integrity`), a value without the right MAC under that key is
+        ignored too (a forged or unsigned graph). One warning per call summarises what was
+        ignored and why.
         """
+        key = key_bytes(integrity_key)
         items = as_passages(passages)
         if len(values) != len(items):
             raise ValueError(f"{len(values)} stored graphs for {len(items)} passages")
@@ -221,6 +226,8 @@ class PassageGraphs:
         reasons: dict[str, int] = {}
         for data, passage in zip(values, items):
             graph, reason = self._stored_one(data, passage)
+            if graph is not None and key is not None and not verified(graph, data, key):
+                graph, reason = None, "without a valid MAC under the integrity key"
             if reason is not None:
                 reasons[reason] = reasons.get(reason, 0) + 1
             out.append(graph)

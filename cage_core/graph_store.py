@@ -48,6 +48,7 @@ from typing import TypeVar
 import numpy as np
 
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
+from cage_core.graph_integrity import key_bytes, signed_text, verified
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +107,10 @@ class GraphStore:
         path: the SQLite file (created if missing); ``None`` for :func:`default_store_path`.
         busy_timeout_s: how long SQLite waits for a lock per attempt.
         max_attempts: attempts per read or write batch before it degrades (at least 1).
+        integrity_key: a secret (bytes or str): graphs are written with an HMAC under it and
+            only entries with a valid one are read (:mod:`cage_core.graph_integrity`; others
+            are dropped as misses, with one warning per lookup); ``None``: entries are
+            validated for format only (the file's 0600 mode is then their only protection).
     """
 
     def __init__(
@@ -114,7 +119,9 @@ class GraphStore:
         *,
         busy_timeout_s: float = BUSY_TIMEOUT_S,
         max_attempts: int = MAX_ATTEMPTS,
+        integrity_key: bytes | str | None = None,
     ) -> None:
+        self._integrity_key = key_bytes(integrity_key)
         if max_attempts < 1 or busy_timeout_s < 0:
             raise ValueError("max_attempts must be at least 1 and busy_timeout_s non-negative")
         self.path = Path(path) if path is not None else default_store_path()
@@ -134,7 +141,24 @@ class GraphStore:
     # -- graphs -------------------------------------------------------------------------
     def get_many(self, keys: Sequence[str]) -> dict[str, PassageGraph]:
         """The valid stored graphs among ``keys`` (invalid entries are deleted; {} if locked)."""
-        return self._read_valid("graphs", "key, data", keys, self._decode_graph)
+        if self._integrity_key is None:
+            return self._read_valid("graphs", "key, data", keys, self._decode_graph)
+        forged: list[str] = []
+        secret = self._integrity_key
+
+        def decode(key: str, data: object) -> PassageGraph | None:
+            graph = self._decode_graph(key, data)
+            if graph is not None and not verified(graph, data, secret):
+                forged.append(key)
+                return None
+            return graph
+
+        found = self._read_valid("graphs", "key, data", keys, decode)
+        if forged:
+            logger.warning("graph store %s: ignoring %d entries without a valid MAC under the "
+                           "integrity key (dropped; those passages are parsed again)",
+                           self.path, len(forged))  # fmt: skip
+        return found
 
     def get(self, key: str) -> PassageGraph | None:
         return self.get_many([key]).get(key)
@@ -192,18 +216,19 @@ class GraphStore:
     def __getstate__(self) -> dict[str, object]:
         """Pickled (and deep-copied) by path and settings: the copy opens its own connection."""
         return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
-                "max_attempts": self._max_attempts}  # fmt: skip
+                "max_attempts": self._max_attempts,
+                "integrity_key": self._integrity_key}  # fmt: skip
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__init__(state["path"], busy_timeout_s=state["busy_timeout_s"],  # type: ignore[misc]
-                      max_attempts=state["max_attempts"])
+                      max_attempts=state["max_attempts"], integrity_key=state.get("integrity_key"))
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- value formats (one place each, so a new format changes only these) -------------
     def _encode_graph(self, graph: PassageGraph) -> str:
-        return graph.to_text()
+        return signed_text(graph, self._integrity_key)
 
     def _decode_graph(self, key: str, data: object) -> PassageGraph | None:
         if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES:

@@ -1,7 +1,8 @@
 """Metadata keys the framework wrappers read and write, shared so both agree.
 
-A reranked document/node gains ``relevance_score`` (the fused score, the key LangChain
-rerankers use), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
+A reranked document/node gains ``relevance_score`` (a 0–1 relevance, σ of the fused score:
+:mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
+itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
 ``cage_rank`` and ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
 as ``{"name": str, "rank": int}``, or ``None``: JSON-safe). A passage graph
 computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
@@ -46,17 +47,19 @@ from typing import Any
 import numpy as np
 
 from cage_core.passage import Passage, RankedPassage, Via
+from cage_core.relevance import relevance
 
 GRAPH_KEY = "cage_graph"
 TITLE_KEY = "title"
 RETRIEVAL_SCORE_KEY = "retrieval_score"
 RELEVANCE_SCORE_KEY = "relevance_score"
+CAGE_SCORE_KEY = "cage_score"
 CAGE_SIMILARITY_KEY = "cage_similarity"
 CAGE_COHERENCE_KEY = "cage_coherence"
 CAGE_RANK_KEY = "cage_rank"
 CAGE_VIA_KEY = "cage_via"
 SCORE_KEYS: tuple[str, ...] = (
-    RELEVANCE_SCORE_KEY, CAGE_SIMILARITY_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
+    RELEVANCE_SCORE_KEY, CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
 )  # fmt: skip
 RANKED_KEYS: tuple[str, ...] = (*SCORE_KEYS, CAGE_VIA_KEY)
 """Every key :func:`ranked_metadata` writes."""
@@ -81,9 +84,12 @@ def is_finite_score(value: object) -> bool:
 
 
 def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str, Any]:
-    """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched)."""
+    """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched):
+    ``relevance_score`` = :func:`~cage_core.relevance.relevance` of the fused score, which
+    ``cage_score`` keeps."""
     out = dict(metadata)
-    out[RELEVANCE_SCORE_KEY] = ranked.score
+    out[RELEVANCE_SCORE_KEY] = relevance(ranked.score)
+    out[CAGE_SCORE_KEY] = ranked.score
     out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence
     out[CAGE_RANK_KEY] = ranked.rank

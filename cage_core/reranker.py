@@ -154,12 +154,12 @@ class CageReranker:
                                          with_vectors=with_vectors)  # fmt: skip
 
     def stored_graphs(
-        self, values: Sequence[Any], passages: Sequence[PassageLike]
+        self, values: Sequence[Any], passages: Sequence[PassageLike], *, integrity_key: Any = None
     ) -> list[PassageGraph | None]:
         """The usable graphs among ``values`` stored at ingest for ``passages`` (``None``
-        where the passage must be parsed); see
+        where the passage must be parsed), checked against ``integrity_key`` when given; see
         :meth:`PassageGraphs.stored <cage_core.graph_service.PassageGraphs.stored>`."""
-        return self.graph_service.stored(values, passages)
+        return self.graph_service.stored(values, passages, integrity_key=integrity_key)
 
     def stored_graph(self, data: Any, passage: PassageLike | None = None) -> PassageGraph | None:
         """One stored graph (see :meth:`stored_graphs`); with ``passage``, it must have been

@@ -36,8 +36,9 @@ from cage_core.link_expansion import (
     sibling_expansions,
 )
 from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
-from cage_core.metadata import RETRIEVAL_SCORE_KEY
+from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_core.pickled_state import without_private_attributes
+from cage_langchain.ids import stored_id
 from cage_langchain.store_relevance import StoreRelevance
 
 
@@ -59,6 +60,12 @@ class CageExpansionRetriever(BaseRetriever):
     which :class:`~cage_langchain.CageGraphTransformer` stores from ``source`` and
     ``start_index``), with ``cage_expanded_via="same document"``.
 
+    A document's id is read where its store keeps it (:func:`cage_langchain.ids.stored_id`):
+    ``Document.id``, else ``metadata["_id"]`` (langchain-qdrant), else the content id
+    :class:`~cage_langchain.CageGraphTransformer` gave a chunk that had none, so chunks of
+    LangChain's text splitters expand in Chroma, FAISS and Qdrant alike. Added documents
+    carry their id in ``Document.id``.
+
     ``link_index`` is a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
     :class:`~cage_core.link_index.LinkIndexFormatError` there; invalid entries are skipped
@@ -72,7 +79,7 @@ class CageExpansionRetriever(BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     base_retriever: BaseRetriever
-    """Any retriever; its documents' ids (``Document.id``) are the expansion's seeds."""
+    """Any retriever; its documents' ids (class docstring) are the expansion's seeds."""
     vectorstore: VectorStore
     """The store the linked passages are fetched from, by id (the ids the index keeps)."""
     link_index: LinkIndex | str | Path
@@ -89,6 +96,8 @@ class CageExpansionRetriever(BaseRetriever):
     score (:mod:`cage_core.link_expansion`, step 4)."""
     score_key: str = RETRIEVAL_SCORE_KEY
     """Metadata key of the base documents' scores and of the added documents' score."""
+    title_key: str | None = TITLE_KEY
+    """Metadata key of the document title (part of a content id; as the transformer's)."""
 
     _index: LinkIndex | None = PrivateAttr(default=None)
     _relevance: StoreRelevance | None = PrivateAttr(default=None)
@@ -112,7 +121,7 @@ class CageExpansionRetriever(BaseRetriever):
     def relevance(self) -> StoreRelevance:
         """Scores of the added passages in the store's terms (created on first use)."""
         if self._relevance is None:
-            self._relevance = StoreRelevance(self.vectorstore)
+            self._relevance = StoreRelevance(self.vectorstore, self.title_key)
         return self._relevance
 
     def __getstate__(self) -> dict[Any, Any]:
@@ -128,7 +137,7 @@ class CageExpansionRetriever(BaseRetriever):
             return list(docs)
         found = self.vectorstore.get_by_ids([e.id for e in expansions])
         chosen = self._chosen(expansions, found, docs)
-        scores = self.relevance(query, [d.id for _, d in chosen]) if self._scored(docs) else {}
+        scores = self.relevance(query, [e.id for e, _ in chosen]) if self._scored(docs) else {}
         return list(docs) + self._added(chosen, scores, docs)
 
     async def _aget_relevant_documents(
@@ -142,13 +151,13 @@ class CageExpansionRetriever(BaseRetriever):
             return list(docs)
         found = await self.vectorstore.aget_by_ids([e.id for e in expansions])
         chosen = self._chosen(expansions, found, docs)
-        scores = (await asyncio.to_thread(self.relevance, query, [d.id for _, d in chosen])
+        scores = (await asyncio.to_thread(self.relevance, query, [e.id for e, _ in chosen])
                   if self._scored(docs) else {})  # fmt: skip
         return list(docs) + self._added(chosen, scores, docs)
 
     # -- the steps of cage_core.link_expansion ---------------------------------------------
     def _expansions(self, query: str, docs: Sequence[Document]) -> list[Expansion]:
-        ids = [d.id for d in docs]
+        ids = [stored_id(d, self.title_key) for d in docs]
         linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
         known = [i for i in ids if isinstance(i, str) and i in self.index]
         return linked + sibling_expansions(
@@ -156,10 +165,9 @@ class CageExpansionRetriever(BaseRetriever):
             limit=self.siblings, excluded={e.id for e in linked},
         )  # fmt: skip
 
-    @staticmethod
-    def _chosen(expansions: list[Expansion], found: Sequence[Document],
+    def _chosen(self, expansions: list[Expansion], found: Sequence[Document],
                 docs: Sequence[Document]) -> list[tuple[Expansion, Document]]:  # fmt: skip
-        by_id = {d.id: d for d in found if isinstance(d, Document) and d.id is not None}
+        by_id = {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
         return in_expansion_order(expansions, by_id, {d.page_content for d in docs},
                                   lambda d: d.page_content)  # fmt: skip
 
@@ -181,5 +189,6 @@ class CageExpansionRetriever(BaseRetriever):
                 metadata[self.score_key] = score
             else:  # a value stored with the document is no score for this query
                 metadata.pop(self.score_key, None)
-            out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
+            out.append(Document(page_content=doc.page_content, metadata=metadata,
+                                id=doc.id or expansion.id))  # fmt: skip
         return out

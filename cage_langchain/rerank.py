@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig, CageReranker
 from cage_core.cache import EmbeddingCache, embedding_key
@@ -22,10 +23,12 @@ from cage_core.metadata import (
     is_finite_score,
     ranked_metadata,
 )
+from cage_core.passage import Passage
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
+from cage_core.similarity_fallback import fallback_message, warn_once
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +46,18 @@ class CageRerank(BaseDocumentCompressor):
     e.g. the vector store's); else the packaged all-MiniLM-L6-v2. Document embeddings are
     cached by content hash, so a document is embedded at most once per ``CageRerank``.
 
+    Documents without a retriever score are the slow path (the query and every document
+    embedded, ~1 s a query on a CPU instead of milliseconds): the first call that takes it
+    logs one warning per ``CageRerank`` with the measured cost and the fix
+    (:class:`~cage_langchain.ScoredVectorStoreRetriever`); ``score_key=None`` embeds on purpose,
+    without the warning (:mod:`cage_core.similarity_fallback`).
+
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
-    original metadata plus ``relevance_score`` (the fused score), ``cage_similarity`` (the
-    similarity used), ``cage_coherence``, ``cage_rank`` and ``cage_via`` (the earlier document
-    it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
+    original metadata plus ``relevance_score`` (a 0–1 relevance, σ of the fused score, in
+    the order of the fused score and the same function for every query, so a cutoff on it
+    means one bar in every pool: :mod:`cage_core.relevance`), ``cage_score`` (the fused
+    score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and
+    ``cage_via`` (the earlier document it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
     LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
     LLM ``page_content`` only (their default document prompt is ``"{page_content}"``), so these
     keys reach a prompt only when a custom document prompt names them, and embeddings are
@@ -80,9 +91,14 @@ class CageRerank(BaseDocumentCompressor):
     method: str = "cage"
     """The ranking method: "cage" (default), or any name of :mod:`cage_core.methods` such as
     "grapher", "tegr", "cage-contra", "paper"."""
+    integrity_key: SecretStr | None = None
+    """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
+    only graphs with a valid one are used (:mod:`cage_core.graph_integrity`); ``None``: the
+    content hash alone, a freshness check, not protection against a store others can write."""
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _embedding_cache: EmbeddingCache | None = PrivateAttr(default=None)
+    _warned_fallback: bool = PrivateAttr(default=False)
 
     @property
     def reranker(self) -> CageReranker:
@@ -102,15 +118,25 @@ class CageRerank(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """Rerank ``documents`` for ``query``; see the class docstring."""
-        if not documents:
+        if not documents or self.top_n == 0:
             return []
-        sims = self._retriever_similarities(documents)
-        if sims is None and self.embeddings is not None:
-            texts = [d.page_content for d in documents]
-            found, missing = self._cached(texts)
-            new = self.embeddings.embed_documents(missing) if missing else []
-            sims = self._cosines(self.embeddings.embed_query(query), texts, found, missing, new)
-        return self._rerank(documents, query, sims)
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        passages = self._passages(documents)
+        sims, missing_scores = self._retriever_similarities(documents)
+        if sims is None:
+            if self.embeddings is None:
+                self.reranker.embedder  # noqa: B018 - load the model outside the measured time
+            start = time.perf_counter()
+            if self.embeddings is not None:
+                texts = [d.page_content for d in documents]
+                found, missing = self._cached(texts)
+                new = self.embeddings.embed_documents(missing) if missing else []
+                sims = self._cosines(self.embeddings.embed_query(query), texts, found, missing, new)
+            else:
+                sims = self.reranker.similarities(query, passages)
+            self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
+        return self._rerank(documents, passages, query, sims)
 
     async def acompress_documents(
         self,
@@ -119,33 +145,54 @@ class CageRerank(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """Async :meth:`compress_documents`: embeddings are awaited, CAGE runs in a thread."""
-        if not documents:
+        if not documents or self.top_n == 0:
             return []
-        sims = self._retriever_similarities(documents)
-        if sims is None and self.embeddings is not None:
-            texts = [d.page_content for d in documents]
-            found, missing = self._cached(texts)
-            q, new = await asyncio.gather(self.embeddings.aembed_query(query), self._aembed(missing))
-            sims = self._cosines(q, texts, found, missing, new)
-        return await asyncio.to_thread(self._rerank, documents, query, sims)
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        passages = self._passages(documents)
+        sims, missing_scores = self._retriever_similarities(documents)
+        if sims is None:
+            if self.embeddings is None:  # load the model outside the measured time
+                await asyncio.to_thread(lambda: self.reranker.embedder)
+            start = time.perf_counter()
+            if self.embeddings is not None:
+                texts = [d.page_content for d in documents]
+                found, missing = self._cached(texts)
+                q, new = await asyncio.gather(self.embeddings.aembed_query(query),
+                                              self._aembed(missing))  # fmt: skip
+                sims = self._cosines(q, texts, found, missing, new)
+            else:
+                sims = await asyncio.to_thread(self.reranker.similarities, query, passages)
+            self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
+        return await asyncio.to_thread(self._rerank, documents, passages, query, sims)
 
     async def _aembed(self, texts: list[str]) -> list[list[float]]:
         assert self.embeddings is not None
         return await self.embeddings.aembed_documents(texts) if texts else []
 
     # -- similarities -------------------------------------------------------------------
-    def _retriever_similarities(self, documents: Sequence[Document]) -> np.ndarray | None:
+    def _retriever_similarities(
+        self, documents: Sequence[Document]
+    ) -> tuple[np.ndarray | None, str]:
+        """The retriever's scores, or ``None`` and why there are none (``""``: not asked for)."""
         if self.score_key is None:
-            return None
+            return None, ""
         values = [d.metadata.get(self.score_key) for d in documents]
-        if all(is_finite_score(v) for v in values):
-            return np.asarray([float(v) for v in values], dtype=np.float64)
-        if any(v is not None for v in values):
-            logger.warning("metadata[%r] is missing or not a finite number on some documents; "
-                           "embedding the query and documents instead", self.score_key)  # fmt: skip
-        else:
-            logger.debug("no metadata[%r] on the documents; embedding instead", self.score_key)
-        return None
+        bad = sum(not is_finite_score(v) for v in values)
+        if not bad:
+            return np.asarray([float(v) for v in values], dtype=np.float64), ""
+        if bad == len(values) and all(v is None for v in values):
+            return None, ("the documents came without retriever scores (no "
+                          f"metadata[{self.score_key!r}])")
+        return None, (f"metadata[{self.score_key!r}] is missing or not a finite number on {bad} of "
+                      f"{len(values)} documents")  # fmt: skip
+
+    def _warn_fallback(self, reason: str, count: int, seconds: float) -> None:
+        if reason:
+            warn_once(self, logger, fallback_message(
+                "CageRerank", reason, count, seconds,
+                "Retrieve with ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of "
+                "store.as_retriever(), or set score_key=None to embed on purpose."))
 
     @property
     def embedding_cache(self) -> EmbeddingCache:
@@ -172,12 +219,14 @@ class CageRerank(BaseDocumentCompressor):
                              np.stack([found[t] for t in texts]))[0]  # fmt: skip
 
     # -- ranking ------------------------------------------------------------------------
-    def _rerank(
-        self, documents: Sequence[Document], query: str, sims: np.ndarray | None
-    ) -> list[Document]:
+    def _passages(self, documents: Sequence[Document]) -> list[Passage]:
+        return document_passages(documents, self.title_key)
+
+    def _rerank(self, documents: Sequence[Document], passages: list[Passage], query: str,
+                sims: np.ndarray | None) -> list[Document]:  # fmt: skip
         reranker = self.reranker
-        passages = document_passages(documents, self.title_key)
-        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents], passages)
+        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents],
+                                        passages, integrity_key=self.integrity_key)  # fmt: skip
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip
         return [

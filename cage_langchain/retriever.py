@@ -9,9 +9,6 @@ score added under ``metadata["retrieval_score"]`` — the key
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -25,19 +22,19 @@ from pydantic import ConfigDict, Field
 
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 
-_OUT_OF_RANGE = "Relevance scores must be between 0 and 1"
-
 
 class ScoredVectorStoreRetriever(BaseRetriever):
     """Top-``k`` documents of ``vectorstore`` with its relevance score in metadata.
 
     The score is the store's ``similarity_search_with_relevance_scores`` value: a monotone
     function of the query–document similarity (cosine itself for cosine stores; for
-    L2-distance stores such as FAISS's and Chroma's defaults, ``1 − d/√2`` on unit vectors);
+    L2-distance stores such as FAISS's and Chroma's defaults, ``1 − d/√2``);
     for LangChain's ``InMemoryVectorStore``, which has no relevance function, its cosine.
     The default CAGE standardises similarities within the pool, so any such score serves;
     the ``paper`` method fuses the raw value. Returned documents are copies; the store's
-    documents are not modified.
+    documents are not modified. The scores are read through :func:`relevance_search`, so
+    LangChain's "Relevance scores must be between 0 and 1" warning (which prints every
+    document) is never raised, and no process-wide warning filter is touched.
 
     >>> retriever = ScoredVectorStoreRetriever(vectorstore=store, k=20)  # doctest: +SKIP
     """
@@ -56,25 +53,13 @@ class ScoredVectorStoreRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
-        store = self.vectorstore
-        if isinstance(store, InMemoryVectorStore):
-            found = store.similarity_search_with_score(query, k=self.k, **self.search_kwargs)
-        else:
-            with _relevance_scores(store):
-                found = store.similarity_search_with_relevance_scores(query, k=self.k,
-                                                                      **self.search_kwargs)
+        found = relevance_search(self.vectorstore, query, self.k, **self.search_kwargs)
         return [self._scored(doc, score) for doc, score in found]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        store = self.vectorstore
-        if isinstance(store, InMemoryVectorStore):
-            found = await store.asimilarity_search_with_score(query, k=self.k, **self.search_kwargs)
-        else:
-            with _relevance_scores(store):
-                found = await store.asimilarity_search_with_relevance_scores(
-                    query, k=self.k, **self.search_kwargs)
+        found = await arelevance_search(self.vectorstore, query, self.k, **self.search_kwargs)
         return [self._scored(doc, score) for doc, score in found]
 
     def _scored(self, doc: Document, score: float) -> Document:
@@ -82,17 +67,61 @@ class ScoredVectorStoreRetriever(BaseRetriever):
                         metadata={**doc.metadata, self.score_key: float(score)})  # fmt: skip
 
 
-@contextmanager
-def _relevance_scores(store: VectorStore) -> Iterator[None]:
-    """Around a relevance-score search: quiet about scores outside [0, 1] (LangChain's L2
-    relevance function gives them for dissimilar documents; CAGE needs only their order and
-    spread), and a clear error for a store that has no relevance function."""
+def relevance_search(store: VectorStore, query: str, k: int,
+                     **kwargs: Any) -> list[tuple[Document, float]]:  # fmt: skip
+    """``store``'s top ``k`` for ``query`` with its relevance scores, as
+    ``similarity_search_with_relevance_scores`` computes them, without its range check.
+
+    LangChain's public method warns (``UserWarning``, with every document and its metadata,
+    stored graphs included) when a score is outside [0, 1], which L2 relevance functions give
+    for dissimilar documents; CAGE needs only the scores' order and spread. Silencing it with
+    ``warnings.catch_warnings`` is not thread-safe (the filter is process-wide, and concurrent
+    calls restore each other's state), so this calls the store's own scoring hook,
+    ``_similarity_search_with_relevance_scores``, which the public method wraps — unless the
+    store overrides the public method itself, which is then called. ``score_threshold`` is
+    applied as the public method does. ``InMemoryVectorStore`` (no relevance function): its
+    cosine. A store without a relevance function raises ``NotImplementedError`` with the fix.
+    """
+    if isinstance(store, InMemoryVectorStore):
+        return store.similarity_search_with_score(query, k=k, **kwargs)
+    threshold = kwargs.pop("score_threshold", None)
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=_OUT_OF_RANGE, category=UserWarning)
-            yield
+        if _overrides(store, "similarity_search_with_relevance_scores"):
+            found = store.similarity_search_with_relevance_scores(query, k=k, **kwargs)
+        else:
+            found = store._similarity_search_with_relevance_scores(query, k=k, **kwargs)
     except NotImplementedError:
-        raise NotImplementedError(
-            f"{type(store).__name__} gives no relevance scores (no relevance_score_fn); pass one "
-            f"to the store, or rerank after store.as_retriever() (CageRerank then embeds)"
-        ) from None
+        raise _no_relevance(store) from None
+    return _above(found, threshold)
+
+
+async def arelevance_search(store: VectorStore, query: str, k: int,
+                            **kwargs: Any) -> list[tuple[Document, float]]:  # fmt: skip
+    """Async :func:`relevance_search`."""
+    if isinstance(store, InMemoryVectorStore):
+        return await store.asimilarity_search_with_score(query, k=k, **kwargs)
+    threshold = kwargs.pop("score_threshold", None)
+    try:
+        if _overrides(store, "asimilarity_search_with_relevance_scores"):
+            found = await store.asimilarity_search_with_relevance_scores(query, k=k, **kwargs)
+        else:
+            found = await store._asimilarity_search_with_relevance_scores(query, k=k, **kwargs)
+    except NotImplementedError:
+        raise _no_relevance(store) from None
+    return _above(found, threshold)
+
+
+def _overrides(store: VectorStore, method: str) -> bool:
+    """Whether ``store``'s class has its own ``method`` (not ``VectorStore``'s)."""
+    return getattr(type(store), method) is not getattr(VectorStore, method)
+
+
+def _above(found: list[tuple[Document, float]],
+           threshold: float | None) -> list[tuple[Document, float]]:  # fmt: skip
+    return found if threshold is None else [(d, s) for d, s in found if s >= threshold]
+
+
+def _no_relevance(store: VectorStore) -> NotImplementedError:
+    return NotImplementedError(
+        f"{type(store).__name__} gives no relevance scores (no relevance_score_fn); pass one "
+        f"to the store, or rerank after store.as_retriever() (CageRerank then embeds)")

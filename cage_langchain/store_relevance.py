@@ -12,7 +12,12 @@ restricted to their ids, where the store allows one:
   ``ids`` restriction (the ids must be in the collection: Chroma fails on unknown ones);
 * ``langchain_community``'s ``FAISS``: the index searched with an ID selector over the ids'
   positions, the query embedded and normalised as FAISS's own search does, the distance
-  mapped by the store's relevance function. Index types that take no selector give none.
+  mapped by the store's relevance function. Index types that take no selector give none;
+* ``langchain_qdrant.QdrantVectorStore``: its relevance search with a ``HasIdCondition``
+  filter on the point ids (the ids come back under ``metadata["_id"]``).
+
+Scores are read with :func:`~cage_langchain.retriever.relevance_search`, so LangChain's
+out-of-range warning is never raised.
 
 Any other store (or a failing search, logged at debug level) gives no scores: the caller
 then uses its documented fallback (:func:`cage_core.link_expansion.added_score`). A store
@@ -29,7 +34,9 @@ from typing import Any
 
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
-from cage_langchain.retriever import _relevance_scores
+from cage_core.metadata import TITLE_KEY
+from cage_langchain.ids import stored_id
+from cage_langchain.retriever import relevance_search
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +48,9 @@ class StoreRelevance:
     store changed). Not thread-safe for FAISS map rebuilds racing a store update.
     """
 
-    def __init__(self, store: VectorStore) -> None:
+    def __init__(self, store: VectorStore, title_key: str | None = TITLE_KEY) -> None:
         self.store = store
+        self.title_key = title_key
         self._faiss_positions: dict[str, int] = {}
 
     def __call__(self, query: str, ids: Sequence[str]) -> dict[str, float]:
@@ -56,10 +64,12 @@ class StoreRelevance:
                     query, k=len(wanted), filter=lambda doc: doc.id in wanted
                 )
             elif _instance_of(self.store, "langchain_chroma", "Chroma"):
-                with _relevance_scores(self.store):
-                    found = self.store.similarity_search_with_relevance_scores(
-                        query, k=len(wanted), ids=sorted(wanted)
-                    )
+                found = relevance_search(self.store, query, len(wanted), ids=sorted(wanted))
+            elif _instance_of(self.store, "langchain_qdrant", "QdrantVectorStore"):
+                from qdrant_client import models
+
+                only = models.Filter(must=[models.HasIdCondition(has_id=sorted(wanted))])
+                found = relevance_search(self.store, query, len(wanted), filter=only)
             elif _instance_of(self.store, "langchain_community.vectorstores.faiss", "FAISS"):
                 return self._faiss(query, sorted(wanted))
             else:
@@ -68,7 +78,8 @@ class StoreRelevance:
             logger.debug("%s could not score the linked passages (%s); using the fallback score",
                          type(self.store).__name__, exc)  # fmt: skip
             return {}
-        return {doc.id: float(score) for doc, score in found if doc.id in wanted}
+        scores = {stored_id(doc, self.title_key): float(score) for doc, score in found}
+        return {i: s for i, s in scores.items() if i in wanted}
 
     def _faiss(self, query: str, ids: list[str]) -> dict[str, float]:
         import faiss

@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import BaseDocumentTransformer, Document
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig
+from cage_core.graph_integrity import key_bytes, signed_text
 from cage_core.graph_service import PassageGraphs
 from cage_core.link_index import LinkIndex
 from cage_core.link_ingest import index_documents
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY
+from cage_core.passage import Passage
+from cage_core.passage_ids import content_ids
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 from cage_langchain.structure import document_passages
@@ -35,9 +38,13 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     With ``link_index`` (a :class:`~cage_core.link_index.LinkIndex`, extended in memory, or
     a path, merged into the file under a lock) each document's names are also added to the
     link index that :class:`~cage_langchain.CageExpansionRetriever` expands from, from the
-    graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``: a
-    document without an id is not indexed (one warning per call), so give documents the
-    ids the vector store keeps them under. Each entry keeps the document's place
+    graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``.
+
+    A document without an id (every chunk of LangChain's text splitters) is returned with the
+    stable :func:`~cage_core.passage_ids.content_id` of its title and text as ``Document.id``,
+    which ``add_documents`` / ``from_documents`` then store it under (Chroma, FAISS, Qdrant:
+    it is a UUID), and is indexed under it; the same chunk gets the same id at every
+    re-ingest. Documents that have an id keep it. Each entry keeps the document's place
     (``doc_id``, ``position``: :func:`~cage_langchain.structure.document_passages`, over the
     documents of one call), so the expansion retriever can add a retrieved chunk's
     neighbours: transform a document's chunks in one call for their true order.
@@ -54,6 +61,10 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     level stored, light (entities) for most, full for the R-GCN methods ("paper", ...)."""
     link_index: LinkIndex | str | Path | None = None
     """Where each document's link entry is added (class docstring); ``None``: nowhere."""
+    integrity_key: SecretStr | None = None
+    """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
+    only graphs with a valid one are used (:mod:`cage_core.graph_integrity`); ``None``: the
+    content hash alone, a freshness check, not protection against a store others can write."""
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
@@ -71,17 +82,26 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         if not documents:
             return []
         passages = document_passages(documents, self.title_key, with_ids=False)
+        ids = _ids(documents, passages)
+        key = key_bytes(self.integrity_key)
         graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
         if self.link_index is not None:
-            index_documents(self.link_index, [(d.id, p, g, d.metadata)
-                                              for d, p, g in zip(documents, passages, graphs)])
+            index_documents(self.link_index, [
+                (i, p, g, d.metadata) for i, d, p, g in zip(ids, documents, passages, graphs)])
         return [
-            Document(page_content=d.page_content, id=d.id,
-                     metadata={**d.metadata, self.graph_key: g.to_text()})  # fmt: skip
-            for d, g in zip(documents, graphs)
+            Document(page_content=d.page_content, id=i,
+                     metadata={**d.metadata, self.graph_key: signed_text(g, key)})  # fmt: skip
+            for i, d, g in zip(ids, documents, graphs)
         ]
 
     async def atransform_documents(
         self, documents: Sequence[Document], **kwargs: Any
     ) -> Sequence[Document]:
         return await asyncio.to_thread(self.transform_documents, documents, **kwargs)
+
+
+def _ids(documents: Sequence[Document], passages: Sequence[Passage]) -> list[str]:
+    """Each document's own id, or the content id of its title and text (class docstring)."""
+    without = [(p.title, p.text) for d, p in zip(documents, passages) if not d.id]
+    made = iter(content_ids(without))
+    return [d.id if d.id else next(made) for d in documents]

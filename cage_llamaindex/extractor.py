@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_serializer
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, field_serializer
 from llama_index.core.schema import BaseNode, TransformComponent
 
 from cage_core import CageConfig
+from cage_core.graph_integrity import key_bytes, signed_text
 from cage_core.graph_service import PassageGraphs
 from cage_core.link_index import LinkIndex
 from cage_core.link_ingest import index_documents
@@ -52,6 +53,10 @@ class CageGraphExtractor(TransformComponent):
         default=None, description="a LinkIndex or the path of a saved one, where each node's link "
         "entry is added (keyed by node_id); None: nowhere")
 
+    integrity_key: SecretStr | None = Field(
+        default=None, description="secret shared with CageRerank: each stored graph carries an "
+        "HMAC under it (cage_core.graph_integrity); None: the content hash only")
+
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
     @classmethod
@@ -64,6 +69,11 @@ class CageGraphExtractor(TransformComponent):
         if self._graphs is None:
             self._graphs = PassageGraphs.for_config(self.config, self.spacy_model)
         return self._graphs
+
+    @field_serializer("integrity_key")
+    def _serialised_integrity_key(self, value: SecretStr | None) -> str | None:
+        """Serialised (``to_dict``, ``to_json``, the ingestion cache key) masked: never the key."""
+        return None if value is None else str(value)
 
     @field_serializer("link_index")
     def _serialised_link_index(self, value: LinkIndex | str | Path | None) -> str | None:
@@ -84,9 +94,10 @@ class CageGraphExtractor(TransformComponent):
             index_documents(self.link_index, [(n.node_id, p, g, n.metadata)
                                               for n, p, g in zip(nodes, passages, graphs)])
         out = []
+        key = key_bytes(self.integrity_key)
         for node, graph in zip(nodes, graphs):
             copy = node.model_copy()
-            copy.metadata = {**node.metadata, self.graph_key: graph.to_text()}
+            copy.metadata = {**node.metadata, self.graph_key: signed_text(graph, key)}
             for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
                 keys = list(getattr(node, attr))
                 setattr(copy, attr, keys if self.graph_key in keys else keys + [self.graph_key])

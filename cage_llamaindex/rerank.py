@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Any, Literal
 
 import numpy as np
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, field_serializer
 from llama_index.core.callbacks import CBEventType, EventPayload
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -20,9 +21,11 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.pickled_state import without_private_attributes
+from cage_core.relevance import relevance
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
+from cage_core.similarity_fallback import fallback_message, warn_once
 
 logger = logging.getLogger(__name__)
 
@@ -36,9 +39,16 @@ class CageRerank(BaseNodePostprocessor):
     the cosine of the query bundle's embedding and the node embeddings when all are
     present, else the retriever's ``NodeWithScore.score`` when every node has one, else
     the packaged all-MiniLM-L6-v2 (``"embedding"``, ``"score"`` and ``"embed"`` force one).
+    A score that is ``None`` or NaN counts as missing. Embedding with the packaged model is the
+    slow path (the query and every node, ~1 s a query on a CPU instead of milliseconds): the
+    first call that takes it without ``similarity_source="embed"`` logs one warning per
+    ``CageRerank`` with the measured cost and the fix (:mod:`cage_core.similarity_fallback`).
 
-    Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is the
-    fused score and whose node is a copy carrying ``relevance_score``, ``cage_similarity``,
+    Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
+    relevance: σ of the fused score, so in the fused score's order and the same function for
+    every query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps one bar in
+    every pool; :mod:`cage_core.relevance`), and whose node is a copy carrying
+    ``relevance_score`` (the same value), ``cage_score`` (the fused score), ``cage_similarity``,
     ``cage_coherence``, ``cage_rank``, ``cage_via`` (the earlier node it is linked to:
     ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`) and, with
     ``keep_retrieval_score``, ``retrieval_score`` in its metadata, all excluded from embedding
@@ -64,11 +74,21 @@ class CageRerank(BaseNodePostprocessor):
     method: str = Field(default="cage", description="ranking method: cage, grapher, tegr, "
                         "cage-contra, paper, … (cage_core.methods)")
 
+    integrity_key: SecretStr | None = Field(
+        default=None, description="secret shared with CageGraphExtractor: only stored graphs with "
+        "a valid HMAC under it are used (cage_core.graph_integrity); None: content hash only")
+
     _reranker: CageReranker | None = PrivateAttr(default=None)
+    _warned_fallback: bool = PrivateAttr(default=False)
 
     @classmethod
     def class_name(cls) -> str:
         return "CageRerank"
+
+    @field_serializer("integrity_key")
+    def _serialised_integrity_key(self, value: SecretStr | None) -> str | None:
+        """Serialised (``to_dict``, ``to_json``, the ingestion cache key) masked: never the key."""
+        return None if value is None else str(value)
 
     @property
     def reranker(self) -> CageReranker:
@@ -90,7 +110,20 @@ class CageRerank(BaseNodePostprocessor):
             raise ValueError("CageRerank needs the query: pass query_bundle or query_str")
         if not nodes:
             return []
-        sims = self._similarities(nodes, query_bundle)
+        if self.top_n == 0:
+            return []
+        passages = node_passages([n.node for n in nodes], self.title_key)
+        sims, missing = self._similarities(nodes, query_bundle)
+        if sims is None:
+            reranker = self.reranker
+            reranker.embedder  # noqa: B018 - load the model outside the measured time
+            start = time.perf_counter()
+            sims = reranker.similarities(query_bundle.query_str, passages)
+            if missing:
+                warn_once(self, logger, fallback_message(
+                    "CageRerank", missing, len(nodes), time.perf_counter() - start,
+                    "Use a retriever that scores its nodes (a VectorStoreIndex retriever does), "
+                    "or pass similarity_source=\"embed\" to embed on purpose."))
         with self.callback_manager.event(
             CBEventType.RERANKING,
             payload={EventPayload.NODES: nodes, EventPayload.MODEL_NAME: "cage",
@@ -98,9 +131,8 @@ class CageRerank(BaseNodePostprocessor):
                      EventPayload.TOP_K: self.top_n},  # fmt: skip
         ) as event:
             reranker = self.reranker
-            passages = node_passages([n.node for n in nodes], self.title_key)
             graphs = reranker.stored_graphs([n.node.metadata.get(self.graph_key) for n in nodes],
-                                            passages)
+                                            passages, integrity_key=self.integrity_key)
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
                                      query_similarities=sims, graphs=graphs)  # fmt: skip
             out = [self._ranked_node(nodes[r.index], r) for r in ranked]
@@ -117,23 +149,29 @@ class CageRerank(BaseNodePostprocessor):
         node.metadata = metadata
         node.excluded_embed_metadata_keys = _with(original.node.excluded_embed_metadata_keys, excluded)
         node.excluded_llm_metadata_keys = _with(original.node.excluded_llm_metadata_keys, excluded)
-        return NodeWithScore(node=node, score=ranked.score)
+        return NodeWithScore(node=node, score=relevance(ranked.score))
 
-    def _similarities(self, nodes: list[NodeWithScore], bundle: QueryBundle) -> np.ndarray | None:
+    def _similarities(
+        self, nodes: list[NodeWithScore], bundle: QueryBundle
+    ) -> tuple[np.ndarray | None, str]:
+        """The similarities from the bundle's and nodes' embeddings or the retriever's scores,
+        or ``None`` and why they could not be used (``""``: embedding was asked for)."""
         source = self.similarity_source
         have_embeddings = bundle.embedding is not None and all(
             n.node.embedding is not None for n in nodes)
-        have_scores = all(n.score is not None and math.isfinite(n.score) for n in nodes)
+        unscored = sum(n.score is None or not math.isfinite(n.score) for n in nodes)
         if source in ("auto", "embedding") and have_embeddings:
-            return cosine_matrix(np.asarray([bundle.embedding], dtype=np.float64),
-                                 np.asarray([n.node.embedding for n in nodes], dtype=np.float64))[0]
-        if source in ("auto", "score") and have_scores:
-            return np.asarray([n.score for n in nodes], dtype=np.float64)
-        if source in ("embedding", "score"):
-            logger.warning("similarity_source=%r but the %s are missing; embedding instead",
-                           source, "embeddings" if source == "embedding" else "scores")
-        return None
-
+            vectors = np.asarray([n.node.embedding for n in nodes], dtype=np.float64)
+            return cosine_matrix(np.asarray([bundle.embedding], dtype=np.float64), vectors)[0], ""
+        if source in ("auto", "score") and not unscored:
+            return np.asarray([n.score for n in nodes], dtype=np.float64), ""
+        if source == "embed":
+            return None, ""
+        if source == "embedding":
+            return None, ("similarity_source='embedding' but the query or node embeddings are "
+                          "missing")
+        return None, (f"{unscored} of {len(nodes)} nodes have no retriever score (None or NaN)"
+                      + ("" if source == "score" else " and the nodes carry no embeddings"))
 
 
 def _with(keys: list[str], extra: list[str]) -> list[str]:

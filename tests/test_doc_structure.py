@@ -256,7 +256,7 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
     seen = []
     monkeypatch.setattr(CageReranker, "rerank", lambda self, query, passages, **kw: seen.append(
         [(p.id, p.doc_id, p.position) for p in passages]) or [])
-    monkeypatch.setattr(CageReranker, "stored_graphs", lambda self, stored, passages: None)
+    monkeypatch.setattr(CageReranker, "stored_graphs", lambda self, stored, passages, **kw: None)
     docs = [Document("b", metadata={"source": "r.md", "start_index": 90, "retrieval_score": 0.5},
                      id="c1"),
             Document("a", metadata={"source": "r.md", "start_index": 0, "retrieval_score": 0.4},

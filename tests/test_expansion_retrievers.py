@@ -203,6 +203,76 @@ def test_faiss_and_in_memory_stores_give_the_added_passages_their_own_search_sco
     assert _view(asyncio.run(retriever.ainvoke(QUERY))) == _view(out)
 
 
+@pytest.fixture(scope="module")
+def split_ingested(tmp_path_factory):
+    """The passages cut by RecursiveCharacterTextSplitter (chunks with Document.id None),
+    enriched by the transformer, which gives them content ids and writes the link index."""
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    path = tmp_path_factory.mktemp("split-links") / "links.jsonl"
+    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}) for r in ROWS]
+    chunks = RecursiveCharacterTextSplitter(chunk_size=300, chunk_overlap=0).split_documents(docs)
+    assert len(chunks) > len(ROWS) and all(c.id is None for c in chunks)
+    return CageGraphTransformer(link_index=path).transform_documents(chunks), path
+
+
+def _split_store(kind, chunks, embeddings, tmp_path):
+    if kind == "chroma":
+        from langchain_chroma import Chroma
+
+        return Chroma.from_documents(chunks, embeddings, collection_name="split",
+                                     persist_directory=str(tmp_path), client_settings=_no_telemetry())
+    if kind == "faiss":
+        from langchain_community.vectorstores import FAISS
+
+        FAISS.from_documents(chunks, embeddings).save_local(str(tmp_path))
+        return FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
+    from langchain_qdrant import QdrantVectorStore
+
+    return QdrantVectorStore.from_documents(chunks, embeddings, path=str(tmp_path / "qdrant"),
+                                            collection_name="split")
+
+
+@pytest.mark.parametrize("kind", ["chroma", "faiss", "qdrant"])
+def test_splitter_chunks_expand_in_every_store_by_their_content_ids(
+    kind, tmp_path, embeddings, split_ingested
+):
+    from cage_core.passage_ids import content_id
+
+    chunks, path = split_ingested
+    assert all(c.id == content_id(c.page_content, c.metadata["title"]) for c in chunks)
+    index = LinkIndex.load(path)
+    assert len(index) == len(chunks)  # every chunk indexed, none skipped for want of an id
+    store = _split_store(kind, chunks, embeddings, tmp_path)
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
+    if kind == "qdrant":  # langchain-qdrant: Document.id None, the point id in metadata["_id"]
+        assert all(d.id is None and d.metadata["_id"] for d in base.invoke(QUERY))
+    assert ACTRESS not in _titles(base.invoke(QUERY))
+    retriever = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=path)
+    out = retriever.invoke(QUERY)
+    added = out[K:]
+    assert ACTRESS in _titles(added)
+    assert all(d.id == content_id(d.page_content, d.metadata["title"]) for d in added)
+    full = {(d.id or d.metadata["_id"]): d.metadata["retrieval_score"]
+            for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(chunks)).invoke(QUERY)}
+    assert [d.metadata["retrieval_score"] for d in added] == pytest.approx([full[d.id] for d in added])
+    again = asyncio.run(retriever.ainvoke(QUERY))
+    assert [(d.id, d.page_content) for d in again] == [(d.id, d.page_content) for d in out]
+    assert [d.metadata["retrieval_score"] for d in again] == \
+        pytest.approx([d.metadata["retrieval_score"] for d in out])
+    assert ACTRESS in _titles(CageRerank(top_n=TOP_N).compress_documents(out, QUERY))
+    if kind == "qdrant":
+        store.client.close()
+
+
+def test_content_ids_number_repeated_chunks_so_stores_take_them():
+    from cage_core.passage_ids import content_id, content_ids
+
+    assert content_ids([("T", "same"), ("T", "same"), ("U", "same")]) == \
+        [content_id("same", "T"), content_id("same", "T", 1), content_id("same", "U")]
+    assert len(set(content_ids([("", "a")] * 3))) == 3
+
+
 def test_the_stores_and_the_base_documents_are_not_modified(embeddings, ingested):
     from langchain_community.vectorstores import FAISS
 
@@ -238,13 +308,10 @@ def test_base_documents_without_ids_do_not_seed_and_are_not_added_again(
     store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
     fitted = TFIDFRetriever.from_documents(ingested[0], k=K)
     assert all(d.id is None for d in fitted.invoke(QUERY))  # this retriever drops the ids
-    with caplog.at_level(logging.DEBUG, logger="cage_core.link_expansion"):
-        out = CageExpansionRetriever(base_retriever=fitted, vectorstore=store,
-                                     link_index=ingested[1]).invoke(QUERY)  # fmt: skip
-    assert (
-        _view(out) == _view(fitted.invoke(QUERY))
-        and "3 retrieved results have no id" in caplog.text
-    )
+    out = CageExpansionRetriever(base_retriever=fitted, vectorstore=store,
+                                 link_index=ingested[1]).invoke(QUERY)  # fmt: skip
+    # their content ids (the fallback) are not the ids these documents were indexed under
+    assert _view(out) == _view(fitted.invoke(QUERY))
 
     # Its documents given back their ids, but for the film's: the others seed; the film
     # passage, linked from them, is not added again (its text was retrieved).
@@ -257,7 +324,6 @@ def test_base_documents_without_ids_do_not_seed_and_are_not_added_again(
         out = CageExpansionRetriever(base_retriever=base, vectorstore=store,
                                      link_index=ingested[1]).invoke(QUERY)  # fmt: skip
     assert ACTRESS in _titles(out[K:]) and _titles(out).count(FILM) == 1
-    assert "1 retrieved results have no id" in caplog.text
     assert "1 linked passages repeat a retrieved text" in caplog.text
 
 

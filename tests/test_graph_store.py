@@ -67,6 +67,31 @@ def test_corrupt_entries_are_dropped_and_reparsed(nlp, tmp_path, caplog, bad):
     assert fresh.parse_count == 1 and "invalid" in caplog.text
 
 
+def test_with_an_integrity_key_a_forged_entry_is_ignored_with_one_warning(nlp, tmp_path, caplog):
+    from cage_core.graph.passage_graph import PassageGraph
+
+    path, secret = tmp_path / "g.sqlite", "only the serving processes know this"
+    signed = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret))
+    expected = signed.rerank(QUERY, POOL, query_similarities=SIMS)
+    victim, donor = (graph_key(p, signed.parser.fingerprint, "light") for p in POOL[:2])
+    with sqlite3.connect(path) as conn:  # another writer: the donor's entities, the victim's sha
+        rows = dict(conn.execute("SELECT key, data FROM graphs"))
+        assert all('"mac":"' in data for data in rows.values())
+        forged = json.loads(rows[donor])
+        forged["sha"] = PassageGraph.from_stored(rows[victim]).content_sha
+        del forged["mac"]
+        conn.execute("UPDATE graphs SET data = ? WHERE key = ?", (json.dumps(forged), victim))
+    # no key: the forged entry passes the format and freshness checks and is used
+    assert GraphStore(path).get(victim).labels == PassageGraph.from_stored(rows[donor]).labels
+    trusting = _reranker(nlp, str(path))
+    trusting.rerank(QUERY, POOL, query_similarities=SIMS)
+    assert trusting.parse_count == 0
+    caplog.clear()
+    keyed = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret))
+    assert keyed.rerank(QUERY, POOL, query_similarities=SIMS) == expected and keyed.parse_count == 1
+    assert caplog.text.count("ignoring 1 entries without a valid MAC under the integrity key") == 1
+
+
 def test_keys_depend_on_pipeline_not_on_vector_width(nlp, tmp_path):
     path = tmp_path / "g.sqlite"
     _reranker(nlp, str(path)).rerank(QUERY, POOL, query_similarities=SIMS)

@@ -16,6 +16,7 @@ from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.metadata import chain_from_metadata
+from cage_core.relevance import relevance
 from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
@@ -71,7 +72,8 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     out = CageRerank(top_n=None, score_key="score").compress_documents(scored, QUERY)
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [d.page_content for d in out] == [r.text for r in core]
-    assert [d.metadata["relevance_score"] for d in out] == [r.score for r in core]
+    assert [d.metadata["cage_score"] for d in out] == [r.score for r in core]
+    assert [d.metadata["relevance_score"] for d in out] == [relevance(r.score) for r in core]
     assert [d.metadata["cage_similarity"] for d in out] == [sims[r.index] for r in core]
     assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
     assert [d.metadata["cage_via"] for d in out] == [_via_metadata(r.via) for r in core]
@@ -123,16 +125,91 @@ def test_a_corrupt_stored_graph_is_ignored_and_the_passage_parsed(docs, caplog):
     assert "ignoring 1 of 2 stored passage graphs (1 invalid: not a cage passage graph" in caplog.text
 
 
+def _fallback_warnings(caplog):
+    return [r for r in caplog.records if r.name == "cage_langchain.rerank" and r.levelname == "WARNING"]
+
+
 def test_a_score_key_on_some_documents_only_falls_back_to_embedding_with_a_warning(docs, caplog):
     partial = [Document(page_content=d.page_content, metadata={"nope": 0.5} if i else {}) for i, d in enumerate(docs)]
     out = CageRerank(top_n=2, score_key="nope").compress_documents(partial, QUERY)
-    assert len(out) == 2 and "metadata['nope'] is missing" in caplog.text
+    assert len(out) == 2
+    assert "metadata['nope'] is missing or not a finite number on 1 of 6 documents" in caplog.text
 
 
-def test_without_retriever_scores_it_embeds_quietly(docs, caplog):
-    out = CageRerank(top_n=2).compress_documents(docs, QUERY)  # default score_key: absent here
-    assert len(out) == 2 and caplog.text == ""
-    assert out[0].metadata["cage_similarity"] != 0.5
+def test_the_plain_as_retriever_recipe_warns_once_per_reranker_with_the_cost_and_the_fix(docs, embeddings,
+                                                                                          caplog):
+    store = InMemoryVectorStore(embedding=embeddings)
+    store.add_documents(docs)
+    rerank = CageRerank(top_n=2)
+    retriever = ContextualCompressionRetriever(base_compressor=rerank,
+                                               base_retriever=store.as_retriever(search_kwargs={"k": 6}))
+    for q in (QUERY, "capital of France", "Who was a French physicist?"):
+        assert len(retriever.invoke(q)) == 2
+    asyncio.run(retriever.ainvoke(QUERY))
+    (record,) = _fallback_warnings(caplog)
+    message = record.getMessage()
+    assert "the documents came without retriever scores (no metadata['retrieval_score'])" in message
+    assert "the query and 6 passages were embedded" in message and " ms on this call" in message
+    assert "ScoredVectorStoreRetriever(vectorstore=store, k=...)" in message
+    assert "score_key=None" in message
+    CageRerank(top_n=2).compress_documents(docs, QUERY)  # another reranker: its own warning
+    assert len(_fallback_warnings(caplog)) == 2
+
+
+def test_embedding_on_purpose_or_with_scores_gives_no_warning(docs, caplog):
+    CageRerank(top_n=2, score_key=None).compress_documents(docs, QUERY)
+    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i})
+              for i, d in enumerate(docs)]
+    CageRerank(top_n=2).compress_documents(scored, QUERY)
+    assert _fallback_warnings(caplog) == []
+
+
+def test_the_fallback_warning_is_given_once_under_threads_and_gather(docs, embeddings, caplog):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rerank = CageRerank(top_n=2, embeddings=embeddings)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda q: rerank.compress_documents(docs, q), [QUERY] * 16))
+
+    async def gather():
+        return await asyncio.gather(*(rerank.acompress_documents(docs, QUERY) for _ in range(16)))
+
+    asyncio.run(gather())
+    assert len(_fallback_warnings(caplog)) == 1
+
+
+def test_relevance_score_is_a_0_1_relevance_in_the_fused_order_with_the_fused_score_kept(docs):
+    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": s})
+              for d, s in zip(docs, [0.6, 0.2, 0.1, 0.5, 0.3, 0.4])]
+    for q in (QUERY, "capital of France"):
+        out = CageRerank(top_n=None).compress_documents(scored, q)
+        fused = [d.metadata["cage_score"] for d in out]
+        relevance_scores = [d.metadata["relevance_score"] for d in out]
+        assert fused == sorted(fused, reverse=True)
+        assert all(0.0 < r < 1.0 for r in relevance_scores)
+        assert relevance_scores == pytest.approx([1 / (1 + np.exp(-f)) for f in fused], rel=1e-12)
+
+
+def test_a_relevance_cutoff_after_cage_keeps_one_fused_bar_in_every_query(docs, embeddings):
+    from langchain_core.runnables import RunnableLambda
+
+    store = InMemoryVectorStore(embedding=embeddings)
+    store.add_documents(docs)
+    cutoff = 0.75
+    chain = ContextualCompressionRetriever(
+        base_compressor=CageRerank(top_n=None),
+        base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=6),
+    ) | RunnableLambda(lambda found: [d for d in found if d.metadata["relevance_score"] >= cutoff])
+    bar = np.log(cutoff / (1 - cutoff))  # the fused score the cutoff stands for
+    kept = {}
+    for q in (QUERY, "capital of France", "What fruit has potassium?"):
+        everything = ContextualCompressionRetriever(
+            base_compressor=CageRerank(top_n=None),
+            base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=6)).invoke(q)
+        kept[q] = chain.invoke(q)
+        assert [d.page_content for d in kept[q]] == \
+            [d.page_content for d in everything if d.metadata["cage_score"] >= bar]
+    assert 0 < sum(map(len, kept.values())) < 3 * len(docs)  # the cutoff does cut, not everything
 
 
 def test_async_gather_matches_sequential_calls(docs, embeddings):

@@ -14,6 +14,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import Passage
+from cage_core.relevance import relevance
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
@@ -66,7 +67,8 @@ def test_same_order_and_scores_as_cage_core(nodes, reranker):
     out = CageRerank(top_n=None).postprocess_nodes(scored, QueryBundle(QUERY))
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [n.node.get_content() for n in out] == [r.text for r in core]
-    assert [n.score for n in out] == [r.score for r in core]
+    assert [n.node.metadata["cage_score"] for n in out] == [r.score for r in core]
+    assert [n.score for n in out] == [relevance(r.score) for r in core]
 
 
 def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(nodes, reranker):
@@ -196,3 +198,83 @@ def test_stored_graphs_are_one_flat_string(nodes):
     enriched = CageGraphExtractor()(nodes)
     assert all(isinstance(n.metadata["cage_graph"], str) for n in enriched)
     assert max(len(n.metadata["cage_graph"]) for n in enriched) < 1500
+
+
+def _fallback_warnings(caplog):
+    return [r for r in caplog.records if r.name == "cage_llamaindex.rerank" and r.levelname == "WARNING"]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), None])
+def test_nan_or_missing_scores_warn_once_per_reranker_with_the_cost_and_the_fix(nodes, bad, caplog):
+    scored = [NodeWithScore(node=n, score=bad if i == 2 else 0.1 * i) for i, n in enumerate(nodes)]
+    rerank = CageRerank(top_n=2)
+    for q in (QUERY, "capital of France"):
+        assert len(rerank.postprocess_nodes(scored, query_str=q)) == 2
+    asyncio.run(rerank.apostprocess_nodes(scored, query_str=QUERY))
+    (record,) = _fallback_warnings(caplog)
+    message = record.getMessage()
+    assert "1 of 6 nodes have no retriever score (None or NaN)" in message
+    assert "the query and 6 passages were embedded" in message and " ms on this call" in message
+    assert 'similarity_source="embed"' in message
+    CageRerank(top_n=2, similarity_source="embed").postprocess_nodes(scored, query_str=QUERY)
+    assert len(_fallback_warnings(caplog)) == 1  # embedding on purpose: no warning
+
+
+def test_similarity_cutoff_after_cage_on_a_persisted_index(nodes, embed_model, tmp_path):
+    import math
+
+    from llama_index.core import StorageContext, load_index_from_storage
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.postprocessor import SimilarityPostprocessor
+
+    VectorStoreIndex(nodes, embed_model=embed_model).storage_context.persist(str(tmp_path))
+    index = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path)),
+                                    embed_model=embed_model)
+    cutoff = 0.75
+    engine = index.as_query_engine(
+        llm=MockLLM(), similarity_top_k=6,
+        node_postprocessors=[CageRerank(top_n=None), SimilarityPostprocessor(similarity_cutoff=cutoff)])
+    everything = index.as_query_engine(llm=MockLLM(), similarity_top_k=6,
+                                       node_postprocessors=[CageRerank(top_n=None)])
+    bar = math.log(cutoff / (1 - cutoff))
+    kept = 0
+    for q in (QUERY, "capital of France", "What fruit has potassium?"):
+        got = engine.query(q).source_nodes
+        every = everything.query(q).source_nodes
+        assert all(0.0 < n.score < 1.0 for n in every)
+        assert [n.node.metadata["cage_score"] for n in every] == \
+            sorted((n.node.metadata["cage_score"] for n in every), reverse=True)
+        assert [n.node.node_id for n in got] == \
+            [n.node.node_id for n in every if n.node.metadata["cage_score"] >= bar]
+        kept += len(got)
+    assert 0 < kept < 3 * len(nodes)
+
+
+def test_with_an_integrity_key_a_forged_graph_in_a_persisted_index_is_ignored(nodes, embed_model, tmp_path,
+                                                                              caplog):
+    from llama_index.core import StorageContext, load_index_from_storage
+
+    from cage_core.graph.passage_graph import PassageGraph, content_hash
+
+    key = "shared by ingest and rerank"
+    signed = IngestionPipeline(transformations=[CageGraphExtractor(integrity_key=key)]).run(nodes=nodes)
+    VectorStoreIndex(signed, embed_model=embed_model).storage_context.persist(str(tmp_path))
+    index = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path)),
+                                    embed_model=embed_model)
+    retrieved = index.as_retriever(similarity_top_k=6).retrieve(QUERY)
+    victim = retrieved[-1].node
+    donor = PassageGraph.from_stored(retrieved[0].node.metadata["cage_graph"])
+    forged = donor.__class__(**{**donor.__dict__, "content_sha": content_hash(
+        Passage(victim.get_content(metadata_mode=MetadataMode.NONE)).content)})
+    tampered = victim.model_copy()
+    tampered.metadata = {**victim.metadata, "cage_graph": forged.to_text()}
+    pool = retrieved[:-1] + [NodeWithScore(node=tampered, score=retrieved[-1].score)]
+    trusting = CageRerank(top_n=None)
+    trusting.postprocess_nodes(pool, query_str=QUERY)
+    assert trusting.reranker.parse_count == 0  # no key: the content hash alone lets it through
+    caplog.clear()
+    keyed = CageRerank(top_n=None, integrity_key=key)
+    keyed.postprocess_nodes(pool, query_str=QUERY)
+    assert keyed.reranker.parse_count == 1
+    assert caplog.text.count("1 without a valid MAC under the integrity key") == 1
+    assert key not in repr(keyed) and key not in keyed.to_json()

@@ -135,3 +135,80 @@ def test_async_retrieval_from_chroma_matches_sync(tmp_path, embeddings, enriched
     retriever = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=TOP_N),
                                                base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=K))
     assert asyncio.run(retriever.ainvoke(QUERY)) == retriever.invoke(QUERY)
+
+
+# -- keyed integrity of stored graphs (cage_core.graph_integrity) ------------------------------
+KEY = "a secret the store's other writers do not know"
+
+
+def _forge(store, victim_title, donor_title):
+    """Rewrite the victim's stored graph in Chroma: the donor's entities under the victim's
+    content hash (what anyone who can write the store can do), keeping the victim's text."""
+    from cage_core.graph.passage_graph import PassageGraph, content_hash
+    from cage_core.metadata import passage_from_metadata
+
+    everything = store.get(include=["documents", "metadatas"])
+    rows = dict(zip(everything["ids"], zip(everything["documents"], everything["metadatas"])))
+    victim = next(i for i, (_, m) in rows.items() if m["title"] == victim_title)
+    donor = next(m for _, m in rows.values() if m["title"] == donor_title)
+    text, metadata = rows[victim]
+    graph = PassageGraph.from_stored(donor["cage_graph"])
+    forged = graph.__class__(**{**graph.__dict__, "content_sha": content_hash(
+        passage_from_metadata(text, metadata, "title").content)})
+    store.update_document(victim, Document(page_content=text, id=victim,
+                                           metadata={**metadata, "cage_graph": forged.to_text()}))
+    return victim
+
+
+def test_with_an_integrity_key_a_forged_graph_is_ignored_with_one_warning(embeddings, caplog):
+    from langchain_chroma import Chroma
+
+    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
+            for i, r in enumerate(ROWS)]
+    signed = CageGraphTransformer(integrity_key=KEY).transform_documents(docs)
+    assert all('"mac":"' in d.metadata["cage_graph"] for d in signed)
+    store = Chroma.from_documents(signed, embeddings, collection_name="signed",
+                                  client_settings=_no_telemetry())
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
+    retrieved = base.invoke(QUERY)
+    victim = _forge(store, retrieved[-1].metadata["title"], "Kiss and Tell (1945 film)")
+    retrieved = base.invoke(QUERY)
+    assert '"mac"' not in next(d for d in retrieved if d.id == victim).metadata["cage_graph"]
+
+    trusting = CageRerank(top_n=None)  # no key: the forged graph passes the freshness check
+    fooled = trusting.compress_documents(retrieved, QUERY)
+    assert trusting.reranker.parse_count == 0
+    caplog.clear()
+    keyed = CageRerank(top_n=None, integrity_key=KEY)
+    checked = keyed.compress_documents(retrieved, QUERY)
+    assert keyed.reranker.parse_count == 1  # only the forged one is parsed again
+    (record,) = [r for r in caplog.records if "ignoring" in r.getMessage()]
+    assert "ignoring 1 of 10 stored passage graphs (1 without a valid MAC under the integrity key)" \
+        in record.getMessage()
+    honest = [(d.page_content, d.metadata["cage_score"]) for d in checked]
+    assert honest == [(d.page_content, d.metadata["cage_score"]) for d in _fresh(retrieved)]
+    assert [(d.page_content, d.metadata["cage_score"]) for d in fooled] != honest
+
+
+def test_a_graph_signed_under_another_key_or_unsigned_is_refused(embeddings):
+    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
+            for i, r in enumerate(ROWS[:3])]
+    other = CageGraphTransformer(integrity_key="another key").transform_documents(docs)
+    plain = CageGraphTransformer().transform_documents(docs)
+    for stored in (other, plain):
+        rerank = CageRerank(top_n=None, integrity_key=KEY)
+        rerank.compress_documents([Document(page_content=d.page_content, metadata={
+            **d.metadata, "retrieval_score": 0.5}) for d in stored], QUERY)
+        assert rerank.reranker.parse_count == 3
+    # without a key, signed graphs are read like any other (the MAC is one more JSON key)
+    rerank = CageRerank(top_n=None)
+    rerank.compress_documents([Document(page_content=d.page_content, metadata={
+        **d.metadata, "retrieval_score": 0.5}) for d in other], QUERY)
+    assert rerank.reranker.parse_count == 0
+
+
+def _fresh(retrieved):
+    plain = [Document(page_content=d.page_content, id=d.id,
+                      metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
+             for d in retrieved]
+    return CageRerank(top_n=None).compress_documents(plain, QUERY)

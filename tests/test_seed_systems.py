@@ -112,7 +112,7 @@ def test_langchain_wrapper_runs_grapher(nlp):
     core = CageReranker(nlp=nlp, embedder=lambda t: None, method="grapher").rerank(
         "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2])
     assert [d.page_content for d in out] == [r.text for r in core]
-    assert [d.metadata["relevance_score"] for d in out] == [r.score for r in core]
+    assert [d.metadata["cage_score"] for d in out] == [r.score for r in core]
 
 
 def test_llamaindex_wrapper_runs_tegr(nlp):
@@ -122,7 +122,7 @@ def test_llamaindex_wrapper_runs_tegr(nlp):
     core = CageReranker(nlp=nlp, embedder=lambda t: None, method="tegr").rerank(
         "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2])
     assert [n.node.get_content() for n in out] == [r.text for r in core]
-    assert [n.score for n in out] == [r.score for r in core]
+    assert [n.node.metadata["cage_score"] for n in out] == [r.score for r in core]
 
 
 def test_document_types_are_inherited_by_the_most_similar_chunk_pairs():

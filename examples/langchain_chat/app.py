@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nQ: {question}\nA: {answer(question, [d.page_content for d in docs], model, chain)}")
         for i, d in enumerate(docs, 1):
             m = d.metadata
-            print(f"  [{i}] {m['title']}  score={m['relevance_score']:+.2f} "
+            print(f"  [{i}] {m['title']}  score={m['relevance_score']:.2f} "
                   f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
                   f"{via_label(chain[i - 1])}".rstrip())
         print(flush=True)

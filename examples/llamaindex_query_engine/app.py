@@ -68,7 +68,15 @@ class ExtractiveSynthesizer(BaseSynthesizer):
         return self.get_response(query_str, text_chunks, chain)
 
 
+LLM_PACKAGES = {"openai": "llama-index-llms-openai-like", "ollama": "llama-index-llms-ollama",
+                "llamacpp": "llama-index-llms-llama-cpp"}
+
+
 def load_llm(spec: str) -> Any:
+    """The LlamaIndex LLM for ``spec`` (``None`` for the extractive answerer); a missing
+    integration package is a clear exit, before anything is ingested."""
+    if spec == EXTRACTIVE:
+        return None
     kind, _, target = spec.partition(":")
     try:
         if kind == "openai":
@@ -85,11 +93,13 @@ def load_llm(spec: str) -> Any:
 
             return LlamaCPP(model_path=target, temperature=0, context_window=4096)
     except ImportError as exc:
-        raise SystemExit(f"--llm {spec}: {exc}") from None
+        raise SystemExit(f"--llm {spec}: {exc}. Install it: "
+                         f"pip install {LLM_PACKAGES[kind]}") from None
     raise SystemExit(f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH")
 
 
-def build_query_engine(spec: str = EXTRACTIVE, top_n: int = 5, k: int = 10) -> Any:
+def build_query_engine(llm: Any = None, top_n: int = 5, k: int = 10) -> Any:
+    """The query engine over the example documents; ``llm=None``: the extractive answerer."""
     documents = [Document(text=r["title"] + ". " + r["text"], metadata={"title": r["title"]},
                           excluded_llm_metadata_keys=["title"], excluded_embed_metadata_keys=["title"])
                  for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())]
@@ -97,8 +107,8 @@ def build_query_engine(spec: str = EXTRACTIVE, top_n: int = 5, k: int = 10) -> A
                                                CageGraphExtractor()]).run(documents=documents)
     index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
     # the extractive answerer needs no LLM; MockLLM keeps LlamaIndex from resolving its default
-    extra = ({"response_synthesizer": ExtractiveSynthesizer(), "llm": MockLLM()} if spec == EXTRACTIVE
-             else {"llm": load_llm(spec)})
+    extra = ({"response_synthesizer": ExtractiveSynthesizer(), "llm": MockLLM()} if llm is None
+             else {"llm": llm})
     return index.as_query_engine(similarity_top_k=k, node_postprocessors=[CageRerank(top_n=top_n)], **extra)
 
 
@@ -106,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH")
     args = parser.parse_args(argv)
-    engine = build_query_engine(llm_spec(args.llm))
+    llm = load_llm(llm_spec(args.llm))  # first: a missing LLM package fails before ingesting
+    engine = build_query_engine(llm)
     print(f"CAGE LlamaIndex query engine over {DATA.name} — answerer: {llm_spec(args.llm)}. Empty line quits.")
     for line in sys.stdin:
         question = line.strip()
@@ -117,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         chain = chain_from_metadata([n.node.metadata for n in response.source_nodes])
         for i, n in enumerate(response.source_nodes, 1):
             m = n.node.metadata
-            print(f"  [{i}] {m.get('title', '?')}  score={n.score:+.2f} "
+            print(f"  [{i}] {m.get('title', '?')}  score={n.score:.2f} "
                   f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
                   f"{via_label(chain[i - 1])}".rstrip())
         print(flush=True)

@@ -44,12 +44,12 @@ COLUMNS = ["rank", "title", "similarity", "coherence", "fused", "linked to"]
 
 class WebChat:
     def __init__(self, llm: str) -> None:
+        self.model = load_chat_model(llm)  # a missing LLM package fails here, before ingesting
         rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
         self.store = InMemoryVectorStore(embedding=PackagedMiniLMEmbeddings())
         self.store.add_documents([Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows])
         self.reranker = CageReranker()
         self.reranker.graphs([Passage(r["text"], title=r["title"]) for r in rows])  # parse once, at start
-        self.model = load_chat_model(llm)
         self.images = Path(tempfile.mkdtemp(prefix="cage-web-"))
 
     def ask(self, question: str, history: list[dict[str, str]]):
