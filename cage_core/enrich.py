@@ -18,9 +18,9 @@ from typing import Any
 
 from cage_core.cache import graph_key
 from cage_core.config import CageConfig
-from cage_core.eval.datasets import DatasetFormatError, json_lines
 from cage_core.graph.passage_graph import GraphLevel, PassageGraph
 from cage_core.graph_store import GraphStore
+from cage_core.jsonl import DatasetFormatError, json_lines
 from cage_core.link_index import LinkIndex
 from cage_core.passage import Passage
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
