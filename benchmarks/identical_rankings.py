@@ -56,21 +56,65 @@ def settings(data: Path) -> dict[str, list[tuple[str, list[str]]]]:
     open20 = ["--open", "20"]
     return {
         "closed": [(n, ["--data", str(data / f"{n}.jsonl")]) for n in WIKIPEDIA],
-        "closed-untitled": [(n, ["--data", str(data / f"{n}.jsonl"), "--no-titles"])
-                            for n in WIKIPEDIA],
-        "open-untitled-expand": [(n, ["--data", str(data / f"{n}.jsonl"), *open20, "--no-titles",
-                                      "--expand"]) for n in MULTIHOP],
-        "dragonball": [("dragonball", ["--data", str(beyond / "dragonball.jsonl"), "--corpus",
-                                       str(beyond / "dragonball.corpus.jsonl"), *open20,
-                                       "--no-titles"])],
-        "dragonball-expand": [("dragonball", ["--data", str(beyond / "dragonball.jsonl"),
-                                              "--corpus", str(beyond / "dragonball.corpus.jsonl"),
-                                              *open20, "--no-titles", "--expand"])],
-        "scifact": [("scifact", ["--data", str(beyond / "scifact.jsonl"), "--corpus",
-                                 str(beyond / "scifact.corpus.jsonl"), *open20])],
-        "scifact-chunks": [("scifact_chunks", ["--data", str(beyond / "scifact.jsonl"), "--corpus",
-                                               str(beyond / "scifact_chunks.corpus.jsonl"),
-                                               *open20, "--no-titles"])],
+        "closed-untitled": [
+            (n, ["--data", str(data / f"{n}.jsonl"), "--no-titles"]) for n in WIKIPEDIA
+        ],
+        "open-untitled-expand": [
+            (n, ["--data", str(data / f"{n}.jsonl"), *open20, "--no-titles", "--expand"])
+            for n in MULTIHOP
+        ],
+        "dragonball": [
+            (
+                "dragonball",
+                [
+                    "--data",
+                    str(beyond / "dragonball.jsonl"),
+                    "--corpus",
+                    str(beyond / "dragonball.corpus.jsonl"),
+                    *open20,
+                    "--no-titles",
+                ],
+            )
+        ],
+        "dragonball-expand": [
+            (
+                "dragonball",
+                [
+                    "--data",
+                    str(beyond / "dragonball.jsonl"),
+                    "--corpus",
+                    str(beyond / "dragonball.corpus.jsonl"),
+                    *open20,
+                    "--no-titles",
+                    "--expand",
+                ],
+            )
+        ],
+        "scifact": [
+            (
+                "scifact",
+                [
+                    "--data",
+                    str(beyond / "scifact.jsonl"),
+                    "--corpus",
+                    str(beyond / "scifact.corpus.jsonl"),
+                    *open20,
+                ],
+            )
+        ],
+        "scifact-chunks": [
+            (
+                "scifact_chunks",
+                [
+                    "--data",
+                    str(beyond / "scifact.jsonl"),
+                    "--corpus",
+                    str(beyond / "scifact_chunks.corpus.jsonl"),
+                    *open20,
+                    "--no-titles",
+                ],
+            )
+        ],
     }
 
 
@@ -106,8 +150,10 @@ class Recorder:
         graphs = getattr(scores, "graphs", None) or ()
         vias: list[Any] = []
         if self._inner.needs_graphs and len(graphs) == len(pool.passages):
-            vias = tools["evidence_chain"](pool.query, pool.passages, graphs,
-                                           order[: tools["via_ranks"]], getattr(scores, "links", None))
+            links = getattr(scores, "links", None)
+            vias = tools["evidence_chain"](
+                pool.query, pool.passages, graphs, order[: tools["via_ranks"]], links
+            )
         contents = "\x00".join(p.content for p in pool.passages)
         self._sink.setdefault(str(pool.key), {})[self.name] = {
             "pool": hashlib.blake2b(contents.encode(), digest_size=12).hexdigest(),
@@ -122,18 +168,26 @@ def _import_tree() -> dict[str, Any]:
     """The tree's modules, from the current directory."""
     sys.path.insert(0, os.getcwd())
     import cage_core
-    import cage_core.reranker as reranker
-    from cage_core import methods
+    from cage_core import methods, reranker
     from cage_core.cli import main
 
     here = Path(os.getcwd()).resolve()
     if here not in Path(cage_core.__file__).resolve().parents:
-        raise SystemExit(f"cage_core comes from {cage_core.__file__}, not from {here}: run this "
-                         "from the root of the tree to check")
-    return {"cage_core": cage_core, "methods": methods, "main": main,
-            "tools": {"pool_scores": methods.pool_scores, "ranking": reranker.ranking,
-                      "evidence_chain": reranker.evidence_chain,
-                      "via_ranks": getattr(reranker, "VIA_RANKS", 50)}}
+        raise SystemExit(
+            f"cage_core comes from {cage_core.__file__}, not from {here}: run this "
+            "from the root of the tree to check"
+        )
+    return {
+        "cage_core": cage_core,
+        "methods": methods,
+        "main": main,
+        "tools": {
+            "pool_scores": methods.pool_scores,
+            "ranking": reranker.ranking,
+            "evidence_chain": reranker.evidence_chain,
+            "via_ranks": getattr(reranker, "VIA_RANKS", 50),
+        },
+    }
 
 
 def dump(args: argparse.Namespace) -> int:
@@ -141,19 +195,32 @@ def dump(args: argparse.Namespace) -> int:
     methods, main, tools = tree["methods"], tree["main"], tree["tools"]
     names = [m.strip() for m in args.methods.split(",") if m.strip()]
     chosen = settings(Path(args.data))
-    wanted = list(chosen) if args.settings == "all" else [s.strip() for s in args.settings.split(",")]
+    wanted = (
+        list(chosen) if args.settings == "all" else [s.strip() for s in args.settings.split(",")]
+    )
     unknown = [s for s in wanted if s not in chosen]
     if unknown:
         raise SystemExit(f"unknown settings {unknown}; choose from {list(chosen)}")
     sink: dict[str, dict[str, Any]] = {}
     for name in names:
         methods.get_method(name)  # unknown names fail here, before any work
-        methods.register_method(PREFIX + name, lambda config, name=name: Recorder(
-            methods.get_method(name, config), sink, tools))
-    out: dict[str, Any] = {"cage_core": tree["cage_core"].__file__, "methods": names,
-                           "limit": args.limit, "settings": {}, "seconds": {}}
-    common = ["--methods", ",".join(PREFIX + n for n in names), "--no-progress",
-              "--no-record-command"]
+        methods.register_method(
+            PREFIX + name,
+            lambda config, name=name: Recorder(methods.get_method(name, config), sink, tools),
+        )
+    out: dict[str, Any] = {
+        "cage_core": tree["cage_core"].__file__,
+        "methods": names,
+        "limit": args.limit,
+        "settings": {},
+        "seconds": {},
+    }
+    common = [
+        "--methods",
+        ",".join(PREFIX + n for n in names),
+        "--no-progress",
+        "--no-record-command",
+    ]
     if args.graph_store:
         common += ["--graph-store", args.graph_store]
     if args.limit:
@@ -172,8 +239,12 @@ def dump(args: argparse.Namespace) -> int:
                     raise SystemExit(f"{key}: cage eval exited with {code}")
                 out["settings"][key] = dict(sink)
                 out["seconds"][key] = round(time.perf_counter() - start, 1)
-                print(f"{key}: {len(sink)} pools x {len(names)} methods in "
-                      f"{out['seconds'][key]:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"{key}: {len(sink)} pools x {len(names)} methods in "
+                    f"{out['seconds'][key]:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 Path(args.out).write_text(json.dumps(out), encoding="utf-8")  # so far
     out["seconds"]["total"] = round(time.perf_counter() - total, 1)
     Path(args.out).write_text(json.dumps(out), encoding="utf-8")
@@ -184,7 +255,7 @@ def dump(args: argparse.Namespace) -> int:
 def _first_difference(a: list[Any], b: list[Any]) -> str:
     if len(a) != len(b):
         return f"lengths {len(a)} vs {len(b)}"
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
         if x != y:
             return f"at [{i}]: {x!r} vs {y!r}"
     return "identical"
@@ -215,17 +286,22 @@ def compare(path_a: str, path_b: str, shown: int) -> int:
                     if ra[fld] == rb[fld]:
                         same[fld] += 1
                     elif len(notes) < shown:
-                        notes.append(f"    {method} {qid} {fld}: "
-                                     f"{_first_difference(ra[fld], rb[fld]) if fld != 'pool' else 'pools differ'}")
+                        what = (
+                            "pools differ" if fld == "pool" else _first_difference(ra[fld], rb[fld])
+                        )
+                        notes.append(f"    {method} {qid} {fld}: {what}")
             ok = all(v == both for v in same.values()) and both > 0
             differs |= not ok
-            lines.append(f"  {method:12} {'identical' if ok else 'DIFFERENT'}: pools {same['pool']}/{both}, "
-                         f"rankings {same['order']}/{both}, scores {same['scores']}/{both}, "
-                         f"vias {same['via']}/{both}")
+            lines.append(
+                f"  {method:12} {'identical' if ok else 'DIFFERENT'}: "
+                f"pools {same['pool']}/{both}, rankings {same['order']}/{both}, "
+                f"scores {same['scores']}/{both}, vias {same['via']}/{both}"
+            )
         if missing:
             differs = True
             notes.insert(0, f"    {len(missing)} pools on one side only, e.g. {missing[:3]}")
-        print(f"{key}: {len(pools_a)} pools" + ("" if not missing else f" (A) / {len(pools_b)} (B)"))
+        sizes = f"{len(pools_a)}" if not missing else f"{len(pools_a)} (A) / {len(pools_b)} (B)"
+        print(f"{key}: {sizes} pools")
         print("\n".join(lines + notes))
     print("ALL IDENTICAL" if not differs else "DIFFERENCES FOUND")
     return 1 if differs else 0
@@ -235,8 +311,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default="../shared/data", help="the DEV files' folder")
     parser.add_argument("--graph-store", help="SQLite graph store shared across runs")
-    parser.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                        help="comma-separated method names (default: %(default)s)")
+    parser.add_argument(
+        "--methods",
+        default=",".join(DEFAULT_METHODS),
+        help="comma-separated method names (default: %(default)s)",
+    )
     parser.add_argument("--settings", default="all", help="comma-separated settings (default: all)")
     parser.add_argument("--files", help="only these file labels, e.g. hotpotqa,scifact_chunks")
     parser.add_argument("--limit", type=int, help="only the first N questions of each file")

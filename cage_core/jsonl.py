@@ -28,7 +28,8 @@ def json_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, Any]]:
             continue
         if len(line) > MAX_LINE_CHARS:
             raise DatasetFormatError(
-                f"{source}:{number}: line longer than {MAX_LINE_CHARS} characters")
+                f"{source}:{number}: line longer than {MAX_LINE_CHARS} characters"
+            )
         try:
             yield number, json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
