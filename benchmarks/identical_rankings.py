@@ -26,6 +26,11 @@ expansion (``dragonball``, ``dragonball-expand``); SciFact over its titled abstr
 untitled chunks, the top 20 (``scifact``, ``scifact-chunks``). ``--compare`` prints, per setting
 and method, how many pools have identical rankings, scores and vias, and the first differences;
 it exits 1 when anything differs or a pool is missing on one side.
+
+Cost: the open settings reuse the graph store's corpus embeddings and graphs (seconds per 50
+pools once warm); the closed ones embed every pool passage again (the closed runner does not
+use the store's embeddings), about 2 s per question on a loaded 2-core machine. ``--limit 50``
+on all 15 files took 13 min there (775 s + 33 s); the full set is several times that.
 """
 
 from __future__ import annotations
@@ -43,8 +48,9 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_METHODS = ("cage", "cage-contra", "hybrid", "grapher", "tegr")
-"""``paper`` (the R-GCN, trained per query, on full graphs) is left out by default: it
-makes the run several times longer; add it with ``--methods``."""
+"""``paper`` (the R-GCN, trained per query, on full graphs) is left out by default: 3.8 s per
+pool against cage's 7 ms (`cage eval --methods cage,tegr,grapher,paper --limit 10` on HotpotQA,
+a loaded 2-core machine), hours on every DEV pool; add it with ``--methods`` and ``--limit``."""
 MULTIHOP = ("hotpotqa", "2wikimultihopqa", "musique")
 WIKIPEDIA = (*MULTIHOP, "ramdocs")
 PREFIX = "identity:"
