@@ -13,16 +13,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+from cage_core import methods as registry
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.corpus_retrieval import RETRIEVERS
-from cage_core.eval.datasets import DatasetFormatError, json_lines, load_questions
+from cage_core.eval.datasets import load_questions
 from cage_core.eval.open_retrieval import ExpansionSettings
 from cage_core.eval.runner import DEFAULT_KS
 from cage_core.evidence_chain import evidence_chain
 from cage_core.extractive import extractive_answer
 from cage_core.fusion import PoolScores
+from cage_core.jsonl import DatasetFormatError, json_lines
 from cage_core.metadata import passages_from_metadata
-from cage_core.methods import METHOD_NAMES
 from cage_core.passage import Passage, Via
 from cage_core.reranker import CageReranker
 from cage_core.scoring import ranking
@@ -153,9 +154,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     from cage_core.methods import get_method
 
     config = _config(args)
-    methods = [get_method(name.strip(), config) for name in args.methods.split(",") if name.strip()]
-    if not methods:
-        raise ValueError("--methods names no method")
+    methods = [get_method(name, config) for name in method_names(args.methods)]
     ks = _cutoffs(args.k, "--k")
     _check_open_options(args)
     generator = None
@@ -200,6 +199,17 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     out.write(table + "\n")
     out.write(f"\nwrote {out_dir / 'results.md'} and {out_dir / 'results.json'}\n")
     return 0
+
+
+def method_names(option: str | None) -> list[str]:
+    """The names of ``--methods`` (comma-separated); without it every method registered *now*
+    (:data:`cage_core.methods.METHOD_NAMES` is read at run time, not at import, so a method
+    added by :func:`~cage_core.methods.register_method` before ``main`` runs is included)."""
+    text = ",".join(registry.METHOD_NAMES) if option is None else option
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise ValueError("--methods names no method")
+    return names
 
 
 def _cutoffs(text: str, option: str) -> tuple[int, ...]:
@@ -336,71 +346,6 @@ def cmd_links(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
-    """Train the link model (:mod:`cage_core.link_training`); with ``--folds`` also
-    cross-validate it against the hand-built links, then train on all data and save."""
-    import time
-
-    import torch
-    from tqdm.auto import tqdm
-
-    from cage_core.eval.runner import resolve_data_paths
-    from cage_core.link_model import LinkModelConfig
-    from cage_core.link_training import (
-        LinkTrainingConfig,
-        cross_validate,
-        file_digest,
-        format_report,
-        load_examples,
-        train_link_net,
-    )
-    from cage_core.link_weights import save_link_model
-
-    if args.folds == 1 or args.folds < 0:
-        raise ValueError("--folds must be 0 (no cross-validation) or at least 2")
-    if args.limit is not None and args.limit < 1:
-        raise ValueError("--limit must be >= 1")
-    if args.threads < 1:
-        raise ValueError("--threads must be >= 1")
-    variants = {v.variant: v for v in (LinkModelConfig(), LinkModelConfig(use_pair_features=False),
-                                       LinkModelConfig(use_graphs=False))}  # fmt: skip
-    compared = [name.strip() for name in args.compare.split(",") if name.strip()]
-    for name in [args.variant, *compared]:
-        if name not in variants:
-            raise ValueError(f"unknown link-model variant {name!r}; choose from {sorted(variants)}")
-    training = LinkTrainingConfig(epochs=args.train_epochs, seed=args.seed)
-    torch.set_num_threads(args.threads)
-    start = time.perf_counter()
-    paths = resolve_data_paths(args.data)
-    total = sum(min(len(load_questions(p)), args.limit or 10**9) for p in paths)
-    reranker = CageReranker(nlp=args.spacy_model, graph_store=args.graph_store)
-    with tqdm(total=total, unit="q", desc="cage train: pools", disable=args.no_progress) as bar:
-        examples = load_examples(paths, reranker, variants[args.variant], limit=args.limit,
-                                 progress=bar.update)  # fmt: skip
-    out.write(f"cage train: {len(examples)} questions from {len(paths)} files "
-              f"(loaded in {time.perf_counter() - start:.0f} s)\n")  # fmt: skip
-    header: dict = {"command": "cage " + " ".join(sys.argv[1:]) if args.record_command else "",
-                    "training": dataclasses.asdict(training), "questions": len(examples),
-                    "data": {p.name: file_digest(p) for p in paths}, "torch": torch.__version__}
-    if args.folds:
-        cv = cross_validate(examples, [variants[n] for n in dict.fromkeys([args.variant, *compared])],
-                            training, args.folds)  # fmt: skip
-        report = format_report(cv)
-        out.write(f"\n{args.folds}-fold cross-validation ({cv.seconds:.0f} s):\n\n{report}\n")
-        header["cross_validation"] = {
-            "folds": args.folds,
-            "mean": {s: dataclasses.asdict(m) for s, m in cv.summary().items()}}
-        if args.report:
-            Path(args.report).write_text(report + "\n", encoding="utf-8")
-    net, losses = train_link_net(examples, variants[args.variant], training)
-    header["final_losses"] = [round(v, 6) for v in losses]
-    path = save_link_model(args.out, net, header)
-    out.write(f"\ntrained {args.variant} on all {len(examples)} questions: loss {losses[0]:.4f} -> "
-              f"{losses[-1]:.4f}; wrote {path} ({path.stat().st_size / 1e6:.2f} MB) "
-              f"in {time.perf_counter() - start:.0f} s in all\n")  # fmt: skip
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cage", description="Coherence-aware graph reranking.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (INFO)")
@@ -421,8 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="Recall@k of ranking methods on benchmark files")
     ev.add_argument("--data", nargs="+", required=True,
                     help="JSON Lines files or directories of them (format: cage_core.eval.datasets)")
-    ev.add_argument("--methods", default=",".join(METHOD_NAMES),
-                    help="comma-separated method names (default: all: %(default)s)")
+    ev.add_argument("--methods",
+                    help="comma-separated method names (default: every registered method: "
+                         f"{','.join(registry.METHOD_NAMES)})")
     ev.add_argument("--out", default="eval-out", help="directory for results.md and results.json")
     ev.add_argument("--k", default=",".join(map(str, DEFAULT_KS)),
                     help="cut-offs for Recall@k and all-gold@k (default: %(default)s)")
@@ -495,29 +441,6 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=20, help="queries per pool size")
     _add_config_options(bench)
     bench.set_defaults(func=cmd_bench)
-    train = sub.add_parser("train", help="train the passage-link model on benchmark files")
-    train.add_argument("--data", nargs="+", required=True,
-                       help="JSON Lines files or directories of them (format: cage_core.eval.datasets)")
-    train.add_argument("--graph-store", help="SQLite graph store to read and fill (parse once across runs)")
-    train.add_argument("--folds", type=int, default=5,
-                       help="cross-validate on this many folds of the questions first (0: skip)")
-    train.add_argument("--variant", default="graphs+links",
-                       help="the model trained on all data and saved: graphs, links or "
-                            "graphs+links (default: %(default)s)")
-    train.add_argument("--compare", default="graphs,links",
-                       help="further variants cross-validated (default: %(default)s)")
-    train.add_argument("--train-epochs", type=int, default=8, help="training epochs (default: %(default)s)")
-    train.add_argument("--seed", type=int, default=0, help="seed of initial weights, batches and folds")
-    train.add_argument("--limit", type=int, help="use only the first N questions of each file")
-    train.add_argument("--threads", type=int, default=1,
-                       help="torch threads (default: %(default)s; more threads are slower on a busy machine)")
-    train.add_argument("--out", "-o", default="link_model.safetensors", help="weights file to write")
-    train.add_argument("--report", help="also write the cross-validation tables to this file")
-    train.add_argument("--no-progress", action="store_true")
-    train.add_argument("--record-command", action=argparse.BooleanOptionalAction, default=True,
-                       help="write the command line into the weights header (default: yes)")
-    train.add_argument("--spacy-model", help="spaCy pipeline name or path (default: best installed)")
-    train.set_defaults(func=cmd_train)
     return parser
 
 

@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from cage_core.config import CageConfig
-from cage_core.eval.datasets import DatasetFormatError, json_lines
 from cage_core.graph.passage_graph import GraphLevel
+from cage_core.jsonl import DatasetFormatError, json_lines
 from cage_core.link_index import LinkIndex, is_store_path
 from cage_core.link_ingest import link_entries
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher

@@ -249,10 +249,3 @@ class PassageGraphs:
         if passage is not None and graph.content_sha != content_hash(passage.content):
             return None, "built from other content than the passage they are attached to"
         return graph, None
-
-    def stored_one(self, data: Any) -> PassageGraph | None:
-        """One stored graph, checked for format and pipeline only (warns when ignored)."""
-        graph, reason = self._stored_one(data, None)
-        if reason is not None:
-            logger.warning("ignoring stored passage graph (%s); parsing the passage again", reason)
-        return graph

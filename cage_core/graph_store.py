@@ -171,10 +171,6 @@ class GraphStore:
     def put(self, key: str, graph: PassageGraph) -> None:
         self.put_many([(key, graph)])
 
-    def delete(self, keys: Sequence[str]) -> None:
-        """Remove the graphs under ``keys`` (skipped with a warning if locked)."""
-        self._write("graphs", "DELETE FROM graphs WHERE key = ?", [(k,) for k in keys])
-
     # -- embeddings ---------------------------------------------------------------------
     def get_embeddings(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The valid stored embeddings among ``keys``, as new float32 arrays ({} if locked).

@@ -20,7 +20,8 @@ from cage_core.graph.passage_graph import GraphLevel, PassageGraph
 from cage_core.graph_service import PassageGraphs
 from cage_core.graph_store import GraphStore
 from cage_core.methods import get_method
-from cage_core.methods.base import Pool, RankingMethod, pool_scores
+from cage_core.methods.base import Pool, RankingMethod
+from cage_core.methods.scores import pool_scores
 from cage_core.models import (
     DEFAULT_EMBEDDER_ID,
     Embedder,
@@ -160,13 +161,6 @@ class CageReranker:
         where the passage must be parsed), checked against ``integrity_key`` when given; see
         :meth:`PassageGraphs.stored <cage_core.graph_service.PassageGraphs.stored>`."""
         return self.graph_service.stored(values, passages, integrity_key=integrity_key)
-
-    def stored_graph(self, data: Any, passage: PassageLike | None = None) -> PassageGraph | None:
-        """One stored graph (see :meth:`stored_graphs`); with ``passage``, it must have been
-        built from that passage's content."""
-        if passage is not None:
-            return self.stored_graphs([data], [passage])[0]
-        return self.graph_service.stored_one(data)
 
     def similarities(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
         """``[k]`` cosine similarity between the query and each passage's content.

@@ -98,3 +98,20 @@ def test_a_reused_encoding_is_charged_its_cost(counted_encodings):
     cache.coherence_matrix(graphs, EncoderConfig())
     assert cache.reused_seconds == pytest.approx(2 * ENCODING_SECONDS, abs=0.04)
     assert len(counted_encodings) == 1
+
+
+def test_a_registered_method_is_in_cage_evals_default_and_help(monkeypatch):
+    import cage_core.methods as registry
+    from cage_core.cli import build_parser, method_names
+    from cage_core.methods import RandomMethod, register_method
+
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    monkeypatch.setattr(registry, "METHOD_NAMES", registry.METHOD_NAMES)
+    register_method("my-random", lambda c: RandomMethod(seed=1))
+    assert method_names(None)[-1] == "my-random"
+    assert method_names(" vanilla, my-random ,") == ["vanilla", "my-random"]
+    eval_parser = build_parser()._subparsers._group_actions[0].choices["eval"]
+    option = next(a for a in eval_parser._actions if "--methods" in a.option_strings)
+    assert option.default is None and option.help.endswith(",my-random)")
+    with pytest.raises(ValueError, match="names no method"):
+        method_names(" , ")

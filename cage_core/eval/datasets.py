@@ -18,18 +18,12 @@ A malformed line raises :class:`DatasetFormatError` naming the file and the line
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-MAX_LINE_CHARS = 50_000_000
-"""Lines longer than this are rejected (bounds memory on hostile files)."""
-
-
-class DatasetFormatError(ValueError):
-    """A line of an evaluation file is not a valid record; says which file and line."""
+from cage_core.jsonl import DatasetFormatError, json_lines  # DatasetFormatError: re-exported
 
 
 @dataclass(frozen=True)
@@ -57,19 +51,6 @@ class EvalQuestion:
 def load_questions(path: str | Path) -> list[EvalQuestion]:
     """All records of one JSON Lines file (blank lines are skipped)."""
     return list(iter_questions(path))
-
-
-def json_lines(lines: Iterable[str], source: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, decoded value)`` of each non-blank line; errors name ``source:line``."""
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE_CHARS:
-            raise DatasetFormatError(f"{source}:{number}: line longer than {MAX_LINE_CHARS} characters")
-        try:
-            yield number, json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise DatasetFormatError(f"{source}:{number}: not valid JSON ({exc})") from None
 
 
 def iter_questions(path: str | Path) -> Iterator[EvalQuestion]:

@@ -28,10 +28,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cage_core.config import CageConfig
-from cage_core.methods.base import ExplainedMethod, Pool, RankingMethod, pool_scores
+from cage_core.methods.base import ExplainedMethod, Pool, RankingMethod
 from cage_core.methods.baselines import BM25Method, RandomMethod, VanillaMethod
 from cage_core.methods.cage import CageMethod
 from cage_core.methods.grapher import GraphERConfig, GraphERMethod
+from cage_core.methods.scores import pool_scores
 from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRConfig, TEGRMethod
 
 CONTRA_WEIGHT = 3.0

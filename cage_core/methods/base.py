@@ -5,21 +5,25 @@ need that is computed once and shared: the query–passage similarities and, whe
 method needs them, the passage graphs, the passage embeddings, edge types computed at ingest
 and the R-GCN encodings. A method returns one score per passage (higher is better); ranking,
 ``top_n`` and evaluation are done by the caller. :func:`pool_scores` gives every method's
-result in the reranker's :class:`~cage_core.fusion.PoolScores` form.
+result in the reranker's :class:`~cage_core.fusion.PoolScores` form (it lives in
+:mod:`cage_core.methods.scores`: this module is the protocol alone and imports no method's or
+score's implementation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from cage_core.encodings import EncodingCache
-from cage_core.fusion import PoolScores
-from cage_core.graph.passage_graph import PassageGraph
-from cage_core.passage import Passage
+
+if TYPE_CHECKING:
+    from cage_core.fusion import PoolScores
+    from cage_core.graph.passage_graph import PassageGraph
+    from cage_core.passage import Passage
 
 
 @dataclass(eq=False)
@@ -57,23 +61,3 @@ class ExplainedMethod(RankingMethod, Protocol):
     """A method whose scores decompose into relevance and coherence (CAGE and its variants)."""
 
     def pool_scores(self, pool: Pool) -> PoolScores: ...
-
-
-def pool_scores(method: RankingMethod, pool: Pool) -> PoolScores:
-    """``method``'s scores of ``pool`` with their parts, checked (one finite score each).
-
-    An :class:`ExplainedMethod` gives its own parts. For any other method the relevance is
-    the pool's similarities, ``fused`` its scores, and it has no coherence term: coherence
-    and the pairwise matrix are zeros.
-    """
-    k = len(pool.passages)
-    if isinstance(method, ExplainedMethod):
-        scores = method.pool_scores(pool)
-    else:
-        sims = np.asarray(pool.similarities, dtype=np.float64)
-        scores = PoolScores(sims, np.zeros(k), np.asarray(method.score(pool), dtype=np.float64),
-                            np.zeros((k, k)), tuple(pool.graphs or ()), sims)  # fmt: skip
-    fused = scores.fused
-    if fused.shape != (k,) or not np.isfinite(fused).all():
-        raise ValueError(f"method {method.name!r} returned invalid scores of shape {fused.shape}")
-    return scores

@@ -1,0 +1,33 @@
+"""Every ranking method's result in the reranker's form, :class:`~cage_core.fusion.PoolScores`.
+
+Kept apart from :mod:`cage_core.methods.base`, so that the protocol imports no implementation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cage_core.fusion import PoolScores
+from cage_core.methods.base import ExplainedMethod, Pool, RankingMethod
+
+__all__ = ["pool_scores"]
+
+
+def pool_scores(method: RankingMethod, pool: Pool) -> PoolScores:
+    """``method``'s scores of ``pool`` with their parts, checked (one finite score each).
+
+    An :class:`ExplainedMethod` gives its own parts. For any other method the relevance is
+    the pool's similarities, ``fused`` its scores, and it has no coherence term: coherence
+    and the pairwise matrix are zeros.
+    """
+    k = len(pool.passages)
+    if isinstance(method, ExplainedMethod):
+        scores = method.pool_scores(pool)
+    else:
+        sims = np.asarray(pool.similarities, dtype=np.float64)
+        scores = PoolScores(sims, np.zeros(k), np.asarray(method.score(pool), dtype=np.float64),
+                            np.zeros((k, k)), tuple(pool.graphs or ()), sims)  # fmt: skip
+    fused = scores.fused
+    if fused.shape != (k,) or not np.isfinite(fused).all():
+        raise ValueError(f"method {method.name!r} returned invalid scores of shape {fused.shape}")
+    return scores
