@@ -159,9 +159,9 @@ def rank(
     given, the link term of the chain replaced by / added to ``weight · model`` (module
     docstring). Both are expressed through :func:`select_chain`'s title term: replace is
     ``M = S`` with ``w_t = w_m, w_e = 0``; add is ``M + (w_m / w_t)·S``."""
-    links = ChainLinks(parts.title_hops, parts.entity_links, parts.query_titles, parts.texts)
+    links = ChainLinks(parts.title_hops, parts.entity_links, parts.query_titles)
     if model is not None and replace:
-        links = ChainLinks(model, np.zeros_like(model), parts.query_titles, parts.texts)
+        links = ChainLinks(model, np.zeros_like(model), parts.query_titles)
         chain = chain.replace(title_weight=weight, entity_weight=0.0)
     elif model is not None:
         if chain.title_weight <= 0:
@@ -170,7 +170,6 @@ def rank(
             parts.title_hops + (weight / chain.title_weight) * model,
             parts.entity_links,
             parts.query_titles,
-            parts.texts,
         )
     steps = select_chain(parts.relevance, links, chain) if chain.length and parts.chained else ()
     core = (

@@ -32,13 +32,11 @@ the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
   passage of ``W`` of highest ``r'``, then takes the other passages of ``W`` with ``Q_j = 1`` in
   ``r'`` order, then greedily the ``j ∈ W`` maximising
 
-  ``r'_j + max_{s ∈ chain} (w_m · M_sj + w_c · min(E_sj, e)) − p_s · S_j − p_q · N_j``
+  ``r'_j + max_{s ∈ chain} (w_m · M_sj + w_c · min(E_sj, e)) − p_q · N_j``
 
   (``w_m`` = ``chain_mention_weight``, ``w_c`` = ``chain_entity_weight``, ``e`` =
-  ``chain_entity_cap``; ``S_j = 1`` when j shares a name with a chain passage — another
-  passage about the same thing adds no hop — and ``N_j = 1`` when the query names one of j's
-  names but ``Q_j = 0`` — a less relevant passage about a named entity, or a name inside a
-  longer named one —, ``p_s`` = ``chain_same_subject_penalty``, ``p_q`` =
+  ``chain_entity_cap``; ``N_j = 1`` when the query names one of j's names but ``Q_j = 0`` — a
+  less relevant passage about a named entity, or a name inside a longer named one —, ``p_q`` =
   ``chain_query_named_penalty``; ties: input order), until it has ``chain_length`` passages or
   ``W`` is spent. The chain is ranked first, in chain order, the rest by ``f``: only the order
   within ``W`` changes, so Recall@``chain_window`` is that of ``f`` (on DEV open retrieval
@@ -152,8 +150,6 @@ class SubjectLinks:
     """``[k]`` ``Q``: the most relevant passage naming a part of the query."""
     query_named: np.ndarray
     """``[k]`` 0/1: the query names one of j's names (``N_j = query_named_j · (1 − Q_j)``)."""
-    same_subject: np.ndarray
-    """``[k, k]`` 0/1, symmetric, zero diagonal: passages i and j share a name."""
 
 
 def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], relevance: np.ndarray,
@@ -163,19 +159,11 @@ def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], rel
     forms = subject_forms(subjects, texts, aliases=aliases)
     k = len(subjects)
     spans = query_spans(query, forms)
-    holders: dict[str, list[int]] = {}
-    for name, j in zip(*linkable_names(forms)):
-        holders.setdefault(name, []).append(j)
-    same = np.zeros((k, k))
-    for group in holders.values():
-        same[np.ix_(group, group)] = 1.0
-    np.fill_diagonal(same, 0.0)
     return SubjectLinks(
         mentions=mention_matrix(k, name_mention_pairs(forms, texts)),
         entity_links=np.asarray(entity_links, dtype=np.float64),
         query_subjects=_first_per_query_part(spans, relevance),
         query_named=np.array([1.0 if found else 0.0 for found in spans]),
-        same_subject=same,
     )
 
 
@@ -219,7 +207,7 @@ def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
     """
     r = np.asarray(relevance, dtype=np.float64)
     k = len(r)
-    if np.shape(fused) != (k,) or any(np.shape(m) != (k, k) for m in (links.mentions, links.same_subject)):
+    if np.shape(fused) != (k,) or any(np.shape(m) != (k, k) for m in (links.mentions, links.entity_links)):
         raise ValueError(f"short_chain needs [k] scores and [k, k] links for k = {k} passages")
     if not config.chain_window or k < 2:
         return np.zeros(0, dtype=np.int64)
@@ -238,8 +226,7 @@ def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
     np.fill_diagonal(hops, 0.0)
     base = r - config.chain_query_named_penalty * links.query_named * (1.0 - links.query_subjects)
     while len(chain) < length:
-        same = links.same_subject[chain].max(axis=0)
-        gain = base + hops[chain].max(axis=0) - config.chain_same_subject_penalty * same
+        gain = base + hops[chain].max(axis=0)
         gain = np.where(in_window, gain, -np.inf)
         gain[chain] = -np.inf
         chain.append(int(ranking(gain)[0]))
