@@ -24,8 +24,7 @@ from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
 from cage_core.graph_store import GraphStore
 
-METHODS = ("cage", "cage-contra", "hybrid", "cage-nochain", "cage-core1", "cage-notitles",
-           "cage-noentities", "cage-nolexical")
+METHODS = ("cage", "cage-contra", "hybrid", "cage-core1", "cage-notitles")
 RGCN_METHODS = ("cage+rgcn", "paper")
 
 
@@ -43,7 +42,8 @@ def _files(data: list[str]) -> list[Path]:
 def dump(args: argparse.Namespace) -> None:
     store = GraphStore(args.graph_store) if args.graph_store else None
     base = CageReranker(graph_store=store)
-    rerankers = {m: CageReranker(method=m, graph_store=store) for m in METHODS + RGCN_METHODS}
+    methods_all = tuple(args.methods.split(",")) if args.methods else METHODS
+    rerankers = {m: CageReranker(method=m, graph_store=store) for m in methods_all + RGCN_METHODS}
     with open(args.out, "w", encoding="utf-8") as out:
         for path in _files(args.data):
             questions = load_questions(path)[: args.limit]
@@ -58,7 +58,7 @@ def dump(args: argparse.Namespace) -> None:
                 for n, (q, passages) in enumerate(zip(questions, pools)):
                     k = len(passages)
                     sims = base.similarities(q.question, passages)
-                    methods = METHODS + (RGCN_METHODS if n < args.rgcn_limit else ())
+                    methods = methods_all + (RGCN_METHODS if n < args.rgcn_limit else ())
                     for m in methods:
                         g = full[offset:offset + k] if m in RGCN_METHODS else graphs[offset:offset + k]
                         ranked = rerankers[m].rerank(q.question, passages, query_similarities=sims,
@@ -105,6 +105,7 @@ def main() -> None:
     d.add_argument("--out", required=True)
     d.add_argument("--limit", type=int)
     d.add_argument("--rgcn-limit", type=int, default=10)
+    d.add_argument("--methods", help=f"comma-separated (default {','.join(METHODS)})")
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")

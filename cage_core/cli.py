@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.corpus_retrieval import RETRIEVERS
@@ -21,6 +21,7 @@ from cage_core.eval.runner import DEFAULT_KS
 from cage_core.evidence_chain import evidence_chain
 from cage_core.extractive import extractive_answer
 from cage_core.fusion import PoolScores
+from cage_core.lang.en import STRING_RULES
 from cage_core.methods import METHOD_NAMES
 from cage_core.passage import Passage, Via
 from cage_core.reranker import CageReranker
@@ -33,7 +34,10 @@ DEMO_FILE = "demo.jsonl"
 
 def _config(args: argparse.Namespace) -> CageConfig:
     config = CageConfig.preset(args.preset)
-    changes = {k: v for k, v in (("alpha", args.alpha), ("epochs", args.epochs)) if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in (("alpha", args.alpha), ("epochs", args.epochs))
+                               if v is not None}  # fmt: skip
+    if getattr(args, "ablate_rule", None):
+        changes["string_rules"] = config.string_rules - frozenset(args.ablate_rule)
     return config.replace(**changes) if changes else config
 
 
@@ -42,6 +46,9 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
                         help="named configuration (default: %(default)s)")  # fmt: skip
     parser.add_argument("--alpha", type=float, help="fusion weight α in [0, 1]")
     parser.add_argument("--epochs", type=int, help="per-query training epochs")
+    parser.add_argument("--ablate-rule", action="append", choices=sorted(STRING_RULES), metavar="NAME",
+                        help="switch a named string rule off (repeatable; cage_core.lang.en."
+                             f"STRING_RULES: {', '.join(sorted(STRING_RULES))})")  # fmt: skip
     parser.add_argument("--spacy-model", help="spaCy pipeline name or path (default: best installed)")
 
 

@@ -23,9 +23,11 @@ import dataclasses
 import logging
 import math
 import threading
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol
+
+from cage_core.lang.en import STRING_RULES, check_rules
 
 __all__ = [
     "ENCODER_SETTINGS",
@@ -36,9 +38,11 @@ __all__ = [
     "EncoderConfig",
     "EncoderKind",
     "Flag",
+    "InstanceOf",
     "Int",
     "OneOf",
     "Real",
+    "RuleSet",
     "UntitledConfig",
     "check_bool",
     "check_int",
@@ -120,6 +124,16 @@ class InstanceOf:
         if not isinstance(value, self.kind):
             raise TypeError(f"{name} must be a{'n' if self.kind.__name__[0] in 'AEIOU' else ''} "
                             f"{self.kind.__name__}, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A frozenset of :data:`~cage_core.lang.en.STRING_RULES` names."""
+
+    def check(self, name: str, value: object) -> None:
+        if not isinstance(value, frozenset):
+            raise TypeError(f"{name} must be a frozenset of rule names, got {type(value).__name__}")
+        check_rules(value, name)
 
 
 WEIGHT = Real(0.0, 100.0)
@@ -308,7 +322,7 @@ ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Enc
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain", "untitled")
+                                     "rgcn_weight", "chain", "untitled", "string_rules")
 
 
 @dataclass(frozen=True, init=False)
@@ -349,6 +363,9 @@ class CageConfig:
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
+        string_rules: the named string rules of the subjects and aliases applied (default
+            all of :data:`~cage_core.lang.en.STRING_RULES`); leave one out to measure it
+            (``cage eval --ablate-rule NAME``; bridge mode only).
 
     Compatibility: the encoder's settings (:data:`ENCODER_SETTINGS`: ``beta``,
     ``hidden_dim``, ``epochs``, ``learning_rate``, ``seed``, ``vector_dim``) are also
@@ -371,6 +388,7 @@ class CageConfig:
     chain: ChainConfig = field(default_factory=ChainConfig)
     untitled: UntitledConfig = field(default_factory=UntitledConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    string_rules: frozenset[str] = STRING_RULES
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
         self,
@@ -388,6 +406,7 @@ class CageConfig:
         chain: ChainConfig | None = None,
         untitled: UntitledConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
+        string_rules: frozenset[str] = string_rules,
         **encoder_settings: Any,
     ) -> None:
         values = {
@@ -397,7 +416,7 @@ class CageConfig:
             "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
             "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
             "untitled": UntitledConfig() if untitled is None else untitled,
-            "encoder": _encoder(encoder, encoder_settings),
+            "encoder": _encoder(encoder, encoder_settings), "string_rules": string_rules,
         }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -418,6 +437,7 @@ class CageConfig:
         "graph_cache_size": Int(0, 10_000_000),
         "chain": InstanceOf(ChainConfig),
         "untitled": InstanceOf(UntitledConfig),
+        "string_rules": RuleSet(),
     }
     """The accepted value of each field (checked by :func:`validate` at construction)."""
 

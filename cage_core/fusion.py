@@ -181,7 +181,8 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
     titles = [p.title for p in passages]
     texts = [p.text for p in passages]
     links = pool_links(query, titles, texts, graphs)
-    subjects = [derive_subject(p, g) for p, g in zip(passages, graphs)]
+    rules = config.string_rules
+    subjects = [derive_subject(p, g, rules=rules) for p, g in zip(passages, graphs)]
     return BridgeInputs(query, passages, graphs, sims, relevance, titles, texts, links, subjects,
                         links.entity_links())  # fmt: skip
 
@@ -229,7 +230,7 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
     k = len(passages)
     names = [untitled_subject(d) for d in pool.subjects] if config.title_links else [""] * k
     untitled = subject_links(pool.query, names, pool.texts, pool.relevance, pool.entity_links,
-                             aliases=config.untitled.aliases)  # fmt: skip
+                             aliases=config.untitled.aliases, rules=config.string_rules)  # fmt: skip
     relevance, core, coherence, matrix = subject_core_scores(
         pool.relevance, untitled, core_size=config.core_size, entity_weight=config.entity_weight,
         config=config.untitled)  # fmt: skip

@@ -60,6 +60,7 @@ from cage_core.bridge import (
     name_mention_pairs,
 )
 from cage_core.config import UntitledConfig
+from cage_core.lang.en import STRING_RULES
 from cage_core.passage_subject import Subject, also_known_as, subject_aliases
 from cage_core.scoring import ranking
 
@@ -71,17 +72,18 @@ def untitled_subject(subject: Subject) -> str:
     return "" if subject.origin == "entity" else subject.name
 
 
-def subject_forms(subjects: Sequence[str], texts: Sequence[str], *,
-                  aliases: bool) -> list[tuple[str, ...]]:  # fmt: skip
+def subject_forms(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool,
+                  rules: frozenset[str] = STRING_RULES) -> list[tuple[str, ...]]:  # fmt: skip
     """The names each passage goes by: its subject alone, or with ``aliases`` also the
     subject's :func:`~cage_core.passage_subject.subject_aliases` and the other names its
-    opening gives it (:func:`~cage_core.passage_subject.also_known_as`). A passage without a
-    subject goes by none."""
+    opening gives it (:func:`~cage_core.passage_subject.also_known_as`; rule
+    ``also_known_as`` of ``rules``). A passage without a subject goes by none."""
     if len(texts) != len(subjects):
         raise ValueError(f"got {len(subjects)} subjects for {len(texts)} texts")
     if not aliases:
         return [(s,) if s.strip() else () for s in subjects]
-    return [(*subject_aliases(s), *also_known_as(t)) if s.strip() else ()
+    known = "also_known_as" in rules
+    return [(*subject_aliases(s, rules), *(also_known_as(t) if known else ())) if s.strip() else ()
             for s, t in zip(subjects, texts)]  # fmt: skip
 
 
@@ -153,10 +155,12 @@ class SubjectLinks:
 
 
 def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], relevance: np.ndarray,
-                  entity_links: np.ndarray, *, aliases: bool) -> SubjectLinks:  # fmt: skip
+                  entity_links: np.ndarray, *, aliases: bool,
+                  rules: frozenset[str] = STRING_RULES) -> SubjectLinks:  # fmt: skip
     """The :class:`SubjectLinks` of a pool: ``subjects`` are the names of
-    :func:`untitled_subject` ("" for none), ``relevance`` is ``r``."""
-    forms = subject_forms(subjects, texts, aliases=aliases)
+    :func:`untitled_subject` ("" for none), ``relevance`` is ``r``; their forms by
+    :func:`subject_forms` under ``rules``."""
+    forms = subject_forms(subjects, texts, aliases=aliases, rules=rules)
     k = len(subjects)
     spans = query_spans(query, forms)
     return SubjectLinks(

@@ -35,7 +35,7 @@ from cage_core.graph.passage_graph import (
     PassageGraph,
     content_hash,
 )
-from cage_core.graph.pronouns import PRONOUNS, resolve_pronouns
+from cage_core.graph.pronouns import resolve_pronouns
 from cage_core.graph.relations import (
     ENTITY_TYPES,
     POS_TAGS,
@@ -46,6 +46,7 @@ from cage_core.graph.relations import (
     Relation,
 )
 from cage_core.graph.vectors import LabelVectors
+from cage_core.lang.en import LEADING_DETERMINERS, PRONOUNS
 from cage_core.passage import encodable
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ MODIFIER_DEPS = frozenset({"amod", "compound", "poss", "nmod"})
 NUMERIC_DEPS = frozenset({"nummod", "quantmod"})
 INHERITING_DEPS = frozenset({"xcomp", "conj"})
 RELATIVE_TAGS = frozenset({"WP", "WDT"})
-LEADING_DETERMINERS = frozenset({"the", "a", "an"})
 MAX_ENTITIES_PER_SENTENCE = 16
 """Co-occurrence edges are drawn among at most this many entities of a sentence."""
 _MAX_INHERIT_DEPTH = 4
