@@ -81,8 +81,11 @@ def compare(args: argparse.Namespace) -> None:
         return {(r["file"], r["titled"], r["id"], r["method"]): r for r in rows}
 
     before, after = load(args.before), load(args.after)
-    keys = sorted(set(before) | set(after), key=str)
-    diff = [k for k in keys if before.get(k) != after.get(k)]
+    keys = sorted(set(before) & set(after), key=str)
+    only = len(set(before) ^ set(after))
+    if only:
+        print(f"{only} rankings are in one dump only (a smaller --limit or other files): not compared")
+    diff = [k for k in keys if before[k] != after[k]]
     by_method: dict[str, list[int]] = {}
     for k in keys:
         counts = by_method.setdefault(k[3], [0, 0])
@@ -92,7 +95,8 @@ def compare(args: argparse.Namespace) -> None:
         print(f"{m:16s} {n:5d} rankings, {d} differ")
     for k in diff[:10]:
         print("DIFFERS:", k)
-    print(f"total: {len(keys)} rankings (pools x methods), {len(diff)} differ")
+    pools = len({k[:3] for k in keys})
+    print(f"total: {len(keys)} rankings ({pools} pools x methods), {len(diff)} differ")
     sys.exit(1 if diff else 0)
 
 

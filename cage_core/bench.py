@@ -46,6 +46,23 @@ from cage_core.models import default_embedder
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
 
+__all__ = [
+    "COLD",
+    "COLD_FULL",
+    "ENRICH",
+    "ENRICH_REPEATS",
+    "SCALING_KS",
+    "WARM_TITLED",
+    "WORDS_PER_PASSAGE",
+    "CrossEncoderTimer",
+    "Timing",
+    "copy_tag",
+    "demo_corpus",
+    "format_bench",
+    "run_bench",
+    "scaled_pool",
+]
+
 WORDS_PER_PASSAGE = 100
 SCALING_KS = (100, 500, 1000)
 """Pool sizes of the warm scaling rows (see the module docstring)."""

@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.corpus_retrieval import RETRIEVERS
 from cage_core.eval.datasets import DatasetFormatError, json_lines, load_questions
@@ -26,6 +28,20 @@ from cage_core.methods import METHOD_NAMES
 from cage_core.passage import Passage, Via
 from cage_core.reranker import CageReranker
 from cage_core.scoring import ranking
+
+__all__ = [
+    "DEMO_FILE",
+    "OPEN_ONLY_OPTIONS",
+    "build_parser",
+    "cmd_bench",
+    "cmd_demo",
+    "cmd_enrich",
+    "cmd_eval",
+    "cmd_explain",
+    "cmd_rerank",
+    "cmd_train",
+    "main",
+]
 
 logger = logging.getLogger("cage_core.cli")
 
@@ -62,7 +78,8 @@ def _via_text(via: Via | None) -> str:
     return "" if via is None else f"← via '{via.name}' from #{via.rank + 1}"
 
 
-def _chain(query: str, passages: Sequence[Passage], scores: PoolScores, order: Sequence[int]) -> list[Via | None]:
+def _chain(query: str, passages: Sequence[Passage], scores: PoolScores,
+           order: Sequence[int] | np.ndarray) -> list[Via | None]:  # fmt: skip
     """The vias of ``order`` (:mod:`cage_core.evidence_chain`); ``None`` each without graphs."""
     if len(scores.graphs) != len(passages):
         return [None] * len(order)
@@ -108,7 +125,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def _read_passages(path: str) -> list[Passage]:
     """JSON Lines (a string or {"text", "title", "id"} per line) or text (blank-line separated)."""
-    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")
     with handle:
         content = handle.read()
     if path.endswith((".jsonl", ".json")):
@@ -171,7 +188,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model,
                             graph_store=args.graph_store)
     with tqdm(total=total, unit="q", desc="cage eval", disable=args.no_progress) as bar:
-        progress = lambda n, name: (bar.set_postfix_str(name), bar.update(n))
+        def progress(n: int, name: str) -> None:
+            bar.set_postfix_str(name)
+            bar.update(n)
+
         if args.open is not None:
             expansion = (ExpansionSettings(seeds=args.expand_seeds, limit=args.expand_limit)
                          if args.expand else None)  # fmt: skip

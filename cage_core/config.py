@@ -541,7 +541,8 @@ def _encoder(encoder: EncoderConfig | str | None, flat: dict[str, Any]) -> Encod
         raise TypeError(f"CageConfig got unexpected settings {unknown}; GraphER's and TEGR's "
                         f"settings live in GraphERConfig and TEGRConfig")
     if encoder is None or isinstance(encoder, str):
-        return EncoderConfig(**({} if encoder is None else {"kind": encoder}), **flat)
+        settings: dict[str, Any] = {} if encoder is None else {"kind": encoder}
+        return EncoderConfig(**settings, **flat)
     if not isinstance(encoder, EncoderConfig):
         raise TypeError(f"encoder must be an EncoderConfig or a kind in {_ENCODERS}, "
                         f"got {type(encoder).__name__}")

@@ -40,6 +40,15 @@ from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.relations import NUM_RELATIONS
 from cage_core.graph.reweight import min_out_degree_weights
 
+__all__ = [
+    "EncodingResult",
+    "GraphEncoder",
+    "WeightedRGCNConv",
+    "diversity_loss",
+    "encode_pool",
+    "graph_batch",
+]
+
 logger = logging.getLogger(__name__)
 
 _COSINE_EPS = 1e-8

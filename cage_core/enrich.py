@@ -25,6 +25,18 @@ from cage_core.link_index import LinkIndex
 from cage_core.passage import Passage
 from cage_core.ray_data import GRAPH_COLUMN, GraphEnricher
 
+__all__ = [
+    "ACTOR_CPUS",
+    "ROW_ID_COLUMN",
+    "build_link_index",
+    "enrich_local",
+    "enrich_ray",
+    "fill_store",
+    "progress_bar",
+    "read_rows",
+    "write_rows",
+]
+
 ACTOR_CPUS = 0.5
 """CPUs reserved per Ray actor (parsing is one thread; fractional so the driver's tasks fit)."""
 

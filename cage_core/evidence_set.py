@@ -23,12 +23,17 @@ of the link that gave it the largest gain (:class:`ChainStep`). The work is ``O(
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from cage_core.config import ChainConfig
+
+__all__ = [
+    "ChainLinks",
+    "ChainStep",
+    "select_chain",
+]
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,6 @@ from cage_core.passage import Passage
 from cage_core.passage_subject import Subject, derive_subject
 from cage_core.scoring import coherence_scores, fuse
 from cage_core.subject_core import (
-    SubjectLinks,
     short_chain,
     subject_core_scores,
     subject_links,
@@ -64,6 +63,21 @@ from cage_core.subject_core import (
 
 if TYPE_CHECKING:
     from cage_core.encodings import EncodingCache
+
+__all__ = [
+    "BridgeInputs",
+    "PoolScores",
+    "bridge_inputs",
+    "chain_first",
+    "contradiction_demotion",
+    "paper_scores",
+    "ranked_first",
+    "rgcn_matrix",
+    "score_pool",
+    "standardize",
+    "titled_scores",
+    "untitled_scores",
+]
 
 
 @dataclass(frozen=True, eq=False)

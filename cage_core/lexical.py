@@ -18,6 +18,14 @@ import numpy as np
 from cage_core.lang.en import STOP_WORDS
 from cage_core.pool_index import text_words
 
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "STOP_WORDS",
+    "pool_bm25",
+    "tokens",
+]
+
 BM25_K1 = 1.5
 BM25_B = 0.75
 

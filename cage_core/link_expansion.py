@@ -54,6 +54,22 @@ from typing import Any, Literal, TypeVar
 from cage_core.link_index import Expansion, LinkIndex
 from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, is_finite_score
 
+__all__ = [
+    "ADDED_SCORES",
+    "DEFAULT_ADDED_SCORE",
+    "T",
+    "AddedScore",
+    "LinkIndexSource",
+    "added_score",
+    "expansion_metadata",
+    "expansions_for",
+    "fallback_score",
+    "in_expansion_order",
+    "load_link_index",
+    "validated_added_score",
+    "validated_bound",
+]
+
 logger = logging.getLogger(__name__)
 
 AddedScore = Literal["lowest", "store"]

@@ -84,6 +84,35 @@ from cage_core.passage import Passage, encodable
 from cage_core.passage_subject import derive_subject, first_sentence_subject
 from cage_core.pool_index import words
 
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_SEEDS",
+    "FILE_MODE",
+    "FORMAT_TAG",
+    "HONORIFICS",
+    "LINK_INDEX_SUFFIX",
+    "LINK_INDEX_VERSION",
+    "MAX_ID_CHARS",
+    "MAX_KEYS",
+    "MAX_LINE_CHARS",
+    "MAX_MENTIONS",
+    "MAX_NAME_CHARS",
+    "MAX_NAME_WORDS",
+    "MAX_SUBSPAN_MENTION_WORDS",
+    "MIN_NAME_CHARS",
+    "SHORT_NAME_WORDS",
+    "Expansion",
+    "LinkEntry",
+    "LinkIndex",
+    "LinkIndexFormatError",
+    "LinkKind",
+    "LinkWeights",
+    "entry_for",
+    "link_index_path",
+    "link_name",
+    "name_aliases",
+]
+
 logger = logging.getLogger(__name__)
 
 FORMAT_TAG = "cage-link-index"

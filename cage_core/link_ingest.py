@@ -40,6 +40,12 @@ from cage_core.link_expansion import LinkIndexSource
 from cage_core.link_index import FILE_MODE, MAX_ID_CHARS, LinkEntry, LinkIndex, entry_for
 from cage_core.passage import Passage
 
+__all__ = [
+    "LOCK_SUFFIX",
+    "extend_saved",
+    "index_documents",
+]
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX

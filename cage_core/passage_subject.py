@@ -62,10 +62,16 @@ from cage_core.lang.en import (
 from cage_core.passage import Passage
 
 __all__ = [
+    "HEADING_METADATA_KEYS",
     "MAX_SUBJECT_CHARS",
     "MAX_SUBJECT_WORDS",
     "MIN_ALIAS_SOURCE_WORDS",
+    "OPENING_CHARS",
+    "SECTION_METADATA_KEYS",
+    "SOURCE_METADATA_KEYS",
+    "SUBJECT_CACHE_SIZE",
     "SUBJECT_METADATA_KEYS",
+    "TITLE_METADATA_KEYS",
     "Subject",
     "SubjectOrigin",
     "also_known_as",

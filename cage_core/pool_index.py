@@ -27,6 +27,19 @@ from collections.abc import Set as AbstractSet
 
 import numpy as np
 
+__all__ = [
+    "WORD_CACHE_SIZE",
+    "index_sets",
+    "occurs_as_whole_words",
+    "overlap",
+    "shared_key_pairs",
+    "similar_set_pairs",
+    "substring_mentions",
+    "text_words",
+    "whole_word_mentions",
+    "words",
+]
+
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
 _ASCII_NON_WORD_TO_SPACE = str.maketrans({c: " " for c in map(chr, range(128)) if not _WORD_CHAR.match(c)})
@@ -126,7 +139,7 @@ def whole_word_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tu
     needle_words = {needle: set(words(needle)) for needle in positions}
     vocabulary: set[Hashable] = set().union(*needle_words.values())
     postings = index_sets([text_words(text) for text in texts], vocabulary)
-    found = []
+    found: list[tuple[int, int]] = []
     for needle, ids in positions.items():
         for i in _holding_all(postings, needle_words[needle], len(texts)):
             if occurs_as_whole_words(needle, texts[i]):
@@ -201,7 +214,7 @@ def substring_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tup
     distinct = [needle for needle in positions if needle]
     automaton = _Automaton(distinct)
     everywhere = positions.get("", [])
-    found = []
+    found: list[tuple[int, int]] = []
     for i, text in enumerate(texts):
         ids = list(everywhere)
         for d in automaton.found_in(text):

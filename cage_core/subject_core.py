@@ -64,6 +64,18 @@ from cage_core.lang.en import STRING_RULES
 from cage_core.passage_subject import Subject, also_known_as, subject_aliases
 from cage_core.scoring import ranking
 
+__all__ = [
+    "SubjectLinks",
+    "query_named_subjects",
+    "query_spans",
+    "short_chain",
+    "subject_core_scores",
+    "subject_forms",
+    "subject_links",
+    "subject_mentions",
+    "untitled_subject",
+]
+
 
 def untitled_subject(subject: Subject) -> str:
     """The name a passage of an untitled pool is linked by: its derived subject, except one

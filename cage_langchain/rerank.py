@@ -27,6 +27,11 @@ from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 
+__all__ = [
+    "EMBEDDING_CACHE_SIZE",
+    "CageRerank",
+]
+
 logger = logging.getLogger(__name__)
 
 EMBEDDING_CACHE_SIZE = 100_000

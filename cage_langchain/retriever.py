@@ -25,6 +25,10 @@ from pydantic import ConfigDict, Field
 
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 
+__all__ = [
+    "ScoredVectorStoreRetriever",
+]
+
 _OUT_OF_RANGE = "Relevance scores must be between 0 and 1"
 
 

@@ -31,6 +31,10 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from cage_langchain.retriever import _relevance_scores
 
+__all__ = [
+    "StoreRelevance",
+]
+
 logger = logging.getLogger(__name__)
 
 

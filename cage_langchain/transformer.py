@@ -18,6 +18,10 @@ from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 
+__all__ = [
+    "CageGraphTransformer",
+]
+
 
 class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     """Store each document's CAGE passage graph in ``metadata["cage_graph"]``.

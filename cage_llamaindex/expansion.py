@@ -33,6 +33,10 @@ from cage_core.link_expansion import (
 from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
 from cage_core.metadata import EXPANSION_KEYS
 
+__all__ = [
+    "CageExpansionRetriever",
+]
+
 logger = logging.getLogger(__name__)
 
 

@@ -17,6 +17,10 @@ from cage_core.metadata import GRAPH_KEY, TITLE_KEY, passage_from_metadata
 from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 
+__all__ = [
+    "CageGraphExtractor",
+]
+
 
 class CageGraphExtractor(TransformComponent):
     """An ``IngestionPipeline`` step storing each node's CAGE graph in ``metadata["cage_graph"]``.

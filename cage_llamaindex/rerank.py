@@ -24,6 +24,11 @@ from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 
+__all__ = [
+    "CageRerank",
+    "SimilaritySource",
+]
+
 logger = logging.getLogger(__name__)
 
 SimilaritySource = Literal["auto", "embedding", "score", "embed"]

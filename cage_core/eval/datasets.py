@@ -24,6 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "MAX_LINE_CHARS",
+    "DatasetFormatError",
+    "EvalPassage",
+    "EvalQuestion",
+    "iter_questions",
+    "json_lines",
+    "load_questions",
+    "parse_record",
+]
+
 MAX_LINE_CHARS = 50_000_000
 """Lines longer than this are rejected (bounds memory on hostile files)."""
 

@@ -53,6 +53,24 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
 
+__all__ = [
+    "CONTENT_POS",
+    "ENTITY_FACTORIES",
+    "INHERITING_DEPS",
+    "MAX_ENTITIES_PER_SENTENCE",
+    "MODIFIER_DEPS",
+    "NUMERIC_DEPS",
+    "OBJECT_DEPS",
+    "RELATIVE_TAGS",
+    "SUBJECT_DEPS",
+    "UNUSED_COMPONENTS",
+    "GraphParser",
+    "entity_spans",
+    "graph_from_doc",
+    "light_graph_from_doc",
+    "pipeline_fingerprint",
+]
+
 logger = logging.getLogger(__name__)
 
 CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})

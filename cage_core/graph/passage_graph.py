@@ -39,6 +39,22 @@ import numpy as np
 
 from cage_core.graph.relations import ENTITY_TYPES, NUM_RELATIONS, POS_TAGS
 
+__all__ = [
+    "CONTENT_HASH_CHARS",
+    "FORMAT_TAG",
+    "GRAPH_FORMAT_VERSION",
+    "GRAPH_LEVELS",
+    "MAX_EDGES",
+    "MAX_LABEL_CHARS",
+    "MAX_NODES",
+    "MAX_STORED_CHARS",
+    "GraphFormatError",
+    "GraphLevel",
+    "PassageGraph",
+    "content_hash",
+    "serves",
+]
+
 GRAPH_FORMAT_VERSION = 2
 """Bump when the graph builder or the stored layout changes meaning (1: dicts with vectors)."""
 FORMAT_TAG = "cage-passage-graph"

@@ -26,10 +26,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from cage_core.lang.en import GROUP_PRONOUNS, PERSON_PRONOUNS, PRONOUNS, THING_PRONOUNS
+from cage_core.lang.en import GROUP_PRONOUNS, PERSON_PRONOUNS, THING_PRONOUNS
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
+
+__all__ = [
+    "NUMERIC_ENTITY_TYPES",
+    "MentionKind",
+    "resolve_pronouns",
+]
 
 MentionKind = Literal["person", "propn", "thing", "group"]
 

@@ -25,6 +25,15 @@ from cage_core.config import check_bool, check_real
 from cage_core.fusion import standardize
 from cage_core.methods.base import Pool
 
+__all__ = [
+    "MAX_ITERATIONS",
+    "TOLERANCE",
+    "GraphERConfig",
+    "GraphERMethod",
+    "personalized_pagerank",
+    "seed_distribution",
+]
+
 logger = logging.getLogger(__name__)
 
 MAX_ITERATIONS = 200

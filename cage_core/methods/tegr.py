@@ -40,6 +40,22 @@ from cage_core.pool_index import (
 )
 from cage_core.scoring import cosine_matrix
 
+__all__ = [
+    "EDGE_TYPES",
+    "MIN_TERM_CHARS",
+    "WALK_HOPS",
+    "Chunk",
+    "EdgeClassifier",
+    "LLMEdgeClassifier",
+    "RuleEdgeClassifier",
+    "TEGRConfig",
+    "TEGRMethod",
+    "defines",
+    "inherit_chunk_edges",
+    "typed_edges",
+    "walk",
+]
+
 EDGE_TYPES: tuple[str, ...] = ("contradicts", "elaborates", "supersedes", "example-of", "defines",
                                "sequence", "synthesizes")
 """TEGR's typed-edge vocabulary (seed 002)."""
@@ -234,7 +250,8 @@ def inherit_chunk_edges(
 
 
 def walk(
-    initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int], decay: float,
+    initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int] | np.ndarray,
+    decay: float,
     hops: int = WALK_HOPS,
 ) -> np.ndarray:
     """Best offer reaching each chunk from the seeds (see the module docstring).
