@@ -140,7 +140,7 @@ class GraphEncoder(torch.nn.Module):
     def reset_parameters(self, generator: torch.Generator) -> None:
         if isinstance(self.conv, WeightedRGCNConv):
             self.conv.reset_parameters(generator)
-        else:
+        elif isinstance(self.conv, GCNConv):  # the only other kind (__init__)
             self.conv.reset_parameters()
             torch.nn.init.xavier_uniform_(self.conv.lin.weight.data, generator=generator)
 

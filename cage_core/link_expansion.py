@@ -115,7 +115,7 @@ def validated_added_score(value: object) -> AddedScore:
     """``value`` when it is one of :data:`ADDED_SCORES`; else a clear ``ValueError``."""
     if value not in ADDED_SCORES:
         raise ValueError(f"added_score must be one of {ADDED_SCORES}, got {value!r}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def expansions_for(

@@ -24,6 +24,7 @@ import sys
 from collections import Counter, deque
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
+from typing import TypeVar
 
 import numpy as np
 
@@ -67,16 +68,20 @@ def text_words(text: str) -> tuple[str, ...]:
     return tuple(map(sys.intern, words(text)))
 
 
+Key = TypeVar("Key", bound=Hashable)
+"""The type of the keys of an inverted index (:func:`index_sets`)."""
+
+
 def index_sets(
-    sets: Sequence[Iterable[Hashable]], vocabulary: set[Hashable] | None = None
-) -> dict[Hashable, list[int]]:
+    sets: Sequence[Iterable[Key]], vocabulary: set[Key] | None = None
+) -> dict[Key, list[int]]:
     """Inverted index ``key → ascending positions of the sets holding it``.
 
     Only keys in ``vocabulary`` are indexed when it is given (then ``sets`` may be any
     iterables, duplicates allowed); without it every element is, and each item of ``sets``
     must hold an element at most once.
     """
-    postings: dict[Hashable, list[int]] = {}
+    postings: dict[Key, list[int]] = {}
     for i, members in enumerate(sets):
         for key in members if vocabulary is None else vocabulary.intersection(members):
             postings.setdefault(key, []).append(i)
@@ -84,8 +89,8 @@ def index_sets(
 
 
 def shared_key_pairs(
-    postings: dict[Hashable, list[int]],
-) -> tuple[list[Hashable], np.ndarray, np.ndarray, np.ndarray]:
+    postings: dict[Key, list[int]],
+) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray]:
     """Every ``(key, a, b)`` with ``a < b`` both in ``postings[key]`` (ascending lists).
 
     Returns ``(keys, key_ids, rows, cols)``: the keys held by two or more sets and, per

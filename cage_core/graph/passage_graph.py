@@ -76,7 +76,7 @@ GRAPH_LEVELS: tuple[GraphLevel, ...] = ("light", "full")
 
 def serves(level: str, needed: str) -> bool:
     """Whether a graph of ``level`` holds everything a ``needed``-level graph holds."""
-    return GRAPH_LEVELS.index(level) >= GRAPH_LEVELS.index(needed)  # type: ignore[arg-type]
+    return GRAPH_LEVELS.index(level) >= GRAPH_LEVELS.index(needed)
 
 
 class GraphFormatError(ValueError):
