@@ -4,13 +4,15 @@ two dumps: the check that a refactoring leaves rankings bit-identical.
     python benchmarks/ranking_dump.py dump --data ../shared/data --graph-store graphs.sqlite \
         --out before.jsonl
     # ... change the code ...
-    python benchmarks/ranking_dump.py dump ... --out after.jsonl
+    python benchmarks/ranking_dump.py dump ... --similarities-from before.jsonl --out after.jsonl
     python benchmarks/ranking_dump.py compare before.jsonl after.jsonl
 
 Each DEV file is ranked with its titles and with every title stripped (the untitled-pool
 code), in the source order of its pools, by :data:`METHODS` (scores, similarities and
 coherences written as ``float.hex``, so "identical" means bit for bit) and, on the first
 ``--rgcn-limit`` questions of each file, by :data:`RGCN_METHODS` (they train an R-GCN per pool).
+Give the "after" dump ``--similarities-from before.jsonl``: MiniLM's embeddings of a passage
+differ in the last bits with the batch it was embedded in, and the check is of the ranking.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
@@ -39,7 +43,26 @@ def _files(data: list[str]) -> list[Path]:
     return out
 
 
+def _given_similarities(path: str | None) -> dict[tuple, list[float]]:
+    """Per ``(file, titled, id)``, the similarities of an earlier dump in input order: the
+    check then compares the ranking code alone (MiniLM's floats vary in the last bits with the
+    batch a passage is embedded in)."""
+    if path is None:
+        return {}
+    out: dict[tuple, list[float]] = {}
+    for line in open(path, encoding="utf-8"):
+        r = json.loads(line)
+        key = (r["file"], r["titled"], r["id"])
+        if key not in out:
+            sims = [0.0] * len(r["order"])
+            for i, value in zip(r["order"], r["similarity"]):
+                sims[i] = float.fromhex(value)
+            out[key] = sims
+    return out
+
+
 def dump(args: argparse.Namespace) -> None:
+    given = _given_similarities(args.similarities_from)
     store = GraphStore(args.graph_store) if args.graph_store else None
     base = CageReranker(graph_store=store)
     methods_all = tuple(args.methods.split(",")) if args.methods else METHODS
@@ -57,7 +80,8 @@ def dump(args: argparse.Namespace) -> None:
                 offset = 0
                 for n, (q, passages) in enumerate(zip(questions, pools)):
                     k = len(passages)
-                    sims = base.similarities(q.question, passages)
+                    known = given.get((path.name, titled, q.id))
+                    sims = base.similarities(q.question, passages) if known is None else np.array(known)
                     methods = methods_all + (RGCN_METHODS if n < args.rgcn_limit else ())
                     for m in methods:
                         g = full[offset:offset + k] if m in RGCN_METHODS else graphs[offset:offset + k]
@@ -110,6 +134,8 @@ def main() -> None:
     d.add_argument("--limit", type=int)
     d.add_argument("--rgcn-limit", type=int, default=10)
     d.add_argument("--methods", help=f"comma-separated (default {','.join(METHODS)})")
+    d.add_argument("--similarities-from", metavar="DUMP",
+                   help="rank with the similarities of an earlier dump (the 'before' one)")
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")
