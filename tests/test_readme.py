@@ -107,7 +107,11 @@ def test_readme_snippet_runs(number, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     namespace: dict[str, object] = {"__name__": f"readme_snippet_{number}"}
-    exec(compile(prelude, f"README prelude {number}", "exec"), namespace)
-    exec(compile(code, f"README.md snippet {number}", "exec"), namespace)
-    if check:
-        exec(compile(check, f"README check {number}", "exec"), namespace)
+    try:
+        exec(compile(prelude, f"README prelude {number}", "exec"), namespace)
+        exec(compile(code, f"README.md snippet {number}", "exec"), namespace)
+        if check:
+            exec(compile(check, f"README check {number}", "exec"), namespace)
+    finally:
+        if "ray" in namespace:  # the local Ray the prelude started stops with the test
+            namespace["ray"].shutdown()  # type: ignore[attr-defined]
