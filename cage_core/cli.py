@@ -217,7 +217,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
          "answer": r.answer, "em": r.em, "f1": r.f1}
         for r in run.results
     ]
-    payload = {"config": dataclasses.asdict(config), "seed": args.seed, "shuffle": args.shuffle,
+    settings = {**dataclasses.asdict(config), "string_rules": sorted(config.string_rules)}
+    payload = {"config": settings, "seed": args.seed, "shuffle": args.shuffle,
                "titles": not args.no_titles, "summary": summary, "per_question": per_question,
                "retrieval": [dataclasses.asdict(o) for o in run.retrieval]}
     (out_dir / "results.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
