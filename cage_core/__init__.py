@@ -15,7 +15,7 @@ from cage_core.models import MissingModelError
 from cage_core.passage import Passage, RankedPassage, Via
 from cage_core.reranker import CageReranker
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 __all__ = [
     "CageConfig",

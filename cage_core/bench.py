@@ -41,10 +41,28 @@ import numpy as np
 
 from cage_core.config import CageConfig
 from cage_core.eval.datasets import load_questions
+from cage_core.graph.passage_graph import GraphLevel
 from cage_core.graph_service import PassageGraphs
 from cage_core.models import default_embedder
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
+
+__all__ = [
+    "COLD",
+    "COLD_FULL",
+    "ENRICH",
+    "ENRICH_REPEATS",
+    "SCALING_KS",
+    "WARM_TITLED",
+    "WORDS_PER_PASSAGE",
+    "CrossEncoderTimer",
+    "Timing",
+    "copy_tag",
+    "demo_corpus",
+    "format_bench",
+    "run_bench",
+    "scaled_pool",
+]
 
 WORDS_PER_PASSAGE = 100
 SCALING_KS = (100, 500, 1000)
@@ -147,6 +165,34 @@ class CrossEncoderTimer:
             return self.head(cls).squeeze(-1).numpy()
 
 
+def _pool_runs(reranker: CageReranker, embedder: Any, cross: Any, questions: Sequence[str],
+               pools: list[list[str]], sims: list[np.ndarray]) -> dict[str, Callable[[int], Any]]:
+    """The timed calls on pool ``i`` of ``pools``, by row name (:func:`run_bench`)."""
+
+    def query(i: int) -> str:
+        return questions[i % len(questions)]
+
+    def cold(i: int) -> None:
+        reranker.graph_cache.clear()
+        reranker.rerank(query(i), pools[i], query_similarities=sims[i])
+
+    def cold_full(i: int) -> None:
+        reranker.graph_cache.clear()
+        reranker.graphs(pools[i], level="full")  # then served to the ranking from the cache
+        reranker.rerank(query(i), pools[i], query_similarities=sims[i])
+
+    def warm(i: int) -> None:
+        reranker.rerank(query(i), pools[i], query_similarities=sims[i])
+
+    return {
+        COLD: cold,
+        COLD_FULL: cold_full,
+        "cage warm (graphs cached, sims given)": warm,
+        "bi-encoder (embed query + k passages)": lambda i: embedder([query(i)] + pools[i]),
+        "cross-encoder MiniLM-L6 (k pairs)": lambda i: cross(query(i), pools[i]),
+    }
+
+
 def run_bench(
     ks: Sequence[int] = (10, 20, 50), repeats: int = 20, config: CageConfig | None = None,
     nlp: Any = None, scaling_ks: Sequence[int] = SCALING_KS,
@@ -162,27 +208,7 @@ def run_bench(
             raise ValueError(f"k={k} exceeds the {len(corpus)} benchmark passages")
         pools = [[corpus[(i * 7 + j) % len(corpus)] for j in range(k)] for i in range(repeats + 1)]
         sims = [np.linspace(0.8, 0.1, k) for _ in pools]
-        query = lambda i: questions[i % len(questions)]  # noqa: E731
-
-        def cold(i: int) -> None:
-            reranker.graph_cache.clear()
-            reranker.rerank(query(i), pools[i], query_similarities=sims[i])
-
-        def cold_full(i: int) -> None:
-            reranker.graph_cache.clear()
-            reranker.graphs(pools[i], level="full")  # then served to the ranking from the cache
-            reranker.rerank(query(i), pools[i], query_similarities=sims[i])
-
-        def warm(i: int) -> None:
-            reranker.rerank(query(i), pools[i], query_similarities=sims[i])
-
-        runs = {
-            COLD: cold,
-            COLD_FULL: cold_full,
-            "cage warm (graphs cached, sims given)": warm,
-            "bi-encoder (embed query + k passages)": lambda i: embedder([query(i)] + pools[i]),
-            "cross-encoder MiniLM-L6 (k pairs)": lambda i: cross(query(i), pools[i]),
-        }
+        runs = _pool_runs(reranker, embedder, cross, questions, pools, sims)
         for name, fn in runs.items():
             if name.startswith("cage warm"):  # the cold runs emptied the cache: refill it
                 for p in pools:
@@ -192,16 +218,21 @@ def run_bench(
     for k in scaling_ks:
         pool = scaled_pool(k)
         reranker.graphs(pool)  # parsed once: the rows time the warm path only
-        sims = np.linspace(0.8, 0.1, k)
+        scaled_sims = np.linspace(0.8, 0.1, k)
 
-        def warm_titled(i: int, pool: list[Passage] = pool, sims: np.ndarray = sims) -> None:
+        def warm_titled(i: int, pool: list[Passage] = pool, sims: np.ndarray = scaled_sims) -> None:
             reranker.rerank(questions[i % len(questions)], pool, query_similarities=sims)
 
         p50, p95 = _percentiles(_time(warm_titled, repeats))
         timings.append(Timing(WARM_TITLED, k, p50, p95))
-    for level in ("light", "full"):
+    levels: tuple[GraphLevel, ...] = ("light", "full")
+    for level in levels:
         service = PassageGraphs(nlp, cache_size=0)
-        samples = _time(lambda i, level=level: service.graphs(corpus, level=level), ENRICH_REPEATS)
+
+        def enrich(i: int, level: GraphLevel = level, service: PassageGraphs = service) -> None:
+            service.graphs(corpus, level=level)
+
+        samples = _time(enrich, ENRICH_REPEATS)
         p50, p95 = _percentiles(samples)
         timings.append(Timing(f"{ENRICH} {level}", len(corpus), p50, p95))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

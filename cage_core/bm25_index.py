@@ -17,6 +17,10 @@ import numpy as np
 
 from cage_core.lexical import BM25_B, BM25_K1, tokens
 
+__all__ = [
+    "BM25Index",
+]
+
 
 class BM25Index:
     """An inverted index of ``texts`` answering :meth:`scores` for any query."""

@@ -35,6 +35,30 @@ from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.pool_index import index_sets, shared_key_pairs, whole_word_mentions
 from cage_core.scoring import ranking
 
+__all__ = [
+    "MIN_TITLE_CHARS",
+    "PoolLinks",
+    "bare_title",
+    "bridge_coherence",
+    "bridge_entity_weights",
+    "coherence_to_core",
+    "combined_links",
+    "core_indices",
+    "entity_link_matrix",
+    "entity_names",
+    "link_matrix",
+    "linkable_names",
+    "mention_matrix",
+    "name_mention_pairs",
+    "pool_links",
+    "shared_entity_links",
+    "title_links",
+    "title_mention_pairs",
+    "title_mentions",
+    "titles_named_in",
+    "written_title",
+]
+
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 MIN_TITLE_CHARS = 3
 """Titles shorter than this (after dropping qualifiers) never form links."""

@@ -18,6 +18,15 @@ import numpy as np
 
 from cage_core.graph.passage_graph import PassageGraph
 
+__all__ = [
+    "V",
+    "EmbeddingCache",
+    "GraphCache",
+    "LRUCache",
+    "embedding_key",
+    "graph_key",
+]
+
 V = TypeVar("V")
 
 

@@ -13,6 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from cage_core import methods as registry
 from cage_core.config import PRESETS, CageConfig
 from cage_core.eval.corpus_retrieval import RETRIEVERS
@@ -24,9 +26,24 @@ from cage_core.extractive import extractive_answer
 from cage_core.fusion import PoolScores
 from cage_core.jsonl import DatasetFormatError, json_lines
 from cage_core.metadata import passages_from_metadata
+from cage_core.lang.en import STRING_RULES
 from cage_core.passage import Passage, Via
 from cage_core.reranker import CageReranker
 from cage_core.scoring import ranking
+
+__all__ = [
+    "DEMO_FILE",
+    "OPEN_ONLY_OPTIONS",
+    "build_parser",
+    "cmd_bench",
+    "cmd_demo",
+    "cmd_enrich",
+    "cmd_eval",
+    "cmd_explain",
+    "cmd_rerank",
+    "cmd_train",
+    "main",
+]
 
 logger = logging.getLogger("cage_core.cli")
 
@@ -35,7 +52,10 @@ DEMO_FILE = "demo.jsonl"
 
 def _config(args: argparse.Namespace) -> CageConfig:
     config = CageConfig.preset(args.preset)
-    changes = {k: v for k, v in (("alpha", args.alpha), ("epochs", args.epochs)) if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in (("alpha", args.alpha), ("epochs", args.epochs))
+                               if v is not None}  # fmt: skip
+    if getattr(args, "ablate_rule", None):
+        changes["string_rules"] = config.string_rules - frozenset(args.ablate_rule)
     return config.replace(**changes) if changes else config
 
 
@@ -44,6 +64,9 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
                         help="named configuration (default: %(default)s)")  # fmt: skip
     parser.add_argument("--alpha", type=float, help="fusion weight α in [0, 1]")
     parser.add_argument("--epochs", type=int, help="per-query training epochs")
+    parser.add_argument("--ablate-rule", action="append", choices=sorted(STRING_RULES), metavar="NAME",
+                        help="switch a named string rule off (repeatable; cage_core.lang.en."
+                             f"STRING_RULES: {', '.join(sorted(STRING_RULES))})")  # fmt: skip
     parser.add_argument("--spacy-model", help="spaCy pipeline name or path (default: best installed)")
 
 
@@ -57,7 +80,8 @@ def _via_text(via: Via | None) -> str:
     return "" if via is None else f"← via '{via.name}' from #{via.rank + 1}"
 
 
-def _chain(query: str, passages: Sequence[Passage], scores: PoolScores, order: Sequence[int]) -> list[Via | None]:
+def _chain(query: str, passages: Sequence[Passage], scores: PoolScores,
+           order: Sequence[int] | np.ndarray) -> list[Via | None]:  # fmt: skip
     """The vias of ``order`` (:mod:`cage_core.evidence_chain`); ``None`` each without graphs."""
     if len(scores.graphs) != len(passages):
         return [None] * len(order)
@@ -166,7 +190,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model,
                             graph_store=args.graph_store)
     with tqdm(total=total, unit="q", desc="cage eval", disable=args.no_progress) as bar:
-        progress = lambda n, name: (bar.set_postfix_str(name), bar.update(n))
+        def progress(n: int, name: str) -> None:
+            bar.set_postfix_str(name)
+            bar.update(n)
+
         if args.open is not None:
             expansion = (ExpansionSettings(seeds=args.expand_seeds, limit=args.expand_limit)
                          if args.expand else None)  # fmt: skip
@@ -192,7 +219,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
          "answer": r.answer, "em": r.em, "f1": r.f1}
         for r in run.results
     ]
-    payload = {"config": dataclasses.asdict(config), "seed": args.seed, "shuffle": args.shuffle,
+    settings = {**dataclasses.asdict(config), "string_rules": sorted(config.string_rules)}
+    payload = {"config": settings, "seed": args.seed, "shuffle": args.shuffle,
                "titles": not args.no_titles, "summary": summary, "per_question": per_question,
                "retrieval": [dataclasses.asdict(o) for o in run.retrieval]}
     (out_dir / "results.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")

@@ -7,10 +7,14 @@ The other methods own their settings (:class:`~cage_core.methods.grapher.GraphER
 :class:`~cage_core.methods.tegr.TEGRConfig`). ``EncoderConfig`` is defined here, not in
 :mod:`cage_core.encoder`, so that importing a configuration never loads torch.
 
-Every config is immutable; derive variants with ``replace``. Invalid values raise
+Every config is immutable; derive variants with ``replace``. Each config declares the
+accepted value of every field in one table, ``RANGES`` (field → :class:`Real`, :class:`Int`,
+:class:`Flag`, …), checked in one place (:func:`validate`): invalid values raise
 :class:`ValueError` (or :class:`TypeError`) at construction, naming the field and the
 accepted range, so a bad setting never reaches spaCy or torch. A setting changed from its
-default that has no effect in the chosen mode is logged once as a warning.
+default that has no effect in the chosen mode is logged once as a warning; one that has no
+effect on one kind of pool (:meth:`CageConfig.ineffective_on`) is logged once when the first
+such pool is ranked.
 """
 
 from __future__ import annotations
@@ -19,8 +23,33 @@ import dataclasses
 import logging
 import math
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Protocol
+
+from cage_core.lang.en import STRING_RULES, check_rules
+
+__all__ = [
+    "ENCODER_SETTINGS",
+    "PRESETS",
+    "CageConfig",
+    "ChainConfig",
+    "CoherenceKind",
+    "EncoderConfig",
+    "EncoderKind",
+    "Flag",
+    "InstanceOf",
+    "Int",
+    "OneOf",
+    "Real",
+    "RuleSet",
+    "UntitledConfig",
+    "check_bool",
+    "check_int",
+    "check_real",
+    "validate",
+    "warn_once",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +58,94 @@ CoherenceKind = Literal["bridge", "rgcn"]
 
 _ENCODERS: tuple[str, ...] = ("rgcn", "gcn")
 _COHERENCE: tuple[str, ...] = ("bridge", "rgcn")
+
+
+# -- declarative ranges ------------------------------------------------------------------------
+class Range(Protocol):
+    """The accepted values of one field: ``check(name, value)`` raises unless ``value`` is one."""
+
+    def check(self, name: str, value: object) -> None: ...
+
+
+Ranges = Mapping[str, Range]
+"""A config's table of field name → accepted values (its ``RANGES``)."""
+
+
+@dataclass(frozen=True)
+class Real:
+    """A finite real in ``[low, high]`` (``(low, high]`` with ``low_open``); not a bool."""
+
+    low: float
+    high: float
+    low_open: bool = False
+
+    def check(self, name: str, value: object) -> None:
+        check_real(name, value, low=self.low, high=self.high, low_open=self.low_open)
+
+
+@dataclass(frozen=True)
+class Int:
+    """An int (not a bool) in ``[low, high]``."""
+
+    low: int
+    high: int
+
+    def check(self, name: str, value: object) -> None:
+        check_int(name, value, low=self.low, high=self.high)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A bool (not 0/1 or another truthy value)."""
+
+    def check(self, name: str, value: object) -> None:
+        check_bool(name, value)
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of ``choices``; the error calls the field ``label`` (default its name)."""
+
+    choices: tuple[str, ...]
+    label: str = ""
+
+    def check(self, name: str, value: object) -> None:
+        if value not in self.choices:
+            raise ValueError(f"{self.label or name} must be one of {self.choices}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """An instance of ``kind`` (a nested config)."""
+
+    kind: type
+
+    def check(self, name: str, value: object) -> None:
+        if not isinstance(value, self.kind):
+            raise TypeError(f"{name} must be a{'n' if self.kind.__name__[0] in 'AEIOU' else ''} "
+                            f"{self.kind.__name__}, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A frozenset of :data:`~cage_core.lang.en.STRING_RULES` names."""
+
+    def check(self, name: str, value: object) -> None:
+        if not isinstance(value, frozenset):
+            raise TypeError(f"{name} must be a frozenset of rule names, got {type(value).__name__}")
+        check_rules(value, name)
+
+
+WEIGHT = Real(0.0, 100.0)
+"""The range of a non-negative weight or gain."""
+UNIT = Real(0.0, 1.0)
+"""The range of a fraction (α, a decay, an overlap)."""
+
+
+def validate(config: object, ranges: Ranges) -> None:
+    """Raise unless every field of ``config`` named in ``ranges`` has an accepted value."""
+    for name, accepted in ranges.items():
+        accepted.check(name, getattr(config, name))
 
 
 @dataclass(frozen=True)
@@ -59,15 +176,19 @@ class EncoderConfig:
     seed: int = 0
     vector_dim: int = 300
 
+    RANGES: ClassVar[Ranges] = {
+        "kind": OneOf(_ENCODERS, "encoder kind"),
+        "beta": Real(1.0, 1e3),
+        "hidden_dim": Int(1, 4096),
+        "epochs": Int(0, 10_000),
+        "learning_rate": Real(0.0, 1.0, low_open=True),
+        "seed": Int(0, 2**63 - 1),
+        "vector_dim": Int(1, 4096),
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
+
     def __post_init__(self) -> None:
-        if self.kind not in _ENCODERS:
-            raise ValueError(f"encoder kind must be one of {_ENCODERS}, got {self.kind!r}")
-        check_real("beta", self.beta, low=1.0, high=1e3)
-        check_int("hidden_dim", self.hidden_dim, low=1, high=4096)
-        check_int("epochs", self.epochs, low=0, high=10_000)
-        check_real("learning_rate", self.learning_rate, low=0.0, high=1.0, low_open=True)
-        check_int("seed", self.seed, low=0, high=2**63 - 1)
-        check_int("vector_dim", self.vector_dim, low=1, high=4096)
+        validate(self, self.RANGES)
 
     def replace(self, **changes: Any) -> EncoderConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
@@ -92,10 +213,9 @@ class ChainConfig:
             many names do not outweigh a single bridge.
         query_title_weight: gain of a candidate whose title the query names (both compared
             entities of a comparison question, the first hop of a bridge question).
-        redundancy_overlap: a candidate whose word overlap (Jaccard) with a selected
-            passage reaches this gains nothing from its links to that passage (a near-copy
-            adds no evidence); 1 (the default: cross-validation did not choose the check)
-            disables it.
+
+    A redundancy check (no link gain from a near-copy of a selected passage, by word overlap)
+    was cross-validated too and not chosen (commit d299c8b); it left in cage-rag 0.4.
     """
 
     length: int = 3
@@ -103,15 +223,18 @@ class ChainConfig:
     entity_weight: float = 0.6
     entity_cap: float = 5.0
     query_title_weight: float = 1.5
-    redundancy_overlap: float = 1.0
+
+    RANGES: ClassVar[Ranges] = {
+        "length": Int(0, 10_000),
+        "title_weight": WEIGHT,
+        "entity_weight": WEIGHT,
+        "entity_cap": Real(0.0, 1e6),
+        "query_title_weight": WEIGHT,
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
 
     def __post_init__(self) -> None:
-        check_int("length", self.length, low=0, high=10_000)
-        check_real("title_weight", self.title_weight, low=0.0, high=100.0)
-        check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
-        check_real("entity_cap", self.entity_cap, low=0.0, high=1e6)
-        check_real("query_title_weight", self.query_title_weight, low=0.0, high=100.0)
-        check_real("redundancy_overlap", self.redundancy_overlap, low=0.0, high=1.0)
+        validate(self, self.RANGES)
 
     def replace(self, **changes: Any) -> ChainConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
@@ -136,7 +259,9 @@ class UntitledConfig:
         backward_weight: link weight when the candidate's text names a core passage's subject.
         core_decay: the link to the t-th most relevant core passage (0-based) counts
             ``core_decay**t``: a link to the best passage outweighs one to the third.
-        alpha: fusion weight α of these pools (in place of :attr:`CageConfig.alpha`).
+        alpha: fusion weight α of these pools, in place of :attr:`CageConfig.alpha` (which
+            then has no effect on them: a changed ``CageConfig.alpha`` is logged once, when
+            the first untitled pool is ranked).
         aliases: match subjects also by their shorter forms
             (:func:`~cage_core.passage_subject.subject_aliases`).
         chain_window: the short chain reorders only the ``chain_window`` best passages of
@@ -148,11 +273,11 @@ class UntitledConfig:
         chain_entity_weight: gain per shared-entity link to a chain passage, the link capped
             at ``chain_entity_cap``.
         chain_entity_cap: cap of the shared-entity link in the short chain.
-        chain_same_subject_penalty: loss of a candidate that shares a name with a chain
-            passage (about the same thing, it adds no hop); 0 (the default: cross-validation
-            did not choose it).
         chain_query_named_penalty: loss of a candidate the query names that is not the most
             relevant passage about that part of the query.
+
+    A loss for a candidate sharing a name with a chain passage was cross-validated too
+    (``benchmarks/untitled_chain_cv.py`` before cage-rag 0.4) and not chosen; it left in 0.4.
     """
 
     query_subject_weight: float = 1.0
@@ -166,24 +291,26 @@ class UntitledConfig:
     chain_mention_weight: float = 6.0
     chain_entity_weight: float = 1.0
     chain_entity_cap: float = 2.0
-    chain_same_subject_penalty: float = 0.0
     chain_query_named_penalty: float = 6.0
 
+    RANGES: ClassVar[Ranges] = {
+        "query_subject_weight": WEIGHT,
+        "forward_weight": WEIGHT,
+        "backward_weight": WEIGHT,
+        "core_decay": UNIT,
+        "alpha": UNIT,
+        "aliases": Flag(),
+        "chain_window": Int(0, 1000),
+        "chain_length": Int(1, 1000),
+        "chain_mention_weight": WEIGHT,
+        "chain_entity_weight": WEIGHT,
+        "chain_entity_cap": Real(0.0, 1e6),
+        "chain_query_named_penalty": WEIGHT,
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
+
     def __post_init__(self) -> None:
-        check_real("query_subject_weight", self.query_subject_weight, low=0.0, high=100.0)
-        check_real("forward_weight", self.forward_weight, low=0.0, high=100.0)
-        check_real("backward_weight", self.backward_weight, low=0.0, high=100.0)
-        check_real("core_decay", self.core_decay, low=0.0, high=1.0)
-        check_real("alpha", self.alpha, low=0.0, high=1.0)
-        check_bool("aliases", self.aliases)
-        check_int("chain_window", self.chain_window, low=0, high=1000)
-        check_int("chain_length", self.chain_length, low=1, high=1000)
-        check_real("chain_mention_weight", self.chain_mention_weight, low=0.0, high=100.0)
-        check_real("chain_entity_weight", self.chain_entity_weight, low=0.0, high=100.0)
-        check_real("chain_entity_cap", self.chain_entity_cap, low=0.0, high=1e6)
-        check_real("chain_same_subject_penalty", self.chain_same_subject_penalty, low=0.0,
-                   high=100.0)  # fmt: skip
-        check_real("chain_query_named_penalty", self.chain_query_named_penalty, low=0.0, high=100.0)
+        validate(self, self.RANGES)
 
     def replace(self, **changes: Any) -> UntitledConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
@@ -195,7 +322,7 @@ ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Enc
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain", "untitled")
+                                     "rgcn_weight", "chain", "untitled", "string_rules")
 
 
 @dataclass(frozen=True, init=False)
@@ -208,14 +335,18 @@ class CageConfig:
     relevance, α = 0.7.
 
     Attributes:
-        alpha: fusion weight α; in [0, 1].
+        alpha: fusion weight α; in [0, 1]. An untitled pool (no passage has a title) ranked
+            with the chain on uses ``untitled.alpha`` instead (:class:`UntitledConfig`); a
+            changed ``alpha`` is logged once when the first such pool is ranked.
         coherence: ``"bridge"`` (default) or ``"rgcn"`` (the paper's coherence term).
         lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0 = cosine only).
         entity_weight: weight of shared named entities against title mentions in bridge links.
         title_links: whether a passage naming another passage's title links them.
         core_size: how many of the most relevant passages form the core that bridge
-            coherence is measured against when the evidence chain is off
-            (``chain.length == 0``); otherwise the chain is the core.
+            coherence is measured against: in every pool when the evidence chain is off
+            (``chain.length == 0``), else in untitled pools only (:class:`UntitledConfig`),
+            titled pools taking the chain as their core (a changed ``core_size`` is logged
+            once when the first titled pool is ranked with the chain on).
         rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence
             (0 skips the R-GCN entirely).
         contradiction_weight: weight of the factual-consistency penalty (0 = off; see
@@ -232,6 +363,9 @@ class CageConfig:
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
+        string_rules: the named string rules of the subjects and aliases applied (default
+            all of :data:`~cage_core.lang.en.STRING_RULES`); leave one out to measure it
+            (``cage eval --ablate-rule NAME``; bridge mode only).
 
     Compatibility: the encoder's settings (:data:`ENCODER_SETTINGS`: ``beta``,
     ``hidden_dim``, ``epochs``, ``learning_rate``, ``seed``, ``vector_dim``) are also
@@ -254,6 +388,7 @@ class CageConfig:
     chain: ChainConfig = field(default_factory=ChainConfig)
     untitled: UntitledConfig = field(default_factory=UntitledConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    string_rules: frozenset[str] = STRING_RULES
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
         self,
@@ -271,6 +406,7 @@ class CageConfig:
         chain: ChainConfig | None = None,
         untitled: UntitledConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
+        string_rules: frozenset[str] = string_rules,
         **encoder_settings: Any,
     ) -> None:
         values = {
@@ -280,30 +416,33 @@ class CageConfig:
             "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
             "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
             "untitled": UntitledConfig() if untitled is None else untitled,
-            "encoder": _encoder(encoder, encoder_settings),
+            "encoder": _encoder(encoder, encoder_settings), "string_rules": string_rules,
         }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
         self._validate()
         _warn_ineffective(self)
 
+    RANGES: ClassVar[Ranges] = {
+        "alpha": UNIT,
+        "coherence": OneOf(_COHERENCE),
+        "lexical_weight": WEIGHT,
+        "entity_weight": WEIGHT,
+        "title_links": Flag(),
+        "core_size": Int(1, 10_000),
+        "rgcn_weight": WEIGHT,
+        "contradiction_weight": WEIGHT,
+        "contradiction_overlap": UNIT,
+        "max_parse_chars": Int(1, 10_000_000),
+        "graph_cache_size": Int(0, 10_000_000),
+        "chain": InstanceOf(ChainConfig),
+        "untitled": InstanceOf(UntitledConfig),
+        "string_rules": RuleSet(),
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
+
     def _validate(self) -> None:
-        check_real("alpha", self.alpha, low=0.0, high=1.0)
-        if self.coherence not in _COHERENCE:
-            raise ValueError(f"coherence must be one of {_COHERENCE}, got {self.coherence!r}")
-        check_real("lexical_weight", self.lexical_weight, low=0.0, high=100.0)
-        check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
-        check_bool("title_links", self.title_links)
-        check_int("core_size", self.core_size, low=1, high=10_000)
-        check_real("rgcn_weight", self.rgcn_weight, low=0.0, high=100.0)
-        check_real("contradiction_weight", self.contradiction_weight, low=0.0, high=100.0)
-        check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
-        check_int("max_parse_chars", self.max_parse_chars, low=1, high=10_000_000)
-        check_int("graph_cache_size", self.graph_cache_size, low=0, high=10_000_000)
-        if not isinstance(self.chain, ChainConfig):
-            raise TypeError(f"chain must be a ChainConfig, got {type(self.chain).__name__}")
-        if not isinstance(self.untitled, UntitledConfig):
-            raise TypeError(f"untitled must be an UntitledConfig, got {type(self.untitled).__name__}")
+        validate(self, self.RANGES)
 
     # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
     @property
@@ -344,9 +483,6 @@ class CageConfig:
                 tuple(f"encoder.{n}" for n, _ in _changed(self.encoder)) if not self.uses_rgcn else (),
             "coherence='rgcn' reads no bridge relevance or links":
                 tuple(n for n in _BRIDGE_SETTINGS if n in changed) if self.coherence == "rgcn" else (),
-            "the evidence chain (chain.length > 0) is the core":
-                ("core_size",) if self.coherence == "bridge" and self.chain.length and "core_size" in changed
-                else (),
             "untitled pools are ranked by UntitledConfig only while the chain is on (chain.length > 0)":
                 ("untitled",) if self.coherence == "bridge" and not self.chain.length and "untitled" in changed
                 else (),
@@ -355,6 +491,27 @@ class CageConfig:
                 "contradiction_overlap" in changed else (),
         }  # fmt: skip
         return {reason: names for reason, names in unused.items() if names}
+
+    def ineffective_on(self, pool: Literal["titled", "untitled"]) -> tuple[str, ...]:
+        """The settings changed from their defaults that cannot change the ranking of a
+        ``pool`` ("titled": some passage has a title; "untitled": none has) under this config,
+        though they change the other kind's: with the chain on, a titled pool's core is the
+        chain (``core_size`` is read by untitled pools only) and an untitled pool's α is
+        ``untitled.alpha`` (``alpha`` is read by titled pools only)."""
+        if self.coherence != "bridge" or not self.chain.length:
+            return ()
+        name = "core_size" if pool == "titled" else "alpha"
+        default = type(self).__dataclass_fields__[name].default
+        return (name,) if getattr(self, name) != default else ()
+
+    def warn_ineffective_on(self, pool: Literal["titled", "untitled"]) -> None:
+        """Log :meth:`ineffective_on` once per process and setting (cheap when empty)."""
+        names = self.ineffective_on(pool)
+        if names:
+            read = "untitled.alpha is their α" if pool == "untitled" else "the chain is their core"
+            warn_once(f"CageConfig: {', '.join(names)}={getattr(self, names[0])!r} has no effect "
+                      f"on {pool} pools ({read}); it applies to "
+                      f"{'titled' if pool == 'untitled' else 'untitled'} pools only")
 
     def replace(self, **changes: Any) -> CageConfig:
         """Return a copy with ``changes`` applied (validated like a new config); encoder
@@ -384,7 +541,8 @@ def _encoder(encoder: EncoderConfig | str | None, flat: dict[str, Any]) -> Encod
         raise TypeError(f"CageConfig got unexpected settings {unknown}; GraphER's and TEGR's "
                         f"settings live in GraphERConfig and TEGRConfig")
     if encoder is None or isinstance(encoder, str):
-        return EncoderConfig(**({} if encoder is None else {"kind": encoder}), **flat)
+        settings: dict[str, Any] = {} if encoder is None else {"kind": encoder}
+        return EncoderConfig(**settings, **flat)
     if not isinstance(encoder, EncoderConfig):
         raise TypeError(f"encoder must be an EncoderConfig or a kind in {_ENCODERS}, "
                         f"got {type(encoder).__name__}")
@@ -408,15 +566,19 @@ _warned: set[str] = set()
 _warned_lock = threading.Lock()
 
 
+def warn_once(message: str) -> None:
+    """Log ``message`` as a warning the first time this process sees it."""
+    with _warned_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    logger.warning(message)
+
+
 def _warn_ineffective(config: CageConfig) -> None:
     """Log each of :meth:`CageConfig.ineffective_settings` once per process."""
     for reason, names in config.ineffective_settings().items():
-        message = f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}"
-        with _warned_lock:
-            if message in _warned:
-                continue
-            _warned.add(message)
-        logger.warning(message)
+        warn_once(f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}")
 
 
 def check_real(name: str, value: object, *, low: float, high: float, low_open: bool = False) -> None:

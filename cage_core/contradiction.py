@@ -24,6 +24,14 @@ import numpy as np
 
 from cage_core.graph.passage_graph import PassageGraph
 
+__all__ = [
+    "conflicts",
+    "contradiction_penalty",
+    "inversion_score",
+    "keyword_overlap",
+    "word_set",
+]
+
 _WORD = re.compile(r"\w+")
 
 

@@ -40,6 +40,15 @@ from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.relations import NUM_RELATIONS
 from cage_core.graph.reweight import min_out_degree_weights
 
+__all__ = [
+    "EncodingResult",
+    "GraphEncoder",
+    "WeightedRGCNConv",
+    "diversity_loss",
+    "encode_pool",
+    "graph_batch",
+]
+
 logger = logging.getLogger(__name__)
 
 _COSINE_EPS = 1e-8
@@ -131,7 +140,7 @@ class GraphEncoder(torch.nn.Module):
     def reset_parameters(self, generator: torch.Generator) -> None:
         if isinstance(self.conv, WeightedRGCNConv):
             self.conv.reset_parameters(generator)
-        else:
+        elif isinstance(self.conv, GCNConv):  # the only other kind (__init__)
             self.conv.reset_parameters()
             torch.nn.init.xavier_uniform_(self.conv.lin.weight.data, generator=generator)
 

@@ -18,6 +18,11 @@ from cage_core.config import EncoderConfig
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.scoring import coherence_matrix
 
+__all__ = [
+    "EncodingCache",
+    "rgcn_coherence_matrix",
+]
+
 
 def rgcn_coherence_matrix(graphs: Sequence[PassageGraph], config: EncoderConfig) -> np.ndarray:
     """``[k, k]`` cosine matrix C of the graphs' embeddings under a freshly trained encoder."""

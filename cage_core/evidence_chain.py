@@ -34,18 +34,24 @@ import math
 from collections.abc import Sequence
 from itertools import combinations
 
+import numpy as np
+
 from cage_core.bridge import PoolLinks, pool_links, written_title
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.passage import Passage, Via
 from cage_core.pool_index import index_sets
 
+__all__ = [
+    "evidence_chain",
+]
+
 
 def evidence_chain(
     query: str,
     passages: Sequence[Passage],
     graphs: Sequence[PassageGraph],
-    order: Sequence[int],
+    order: Sequence[int] | np.ndarray,
     links: PoolLinks | None = None,
 ) -> list[Via | None]:
     """The via of each ranked position (module docstring): ``result[r]`` explains ``order[r]``.

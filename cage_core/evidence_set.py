@@ -5,7 +5,7 @@ bridge entity or title leads to, which is often far from the question in embeddi
 The chain is built greedily, ``S_1 = argmax_j g_j(∅)``, ``S_{t+1} = argmax_{j ∉ S} g_j(S)``,
 for ``t < n`` (``n`` = :attr:`ChainConfig.length <cage_core.config.ChainConfig>`), with gain
 
-``g_j(S) = r_j + w_q · Q_j + max_{s ∈ S, o(s, j) < θ} (w_t · M_sj + w_e · min(E_sj, c))``
+``g_j(S) = r_j + w_q · Q_j + max_{s ∈ S} (w_t · M_sj + w_e · min(E_sj, c))``
 
 * ``r_j`` the pool relevance (:mod:`cage_core.fusion`), minus any demotion given;
 * ``Q_j = 1`` when the query names passage j's title (the compared entities of a comparison
@@ -14,25 +14,26 @@ for ``t < n`` (``n`` = :attr:`ChainConfig.length <cage_core.config.ChainConfig>`
   weighted ``w_t`` = ``title_weight`` (:func:`~cage_core.bridge.title_mentions`);
 * ``E_sj`` the pool-IDF weight of the entities they share and the query does not name
   (:func:`~cage_core.bridge.shared_entity_links`), capped at ``c`` = ``entity_cap`` and
-  weighted ``w_e`` = ``entity_weight``;
-* ``o(s, j)`` the Jaccard overlap of their word sets: a near-copy of a selected passage
-  (``o ≥ θ`` = ``redundancy_overlap``) gains nothing from its links to it.
+  weighted ``w_e`` = ``entity_weight``.
 
 The max over an empty set is 0. Ties go to the earlier input position. Each chain passage
 after the first records *why* it was chosen: the selected passage and the title or entity
-of the link that gave it the largest gain (:class:`ChainStep`). The work is ``O(n · k)``
-plus the overlap of the linked candidates only.
+of the link that gave it the largest gain (:class:`ChainStep`). The work is ``O(n · k)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from cage_core.config import ChainConfig
-from cage_core.contradiction import keyword_overlap, word_set
+
+__all__ = [
+    "ChainLinks",
+    "ChainStep",
+    "select_chain",
+]
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,6 @@ class ChainLinks:
     """``[k, k]`` ``E_sj``: shared-entity weight (symmetric)."""
     query_titles: np.ndarray
     """``[k]`` ``Q_j``: the query names passage j's title."""
-    texts: Sequence[str]
-    """The passage contents, for the redundancy overlap."""
 
 
 def select_chain(relevance: np.ndarray, links: ChainLinks, config: ChainConfig) -> tuple[ChainStep, ...]:
@@ -73,13 +72,6 @@ def select_chain(relevance: np.ndarray, links: ChainLinks, config: ChainConfig) 
     best_link = np.zeros(k)
     best_from = np.full(k, -1, dtype=np.int64)
     chosen = np.zeros(k, dtype=bool)
-    words: dict[int, frozenset[str]] = {}
-
-    def words_of(i: int) -> frozenset[str]:
-        if i not in words:
-            words[i] = word_set(links.texts[i])
-        return words[i]
-
     steps: list[ChainStep] = []
     for _ in range(length):
         gain = np.where(chosen, -np.inf, base + best_link)
@@ -87,8 +79,6 @@ def select_chain(relevance: np.ndarray, links: ChainLinks, config: ChainConfig) 
         steps.append(ChainStep(pick, int(best_from[pick]) if best_link[pick] > 0 else None))
         chosen[pick] = True
         row = gain_links[pick]
-        for j in np.flatnonzero((row > best_link) & ~chosen):
-            if (config.redundancy_overlap >= 1.0
-                    or keyword_overlap(words_of(pick), words_of(int(j))) < config.redundancy_overlap):
-                best_link[j], best_from[j] = row[j], pick
+        better = (row > best_link) & ~chosen
+        best_link[better], best_from[better] = row[better], pick
     return tuple(steps)

@@ -15,6 +15,10 @@ import numpy as np
 from cage_core.fusion import PoolScores
 from cage_core.passage import Passage
 
+__all__ = [
+    "render_heatmap",
+]
+
 
 def _label(p: Passage, i: int, width: int = 28) -> str:
     name = p.title or " ".join(p.text.split())

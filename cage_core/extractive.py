@@ -58,6 +58,18 @@ from cage_core.passage import Via
 from cage_core.pool_index import occurs_as_whole_words, words
 from cage_core.scoring import cosine_matrix
 
+__all__ = [
+    "ANCHOR_POS",
+    "LABEL",
+    "MIN_SENTENCE_WORDS",
+    "PHRASE_HEAD_POS",
+    "PHRASE_INNER_DEPS",
+    "ExtractiveAnswer",
+    "extractive_answer",
+    "rest_of_question",
+    "split_sentences",
+]
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 MIN_SENTENCE_WORDS = 4
 """Shorter fragments (headings, titles) are not quoted."""

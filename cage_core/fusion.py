@@ -52,10 +52,9 @@ from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
-from cage_core.passage_subject import derive_subject
+from cage_core.passage_subject import Subject, derive_subject
 from cage_core.scoring import coherence_scores, fuse
 from cage_core.subject_core import (
-    SubjectLinks,
     short_chain,
     subject_core_scores,
     subject_links,
@@ -64,6 +63,21 @@ from cage_core.subject_core import (
 
 if TYPE_CHECKING:
     from cage_core.encodings import EncodingCache
+
+__all__ = [
+    "BridgeInputs",
+    "PoolScores",
+    "bridge_inputs",
+    "chain_first",
+    "contradiction_demotion",
+    "paper_scores",
+    "ranked_first",
+    "rgcn_matrix",
+    "score_pool",
+    "standardize",
+    "titled_scores",
+    "untitled_scores",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,72 +130,146 @@ def score_pool(
     encodings: EncodingCache | None = None,
 ) -> PoolScores:
     """All scores of one pool under ``config`` (formulas in the module docstring); R-GCN
-    encodings come from ``encodings`` when given, so variants can share them."""
-    k = len(passages)
+    encodings come from ``encodings`` when given, so variants can share them.
+
+    Dispatches to the function of the pool's mode: :func:`paper_scores`
+    (``coherence="rgcn"``), :func:`untitled_scores` (the chain on and no passage titled) or
+    :func:`titled_scores` (every other bridge-mode pool)."""
     sims = np.asarray(similarities, dtype=np.float64)
-    demotion = np.zeros(k)
-    if config.contradiction_weight and k > 1:
-        demotion = config.contradiction_weight * contradiction_penalty(
-            [p.content for p in passages], graphs, config.contradiction_overlap)
-    chain: tuple[ChainStep, ...] = ()
-    untitled: SubjectLinks | None = None  # a pool without titles
-    links = None
-    alpha = config.alpha
+    demotion = contradiction_demotion(passages, graphs, config)
     if config.coherence == "rgcn":
-        matrix = rgcn_matrix(graphs, config, encodings) if k else np.zeros((0, 0))
-        relevance, coherence = sims, coherence_scores(matrix)
+        return paper_scores(sims, graphs, config, demotion, encodings)
+    pool = bridge_inputs(query, passages, sims, graphs, config)
+    if config.chain.length and not any(t.strip() for t in pool.titles):
+        return untitled_scores(pool, config, demotion, encodings)
+    return titled_scores(pool, config, demotion, encodings)
+
+
+def contradiction_demotion(passages: Sequence[Passage], graphs: Sequence[PassageGraph],
+                           config: CageConfig) -> np.ndarray:  # fmt: skip
+    """``[k]`` ``w · contradiction_penalty_i`` (zeros when ``contradiction_weight`` is 0 or
+    the pool has one passage)."""
+    k = len(passages)
+    if not config.contradiction_weight or k < 2:
+        return np.zeros(k)
+    return config.contradiction_weight * contradiction_penalty(
+        [p.content for p in passages], graphs, config.contradiction_overlap)
+
+
+def paper_scores(sims: np.ndarray, graphs: Sequence[PassageGraph], config: CageConfig,
+                 demotion: np.ndarray, encodings: EncodingCache | None = None) -> PoolScores:  # fmt: skip
+    """The paper's mode (``coherence="rgcn"``): ``r = sim``, ``c_i = s_i/(k−1)`` over the
+    R-GCN cosines, ``f = α·r + (1−α)·c`` minus ``demotion``."""
+    matrix = rgcn_matrix(graphs, config, encodings) if len(sims) else np.zeros((0, 0))
+    coherence = coherence_scores(matrix)
+    fused = fuse(sims, coherence, config.alpha) - demotion
+    return PoolScores(sims, coherence, fused, matrix, tuple(graphs), sims)
+
+
+@dataclass(frozen=True, eq=False)
+class BridgeInputs:
+    """What both bridge modes read of one pool (:func:`bridge_inputs`)."""
+
+    query: str
+    passages: Sequence[Passage]
+    graphs: Sequence[PassageGraph]
+    similarities: np.ndarray
+    relevance: np.ndarray
+    """``[k]`` ``r_i = z(sim_i) + w_lex · z(bm25_i)``."""
+    titles: list[str]
+    texts: list[str]
+    links: PoolLinks
+    subjects: list[Subject]
+    """Each passage's :func:`~cage_core.passage_subject.derive_subject` (its title if any)."""
+    entity_links: np.ndarray
+    """``[k, k]`` ``E``, the shared-entity links."""
+
+
+def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
+                  graphs: Sequence[PassageGraph], config: CageConfig) -> BridgeInputs:  # fmt: skip
+    """The relevance, links and subjects of a bridge-mode pool."""
+    relevance = standardize(sims)
+    if config.lexical_weight:
+        relevance = relevance + config.lexical_weight * standardize(
+            pool_bm25(query, [p.content for p in passages]))
+    titles = [p.title for p in passages]
+    texts = [p.text for p in passages]
+    links = pool_links(query, titles, texts, graphs)
+    rules = config.string_rules
+    subjects = [derive_subject(p, g, rules=rules) for p, g in zip(passages, graphs)]
+    return BridgeInputs(query, passages, graphs, sims, relevance, titles, texts, links, subjects,
+                        links.entity_links())  # fmt: skip
+
+
+def titled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray,
+                  encodings: EncodingCache | None = None) -> PoolScores:  # fmt: skip
+    """Bridge mode on a pool with a title (or any pool with the chain off): the evidence
+    chain (or the ``core_size`` most relevant passages) is the core, bridge coherence to it,
+    the chain ranked first."""
+    config.warn_ineffective_on("titled")
+    k = len(pool.passages)
+    relevance, titles, texts, links = pool.relevance, pool.titles, pool.texts, pool.links
+    subjects = [d.name for d in pool.subjects]  # the title, or derived
+    title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
+    titled = subjects == titles or not config.title_links
+    mentions = title_hops if titled else title_mentions(subjects, texts)
+    if not titled:
+        links = links.named_by(subjects, mentions)
+    matrix = combined_links(mentions, pool.entity_links, config.entity_weight)
+    chain: tuple[ChainStep, ...] = ()
+    if config.chain.length:
+        # the chain follows given titles only: a derived subject is too unsure a name for
+        # its large title gain (on DEV open retrieval without titles, chaining cost
+        # HotpotQA R@5 .065 against no chain)
+        query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
+        chain = select_chain(relevance - demotion, ChainLinks(title_hops, pool.entity_links, query_titles),
+                             config.chain)  # fmt: skip
+        core = np.array([step.index for step in chain], dtype=np.int64)
     else:
-        relevance = standardize(sims)
-        if config.lexical_weight:
-            relevance = relevance + config.lexical_weight * standardize(
-                pool_bm25(query, [p.content for p in passages]))
-        titles = [p.title for p in passages]
-        texts = [p.text for p in passages]
-        links = pool_links(query, titles, texts, graphs)
-        derived = [derive_subject(p, g) for p, g in zip(passages, graphs)]
-        subjects = [d.name for d in derived]  # the title, or derived
-        entity_links = links.entity_links()
-        if config.chain.length and not any(t.strip() for t in titles):  # no chain: the subject core
-            names = [untitled_subject(d) for d in derived] if config.title_links else [""] * k
-            untitled = subject_links(query, names, texts, relevance, entity_links,
-                                     aliases=config.untitled.aliases)  # fmt: skip
-            relevance, core, coherence, matrix = subject_core_scores(
-                relevance, untitled, core_size=config.core_size, entity_weight=config.entity_weight,
-                config=config.untitled)  # fmt: skip
-            alpha = config.untitled.alpha
-            links = links.named_by(names, untitled.mentions)
-        else:
-            title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
-            titled = subjects == titles or not config.title_links
-            mentions = title_hops if titled else title_mentions(subjects, texts)
-            if not titled:
-                links = links.named_by(subjects, mentions)
-            matrix = combined_links(mentions, entity_links, config.entity_weight)
-            if config.chain.length:
-                # the chain follows given titles only: a derived subject is too unsure a name for
-                # its large title gain (on DEV open retrieval without titles, chaining cost
-                # HotpotQA R@5 .065 against no chain)
-                query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
-                chain = select_chain(relevance - demotion, ChainLinks(title_hops, entity_links, query_titles, texts),
-                                     config.chain)  # fmt: skip
-                core = np.array([step.index for step in chain], dtype=np.int64)
-            else:
-                core = core_indices(relevance, config.core_size)
-            coherence = coherence_to_core(matrix, core)
-        if config.rgcn_weight and k > 1:
-            c = rgcn_matrix(graphs, config, encodings)
-            to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
-            coherence = coherence + config.rgcn_weight * standardize(to_core)
-    fused = fuse(relevance, coherence, alpha) - demotion
+        core = core_indices(relevance, config.core_size)
+    coherence = _plus_rgcn_to_core(coherence_to_core(matrix, core), core, pool, config, encodings)
+    fused = fuse(relevance, coherence, config.alpha) - demotion
     if chain:
         fused = chain_first(fused, chain)
-    elif untitled is not None:
-        first: dict[str, int] = {}
-        twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
-        eligible = (np.arange(k) == twin) & (demotion == 0)
-        lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled, config.untitled)
-        fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
-    return PoolScores(relevance, coherence, fused, matrix, tuple(graphs), sims, chain, links)
+    return PoolScores(relevance, coherence, fused, matrix, tuple(pool.graphs), pool.similarities,
+                      chain, links)  # fmt: skip
+
+
+def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray,
+                    encodings: EncodingCache | None = None) -> PoolScores:  # fmt: skip
+    """Bridge mode, chain on, on a pool where no passage has a title: the subject core
+    (:mod:`cage_core.subject_core`) with ``untitled.alpha``, its short chain ranked first."""
+    config.warn_ineffective_on("untitled")
+    passages = pool.passages
+    k = len(passages)
+    names = [untitled_subject(d) for d in pool.subjects] if config.title_links else [""] * k
+    untitled = subject_links(pool.query, names, pool.texts, pool.relevance, pool.entity_links,
+                             aliases=config.untitled.aliases, rules=config.string_rules)  # fmt: skip
+    relevance, core, coherence, matrix = subject_core_scores(
+        pool.relevance, untitled, core_size=config.core_size, entity_weight=config.entity_weight,
+        config=config.untitled)  # fmt: skip
+    links = pool.links.named_by(names, untitled.mentions)
+    coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)
+    fused = fuse(relevance, coherence, config.untitled.alpha) - demotion
+    first: dict[str, int] = {}
+    twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
+    eligible = (np.arange(k) == twin) & (demotion == 0)
+    lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled, config.untitled)
+    fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
+    return PoolScores(relevance, coherence, fused, matrix, tuple(pool.graphs), pool.similarities,
+                      (), links)  # fmt: skip
+
+
+def _plus_rgcn_to_core(coherence: np.ndarray, core: np.ndarray, pool: BridgeInputs,
+                       config: CageConfig, encodings: EncodingCache | None) -> np.ndarray:  # fmt: skip
+    """``c_i + w_rgcn · z(mean_{a ∈ A, a ≠ i} C_ia)`` (``c`` itself when ``rgcn_weight`` is 0
+    or the pool has one passage)."""
+    k = len(pool.passages)
+    if not config.rgcn_weight or k < 2:
+        return coherence
+    c = rgcn_matrix(pool.graphs, config, encodings)
+    to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])
+    return coherence + config.rgcn_weight * standardize(to_core)
 
 
 def chain_first(fused: np.ndarray, chain: Sequence[ChainStep]) -> np.ndarray:

@@ -44,6 +44,10 @@ from cage_core.graph_store import GraphStore
 from cage_core.models import SpacyModel, load_spacy, spacy_meta
 from cage_core.passage import Passage, PassageLike, as_passages
 
+__all__ = [
+    "PassageGraphs",
+]
+
 logger = logging.getLogger(__name__)
 
 

@@ -50,6 +50,22 @@ import numpy as np
 from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
 from cage_core.graph_integrity import key_bytes, signed_text, verified
 
+__all__ = [
+    "BACKOFF_BASE_S",
+    "BACKOFF_CAP_S",
+    "BUSY_TIMEOUT_S",
+    "DIR_MODE",
+    "FILE_MODE",
+    "MAX_ATTEMPTS",
+    "MAX_EMBEDDING_DIM",
+    "MAX_ENTRY_BYTES",
+    "READ_BATCH_KEYS",
+    "SIDE_FILE_SUFFIXES",
+    "WRITE_BATCH_ROWS",
+    "GraphStore",
+    "default_store_path",
+]
+
 logger = logging.getLogger(__name__)
 
 MAX_ENTRY_BYTES = 8_000_000

@@ -15,16 +15,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cage_core.lang.en import STOP_WORDS
 from cage_core.pool_index import text_words
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "STOP_WORDS",
+    "pool_bm25",
+    "tokens",
+]
 
 BM25_K1 = 1.5
 BM25_B = 0.75
-STOP_WORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
-))  # fmt: skip
-"""The English stop words of ``bm25s`` (Lucene's list)."""
 
 
 def tokens(text: str) -> list[str]:

@@ -67,6 +67,22 @@ from typing import Any, Literal, TypeVar
 from cage_core.link_index import Expansion, LinkIndex
 from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, is_finite_score
 
+__all__ = [
+    "ADDED_SCORES",
+    "DEFAULT_ADDED_SCORE",
+    "T",
+    "AddedScore",
+    "LinkIndexSource",
+    "added_score",
+    "expansion_metadata",
+    "expansions_for",
+    "fallback_score",
+    "in_expansion_order",
+    "load_link_index",
+    "validated_added_score",
+    "validated_bound",
+]
+
 logger = logging.getLogger(__name__)
 
 AddedScore = Literal["lowest", "store"]
@@ -120,7 +136,7 @@ def validated_added_score(value: object) -> AddedScore:
     """``value`` when it is one of :data:`ADDED_SCORES`; else a clear ``ValueError``."""
     if value not in ADDED_SCORES:
         raise ValueError(f"added_score must be one of {ADDED_SCORES}, got {value!r}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def expansions_for(

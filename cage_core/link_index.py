@@ -87,9 +87,39 @@ from typing import Any, Literal, Protocol, Self
 from cage_core.bridge import bare_title
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.lang.en import EXPANSION_ALIASES, shortened_names
 from cage_core.passage import Passage, encodable
 from cage_core.passage_subject import derive_subject, first_sentence_subject
 from cage_core.pool_index import words
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_SEEDS",
+    "FILE_MODE",
+    "FORMAT_TAG",
+    "HONORIFICS",
+    "LINK_INDEX_SUFFIX",
+    "LINK_INDEX_VERSION",
+    "MAX_ID_CHARS",
+    "MAX_KEYS",
+    "MAX_LINE_CHARS",
+    "MAX_MENTIONS",
+    "MAX_NAME_CHARS",
+    "MAX_NAME_WORDS",
+    "MAX_SUBSPAN_MENTION_WORDS",
+    "MIN_NAME_CHARS",
+    "SHORT_NAME_WORDS",
+    "Expansion",
+    "LinkEntry",
+    "LinkIndex",
+    "LinkIndexFormatError",
+    "LinkKind",
+    "LinkWeights",
+    "entry_for",
+    "link_index_path",
+    "link_name",
+    "name_aliases",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -112,10 +142,10 @@ MAX_LINE_CHARS = 256_000
 """Stored lines longer than this are rejected before they are parsed."""
 MAX_SUBSPAN_MENTION_WORDS = 8
 """Sub-spans are looked up only in mentions of at most this many words."""
-SHORT_NAME_WORDS = (3, 5)
+SHORT_NAME_WORDS = (EXPANSION_ALIASES.min_words, EXPANSION_ALIASES.max_words)
 """Names of this many words (inclusive range) also stand for their first and last word."""
-HONORIFICS = frozenset({"sir", "dame", "lady", "lord", "dr", "saint", "st"})
-"""Leading words a name is also known without."""
+HONORIFICS = EXPANSION_ALIASES.titles
+"""Leading words a name is also known without (:data:`~cage_core.lang.en.EXPANSION_ALIASES`)."""
 NAME_CHECK_CACHE = 1 << 16
 """Stored names whose validity is remembered per process (validating entries on read)."""
 MAX_POSITION = 2**63 - 1
@@ -853,15 +883,8 @@ def name_aliases(name: str) -> list[str]:
       ``"Robert Stemmle"``. A lower-case word ("University of Cambridge") makes none.
     """
     tokens = words(name)
-    aliases = []
-    if len(tokens) > 2 and tokens[0].lower() in HONORIFICS:
-        tokens = tokens[1:]
-        aliases.append(" ".join(tokens))
-    if SHORT_NAME_WORDS[0] <= len(tokens) <= SHORT_NAME_WORDS[1] and all(
-        t[0].isupper() for t in tokens
-    ):
-        aliases.append(f"{tokens[0]} {tokens[-1]}")
-    return aliases
+    core, short = shortened_names(tokens, EXPANSION_ALIASES)  # the ranking's, in another style
+    return ([" ".join(core)] if len(core) < len(tokens) else []) + short
 
 
 def _spans(mention: str) -> Iterator[str]:

@@ -57,6 +57,12 @@ from cage_core.link_index import (
 from cage_core.metadata import GRAPH_KEY, passages_from_metadata
 from cage_core.passage import Passage
 
+__all__ = [
+    "LOCK_SUFFIX",
+    "extend_saved",
+    "index_documents",
+]
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX

@@ -49,6 +49,27 @@ import numpy as np
 from cage_core.passage import Passage, RankedPassage, Via
 from cage_core.relevance import relevance
 
+__all__ = [
+    "CAGE_COHERENCE_KEY",
+    "CAGE_RANK_KEY",
+    "CAGE_SIMILARITY_KEY",
+    "CAGE_VIA_KEY",
+    "EXPANDED_FROM_KEY",
+    "EXPANDED_VIA_KEY",
+    "EXPANSION_KEYS",
+    "GRAPH_KEY",
+    "RANKED_KEYS",
+    "RELEVANCE_SCORE_KEY",
+    "RETRIEVAL_SCORE_KEY",
+    "SCORE_KEYS",
+    "TITLE_KEY",
+    "chain_from_metadata",
+    "is_finite_score",
+    "passage_from_metadata",
+    "ranked_metadata",
+    "via_from_metadata",
+]
+
 GRAPH_KEY = "cage_graph"
 TITLE_KEY = "title"
 RETRIEVAL_SCORE_KEY = "retrieval_score"

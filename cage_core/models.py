@@ -27,6 +27,22 @@ import numpy as np
 if TYPE_CHECKING:
     from spacy.language import Language
 
+__all__ = [
+    "DEFAULT_EMBEDDER_ID",
+    "DEFAULT_SPACY_PIPELINES",
+    "QUERY_CACHE_SIZE",
+    "Embedder",
+    "MissingModelError",
+    "SentenceEmbedder",
+    "SpacyModel",
+    "as_embedder",
+    "default_embedder",
+    "default_query_embedding",
+    "default_spacy_name",
+    "load_spacy",
+    "spacy_meta",
+]
+
 logger = logging.getLogger(__name__)
 
 Embedder = Callable[[Sequence[str]], np.ndarray]

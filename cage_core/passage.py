@@ -5,7 +5,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Union
+from typing import NamedTuple
+
+__all__ = [
+    "Passage",
+    "PassageLike",
+    "RankedPassage",
+    "Via",
+    "as_passages",
+    "encodable",
+]
 
 
 @dataclass(frozen=True)
@@ -48,7 +57,7 @@ class Passage:
         return encodable(f"{title}{separator}{self.text}")
 
 
-PassageLike = Union[str, Passage]
+PassageLike = str | Passage
 
 
 def encodable(text: str) -> str:

@@ -49,7 +49,38 @@ from typing import Any, Literal
 
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.lang.en import (
+    COPULAS,
+    NEVER_FIRST_WORDS,
+    RANKING_ALIASES,
+    STRING_RULES,
+    SUBJECT_END_VERBS,
+    SUBJECT_PRONOUNS,
+    TITLE_FUNCTION_WORDS,
+    shortened_names,
+)
 from cage_core.passage import Passage
+
+__all__ = [
+    "HEADING_METADATA_KEYS",
+    "MAX_SUBJECT_CHARS",
+    "MAX_SUBJECT_WORDS",
+    "MIN_ALIAS_SOURCE_WORDS",
+    "OPENING_CHARS",
+    "SECTION_METADATA_KEYS",
+    "SOURCE_METADATA_KEYS",
+    "SUBJECT_CACHE_SIZE",
+    "SUBJECT_METADATA_KEYS",
+    "TITLE_METADATA_KEYS",
+    "Subject",
+    "SubjectOrigin",
+    "also_known_as",
+    "central_entity",
+    "derive_subject",
+    "first_sentence_subject",
+    "passage_subject",
+    "subject_aliases",
+]
 
 SubjectOrigin = Literal["title", "metadata", "first_sentence", "entity", ""]
 
@@ -66,7 +97,7 @@ MAX_SUBJECT_WORDS = 8
 """A first-sentence subject has at most this many words (longer spans are no name)."""
 MAX_SUBJECT_CHARS = 120
 """Subjects (from any origin) longer than this are cut to this many characters."""
-MIN_ALIAS_SOURCE_WORDS = 3
+MIN_ALIAS_SOURCE_WORDS = RANKING_ALIASES.min_words
 """A subject of at least this many capitalised words also goes by shorter forms
 (:func:`subject_aliases`)."""
 OPENING_CHARS = 400
@@ -75,39 +106,6 @@ SUBJECT_CACHE_SIZE = 8192
 """How many texts' first-sentence subject and central entity are kept per process (LRU,
 thread-safe): a warm query over known untitled passages derives none again."""
 
-_PRONOUNS = frozenset({
-    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our",
-})  # fmt: skip
-_NEVER_FIRST = _PRONOUNS | frozenset({
-    "this", "that", "these", "those", "there", "here", "in", "on", "at", "for", "from", "by",
-    "with", "during", "after", "before", "since", "while", "when", "where", "as", "if", "unlike",
-    "however", "although", "though", "also", "then", "thus", "today", "later", "early", "born",
-    "according", "one", "some", "many", "most", "all", "each", "every", "both", "several",
-    "other", "another", "such", "no", "not", "two", "three", "four", "five", "six", "seven",
-    "eight", "nine", "ten", "first", "second", "third", "late",
-})  # fmt: skip
-"""Words a subject never starts with (pronouns, prepositions, sentence adverbs, ...), unless
-the subject is a title-cased name followed by a copula ("For Against is ...")."""
-_HONORIFICS = frozenset({"sir", "dame", "lord", "lady", "dr", "rev", "reverend"})
-"""Leading titles a full name also goes without ("Sir Arthur Conan Doyle")."""
-_NAME_SUFFIXES = frozenset({"jr", "sr", "inc", "ltd", "llc", "corp", "plc"})
-"""Trailing words a full name also goes without ("Paul Manafort Jr", "Acme Group Inc")."""
-_POST_NOMINAL = re.compile(r"[A-Z][A-Za-z]*[A-Z]")
-"""Post-nominal letters ("MBE", "FRSL", "KStJ"), dropped from the end of a full name."""
-_COPULAS = frozenset({"is", "was", "are", "were"})
-_TITLE_FUNCTION_WORDS = frozenset({
-    "of", "the", "a", "an", "and", "or", "in", "on", "for", "to", "at", "by", "with", "from",
-    "de", "la", "le", "von", "van", "du", "del",
-})  # fmt: skip
-"""Lower-case words a title-cased name may hold ("In the Realm *of the* Hackers")."""
-_VERBS = frozenset({
-    "is", "was", "are", "were", "has", "had", "have", "refers", "may", "can", "will", "became",
-    "becomes", "served", "serves", "won", "plays", "played", "married", "died", "lived", "wrote",
-    "founded", "began", "represents", "represented", "competes", "consists", "includes",
-    "contains", "describes", "covers", "lies", "stands", "runs", "operates", "features",
-    "premiered", "aired", "airs", "follows", "tells", "stars", "starred", "centers", "centres",
-})  # fmt: skip
-"""Words that end a first-sentence subject ("Marie Curie *was* ...")."""
 _PUNCTUATION_BOUNDARIES = "([,;:–—"
 """Characters that end a first-sentence subject ("Marie Curie *(* born ...")."""
 _RUN = re.compile(r"[^\W_][\w'’.\-&–]*(?:[ \t]+[^\W_][\w'’.\-&–]*)*")
@@ -141,6 +139,7 @@ def derive_subject(
     passage: Passage,
     graph: PassageGraph | None = None,
     metadata: Mapping[str, Any] | None = None,
+    rules: frozenset[str] = STRING_RULES,
 ) -> Subject:
     """The subject of ``passage`` by the rules of the module docstring, with its origin.
 
@@ -149,6 +148,9 @@ def derive_subject(
         graph: its passage graph (light or full), for the entity fallback; optional.
         metadata: the chunk's metadata (e.g. a LangChain document's), read for the keys of
             :data:`SUBJECT_METADATA_KEYS`; optional. Non-string values are ignored.
+        rules: the :data:`~cage_core.lang.en.STRING_RULES` applied (default all):
+            ``first_sentence_subject`` (rule 3), ``quoted_subject`` (its quoted-name case),
+            ``entity_subject`` (rule 4).
     """
     title = _clean(passage.title)
     if title:
@@ -158,10 +160,11 @@ def derive_subject(
         name = _clean(_source_stem(value) if key in SOURCE_METADATA_KEYS else value)
         if name:
             return Subject(name, "metadata", key)
-    name = _clean(first_sentence_subject(passage.text))
+    name = _clean(first_sentence_subject(passage.text, "quoted_subject" in rules)
+                  if "first_sentence_subject" in rules else "")  # fmt: skip
     if name:
         return Subject(name, "first_sentence")
-    if graph is not None:
+    if graph is not None and "entity_subject" in rules:
         name = _clean(central_entity(graph, passage.text))
         if name:
             return Subject(name, "entity")
@@ -178,8 +181,9 @@ def passage_subject(
 
 
 @functools.lru_cache(maxsize=SUBJECT_CACHE_SIZE)
-def first_sentence_subject(text: str) -> str:
-    """The subject of the first sentence of ``text`` (rule 3 of the module docstring), or "".
+def first_sentence_subject(text: str, quoted: bool = True) -> str:
+    """The subject of the first sentence of ``text`` (rule 3 of the module docstring), or "";
+    ``quoted=False`` skips its quoted-name case (rule ``quoted_subject``).
 
     >>> first_sentence_subject("Marie Curie (born Maria Skłodowska; 1867–1934) was a physicist.")
     'Marie Curie'
@@ -188,12 +192,12 @@ def first_sentence_subject(text: str) -> str:
     >>> first_sentence_subject("He was born in Warsaw.")
     ''
     """
-    quoted = _QUOTED_OPENING.match(text[:OPENING_CHARS])
-    if quoted is not None:
-        name = quoted.group(1).strip().rstrip(".,")
+    opened = _QUOTED_OPENING.match(text[:OPENING_CHARS]) if quoted else None
+    if opened is not None:
+        name = opened.group(1).strip().rstrip(".,")
         if name[:4].lower() == "the ":
             name = name[4:].lstrip()
-        after = quoted.group(2)
+        after = opened.group(2)
         words = name.split()
         if (words and len(words) <= MAX_SUBJECT_WORDS and _capitalised(words[0])
                 and (after in ("(", ",") or _is_verb(after))):
@@ -211,7 +215,7 @@ def first_sentence_subject(text: str) -> str:
         ):
             return ""
     subject = words[:n]
-    titled = n < len(words) and words[n] in _COPULAS and _title_cased(subject)
+    titled = n < len(words) and words[n] in COPULAS and _title_cased(subject)
     kept = list(subject)
     while subject and not _capitalised(subject[-1]):  # "... football team", "... of"
         subject.pop()
@@ -221,21 +225,23 @@ def first_sentence_subject(text: str) -> str:
         subject.pop(0)
     if not subject or len(subject) > MAX_SUBJECT_WORDS or not _capitalised(subject[0]):
         return ""
-    if subject[0].lower() in _NEVER_FIRST and not titled:
+    if subject[0].lower() in NEVER_FIRST_WORDS and not titled:
         return ""
     if all(_NUMBER.fullmatch(w) for w in subject):
         return ""
     return " ".join(subject).rstrip(".")
 
 
-def subject_aliases(name: str) -> tuple[str, ...]:
+def subject_aliases(name: str, rules: frozenset[str] = STRING_RULES) -> tuple[str, ...]:
     """The lower-cased forms under which other passages may name a subject: the whole name;
-    the name without a leading title ("Sir", "Dame", ...) or trailing suffixes ("Jr", "Inc",
-    post-nominal letters such as "MBE") while more than two words remain; and — when that
-    name has at least :data:`MIN_ALIAS_SOURCE_WORDS` words, each alphabetic and capitalised
-    (a person's or a place's full name) — its first and last word, its first two and its
-    last two words, and with four or more words its first word and last two. Sorted, without
-    duplicates; empty for a blank name.
+    the name without a leading title ("Sir", "Dame", "Rev", ...) or trailing suffixes ("Jr",
+    "Inc", post-nominal letters such as "MBE") while more than two words remain; and — when
+    that name has at least :data:`MIN_ALIAS_SOURCE_WORDS` words, each alphabetic and
+    capitalised (a person's or a place's full name) — its first and last word, its first two
+    and its last two words, and with four or more words its first word and last two. Sorted,
+    without duplicates; empty for a blank name. (:func:`~cage_core.lang.en.shortened_names`
+    in the style :data:`~cage_core.lang.en.RANKING_ALIASES`; ``rules`` may switch off
+    ``honorifics``, ``name_suffixes`` and ``short_forms``.)
 
     >>> subject_aliases("Sela Ann Ward")
     ('ann ward', 'sela ann', 'sela ann ward', 'sela ward')
@@ -245,18 +251,8 @@ def subject_aliases(name: str) -> tuple[str, ...]:
     words = name.split()
     if not words:
         return ()
-    forms = {" ".join(words).lower()}
-    while len(words) > 2 and words[0].lower().rstrip(".") in _HONORIFICS:
-        words = words[1:]
-    while len(words) > 2 and (words[-1].rstrip(".").lower() in _NAME_SUFFIXES
-                              or _POST_NOMINAL.fullmatch(words[-1])):  # fmt: skip
-        words = words[:-1]
-    forms.add(" ".join(words).lower())
-    if len(words) >= MIN_ALIAS_SOURCE_WORDS and all(w.isalpha() and w[0].isupper() for w in words):
-        forms |= {f"{words[0]} {words[-1]}".lower(), " ".join(words[:2]).lower(),
-                  " ".join(words[-2:]).lower()}  # fmt: skip
-        if len(words) >= 4:
-            forms.add(f"{words[0]} {words[-2]} {words[-1]}".lower())
+    core, short = shortened_names(words, RANKING_ALIASES, rules)
+    forms = {" ".join(words).lower(), " ".join(core).lower(), *(form.lower() for form in short)}
     return tuple(sorted(forms))
 
 
@@ -286,13 +282,13 @@ def _title_cased(words: list[str]) -> bool:
     of letters, the last capitalised, the rest capitalised or short lower-case words, and the
     first no pronoun."""
     return (len(words) >= 2 and words[1][:1].isupper() and words[1].isalpha()
-            and _capitalised(words[-1]) and words[0].lower() not in _PRONOUNS
-            and all(_capitalised(w) or w in _TITLE_FUNCTION_WORDS for w in words))
+            and _capitalised(words[-1]) and words[0].lower() not in SUBJECT_PRONOUNS
+            and all(_capitalised(w) or w in TITLE_FUNCTION_WORDS for w in words))
 
 
 def _is_verb(word: str) -> bool:
     """A lower-case word that goes on from a subject: a listed verb, or a past form ("-ed")."""
-    return word.islower() and (word in _VERBS or (word.endswith("ed") and len(word) > 4))
+    return word.islower() and (word in SUBJECT_END_VERBS or (word.endswith("ed") and len(word) > 4))
 
 
 def central_entity(graph: PassageGraph, text: str) -> str:

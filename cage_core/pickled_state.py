@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = [
+    "without_private_attributes",
+]
+
 
 def without_private_attributes(state: dict[Any, Any]) -> dict[Any, Any]:
     """A pydantic model's ``__getstate__`` output with every private attribute set to

@@ -24,8 +24,22 @@ import sys
 from collections import Counter, deque
 from collections.abc import Collection, Hashable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
+from typing import TypeVar
 
 import numpy as np
+
+__all__ = [
+    "WORD_CACHE_SIZE",
+    "index_sets",
+    "occurs_as_whole_words",
+    "overlap",
+    "shared_key_pairs",
+    "similar_set_pairs",
+    "substring_mentions",
+    "text_words",
+    "whole_word_mentions",
+    "words",
+]
 
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
@@ -54,16 +68,20 @@ def text_words(text: str) -> tuple[str, ...]:
     return tuple(map(sys.intern, words(text)))
 
 
+Key = TypeVar("Key", bound=Hashable)
+"""The type of the keys of an inverted index (:func:`index_sets`)."""
+
+
 def index_sets(
-    sets: Sequence[Iterable[Hashable]], vocabulary: set[Hashable] | None = None
-) -> dict[Hashable, list[int]]:
+    sets: Sequence[Iterable[Key]], vocabulary: set[Key] | None = None
+) -> dict[Key, list[int]]:
     """Inverted index ``key → ascending positions of the sets holding it``.
 
     Only keys in ``vocabulary`` are indexed when it is given (then ``sets`` may be any
     iterables, duplicates allowed); without it every element is, and each item of ``sets``
     must hold an element at most once.
     """
-    postings: dict[Hashable, list[int]] = {}
+    postings: dict[Key, list[int]] = {}
     for i, members in enumerate(sets):
         for key in members if vocabulary is None else vocabulary.intersection(members):
             postings.setdefault(key, []).append(i)
@@ -71,8 +89,8 @@ def index_sets(
 
 
 def shared_key_pairs(
-    postings: dict[Hashable, list[int]],
-) -> tuple[list[Hashable], np.ndarray, np.ndarray, np.ndarray]:
+    postings: dict[Key, list[int]],
+) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray]:
     """Every ``(key, a, b)`` with ``a < b`` both in ``postings[key]`` (ascending lists).
 
     Returns ``(keys, key_ids, rows, cols)``: the keys held by two or more sets and, per
@@ -126,7 +144,7 @@ def whole_word_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tu
     needle_words = {needle: set(words(needle)) for needle in positions}
     vocabulary: set[Hashable] = set().union(*needle_words.values())
     postings = index_sets([text_words(text) for text in texts], vocabulary)
-    found = []
+    found: list[tuple[int, int]] = []
     for needle, ids in positions.items():
         for i in _holding_all(postings, needle_words[needle], len(texts)):
             if occurs_as_whole_words(needle, texts[i]):
@@ -201,7 +219,7 @@ def substring_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tup
     distinct = [needle for needle in positions if needle]
     automaton = _Automaton(distinct)
     everywhere = positions.get("", [])
-    found = []
+    found: list[tuple[int, int]] = []
     for i, text in enumerate(texts):
         ids = list(everywhere)
         for d in automaton.found_in(text):

@@ -34,6 +34,12 @@ from cage_core.metadata import GRAPH_KEY
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker, required_graph_level
 
+__all__ = [
+    "GRAPH_COLUMN",
+    "BatchReranker",
+    "GraphEnricher",
+]
+
 GRAPH_COLUMN = GRAPH_KEY
 """The column of enriched rows holding each passage's stored graph (the metadata key)."""
 

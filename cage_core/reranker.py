@@ -32,6 +32,15 @@ from cage_core.models import (
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.scoring import cosine_matrix, ranking
 
+__all__ = [
+    "VIA_RANKS",
+    "CageReranker",
+    "configured_reranker",
+    "method_graph_level",
+    "needs_vectors",
+    "required_graph_level",
+]
+
 logger = logging.getLogger(__name__)
 
 VIA_RANKS = 50

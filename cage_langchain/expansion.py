@@ -41,6 +41,10 @@ from cage_core.pickled_state import without_private_attributes
 from cage_langchain.ids import stored_id
 from cage_langchain.store_relevance import StoreRelevance
 
+__all__ = [
+    "CageExpansionRetriever",
+]
+
 
 class CageExpansionRetriever(BaseRetriever):
     """``base_retriever``'s documents, then the passages of ``vectorstore`` linked to them.

@@ -30,6 +30,11 @@ from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
 from cage_core.similarity_fallback import fallback_message, warn_once
 
+__all__ = [
+    "EMBEDDING_CACHE_SIZE",
+    "CageRerank",
+]
+
 logger = logging.getLogger(__name__)
 
 EMBEDDING_CACHE_SIZE = 100_000

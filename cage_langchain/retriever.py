@@ -22,6 +22,10 @@ from pydantic import ConfigDict, Field
 
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 
+__all__ = [
+    "ScoredVectorStoreRetriever",
+]
+
 
 class ScoredVectorStoreRetriever(BaseRetriever):
     """Top-``k`` documents of ``vectorstore`` with its relevance score in metadata.

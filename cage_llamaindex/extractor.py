@@ -19,6 +19,10 @@ from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 from cage_llamaindex.structure import node_passages
 
+__all__ = [
+    "CageGraphExtractor",
+]
+
 
 class CageGraphExtractor(TransformComponent):
     """An ``IngestionPipeline`` step storing each node's CAGE graph in ``metadata["cage_graph"]``.

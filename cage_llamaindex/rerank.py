@@ -27,6 +27,11 @@ from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
 from cage_core.similarity_fallback import fallback_message, warn_once
 
+__all__ = [
+    "CageRerank",
+    "SimilaritySource",
+]
+
 logger = logging.getLogger(__name__)
 
 SimilaritySource = Literal["auto", "embedding", "score", "embed"]

@@ -1,10 +1,13 @@
 import dataclasses
 import logging
 
+import numpy as np
 import pytest
+from graphs import entity_graph
 
-from cage_core import CageConfig, CageReranker
-from cage_core.config import EncoderConfig
+from cage_core import CageConfig, CageReranker, Passage
+from cage_core.config import ChainConfig, EncoderConfig
+from cage_core.fusion import score_pool
 from cage_core.methods import CONTRA_WEIGHT, GraphERConfig, TEGRConfig, get_method
 
 
@@ -156,3 +159,47 @@ def test_method_factories_derive_their_settings_from_the_config():
     assert get_method("cage-contra", base).config.contradiction_weight == CONTRA_WEIGHT
     assert get_method("grapher", base).config == GraphERConfig(entity_weight=0.25)
     assert get_method("tegr", base).config == TEGRConfig()
+
+
+# ---- settings that apply to one kind of pool ------------------------------------------------
+
+def test_core_size_is_named_ineffective_on_titled_pools_only_while_the_chain_is_on():
+    config = CageConfig(core_size=1)
+    assert config.ineffective_settings() == {}  # it changes untitled pools' subject core
+    assert config.ineffective_on("titled") == ("core_size",)
+    assert config.ineffective_on("untitled") == ()
+    assert CageConfig(core_size=1, chain=ChainConfig(length=0)).ineffective_on("titled") == ()
+
+
+def test_alpha_is_named_ineffective_on_untitled_pools_which_use_untitled_alpha():
+    assert CageConfig(alpha=0.5).ineffective_on("untitled") == ("alpha",)
+    assert CageConfig(alpha=0.5).ineffective_on("titled") == ()
+    assert CageConfig().ineffective_on("untitled") == ()
+    assert CageConfig(alpha=0.5, chain=ChainConfig(length=0)).ineffective_on("untitled") == ()
+    assert CageConfig.preset("paper").ineffective_on("untitled") == ()
+
+
+def test_ranking_an_untitled_pool_logs_an_ignored_alpha_once(caplog):
+    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
+                Passage("Ann Reeve was a director born in Toronto."), Passage("Bananas are yellow.")]
+    graphs = [entity_graph([]) for _ in passages]
+    config = CageConfig(alpha=0.123)
+    with caplog.at_level(logging.WARNING, logger="cage_core.config"):
+        first = score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config)
+        score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == ["CageConfig: alpha=0.123 has no effect on untitled pools (untitled.alpha is "
+                        "their α); it applies to titled pools only"]
+    default = score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs,
+                         CageConfig())
+    assert first.fused.tolist() == default.fused.tolist()  # what the warning says
+
+
+def test_core_size_changes_the_ranking_of_an_untitled_pool():
+    passages = [Passage("Bananas are yellow fruit."), Passage("Apples are red fruit."),
+                Passage("Cherries are small."), Passage("Yellow bananas grow in Ecuador.")]
+    graphs = [entity_graph(["Ecuador"]) if i == 3 else entity_graph([]) for i in range(4)]
+    sims = np.array([0.1, 0.9, 0.8, 0.2])
+    query = "Where do bananas grow?"
+    scores = {n: score_pool(query, passages, sims, graphs, CageConfig(core_size=n)) for n in (1, 3)}
+    assert scores[1].coherence.tolist() != scores[3].coherence.tolist()

@@ -11,7 +11,7 @@ from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.fusion import chain_first, score_pool
 
 
-def _links(k, mentions=(), entities=(), named=(), texts=None):
+def _links(k, mentions=(), entities=(), named=()):
     m = np.zeros((k, k))
     for s, j in mentions:
         m[s, j] = 1.0
@@ -20,7 +20,7 @@ def _links(k, mentions=(), entities=(), named=(), texts=None):
         e[a, b] = e[b, a] = w
     q = np.zeros(k)
     q[list(named)] = 1.0
-    return ChainLinks(m, e, q, texts or [f"passage number {i} about topic{i}" for i in range(k)])
+    return ChainLinks(m, e, q)
 
 
 def test_the_passage_a_selected_one_names_follows_it_despite_low_relevance():
@@ -45,14 +45,9 @@ def test_shared_entities_count_up_to_the_cap():
     assert chain == (ChainStep(0, None), ChainStep(2, 0))
 
 
-def test_a_near_copy_of_a_selected_passage_gains_nothing_from_its_link():
-    texts = ["Wang Peng was born in 1980 in Beijing China", "Wang Peng was born in 1981 in Beijing China",
-             "Wang Peng plays football for a club"]
-    relevance = np.array([2.0, 0.0, 0.1])
-    links = _links(3, entities=[(0, 1, 3.0), (0, 2, 1.0)], texts=texts)
-    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2, redundancy_overlap=0.6))] \
-        == [0, 2]
-    assert [s.index for s in select_chain(relevance, links, ChainConfig(length=2))] == [0, 1]  # check off
+def test_a_chain_config_has_no_setting_that_only_runs_off():
+    with pytest.raises(TypeError, match="redundancy_overlap"):  # not chosen by CV, removed in 0.4
+        ChainConfig(redundancy_overlap=0.6)
 
 
 def test_ties_go_to_the_earlier_position_and_length_is_bounded_by_the_pool():
@@ -94,7 +89,6 @@ def test_default_ranking_puts_the_bridge_passage_second():
     ("length", -1, "length must be in"),
     ("title_weight", float("nan"), "title_weight must be in"),
     ("entity_cap", -0.5, "entity_cap must be in"),
-    ("redundancy_overlap", 1.5, "redundancy_overlap must be in"),
 ])
 def test_invalid_chain_settings_are_refused(field, value, message):
     with pytest.raises(ValueError, match=message):

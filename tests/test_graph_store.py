@@ -7,11 +7,11 @@ import threading
 
 import numpy as np
 import pytest
+from store_worker import content, graph_for
 
 from cage_core import CageConfig, CageReranker
 from cage_core.cache import GraphCache, graph_key
 from cage_core.graph_store import WRITE_BATCH_ROWS, GraphStore, default_store_path
-from store_worker import content, graph_for
 
 QUERY = "Which country's capital was Marie Curie born in?"
 POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.",

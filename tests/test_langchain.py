@@ -347,7 +347,9 @@ def test_components_pickle_and_deep_copy_before_and_after_use(docs, component, u
     for clone in (pickle.loads(pickle.dumps(made)), copy.deepcopy(made)):
         assert clone.model_dump() == made.model_dump()
         assert run(clone) == (expected if used else run(made))
-    assert caplog.text == ""
+    # nothing logged but, once per process, that alpha=0.6 does not apply to these untitled docs
+    logged = [r.getMessage() for r in caplog.records]
+    assert [m for m in logged if "no effect on untitled pools" not in m] == []
 
 
 def test_split_after_enrichment_uses_each_chunks_own_graph(docs, caplog):

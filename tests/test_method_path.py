@@ -5,10 +5,9 @@ import time
 
 import numpy as np
 import pytest
-
-from cage_core import CageConfig, CageReranker
 from pools import QUERY, TEXTS
 
+from cage_core import CageConfig, CageReranker
 from cage_core.config import EncoderConfig
 from cage_core.encodings import EncodingCache
 from cage_core.fusion import score_pool

@@ -8,8 +8,8 @@ import pytest
 from cage_core.graph import GraphFormatError, PassageGraph
 from cage_core.graph.build import GraphParser
 from cage_core.graph.passage_graph import content_hash
-from cage_core.graph.vectors import hashed_vector
 from cage_core.graph.relations import Relation
+from cage_core.graph.vectors import hashed_vector
 
 
 def test_marie_curie_graph_merges_names_resolves_she_and_types_edges(marie_graph):
@@ -45,7 +45,7 @@ def test_temporal_preposition_and_passive_agent(parser):
 
 def test_one_node_per_distinct_lemma(parser):
     g = parser.parse(["Cars are fast. A car is red. The cars were sold."])[0]
-    assert [l for l in g.labels if l.lower() == "car"] == ["car"]
+    assert [label for label in g.labels if label.lower() == "car"] == ["car"]
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t ", "the of and it", "!!! ???"])

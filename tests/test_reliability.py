@@ -99,7 +99,7 @@ def test_graph_builder_invariants_on_random_unicode(parser, text):
     assert g.vectors.shape == (n, 300)
     back = PassageGraph.from_stored(g.to_text())  # any parse survives the stored form
     assert (back.labels, back.triples(), back.content_sha) == (g.labels, g.triples(), g.content_sha)
-    assert len(set(l.lower() for l in g.labels)) == n  # one node per distinct label
+    assert len({label.lower() for label in g.labels}) == n  # one node per distinct label
     if g.num_edges:
         assert g.edge_src.max() < n and g.edge_dst.max() < n
         assert (g.edge_src != g.edge_dst).all()  # no self-loops
@@ -156,7 +156,10 @@ def test_wrappers_under_asyncio_gather_match_sequential(nlp):
 
     lc_async, li_async = asyncio.run(both())
     assert lc_async == [lc.compress_documents(docs[i % 3], f"q{i % 4}") for i in range(32)]
-    key = lambda res: [(n.node.node_id, n.score, n.node.metadata) for n in res]
+
+    def key(res):
+        return [(n.node.node_id, n.score, n.node.metadata) for n in res]
+
     assert [key(r) for r in li_async] == [key(li.postprocess_nodes(nodes[i % 3], query_str=f"q{i % 4}"))
                                           for i in range(32)]
     # the callers' objects are untouched

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from store_worker import SHARED_KEYS, content, embedding_for, graph_for, own_key, shared_key
 
 from cage_core.graph_store import GraphStore
-from store_worker import SHARED_KEYS, content, embedding_for, graph_for, own_key, shared_key
 
 WORKER = Path(__file__).with_name("store_worker.py")
 WRITERS = 4

@@ -22,14 +22,13 @@ from cage_core.subject_core import (
 )
 
 
-def links_of(mentions, entities=None, named=None, query_named=None, same=None):
+def links_of(mentions, entities=None, named=None, query_named=None):
     """The SubjectLinks of a k-passage pool from its matrices (zeros where not given)."""
     k = len(mentions)
     return SubjectLinks(np.asarray(mentions, dtype=float),
                         np.zeros((k, k)) if entities is None else np.asarray(entities, dtype=float),
                         np.zeros(k) if named is None else np.asarray(named, dtype=float),
-                        np.zeros(k) if query_named is None else np.asarray(query_named, dtype=float),
-                        np.zeros((k, k)) if same is None else np.asarray(same, dtype=float))  # fmt: skip
+                        np.zeros(k) if query_named is None else np.asarray(query_named, dtype=float))  # fmt: skip
 
 
 def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
@@ -56,7 +55,7 @@ def test_a_passage_goes_by_its_subject_its_short_forms_and_the_names_its_opening
     assert subject_forms(["Daryl Franklin Hohl", ""], texts, aliases=False) == [("Daryl Franklin Hohl",), ()]
 
 
-def test_subject_links_hold_the_query_parts_and_the_passages_about_the_same_thing():
+def test_subject_links_hold_the_query_parts_and_the_mentions():
     subjects = ["Kiss and Tell", "Kiss", "Shirley Temple Black", "Shirley Temple", ""]
     texts = ["Kiss and Tell stars Shirley Temple.", "Kiss is an album.", "Shirley Temple Black was an actress.",
              "Shirley Temple is a drink.", "Nothing here."]  # fmt: skip
@@ -64,8 +63,6 @@ def test_subject_links_hold_the_query_parts_and_the_passages_about_the_same_thin
                           np.zeros((5, 5)), aliases=True)  # fmt: skip
     assert links.query_subjects.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]  # "Kiss" is inside "Kiss and Tell"
     assert links.query_named.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
-    assert np.flatnonzero(links.same_subject[2]).tolist() == [3]  # "shirley temple", a short form
-    assert links.same_subject.tolist() == links.same_subject.T.tolist()
     assert links.mentions[0].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]  # "Kiss", both Shirley Temples
 
 
@@ -217,22 +214,24 @@ def test_the_short_chain_takes_named_subjects_then_the_strongest_link_within_the
         short_chain(fused[:5], relevance, links, config)
 
 
-def test_the_short_chain_passes_over_another_passage_about_a_chain_subject_or_a_query_name():
+def test_the_short_chain_passes_over_another_passage_about_a_query_name():
     relevance = np.array([3.0, 2.0, 1.5, 1.2])
     fused = np.array([4.0, 3.0, 2.0, 1.0])
-    same = np.zeros((4, 4))
-    same[0, 1] = same[1, 0] = 1.0  # passage 1 is about the first chain passage's subject
     query_named = np.array([1.0, 0.0, 1.0, 0.0])  # the query names 0's and 2's subjects ...
-    links = links_of(np.zeros((4, 4)), named=[1, 0, 0, 0], query_named=query_named, same=same)
-    config = UntitledConfig(chain_window=4, chain_length=3, chain_same_subject_penalty=0.0,
+    links = links_of(np.zeros((4, 4)), named=[1, 0, 0, 0], query_named=query_named)
+    config = UntitledConfig(chain_window=4, chain_length=3,
                             chain_query_named_penalty=0.0)  # ... and 0 is the passage it brings
 
     def chain(**changes):
         return short_chain(fused, relevance, links, config.replace(**changes)).tolist()
 
     assert chain() == [0, 1, 2]  # relevance alone
-    assert chain(chain_same_subject_penalty=1.0) == [0, 2, 3]  # 1 gains 2 − 1, under 1.5 and 1.2
-    assert chain(chain_same_subject_penalty=1.0, chain_query_named_penalty=1.0) == [0, 3, 1]  # 2: 0.5
+    assert chain(chain_query_named_penalty=1.0) == [0, 1, 3]  # 2 gains 1.5 − 1, under 1.2
+
+
+def test_an_untitled_config_has_no_setting_that_only_runs_off():
+    with pytest.raises(TypeError, match="chain_same_subject_penalty"):  # not chosen by CV (0.4)
+        UntitledConfig(chain_same_subject_penalty=1.0)
 
 
 BRIDGE = "Which river flows through the city where Acme Records was founded?"

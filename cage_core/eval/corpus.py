@@ -29,6 +29,13 @@ from pathlib import Path
 from cage_core.eval.datasets import DatasetFormatError, EvalPassage, EvalQuestion, json_lines
 from cage_core.passage import Passage
 
+__all__ = [
+    "Corpus",
+    "build_corpus",
+    "corpus_from_pools",
+    "load_corpus",
+]
+
 logger = logging.getLogger(__name__)
 
 

@@ -26,6 +26,13 @@ from cage_core.bm25_index import BM25Index
 from cage_core.fusion import standardize
 from cage_core.scoring import ranking
 
+__all__ = [
+    "HYBRID_CANDIDATES",
+    "RETRIEVERS",
+    "CorpusRetriever",
+    "Retriever",
+]
+
 Retriever = Literal["cosine", "bm25", "hybrid"]
 RETRIEVERS: tuple[str, ...] = get_args(Retriever)
 HYBRID_CANDIDATES = 100

@@ -25,6 +25,16 @@ from typing import Any
 
 from cage_core.jsonl import DatasetFormatError, json_lines  # DatasetFormatError: re-exported
 
+__all__ = [
+    "DatasetFormatError",
+    "EvalPassage",
+    "EvalQuestion",
+    "iter_questions",
+    "json_lines",
+    "load_questions",
+    "parse_record",
+]
+
 
 @dataclass(frozen=True)
 class EvalPassage:

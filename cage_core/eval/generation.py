@@ -13,6 +13,12 @@ from typing import Any
 
 from cage_core.passage import Passage
 
+__all__ = [
+    "PROMPT",
+    "generate_answer",
+    "load_generator",
+]
+
 PROMPT = (
     "Answer the question using only the passages below. Reply with the answer alone, "
     "as a short phrase, with no explanation.\n\n{context}\n\nQuestion: {question}\nAnswer:"

@@ -16,6 +16,15 @@ import string
 from collections import Counter
 from collections.abc import Collection, Sequence
 
+__all__ = [
+    "all_gold_in_top_k",
+    "exact_match",
+    "flagged_in_top_k",
+    "normalize_answer",
+    "recall_at_k",
+    "token_f1",
+]
+
 
 def recall_at_k(order: Sequence[int], gold: Collection[int], k: int) -> float:
     if not gold:

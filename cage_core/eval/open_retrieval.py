@@ -58,6 +58,15 @@ from cage_core.methods.base import Pool, RankingMethod
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix
 
+__all__ = [
+    "DEFAULT_OPEN_K",
+    "ExpansionSettings",
+    "expand_pool",
+    "gold_in_corpus",
+    "misinfo_in_corpus",
+    "run_open_evaluation",
+]
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_OPEN_K = 20

@@ -10,6 +10,15 @@ import numpy as np
 
 from cage_core.eval.runner import EvalRun, QuestionResult, RetrievalOutcome
 
+__all__ = [
+    "OPEN_SHARED_WORK_NOTE",
+    "PAPER_ABLATION_NOTE",
+    "PAPER_RECALL_AT_5",
+    "SUMMARY_KS",
+    "markdown",
+    "summarize",
+]
+
 #: Recall@5 stated in the text of the CAGE paper (its Table 1 and ablation), on its own
 #: samples of the datasets: for reference only, not comparable sample for sample.
 PAPER_RECALL_AT_5: dict[str, dict[str, str]] = {
@@ -84,7 +93,8 @@ def summarize(run: EvalRun) -> dict[str, Any]:
             m["latency_ms"] = 1000 * (_mean([r.latency_s for r in rs]) or 0.0)
             flagged = [r for r in rs if r.misinfo_in_top is not None]
             if flagged:
-                m["misinfo_in_top"] = {f"@{k}": _mean([float(r.misinfo_in_top[k]) for r in flagged])
+                m["misinfo_in_top"] = {f"@{k}": _mean([float(r.misinfo_in_top[k]) for r in flagged
+                                                       if r.misinfo_in_top is not None])
                                        for k in run.ks}  # fmt: skip
             if any(r.em is not None for r in rs):
                 m["em"] = _mean([r.em for r in rs if r.em is not None])

@@ -39,6 +39,21 @@ from cage_core.passage import Passage
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
+__all__ = [
+    "ANSWER_CONTEXT",
+    "DEFAULT_KS",
+    "SHUFFLED_BY_DEFAULT",
+    "DatasetRun",
+    "EvalRun",
+    "OpenSetting",
+    "QuestionResult",
+    "RetrievalOutcome",
+    "Shuffle",
+    "rank_pool",
+    "resolve_data_paths",
+    "run_evaluation",
+]
+
 logger = logging.getLogger(__name__)
 
 Shuffle = Literal["auto", "always", "never"]

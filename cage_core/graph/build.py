@@ -35,7 +35,7 @@ from cage_core.graph.passage_graph import (
     PassageGraph,
     content_hash,
 )
-from cage_core.graph.pronouns import PRONOUNS, resolve_pronouns
+from cage_core.graph.pronouns import resolve_pronouns
 from cage_core.graph.relations import (
     ENTITY_TYPES,
     POS_TAGS,
@@ -46,11 +46,30 @@ from cage_core.graph.relations import (
     Relation,
 )
 from cage_core.graph.vectors import LabelVectors
+from cage_core.lang.en import LEADING_DETERMINERS, PRONOUNS
 from cage_core.passage import encodable
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
+
+__all__ = [
+    "CONTENT_POS",
+    "ENTITY_FACTORIES",
+    "INHERITING_DEPS",
+    "MAX_ENTITIES_PER_SENTENCE",
+    "MODIFIER_DEPS",
+    "NUMERIC_DEPS",
+    "OBJECT_DEPS",
+    "RELATIVE_TAGS",
+    "SUBJECT_DEPS",
+    "UNUSED_COMPONENTS",
+    "GraphParser",
+    "entity_spans",
+    "graph_from_doc",
+    "light_graph_from_doc",
+    "pipeline_fingerprint",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +80,6 @@ MODIFIER_DEPS = frozenset({"amod", "compound", "poss", "nmod"})
 NUMERIC_DEPS = frozenset({"nummod", "quantmod"})
 INHERITING_DEPS = frozenset({"xcomp", "conj"})
 RELATIVE_TAGS = frozenset({"WP", "WDT"})
-LEADING_DETERMINERS = frozenset({"the", "a", "an"})
 MAX_ENTITIES_PER_SENTENCE = 16
 """Co-occurrence edges are drawn among at most this many entities of a sentence."""
 _MAX_INHERIT_DEPTH = 4

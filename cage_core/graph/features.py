@@ -14,6 +14,11 @@ import numpy as np
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.relations import ENTITY_TYPES, POS_TAGS
 
+__all__ = [
+    "feature_dim",
+    "node_features",
+]
+
 _POS_INDEX = {tag: i for i, tag in enumerate(POS_TAGS)}
 _ENT_INDEX = {label: i for i, label in enumerate(ENTITY_TYPES)}
 

@@ -39,6 +39,22 @@ import numpy as np
 
 from cage_core.graph.relations import ENTITY_TYPES, NUM_RELATIONS, POS_TAGS
 
+__all__ = [
+    "CONTENT_HASH_CHARS",
+    "FORMAT_TAG",
+    "GRAPH_FORMAT_VERSION",
+    "GRAPH_LEVELS",
+    "MAX_EDGES",
+    "MAX_LABEL_CHARS",
+    "MAX_NODES",
+    "MAX_STORED_CHARS",
+    "GraphFormatError",
+    "GraphLevel",
+    "PassageGraph",
+    "content_hash",
+    "serves",
+]
+
 GRAPH_FORMAT_VERSION = 2
 """Bump when the graph builder or the stored layout changes meaning (1: dicts with vectors)."""
 FORMAT_TAG = "cage-passage-graph"
@@ -60,7 +76,7 @@ GRAPH_LEVELS: tuple[GraphLevel, ...] = ("light", "full")
 
 def serves(level: str, needed: str) -> bool:
     """Whether a graph of ``level`` holds everything a ``needed``-level graph holds."""
-    return GRAPH_LEVELS.index(level) >= GRAPH_LEVELS.index(needed)  # type: ignore[arg-type]
+    return GRAPH_LEVELS.index(level) >= GRAPH_LEVELS.index(needed)
 
 
 class GraphFormatError(ValueError):

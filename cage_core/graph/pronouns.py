@@ -26,16 +26,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from cage_core.lang.en import GROUP_PRONOUNS, PERSON_PRONOUNS, THING_PRONOUNS
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-MentionKind = Literal["person", "propn", "thing", "group"]
+__all__ = [
+    "NUMERIC_ENTITY_TYPES",
+    "MentionKind",
+    "resolve_pronouns",
+]
 
-PERSON_PRONOUNS = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
-THING_PRONOUNS = frozenset({"it", "its", "itself"})
-GROUP_PRONOUNS = frozenset({"they", "them", "their", "theirs", "themselves"})
-PRONOUNS = PERSON_PRONOUNS | THING_PRONOUNS | GROUP_PRONOUNS
-"""Every pronoun the rules resolve; an entity span made only of these is no node."""
+MentionKind = Literal["person", "propn", "thing", "group"]
 
 #: Entity labels that never act as antecedents (numbers, amounts, times).
 NUMERIC_ENTITY_TYPES = frozenset(

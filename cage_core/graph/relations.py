@@ -11,6 +11,18 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+__all__ = [
+    "ENTITY_TYPES",
+    "NUM_RELATIONS",
+    "POS_TAGS",
+    "RELATIONS",
+    "SPATIAL_ENTITY_TYPES",
+    "SPATIAL_PREPOSITIONS",
+    "TEMPORAL_ENTITY_TYPES",
+    "TEMPORAL_PREPOSITIONS",
+    "Relation",
+]
+
 
 class Relation(IntEnum):
     """Edge types. Values are the relation ids used by the R-GCN."""

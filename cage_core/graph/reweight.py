@@ -15,6 +15,11 @@ import numpy as np
 
 from cage_core.graph.passage_graph import PassageGraph
 
+__all__ = [
+    "GraphWeights",
+    "min_out_degree_weights",
+]
+
 
 @dataclass(frozen=True, eq=False)
 class GraphWeights:

@@ -26,6 +26,12 @@ import numpy as np
 if TYPE_CHECKING:
     from spacy.language import Language
 
+__all__ = [
+    "LABEL_CACHE_SIZE",
+    "LabelVectors",
+    "hashed_vector",
+]
+
 LABEL_CACHE_SIZE = 100_000
 """Label vectors kept per :class:`LabelVectors` (labels repeat across passages)."""
 

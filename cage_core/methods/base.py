@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from cage_core.graph.passage_graph import PassageGraph
     from cage_core.passage import Passage
 
+__all__ = [
+    "ExplainedMethod",
+    "Pool",
+    "RankingMethod",
+    "pool_scores",
+]
+
 
 @dataclass(eq=False)
 class Pool:
@@ -48,10 +55,20 @@ class Pool:
 
 @runtime_checkable
 class RankingMethod(Protocol):
-    """A reranker: ``score(pool) -> [k]`` scores in input order, higher is better."""
+    """A reranker: ``score(pool) -> [k]`` scores in input order, higher is better.
 
-    name: str
-    needs_graphs: bool
+    ``name`` and ``needs_graphs`` are read-only: a frozen dataclass's fields, plain class
+    attributes and properties all implement them."""
+
+    @property
+    def name(self) -> str:
+        """The method's name (as in ``cage eval`` reports)."""
+        ...
+
+    @property
+    def needs_graphs(self) -> bool:
+        """Whether :meth:`score` reads ``pool.graphs`` (the caller then parses them)."""
+        ...
 
     def score(self, pool: Pool) -> np.ndarray: ...
 

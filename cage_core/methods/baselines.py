@@ -10,6 +10,12 @@ import numpy as np
 from cage_core.lexical import BM25_B, BM25_K1, pool_bm25
 from cage_core.methods.base import Pool
 
+__all__ = [
+    "BM25Method",
+    "RandomMethod",
+    "VanillaMethod",
+]
+
 
 @dataclass(frozen=True)
 class RandomMethod:

@@ -10,6 +10,10 @@ from cage_core.config import CageConfig
 from cage_core.fusion import PoolScores, score_pool
 from cage_core.methods.base import Pool
 
+__all__ = [
+    "CageMethod",
+]
+
 
 @dataclass(frozen=True)
 class CageMethod:

@@ -17,13 +17,23 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from cage_core.bridge import link_matrix
-from cage_core.config import check_bool, check_real
+from cage_core.config import WEIGHT, Flag, Ranges, Real, validate
 from cage_core.fusion import standardize
 from cage_core.methods.base import Pool
+
+__all__ = [
+    "MAX_ITERATIONS",
+    "TOLERANCE",
+    "GraphERConfig",
+    "GraphERMethod",
+    "personalized_pagerank",
+    "seed_distribution",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -73,11 +83,16 @@ class GraphERConfig:
     entity_weight: float = 0.5
     title_links: bool = True
 
+    RANGES: ClassVar[Ranges] = {
+        "damping": Real(0.0, 0.99),
+        "temperature": Real(0.0, 100.0, low_open=True),
+        "entity_weight": WEIGHT,
+        "title_links": Flag(),
+    }
+    """The accepted value of each field (:func:`~cage_core.config.validate`)."""
+
     def __post_init__(self) -> None:
-        check_real("damping", self.damping, low=0.0, high=0.99)
-        check_real("temperature", self.temperature, low=0.0, high=100.0, low_open=True)
-        check_real("entity_weight", self.entity_weight, low=0.0, high=100.0)
-        check_bool("title_links", self.title_links)
+        validate(self, self.RANGES)
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from cage_core.bridge import bare_title, entity_names
-from cage_core.config import check_int, check_real
+from cage_core.config import UNIT, Int, Ranges, check_real, validate
 from cage_core.contradiction import conflicts, inversion_score, keyword_overlap, word_set
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.methods.base import Pool
@@ -39,6 +39,22 @@ from cage_core.pool_index import (
     substring_mentions,
 )
 from cage_core.scoring import cosine_matrix
+
+__all__ = [
+    "EDGE_TYPES",
+    "MIN_TERM_CHARS",
+    "WALK_HOPS",
+    "Chunk",
+    "EdgeClassifier",
+    "LLMEdgeClassifier",
+    "RuleEdgeClassifier",
+    "TEGRConfig",
+    "TEGRMethod",
+    "defines",
+    "inherit_chunk_edges",
+    "typed_edges",
+    "walk",
+]
 
 EDGE_TYPES: tuple[str, ...] = ("contradicts", "elaborates", "supersedes", "example-of", "defines",
                                "sequence", "synthesizes")
@@ -234,7 +250,8 @@ def inherit_chunk_edges(
 
 
 def walk(
-    initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int], decay: float,
+    initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int] | np.ndarray,
+    decay: float,
     hops: int = WALK_HOPS,
 ) -> np.ndarray:
     """Best offer reaching each chunk from the seeds (see the module docstring).
@@ -282,15 +299,16 @@ class TEGRConfig:
     )
     contradiction_overlap: float = 0.5
 
+    RANGES: ClassVar[Ranges] = {"decay": UNIT, "seeds": Int(1, 1000), "contradiction_overlap": UNIT}
+    """The accepted value of each field but ``type_weights`` (checked pair by pair)."""
+
     def __post_init__(self) -> None:
-        check_real("decay", self.decay, low=0.0, high=1.0)
-        check_int("seeds", self.seeds, low=1, high=1000)
+        validate(self, self.RANGES)
         for pair in self.type_weights:
             if not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in EDGE_TYPES:
                 raise ValueError(f"type_weights entries must be (type, weight) with type in "
                                  f"{EDGE_TYPES}, got {pair!r}")
             check_real(f"type_weights[{pair[0]}]", pair[1], low=0.0, high=100.0)
-        check_real("contradiction_overlap", self.contradiction_overlap, low=0.0, high=1.0)
 
 
 @dataclass(frozen=True)
