@@ -22,6 +22,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from cage_core.document_links import DocumentConfig
+
 logger = logging.getLogger(__name__)
 
 EncoderKind = Literal["rgcn", "gcn"]
@@ -195,7 +197,7 @@ ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Enc
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain", "untitled")
+                                     "rgcn_weight", "chain", "untitled", "document")
 
 
 @dataclass(frozen=True, init=False)
@@ -229,6 +231,8 @@ class CageConfig:
             (:class:`ChainConfig`; bridge mode only).
         untitled: how the default ranks a pool where no passage has a title, when the chain
             is on (:class:`UntitledConfig`; bridge mode only).
+        document: how the default ranks a pool whose passages share documents (``doc_id``;
+            :class:`~cage_core.document_links.DocumentConfig`; bridge mode only).
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
@@ -254,6 +258,7 @@ class CageConfig:
     chain: ChainConfig = field(default_factory=ChainConfig)
     untitled: UntitledConfig = field(default_factory=UntitledConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    document: DocumentConfig = field(default_factory=DocumentConfig)
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
         self,
@@ -271,6 +276,7 @@ class CageConfig:
         chain: ChainConfig | None = None,
         untitled: UntitledConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
+        document: DocumentConfig | None = None,
         **encoder_settings: Any,
     ) -> None:
         values = {
@@ -281,6 +287,7 @@ class CageConfig:
             "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
             "untitled": UntitledConfig() if untitled is None else untitled,
             "encoder": _encoder(encoder, encoder_settings),
+            "document": DocumentConfig() if document is None else document,
         }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -304,6 +311,8 @@ class CageConfig:
             raise TypeError(f"chain must be a ChainConfig, got {type(self.chain).__name__}")
         if not isinstance(self.untitled, UntitledConfig):
             raise TypeError(f"untitled must be an UntitledConfig, got {type(self.untitled).__name__}")
+        if not isinstance(self.document, DocumentConfig):
+            raise TypeError(f"document must be a DocumentConfig, got {type(self.document).__name__}")
 
     # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
     @property

@@ -24,6 +24,10 @@ Two coherence modes (``CageConfig.coherence``):
     ``C`` the cosine matrix of the per-query trained R-GCN embeddings;
     ``f_i = α·r_i + (1−α)·c_i``.
 
+A pool with document structure (two passages sharing a ``doc_id``) is ranked, in bridge
+mode, by the document view of :mod:`cage_core.document_links` instead (``r`` as above,
+``f`` the view's; ``CageConfig.document``), unless ``document.enabled`` is off.
+
 In both modes ``contradiction_weight > 0`` subtracts ``w · contradiction_penalty_i``
 (:mod:`cage_core.contradiction`) from ``f_i`` (and from ``r_i`` where the chain is
 selected): the passage on the losing side of a conflict between near-duplicate passages
@@ -48,6 +52,7 @@ from cage_core.bridge import (
 )
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
+from cage_core.document_links import DocumentView, document_view
 from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
@@ -87,6 +92,9 @@ class PoolScores:
     """The pool's link parts (bridge mode), with the names the ranking linked untitled passages
     by when it used any (:meth:`PoolLinks.named_by <cage_core.bridge.PoolLinks.named_by>`), for
     the explanations."""
+    documents: DocumentView | None = None
+    """The document view that ranked the pool (a pool with document structure), for the
+    explanations' document links."""
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
@@ -138,6 +146,10 @@ def score_pool(
         titles = [p.title for p in passages]
         texts = [p.text for p in passages]
         links = pool_links(query, titles, texts, graphs)
+        view = document_view(query, passages, graphs, relevance, config.document)  # doc structure
+        if view is not None:
+            return PoolScores(view.relevance, view.fused - view.relevance, view.fused - demotion,
+                              view.matrix, tuple(graphs), sims, (), links, view)  # fmt: skip
         derived = [derive_subject(p, g) for p, g in zip(passages, graphs)]
         subjects = [d.name for d in derived]  # the title, or derived
         entity_links = links.entity_links()

@@ -45,7 +45,10 @@ more):
   then counts in ``df(n)`` as if it named ``n`` exactly;
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
-  with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
+  with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``;
+* **document** — ``p`` is a chunk of the seed's document (same ``doc_id``,
+  :meth:`LinkIndex.chunks_of`): weight ``adjacent`` when their positions differ by one, else
+  ``sibling`` (:func:`sibling_links`; an index without documents has none of these links).
 
 A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
 fields of :class:`LinkWeights`.
@@ -58,7 +61,8 @@ by weight (highest first), then seed rank, then id — deterministic.
 
 Stored form (:meth:`LinkIndex.save`): JSON Lines, UTF-8, no pickle. The first line is the
 header ``{"format": "cage-link-index", "version": 1, "passages": N}``; each further line is
-one entry ``{"id": ..., "subject": ..., "keys": [...], "mentions": [...]}``.
+one entry ``{"id": ..., "subject": ..., "keys": [...], "mentions": [...]}``, with
+``"doc_id"`` and ``"position"`` when the passage has them.
 :meth:`LinkIndex.load` treats the file as untrusted: a bad header raises
 :class:`LinkIndexFormatError`; an entry line that is not JSON, too long, of the wrong
 types, over the count limits, with names not in :func:`link_name` form or with an id seen
@@ -120,7 +124,7 @@ Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
 DEFAULT_LIMIT = 8
 """Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 
-LinkKind = Literal["forward", "backward", "shared"]
+LinkKind = Literal["forward", "backward", "shared", "document"]
 
 
 class LinkIndexFormatError(ValueError):
@@ -135,6 +139,9 @@ class LinkWeights:
         forward: weight of a forward link (the seed names what the passage is about).
         backward: weight of a backward link (the passage names what the seed is about).
         shared: weight of a shared rare entity.
+        adjacent: weight of the link to the chunk right before or after the seed in its
+            document (``doc_id`` and ``position``).
+        sibling: weight of the link to another chunk of the seed's document.
         seed_decay: factor per seed rank (1: every seed counts alike), in (0, 1].
         max_shared_df: entities held by more passages than this are not rare: no shared link.
         max_link_df: names held by more passages than this make no link of any kind (they
@@ -145,12 +152,14 @@ class LinkWeights:
     forward: float = 1.0
     backward: float = 0.5
     shared: float = 0.5
+    adjacent: float = 1.0
+    sibling: float = 0.5
     seed_decay: float = 0.8
     max_shared_df: int = 20
     max_link_df: int = 1000
 
     def __post_init__(self) -> None:
-        for name in ("forward", "backward", "shared"):
+        for name in ("forward", "backward", "shared", "adjacent", "sibling"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 <= value < math.inf:
                 raise ValueError(f"LinkWeights.{name} must be a finite number >= 0, got {value!r}")
@@ -171,7 +180,9 @@ class Expansion:
         via: the name (in :func:`link_name` form) through which it was reached.
         seed: the candidate id it was reached from.
         weight: its link weight (module docstring); results are sorted by it.
-        kind: the kind of its strongest link: ``"forward"``, ``"backward"`` or ``"shared"``.
+        kind: the kind of its strongest link: ``"forward"``, ``"backward"``, ``"shared"``
+            or ``"document"`` (a chunk of the seed's document; ``via`` is then the seed's
+            ``doc_id``).
     """
 
     id: str
@@ -190,16 +201,25 @@ class LinkEntry:
         subject: the passage's subject as found (for display; "" when none).
         keys: the names the passage is about (its subject first, then aliases).
         mentions: the names the passage mentions, less its keys.
+        doc_id: the document the passage is a chunk of (``Passage.doc_id``), or ``None``.
+        position: the chunk's 0-based place in that document, or ``None``.
     """
 
     id: str
     subject: str
     keys: tuple[str, ...]
     mentions: tuple[str, ...]
+    doc_id: str | None = None
+    position: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "subject": self.subject, "keys": list(self.keys),
-                "mentions": list(self.mentions)}  # fmt: skip
+        out: dict[str, Any] = {"id": self.id, "subject": self.subject, "keys": list(self.keys),
+                               "mentions": list(self.mentions)}  # fmt: skip
+        if self.doc_id is not None:
+            out["doc_id"] = self.doc_id
+        if self.position is not None:
+            out["position"] = self.position
+        return out
 
     @classmethod
     def from_stored(cls, data: Any) -> LinkEntry:
@@ -211,10 +231,17 @@ class LinkEntry:
         """
         if not isinstance(data, Mapping):
             raise LinkIndexFormatError(f"an entry must be an object, got {type(data).__name__}")
-        if set(data) != {"id", "subject", "keys", "mentions"}:
+        if not {"id", "subject", "keys", "mentions"} <= set(data) <= {
+                "id", "subject", "keys", "mentions", "doc_id", "position"}:
             raise LinkIndexFormatError(
-                "an entry has exactly the fields id, subject, keys, mentions"
+                "an entry has the fields id, subject, keys, mentions (and doc_id, position)"
             )
+        doc_id, position = data.get("doc_id"), data.get("position")
+        if doc_id is not None and not _valid_id(doc_id):
+            raise LinkIndexFormatError(f"doc_id must be a string of 1 to {MAX_ID_CHARS} characters")
+        if position is not None and (isinstance(position, bool) or not isinstance(position, int)
+                                     or position < 0):
+            raise LinkIndexFormatError("position must be an int >= 0")
         pid, subject = data["id"], data["subject"]
         if not _valid_id(pid):
             raise LinkIndexFormatError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
@@ -226,7 +253,7 @@ class LinkEntry:
         mentions = _stored_names(data["mentions"], MAX_MENTIONS, "mentions")
         if set(keys) & set(mentions):
             raise LinkIndexFormatError("a name is both a key and a mention of one entry")
-        return cls(pid, subject, keys, mentions)
+        return cls(pid, subject, keys, mentions, doc_id, position)
 
 
 def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
@@ -272,7 +299,9 @@ def entry_for(
                          if ent and ent not in NUMERIC_ENTITY_TYPES)  # fmt: skip
         mentions = [n for n in _unique(link_name(label) for label in entity_labels) if n not in own]
     subject_name = encodable(subject.name)  # a lone surrogate of the title would not save
-    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]))
+    doc_id = passage.doc_id if passage.doc_id is not None and _valid_id(passage.doc_id) else None
+    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]), doc_id,
+                     passage.position if doc_id is not None else None)
 
 
 class LinkIndex:
@@ -289,6 +318,7 @@ class LinkIndex:
         self._entries: dict[str, LinkEntry] = {}
         self._by_key: dict[str, set[str]] = {}
         self._by_mention: dict[str, set[str]] = {}
+        self._by_doc: dict[str, set[str]] = {}
 
     # -- building ------------------------------------------------------------------------
     @classmethod
@@ -331,6 +361,8 @@ class LinkIndex:
             self._by_key.setdefault(name, set()).add(entry.id)
         for name in entry.mentions:
             self._by_mention.setdefault(name, set()).add(entry.id)
+        if entry.doc_id is not None:
+            self._by_doc.setdefault(entry.doc_id, set()).add(entry.id)
 
     def remove(self, passage_id: str) -> bool:
         """Drop a passage from the index; whether it was there."""
@@ -343,6 +375,11 @@ class LinkIndex:
                 holders.discard(passage_id)
                 if not holders:
                     del postings[name]
+        if entry.doc_id is not None:
+            chunks = self._by_doc[entry.doc_id]
+            chunks.discard(passage_id)
+            if not chunks:
+                del self._by_doc[entry.doc_id]
         return True
 
     def __len__(self) -> int:
@@ -363,6 +400,12 @@ class LinkIndex:
     def about(self, name: str) -> list[str]:
         """Ids of the passages keyed by ``name`` (any form; compared by :func:`link_name`), sorted."""
         return sorted(self._by_key.get(link_name(name), ()))
+
+    def chunks_of(self, doc_id: str) -> list[str]:
+        """Ids of the entries of document ``doc_id``, ordered by (position, id); entries
+        without a position last, by id. ``[]`` for an unknown document."""
+        entries = (self._entries[pid] for pid in self._by_doc.get(doc_id, ()))
+        return [e.id for e in sorted(entries, key=lambda e: (e.position is None, e.position or 0, e.id))]
 
     def specificity(self, name: str) -> float:
         """``spec(n)`` of the module docstring for a name in :func:`link_name` form (0 if unseen)."""
@@ -429,6 +472,11 @@ class LinkIndex:
                     current = best.get(target)
                     if current is None or weight > current[0]:  # equal weight: the first stays
                         best[target] = (weight, rank, seed.id, kind, name)
+            for target, weight in sibling_links(self, seed, self.weights):
+                weight *= decay
+                current = best.get(target)
+                if target not in excluded and (current is None or weight > current[0]):
+                    best[target] = (weight, rank, seed.id, "document", seed.doc_id or "")
         ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
         return [Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
                 for pid, (weight, _, seed_id, kind, name) in ordered[:limit]]  # fmt: skip
@@ -548,6 +596,24 @@ class LinkIndex:
                            "(truncated or appended to?)", source, header,
                            len(index) + sum(skipped.values()))  # fmt: skip
         return index
+
+
+def sibling_links(index: LinkIndex, seed: LinkEntry,
+                  weights: LinkWeights) -> Iterator[tuple[str, float]]:  # fmt: skip
+    """``(id, weight)`` of the document links of ``seed`` (module docstring): every other chunk
+    of its document, ``weights.adjacent`` for the chunks right before and after it,
+    ``weights.sibling`` for the others (0-weight links are left out); none without a
+    ``doc_id``. Positions unknown on either side make a sibling link."""
+    if seed.doc_id is None:
+        return
+    for pid in index.chunks_of(seed.doc_id):
+        if pid == seed.id:
+            continue
+        position = index._entries[pid].position
+        near = seed.position is not None and position is not None and abs(position - seed.position) == 1
+        weight = weights.adjacent if near else weights.sibling
+        if weight > 0:
+            yield pid, weight
 
 
 def _is_utf8(text: str) -> bool:

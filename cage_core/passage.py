@@ -10,17 +10,30 @@ from typing import NamedTuple, Union
 
 @dataclass(frozen=True)
 class Passage:
-    """A candidate passage: its text, and optionally a title and an id of the caller's."""
+    """A candidate passage: its text, and optionally a title, an id of the caller's and where
+    it sits in its document (``doc_id``, ``position``: read by the document links,
+    :mod:`cage_core.document_links`; never parsed or embedded)."""
 
     text: str
     title: str = ""
     id: str | None = None
+    doc_id: str | None = None      # the document this chunk belongs to (LangChain `source`,
+                                   # LlamaIndex `ref_doc_id`, corpus `doc_id`)
+    position: int | None = None    # the chunk's 0-based order inside its document
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise TypeError(f"Passage.text must be a str, got {type(self.text).__name__}")
         if not isinstance(self.title, str):
             raise TypeError(f"Passage.title must be a str, got {type(self.title).__name__}")
+        if self.doc_id is not None and not isinstance(self.doc_id, str):
+            raise TypeError(f"Passage.doc_id must be a str or None, got {type(self.doc_id).__name__}")
+        if self.position is not None:
+            if isinstance(self.position, bool) or not isinstance(self.position, int):
+                raise TypeError("Passage.position must be an int or None, got "
+                                f"{type(self.position).__name__}")  # fmt: skip
+            if self.position < 0:
+                raise ValueError(f"Passage.position must be >= 0, got {self.position}")
 
     @property
     def content(self) -> str:
