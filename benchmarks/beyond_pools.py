@@ -1,7 +1,7 @@
 """The DEV pools of every file and setting, built once and cached, for ``beyond_cv.py``.
 
     python benchmarks/beyond_pools.py --data ../shared/data --graph-store graphs.sqlite \
-        --out /tmp/beyond-pools.pkl [--only dragonball-open,...]
+        --out pools/ [--only dragonball-open,...]
 
 Each pool is what ``cage eval`` ranks in that setting (the same corpus, retrieval, expansion,
 shuffle and gold matching; :mod:`cage_core.eval.open_retrieval`, :mod:`cage_core.eval.runner`):
@@ -14,8 +14,8 @@ shuffle and gold matching; :mod:`cage_core.eval.open_retrieval`, :mod:`cage_core
   and with ``--expand``; ``scifact-open`` / ``-open-x``: the titled abstracts;
   ``scifact_chunks-open`` / ``-open-x``: the untitled chunks (gold by ``meta.gold_chunk_ids``).
 
-The cache is a pickle of this script's own output (a local benchmark file, never read from
-anywhere else); pass ``--out`` again to rebuild.
+The cache is one pickle per setting of this script's own output (local benchmark files,
+never read from anywhere else); delete one to rebuild it.
 """
 
 from __future__ import annotations
@@ -112,11 +112,16 @@ def open_pools(questions, state: _CorpusState, reranker: CageReranker, stem: str
     return out
 
 
-def build(data: Path, reranker: CageReranker, only: set[str] | None) -> list[dict]:
-    pools: list[dict] = []
+def build(data: Path, reranker: CageReranker, only: list[str] | None, out: Path) -> None:
+    """Build each setting's pools and write them to ``out/<setting>.pkl`` (one file each, so
+    an interrupted run keeps what it finished; a setting whose file exists is skipped)."""
     states: dict[str, _CorpusState] = {}
-    for setting in SETTINGS:
-        if only and setting not in only:
+    out.mkdir(parents=True, exist_ok=True)
+    for setting in only or SETTINGS:
+        if setting not in SETTINGS:
+            raise SystemExit(f"unknown setting {setting!r}; choose among {SETTINGS}")
+        target = out / f"{setting}.pkl"
+        if target.exists():
             continue
         start = time.perf_counter()
         stem, kind = setting.split("-", 1)
@@ -132,9 +137,9 @@ def build(data: Path, reranker: CageReranker, only: set[str] | None) -> list[dic
                 states[stem] = _CorpusState(load_corpus(data / cfile, titles=titles), reranker)
             made = open_pools(load_questions(data / qfile), states[stem], reranker, stem,
                               expand=kind == "open-x", by_id=True)  # fmt: skip
-        pools.extend(made)
+        with target.open("wb") as handle:
+            pickle.dump(made, handle, protocol=pickle.HIGHEST_PROTOCOL)
         print(f"{setting}: {len(made)} pools in {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
-    return pools
 
 
 def main() -> None:
@@ -145,11 +150,7 @@ def main() -> None:
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     reranker = CageReranker(CageConfig(), graph_store=args.graph_store)
-    only = {s for s in args.only.split(",") if s} or None
-    pools = build(args.data, reranker, only)
-    with args.out.open("wb") as handle:
-        pickle.dump(pools, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    print(f"wrote {len(pools)} pools to {args.out}", file=sys.stderr)
+    build(args.data, reranker, [s for s in args.only.split(",") if s] or None, args.out)
 
 
 if __name__ == "__main__":

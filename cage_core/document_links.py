@@ -12,8 +12,8 @@ construction). With ``r`` the pool relevance (:mod:`cage_core.fusion`) and the s
 
 * the *subject* ``s_d`` of document d: the title of its chunks when one has a title, else the
   name its pool chunks name most often (the non-numeric entities of their graphs that are
-  link names, :func:`~cage_core.link_names.is_link_name`; ties: first in pool order) — every
-  chunk of d inherits it (:func:`document_subjects`);
+  link names, :func:`~cage_core.link_names.is_link_name`, a possessive ``'s`` dropped; ties:
+  first in pool order) — every chunk of d inherits it (:func:`document_subjects`);
 * ``D_q`` = the documents whose subject the query names (whole words, case-insensitive,
   :func:`~cage_core.link_index.link_name` form); ``N_i = 1`` when passage i's document is in
   ``D_q``;
@@ -49,6 +49,7 @@ from cage_core.link_names import is_link_name
 from cage_core.passage import Passage, Via
 from cage_core.scoring import ranking
 
+_POSSESSIVE = re.compile(r"['’]s?$")
 SIBLING_LINK = 0.5
 """Weight of two non-adjacent chunks of one document in :attr:`DocumentView.matrix`."""
 
@@ -132,6 +133,7 @@ def document_subjects(passages: Sequence[Passage], graphs: Sequence[PassageGraph
         names = counts.setdefault(p.doc_id, Counter())
         order = first_seen.setdefault(p.doc_id, {})
         for label, ent in zip(g.labels, g.entity_types):
+            label = _POSSESSIVE.sub("", label)
             if ent and ent not in NUMERIC_ENTITY_TYPES and is_link_name(label) and link_name(label):
                 names[label] += 1
                 order.setdefault(label, n * 100_000 + len(order))
