@@ -10,13 +10,15 @@ Wikipedia paragraphs, each its own document or none, never is: the view is inert
 construction). With ``r`` the pool relevance (:mod:`cage_core.fusion`) and the settings of
 :class:`DocumentConfig`:
 
-* the *subject* ``s_d`` of document d: the title of its chunks when one has a title, else the
-  name its pool chunks name most often (the non-numeric entities of their graphs that are
-  link names, :func:`~cage_core.link_names.is_link_name`, a possessive ``'s`` dropped; ties:
-  first in pool order) — every chunk of d inherits it (:func:`document_subjects`);
-* ``D_q`` = the documents whose subject the query names (whole words, case-insensitive,
-  :func:`~cage_core.link_index.link_name` form); ``N_i = 1`` when passage i's document is in
-  ``D_q``;
+* the *names* of document d (:func:`document_names`): the title of its chunks when one has
+  a title; else the subject of its first chunk (position 0) when that chunk is in the pool and
+  opens "X is …" (:func:`~cage_core.passage_subject.first_sentence_subject`), and the name its
+  pool chunks name most often (the non-numeric entities of their graphs that are link names,
+  :func:`~cage_core.link_names.is_link_name`, a possessive ``'s`` dropped; ties: first in
+  pool order). Its *subject* ``s_d`` is the first of them; every chunk of d inherits them;
+* ``D_q`` = the documents one of whose names the query names (whole words,
+  case-insensitive, :func:`~cage_core.link_index.link_name` form); ``N_i = 1`` when passage
+  i's document is in ``D_q``;
 * ``r'_i = r_i + w_d · N_i`` (``w_d`` = ``document_weight``);
 * the *leads*: for each document of ``D_q`` its chunk of highest ``r'`` (ties: input order) —
   the set view: each document the question is about contributes its best chunk, so a
@@ -47,6 +49,7 @@ from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.link_index import link_name
 from cage_core.link_names import is_link_name
 from cage_core.passage import Passage, Via
+from cage_core.passage_subject import first_sentence_subject
 from cage_core.scoring import ranking
 
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -122,7 +125,14 @@ def has_document_structure(passages: Sequence[Passage]) -> bool:
 
 def document_subjects(passages: Sequence[Passage], graphs: Sequence[PassageGraph]) -> dict[str, str]:
     """``doc_id → s_d`` of the module docstring for the documents of the pool ("" for none)."""
+    return {doc: names[0] if names else "" for doc, names in document_names(passages, graphs).items()}
+
+
+def document_names(passages: Sequence[Passage],
+                   graphs: Sequence[PassageGraph]) -> dict[str, tuple[str, ...]]:  # fmt: skip
+    """``doc_id →`` the names of each document of the pool (module docstring), subject first."""
     titles: dict[str, str] = {}
+    openers: dict[str, str] = {}
     counts: dict[str, Counter[str]] = {}
     first_seen: dict[str, dict[str, int]] = {}
     for n, (p, g) in enumerate(zip(passages, graphs)):
@@ -130,6 +140,10 @@ def document_subjects(passages: Sequence[Passage], graphs: Sequence[PassageGraph
             continue
         if p.title.strip() and p.doc_id not in titles:
             titles[p.doc_id] = p.title.strip()
+        if p.position == 0 and p.doc_id not in openers:
+            opener = first_sentence_subject(p.text)
+            if opener and is_link_name(opener) and link_name(opener):
+                openers[p.doc_id] = opener
         names = counts.setdefault(p.doc_id, Counter())
         order = first_seen.setdefault(p.doc_id, {})
         for label, ent in zip(g.labels, g.entity_types):
@@ -137,14 +151,15 @@ def document_subjects(passages: Sequence[Passage], graphs: Sequence[PassageGraph
             if ent and ent not in NUMERIC_ENTITY_TYPES and is_link_name(label) and link_name(label):
                 names[label] += 1
                 order.setdefault(label, n * 100_000 + len(order))
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, ...]] = {}
     for doc, names in counts.items():
         if doc in titles:
-            out[doc] = titles[doc]
-        elif names:
-            out[doc] = min(names, key=lambda name: (-names[name], first_seen[doc][name]))
-        else:
-            out[doc] = ""
+            out[doc] = (titles[doc],)
+            continue
+        found = [openers[doc]] if doc in openers else []
+        if names:
+            found.append(min(names, key=lambda name: (-names[name], first_seen[doc][name])))
+        out[doc] = tuple(dict.fromkeys(found))
     return out
 
 
@@ -156,11 +171,12 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
         return None
     k = len(passages)
     r = np.asarray(relevance, dtype=np.float64)
-    subject_of = document_subjects(passages, graphs)
+    names_of = document_names(passages, graphs)
     docs = [p.doc_id for p in passages]
-    subjects = tuple(subject_of.get(d, "") if d is not None else "" for d in docs)
+    subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
     query_words = f" {link_name_words(query)} "
-    named_docs = {d for d, s in subject_of.items() if s and f" {link_name(s)} " in query_words}
+    named_docs = {d for d, names in names_of.items()
+                  if any(f" {link_name(s)} " in query_words for s in names)}  # fmt: skip
     named = np.array([1.0 if d in named_docs else 0.0 for d in docs])
     r_doc = r + config.document_weight * named
     order = [int(i) for i in ranking(r_doc)]

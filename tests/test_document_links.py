@@ -7,6 +7,7 @@ from cage_core import CageConfig, CageReranker, Passage
 from cage_core.document_links import (
     DocumentConfig,
     document_matrix,
+    document_names,
     document_subjects,
     document_vias,
     document_view,
@@ -56,9 +57,13 @@ def test_a_pool_has_document_structure_only_when_two_passages_share_a_document()
     assert has_document_structure([Passage("x", doc_id="a"), Passage("y"), Passage("z", doc_id="a")])
 
 
-def test_a_document_subject_is_its_title_else_the_name_its_chunks_name_most_and_every_chunk_inherits_it():
+def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else_its_most_named_name():
     passages, graphs = report_pool()
-    assert document_subjects(passages, graphs) == {"b": "Bolt Motors", "a": "Acme Foods Ltd."}
+    assert document_subjects(passages, graphs) == {"b": "Bolt Motors", "a": "Acme Foods Ltd"}
+    assert document_names(passages, graphs)["a"] == ("Acme Foods Ltd", "Acme Foods Ltd.")
+    without_first = [passages[1], passages[3], passages[4]]
+    assert document_subjects(without_first, [graphs[1], entity_graph([ACME], light=True), graphs[4]]) \
+        == {"a": "Acme Foods Ltd.", "b": "Bolt Motors"}
     titled = [Passage("x", title="Annual report", doc_id="a"), Passage("y", doc_id="a")]
     assert document_subjects(titled, [entity_graph([ACME], light=True)] * 2) == {"a": "Annual report"}
 
@@ -80,7 +85,7 @@ def test_the_chunks_of_the_document_the_query_names_rise_and_its_best_chunk_lead
     assert view.leads == (1,)  # the best chunk of Acme's report, though it never names Acme
     assert view.fused.tolist() == [2.0, 4.9, 2.0, 2.0, -1.0]  # chunk 3 is adjacent to the lead
     assert ranking(view.fused).tolist()[:2] == [1, 0]
-    assert view.subjects == ("Bolt Motors", "Acme Foods Ltd.", "Acme Foods Ltd.", "Acme Foods Ltd.",
+    assert view.subjects == ("Bolt Motors", "Acme Foods Ltd", "Acme Foods Ltd", "Acme Foods Ltd",
                              "Bolt Motors")  # fmt: skip
 
 
@@ -140,7 +145,7 @@ def test_rerank_explains_a_sibling_by_its_document_subject():
                                    query_similarities=[0.9, 0.8, 0.3, 0.2, 0.1], graphs=graphs)  # fmt: skip
     assert ranked[0].index == 1
     by_index = {r.index: r for r in ranked}
-    assert by_index[3].via == Via("Acme Foods Ltd.", 0)  # adjacent to the lead, at rank 0
+    assert by_index[3].via == Via("Acme Foods Ltd", 0)  # adjacent to the lead, at rank 0
 
 
 def test_a_seeds_siblings_are_expansion_candidates_the_adjacent_first():
@@ -173,3 +178,23 @@ def test_passage_doc_fields_are_validated():
     with pytest.raises(ValueError):
         Passage("x", position=-1)
     assert Passage("x", doc_id="d", position=0).content == "x"
+
+
+@pytest.mark.models
+def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_first(nlp):
+    """Two reports split into chunks; the answering chunk says "the company" and is less similar
+    to the question than the other report's chunk; its document (named by the question through
+    its first chunk) lifts it."""
+    texts = [("a", 0, "Northwind Traders is a retail company founded in Seattle in 1998."),
+             ("a", 1, "In March 2021, the company paid a dividend of $4 million to its shareholders."),
+             ("b", 0, "Contoso Pharmaceuticals is a drug maker based in Boston."),
+             ("b", 1, "In March 2021, Contoso Pharmaceuticals paid a dividend of $6 million.")]
+    passages = [Passage(t, doc_id=d, position=n) for d, n, t in texts]
+    query = "What dividend did Northwind Traders pay in March 2021?"
+    sims = [0.30, 0.55, 0.10, 0.60]  # the other company's chunk is the most similar
+    rerank = CageReranker(nlp=nlp)
+    ranked = rerank.rerank(query, passages, query_similarities=sims)
+    flat = rerank.rerank(query, [Passage(t) for _, _, t in texts], query_similarities=sims)
+    assert flat[0].index == 3  # without document structure: the other report's chunk first
+    assert ranked[0].index == 1  # with it: Northwind's dividend chunk
+    assert {r.index: r.via for r in ranked}[0] == Via("Northwind Traders", 0)
