@@ -46,6 +46,7 @@ GRID = {
     "lead_weight": (0.0, 1.0, 2.0),
     "adjacent_weight": (0.0, 0.5, 1.0, 1.5),
     "anchors": (0, 1, 2),
+    "gate": (False, True),  # GateConfig.enabled
 }
 
 
@@ -116,17 +117,28 @@ def main() -> None:
     folds = np.array([fold_of(p["id"]) for p in pools])
     documented = np.array([has_documents(p) for p in pools])
     print(f"{len(pools)} pools, {int(documented.sum())} with document structure", file=sys.stderr)
-    fixed = np.array([measures(cage_order(p, config), p) for p in pools])  # points change only documented pools
+    untitled = np.array([not any(q.title.strip() for q in p["passages"]) for p in pools]) & ~documented
+    fixed = np.array([measures(cage_order(p, config), p) for p in pools])  # the defaults
+    gated = config.replace(gate=config.gate.replace(enabled=True))
+    by_gate = {config.gate.enabled: fixed[untitled],
+               gated.gate.enabled: np.array([measures(cage_order(p, gated), p)
+                                             for p, u in zip(pools, untitled) if u])}  # fmt: skip
     scores = np.repeat(fixed[None], len(points), axis=0)
     from cage_core.document_links import document_view
 
     relevance = {int(i): pool_relevance(pools[i], config) for i in np.flatnonzero(documented)}
+    views: dict[tuple, np.ndarray] = {}
     for n, point in enumerate(points):
-        variant = config.document.replace(**point)
-        for i, r in relevance.items():
-            p = pools[i]
-            view = document_view(p["query"], p["passages"], p["graphs"], r, variant)
-            scores[n, i] = measures(ranking(view.fused), p)
+        if untitled.any():
+            scores[n, untitled] = by_gate[point["gate"]]  # the gate acts on untitled pools only
+        doc_point = tuple((k, v) for k, v in point.items() if k != "gate")
+        if doc_point not in views:
+            variant = config.document.replace(**dict(doc_point))
+            views[doc_point] = np.array([measures(ranking(document_view(
+                pools[i]["query"], pools[i]["passages"], pools[i]["graphs"], r, variant).fused), pools[i])
+                for i, r in relevance.items()])  # fmt: skip
+        if relevance:
+            scores[n, list(relevance)] = views[doc_point]
     settings = sorted(set(groups))
     ramdocs = [g for g in settings if g.startswith("ramdocs")]
     floor = [np.nanmean(fixed[groups == g, 2]) for g in ramdocs]
@@ -173,6 +185,28 @@ def main() -> None:
             mask = (groups == g) & (types == t)
             cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
             print(f"| {g} | {t} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+    stripped(pools, config, points[chosen])
+
+
+def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
+    """The check of the gate where a user keeps no document ids: SciFact's chunk pools with
+    ``doc_id`` dropped, ranked by the default with the gate off and on (not in the objective)."""
+    import dataclasses
+
+    chunks = [dict(p, passages=[dataclasses.replace(q, doc_id=None, position=None) for q in p["passages"]])
+              for p in pools if p["setting"].startswith("scifact_chunks")]  # fmt: skip
+    if not chunks:
+        return
+    print("\nSciFact chunk pools without doc_id (a user who keeps no document ids):\n")
+    for label, variant in (("hybrid", None), ("cage, gate off", config.replace(gate=config.gate.replace(enabled=False))),
+                           ("cage, gate on", config.replace(gate=config.gate.replace(enabled=True)))):  # fmt: skip
+        for setting in sorted({p["setting"] for p in chunks}):
+            part = [p for p in chunks if p["setting"] == setting]
+            v = np.array([measures(hybrid_order(p, config) if variant is None else cage_order(p, variant), p)
+                          for p in part])  # fmt: skip
+            print(f"- {setting}, {label}: R@3 {v[:, 0].mean():.3f}, R@5 {v[:, 1].mean():.3f}")
+
+
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from cage_core.document_links import DocumentConfig
+from cage_core.relevance_gate import GateConfig
 
 logger = logging.getLogger(__name__)
 
@@ -197,7 +198,8 @@ ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Enc
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain", "untitled", "document")
+                                     "rgcn_weight", "chain", "untitled", "document",
+                                     "gate")
 
 
 @dataclass(frozen=True, init=False)
@@ -233,6 +235,8 @@ class CageConfig:
             is on (:class:`UntitledConfig`; bridge mode only).
         document: how the default ranks a pool whose passages share documents (``doc_id``;
             :class:`~cage_core.document_links.DocumentConfig`; bridge mode only).
+        gate: when an untitled pool keeps its relevance order
+            (:class:`~cage_core.relevance_gate.GateConfig`; the subject core only).
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
@@ -259,6 +263,7 @@ class CageConfig:
     untitled: UntitledConfig = field(default_factory=UntitledConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
     document: DocumentConfig = field(default_factory=DocumentConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
         self,
@@ -277,6 +282,7 @@ class CageConfig:
         untitled: UntitledConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
         document: DocumentConfig | None = None,
+        gate: GateConfig | None = None,
         **encoder_settings: Any,
     ) -> None:
         values = {
@@ -288,6 +294,7 @@ class CageConfig:
             "untitled": UntitledConfig() if untitled is None else untitled,
             "encoder": _encoder(encoder, encoder_settings),
             "document": DocumentConfig() if document is None else document,
+            "gate": GateConfig() if gate is None else gate,
         }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -313,6 +320,8 @@ class CageConfig:
             raise TypeError(f"untitled must be an UntitledConfig, got {type(self.untitled).__name__}")
         if not isinstance(self.document, DocumentConfig):
             raise TypeError(f"document must be a DocumentConfig, got {type(self.document).__name__}")
+        if not isinstance(self.gate, GateConfig):
+            raise TypeError(f"gate must be a GateConfig, got {type(self.gate).__name__}")
 
     # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
     @property

@@ -17,7 +17,9 @@ Two coherence modes (``CageConfig.coherence``):
     :mod:`cage_core.subject_core` (the R-GCN term is added the same way), and its short chain
     is ranked first (:func:`ranked_first`), chosen among distinct passages that no
     contradiction demotes (the chain's links must not lift a passage back over a conflict it
-    lost): an exact duplicate of a chain passage shares its place and score.
+    lost): an exact duplicate of a chain passage shares its place and score. With the
+    relevance gate on (``CageConfig.gate``), such a pool whose query names no passage's
+    subject keeps its relevance order (:mod:`cage_core.relevance_gate`).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -53,6 +55,7 @@ from cage_core.bridge import (
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
 from cage_core.document_links import DocumentView, document_view
+from cage_core.relevance_gate import weak_link_evidence
 from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
@@ -162,6 +165,8 @@ def score_pool(
                 config=config.untitled)  # fmt: skip
             alpha = config.untitled.alpha
             links = links.named_by(names, untitled.mentions)
+            if weak_link_evidence(untitled.query_subjects, config.gate):  # do no harm
+                coherence, alpha, untitled = np.zeros(k), 1.0, None
         else:
             title_hops = links.title_mentions() if config.title_links else np.zeros((k, k))
             titled = subjects == titles or not config.title_links

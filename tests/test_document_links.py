@@ -198,3 +198,22 @@ def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_f
     assert flat[0].index == 3  # without document structure: the other report's chunk first
     assert ranked[0].index == 1  # with it: Northwind's dividend chunk
     assert {r.index: r.via for r in ranked}[0] == Via("Northwind Traders", 0)
+
+
+def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_names_no_subject():
+    from cage_core.relevance_gate import GateConfig, weak_link_evidence
+
+    assert weak_link_evidence(np.zeros(3), GateConfig(enabled=True))
+    assert not weak_link_evidence(np.array([0.0, 1.0, 0.0]), GateConfig(enabled=True))
+    assert not weak_link_evidence(np.zeros(3), GateConfig(enabled=False))
+    passages = [Passage("Vitamin D levels fell in the cohort."),
+                Passage("Bolt Motors is a car maker. It works with Acme Foods Ltd."),
+                Passage("Acme Foods Ltd. is a food company. It buys from Bolt Motors.")]
+    graphs = [entity_graph([], light=True), entity_graph([BOLT, ACME], light=True),
+              entity_graph([ACME, BOLT], light=True)]  # fmt: skip
+    sims = np.array([0.5, 0.45, 0.1])
+    gated = CageConfig(gate=GateConfig(enabled=True))
+    scores = score_pool("Do blood levels fall with age?", passages, sims, graphs, gated)
+    assert np.allclose(scores.fused, scores.relevance) and not scores.coherence.any()
+    assert not np.allclose(score_pool("Do blood levels fall with age?", passages, sims, graphs,
+                                      CageConfig()).coherence, 0)  # without the gate, links move them

@@ -15,7 +15,8 @@ splitter keeps) become :attr:`Passage.doc_id <cage_core.passage.Passage.doc_id>`
 
 Passages are distinct by ``(title, text)``, or by ``text`` alone when titles are dropped
 (``titles=False``: every corpus passage then has ``title=""``, so titles reach neither the
-embedder, nor BM25, nor the passage graphs). A repeated passage keeps its first id.
+embedder, nor BM25, nor the passage graphs). A repeated passage keeps its first id. Within
+one document only: a chunk whose text recurs in another ``doc_id`` is that document's own.
 
 :meth:`Corpus.find` maps a question's passage to its corpus index: by ``(title, text)``, or
 failing that (or without titles) by its text when exactly one corpus passage has that text.
@@ -79,15 +80,17 @@ def build_corpus(items: Iterable[CorpusItem], *, source: str, titles: bool) -> C
     by_content: dict[tuple[str, str], int] = {}
     by_text: dict[str, list[int]] = defaultdict(list)
     seen_ids: set[str] = set()
+    seen: set[tuple[str, str, str | None]] = set()
     for pid, title, text, doc_id, position in items:
         title = title if titles else ""
-        if (title, text) in by_content:
+        if (title, text, doc_id) in seen:
             continue
+        seen.add((title, text, doc_id))
         pid = str(len(passages)) if pid is None else pid
         if pid in seen_ids:
             raise DatasetFormatError(f"{source}: passage id {pid!r} is used twice")
         seen_ids.add(pid)
-        by_content[(title, text)] = len(passages)
+        by_content.setdefault((title, text), len(passages))
         by_text[text].append(len(passages))
         passages.append(Passage(text=text, title=title, id=pid, doc_id=doc_id, position=position))
     if not passages:
