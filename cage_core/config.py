@@ -368,6 +368,12 @@ class CageConfig:
             "untitled pools are ranked by UntitledConfig only while the chain is on (chain.length > 0)":
                 ("untitled",) if self.coherence == "bridge" and not self.chain.length and "untitled" in changed
                 else (),
+            "document.enabled=False turns the document view off":
+                tuple(f"document.{n}" for n, _ in _changed(self.document) if n != "enabled")
+                if not self.document.enabled else (),
+            "gate.enabled=False turns the relevance gate off":
+                tuple(f"gate.{n}" for n, _ in _changed(self.gate) if n != "enabled")
+                if not self.gate.enabled else (),
             "contradiction_weight=0 turns the contradiction penalty off":
                 ("contradiction_overlap",) if not self.contradiction_weight and
                 "contradiction_overlap" in changed else (),

@@ -217,3 +217,17 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_name
     assert np.allclose(scores.fused, scores.relevance) and not scores.coherence.any()
     ungated = score_pool("Do blood levels fall with age?", passages, sims, graphs, CageConfig())
     assert not np.allclose(ungated.fused, ungated.relevance)  # without the gate: the short chain
+
+
+def test_document_and_gate_settings_say_when_they_have_no_effect():
+    from cage_core.relevance_gate import GateConfig
+
+    off = CageConfig(document=DocumentConfig(enabled=False, lead_weight=3.0),
+                     gate=GateConfig(min_query_subjects=2))  # fmt: skip
+    assert off.ineffective_settings() == {
+        "document.enabled=False turns the document view off": ("document.lead_weight",),
+        "gate.enabled=False turns the relevance gate off": ("gate.min_query_subjects",)}
+    with pytest.raises(ValueError):
+        DocumentConfig(anchors=-1)
+    with pytest.raises(TypeError):
+        CageConfig(document="on")
