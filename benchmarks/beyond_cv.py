@@ -46,7 +46,7 @@ GRID = {
     "lead_weight": (0.0, 1.0, 2.0),
     "adjacent_weight": (0.0, 0.5, 1.0, 1.5),
     "anchors": (0, 1, 2),
-    "gate": (False, True),  # GateConfig.enabled
+    "gate": (False, True),  # GateConfig.titled (the untitled gate: measured, see stripped())
 }
 
 
@@ -117,11 +117,11 @@ def main() -> None:
     folds = np.array([fold_of(p["id"]) for p in pools])
     documented = np.array([has_documents(p) for p in pools])
     print(f"{len(pools)} pools, {int(documented.sum())} with document structure", file=sys.stderr)
-    untitled = np.array([not any(q.title.strip() for q in p["passages"]) for p in pools]) & ~documented
+    untitled = ~documented  # the pools the gate may act on (titled and untitled)
     fixed = np.array([measures(cage_order(p, config), p) for p in pools])  # the defaults
-    gated = config.replace(gate=config.gate.replace(enabled=True))
-    by_gate = {config.gate.enabled: fixed[untitled],
-               gated.gate.enabled: np.array([measures(cage_order(p, gated), p)
+    gated = config.replace(gate=config.gate.replace(titled=not config.gate.titled))
+    by_gate = {config.gate.titled: fixed[untitled],
+               gated.gate.titled: np.array([measures(cage_order(p, gated), p)
                                              for p, u in zip(pools, untitled) if u])}  # fmt: skip
     scores = np.repeat(fixed[None], len(points), axis=0)
     from cage_core.document_links import document_view
@@ -130,7 +130,7 @@ def main() -> None:
     views: dict[tuple, np.ndarray] = {}
     for n, point in enumerate(points):
         if untitled.any():
-            scores[n, untitled] = by_gate[point["gate"]]  # the gate acts on untitled pools only
+            scores[n, untitled] = by_gate[point["gate"]]  # the gate acts on pools without documents
         doc_point = tuple((k, v) for k, v in point.items() if k != "gate")
         if doc_point not in views:
             variant = config.document.replace(**dict(doc_point))
@@ -198,8 +198,8 @@ def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
     if not chunks:
         return
     print("\nSciFact chunk pools without doc_id (a user who keeps no document ids):\n")
-    for label, variant in (("hybrid", None), ("cage, gate off", config.replace(gate=config.gate.replace(enabled=False))),
-                           ("cage, gate on", config.replace(gate=config.gate.replace(enabled=True)))):  # fmt: skip
+    for label, variant in (("hybrid", None), ("cage, untitled gate off", config.replace(gate=config.gate.replace(untitled=False))),
+                           ("cage, untitled gate on", config.replace(gate=config.gate.replace(untitled=True)))):  # fmt: skip
         for setting in sorted({p["setting"] for p in chunks}):
             part = [p for p in chunks if p["setting"] == setting]
             v = np.array([measures(hybrid_order(p, config) if variant is None else cage_order(p, variant), p)

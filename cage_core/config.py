@@ -371,8 +371,8 @@ class CageConfig:
             "document.enabled=False turns the document view off":
                 tuple(f"document.{n}" for n, _ in _changed(self.document) if n != "enabled")
                 if not self.document.enabled else (),
-            "gate.enabled=False turns the relevance gate off":
-                tuple(f"gate.{n}" for n, _ in _changed(self.gate) if n != "enabled")
+            "gate.titled=gate.untitled=False turn the relevance gate off":
+                tuple(f"gate.{n}" for n, _ in _changed(self.gate) if n not in ("titled", "untitled"))
                 if not self.gate.enabled else (),
             "contradiction_weight=0 turns the contradiction penalty off":
                 ("contradiction_overlap",) if not self.contradiction_weight and

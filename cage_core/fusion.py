@@ -19,7 +19,8 @@ Two coherence modes (``CageConfig.coherence``):
     contradiction demotes (the chain's links must not lift a passage back over a conflict it
     lost): an exact duplicate of a chain passage shares its place and score. With the
     relevance gate on (``CageConfig.gate``), such a pool whose query names no passage's
-    subject keeps its relevance order (:mod:`cage_core.relevance_gate`).
+    subject, and a titled pool whose query names no title and none of whose passages names
+    another's, keep their relevance order and get no chain (:mod:`cage_core.relevance_gate`).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -55,7 +56,7 @@ from cage_core.bridge import (
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
 from cage_core.document_links import DocumentView, document_view
-from cage_core.relevance_gate import weak_link_evidence
+from cage_core.relevance_gate import weak_link_evidence, weak_title_evidence
 from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
@@ -179,12 +180,14 @@ def score_pool(
                 # its large title gain (on DEV open retrieval without titles, chaining cost
                 # HotpotQA R@5 .065 against no chain)
                 query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
-                chain = select_chain(relevance - demotion, ChainLinks(title_hops, entity_links, query_titles, texts),
-                                     config.chain)  # fmt: skip
+                gated = weak_title_evidence(query_titles, title_hops, config.gate)  # do no harm
+                alpha = 1.0 if gated else alpha
+                chain = () if gated else select_chain(
+                    relevance - demotion, ChainLinks(title_hops, entity_links, query_titles, texts), config.chain)
                 core = np.array([step.index for step in chain], dtype=np.int64)
             else:
                 core = core_indices(relevance, config.core_size)
-            coherence = coherence_to_core(matrix, core)
+            coherence = coherence_to_core(matrix, core) if len(core) else np.zeros(k)
         if config.rgcn_weight and k > 1:
             c = rgcn_matrix(graphs, config, encodings)
             to_core = np.array([np.mean([c[i, a] for a in core if a != i] or [0.0]) for i in range(k)])

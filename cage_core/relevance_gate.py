@@ -10,7 +10,9 @@ relevance ``r`` (the hybrid order) and gets no short chain:
 
 ``weak = Σ_j Q_j < min_query_subjects``
 
-A pool with titles (the evidence chain) or with document structure (the document view,
+A titled pool is gated likewise when the query names none of its titles and no passage's
+text names another's title (``T = 0``: the evidence chain would then follow shared entities
+alone; SciFact abstracts are such pools). A pool with document structure (the document view,
 :mod:`cage_core.document_links`) never reaches the gate.
 """
 
@@ -29,18 +31,26 @@ class GateConfig:
     every DEV file pooled (``benchmarks/beyond_cv.py``).
 
     Attributes:
-        enabled: keep the relevance order of an untitled pool whose link evidence is weak.
-        min_query_subjects: the fewest passages about a part of the query (``Σ Q``) a pool
-            needs for its links to move passages.
+        titled: keep the relevance order of a titled pool whose link evidence is weak.
+        untitled: keep the relevance order of an untitled pool whose link evidence is weak.
+        min_query_subjects: the fewest passages about a part of the query (``Σ Q``, or the
+            titles it names) a pool needs for its links to move passages.
     """
 
-    enabled: bool = False
+    titled: bool = False
+    untitled: bool = False
     min_query_subjects: int = 1
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the gate acts on any pool."""
+        return self.titled or self.untitled
 
     def __post_init__(self) -> None:
         from cage_core.config import check_bool, check_int
 
-        check_bool("gate.enabled", self.enabled)
+        check_bool("gate.titled", self.titled)
+        check_bool("gate.untitled", self.untitled)
         check_int("gate.min_query_subjects", self.min_query_subjects, low=1, high=1000)
 
     def replace(self, **changes: Any) -> GateConfig:
@@ -49,5 +59,13 @@ class GateConfig:
 
 
 def weak_link_evidence(query_subjects: np.ndarray, config: GateConfig) -> bool:
-    """Whether the gate keeps the relevance order for a pool with these ``Q`` (module docstring)."""
-    return config.enabled and float(np.sum(query_subjects)) < config.min_query_subjects
+    """Whether the gate keeps the relevance order for an untitled pool with these ``Q``
+    (module docstring)."""
+    return config.untitled and float(np.sum(query_subjects)) < config.min_query_subjects
+
+
+def weak_title_evidence(query_titles: np.ndarray, title_mentions: np.ndarray, config: GateConfig) -> bool:
+    """Whether the gate keeps the relevance order for a titled pool: the query names fewer than
+    ``min_query_subjects`` of its titles and no passage names another's title."""
+    return (config.titled and float(np.sum(query_titles)) < config.min_query_subjects
+            and not np.any(title_mentions))  # fmt: skip

@@ -203,16 +203,16 @@ def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_f
 def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_names_no_subject():
     from cage_core.relevance_gate import GateConfig, weak_link_evidence
 
-    assert weak_link_evidence(np.zeros(3), GateConfig(enabled=True))
-    assert not weak_link_evidence(np.array([0.0, 1.0, 0.0]), GateConfig(enabled=True))
-    assert not weak_link_evidence(np.zeros(3), GateConfig(enabled=False))
+    assert weak_link_evidence(np.zeros(3), GateConfig(untitled=True))
+    assert not weak_link_evidence(np.array([0.0, 1.0, 0.0]), GateConfig(untitled=True))
+    assert not weak_link_evidence(np.zeros(3), GateConfig(titled=True))
     passages = [Passage("Vitamin D levels fell in the cohort."),
                 Passage("Bolt Motors is a car maker. It works with Acme Foods Ltd."),
                 Passage("Acme Foods Ltd. is a food company. It buys from Bolt Motors.")]
     graphs = [entity_graph([], light=True), entity_graph([BOLT, ACME], light=True),
               entity_graph([ACME, BOLT], light=True)]  # fmt: skip
     sims = np.array([0.5, 0.45, 0.1])
-    gated = CageConfig(gate=GateConfig(enabled=True))
+    gated = CageConfig(gate=GateConfig(untitled=True))
     scores = score_pool("Do blood levels fall with age?", passages, sims, graphs, gated)
     assert np.allclose(scores.fused, scores.relevance) and not scores.coherence.any()
     ungated = score_pool("Do blood levels fall with age?", passages, sims, graphs, CageConfig())
@@ -226,7 +226,7 @@ def test_document_and_gate_settings_say_when_they_have_no_effect():
                      gate=GateConfig(min_query_subjects=2))  # fmt: skip
     assert off.ineffective_settings() == {
         "document.enabled=False turns the document view off": ("document.lead_weight",),
-        "gate.enabled=False turns the relevance gate off": ("gate.min_query_subjects",)}
+        "gate.titled=gate.untitled=False turn the relevance gate off": ("gate.min_query_subjects",)}
     with pytest.raises(ValueError):
         DocumentConfig(anchors=-1)
     with pytest.raises(TypeError):
