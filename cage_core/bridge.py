@@ -32,6 +32,7 @@ import numpy as np
 
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.graph.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.link_names import is_link_name
 from cage_core.pool_index import index_sets, shared_key_pairs, whole_word_mentions
 from cage_core.scoring import ranking
 
@@ -148,9 +149,10 @@ def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
 
 
 def entity_names(graph: PassageGraph) -> set[str]:
-    """Lower-cased labels of the graph's non-numeric named-entity nodes."""
+    """Lower-cased labels of the graph's non-numeric named-entity nodes that are names
+    (:func:`~cage_core.link_names.is_link_name`: no code, markup or amount fragments)."""
     return {label.lower() for label, ent in zip(graph.labels, graph.entity_types)
-            if ent and ent not in NUMERIC_ENTITY_TYPES}  # fmt: skip
+            if ent and ent not in NUMERIC_ENTITY_TYPES and is_link_name(label)}  # fmt: skip
 
 
 def bridge_entity_weights(names: Sequence[AbstractSet[str]], query: str) -> dict[str, float]:

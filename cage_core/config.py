@@ -51,6 +51,9 @@ __all__ = [
     "warn_once",
 ]
 
+from cage_core.document_links import DocumentConfig
+from cage_core.relevance_gate import GateConfig
+
 logger = logging.getLogger(__name__)
 
 EncoderKind = Literal["rgcn", "gcn"]
@@ -322,7 +325,8 @@ ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Enc
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
 _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain", "untitled", "string_rules")
+                                     "rgcn_weight", "chain", "untitled", "document",
+                                     "gate", "string_rules")
 
 
 @dataclass(frozen=True, init=False)
@@ -360,6 +364,10 @@ class CageConfig:
             (:class:`ChainConfig`; bridge mode only).
         untitled: how the default ranks a pool where no passage has a title, when the chain
             is on (:class:`UntitledConfig`; bridge mode only).
+        document: how the default ranks a pool whose passages share documents (``doc_id``;
+            :class:`~cage_core.document_links.DocumentConfig`; bridge mode only).
+        gate: when an untitled pool keeps its relevance order
+            (:class:`~cage_core.relevance_gate.GateConfig`; the subject core only).
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.
@@ -389,6 +397,8 @@ class CageConfig:
     untitled: UntitledConfig = field(default_factory=UntitledConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
     string_rules: frozenset[str] = STRING_RULES
+    document: DocumentConfig = field(default_factory=DocumentConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
 
     def __init__(  # the fields' defaults above, plus the flat encoder settings
         self,
@@ -407,6 +417,8 @@ class CageConfig:
         untitled: UntitledConfig | None = None,
         encoder: EncoderConfig | EncoderKind | None = None,
         string_rules: frozenset[str] = string_rules,
+        document: DocumentConfig | None = None,
+        gate: GateConfig | None = None,
         **encoder_settings: Any,
     ) -> None:
         values = {
@@ -417,6 +429,8 @@ class CageConfig:
             "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
             "untitled": UntitledConfig() if untitled is None else untitled,
             "encoder": _encoder(encoder, encoder_settings), "string_rules": string_rules,
+            "document": DocumentConfig() if document is None else document,
+            "gate": GateConfig() if gate is None else gate,
         }  # fmt: skip
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -437,6 +451,8 @@ class CageConfig:
         "graph_cache_size": Int(0, 10_000_000),
         "chain": InstanceOf(ChainConfig),
         "untitled": InstanceOf(UntitledConfig),
+        "document": InstanceOf(DocumentConfig),
+        "gate": InstanceOf(GateConfig),
         "string_rules": RuleSet(),
     }
     """The accepted value of each field (checked by :func:`validate` at construction)."""
@@ -486,6 +502,12 @@ class CageConfig:
             "untitled pools are ranked by UntitledConfig only while the chain is on (chain.length > 0)":
                 ("untitled",) if self.coherence == "bridge" and not self.chain.length and "untitled" in changed
                 else (),
+            "document.enabled=False turns the document view off":
+                tuple(f"document.{n}" for n, _ in _changed(self.document) if n != "enabled")
+                if not self.document.enabled else (),
+            "gate.titled=gate.untitled=False turn the relevance gate off":
+                tuple(f"gate.{n}" for n, _ in _changed(self.gate) if n not in ("titled", "untitled"))
+                if not self.gate.enabled else (),
             "contradiction_weight=0 turns the contradiction penalty off":
                 ("contradiction_overlap",) if not self.contradiction_weight and
                 "contradiction_overlap" in changed else (),

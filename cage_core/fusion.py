@@ -17,12 +17,19 @@ Two coherence modes (``CageConfig.coherence``):
     :mod:`cage_core.subject_core` (the R-GCN term is added the same way), and its short chain
     is ranked first (:func:`ranked_first`), chosen among distinct passages that no
     contradiction demotes (the chain's links must not lift a passage back over a conflict it
-    lost): an exact duplicate of a chain passage shares its place and score.
+    lost): an exact duplicate of a chain passage shares its place and score. With the
+    relevance gate on (``CageConfig.gate``), such a pool whose query names no passage's
+    subject, and a titled pool whose query names no title and none of whose passages names
+    another's, keep their relevance order and get no chain (:mod:`cage_core.relevance_gate`).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
     ``C`` the cosine matrix of the per-query trained R-GCN embeddings;
     ``f_i = α·r_i + (1−α)·c_i``.
+
+A pool with document structure (two passages sharing a ``doc_id``) is ranked, in bridge
+mode, by the document view of :mod:`cage_core.document_links` instead (``r`` as above,
+``f`` the view's; ``CageConfig.document``), unless ``document.enabled`` is off.
 
 In both modes ``contradiction_weight > 0`` subtracts ``w · contradiction_penalty_i``
 (:mod:`cage_core.contradiction`) from ``f_i`` (and from ``r_i`` where the chain is
@@ -48,6 +55,8 @@ from cage_core.bridge import (
 )
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
+from cage_core.document_links import DocumentView, document_view
+from cage_core.relevance_gate import weak_link_evidence, weak_title_evidence
 from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
@@ -101,6 +110,9 @@ class PoolScores:
     """The pool's link parts (bridge mode), with the names the ranking linked untitled passages
     by when it used any (:meth:`PoolLinks.named_by <cage_core.bridge.PoolLinks.named_by>`), for
     the explanations."""
+    documents: DocumentView | None = None
+    """The document view that ranked the pool (a pool with document structure), for the
+    explanations' document links."""
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
@@ -133,13 +145,17 @@ def score_pool(
     encodings come from ``encodings`` when given, so variants can share them.
 
     Dispatches to the function of the pool's mode: :func:`paper_scores`
-    (``coherence="rgcn"``), :func:`untitled_scores` (the chain on and no passage titled) or
-    :func:`titled_scores` (every other bridge-mode pool)."""
+    (``coherence="rgcn"``), :func:`document_scores` (a bridge-mode pool with document
+    structure, :func:`cage_core.document_links.document_view`), :func:`untitled_scores` (the
+    chain on and no passage titled) or :func:`titled_scores` (every other bridge-mode pool)."""
     sims = np.asarray(similarities, dtype=np.float64)
     demotion = contradiction_demotion(passages, graphs, config)
     if config.coherence == "rgcn":
         return paper_scores(sims, graphs, config, demotion, encodings)
     pool = bridge_inputs(query, passages, sims, graphs, config)
+    view = document_view(query, passages, graphs, pool.relevance, config.document)
+    if view is not None:  # document structure: the document view
+        return document_scores(pool, view, demotion)
     if config.chain.length and not any(t.strip() for t in pool.titles):
         return untitled_scores(pool, config, demotion, encodings)
     return titled_scores(pool, config, demotion, encodings)
@@ -201,6 +217,14 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
                         links.entity_links())  # fmt: skip
 
 
+def document_scores(pool: BridgeInputs, view: DocumentView, demotion: np.ndarray) -> PoolScores:
+    """Bridge mode on a pool with document structure: the document view's relevance and
+    fused score (:mod:`cage_core.document_links`), minus ``demotion``."""
+    return PoolScores(view.relevance, view.fused - view.relevance, view.fused - demotion,
+                      view.matrix, tuple(pool.graphs), pool.similarities, (), pool.links,
+                      view)  # fmt: skip
+
+
 def titled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray,
                   encodings: EncodingCache | None = None) -> PoolScores:  # fmt: skip
     """Bridge mode on a pool with a title (or any pool with the chain off): the evidence
@@ -217,18 +241,25 @@ def titled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray,
         links = links.named_by(subjects, mentions)
     matrix = combined_links(mentions, pool.entity_links, config.entity_weight)
     chain: tuple[ChainStep, ...] = ()
+    alpha = config.alpha
     if config.chain.length:
         # the chain follows given titles only: a derived subject is too unsure a name for
         # its large title gain (on DEV open retrieval without titles, chaining cost
         # HotpotQA R@5 .065 against no chain)
         query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
-        chain = select_chain(relevance - demotion, ChainLinks(title_hops, pool.entity_links, query_titles),
-                             config.chain)  # fmt: skip
+        gated = weak_title_evidence(query_titles, title_hops, config.gate)  # do no harm
+        if gated:
+            alpha = 1.0
+        else:
+            chain = select_chain(relevance - demotion,
+                                 ChainLinks(title_hops, pool.entity_links, query_titles),
+                                 config.chain)  # fmt: skip
         core = np.array([step.index for step in chain], dtype=np.int64)
     else:
         core = core_indices(relevance, config.core_size)
-    coherence = _plus_rgcn_to_core(coherence_to_core(matrix, core), core, pool, config, encodings)
-    fused = fuse(relevance, coherence, config.alpha) - demotion
+    coherence = coherence_to_core(matrix, core) if len(core) else np.zeros(k)
+    coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)
+    fused = fuse(relevance, coherence, alpha) - demotion
     if chain:
         fused = chain_first(fused, chain)
     return PoolScores(relevance, coherence, fused, matrix, tuple(pool.graphs), pool.similarities,
@@ -249,13 +280,18 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
         pool.relevance, untitled, core_size=config.core_size, entity_weight=config.entity_weight,
         config=config.untitled)  # fmt: skip
     links = pool.links.named_by(names, untitled.mentions)
+    alpha = config.untitled.alpha
+    gated = weak_link_evidence(untitled.query_subjects, config.gate)  # do no harm
+    if gated:
+        coherence, alpha = np.zeros(k), 1.0
     coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)
-    fused = fuse(relevance, coherence, config.untitled.alpha) - demotion
-    first: dict[str, int] = {}
-    twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
-    eligible = (np.arange(k) == twin) & (demotion == 0)
-    lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled, config.untitled)
-    fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
+    fused = fuse(relevance, coherence, alpha) - demotion
+    if not gated:
+        first: dict[str, int] = {}
+        twin = [first.setdefault(p.content, j) for j, p in enumerate(passages)]  # first equal one
+        eligible = (np.arange(k) == twin) & (demotion == 0)
+        lead = short_chain(np.where(eligible, fused, -np.inf), relevance, untitled, config.untitled)
+        fused = ranked_first(fused, [[j for j in range(k) if twin[j] == i] for i in lead])
     return PoolScores(relevance, coherence, fused, matrix, tuple(pool.graphs), pool.similarities,
                       (), links)  # fmt: skip
 

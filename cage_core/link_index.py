@@ -45,7 +45,10 @@ more):
   then counts in ``df(n)`` as if it named ``n`` exactly;
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
-  with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``.
+  with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``;
+* **document** — ``p`` is a chunk of the seed's document (same ``doc_id``,
+  :meth:`LinkIndex.chunks_of`): weight ``adjacent`` when their positions differ by one, else
+  ``sibling`` (:func:`sibling_links`; an index without documents has none of these links).
 
 A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
 fields of :class:`LinkWeights`.
@@ -182,6 +185,9 @@ class LinkWeights:
         forward: weight of a forward link (the seed names what the passage is about).
         backward: weight of a backward link (the passage names what the seed is about).
         shared: weight of a shared rare entity.
+        adjacent: weight of the link to the chunk right before or after the seed in its
+            document (``doc_id`` and ``position``).
+        sibling: weight of the link to another chunk of the seed's document.
         seed_decay: factor per seed rank (1: every seed counts alike), in (0, 1].
         max_shared_df: entities held by more passages than this are not rare: no shared link.
         max_link_df: names held by more passages than this make no link of any kind (they
@@ -192,12 +198,14 @@ class LinkWeights:
     forward: float = 1.0
     backward: float = 0.5
     shared: float = 0.5
+    adjacent: float = 1.0
+    sibling: float = 0.5
     seed_decay: float = 0.8
     max_shared_df: int = 20
     max_link_df: int = 1000
 
     def __post_init__(self) -> None:
-        for name in ("forward", "backward", "shared"):
+        for name in ("forward", "backward", "shared", "adjacent", "sibling"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 <= value < math.inf:
                 raise ValueError(f"LinkWeights.{name} must be a finite number >= 0, got {value!r}")
@@ -648,6 +656,8 @@ class LinkIndex:
             if not limit or not seed_entries:
                 return []
             seed_links = self._links(seed_entries, query_words)
+            seed_documents = [sibling_links(self._storage, seed, self.weights)
+                              for seed in seed_entries]  # fmt: skip
             n = len(self._storage)
         best: dict[str, tuple[float, int, str, LinkKind, str]] = {}
         for rank, (seed, links) in enumerate(zip(seed_entries, seed_links)):
@@ -660,6 +670,11 @@ class LinkIndex:
                     current = best.get(target)
                     if current is None or weight > current[0]:  # equal weight: the first stays
                         best[target] = (weight, rank, seed.id, kind, name)
+            for target, weight in seed_documents[rank]:
+                weight *= decay
+                current = best.get(target)
+                if target not in excluded and (current is None or weight > current[0]):
+                    best[target] = (weight, rank, seed.id, "document", seed.doc_id or "")
         ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
         return [Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
                 for pid, (weight, _, seed_id, kind, name) in ordered[:limit]]  # fmt: skip
@@ -853,6 +868,31 @@ class LinkIndex:
                            "(truncated or appended to?)", source, header,
                            len(index) + sum(skipped.values()))  # fmt: skip
         return index
+
+
+def sibling_links(storage: LinkStorage, seed: LinkEntry,
+                  weights: LinkWeights) -> list[tuple[str, float]]:  # fmt: skip
+    """``(id, weight)`` of the document links of ``seed`` (module docstring): every other chunk
+    of its document, ``weights.adjacent`` for the chunks right before and after it,
+    ``weights.sibling`` for the others (0-weight links are left out); none without a
+    ``doc_id``. Positions unknown on either side make a sibling link. Read from ``storage``
+    (call inside its :meth:`~LinkStorage.reading` block)."""
+    if seed.doc_id is None or (weights.adjacent <= 0 and weights.sibling <= 0):
+        return []
+    chunks = [pid for pid in storage.chunks_of(seed.doc_id) if pid != seed.id]
+    entries = storage.get(chunks)  # a stored entry that fails validation links nothing
+    out = []
+    for pid in chunks:
+        entry = entries.get(pid)
+        if entry is None:
+            continue
+        position = entry.position
+        near = seed.position is not None and position is not None \
+            and abs(position - seed.position) == 1  # fmt: skip
+        weight = weights.adjacent if near else weights.sibling
+        if weight > 0:
+            out.append((pid, weight))
+    return out
 
 
 def _is_utf8(text: str) -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 
 from cage_core.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.config import CageConfig
+from cage_core.document_links import document_vias
 from cage_core.evidence_chain import evidence_chain
 from cage_core.fusion import PoolScores
 from cage_core.graph.build import GraphParser
@@ -287,6 +288,8 @@ class CageReranker:
         vias = evidence_chain(query, items, scores.graphs, explained, scores.links) \
             if self.method.needs_graphs and len(scores.graphs) == len(items) else []
         vias = vias + [None] * (len(order) - len(vias))
+        if scores.documents is not None:  # chunks of one document: the document link
+            vias = document_vias(items, order, vias, scores.documents.subjects)
         return [
             RankedPassage(
                 index=int(i),

@@ -61,6 +61,7 @@ from cage_core.bridge import (
 )
 from cage_core.config import UntitledConfig
 from cage_core.lang.en import STRING_RULES
+from cage_core.link_names import is_link_name
 from cage_core.passage_subject import Subject, also_known_as, subject_aliases
 from cage_core.scoring import ranking
 
@@ -80,8 +81,9 @@ __all__ = [
 def untitled_subject(subject: Subject) -> str:
     """The name a passage of an untitled pool is linked by: its derived subject, except one
     from the entity fallback (the most frequent entity of a chunk is too often what it
-    mentions, not what it is about: "America East" for a team's season), which is ""."""
-    return "" if subject.origin == "entity" else subject.name
+    mentions, not what it is about: "America East" for a team's season), which is "", and
+    one that is no name (a sentence opener such as "To": :func:`~cage_core.link_names.is_link_name`)."""
+    return "" if subject.origin == "entity" or not is_link_name(subject.name) else subject.name
 
 
 def subject_forms(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool,

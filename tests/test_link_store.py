@@ -125,7 +125,7 @@ def test_the_store_expands_exactly_as_the_in_memory_index(tmp_path, weights):
     assert checked > 300  # most calls really expand: the equality is not of empty lists
     kinds = {e.kind for c in candidate_lists(ids, 50)
              for e in memory.expand(QUERIES[0], c, limit=50)}  # fmt: skip
-    assert kinds == {"forward", "backward", "shared"}
+    assert kinds == {"forward", "backward", "shared", "document"}
 
 
 def test_the_store_answers_every_other_question_as_the_in_memory_index(tmp_path):
@@ -271,8 +271,10 @@ def test_corrupted_rows_are_skipped_and_reported_once_in_one_warning(tmp_path, c
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
         assert list(reopened.entries()) == held  # reported once per process
-        assert reopened.expand(QUERIES[0], ["p1", "p8"], seeds=1) == memory.expand(
-            QUERIES[0], ["p8"], seeds=1)  # a corrupted seed is skipped like an unknown id
+        expanded = reopened.expand(QUERIES[0], ["p1", "p8"], seeds=1)
+        assert expanded == reopened.expand(QUERIES[0], ["p8"], seeds=1)  # a corrupted seed is
+        assert expanded and not {e.id for e in expanded} & {*bad, "p7"}  # skipped like an
+        # unknown id, and a corrupted entry is reached by no link (not even its document's)
     assert caplog.records == []
 
 

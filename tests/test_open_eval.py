@@ -17,6 +17,7 @@ from cage_core.eval.datasets import DatasetFormatError, load_questions
 from cage_core.eval.metrics import all_gold_in_top_k
 from cage_core.eval.open_retrieval import (
     ExpansionSettings,
+    gold_ids_in_corpus,
     gold_in_corpus,
     misinfo_in_corpus,
     run_open_evaluation,
@@ -286,3 +287,41 @@ def test_eval_open_expand_reports_the_ceiling_of_the_retrieved_and_of_the_expand
     md = (tmp_path / "results.md").read_text()
     assert "| file | corpus | ceiling R@K | ceiling, expanded pool | vanilla R@5 | cage R@5 |" in md
     assert "no titles" in md
+
+
+# -- document structure and gold by id -------------------------------------------------------
+def test_a_corpus_file_gives_each_chunk_its_document_and_position(tmp_path):
+    f = tmp_path / "corpus.jsonl"
+    f.write_text('{"id": "r#0", "text": "Acme is a company.", "doc_id": "r", "position": 0}\n'
+                 '{"id": "r#1", "text": "The company grew.", "doc_id": 7, "position": 1}\n'
+                 '{"id": "s", "text": "Alone."}\n')
+    corpus = load_corpus(f)
+    assert [(p.doc_id, p.position) for p in corpus.passages] == [("r", 0), ("7", 1), (None, None)]
+
+
+@pytest.mark.parametrize("row", ['{"text": "x", "position": -1}', '{"text": "x", "position": true}',
+                                 '{"text": "x", "doc_id": [1]}'])  # fmt: skip
+def test_a_bad_doc_id_or_position_names_the_line(tmp_path, row):
+    f = tmp_path / "corpus.jsonl"
+    f.write_text(row + "\n")
+    with pytest.raises(DatasetFormatError, match="corpus.jsonl:1"):
+        load_corpus(f)
+
+
+def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_gold_here_is_left_out(tmp_path):
+    f = tmp_path / "corpus.jsonl"
+    f.write_text('{"id": "d1#0", "text": "Same words.", "doc_id": "d1", "position": 0}\n'
+                 '{"id": "d2#0", "text": "Same words.", "doc_id": "d2", "position": 0}\n'
+                 '{"id": "d2#1", "text": "Other words.", "doc_id": "d2", "position": 1}\n')
+    corpus = load_corpus(f)
+    assert len(corpus) == 3  # equal text in two documents: two chunks
+    q = tmp_path / "q.jsonl"
+    q.write_text("\n".join(json.dumps({"question": "?", "passages": [{"text": "Other words.", "gold": True}],
+                                       "meta": meta}) for meta in (
+        {"gold_chunk_ids": ["d2#1"], "gold_ids": ["d2"]},
+        {"gold_chunk_ids": [], "gold_ids": ["d1#0"]},
+        {"gold_chunk_ids": [], "gold_ids": ["d9"]},
+        {})) + "\n")  # fmt: skip
+    questions = load_questions(q)
+    assert [gold_ids_in_corpus(x, corpus) for x in questions] == [(2,), (0,), (), None]
+    assert gold_in_corpus(questions[0], corpus) == (2,) and gold_in_corpus(questions[3], corpus) == (2,)

@@ -46,7 +46,13 @@ PRELUDES = [
     (LANGCHAIN_DOCS, "assert retriever.invoke('Where was Marie Curie born?')"),
     # 3. LlamaIndex
     (LLAMAINDEX_DOCS, ""),
-    # 4. the link index
+    # 4. a cutoff after CageRerank (LlamaIndex)
+    (LLAMAINDEX_DOCS + '''
+from llama_index.core import VectorStoreIndex
+from cage_llamaindex import CageRerank, PackagedMiniLMEmbedding
+index = VectorStoreIndex.from_documents(docs, embed_model=PackagedMiniLMEmbedding())
+''', "assert engine.query('Where was Marie Curie born?') is not None"),
+    # 5. the link index
     ('''
 from cage_core import Passage
 ids = ["curie", "warsaw", "banana"]
@@ -56,13 +62,13 @@ passages = [Passage("Marie Curie was born in Warsaw.", title="Marie Curie"),
 question = "Which country's capital was Marie Curie born in?"
 retrieved_ids = ["curie"]
 ''', "assert pool[:1] == ['curie'] and 'warsaw' in pool"),
-    # 5. the LangChain expansion retriever (names from the LangChain section's snippet)
+    # 6. the LangChain expansion retriever (names from the LangChain section's snippet)
     ('''
 from langchain_chroma import Chroma
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
 ''', "assert retriever.invoke('Which country was Marie Curie born in?')"),
-    # 6. the LlamaIndex expansion retriever (names from the LlamaIndex section's snippet)
+    # 7. the LlamaIndex expansion retriever (names from the LlamaIndex section's snippet)
     (LLAMAINDEX_DOCS + '''
 from llama_index.core import VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
@@ -71,9 +77,9 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 from cage_llamaindex import PackagedMiniLMEmbedding
 embed_model = PackagedMiniLMEmbedding()
 ''', "assert engine.query('Which country was Marie Curie born in?') is not None"),
-    # 7. other methods and the graph store: self-contained
+    # 8. other methods and the graph store: self-contained
     ("", ""),
-    # 8. Ray Data: the two input files, a one-CPU local Ray
+    # 9. Ray Data: the two input files, a one-CPU local Ray
     ('''
 import json
 import pyarrow as pa

@@ -4,15 +4,19 @@ A corpus is built either from the pools of one evaluation file (:func:`corpus_fr
 every distinct passage of every question's pool, in order of first appearance) or read from
 a JSON Lines file of passages (:func:`load_corpus`), one object per line::
 
-    {"text": "...", "title": "..." (optional), "id": "..." (optional, str or int)}
+    {"text": "...", "title": "..." (optional), "id": "..." (optional, str or int),
+     "doc_id": "..." (optional, str or int), "position": 0 (optional, int >= 0)}
 
-Other keys are ignored. ``text`` must be a non-empty string; ids, when given, must be unique
+``doc_id`` and ``position`` (the chunk's document and its 0-based place in it, what a text
+splitter keeps) become :attr:`Passage.doc_id <cage_core.passage.Passage.doc_id>` and
+``Passage.position``. Other keys are ignored. ``text`` must be a non-empty string; ids, when given, must be unique
 (a passage without one gets its index in the corpus). A malformed line raises
 :class:`~cage_core.eval.datasets.DatasetFormatError` naming the file and the line.
 
 Passages are distinct by ``(title, text)``, or by ``text`` alone when titles are dropped
 (``titles=False``: every corpus passage then has ``title=""``, so titles reach neither the
-embedder, nor BM25, nor the passage graphs). A repeated passage keeps its first id.
+embedder, nor BM25, nor the passage graphs). A repeated passage keeps its first id. Within
+one document only: a chunk whose text recurs in another ``doc_id`` is that document's own.
 
 :meth:`Corpus.find` maps a question's passage to its corpus index: by ``(title, text)``, or
 failing that (or without titles) by its text when exactly one corpus passage has that text.
@@ -72,24 +76,30 @@ class Corpus:
         return matches[0] if len(matches) == 1 else None
 
 
-def build_corpus(items: Iterable[tuple[str | None, str, str]], *, source: str, titles: bool) -> Corpus:
-    """A corpus of the distinct ``(id, title, text)`` items, first occurrence kept; an item
-    without an id (``None``) gets its corpus index."""
+CorpusItem = tuple[str | None, str, str, str | None, int | None]
+"""``(id, title, text, doc_id, position)`` of one corpus passage."""
+
+
+def build_corpus(items: Iterable[CorpusItem], *, source: str, titles: bool) -> Corpus:
+    """A corpus of the distinct ``(id, title, text, doc_id, position)`` items, first occurrence
+    kept; an item without an id (``None``) gets its corpus index."""
     passages: list[Passage] = []
     by_content: dict[tuple[str, str], int] = {}
     by_text: dict[str, list[int]] = defaultdict(list)
     seen_ids: set[str] = set()
-    for pid, title, text in items:
+    seen: set[tuple[str, str, str | None]] = set()
+    for pid, title, text, doc_id, position in items:
         title = title if titles else ""
-        if (title, text) in by_content:
+        if (title, text, doc_id) in seen:
             continue
+        seen.add((title, text, doc_id))
         pid = str(len(passages)) if pid is None else pid
         if pid in seen_ids:
             raise DatasetFormatError(f"{source}: passage id {pid!r} is used twice")
         seen_ids.add(pid)
-        by_content[(title, text)] = len(passages)
+        by_content.setdefault((title, text), len(passages))
         by_text[text].append(len(passages))
-        passages.append(Passage(text=text, title=title, id=pid))
+        passages.append(Passage(text=text, title=title, id=pid, doc_id=doc_id, position=position))
     if not passages:
         raise DatasetFormatError(f"{source}: the corpus has no passages")
     return Corpus(tuple(passages), source, titles, by_content,
@@ -99,14 +109,14 @@ def build_corpus(items: Iterable[tuple[str | None, str, str]], *, source: str, t
 
 def corpus_from_pools(questions: Sequence[EvalQuestion], *, titles: bool = True) -> Corpus:
     """The distinct passages of the pools of ``questions``; ids are their corpus indices."""
-    items = ((None, p.title, p.text) for q in questions for p in q.passages)
+    items = ((None, p.title, p.text, None, None) for q in questions for p in q.passages)
     return build_corpus(items, source="pools", titles=titles)
 
 
 def load_corpus(path: str | Path, *, titles: bool = True) -> Corpus:
     """The passages of a JSON Lines corpus file (format and checks: the module docstring)."""
     path = Path(path)
-    items: list[tuple[str | None, str, str]] = []
+    items: list[CorpusItem] = []
     with path.open("r", encoding="utf-8", errors="strict") as handle:
         for number, record in json_lines(handle, str(path)):
             where = f"{path}:{number}"
@@ -121,7 +131,14 @@ def load_corpus(path: str | Path, *, titles: bool = True) -> Corpus:
                 raise DatasetFormatError(f"{where}: 'title' must be a string")
             if pid is not None and (isinstance(pid, bool) or not isinstance(pid, (str, int))):
                 raise DatasetFormatError(f"{where}: 'id' must be a string or an integer")
-            items.append((None if pid is None else str(pid), title, text))
+            doc_id, position = record.get("doc_id"), record.get("position")
+            if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
+                raise DatasetFormatError(f"{where}: 'doc_id' must be a string or an integer")
+            if position is not None and (isinstance(position, bool) or not isinstance(position, int)
+                                         or position < 0):
+                raise DatasetFormatError(f"{where}: 'position' must be an integer >= 0")
+            items.append((None if pid is None else str(pid), title, text,
+                          None if doc_id is None else str(doc_id), position))
     corpus = build_corpus(items, source=str(path), titles=titles)
     if len(corpus) < len(items):
         logger.info("%s: %d repeated passages ignored", path, len(items) - len(corpus))

@@ -24,7 +24,11 @@ For each evaluation file:
 
 Gold: the question's gold passages as corpus indices (:meth:`Corpus.find
 <cage_core.eval.corpus.Corpus.find>`); one the corpus lacks (possible with a corpus file)
-counts as missed. RAMDocs ``misinfo`` labels are mapped the same way. The first stage's
+counts as missed. With a corpus file, a question whose ``meta`` lists its gold by corpus id
+(``gold_chunk_ids``, then ``gold_ids``: the first list that is non-empty and found whole in
+the corpus, :data:`GOLD_ID_KEYS`) is matched by id instead — text can recur in other
+documents —, and a question none of whose lists the corpus holds is left out (logged: a
+claim without chunk-level evidence has no gold among the chunks). RAMDocs ``misinfo`` labels are mapped the same way. The first stage's
 recall (:class:`~cage_core.eval.runner.RetrievalOutcome`) is the ceiling of every method.
 """
 
@@ -180,6 +184,14 @@ def run_open_evaluation(
         name = questions[0].dataset
         state = shared or _CorpusState(corpus_from_pools(all_questions, titles=titles), reranker)
         corpus = state.corpus
+        if shared is not None:
+            kept = [q for q in questions if gold_ids_in_corpus(q, corpus) != ()]
+            if len(kept) < len(questions):
+                logger.warning("%s: %d questions left out: the corpus %s holds none of their "
+                               "gold ids", name, len(questions) - len(kept), corpus.source)  # fmt: skip
+            questions = kept
+            if not questions:
+                continue
         start = time.perf_counter()
         query_vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
         cosines = cosine_matrix(query_vectors, state.embeddings)
@@ -230,9 +242,32 @@ def run_open_evaluation(
     return run
 
 
+GOLD_ID_KEYS = ("gold_chunk_ids", "gold_ids")
+"""Keys of ``EvalQuestion.meta`` that may list a question's gold passages by corpus id, in the
+order they are tried (chunk-level gold before document-level)."""
+
+
+def gold_ids_in_corpus(q: EvalQuestion, corpus: Corpus) -> tuple[int, ...] | None:
+    """The sorted corpus indices of the first list of :data:`GOLD_ID_KEYS` in ``q.meta`` that
+    is non-empty and whose ids the corpus holds, all of them; ``None`` when ``q.meta`` has no
+    such key (match by content), ``()`` when it has one but the corpus holds none of its lists."""
+    lists = [q.meta[key] for key in GOLD_ID_KEYS if isinstance(q.meta.get(key), list)]
+    if not lists:
+        return None
+    for ids in lists:
+        found = [corpus.position(str(i)) for i in ids]
+        if found and all(i is not None for i in found):
+            return tuple(sorted({i for i in found if i is not None}))
+    return ()
+
+
 def gold_in_corpus(q: EvalQuestion, corpus: Corpus) -> tuple[int, ...]:
     """The corpus indices of ``q``'s gold passages, sorted; ``-1, -2, …`` for those the corpus
-    lacks (never retrieved, but counted)."""
+    lacks (never retrieved, but counted). Gold listed by id (:func:`gold_ids_in_corpus`)
+    comes first."""
+    by_id = gold_ids_in_corpus(q, corpus) if corpus.source != "pools" else None
+    if by_id:
+        return by_id
     found: set[int] = set()
     missing = 0
     for p in q.passages:

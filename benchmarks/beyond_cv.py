@@ -1,0 +1,213 @@
+"""How the document view's settings were chosen: a grid, 5-fold cross-validation over ALL DEV files.
+
+    python benchmarks/beyond_pools.py --data ../shared/data --graph-store graphs.sqlite --out pools/
+    PYTHONPATH=<checkout before> python benchmarks/beyond_cv.py before --pools pools/ --before before.json
+    python benchmarks/beyond_cv.py --pools pools/ [--before before.json]
+
+The pools are every DEV file in every setting ``beyond_pools.py`` builds (Wikipedia closed and
+open untitled with expansion, RAMDocs closed and open, DragonBall and SciFact abstracts and
+chunks, open, with and without expansion). Every question goes to one of 5 folds by a hash of
+its id (``chain_cv.fold_of``), the same fold in every setting it appears in — never by
+dataset. For each fold, the grid point of :class:`~cage_core.document_links.DocumentConfig`
+with the best mean over the 14 (file, setting) groups of ``R@3 + R@5`` on the other four
+folds ranks the held-out fold (ties: the first in grid order); a point is allowed only when
+RAMDocs' misinformation in the top 5 (closed and open) is no higher than the shipped
+default's. The printed tables are those out-of-fold rankings per file and setting and per
+question type, beside vanilla (cosine order), hybrid (the relevance order) and ``cage`` before
+this change (``--before``: the per-pool figures ``beyond_cv.py before`` printed with the old
+code importable, e.g. ``PYTHONPATH=<old checkout>``). The shipped defaults are the allowed
+point chosen on all folds together.
+
+Every ranking is :func:`cage_core.fusion.score_pool`'s, the product's own code path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import pickle
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chain_cv import FOLDS, fold_of
+
+from cage_core import CageConfig
+from cage_core.fusion import score_pool, standardize
+from cage_core.lexical import pool_bm25
+from cage_core.scoring import ranking
+
+GRID = {
+    "document_weight": (0.0, 1.0, 2.0, 3.0),
+    "lead_weight": (0.0, 1.0, 2.0),
+    "adjacent_weight": (0.0, 0.5, 1.0, 1.5),
+    "anchors": (0, 1, 2),
+    "gate": (False, True),  # GateConfig.titled (the untitled gate: measured, see stripped())
+}
+
+
+def measures(order: np.ndarray, pool: dict) -> tuple[float, float, float]:
+    """(R@3, R@5, misinformation in the top 5 or NaN); gold outside the pool counts as missed."""
+    n = max(pool["n_gold"], 1)
+    top3, top5 = set(order[:3].tolist()), set(order[:5].tolist())
+    misinfo = float("nan") if pool["misinfo"] is None else float(bool(top5 & pool["misinfo"]))
+    return len(top3 & pool["gold"]) / n, len(top5 & pool["gold"]) / n, misinfo
+
+
+def cage_order(pool: dict, config: CageConfig) -> np.ndarray:
+    return ranking(score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config).fused)
+
+
+def hybrid_order(pool: dict, config: CageConfig) -> np.ndarray:
+    texts = [p.content for p in pool["passages"]]
+    return ranking(standardize(pool["sims"]) + config.lexical_weight * standardize(pool_bm25(pool["query"], texts)))
+
+
+def pool_relevance(pool: dict, config: CageConfig) -> np.ndarray:
+    """``r`` of a pool the document view ranks (the view's relevance less its document term),
+    checked against :func:`~cage_core.fusion.score_pool`: the grid re-runs the view alone."""
+    from cage_core.document_links import document_view  # not in the code before (``before``)
+
+    scores = score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config)
+    r = scores.relevance - config.document.document_weight * scores.documents.named
+    again = document_view(pool["query"], pool["passages"], pool["graphs"], r, config.document)
+    assert np.array_equal(again.fused, scores.fused), "the view must be score_pool's ranking"
+    return r
+
+
+def has_documents(pool: dict) -> bool:
+    docs = [p.doc_id for p in pool["passages"] if getattr(p, "doc_id", None) is not None]
+    return len(docs) > len(set(docs))
+
+
+def load(paths: list[Path]) -> list[dict]:
+    pools: list[dict] = []
+    for path in paths:
+        with path.open("rb") as handle:
+            pools.extend(pickle.load(handle))
+    return pools
+
+
+def before(pools: list[dict], out: Path) -> None:
+    """Per pool (setting, id) the default's figures under the importable cage_core."""
+    config = CageConfig()
+    rows = {f"{p['setting']}|{p['id']}": measures(cage_order(p, config), p) for p in pools}
+    out.write_text(json.dumps(rows))
+    print(f"wrote {len(rows)} pools to {out}", file=sys.stderr)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", nargs="?", default="cv", choices=("cv", "before"))
+    parser.add_argument("--pools", type=Path, required=True, help="beyond_pools.py's --out folder")
+    parser.add_argument("--before", type=Path, default=None)
+    args = parser.parse_args()
+    pools = load(sorted(args.pools.glob("*.pkl")))
+    if args.command == "before":
+        before(pools, args.before or Path("before.json"))
+        return
+    config = CageConfig()
+    names = list(GRID)
+    points = [dict(zip(names, values)) for values in itertools.product(*GRID.values())]
+    groups = np.array([p["setting"] for p in pools])
+    folds = np.array([fold_of(p["id"]) for p in pools])
+    documented = np.array([has_documents(p) for p in pools])
+    print(f"{len(pools)} pools, {int(documented.sum())} with document structure", file=sys.stderr)
+    untitled = ~documented  # the pools the gate may act on (titled and untitled)
+    fixed = np.array([measures(cage_order(p, config), p) for p in pools])  # the defaults
+    gated = config.replace(gate=config.gate.replace(titled=not config.gate.titled))
+    by_gate = {config.gate.titled: fixed[untitled],
+               gated.gate.titled: np.array([measures(cage_order(p, gated), p)
+                                             for p, u in zip(pools, untitled) if u])}  # fmt: skip
+    scores = np.repeat(fixed[None], len(points), axis=0)
+    from cage_core.document_links import document_view
+
+    relevance = {int(i): pool_relevance(pools[i], config) for i in np.flatnonzero(documented)}
+    views: dict[tuple, np.ndarray] = {}
+    for n, point in enumerate(points):
+        if untitled.any():
+            scores[n, untitled] = by_gate[point["gate"]]  # the gate acts on pools without documents
+        doc_point = tuple((k, v) for k, v in point.items() if k != "gate")
+        if doc_point not in views:
+            variant = config.document.replace(**dict(doc_point))
+            views[doc_point] = np.array([measures(ranking(document_view(
+                pools[i]["query"], pools[i]["passages"], pools[i]["graphs"], r, variant).fused), pools[i])
+                for i, r in relevance.items()])  # fmt: skip
+        if relevance:
+            scores[n, list(relevance)] = views[doc_point]
+    settings = sorted(set(groups))
+    ramdocs = [g for g in settings if g.startswith("ramdocs")]
+    floor = [np.nanmean(fixed[groups == g, 2]) for g in ramdocs]
+    allowed = np.array([all(np.nanmean(scores[n, groups == g, 2]) <= f + 1e-9 for g, f in zip(ramdocs, floor))
+                        for n in range(len(points))])  # fmt: skip
+
+    def objective(mask: np.ndarray) -> np.ndarray:
+        means = np.mean([scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in settings], axis=0)
+        return np.where(allowed, means, -np.inf)
+
+    out_of_fold = np.zeros((len(pools), 3))
+    for k in range(FOLDS):
+        best = int(np.argmax(objective(folds != k)))
+        print(f"fold {k}: {points[best]}")
+        out_of_fold[folds == k] = scores[best, folds == k]
+    chosen = int(np.argmax(objective(np.ones(len(pools), dtype=bool))))
+    print(f"all folds: {points[chosen]} ({int(allowed.sum())} of {len(points)} points keep RAMDocs)\n")
+    rows = {
+        "vanilla": np.array([measures(ranking(p["sims"]), p) for p in pools]),
+        "hybrid": np.array([measures(hybrid_order(p, config), p) for p in pools]),
+    }
+    if args.before is not None:
+        old = json.loads(args.before.read_text())
+        rows["cage before"] = np.array([old[f"{p['setting']}|{p['id']}"] for p in pools])
+    rows["cage, out of fold"] = out_of_fold
+    rows["cage, all-fold choice"] = scores[chosen]
+    print("| setting | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
+    print("|---|---|" + "---|" * len(rows))
+    for g in settings:
+        mask = groups == g
+        cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
+        print(f"| {g} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+    for g in ramdocs:
+        mask = groups == g
+        print(f"{g} misinfo@5: " + ", ".join(f"{r} {np.nanmean(v[mask, 2]):.3f}" for r, v in rows.items()))
+    print("\nBy question type (documented settings):\n")
+    print("| setting | type | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
+    print("|---|---|---|" + "---|" * len(rows))
+    types = np.array([str(p["type"]) for p in pools])
+    for g in settings:
+        if not documented[groups == g].any():
+            continue
+        for t in sorted(set(types[groups == g])):
+            mask = (groups == g) & (types == t)
+            cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
+            print(f"| {g} | {t} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+    stripped(pools, config, points[chosen])
+
+
+def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
+    """The check of the gate where a user keeps no document ids: SciFact's chunk pools with
+    ``doc_id`` dropped, ranked by the default with the gate off and on (not in the objective)."""
+    import dataclasses
+
+    chunks = [dict(p, passages=[dataclasses.replace(q, doc_id=None, position=None) for q in p["passages"]])
+              for p in pools if p["setting"].startswith("scifact_chunks")]  # fmt: skip
+    if not chunks:
+        return
+    print("\nSciFact chunk pools without doc_id (a user who keeps no document ids):\n")
+    for label, variant in (("hybrid", None), ("cage, untitled gate off", config.replace(gate=config.gate.replace(untitled=False))),
+                           ("cage, untitled gate on", config.replace(gate=config.gate.replace(untitled=True)))):  # fmt: skip
+        for setting in sorted({p["setting"] for p in chunks}):
+            part = [p for p in chunks if p["setting"] == setting]
+            v = np.array([measures(hybrid_order(p, config) if variant is None else cage_order(p, variant), p)
+                          for p in part])  # fmt: skip
+            print(f"- {setting}, {label}: R@3 {v[:, 0].mean():.3f}, R@5 {v[:, 1].mean():.3f}")
+
+
+
+
+if __name__ == "__main__":
+    main()

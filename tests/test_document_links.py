@@ -1,0 +1,233 @@
+"""Document links (cage_core.document_links, link_names, the sibling expansion): exact expectations."""
+
+import numpy as np
+import pytest
+
+from cage_core import CageConfig, CageReranker, Passage
+from cage_core.document_links import (
+    DocumentConfig,
+    document_matrix,
+    document_names,
+    document_subjects,
+    document_vias,
+    document_view,
+    has_document_structure,
+)
+from cage_core.fusion import score_pool, standardize
+from cage_core.link_index import LinkEntry, LinkIndex
+from cage_core.link_names import is_link_name
+from cage_core.passage import Via
+from cage_core.scoring import ranking
+from tests.graphs import entity_graph
+
+ACME, BOLT = ("Acme Foods Ltd.", "ORG"), ("Bolt Motors", "ORG")
+
+
+def report_pool():
+    """Two reports; chunks after the first say "the company"; doc "a" is Acme's, "b" Bolt's."""
+    passages = [
+        Passage("Bolt Motors raised its dividend in March 2021.", doc_id="b", position=0),
+        Passage("In March 2021 the company raised its dividend.", doc_id="a", position=2),
+        Passage("Acme Foods Ltd. is a food company founded in 1990.", doc_id="a", position=0),
+        Passage("The dividend rose again after that, the company said.", doc_id="a", position=3),
+        Passage("Bolt Motors builds cars.", doc_id="b", position=1),
+    ]
+    graphs = [entity_graph([BOLT, ("March 2021", "DATE")], light=True),
+              entity_graph([("March 2021", "DATE")], light=True),
+              entity_graph([ACME, ("1990", "DATE")], light=True),
+              entity_graph([], light=True),
+              entity_graph([BOLT], light=True)]  # fmt: skip
+    return passages, graphs
+
+
+@pytest.mark.parametrize("name", ["$", "str | None", "= Annotated[str, Depends(get_username",
+                                  "<div>", "40%", "To", "through", "A", "1990"])  # fmt: skip
+def test_code_markup_amounts_numbers_and_generic_words_are_no_link_names(name):
+    assert not is_link_name(name)
+
+
+@pytest.mark.parametrize("name", ["Acme Foods Ltd.", "3M", "U2", "Kiss and Tell (1945 film)", "FastAPI"])
+def test_names_are_link_names(name):
+    assert is_link_name(name)
+
+
+def test_a_pool_has_document_structure_only_when_two_passages_share_a_document():
+    assert not has_document_structure([Passage("x"), Passage("y")])
+    assert not has_document_structure([Passage("x", doc_id="a"), Passage("y", doc_id="b")])
+    assert has_document_structure([Passage("x", doc_id="a"), Passage("y"), Passage("z", doc_id="a")])
+
+
+def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else_its_most_named_name():
+    passages, graphs = report_pool()
+    assert document_subjects(passages, graphs) == {"b": "Bolt Motors", "a": "Acme Foods Ltd"}
+    assert document_names(passages, graphs)["a"] == ("Acme Foods Ltd", "Acme Foods Ltd.")
+    without_first = [passages[1], passages[3], passages[4]]
+    assert document_subjects(without_first, [graphs[1], entity_graph([ACME], light=True), graphs[4]]) \
+        == {"a": "Acme Foods Ltd.", "b": "Bolt Motors"}
+    titled = [Passage("x", title="Annual report", doc_id="a"), Passage("y", doc_id="a")]
+    assert document_subjects(titled, [entity_graph([ACME], light=True)] * 2) == {"a": "Annual report"}
+
+
+def test_adjacent_chunks_of_one_document_are_linked_more_strongly_than_other_siblings():
+    passages, _ = report_pool()
+    m = document_matrix(passages)
+    assert m[1, 3] == m[3, 1] == 1.0  # positions 2 and 3 of "a"
+    assert m[1, 2] == 0.5 and m[0, 4] == 1.0 and m[0, 1] == 0.0 and np.all(np.diag(m) == 0)
+
+
+def test_the_chunks_of_the_document_the_query_names_rise_and_its_best_chunk_leads():
+    passages, graphs = report_pool()
+    relevance = np.array([2.0, 1.9, 0.0, -0.5, -1.0])  # Bolt's chunk is the most similar
+    view = document_view("Did Acme Foods Ltd. raise its dividend in March 2021?", passages, graphs,
+                         relevance, DocumentConfig(document_weight=2.0, lead_weight=1.0,
+                                                   adjacent_weight=0.5, anchors=0))  # fmt: skip
+    assert view.named.tolist() == [0, 1, 1, 1, 0]
+    assert view.leads == (1,)  # the best chunk of Acme's report, though it never names Acme
+    assert view.fused.tolist() == [2.0, 4.9, 2.0, 2.0, -1.0]  # chunk 3 is adjacent to the lead
+    assert ranking(view.fused).tolist()[:2] == [1, 0]
+    assert view.subjects == ("Bolt Motors", "Acme Foods Ltd", "Acme Foods Ltd", "Acme Foods Ltd",
+                             "Bolt Motors")  # fmt: skip
+
+
+def test_a_comparison_gets_the_best_chunk_of_each_document_it_names():
+    passages, graphs = report_pool()
+    relevance = np.array([0.0, 1.0, 0.9, 0.8, -1.0])
+    view = document_view("Compare the dividends of Acme Foods Ltd. and Bolt Motors.", passages, graphs,
+                         relevance, DocumentConfig(document_weight=0.0, lead_weight=2.0,
+                                                   adjacent_weight=0.0))  # fmt: skip
+    assert view.leads == (1, 0)
+    assert ranking(view.fused).tolist()[:2] == [1, 0]  # one chunk of each report first
+
+
+def test_without_document_structure_the_view_is_inert_and_the_ranking_is_unchanged():
+    passages, graphs = report_pool()
+    flat = [Passage(p.text) for p in passages]
+    config = CageConfig()
+    assert document_view("Acme Foods Ltd.?", flat, graphs, np.zeros(5), config.document) is None
+    off = config.replace(document=config.document.replace(enabled=False))
+    sims = np.array([0.5, 0.4, 0.3, 0.2, 0.1])
+    a = score_pool("Acme Foods Ltd. dividend?", flat, sims, graphs, config)
+    b = score_pool("Acme Foods Ltd. dividend?", flat, sims, graphs, off)
+    assert a.documents is None and a.fused.tolist() == b.fused.tolist()
+
+
+def test_score_pool_ranks_a_pool_with_documents_by_the_view_over_the_hybrid_relevance():
+    passages, graphs = report_pool()
+    sims = np.array([0.9, 0.8, 0.3, 0.2, 0.1])
+    query = "Did Acme Foods Ltd. raise its dividend in March 2021?"
+    config = CageConfig()
+    scores = score_pool(query, passages, sims, graphs, config)
+    view = document_view(query, passages, graphs, scores.relevance - config.document.document_weight
+                         * scores.documents.named, config.document)  # fmt: skip
+    assert scores.documents is not None and np.allclose(scores.fused, view.fused)
+    assert ranking(scores.fused)[0] == 1
+    assert np.allclose(scores.relevance - 2.0 * scores.documents.named, standardize(sims)
+                       + config.lexical_weight * standardize(scores.relevance * 0 + _bm25(query, passages)))  # fmt: skip
+
+
+def _bm25(query, passages):
+    from cage_core.lexical import pool_bm25
+
+    return pool_bm25(query, [p.content for p in passages])
+
+
+def test_a_via_names_the_document_link_adjacent_chunk_first():
+    passages, _ = report_pool()
+    order = [1, 0, 2, 3, 4]
+    vias = document_vias(passages, order, [None, None, Via("dividend", 0), None, None],
+                         ["Bolt Motors", "Acme", "Acme", "Acme", "Bolt Motors"])  # fmt: skip
+    assert vias == [None, None, Via("Acme", 0), Via("Acme", 0), Via("Bolt Motors", 1)]
+
+
+def test_rerank_explains_a_sibling_by_its_document_subject():
+    passages, graphs = report_pool()
+    ranked = CageReranker().rerank("Did Acme Foods Ltd. raise its dividend in March 2021?", passages,
+                                   query_similarities=[0.9, 0.8, 0.3, 0.2, 0.1], graphs=graphs)  # fmt: skip
+    assert ranked[0].index == 1
+    by_index = {r.index: r for r in ranked}
+    assert by_index[3].via == Via("Acme Foods Ltd", 0)  # adjacent to the lead, at rank 0
+
+
+def test_a_seeds_siblings_are_expansion_candidates_the_adjacent_first():
+    index = LinkIndex()
+    for pid, pos in (("a0", 0), ("a1", 1), ("a2", 2), ("a3", 3)):
+        index.add_entry(LinkEntry(pid, "", (), (), "a", pos))
+    index.add_entry(LinkEntry("b0", "", (), (), "b", 0))
+    assert index.chunks_of("a") == ["a0", "a1", "a2", "a3"] and index.chunks_of("zz") == []
+    found = index.expand("q", ["a1"], seeds=1, limit=8)
+    assert [(e.id, e.kind, e.via, e.weight) for e in found] == [
+        ("a0", "document", "a", 1.0), ("a2", "document", "a", 1.0), ("a3", "document", "a", 0.5)]
+    assert index.expand("q", ["b0"], seeds=1) == []
+
+
+def test_link_entries_keep_doc_id_and_position_through_the_stored_form():
+    index = LinkIndex()
+    index.add("c1", Passage("The company grew.", doc_id="r", position=1), entity_graph([], light=True))
+    lines = list(index.to_lines())
+    assert '"doc_id":"r","position":1' in lines[1]
+    loaded = LinkIndex.from_lines(lines)
+    assert loaded.entry("c1").doc_id == "r" and loaded.entry("c1").position == 1
+    assert loaded.chunks_of("r") == ["c1"]
+
+
+def test_passage_doc_fields_are_validated():
+    with pytest.raises(TypeError):
+        Passage("x", doc_id=3)
+    with pytest.raises(TypeError):
+        Passage("x", position=True)
+    with pytest.raises(ValueError):
+        Passage("x", position=-1)
+    assert Passage("x", doc_id="d", position=0).content == "x"
+
+
+@pytest.mark.models
+def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_first(nlp):
+    """Two reports split into chunks; the answering chunk says "the company" and is less similar
+    to the question than the other report's chunk; its document (named by the question through
+    its first chunk) lifts it."""
+    texts = [("a", 0, "Northwind Traders is a retail company founded in Seattle in 1998."),
+             ("a", 1, "In March 2021, the company paid a dividend of $4 million to its shareholders."),
+             ("b", 0, "Contoso Pharmaceuticals is a drug maker based in Boston."),
+             ("b", 1, "In March 2021, Contoso Pharmaceuticals paid a dividend of $6 million.")]
+    passages = [Passage(t, doc_id=d, position=n) for d, n, t in texts]
+    query = "What dividend did Northwind Traders pay in March 2021?"
+    sims = [0.30, 0.55, 0.10, 0.60]  # the other company's chunk is the most similar
+    rerank = CageReranker(nlp=nlp)
+    ranked = rerank.rerank(query, passages, query_similarities=sims)
+    flat = rerank.rerank(query, [Passage(t) for _, _, t in texts], query_similarities=sims)
+    assert flat[0].index == 3  # without document structure: the other report's chunk first
+    assert ranked[0].index == 1  # with it: Northwind's dividend chunk
+    assert {r.index: r.via for r in ranked}[0] == Via("Northwind Traders", 0)
+
+
+def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_names_no_subject():
+    from cage_core.relevance_gate import GateConfig, weak_link_evidence
+
+    assert weak_link_evidence(np.zeros(3), GateConfig(untitled=True))
+    assert not weak_link_evidence(np.array([0.0, 1.0, 0.0]), GateConfig(untitled=True))
+    assert not weak_link_evidence(np.zeros(3), GateConfig(titled=True))
+    passages = [Passage("Vitamin D levels fell in the cohort."),
+                Passage("Bolt Motors is a car maker. It works with Acme Foods Ltd."),
+                Passage("Acme Foods Ltd. is a food company. It buys from Bolt Motors.")]
+    graphs = [entity_graph([], light=True), entity_graph([BOLT, ACME], light=True),
+              entity_graph([ACME, BOLT], light=True)]  # fmt: skip
+    sims = np.array([0.5, 0.45, 0.1])
+    gated = CageConfig(gate=GateConfig(untitled=True))
+    scores = score_pool("Do blood levels fall with age?", passages, sims, graphs, gated)
+    assert np.allclose(scores.fused, scores.relevance) and not scores.coherence.any()
+    ungated = score_pool("Do blood levels fall with age?", passages, sims, graphs, CageConfig())
+    assert not np.allclose(ungated.fused, ungated.relevance)  # without the gate: the short chain
+
+
+def test_document_and_gate_settings_say_when_they_have_no_effect():
+    from cage_core.relevance_gate import GateConfig
+
+    off = CageConfig(document=DocumentConfig(enabled=False, lead_weight=3.0),
+                     gate=GateConfig(min_query_subjects=2))  # fmt: skip
+    assert off.ineffective_settings() == {
+        "document.enabled=False turns the document view off": ("document.lead_weight",),
+        "gate.titled=gate.untitled=False turn the relevance gate off": ("gate.min_query_subjects",)}
+    with pytest.raises(ValueError):
+        DocumentConfig(anchors=-1)
+    with pytest.raises(TypeError):
+        CageConfig(document="on")
