@@ -8,7 +8,7 @@ The pools are every DEV file in every setting ``beyond_pools.py`` builds (Wikipe
 open untitled with expansion, RAMDocs closed and open, DragonBall and SciFact abstracts and
 chunks, open, with and without expansion). Every question goes to one of 5 folds by a hash of
 its id (``chain_cv.fold_of``), the same fold in every setting it appears in — never by
-dataset. For each fold, the grid point of :class:`~cage_core.document_links.DocumentConfig`
+dataset. For each fold, the grid point of :class:`~cage_core.ranking.document_links.DocumentConfig`
 with the best mean over the 14 (file, setting) groups of ``R@3 + R@5`` on the other four
 folds ranks the held-out fold (ties: the first in grid order); a point is allowed only when
 RAMDocs' misinformation in the top 5 (closed and open) is no higher than the shipped
@@ -18,7 +18,7 @@ this change (``--before``: the per-pool figures ``beyond_cv.py before`` printed 
 code importable, e.g. ``PYTHONPATH=<old checkout>``). The shipped defaults are the allowed
 point chosen on all folds together.
 
-Every ranking is :func:`cage_core.fusion.score_pool`'s, the product's own code path.
+Every ranking is :func:`cage_core.ranking.fusion.score_pool`'s, the product's own code path.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chain_cv import FOLDS, fold_of
 
 from cage_core import CageConfig
-from cage_core.fusion import score_pool, standardize
-from cage_core.lexical import pool_bm25
+from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.scoring import ranking
 
 GRID = {
@@ -69,8 +69,10 @@ def hybrid_order(pool: dict, config: CageConfig) -> np.ndarray:
 
 def pool_relevance(pool: dict, config: CageConfig) -> np.ndarray:
     """``r`` of a pool the document view ranks (the view's relevance less its document term),
-    checked against :func:`~cage_core.fusion.score_pool`: the grid re-runs the view alone."""
-    from cage_core.document_links import document_view  # not in the code before (``before``)
+    checked against :func:`~cage_core.ranking.fusion.score_pool`: the grid re-runs the view alone."""
+    from cage_core.ranking.document_links import (
+        document_view,  # not in the code before (``before``)
+    )
 
     scores = score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config)
     r = scores.relevance - config.document.document_weight * scores.documents.named
@@ -124,7 +126,7 @@ def main() -> None:
                gated.gate.titled: np.array([measures(cage_order(p, gated), p)
                                              for p, u in zip(pools, untitled) if u])}  # fmt: skip
     scores = np.repeat(fixed[None], len(points), axis=0)
-    from cage_core.document_links import document_view
+    from cage_core.ranking.document_links import document_view
 
     relevance = {int(i): pool_relevance(pools[i], config) for i in np.flatnonzero(documented)}
     views: dict[tuple, np.ndarray] = {}

@@ -28,9 +28,9 @@ from cage_core import CageConfig, CageReranker
 from cage_core.config import ChainConfig
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.runner import _permutation, _similarities
-from cage_core.fusion import score_pool
 from cage_core.methods.base import Pool
 from cage_core.passage import Passage
+from cage_core.ranking.fusion import score_pool
 from cage_core.scoring import ranking
 
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")

@@ -21,12 +21,13 @@ STORE = sys.argv[2] if len(sys.argv) > 2 else None
 OLD = Path(tempfile.mkdtemp()) / "old_encoder.py"
 OLD.write_text(subprocess.run(["git", "show", "ff39bc5:cage_core/encoder.py"], cwd=ROOT,
                               capture_output=True, text=True, check=True).stdout)
+import cage_core.paper.encoder as new
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.eval.datasets import load_questions
-from cage_core.eval.runner import _similarities, _permutation
-from cage_core.scoring import coherence_matrix, coherence_scores, fuse, ranking
 from cage_core.eval.metrics import recall_at_k
-import cage_core.encoder as new
+from cage_core.eval.runner import _permutation, _similarities
+from cage_core.scoring import coherence_matrix, coherence_scores, fuse, ranking
+
 spec = importlib.util.spec_from_file_location("old_encoder", OLD)
 old = importlib.util.module_from_spec(spec); sys.modules["old_encoder"] = old; spec.loader.exec_module(old)
 cfg = CageConfig.preset("paper")

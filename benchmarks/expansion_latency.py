@@ -8,7 +8,7 @@ Corpus: the distinct (title, text) passages of the union of the DEV file's pools
 ``p0``…, in a real Chroma store (``chromadb.PersistentClient`` under ``--store-dir``, a
 temporary directory by default; a filled collection there is reused), MiniLM embeddings.
 Light graphs from the graph store (``CageReranker(graph_store=...)``); the
-:class:`~cage_core.link_index.LinkIndex` is built from them, with titles and without
+:class:`~cage_core.expansion.index.LinkIndex` is built from them, with titles and without
 (``Passage(title="")``), and its stored size per passage printed.
 
 Per question (the first ``N``), after a warm-up of 10 questions, in turn (each call with the
@@ -35,7 +35,7 @@ import numpy as np
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
-from cage_core.link_index import LinkIndex
+from cage_core.expansion.index import LinkIndex
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 from cage_core.models import default_query_embedding
 

@@ -11,7 +11,7 @@ a function) is checked by dumping before and after it and comparing the two file
 
 It imports ``cage_core`` from the current directory (not from the installed package), so run
 it from the root of the tree being checked; it only uses interfaces every version of the tree
-has: ``cage eval`` (``cage_core.cli.main``), ``cage_core.methods.register_method`` /
+has: ``cage eval`` (``cage_core.cli.commands.main``), ``cage_core.methods.register_method`` /
 ``get_method`` / ``pool_scores`` and the ``evidence_chain`` the reranker uses. Each method is
 registered once more as a recorder that ranks exactly like it (``pool_scores(method, pool)``,
 the reranker's path) and keeps, per pool: a digest of the pool's passages, the ranking, every
@@ -175,7 +175,7 @@ def _import_tree() -> dict[str, Any]:
     sys.path.insert(0, os.getcwd())
     import cage_core
     from cage_core import methods, reranker
-    from cage_core.cli import main
+    from cage_core.cli.commands import main
 
     here = Path(os.getcwd()).resolve()
     if here not in Path(cage_core.__file__).resolve().parents:

@@ -6,7 +6,7 @@ Per DEV file (HotpotQA, 2Wiki, MuSiQue), with titles and without (``Passage(titl
 
 * corpus = the distinct (title, text) passages of the union of the file's pools; MiniLM
   (``cage_core.models.default_embedder``) cosine retrieves the top ``K`` = 20 per question;
-* a :class:`~cage_core.link_index.LinkIndex` is built from the corpus and its light graphs
+* a :class:`~cage_core.expansion.index.LinkIndex` is built from the corpus and its light graphs
   (read from / written to the graph store);
 * for each seeds s in ``SEEDS`` and limit l in ``LIMITS``: the pool is the top 20 plus
   ``expand(question, top 20, seeds=s, limit=l)``; printed: gold recall of that pool (the
@@ -14,7 +14,7 @@ Per DEV file (HotpotQA, 2Wiki, MuSiQue), with titles and without (``Passage(titl
   it, given the cosine similarities and the graphs (nothing re-embedded or re-parsed).
 
 Without titles, a second rerank gives each passage its derived subject
-(:func:`cage_core.passage_subject.passage_subject`) as title — what bridge coherence would
+(:func:`cage_core.ranking.subjects.passage_subject`) as title — what bridge coherence would
 gain from subjects; retrieval, graphs and expansions are those of the untitled passages.
 
 Defaults are chosen by 5-fold cross-validation over questions pooled across the three files
@@ -40,8 +40,8 @@ import numpy as np
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
-from cage_core.link_index import LinkIndex
-from cage_core.passage_subject import passage_subject
+from cage_core.expansion.index import LinkIndex
+from cage_core.ranking.subjects import passage_subject
 
 FILES = ("hotpotqa", "2wikimultihopqa", "musique")
 K = 20

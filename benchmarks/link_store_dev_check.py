@@ -36,9 +36,9 @@ from cage_core.eval.corpus import corpus_from_pools
 from cage_core.eval.corpus_retrieval import CorpusRetriever
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.open_retrieval import ExpansionSettings, expand_pool
-from cage_core.graph_service import PassageGraphs
-from cage_core.link_index import LinkIndex
-from cage_core.link_store import import_jsonl
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.store import import_jsonl
+from cage_core.graphs.service import PassageGraphs
 
 DATA = Path("/work/shared/data")
 SETTINGS = (ExpansionSettings(), ExpansionSettings(seeds=5, limit=20))

@@ -128,7 +128,7 @@ def moves(order: Sequence[str], reference: Sequence[str], gold: Sequence[str]) -
 def run(k: int) -> dict:
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from cage_core.link_index import LinkIndex
+    from cage_core.expansion.index import LinkIndex
     from cage_langchain import (
         CageExpansionRetriever,
         CageGraphTransformer,

@@ -26,7 +26,7 @@ import numpy as np
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
-from cage_core.graph_store import GraphStore
+from cage_core.graphs.store import GraphStore
 
 METHODS = ("cage", "cage-contra", "hybrid", "cage-core1", "cage-notitles")
 RGCN_METHODS = ("cage+rgcn", "paper")

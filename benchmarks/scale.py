@@ -6,7 +6,7 @@
 
 Passages are synthetic, of the stored shape (:func:`synthetic_entries`): passage ``i`` is
 about one subject (a unique two- or three-word name; a three-word one also keyed by its
-first and last word, as :func:`~cage_core.link_index.name_aliases` does), is chunk
+first and last word, as :func:`~cage_core.expansion.index.name_aliases` does), is chunk
 ``i % 10`` of document ``i // 10``, and mentions 4–12 names (about 8) drawn with Zipf
 frequencies (Zipf–Mandelbrot, ``P(rank r) ∝ 1/(r + 20)``) from a universe of ``2N`` names, the first ``N`` of which
 are the subjects (so mentions reach other passages forward and backward, and a few names
@@ -18,7 +18,7 @@ Per size it prints:
 
 * ingest throughput: light graphs parsed per second (spaCy, a DEV sample of
   ``--parse-sample`` passages of ``--data``), link entries made per second from those stored
-  graphs (:func:`~cage_core.link_ingest.link_entries`), and entries written per second into
+  graphs (:func:`~cage_core.expansion.ingest.link_entries`), and entries written per second into
   the link store while it grows to N (batches of 10,000);
 * bytes per passage of the link store, of its JSON Lines export (measured on 20,000
   entries) and of the graph store;
@@ -52,7 +52,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cage_core.link_index import LinkEntry, LinkIndex
+from cage_core.expansion.index import LinkEntry, LinkIndex
 
 SYLLABLES_FIRST = ["ka", "lo", "mi", "ren", "tos", "va", "del", "su", "ni", "gor",
                    "fe", "ari", "bo", "che", "du", "el", "han", "io", "jun", "ky"]  # fmt: skip
@@ -156,7 +156,7 @@ def build_link_store(path: Path, n: int) -> tuple[float, float] | None:
 
 
 def build_graph_store(path: Path, n: int, source: Path) -> None:
-    from cage_core.graph_store import GraphStore
+    from cage_core.graphs.store import GraphStore
 
     if path.exists():
         with GraphStore(path) as store:
@@ -189,8 +189,8 @@ def _checkpoint(path: Path) -> None:
 def ingest_rates(data: Path, sample: int) -> tuple[float, float]:
     """Light graphs parsed per second, and link entries made per second from stored graphs."""
     from cage_core.eval.datasets import load_questions
-    from cage_core.graph_service import PassageGraphs
-    from cage_core.link_ingest import link_entries
+    from cage_core.expansion.ingest import link_entries
+    from cage_core.graphs.service import PassageGraphs
     from cage_core.passage import Passage
 
     seen, passages = set(), []
@@ -239,7 +239,7 @@ def write_rates(path: Path, n: int) -> tuple[tuple[float, float], tuple[float, f
 
 def query_worker(links: str, graphs: str, n: int, queries: int) -> None:
     """Run in a fresh process: open, expand, look graphs up; print JSON figures."""
-    from cage_core.graph_store import GraphStore
+    from cage_core.graphs.store import GraphStore
 
     baseline = _status_kib("VmRSS")
     begin = time.perf_counter()

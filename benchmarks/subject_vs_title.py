@@ -3,9 +3,9 @@
     python benchmarks/subject_vs_title.py [--data DIR] [--graph-store FILE] [--examples N]
 
 For each DEV file (HotpotQA, 2Wiki, MuSiQue), every distinct passage loses its title and gets
-:func:`cage_core.passage_subject.derive_subject` from its text and light graph. Printed: how
+:func:`cage_core.ranking.subjects.derive_subject` from its text and light graph. Printed: how
 many subjects come from each rule, the share equal to the real title and the share that
-contains it or is contained in it (both compared as :func:`cage_core.bridge.bare_title` in
+contains it or is contained in it (both compared as :func:`cage_core.ranking.links.bare_title` in
 whole words: lower case, trailing parenthetical dropped, punctuation ignored), and a few
 misses.
 """
@@ -17,10 +17,10 @@ from collections import Counter
 from pathlib import Path
 
 from cage_core import CageReranker, Passage
-from cage_core.bridge import bare_title
 from cage_core.eval.datasets import load_questions
-from cage_core.passage_subject import derive_subject
-from cage_core.pool_index import words
+from cage_core.ranking.links import bare_title
+from cage_core.ranking.pair_index import words
+from cage_core.ranking.subjects import derive_subject
 
 FILES = ("hotpotqa", "2wikimultihopqa", "musique")
 

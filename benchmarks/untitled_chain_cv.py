@@ -6,7 +6,7 @@ The setting and the pools are those of ``untitled_cv.py`` (open retrieval withou
 20 by cosine plus the link index's expansion). The subject core keeps its shipped settings
 (the other fields of :class:`~cage_core.config.UntitledConfig`); each grid point of the short
 chain's fields (``chain_window`` 0 is the subject core alone) reorders its ranking through
-:func:`~cage_core.subject_core.short_chain`, exactly as :func:`~cage_core.fusion.score_pool`
+:func:`~cage_core.ranking.untitled_core.short_chain`, exactly as :func:`~cage_core.ranking.fusion.score_pool`
 does. Folds, objective (mean over HotpotQA, 2WikiMultihopQA and MuSiQue of ``R@3 + R@5``) and
 choice are those of ``untitled_cv.py``, and so is the RAMDocs guard, here on misinformation in
 the top 2 (closed and open pools; Recall@5 and the top 5 are the subject core's); the
@@ -35,9 +35,9 @@ from untitled_cv import (
 
 from cage_core import CageConfig
 from cage_core.config import UntitledConfig
-from cage_core.fusion import ranked_first
+from cage_core.ranking.fusion import ranked_first
+from cage_core.ranking.untitled_core import short_chain, subject_core_scores
 from cage_core.scoring import ranking
-from cage_core.subject_core import short_chain, subject_core_scores
 
 GRID = {
     "chain_window": (0, 5),

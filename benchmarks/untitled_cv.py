@@ -6,8 +6,8 @@ The setting is the one where the evidence chain cannot work: open retrieval with
 (``cage eval --open 20 --no-titles --expand``: each file's pooled passages form a corpus with
 ``title=""``, the top 20 by cosine plus the link index's expansion form each pool). The pools
 are built once; each grid point of :class:`~cage_core.config.UntitledConfig` then ranks them
-through :func:`~cage_core.subject_core.subject_core_scores`, exactly as
-:func:`~cage_core.fusion.score_pool` does. The questions of the multi-hop files (HotpotQA,
+through :func:`~cage_core.ranking.untitled_core.subject_core_scores`, exactly as
+:func:`~cage_core.ranking.fusion.score_pool` does. The questions of the multi-hop files (HotpotQA,
 2WikiMultihopQA, MuSiQue) are pooled and split into 5 folds by a hash of their id (as in
 ``chain_cv.py``) — never by dataset. For each fold, the grid point with the best mean over
 the three files of ``R@3 + R@5`` on the other four folds ranks the held-out fold; the printed
@@ -39,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chain_cv import FOLDS, fold_of
 
 from cage_core import CageConfig, CageReranker
-from cage_core.bridge import coherence_to_core, core_indices, shared_entity_links
 from cage_core.config import UntitledConfig
 from cage_core.eval.corpus import corpus_from_pools
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -53,17 +52,18 @@ from cage_core.eval.open_retrieval import (
     misinfo_in_corpus,
 )
 from cage_core.eval.runner import _permutation
-from cage_core.fusion import standardize
-from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
-from cage_core.passage_subject import derive_subject
-from cage_core.scoring import cosine_matrix, ranking
-from cage_core.subject_core import (
+from cage_core.ranking.fusion import standardize
+from cage_core.ranking.links import coherence_to_core, core_indices, shared_entity_links
+from cage_core.ranking.pool_bm25 import pool_bm25
+from cage_core.ranking.subjects import derive_subject
+from cage_core.ranking.untitled_core import (
     subject_core_scores,
     subject_links,
     subject_mentions,
     untitled_subject,
 )
+from cage_core.scoring import cosine_matrix, ranking
 
 FILES = ("hotpotqa", "2wikimultihopqa", "musique", "ramdocs")
 MULTI_HOP = FILES[:3]

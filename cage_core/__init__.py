@@ -6,13 +6,18 @@
 
 Public API: :class:`CageReranker`, :class:`CageConfig`, :class:`Passage`,
 :class:`RankedPassage` (with its :class:`Via`), :class:`PoolScores`, :class:`PassageGraph`.
+
+Layout (the data flow): ``graphs/`` (one passage's entity graph) -> ``ranking/``
+(one pool's signals and their fusion; ``paper/``: the paper's R-GCN coherence) -> ``methods/``
+(one protocol) -> :class:`CageReranker`; ``expansion/`` (the ingest-time link index),
+``integrations/``, ``eval/`` and ``cli/`` (nothing else imports those two).
 """
 
 from cage_core.config import CageConfig
-from cage_core.fusion import PoolScores
-from cage_core.graph.passage_graph import GraphFormatError, PassageGraph
+from cage_core.graphs.passage_graph import GraphFormatError, PassageGraph
 from cage_core.models import MissingModelError
 from cage_core.passage import Passage, RankedPassage, Via
+from cage_core.ranking.fusion import PoolScores
 from cage_core.reranker import CageReranker
 
 __version__ = "0.4.0"

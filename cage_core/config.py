@@ -5,7 +5,7 @@ the bridge-mode relevance and links, the contradiction penalty), the parser and 
 bounds, and — as one :class:`EncoderConfig` — the R-GCN that the paper's coherence trains.
 The other methods own their settings (:class:`~cage_core.methods.grapher.GraphERConfig`,
 :class:`~cage_core.methods.tegr.TEGRConfig`). ``EncoderConfig`` is defined here, not in
-:mod:`cage_core.encoder`, so that importing a configuration never loads torch.
+:mod:`cage_core.paper.encoder`, so that importing a configuration never loads torch.
 
 Every config is immutable; derive variants with ``replace``. Each config declares the
 accepted value of every field in one table, ``RANGES`` (field → :class:`Real`, :class:`Int`,
@@ -35,9 +35,11 @@ __all__ = [
     "CageConfig",
     "ChainConfig",
     "CoherenceKind",
+    "DocumentConfig",
     "EncoderConfig",
     "EncoderKind",
     "Flag",
+    "GateConfig",
     "InstanceOf",
     "Int",
     "OneOf",
@@ -51,8 +53,6 @@ __all__ = [
     "warn_once",
 ]
 
-from cage_core.document_links import DocumentConfig
-from cage_core.relevance_gate import GateConfig
 
 logger = logging.getLogger(__name__)
 
@@ -153,10 +153,10 @@ def validate(config: object, ranges: Ranges) -> None:
 
 @dataclass(frozen=True)
 class EncoderConfig:
-    """Settings of the per-query trained graph encoder (:mod:`cage_core.encoder`).
+    """Settings of the per-query trained graph encoder (:mod:`cage_core.paper.encoder`).
 
     Equal configs give equal encodings of the same graphs, so a config is the key under
-    which a pool's encoding is shared (:class:`~cage_core.encodings.EncodingCache`).
+    which a pool's encoding is shared (:class:`~cage_core.paper.encodings.EncodingCache`).
 
     Attributes:
         kind: ``"rgcn"`` (relation-specific weights, the paper) or ``"gcn"`` (one shared
@@ -201,7 +201,7 @@ class EncoderConfig:
 @dataclass(frozen=True)
 class ChainConfig:
     """Settings of the evidence-chain selection of the default coherence
-    (:mod:`cage_core.evidence_set`, where the formula is). Chosen by 5-fold
+    (:mod:`cage_core.ranking.chain`, where the formula is). Chosen by 5-fold
     cross-validation over the questions of the DEV files (README, "Evaluation").
 
     Attributes:
@@ -211,7 +211,7 @@ class ChainConfig:
         title_weight: gain of a candidate whose title a selected passage's text names
             (the forward hop of a bridge question).
         entity_weight: gain per unit of shared-entity weight ``E_sj`` with a selected
-            passage (:func:`~cage_core.bridge.shared_entity_links`).
+            passage (:func:`~cage_core.ranking.links.shared_entity_links`).
         entity_cap: the shared-entity weight counted at most, so near-copies that share
             many names do not outweigh a single bridge.
         query_title_weight: gain of a candidate whose title the query names (both compared
@@ -247,7 +247,7 @@ class ChainConfig:
 @dataclass(frozen=True)
 class UntitledConfig:
     """Settings of the default coherence on a pool where no passage has a title, which the
-    evidence chain cannot rank (:mod:`cage_core.subject_core`, where the formula is). Chosen
+    evidence chain cannot rank (:mod:`cage_core.ranking.untitled_core`, where the formula is). Chosen
     by 5-fold cross-validation over DEV questions pooled across HotpotQA, 2WikiMultihopQA and
     MuSiQue, open retrieval without titles, among the settings that keep RAMDocs' closed-pool
     Recall@5 and its misinformation in the top 5 and top 2 (closed and open pools) at least as
@@ -266,7 +266,7 @@ class UntitledConfig:
             then has no effect on them: a changed ``CageConfig.alpha`` is logged once, when
             the first untitled pool is ranked).
         aliases: match subjects also by their shorter forms
-            (:func:`~cage_core.passage_subject.subject_aliases`).
+            (:func:`~cage_core.ranking.subjects.subject_aliases`).
         chain_window: the short chain reorders only the ``chain_window`` best passages of
             the fused ranking, so Recall@``chain_window`` is the subject core's; 0 turns the
             short chain off (chosen with ``benchmarks/untitled_chain_cv.py``, as are the
@@ -329,12 +329,78 @@ _BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_l
                                      "gate", "string_rules")
 
 
+@dataclass(frozen=True)
+class DocumentConfig:
+    """Settings of the document view (:mod:`cage_core.ranking.document_links`, where the formula is).
+
+    Chosen by 5-fold cross-validation over every DEV file pooled (HotpotQA, 2WikiMultihopQA,
+    MuSiQue, RAMDocs closed and open, DragonBall, SciFact abstracts and chunks, with and
+    without expansion; ``benchmarks/beyond_cv.py``); only the DragonBall and SciFact-chunk
+    pools have document structure, the others are ranked as before whatever these are.
+
+    Attributes:
+        enabled: rank pools with document structure by the document view (``False``: as any
+            other pool).
+        document_weight: ``w_d``, relevance added to every chunk of a document the query names.
+        lead_weight: ``w_l``, added to the best chunk of each document the query names.
+        adjacent_weight: ``w_a``, added to a chunk adjacent to a lead or anchor.
+        anchors: ``m``, how many of the most relevant passages also anchor adjacency.
+    """
+
+    enabled: bool = True
+    document_weight: float = 2.0
+    lead_weight: float = 1.0
+    adjacent_weight: float = 0.5
+    anchors: int = 0
+
+    def __post_init__(self) -> None:
+        check_bool("document.enabled", self.enabled)
+        for name in ("document_weight", "lead_weight", "adjacent_weight"):
+            check_real(f"document.{name}", getattr(self, name), low=0.0, high=100.0)
+        check_int("document.anchors", self.anchors, low=0, high=1000)
+
+    def replace(self, **changes: Any) -> DocumentConfig:
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Settings of the relevance gate (module docstring), chosen by 5-fold cross-validation over
+    every DEV file pooled (``benchmarks/beyond_cv.py``).
+
+    Attributes:
+        titled: keep the relevance order of a titled pool whose link evidence is weak.
+        untitled: keep the relevance order of an untitled pool whose link evidence is weak.
+        min_query_subjects: the fewest passages about a part of the query (``Σ Q``, or the
+            titles it names) a pool needs for its links to move passages.
+    """
+
+    titled: bool = False
+    untitled: bool = False
+    min_query_subjects: int = 1
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the gate acts on any pool."""
+        return self.titled or self.untitled
+
+    def __post_init__(self) -> None:
+        check_bool("gate.titled", self.titled)
+        check_bool("gate.untitled", self.untitled)
+        check_int("gate.min_query_subjects", self.min_query_subjects, low=1, high=1000)
+
+    def replace(self, **changes: Any) -> GateConfig:
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
+
+
 @dataclass(frozen=True, init=False)
 class CageConfig:
-    """Settings of the CAGE reranker (formulas in :mod:`cage_core.fusion`).
+    """Settings of the CAGE reranker (formulas in :mod:`cage_core.ranking.fusion`).
 
     The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
-    to the query-relevant core of the pool; see :mod:`cage_core.bridge`).
+    to the query-relevant core of the pool; see :mod:`cage_core.ranking.links`).
     ``CageConfig.preset("paper")`` is the published method: R-GCN coherence, raw cosine
     relevance, α = 0.7.
 
@@ -354,7 +420,7 @@ class CageConfig:
         rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence
             (0 skips the R-GCN entirely).
         contradiction_weight: weight of the factual-consistency penalty (0 = off; see
-            :mod:`cage_core.contradiction`).
+            :mod:`cage_core.ranking.contradiction`).
         contradiction_overlap: word overlap from which two passages can conflict.
         max_parse_chars: passages longer than this are cut before parsing (a warning is
             logged); bounds the work a single huge passage can cause.
@@ -365,9 +431,9 @@ class CageConfig:
         untitled: how the default ranks a pool where no passage has a title, when the chain
             is on (:class:`UntitledConfig`; bridge mode only).
         document: how the default ranks a pool whose passages share documents (``doc_id``;
-            :class:`~cage_core.document_links.DocumentConfig`; bridge mode only).
+            :class:`~cage_core.ranking.document_links.DocumentConfig`; bridge mode only).
         gate: when an untitled pool keeps its relevance order
-            (:class:`~cage_core.relevance_gate.GateConfig`; the subject core only).
+            (:class:`~cage_core.ranking.relevance_gate.GateConfig`; the subject core only).
         encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
             ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
             attached to parsed graphs.

@@ -55,7 +55,7 @@ from cage_core.models import Embedder, SpacyModel, default_embedder, load_spacy
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 from cage_core.passage import Via
-from cage_core.pool_index import occurs_as_whole_words, words
+from cage_core.ranking.pair_index import occurs_as_whole_words, words
 from cage_core.scoring import cosine_matrix
 
 __all__ = [

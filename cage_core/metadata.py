@@ -8,7 +8,7 @@ as ``{"name": str, "rank": int}``, or ``None``: JSON-safe). A passage graph
 computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
 string, so flat-metadata vector stores accept it). A retriever's own query similarity
 travels under ``retrieval_score``. A document an expansion retriever added
-(:mod:`cage_core.link_expansion`) carries ``cage_expanded_via`` (the name that linked it)
+(:mod:`cage_core.expansion.contract`) carries ``cage_expanded_via`` (the name that linked it)
 and ``cage_expanded_from`` (the id of the retrieved document it was reached from).
 
 **Document structure.** A chunk's document and its place in it

@@ -72,7 +72,7 @@ def encodable(text: str) -> str:
 class Via(NamedTuple):
     """Why a ranked passage is linked to an earlier one: through ``name`` (a title or a named
     entity, as written) to the passage at 0-based ``rank`` of the same result (see
-    :mod:`cage_core.evidence_chain`). A tuple: ``via == ("Shirley Temple", 0)``."""
+    :mod:`cage_core.ranking.explanation`). A tuple: ``via == ("Shirley Temple", 0)``."""
 
     name: str
     rank: int
@@ -80,7 +80,7 @@ class Via(NamedTuple):
 
 @dataclass(frozen=True)
 class RankedPassage:
-    """One passage of a rerank result (the scores are defined in :mod:`cage_core.fusion`).
+    """One passage of a rerank result (the scores are defined in :mod:`cage_core.ranking.fusion`).
 
     Attributes:
         index: position of the passage in the caller's input list.
@@ -94,7 +94,7 @@ class RankedPassage:
         title: the passage title, if one was given.
         id: the caller's id, if one was given.
         via: the earlier-ranked passage this one is linked to and the name that links them
-            (:func:`cage_core.evidence_chain.evidence_chain`); ``None`` for the first
+            (:func:`cage_core.ranking.explanation.evidence_chain`); ``None`` for the first
             passage, for one linked to no earlier passage, and for methods that read no
             passage graphs.
     """

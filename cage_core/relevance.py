@@ -3,7 +3,7 @@
 LangChain's ``metadata["relevance_score"]`` and LlamaIndex's ``NodeWithScore.score`` are read
 by cutoff steps placed after a reranker (``SimilarityPostprocessor(similarity_cutoff=...)``,
 a threshold on ``relevance_score``), which expect a value in [0, 1], higher is better. CAGE's
-fused score ``f`` (:mod:`cage_core.fusion`) is unbounded (about −1 … 6 on the example data), so
+fused score ``f`` (:mod:`cage_core.ranking.fusion`) is unbounded (about −1 … 6 on the example data), so
 the wrappers report
 
     relevance(f) = σ(f) = 1 / (1 + e^(−f))

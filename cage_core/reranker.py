@@ -11,15 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.config import CageConfig
-from cage_core.document_links import document_vias
-from cage_core.evidence_chain import evidence_chain
-from cage_core.fusion import PoolScores
-from cage_core.graph.build import GraphParser
-from cage_core.graph.passage_graph import GraphLevel, PassageGraph
-from cage_core.graph_service import PassageGraphs
-from cage_core.graph_store import GraphStore
+from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
+from cage_core.graphs.parse import GraphParser
+from cage_core.graphs.passage_graph import GraphLevel, PassageGraph
+from cage_core.graphs.service import PassageGraphs
+from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.methods.scores import pool_scores
@@ -31,6 +28,9 @@ from cage_core.models import (
     default_embedder,
 )
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
+from cage_core.ranking.document_links import document_vias
+from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.fusion import PoolScores
 from cage_core.scoring import cosine_matrix, ranking
 
 __all__ = [
@@ -53,7 +53,7 @@ class CageReranker:
     """Coherence-aware graph reranker (CAGE): passages ranked by a fusion of their query
     similarity and how they hang together as evidence, read off their passage graphs. The
     scores of the default (bridge coherence) and of the paper's method (``CageConfig.preset
-    ("paper")``: per-query trained R-GCN) are defined in :mod:`cage_core.fusion`.
+    ("paper")``: per-query trained R-GCN) are defined in :mod:`cage_core.ranking.fusion`.
 
     Args:
         config: settings (default :class:`CageConfig()`).
@@ -62,7 +62,7 @@ class CageReranker:
         embedder: texts → embeddings callable (or an object with ``encode``), used for
             sim(q, C_i) when no ``query_similarities`` are given; default all-MiniLM-L6-v2.
             Loaded on first use.
-        graph_store: a :class:`~cage_core.graph_store.GraphStore` or the path of one: an
+        graph_store: a :class:`~cage_core.graphs.store.GraphStore` or the path of one: an
             on-disk store of passage graphs shared across processes and restarts.
         method: another ranking method to run instead of CAGE, by name (``"grapher"``,
             ``"tegr"``, ``"cage-contra"``, … see :mod:`cage_core.methods`) or as an object of
@@ -160,7 +160,7 @@ class CageReranker:
         with_vectors: bool = False,
     ) -> list[PassageGraph]:
         """Passage graphs of ``passages`` at ``level`` (default :attr:`graph_level`) or above;
-        see :meth:`PassageGraphs.graphs <cage_core.graph_service.PassageGraphs.graphs>`."""
+        see :meth:`PassageGraphs.graphs <cage_core.graphs.service.PassageGraphs.graphs>`."""
         return self.graph_service.graphs(passages, level=level or self.graph_level,
                                          with_vectors=with_vectors)  # fmt: skip
 
@@ -169,7 +169,7 @@ class CageReranker:
     ) -> list[PassageGraph | None]:
         """The usable graphs among ``values`` stored at ingest for ``passages`` (``None``
         where the passage must be parsed), checked against ``integrity_key`` when given; see
-        :meth:`PassageGraphs.stored <cage_core.graph_service.PassageGraphs.stored>`."""
+        :meth:`PassageGraphs.stored <cage_core.graphs.service.PassageGraphs.stored>`."""
         return self.graph_service.stored(values, passages, integrity_key=integrity_key)
 
     def similarities(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
@@ -263,7 +263,7 @@ class CageReranker:
 
         Returns:
             Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
-            earlier passage it is linked to, :mod:`cage_core.evidence_chain`) when the method
+            earlier passage it is linked to, :mod:`cage_core.ranking.explanation`) when the method
             reads passage graphs, for the first :data:`VIA_RANKS` ranks (``None`` after them). An empty input gives ``[]``
             (no model is loaded); one passage gets coherence 0. Empty or content-free
             passages have an empty graph and coherence 0 with every other passage.
@@ -325,7 +325,7 @@ def needs_vectors(config: CageConfig, method: RankingMethod | None = None) -> bo
 def required_graph_level(config: CageConfig, method: RankingMethod | None = None) -> GraphLevel:
     """The graph level ranking with ``method`` (``None``: CAGE under ``config``) needs:
     ``"full"`` for the R-GCN, else ``"light"`` (named entities; what every other method
-    reads, see :mod:`cage_core.graph.passage_graph`)."""
+    reads, see :mod:`cage_core.graphs.passage_graph`)."""
     return "full" if needs_vectors(config, method) else "light"
 
 

@@ -22,7 +22,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from cage_core.link_expansion import (
+from cage_core.expansion.contract import (
     DEFAULT_ADDED_SCORE,
     DEFAULT_SIBLINGS,
     AddedScore,
@@ -35,9 +35,9 @@ from cage_core.link_expansion import (
     load_link_index,
     sibling_expansions,
 )
-from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
+from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
+from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
-from cage_core.pickled_state import without_private_attributes
 from cage_langchain.ids import stored_id
 from cage_langchain.store_relevance import StoreRelevance
 
@@ -50,7 +50,7 @@ class CageExpansionRetriever(BaseRetriever):
     """``base_retriever``'s documents, then the passages of ``vectorstore`` linked to them.
 
     The contract (order, bounds, skipped documents and ids, metadata, the added documents'
-    score) is that of :mod:`cage_core.link_expansion`. Added documents are copies of the
+    score) is that of :mod:`cage_core.expansion.contract`. Added documents are copies of the
     store's documents (``vectorstore.get_by_ids``: Chroma, FAISS, ``InMemoryVectorStore``
     and most LangChain stores implement it) whose metadata gains ``cage_expanded_via``,
     ``cage_expanded_from`` and, when every base document has one, ``score_key``: the store's
@@ -70,9 +70,9 @@ class CageExpansionRetriever(BaseRetriever):
     LangChain's text splitters expand in Chroma, FAISS and Qdrant alike. Added documents
     carry their id in ``Document.id``.
 
-    ``link_index`` is a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
+    ``link_index`` is a :class:`~cage_core.expansion.index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
-    :class:`~cage_core.link_index.LinkIndexFormatError` there; invalid entries are skipped
+    :class:`~cage_core.expansion.index.LinkIndexFormatError` there; invalid entries are skipped
     with one warning) and again after unpickling.
 
     >>> retriever = CageExpansionRetriever(  # doctest: +SKIP
@@ -94,10 +94,10 @@ class CageExpansionRetriever(BaseRetriever):
     """How many linked passages are added at most."""
     siblings: int = Field(default=DEFAULT_SIBLINGS, ge=0)
     """How many same-document neighbours of the seeds are added at most, after the linked
-    passages (:mod:`cage_core.link_expansion`); 0: none."""
+    passages (:mod:`cage_core.expansion.contract`); 0: none."""
     added_score: AddedScore = DEFAULT_ADDED_SCORE
     """How added documents are scored: the ``"store"``'s own score or the ``"lowest"`` base
-    score (:mod:`cage_core.link_expansion`, step 4)."""
+    score (:mod:`cage_core.expansion.contract`, step 4)."""
     score_key: str = RETRIEVAL_SCORE_KEY
     """Metadata key of the base documents' scores and of the added documents' score."""
     title_key: str | None = TITLE_KEY
@@ -159,7 +159,7 @@ class CageExpansionRetriever(BaseRetriever):
                   if self._scored(docs) else {})  # fmt: skip
         return list(docs) + self._added(chosen, scores, docs)
 
-    # -- the steps of cage_core.link_expansion ---------------------------------------------
+    # -- the steps of cage_core.expansion.contract ---------------------------------------------
     def _expansions(self, query: str, docs: Sequence[Document]) -> list[Expansion]:
         ids = [stored_id(d, self.title_key) for d in docs]
         linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)

@@ -15,7 +15,9 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig, CageReranker
-from cage_core.cache import EmbeddingCache, embedding_key
+from cage_core.graphs.cache import EmbeddingCache, embedding_key
+from cage_core.integrations.pickled_state import without_private_attributes
+from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.metadata import (
     GRAPH_KEY,
     RETRIEVAL_SCORE_KEY,
@@ -24,11 +26,9 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.passage import Passage
-from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
-from cage_core.similarity_fallback import fallback_message, warn_once
 
 __all__ = [
     "EMBEDDING_CACHE_SIZE",
@@ -42,7 +42,7 @@ EMBEDDING_CACHE_SIZE = 100_000
 
 
 class CageRerank(BaseDocumentCompressor):
-    """Rerank retrieved documents by CAGE (see :mod:`cage_core.fusion` for the scores).
+    """Rerank retrieved documents by CAGE (see :mod:`cage_core.ranking.fusion` for the scores).
 
     The query–document similarity is, in order of preference: the retriever's score in
     ``metadata[score_key]`` (default ``"retrieval_score"``, which
@@ -55,7 +55,7 @@ class CageRerank(BaseDocumentCompressor):
     embedded, ~1 s a query on a CPU instead of milliseconds): the first call that takes it
     logs one warning per ``CageRerank`` with the measured cost and the fix
     (:class:`~cage_langchain.ScoredVectorStoreRetriever`); ``score_key=None`` embeds on purpose,
-    without the warning (:mod:`cage_core.similarity_fallback`).
+    without the warning (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
     original metadata plus ``relevance_score`` (a 0–1 relevance, σ of the fused score, in
@@ -98,7 +98,7 @@ class CageRerank(BaseDocumentCompressor):
     "grapher", "tegr", "cage-contra", "paper"."""
     integrity_key: SecretStr | None = None
     """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
-    only graphs with a valid one are used (:mod:`cage_core.graph_integrity`); ``None``: the
+    only graphs with a valid one are used (:mod:`cage_core.graphs.integrity`); ``None``: the
     content hash alone, a freshness check, not protection against a store others can write."""
 
     _reranker: CageReranker | None = PrivateAttr(default=None)

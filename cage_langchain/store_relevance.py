@@ -20,7 +20,7 @@ Scores are read with :func:`~cage_langchain.retriever.relevance_search`, so Lang
 out-of-range warning is never raised.
 
 Any other store (or a failing search, logged at debug level) gives no scores: the caller
-then uses its documented fallback (:func:`cage_core.link_expansion.added_score`). A store
+then uses its documented fallback (:func:`cage_core.expansion.contract.added_score`). A store
 class is recognised only when its module is already imported, so nothing heavy is imported
 here.
 """

@@ -11,14 +11,14 @@ from langchain_core.documents import BaseDocumentTransformer, Document
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig
-from cage_core.graph_integrity import key_bytes, signed_text
-from cage_core.graph_service import PassageGraphs
-from cage_core.link_index import LinkIndex
-from cage_core.link_ingest import index_documents
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.ingest import index_documents
+from cage_core.graphs.integrity import key_bytes, signed_text
+from cage_core.graphs.service import PassageGraphs
+from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY
 from cage_core.passage import Passage
 from cage_core.passage_ids import content_ids
-from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 from cage_langchain.structure import document_passages
 
@@ -39,10 +39,10 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     new documents; the inputs are not modified. Use the same ``spacy_model`` as the
     reranker: a graph built by another pipeline is ignored (and re-parsed) there.
 
-    With ``link_index`` (a :class:`~cage_core.link_index.LinkIndex`, extended in memory, or
+    With ``link_index`` (a :class:`~cage_core.expansion.index.LinkIndex`, extended in memory, or
     a path, merged into the file under a lock) each document's names are also added to the
     link index that :class:`~cage_langchain.CageExpansionRetriever` expands from, from the
-    graphs parsed here (:mod:`cage_core.link_ingest`). It is keyed by ``Document.id``.
+    graphs parsed here (:mod:`cage_core.expansion.ingest`). It is keyed by ``Document.id``.
 
     A document without an id (every chunk of LangChain's text splitters) is returned with the
     stable :func:`~cage_core.passage_ids.content_id` of its title and text as ``Document.id``,
@@ -67,7 +67,7 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     """Where each document's link entry is added (class docstring); ``None``: nowhere."""
     integrity_key: SecretStr | None = None
     """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
-    only graphs with a valid one are used (:mod:`cage_core.graph_integrity`); ``None``: the
+    only graphs with a valid one are used (:mod:`cage_core.graphs.integrity`); ``None``: the
     content hash alone, a freshness check, not protection against a store others can write."""
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)

@@ -17,7 +17,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.indices.vector_store import VectorIndexRetriever, VectorStoreIndex
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 
-from cage_core.link_expansion import (
+from cage_core.expansion.contract import (
     DEFAULT_ADDED_SCORE,
     DEFAULT_SIBLINGS,
     AddedScore,
@@ -34,7 +34,7 @@ from cage_core.link_expansion import (
     validated_added_score,
     validated_bound,
 )
-from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
+from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
 from cage_core.metadata import EXPANSION_KEYS
 from cage_llamaindex.structure import adjacent_node_ids
 
@@ -49,7 +49,7 @@ class CageExpansionRetriever(BaseRetriever):
     """``retriever``'s nodes, then the nodes of ``index`` linked to them.
 
     The contract (order, bounds, skipped nodes and ids, metadata, the added nodes' score) is
-    that of :mod:`cage_core.link_expansion`. Added nodes are copies of the index's nodes
+    that of :mod:`cage_core.expansion.contract`. Added nodes are copies of the index's nodes
     (fetched by id from the vector store when it keeps the text, e.g. Chroma, else from the
     index's docstore) whose metadata gains ``cage_expanded_via`` and ``cage_expanded_from``
     (hidden from the embedding and LLM views, like the graph). Their ``score``, when every
@@ -65,15 +65,15 @@ class CageExpansionRetriever(BaseRetriever):
     Args:
         retriever: any retriever over ``index``'s nodes (e.g. ``index.as_retriever()``).
         index: the ``VectorStoreIndex`` the linked nodes are fetched from.
-        link_index: a :class:`~cage_core.link_index.LinkIndex` or the path of a saved one,
+        link_index: a :class:`~cage_core.expansion.index.LinkIndex` or the path of a saved one,
             read here (a bad header raises
-            :class:`~cage_core.link_index.LinkIndexFormatError`; invalid entries are
+            :class:`~cage_core.expansion.index.LinkIndexFormatError`; invalid entries are
             skipped with one warning).
         seeds: how many base nodes (most relevant first) are expanded.
         limit: how many linked nodes are added at most.
         siblings: how many same-document neighbours of the seeds are added at most, after the
-            linked nodes (:mod:`cage_core.link_expansion`); 0: none.
-        added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.link_expansion`, step 4).
+            linked nodes (:mod:`cage_core.expansion.contract`); 0: none.
+        added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.expansion.contract`, step 4).
     """
 
     def __init__(
@@ -120,7 +120,7 @@ class CageExpansionRetriever(BaseRetriever):
         return list(nodes) + self._added(chosen, await self._ascores(query_bundle, chosen, nodes),
                                          nodes)  # fmt: skip
 
-    # -- the steps of cage_core.link_expansion ---------------------------------------------
+    # -- the steps of cage_core.expansion.contract ---------------------------------------------
     def _expansions(self, bundle: QueryBundle, nodes: Sequence[NodeWithScore]) -> list[Expansion]:
         ids = [n.node.node_id for n in nodes]
         linked = expansions_for(self.link_index, bundle.query_str, ids, seeds=self.seeds,

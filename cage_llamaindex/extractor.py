@@ -10,12 +10,12 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, fiel
 from llama_index.core.schema import BaseNode, TransformComponent
 
 from cage_core import CageConfig
-from cage_core.graph_integrity import key_bytes, signed_text
-from cage_core.graph_service import PassageGraphs
-from cage_core.link_index import LinkIndex
-from cage_core.link_ingest import index_documents
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.ingest import index_documents
+from cage_core.graphs.integrity import key_bytes, signed_text
+from cage_core.graphs.service import PassageGraphs
+from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY
-from cage_core.pickled_state import without_private_attributes
 from cage_core.reranker import method_graph_level
 from cage_llamaindex.structure import node_passages
 
@@ -37,11 +37,11 @@ class CageGraphExtractor(TransformComponent):
     Use the same ``spacy_model`` and ``config`` as the :class:`~cage_llamaindex.CageRerank`
     that reads them.
 
-    With ``link_index`` (a :class:`~cage_core.link_index.LinkIndex`, extended in memory, or
+    With ``link_index`` (a :class:`~cage_core.expansion.index.LinkIndex`, extended in memory, or
     a path, merged into the file under a lock: use a path with ``num_workers``) each node's
     names are also added, under its ``node_id``, to the link index that
     :class:`~cage_llamaindex.CageExpansionRetriever` expands from, from the graphs parsed
-    here (:mod:`cage_core.link_ingest`). A pipeline run answered from the ingestion cache
+    here (:mod:`cage_core.expansion.ingest`). A pipeline run answered from the ingestion cache
     skips this step, so it adds nothing to the link index. Each entry keeps the node's place
     (``doc_id`` = ``ref_doc_id``, ``position``: :func:`~cage_llamaindex.structure.node_passages`
     over the nodes of one call, the whole document when it is parsed in the same pipeline run).
@@ -59,7 +59,7 @@ class CageGraphExtractor(TransformComponent):
 
     integrity_key: SecretStr | None = Field(
         default=None, description="secret shared with CageRerank: each stored graph carries an "
-        "HMAC under it (cage_core.graph_integrity); None: the content hash only")
+        "HMAC under it (cage_core.graphs.integrity); None: the content hash only")
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 

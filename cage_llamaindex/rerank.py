@@ -14,18 +14,18 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
+from cage_core.integrations.pickled_state import without_private_attributes
+from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.metadata import (
     GRAPH_KEY,
     RANKED_KEYS,
     TITLE_KEY,
     ranked_metadata,
 )
-from cage_core.pickled_state import without_private_attributes
 from cage_core.relevance import relevance
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
-from cage_core.similarity_fallback import fallback_message, warn_once
 
 __all__ = [
     "CageRerank",
@@ -40,14 +40,14 @@ SimilaritySource = Literal["auto", "embedding", "score", "embed"]
 class CageRerank(BaseNodePostprocessor):
     """Rerank retrieved nodes by CAGE's fused relevance and between-passage coherence.
 
-    Scores as in :mod:`cage_core.fusion`. With ``similarity_source="auto"``, the similarity is
+    Scores as in :mod:`cage_core.ranking.fusion`. With ``similarity_source="auto"``, the similarity is
     the cosine of the query bundle's embedding and the node embeddings when all are
     present, else the retriever's ``NodeWithScore.score`` when every node has one, else
     the packaged all-MiniLM-L6-v2 (``"embedding"``, ``"score"`` and ``"embed"`` force one).
     A score that is ``None`` or NaN counts as missing. Embedding with the packaged model is the
     slow path (the query and every node, ~1 s a query on a CPU instead of milliseconds): the
     first call that takes it without ``similarity_source="embed"`` logs one warning per
-    ``CageRerank`` with the measured cost and the fix (:mod:`cage_core.similarity_fallback`).
+    ``CageRerank`` with the measured cost and the fix (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
     relevance: σ of the fused score, so in the fused score's order and the same function for
@@ -81,7 +81,7 @@ class CageRerank(BaseNodePostprocessor):
 
     integrity_key: SecretStr | None = Field(
         default=None, description="secret shared with CageGraphExtractor: only stored graphs with "
-        "a valid HMAC under it are used (cage_core.graph_integrity); None: content hash only")
+        "a valid HMAC under it are used (cage_core.graphs.integrity); None: content hash only")
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _warned_fallback: bool = PrivateAttr(default=False)

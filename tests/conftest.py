@@ -7,7 +7,7 @@ import re
 import pytest
 
 from cage_core import CageReranker
-from cage_core.graph.build import GraphParser
+from cage_core.graphs.parse import GraphParser
 from cage_core.models import default_embedder, load_spacy
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graphs.passage_graph import PassageGraph
 
 _NO_EDGES = np.zeros(0, np.int64)
 

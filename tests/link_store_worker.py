@@ -3,7 +3,7 @@
     python tests/link_store_worker.py ROLE STORE_PATH OPTIONS_JSON
 
 Roles: ``writer`` (writes its partitions of enriched rows with
-:func:`cage_core.link_ingest.write_link_partition`, as ``cage enrich`` does per batch, and
+:func:`cage_core.expansion.ingest.write_link_partition`, as ``cage enrich`` does per batch, and
 reads each back), ``reader`` (expands random candidates until told to stop, checking every
 result) and ``killable`` (writes one partition, then stops inside the transaction of the
 next and waits to be killed). A worker signals readiness by creating ``OPTIONS["ready"]``,
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _import_without_package_init() -> None:
-    for name in ("cage_core", "cage_core.graph"):
+    for name in ("cage_core", "cage_core.graphs"):
         package = types.ModuleType(name)
         package.__path__ = [str(ROOT.joinpath(*name.split(".")))]
         sys.modules[name] = package
@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from cage_core import link_store
-from cage_core.graph.passage_graph import PassageGraph, content_hash
-from cage_core.link_index import LinkIndex, LinkIndexFormatError
-from cage_core.link_ingest import link_entries, write_link_partition
+from cage_core.expansion import store as link_store
+from cage_core.expansion.index import LinkIndex, LinkIndexFormatError
+from cage_core.expansion.ingest import link_entries, write_link_partition
+from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
 SHARED_NAMES = [f"{first} {last}" for first in ("Ada", "Boris", "Chen", "Dana", "Emil")
                 for last in ("Kovacs", "Lindqvist", "Moreau", "Nakamura")]  # fmt: skip

@@ -32,7 +32,7 @@ def signal_with(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 def _import_store_without_package_init() -> None:
-    for name in ("cage_core", "cage_core.graph"):
+    for name in ("cage_core", "cage_core.graphs"):
         package = types.ModuleType(name)
         package.__path__ = [str(ROOT.joinpath(*name.split(".")))]
         sys.modules[name] = package
@@ -51,8 +51,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from cage_core.graph.passage_graph import PassageGraph, content_hash  # noqa: E402
-from cage_core.graph_store import GraphStore  # noqa: E402
+from cage_core.graphs.passage_graph import PassageGraph, content_hash  # noqa: E402
+from cage_core.graphs.store import GraphStore  # noqa: E402
 
 EMBEDDING_DIM = 16
 SHARED_KEYS = 10

@@ -7,15 +7,15 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_core.bridge import (
+from cage_core.config import ChainConfig
+from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.ranking.links import (
     bare_title,
     bridge_coherence,
     pool_links,
     shared_entity_links,
     title_links,
 )
-from cage_core.config import ChainConfig
-from cage_core.fusion import score_pool, standardize
 
 
 def test_bare_title_drops_qualifiers():

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cage_core.cli import main
+from cage_core.cli.commands import main
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 

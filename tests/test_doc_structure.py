@@ -9,16 +9,16 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import Passage
-from cage_core.link_expansion import (
+from cage_core.expansion.contract import (
     SAME_DOCUMENT_VIA,
     expansion_metadata,
     index_neighbours,
     sibling_expansions,
 )
-from cage_core.link_index import Expansion, LinkEntry, LinkIndex, entry_for
-from cage_core.link_ingest import link_entries
+from cage_core.expansion.index import Expansion, LinkEntry, LinkIndex, entry_for
+from cage_core.expansion.ingest import link_entries
+from cage_core.integrations.ray_data import GRAPH_COLUMN
 from cage_core.metadata import passages_from_metadata
-from cage_core.ray_data import GRAPH_COLUMN
 
 
 def _places(metadatas, **kwargs):
@@ -125,7 +125,7 @@ def test_stored_entries_with_a_bad_doc_id_or_position_are_skipped_with_one_warni
     good = {"id": "a", "subject": "", "keys": [], "mentions": [], "doc_id": "d", "position": 0}
     lines = [json.dumps({"format": "cage-link-index", "version": 1, "passages": 2}),
              json.dumps(good), json.dumps({**good, "id": "b", **bad})]
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_index"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.index"):
         index = LinkIndex.from_lines(lines)
     assert len(index) == 1 and "skipped 1 invalid entries" in caplog.text
 
@@ -274,7 +274,7 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
 
 
 def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
-    from cage_core.cli import _read_passages
+    from cage_core.cli.commands import _read_passages
 
     path = tmp_path / "chunks.jsonl"
     path.write_text("\n".join(json.dumps(row) for row in [

@@ -19,8 +19,8 @@ from langchain_core.documents import Document  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 from langchain_text_splitters import RecursiveCharacterTextSplitter  # noqa: E402
 
-from cage_core.link_expansion import SAME_DOCUMENT_VIA  # noqa: E402
-from cage_core.link_index import LinkIndex  # noqa: E402
+from cage_core.expansion.contract import SAME_DOCUMENT_VIA  # noqa: E402
+from cage_core.expansion.index import LinkIndex  # noqa: E402
 from cage_langchain import (  # noqa: E402
     CageExpansionRetriever,
     CageGraphTransformer,

@@ -1,10 +1,12 @@
-"""Document links (cage_core.document_links, link_names, the sibling expansion): exact expectations."""
+"""Document links (cage_core.ranking.document_links, link_names, the sibling expansion): exact expectations."""
 
 import numpy as np
 import pytest
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_core.document_links import (
+from cage_core.expansion.index import LinkEntry, LinkIndex
+from cage_core.passage import Via
+from cage_core.ranking.document_links import (
     DocumentConfig,
     document_matrix,
     document_names,
@@ -13,10 +15,8 @@ from cage_core.document_links import (
     document_view,
     has_document_structure,
 )
-from cage_core.fusion import score_pool, standardize
-from cage_core.link_index import LinkEntry, LinkIndex
-from cage_core.link_names import is_link_name
-from cage_core.passage import Via
+from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.ranking.link_names import is_link_name
 from cage_core.scoring import ranking
 from tests.graphs import entity_graph
 
@@ -126,7 +126,7 @@ def test_score_pool_ranks_a_pool_with_documents_by_the_view_over_the_hybrid_rele
 
 
 def _bm25(query, passages):
-    from cage_core.lexical import pool_bm25
+    from cage_core.ranking.pool_bm25 import pool_bm25
 
     return pool_bm25(query, [p.content for p in passages])
 
@@ -201,7 +201,7 @@ def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_f
 
 
 def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_names_no_subject():
-    from cage_core.relevance_gate import GateConfig, weak_link_evidence
+    from cage_core.ranking.relevance_gate import GateConfig, weak_link_evidence
 
     assert weak_link_evidence(np.zeros(3), GateConfig(untitled=True))
     assert not weak_link_evidence(np.array([0.0, 1.0, 0.0]), GateConfig(untitled=True))
@@ -220,7 +220,7 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_name
 
 
 def test_document_and_gate_settings_say_when_they_have_no_effect():
-    from cage_core.relevance_gate import GateConfig
+    from cage_core.ranking.relevance_gate import GateConfig
 
     off = CageConfig(document=DocumentConfig(enabled=False, lead_weight=3.0),
                      gate=GateConfig(min_query_subjects=2))  # fmt: skip

@@ -7,7 +7,7 @@ import torch_geometric.backend
 from torch_geometric.nn import RGCNConv
 
 from cage_core.config import EncoderConfig
-from cage_core.encoder import WeightedRGCNConv, diversity_loss, encode_pool, graph_batch
+from cage_core.paper.encoder import WeightedRGCNConv, diversity_loss, encode_pool, graph_batch
 
 pytestmark = pytest.mark.models  # the R-GCN stack: torch and torch-geometric take seconds to import
 

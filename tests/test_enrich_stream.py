@@ -13,12 +13,12 @@ from dataclasses import replace
 import pytest
 from test_link_store import corpus, recount, stored_counts
 
-from cage_core.cache import graph_key
-from cage_core.cli import main
-from cage_core.graph_service import PassageGraphs
-from cage_core.graph_store import GraphStore
-from cage_core.link_index import LinkIndex
-from cage_core.link_ingest import link_entries, write_link_partition
+from cage_core.cli.commands import main
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.ingest import link_entries, write_link_partition
+from cage_core.graphs.cache import graph_key
+from cage_core.graphs.service import PassageGraphs
+from cage_core.graphs.store import GraphStore
 
 N = 45
 BATCH = 7  # batches that do not divide N

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cage_core import Passage
-from cage_core.cli import main
+from cage_core.cli.commands import main
 from cage_core.eval.datasets import DatasetFormatError, load_questions
 from cage_core.eval.metrics import exact_match, flagged_in_top_k, recall_at_k, token_f1
 from cage_core.methods import METHOD_NAMES, Pool, get_method

@@ -9,15 +9,15 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import CageReranker, Passage
-from cage_core.bridge import (
+from cage_core.passage import Via
+from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.links import (
     bridge_entity_weights,
     entity_names,
     shared_entity_links,
     title_links,
     title_mention_pairs,
 )
-from cage_core.evidence_chain import evidence_chain
-from cage_core.passage import Via
 
 
 # -- the rule, on hand-made graphs ------------------------------------------------------------

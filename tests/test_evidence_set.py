@@ -1,14 +1,14 @@
-"""Evidence-chain selection (cage_core.evidence_set): exact picks on hand-made pools."""
+"""Evidence-chain selection (cage_core.ranking.chain): exact picks on hand-made pools."""
 
 import numpy as np
 import pytest
 from graphs import entity_graph
 
 from cage_core import CageConfig, Passage
-from cage_core.bridge import title_mentions, titles_named_in
 from cage_core.config import ChainConfig
-from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
-from cage_core.fusion import chain_first, score_pool
+from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
+from cage_core.ranking.fusion import chain_first, score_pool
+from cage_core.ranking.links import title_mentions, titles_named_in
 
 
 def _links(k, mentions=(), entities=(), named=()):
@@ -108,7 +108,7 @@ def test_a_pool_without_titles_gets_no_chain_but_links_by_derived_subjects():
                    CageConfig(lexical_weight=0.0))
     assert s.chain == ()
     # "Ann Reeve", the first-sentence subject of passage 1, is named by passage 0: a directed
-    # link, forward from 0 to 1 (2.0), backward from 1 to 0 (1.0; cage_core.subject_core)
+    # link, forward from 0 to 1 (2.0), backward from 1 to 0 (1.0; cage_core.ranking.untitled_core)
     assert s.matrix[1, 0] == 2.0 and s.matrix[0, 1] == 1.0
 
 

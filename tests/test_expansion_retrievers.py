@@ -25,7 +25,7 @@ from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa:
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
-from cage_core.link_index import MAX_LINE_CHARS, LinkIndex, LinkIndexFormatError  # noqa: E402
+from cage_core.expansion.index import MAX_LINE_CHARS, LinkIndex, LinkIndexFormatError  # noqa: E402
 from cage_langchain import (  # noqa: E402
     CageExpansionRetriever,
     CageGraphTransformer,
@@ -320,7 +320,7 @@ def test_base_documents_without_ids_do_not_seed_and_are_not_added_again(
     base = fitted.model_copy(update={"docs": docs})
     assert FILM in _titles(base.invoke(QUERY)) and ACTRESS not in _titles(base.invoke(QUERY))
     caplog.clear()
-    with caplog.at_level(logging.DEBUG, logger="cage_core.link_expansion"):
+    with caplog.at_level(logging.DEBUG, logger="cage_core.expansion.contract"):
         out = CageExpansionRetriever(base_retriever=base, vectorstore=store,
                                      link_index=ingested[1]).invoke(QUERY)  # fmt: skip
     assert ACTRESS in _titles(out[K:]) and _titles(out).count(FILM) == 1

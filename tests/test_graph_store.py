@@ -10,8 +10,8 @@ import pytest
 from store_worker import content, graph_for
 
 from cage_core import CageConfig, CageReranker
-from cage_core.cache import GraphCache, graph_key
-from cage_core.graph_store import WRITE_BATCH_ROWS, GraphStore, default_store_path
+from cage_core.graphs.cache import GraphCache, graph_key
+from cage_core.graphs.store import WRITE_BATCH_ROWS, GraphStore, default_store_path
 
 QUERY = "Which country's capital was Marie Curie born in?"
 POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.",
@@ -68,7 +68,7 @@ def test_corrupt_entries_are_dropped_and_reparsed(nlp, tmp_path, caplog, bad):
 
 
 def test_with_an_integrity_key_a_forged_entry_is_ignored_with_one_warning(nlp, tmp_path, caplog):
-    from cage_core.graph.passage_graph import PassageGraph
+    from cage_core.graphs.passage_graph import PassageGraph
 
     path, secret = tmp_path / "g.sqlite", "only the serving processes know this"
     signed = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret))

@@ -7,8 +7,8 @@ import uuid
 import numpy as np
 import pytest
 
-from cage_core.graph.passage_graph import PassageGraph
-from cage_core.graph_integrity import graph_mac, key_bytes, signed_text, verified
+from cage_core.graphs.integrity import graph_mac, key_bytes, signed_text, verified
+from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.passage_ids import content_id, content_ids, document_id
 from cage_core.relevance import relevance
 

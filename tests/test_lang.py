@@ -4,16 +4,16 @@ named styles, string rules that switch off by name."""
 import pytest
 
 from cage_core import CageConfig, Passage
-from cage_core.cli import _config, build_parser
+from cage_core.cli.commands import _config, build_parser
+from cage_core.expansion.index import name_aliases
 from cage_core.lang.en import (
     EXPANSION_ALIASES,
     RANKING_ALIASES,
     STRING_RULES,
     shortened_names,
 )
-from cage_core.link_index import name_aliases
-from cage_core.passage_subject import derive_subject, first_sentence_subject, subject_aliases
-from cage_core.subject_core import subject_forms
+from cage_core.ranking.subjects import derive_subject, first_sentence_subject, subject_aliases
+from cage_core.ranking.untitled_core import subject_forms
 
 
 def test_the_two_alias_styles_differ_only_where_named():

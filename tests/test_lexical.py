@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cage_core.lexical import BM25_B, BM25_K1, STOP_WORDS, pool_bm25, tokens
+from cage_core.ranking.pool_bm25 import BM25_B, BM25_K1, STOP_WORDS, pool_bm25, tokens
 
 bm25s = pytest.importorskip("bm25s")
 

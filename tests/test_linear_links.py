@@ -19,16 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cage_core.bridge import (
-    MIN_TITLE_CHARS,
-    bare_title,
-    entity_names,
-    link_matrix,
-    shared_entity_links,
-    title_links,
-)
-from cage_core.contradiction import conflicts, keyword_overlap
-from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.methods import Pool, get_method
 from cage_core.methods.grapher import (
     GraphERConfig,
@@ -46,7 +37,16 @@ from cage_core.methods.tegr import (
     typed_edges,
 )
 from cage_core.passage import Passage
-from cage_core.pool_index import (
+from cage_core.ranking.contradiction import conflicts, keyword_overlap
+from cage_core.ranking.links import (
+    MIN_TITLE_CHARS,
+    bare_title,
+    entity_names,
+    link_matrix,
+    shared_entity_links,
+    title_links,
+)
+from cage_core.ranking.pair_index import (
     occurs_as_whole_words,
     overlap,
     shared_key_pairs,

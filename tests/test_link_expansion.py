@@ -10,7 +10,7 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import Passage
-from cage_core.link_expansion import (
+from cage_core.expansion.contract import (
     added_score,
     expansion_metadata,
     expansions_for,
@@ -19,8 +19,8 @@ from cage_core.link_expansion import (
     load_link_index,
     validated_bound,
 )
-from cage_core.link_index import Expansion, LinkEntry, LinkIndex, LinkIndexFormatError
-from cage_core.link_ingest import extend_saved, index_documents
+from cage_core.expansion.index import Expansion, LinkEntry, LinkIndex, LinkIndexFormatError
+from cage_core.expansion.ingest import extend_saved, index_documents
 
 FILM = (
     Passage("Kiss and Tell is a 1945 film starring Shirley Temple.", title="Kiss and Tell"),
@@ -63,7 +63,7 @@ def test_when_a_base_result_has_no_finite_score_no_added_passage_gets_one(scores
 
 
 def test_results_without_an_id_do_not_seed_and_are_logged_at_debug(caplog):
-    with caplog.at_level(logging.DEBUG, logger="cage_core.link_expansion"):
+    with caplog.at_level(logging.DEBUG, logger="cage_core.expansion.contract"):
         found = expansions_for(_index(), QUERY, [None, "", "film"], seeds=1, limit=5)
     assert [(e.id, e.via, e.seed) for e in found] == [("actress", "shirley temple", "film")]
     assert "2 retrieved results have no id" in caplog.text
@@ -73,7 +73,7 @@ def test_fetched_items_keep_the_expansion_order_less_missing_ids_and_repeated_te
     expansions = [Expansion("a", "x", "s", 0.9), Expansion("gone", "x", "s", 0.8),
                   Expansion("b", "y", "s", 0.7), Expansion("c", "z", "s", 0.6)]  # fmt: skip
     found = {"c": "text c", "b": "text b", "a": "text a"}
-    with caplog.at_level(logging.DEBUG, logger="cage_core.link_expansion"):
+    with caplog.at_level(logging.DEBUG, logger="cage_core.expansion.contract"):
         chosen = in_expansion_order(expansions, found, {"text b"}, lambda text: text)
     assert [(e.id, item) for e, item in chosen] == [("a", "text a"), ("c", "text c")]
     assert "1 linked passage ids are not in the vector store" in caplog.text
@@ -112,7 +112,7 @@ def test_ingest_indexes_documents_with_ids_and_warns_once_about_the_rest(caplog)
     index = LinkIndex()
     items = [("film", *FILM, {}), (None, *ACTRESS, {}), ("", *OTHER, {}), ("x" * 600, *OTHER, {}),
              ("\ud800", *OTHER, {})]  # fmt: skip
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_ingest"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.ingest"):
         assert index_documents(index, items) == 1
     assert [e.id for e in index.entries()] == ["film"]
     assert len(caplog.records) == 1 and "4 documents have no usable id" in caplog.text

@@ -10,7 +10,7 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import Passage
-from cage_core.link_index import (
+from cage_core.expansion.index import (
     MAX_KEYS,
     MAX_LINE_CHARS,
     MAX_NAME_CHARS,
@@ -130,7 +130,7 @@ def test_later_seeds_weigh_less_by_the_seed_decay():
 
 
 def test_unknown_candidate_ids_are_skipped_as_seeds_and_logged_at_debug(caplog):
-    with caplog.at_level(logging.DEBUG, logger="cage_core.link_index"):
+    with caplog.at_level(logging.DEBUG, logger="cage_core.expansion.index"):
         found = _index().expand(QUERY, ["nope", "a"], seeds=1, limit=10)
     assert [e.seed for e in found] == ["a", "a", "a"]
     assert "1 candidate ids are not indexed" in caplog.text
@@ -245,7 +245,7 @@ HOSTILE = [
 
 def test_hostile_entries_are_skipped_with_one_summary_warning(tmp_path, caplog):
     path = _stored(tmp_path, [GOOD, *HOSTILE])
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_index"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.index"):
         index = LinkIndex.load(path)
     assert [e.id for e in index.entries()] == ["g"]
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
@@ -257,7 +257,7 @@ def test_a_header_count_that_does_not_match_is_reported(tmp_path, caplog):
     path = _stored(
         tmp_path, [GOOD], header={"format": "cage-link-index", "version": 1, "passages": 3}
     )
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_index"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.index"):
         assert len(LinkIndex.load(path)) == 1
     assert "announces 3 entries but 1 lines follow" in caplog.text
 
@@ -301,7 +301,7 @@ ROWS = [
 def test_enrich_writes_the_link_index_next_to_the_graph_store(tmp_path):
     import io
 
-    from cage_core.cli import main
+    from cage_core.cli.commands import main
 
     src, store = tmp_path / "in.jsonl", tmp_path / "graphs.sqlite"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
@@ -317,7 +317,7 @@ def test_enrich_writes_the_link_index_next_to_the_graph_store(tmp_path):
 
 
 def test_enrich_without_a_graph_store_needs_a_link_index_path(tmp_path, capsys):
-    from cage_core.cli import main
+    from cage_core.cli.commands import main
 
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps(ROWS[0]) + "\n")

@@ -19,10 +19,8 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import Passage
-from cage_core.graph.passage_graph import PassageGraph, content_hash
-from cage_core.graph_store import GraphStore
-from cage_core.link_expansion import load_link_index
-from cage_core.link_index import (
+from cage_core.expansion.contract import load_link_index
+from cage_core.expansion.index import (
     LinkEntry,
     LinkIndex,
     LinkIndexFormatError,
@@ -31,8 +29,15 @@ from cage_core.link_index import (
     is_store_path,
     link_store_path,
 )
-from cage_core.link_ingest import extend_saved, index_documents, link_entries, write_link_partition
-from cage_core.link_store import STORE_VERSION, SqliteLinkStorage, import_jsonl
+from cage_core.expansion.ingest import (
+    extend_saved,
+    index_documents,
+    link_entries,
+    write_link_partition,
+)
+from cage_core.expansion.store import STORE_VERSION, SqliteLinkStorage, import_jsonl
+from cage_core.graphs.passage_graph import PassageGraph, content_hash
+from cage_core.graphs.store import GraphStore
 
 FIRST = ["John", "Mary", "James", "Anna", "Robert", "Elena", "Charles", "Sofia", "Pierre", "Li"]
 LAST = ["Smith", "Curie", "Mathew", "Temple", "Gosling", "Stemmle", "Novak", "Okafor", "Wei"]
@@ -263,13 +268,13 @@ def test_corrupted_rows_are_skipped_and_reported_once_in_one_warning(tmp_path, c
             conn.execute(f"UPDATE entries SET {column} = ? WHERE id = ?", (value, pid))
         conn.execute("UPDATE entries SET id = CAST(? AS TEXT) WHERE id = 'p7'", (b"p\xff7",))
     reopened = LinkIndex.open(path)
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.store"):
         held = list(reopened.entries())
     assert [e.id for e in held] == [e.id for e in batch if e.id not in {*bad, "p7"}]
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1 and "skipped 7 invalid entries" in warnings[0]
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.store"):
         assert list(reopened.entries()) == held  # reported once per process
         expanded = reopened.expand(QUERIES[0], ["p1", "p8"], seeds=1)
         assert expanded == reopened.expand(QUERIES[0], ["p8"], seeds=1)  # a corrupted seed is
@@ -283,7 +288,7 @@ def test_a_stored_count_of_the_wrong_type_is_ignored_with_a_warning(tmp_path, ca
     name = memory.entry("p0").mentions[0]
     with sqlite3.connect(tmp_path / "links.sqlite") as conn:
         conn.execute("UPDATE names SET keyed = 'many' WHERE name = ?", (name,))
-    with caplog.at_level(logging.WARNING, logger="cage_core.link_store"):
+    with caplog.at_level(logging.WARNING, logger="cage_core.expansion.store"):
         assert store.specificity(name) == 0.0
         assert store.specificity(name) == 0.0
     assert [r.getMessage() for r in caplog.records if "not ints >= 0" in r.getMessage()] == [
@@ -334,7 +339,7 @@ def test_ingest_components_write_a_store_path_in_place_of_a_json_lines_file(tmp_
 def test_cage_links_imports_an_old_file_once_and_exports_the_store_again(tmp_path):
     import io
 
-    from cage_core.cli import main
+    from cage_core.cli.commands import main
 
     memory = LinkIndex()
     memory.add_entries(entries(60))

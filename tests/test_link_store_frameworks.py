@@ -12,8 +12,8 @@ pytestmark = pytest.mark.models  # the ingest components parse with spaCy; retri
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from cage_core.link_index import LinkIndex
-from cage_core.link_store import SqliteLinkStorage
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.store import SqliteLinkStorage
 from cage_langchain import (
     CageExpansionRetriever,
     CageGraphTransformer,

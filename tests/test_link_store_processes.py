@@ -18,8 +18,8 @@ from pathlib import Path
 from link_store_worker import partition_rows
 from test_store_processes import PROCESS_TIMEOUT_S, Workers, wait_for
 
-from cage_core.link_index import LinkIndex
-from cage_core.link_ingest import link_entries, write_link_partition
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.ingest import link_entries, write_link_partition
 
 WORKER = Path(__file__).with_name("link_store_worker.py")
 WRITERS = 3

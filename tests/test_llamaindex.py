@@ -254,7 +254,7 @@ def test_with_an_integrity_key_a_forged_graph_in_a_persisted_index_is_ignored(no
                                                                               caplog):
     from llama_index.core import StorageContext, load_index_from_storage
 
-    from cage_core.graph.passage_graph import PassageGraph, content_hash
+    from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
     key = "shared by ingest and rerank"
     signed = IngestionPipeline(transformations=[CageGraphExtractor(integrity_key=key)]).run(nodes=nodes)

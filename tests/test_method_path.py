@@ -9,10 +9,10 @@ from pools import QUERY, TEXTS
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import EncoderConfig
-from cage_core.encodings import EncodingCache
-from cage_core.fusion import score_pool
 from cage_core.methods import CageMethod, Pool, get_method, pool_scores
+from cage_core.paper.encodings import EncodingCache
 from cage_core.passage import as_passages
+from cage_core.ranking.fusion import score_pool
 from cage_core.reranker import configured_reranker
 
 POOL = TEXTS[:4]
@@ -75,7 +75,7 @@ def counted_encodings(monkeypatch):
         time.sleep(ENCODING_SECONDS)
         return np.eye(len(graphs))
 
-    monkeypatch.setattr("cage_core.encodings.rgcn_coherence_matrix", fake)
+    monkeypatch.setattr("cage_core.paper.encodings.rgcn_coherence_matrix", fake)
     return calls
 
 
@@ -101,7 +101,7 @@ def test_a_reused_encoding_is_charged_its_cost(counted_encodings):
 
 def test_a_registered_method_is_in_cage_evals_default_and_help(monkeypatch):
     import cage_core.methods as registry
-    from cage_core.cli import build_parser, method_names
+    from cage_core.cli.commands import build_parser, method_names
     from cage_core.methods import RandomMethod, register_method
 
     monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))

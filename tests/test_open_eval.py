@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from cage_core import Passage
-from cage_core.bm25_index import BM25Index
-from cage_core.cli import main
+from cage_core.cli.commands import main
 from cage_core.eval.corpus import corpus_from_pools, load_corpus
+from cage_core.eval.corpus_bm25 import BM25Index
 from cage_core.eval.corpus_retrieval import CorpusRetriever
 from cage_core.eval.datasets import DatasetFormatError, load_questions
 from cage_core.eval.metrics import all_gold_in_top_k
@@ -24,8 +24,8 @@ from cage_core.eval.open_retrieval import (
 )
 from cage_core.eval.report import markdown, summarize
 from cage_core.eval.runner import DatasetRun, EvalRun, rank_pool, run_evaluation
-from cage_core.lexical import pool_bm25
 from cage_core.methods import Pool, get_method
+from cage_core.ranking.pool_bm25 import pool_bm25
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OPEN = FIXTURES / "open"
@@ -183,7 +183,7 @@ def test_eval_rejects_inconsistent_open_options(tmp_path, capsys, extra, message
 
 
 def test_eval_defaults_to_recall_and_all_gold_at_1_2_3_5():
-    from cage_core.cli import build_parser
+    from cage_core.cli.commands import build_parser
 
     args = build_parser().parse_args(["eval", "--data", "x"])
     assert args.k == "1,2,3,5" and args.open is None and args.retriever == "cosine" and not args.no_titles

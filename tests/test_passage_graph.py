@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from cage_core.graph import GraphFormatError, PassageGraph
-from cage_core.graph.build import GraphParser
-from cage_core.graph.passage_graph import content_hash
-from cage_core.graph.relations import Relation
-from cage_core.graph.vectors import hashed_vector
+from cage_core.graphs import GraphFormatError, PassageGraph
+from cage_core.graphs.parse import GraphParser
+from cage_core.graphs.passage_graph import content_hash
+from cage_core.graphs.relations import Relation
+from cage_core.graphs.vectors import hashed_vector
 
 
 def test_marie_curie_graph_merges_names_resolves_she_and_types_edges(marie_graph):

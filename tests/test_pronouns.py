@@ -2,7 +2,7 @@
 
 import pytest
 
-from cage_core.graph.pronouns import resolve_pronouns
+from cage_core.graphs.pronouns import resolve_pronouns
 
 
 def _resolved(nlp, text):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from cage_core import CageReranker
-from cage_core.ray_data import BatchReranker, GraphEnricher
+from cage_core.integrations.ray_data import BatchReranker, GraphEnricher
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 
@@ -60,7 +60,7 @@ def test_ray_batch_reranking_equals_in_process(local_ray, nlp):
 def test_enrich_cli_local_fills_a_store_that_starts_a_reranker_warm(tmp_path, nlp):
     import io
 
-    from cage_core.cli import main
+    from cage_core.cli.commands import main
 
     src, dst, store = tmp_path / "in.jsonl", tmp_path / "out.parquet", tmp_path / "g.sqlite"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
@@ -80,7 +80,7 @@ def test_enrich_cli_local_fills_a_store_that_starts_a_reranker_warm(tmp_path, nl
 def test_enrich_cli_on_ray_keeps_order_and_equals_in_process(local_ray, tmp_path):
     import io
 
-    from cage_core.cli import main
+    from cage_core.cli.commands import main
 
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))

@@ -137,14 +137,14 @@ def test_async_retrieval_from_chroma_matches_sync(tmp_path, embeddings, enriched
     assert asyncio.run(retriever.ainvoke(QUERY)) == retriever.invoke(QUERY)
 
 
-# -- keyed integrity of stored graphs (cage_core.graph_integrity) ------------------------------
+# -- keyed integrity of stored graphs (cage_core.graphs.integrity) ------------------------------
 KEY = "a secret the store's other writers do not know"
 
 
 def _forge(store, victim_title, donor_title):
     """Rewrite the victim's stored graph in Chroma: the donor's entities under the victim's
     content hash (what anyone who can write the store can do), keeping the victim's text."""
-    from cage_core.graph.passage_graph import PassageGraph, content_hash
+    from cage_core.graphs.passage_graph import PassageGraph, content_hash
     from cage_core.metadata import passage_from_metadata
 
     everything = store.get(include=["documents", "metadatas"])

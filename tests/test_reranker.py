@@ -86,7 +86,7 @@ def test_single_passage_has_coherence_zero(reranker):
     (only,) = reranker.rerank(QUERY, POOL[:1])
     assert only.coherence == 0.0 and only.index == 0
     # standardised within a pool of one: 0, plus the gain of the subject the query names
-    # ("Marie Curie"; cage_core.subject_core), fused with the untitled α
+    # ("Marie Curie"; cage_core.ranking.untitled_core), fused with the untitled α
     untitled = reranker.config.untitled
     assert only.score == pytest.approx(untitled.alpha * untitled.query_subject_weight, abs=1e-12)
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from cage_core.graph.features import feature_dim, node_features
-from cage_core.graph.relations import ENTITY_TYPES, POS_TAGS
-from cage_core.graph.reweight import min_out_degree_weights
+from cage_core.graphs.relations import ENTITY_TYPES, POS_TAGS
+from cage_core.paper.features import feature_dim, node_features
+from cage_core.paper.reweight import min_out_degree_weights
 
 
 def test_min_out_degree_nodes_and_their_edges_get_beta(marie_graph):

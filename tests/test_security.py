@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cage_core import CageReranker
-from cage_core.graph.passage_graph import MAX_EDGES, MAX_NODES
+from cage_core.graphs.passage_graph import MAX_EDGES, MAX_NODES
 
 QUERY = "Where was Marie Curie born?"
 POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.", "Warsaw is the capital of Poland."]

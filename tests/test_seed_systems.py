@@ -7,13 +7,6 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_core.contradiction import (
-    conflicts,
-    contradiction_penalty,
-    inversion_score,
-    keyword_overlap,
-    word_set,
-)
 from cage_core.methods import Pool, get_method
 from cage_core.methods.grapher import personalized_pagerank, seed_distribution
 from cage_core.methods.tegr import (
@@ -23,6 +16,13 @@ from cage_core.methods.tegr import (
     TEGRConfig,
     TEGRMethod,
     walk,
+)
+from cage_core.ranking.contradiction import (
+    conflicts,
+    contradiction_penalty,
+    inversion_score,
+    keyword_overlap,
+    word_set,
 )
 
 BAKERY = ["The Lumen bakery was founded by Mara Quint in 1990 in Oslo.",

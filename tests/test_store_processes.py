@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from store_worker import SHARED_KEYS, content, embedding_for, graph_for, own_key, shared_key
 
-from cage_core.graph_store import GraphStore
+from cage_core.graphs.store import GraphStore
 
 WORKER = Path(__file__).with_name("store_worker.py")
 WRITERS = 4

@@ -10,7 +10,7 @@ import resource
 import pytest
 
 from cage_core import CageConfig, CageReranker
-from cage_core.bench import demo_corpus
+from cage_core.cli.bench import demo_corpus
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 

@@ -1,16 +1,15 @@
-"""The default coherence on pools without titles (cage_core.subject_core): exact expectations."""
+"""The default coherence on pools without titles (cage_core.ranking.untitled_core): exact expectations."""
 
 import numpy as np
 import pytest
 
 from cage_core import CageConfig, Passage
 from cage_core.config import ChainConfig, UntitledConfig
-from cage_core.evidence_chain import evidence_chain
-from cage_core.fusion import score_pool, standardize
 from cage_core.passage import Via
-from cage_core.passage_subject import Subject, subject_aliases
-from cage_core.scoring import ranking
-from cage_core.subject_core import (
+from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.ranking.subjects import Subject, subject_aliases
+from cage_core.ranking.untitled_core import (
     SubjectLinks,
     query_named_subjects,
     short_chain,
@@ -20,6 +19,7 @@ from cage_core.subject_core import (
     subject_mentions,
     untitled_subject,
 )
+from cage_core.scoring import ranking
 
 
 def links_of(mentions, entities=None, named=None, query_named=None):

@@ -5,11 +5,11 @@ Three retrievers (``Retriever``):
 ``"cosine"``
     the query–passage cosine of the embeddings (all-MiniLM-L6-v2 by default);
 ``"bm25"``
-    BM25 with IDF over the corpus (:class:`~cage_core.bm25_index.BM25Index`);
+    BM25 with IDF over the corpus (:class:`~cage_core.eval.corpus_bm25.BM25Index`);
 ``"hybrid"``
     ``z(cos_i) + w_lex · z(bm25_i)`` over a candidate set: the union of the top
     ``max(K, HYBRID_CANDIDATES)`` passages by cosine and the same number by BM25, each score
-    standardised over that set (``z`` of :func:`cage_core.fusion.standardize`); ``w_lex`` is
+    standardised over that set (``z`` of :func:`cage_core.ranking.fusion.standardize`); ``w_lex`` is
     the reranker's ``CageConfig.lexical_weight``, as in the pool-level ``hybrid`` method.
 
 Every retriever returns corpus indices, best first; equal scores keep corpus order.
@@ -22,8 +22,8 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from cage_core.bm25_index import BM25Index
-from cage_core.fusion import standardize
+from cage_core.eval.corpus_bm25 import BM25Index
+from cage_core.ranking.fusion import standardize
 from cage_core.scoring import ranking
 
 __all__ = [

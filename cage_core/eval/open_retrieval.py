@@ -16,7 +16,7 @@ For each evaluation file:
 3. **Retrieval** (:mod:`cage_core.eval.corpus_retrieval`): the top ``k`` corpus passages of
    each question by cosine, BM25 or hybrid.
 4. **Expansion** (optional, a separate step): passages the link index
-   (:mod:`cage_core.link_index`) reaches from the retrieved ones join the pool after them,
+   (:mod:`cage_core.expansion.index`) reaches from the retrieved ones join the pool after them,
    in the index's order.
 5. **Ranking**: the pool — retrieval order, expansions last — with each passage's query
    cosine as the pool similarity and each corpus passage's graph computed once per run (the
@@ -56,8 +56,8 @@ from cage_core.eval.runner import (
     rank_pool,
     resolve_data_paths,
 )
-from cage_core.graph.passage_graph import PassageGraph
-from cage_core.link_index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
+from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
+from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix

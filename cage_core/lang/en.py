@@ -1,7 +1,7 @@
 """English language data: the word lists, the named string rules and the name shortening
-that subjects (:mod:`cage_core.passage_subject`), the link index
-(:mod:`cage_core.link_index`), pronoun resolution (:mod:`cage_core.graph.pronouns`), the
-graph builder (:mod:`cage_core.graph.build`) and pool BM25 (:mod:`cage_core.lexical`) read.
+that subjects (:mod:`cage_core.ranking.subjects`), the link index
+(:mod:`cage_core.expansion.index`), pronoun resolution (:mod:`cage_core.graphs.pronouns`), the
+graph builder (:mod:`cage_core.graphs.parse`) and pool BM25 (:mod:`cage_core.ranking.pool_bm25`) read.
 
 One list per concept. Where two consumers read *different* lists for what looks like one
 concept, each list is named for what it is and the difference is stated (the rankings and
@@ -56,12 +56,12 @@ THING_PRONOUNS = frozenset({"it", "its", "itself"})
 GROUP_PRONOUNS = frozenset({"they", "them", "their", "theirs", "themselves"})
 PRONOUNS = PERSON_PRONOUNS | THING_PRONOUNS | GROUP_PRONOUNS
 """Every pronoun pronoun resolution links to an entity; an entity span made only of these is
-no node (:mod:`cage_core.graph.pronouns`, :mod:`cage_core.graph.build`)."""
+no node (:mod:`cage_core.graphs.pronouns`, :mod:`cage_core.graphs.parse`)."""
 SUBJECT_PRONOUNS = frozenset({
     "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our",
 })  # fmt: skip
 """Subject and possessive pronouns of every person: a first-sentence subject never starts
-with one, not even a title-cased one (:mod:`cage_core.passage_subject`)."""
+with one, not even a title-cased one (:mod:`cage_core.ranking.subjects`)."""
 
 # -- first-sentence subjects -------------------------------------------------------------------
 NEVER_FIRST_WORDS = SUBJECT_PRONOUNS | frozenset({
@@ -89,7 +89,7 @@ SUBJECT_END_VERBS = frozenset({
 })  # fmt: skip
 """Words that end a first-sentence subject ("Marie Curie *was* ...")."""
 LEADING_DETERMINERS = frozenset({"the", "a", "an"})
-"""Articles an entity span is also known without ("the Beatles"; :mod:`cage_core.graph.build`)."""
+"""Articles an entity span is also known without ("the Beatles"; :mod:`cage_core.graphs.parse`)."""
 
 # -- names -------------------------------------------------------------------------------------
 HONORIFICS = frozenset({"sir", "dame", "lord", "lady", "dr"})
@@ -110,7 +110,7 @@ STOP_WORDS = frozenset((
     "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
     "these", "they", "this", "to", "was", "will", "with",
 ))  # fmt: skip
-"""The English stop words of ``bm25s`` (Lucene's list; :mod:`cage_core.lexical`)."""
+"""The English stop words of ``bm25s`` (Lucene's list; :mod:`cage_core.ranking.pool_bm25`)."""
 
 # -- named string rules ------------------------------------------------------------------------
 STRING_RULES: frozenset[str] = frozenset({
@@ -120,7 +120,7 @@ STRING_RULES: frozenset[str] = frozenset({
 """The string rules of the untitled-pool ranking that a run can switch off, by name:
 
 * ``first_sentence_subject``: a passage without title or metadata is about the leading name
-  of its first sentence (:func:`~cage_core.passage_subject.first_sentence_subject`);
+  of its first sentence (:func:`~cage_core.ranking.subjects.first_sentence_subject`);
 * ``quoted_subject``: ... or about the quoted name it opens with ("On My Mind" is a song);
 * ``entity_subject``: failing those, about its most central named entity;
 * ``honorifics``: a subject also goes without a leading title (:data:`HONORIFICS`, ...);
@@ -171,10 +171,10 @@ class AliasStyle:
 
 RANKING_ALIASES = AliasStyle(HONORIFICS | CLERGY_TITLES, every_title=True, suffixes=True,
                              min_words=3, max_words=0, letters_only=True, partial=True)  # fmt: skip
-"""How subjects are shortened for ranking (:func:`~cage_core.passage_subject.subject_aliases`)."""
+"""How subjects are shortened for ranking (:func:`~cage_core.ranking.subjects.subject_aliases`)."""
 EXPANSION_ALIASES = AliasStyle(HONORIFICS | SAINT_TITLES, every_title=False, suffixes=False,
                                min_words=3, max_words=5, letters_only=False, partial=False)  # fmt: skip
-"""How names are shortened for the link index (:func:`~cage_core.link_index.name_aliases`)."""
+"""How names are shortened for the link index (:func:`~cage_core.expansion.index.name_aliases`)."""
 
 
 def shortened_names(words: Sequence[str], style: AliasStyle,

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cage_core.lexical import BM25_B, BM25_K1, pool_bm25
 from cage_core.methods.base import Pool
+from cage_core.ranking.pool_bm25 import BM25_B, BM25_K1, pool_bm25
 
 __all__ = [
     "BM25Method",
@@ -44,7 +44,7 @@ class VanillaMethod:
 
 @dataclass(frozen=True)
 class BM25Method:
-    """Okapi BM25 with IDF over the pool itself (see :mod:`cage_core.lexical`)."""
+    """Okapi BM25 with IDF over the pool itself (see :mod:`cage_core.ranking.pool_bm25`)."""
 
     k1: float = BM25_K1
     b: float = BM25_B

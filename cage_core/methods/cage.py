@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cage_core.config import CageConfig
-from cage_core.fusion import PoolScores, score_pool
 from cage_core.methods.base import Pool
+from cage_core.ranking.fusion import PoolScores, score_pool
 
 __all__ = [
     "CageMethod",
@@ -17,7 +17,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CageMethod:
-    """CAGE under ``config`` (see :mod:`cage_core.fusion`); what :class:`CageReranker
+    """CAGE under ``config`` (see :mod:`cage_core.ranking.fusion`); what :class:`CageReranker
     <cage_core.reranker.CageReranker>` runs by default.
 
     Variants with the same encoder config share one encoding of the pool

@@ -3,7 +3,7 @@
 GraphER enriches every object once, at indexing time, with metadata that implies edges;
 CAGE's passage graphs already are that enrichment (titles and named entities, stored with
 the object by the ingest transformers). At query time a graph over the candidates is built
-from it — the bridge link matrix ``L`` of :mod:`cage_core.bridge` (title mentions and
+from it — the bridge link matrix ``L`` of :mod:`cage_core.ranking.links` (title mentions and
 shared named entities) — and ranked by personalised PageRank seeded by the retriever::
 
     p = softmax(z(sim) / τ)
@@ -21,10 +21,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from cage_core.bridge import link_matrix
 from cage_core.config import WEIGHT, Flag, Ranges, Real, validate
-from cage_core.fusion import standardize
 from cage_core.methods.base import Pool
+from cage_core.ranking.fusion import standardize
+from cage_core.ranking.links import link_matrix
 
 __all__ = [
     "MAX_ITERATIONS",
@@ -74,7 +74,7 @@ class GraphERConfig:
         damping: the walk's damping d; in [0, 0.99].
         temperature: the seed temperature τ; > 0.
         entity_weight: weight of shared named entities against title mentions in the links
-            (as CAGE's bridge links, :func:`~cage_core.bridge.link_matrix`).
+            (as CAGE's bridge links, :func:`~cage_core.ranking.links.link_matrix`).
         title_links: whether a passage naming another passage's title links them.
     """
 

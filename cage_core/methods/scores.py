@@ -1,4 +1,4 @@
-"""Every ranking method's result in the reranker's form, :class:`~cage_core.fusion.PoolScores`.
+"""Every ranking method's result in the reranker's form, :class:`~cage_core.ranking.fusion.PoolScores`.
 
 Kept apart from :mod:`cage_core.methods.base`, so that the protocol imports no implementation.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cage_core.fusion import PoolScores
 from cage_core.methods.base import ExplainedMethod, Pool, RankingMethod
+from cage_core.ranking.fusion import PoolScores
 
 __all__ = ["pool_scores"]
 

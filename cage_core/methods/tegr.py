@@ -26,12 +26,12 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from cage_core.bridge import bare_title, entity_names
 from cage_core.config import UNIT, Int, Ranges, check_real, validate
-from cage_core.contradiction import conflicts, inversion_score, keyword_overlap, word_set
-from cage_core.graph.passage_graph import PassageGraph
+from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.methods.base import Pool
-from cage_core.pool_index import (
+from cage_core.ranking.contradiction import conflicts, inversion_score, keyword_overlap, word_set
+from cage_core.ranking.links import bare_title, entity_names
+from cage_core.ranking.pair_index import (
     index_sets,
     overlap,
     shared_key_pairs,
@@ -76,13 +76,13 @@ class Chunk:
     title: str
     graph: PassageGraph
     words: frozenset[str] = field(init=False)
-    """Lower-cased word set (:func:`~cage_core.contradiction.word_set`)."""
+    """Lower-cased word set (:func:`~cage_core.ranking.contradiction.word_set`)."""
     entities: frozenset[str] = field(init=False)
-    """Non-numeric entity names (:func:`~cage_core.bridge.entity_names`)."""
+    """Non-numeric entity names (:func:`~cage_core.ranking.links.entity_names`)."""
     lowered: str = field(init=False)
     """The text, lower-cased."""
     bare: str = field(init=False)
-    """:func:`~cage_core.bridge.bare_title` of the title."""
+    """:func:`~cage_core.ranking.links.bare_title` of the title."""
     years: tuple[str, ...] = field(init=False)
     """Years the text names, as written."""
     gives_example: bool = field(init=False)

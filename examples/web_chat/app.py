@@ -31,8 +31,8 @@ from langchain_core.documents import Document  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
 from cage_core import CageReranker, Passage  # noqa: E402
-from cage_core.evidence_chain import evidence_chain  # noqa: E402
-from cage_core.explain import render_heatmap  # noqa: E402
+from cage_core.heatmap import render_heatmap  # noqa: E402
+from cage_core.ranking.explanation import evidence_chain  # noqa: E402
 from cage_core.scoring import ranking  # noqa: E402
 from cage_langchain import PackagedMiniLMEmbeddings  # noqa: E402
 

@@ -1,0 +1,175 @@
+"""Writing a link index at ingest, from the graphs the ingest components build anyway.
+
+:class:`cage_langchain.CageGraphTransformer` and :class:`cage_llamaindex.CageGraphExtractor`
+parse every document into its graph; given a ``link_index`` target they also add each
+document's :func:`~cage_core.expansion.index.entry_for` entry (its subject, from the title, the
+metadata of :data:`~cage_core.ranking.subjects.SUBJECT_METADATA_KEYS` or the text, and the
+entities of its graph) to a :class:`~cage_core.expansion.index.LinkIndex`: no extra parse.
+
+The target is either
+
+* a :class:`~cage_core.expansion.index.LinkIndex`, extended in memory (an entry replaces the one
+  with the same id). It lives in one process: where the component is copied into worker
+  processes (``IngestionPipeline(num_workers=...)``) each worker extends its own copy, so
+  use a path there; or
+* the path of a SQLite link store (a name ending in
+  :data:`~cage_core.expansion.index.STORE_SUFFIXES`, e.g. ``graphs.links.sqlite``; created if
+  absent): the entries are upserted by id in short transactions
+  (:mod:`cage_core.expansion.store`), in time proportional to the batch, safe with several
+  processes and with a killed one. What to use at scale, and with worker processes; or
+* the path of a JSON Lines index: the entries are merged into the index saved there
+  (created if absent) under an exclusive lock of ``<path>.lock`` (``fcntl.flock``;
+  unlocked where there is no ``fcntl``): read with :meth:`LinkIndex.load
+  <cage_core.expansion.index.LinkIndex.load>` (validated; a file with a bad header raises and
+  is left as it is), extended, saved atomically. Safe with several processes, but each
+  call reads and writes the whole file once: for small corpora only.
+
+``cage enrich`` (:mod:`cage_core.integrations.enrich`) writes the entries of each batch of enriched rows
+(a ``cage_graph`` column) with :func:`write_link_partition`, or :func:`link_entries` into its
+own index.
+
+A document without a usable id (``None``, ``""``, longer than
+:data:`~cage_core.expansion.index.MAX_ID_CHARS`, not writable as UTF-8) is not indexed: an expansion retriever fetches
+linked passages from the vector store by id, so every document needs the id it is stored
+under (LangChain: ``Document(id=...)``; LlamaIndex nodes always have one). One warning per
+call gives their count.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from cage_core.expansion.contract import LinkIndexSource
+from cage_core.expansion.index import (
+    FILE_MODE,
+    MAX_ID_CHARS,
+    LinkEntry,
+    LinkIndex,
+    entry_for,
+    is_store_path,
+)
+from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.metadata import GRAPH_KEY, passages_from_metadata
+from cage_core.passage import Passage
+
+__all__ = [
+    "LOCK_SUFFIX",
+    "extend_saved",
+    "index_documents",
+]
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["extend_saved", "index_documents", "link_entries", "row_id", "write_link_partition"]
+
+logger = logging.getLogger(__name__)
+
+LOCK_SUFFIX = ".lock"
+
+
+def index_documents(
+    target: LinkIndexSource,
+    items: Iterable[tuple[object, Passage, PassageGraph, Mapping[str, Any]]],
+) -> int:
+    """Add ``(id, passage, graph, metadata)`` items to ``target`` (module docstring).
+
+    Returns:
+        How many entries were added (items without a usable id are not).
+    """
+    if not isinstance(target, (LinkIndex, str, os.PathLike)):
+        raise TypeError(f"link_index must be a LinkIndex or a path, got {type(target).__name__}")
+    entries: list[LinkEntry] = []
+    without_id = 0
+    for passage_id, passage, graph, metadata in items:
+        try:
+            entries.append(entry_for(passage_id, passage, graph, metadata))
+        except ValueError:  # entry_for's only ValueError: the id is not a usable passage id
+            without_id += 1
+    if without_id:
+        logger.warning("%d documents have no usable id (a string of 1 to %d characters) and are "
+                       "not in the link index; give them the ids the vector store keeps",
+                       without_id, MAX_ID_CHARS)  # fmt: skip
+    if isinstance(target, LinkIndex):
+        for entry in entries:
+            target.add_entry(entry)
+    elif entries:
+        extend_saved(Path(target), entries)
+    return len(entries)
+
+
+def extend_saved(path: Path, entries: Iterable[LinkEntry]) -> int:
+    """Add ``entries`` to the index stored at ``path`` (created if absent) as the module
+    docstring says (a SQLite store: upserts; JSON Lines: a merge under the lock); returns
+    the passages the stored index then holds."""
+    if is_store_path(path):
+        with LinkIndex.open(path, create=True) as store:
+            store.add_entries(entries)
+            return len(store)
+    with _locked(path.with_name(path.name + LOCK_SUFFIX)):
+        index = LinkIndex.load(path) if path.exists() else LinkIndex()
+        for entry in entries:
+            index.add_entry(entry)
+        index.save(path)
+    return len(index)
+
+
+@contextmanager
+def _locked(lock_path: Path) -> Iterator[None]:
+    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, FILE_MODE)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+ROW_ID_COLUMN = "id"
+
+
+def _title(row: dict[str, Any]) -> str:
+    title = row.get("title")
+    return title if isinstance(title, str) else ""  # a missing Parquet/pandas cell is None or NaN
+
+
+def row_id(row: dict[str, Any], position: int) -> str:
+    """The passage id of an enriched row: its ``id`` column when that is a non-empty string,
+    else its 0-based input ``position`` as a string."""
+    value = row.get(ROW_ID_COLUMN)
+    return value if isinstance(value, str) and value else str(position)
+
+
+def link_entries(rows: Sequence[dict[str, Any]], start: int = 0) -> list[LinkEntry]:
+    """The link entries of enriched rows (``text``, optional ``title``, ``cage_graph``; the
+    other columns are the metadata a subject is read from), the first at input position
+    ``start`` (:func:`row_id`)."""
+    metadatas = [{k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)} for row in rows]
+    # Document structure (doc_id/position columns, or source/start_index resolved over the
+    # batch): cage_core.metadata.passages_from_metadata.
+    structured = passages_from_metadata([row["text"] for row in rows], metadatas, None)
+    entries = []
+    for position, (row, metadata, found) in enumerate(zip(rows, metadatas, structured), start):
+        graph = PassageGraph.from_stored(row[GRAPH_KEY])
+        passage = Passage(row["text"], title=_title(row), doc_id=found.doc_id,
+                          position=found.position)  # fmt: skip
+        entries.append(entry_for(row_id(row, position), passage, graph, metadata))
+    return entries
+
+
+def write_link_partition(store: str | os.PathLike[str], rows: Sequence[dict[str, Any]],
+                         start: int = 0) -> int:  # fmt: skip
+    """Upsert the link entries of one partition of enriched rows (input positions from
+    ``start``) into the SQLite link store at ``store`` (created if absent); returns how
+    many. Idempotent: writing a partition again (a retried or resumed run) changes nothing."""
+    entries = link_entries(rows, start)
+    with LinkIndex.open(store, create=True) as index:
+        index.add_entries(entries)
+    return len(entries)

@@ -1,0 +1,601 @@
+"""The link index stored for random access: a SQLite file, opened without loading, read per query.
+
+:meth:`LinkIndex.open("links.sqlite") <cage_core.expansion.index.LinkIndex.open>` gives a
+:class:`~cage_core.expansion.index.LinkIndex` over this storage: the same entries, the same
+:meth:`~cage_core.expansion.index.LinkIndex.expand` (one algorithm, reading through
+:class:`~cage_core.expansion.index.LinkStorage`), but nothing is loaded: opening reads one row,
+an expansion a handful of indexed lookups, and adding or removing entries costs in
+proportion to them, not to the index. JSON Lines stays the export and import format::
+
+    index = LinkIndex.open("graphs.links.sqlite", create=True)   # writers: ingest
+    index.add_entries(entries)                                    # upserts, keyed by id
+    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")    # an old index, once
+    LinkIndex.open("graphs.links.sqlite").save("export.jsonl")   # and back
+
+Layout (version ``STORE_VERSION``)::
+
+    meta(key, value)                   format tag, version, passage count N
+    entries(pid, id UNIQUE, data, doc_id, position)   data: {"subject", "keys", "mentions"}
+    names(nid, name UNIQUE, keyed, mentioned)         df(name) = keyed + mentioned
+    postings(nid, role, pid)           PRIMARY KEY (nid, role, pid), WITHOUT ROWID
+
+``keyed``, ``mentioned`` and ``N`` are kept up to date in the transaction that changes
+them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces the old
+one (its postings and counts are taken back first): putting the same entries twice, as a
+resumed or retried ingest does, leaves the store as once.
+
+Sharing and safety, as the graph store (:mod:`cage_core.graphs.store`): WAL mode (readers
+never wait for writers); every write is ``BEGIN IMMEDIATE`` transactions of at most
+``WRITE_BATCH_ENTRIES`` entries, each stored whole or not at all, also when its process
+is killed; a locked database is waited for (``busy_timeout_s``) and retried up to
+``max_attempts`` times with jittered backoff. Unlike the graph store (a cache), a link
+index cannot recompute a lost write: a write still locked after the last attempt raises
+``sqlite3.OperationalError`` (the batches before it stay committed; putting the entries
+again is safe). One expansion reads in one read transaction, so it sees one state of the
+store. A connection is never used across ``fork()``; the file is created 0600 in a 0700
+directory.
+
+Every row is untrusted on read: an entry row goes through
+:meth:`LinkEntry.from_stored <cage_core.expansion.index.LinkEntry.from_stored>` (the rules of the
+JSON Lines loader), a count or posting of the wrong type is ignored, and each bad row is
+skipped and reported once per process, in one warning per read.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cage_core.expansion.index import (
+    FORMAT_TAG,
+    LinkEntry,
+    LinkIndexFormatError,
+    NameRole,
+    _bounded_lines,
+    _chunk_order,
+    _header,
+    _json_line,
+    _valid_id,
+)
+from cage_core.graphs.store import (
+    BUSY_TIMEOUT_S,
+    FILE_MODE,
+    MAX_ATTEMPTS,
+    SIDE_FILE_SUFFIXES,
+    _backoff_s,
+    _create_private_file,
+    _is_busy,
+)
+
+__all__ = [
+    "STORE_FORMAT",
+    "STORE_VERSION",
+    "WRITE_BATCH_ENTRIES",
+    "SqliteLinkStorage",
+    "import_jsonl",
+]
+
+logger = logging.getLogger(__name__)
+
+STORE_FORMAT = FORMAT_TAG + "-sqlite"
+"""The ``format`` row of a link store's ``meta`` table."""
+STORE_VERSION = 1
+"""Bump when the tables or the meaning of their columns change."""
+WRITE_BATCH_ENTRIES = 1000
+"""Entries per write transaction: other writers wait at most about one batch."""
+READ_BATCH_KEYS = 500
+"""Values per ``… IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
+CACHE_KIB = 32 * 1024
+"""SQLite page cache per connection (KiB) unless one is given: bounds a querying process's
+memory, and holds the pages a write batch changes."""
+PAGE_SIZE = 1024
+"""Bytes per database page of a new store. An upsert of a batch changes about a page per
+posting (names are spread all over the postings), and each changed page is written whole
+to the WAL and back: adding 1,000 entries to a store of 100k wrote 11 MB of WAL with 1 KiB
+pages against 20 MB with SQLite's 4 KiB, for ~10% more CPU (the gap grows with the store,
+whose B-trees spread over more pages)."""
+ROLES: dict[NameRole, int] = {"key": 0, "mention": 1}
+"""How a posting's role is stored."""
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value NOT NULL)",
+    ("CREATE TABLE IF NOT EXISTS entries (pid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+     "data TEXT NOT NULL, doc_id TEXT, position INTEGER)"),
+    "CREATE INDEX IF NOT EXISTS entries_by_doc ON entries (doc_id) WHERE doc_id IS NOT NULL",
+    ("CREATE TABLE IF NOT EXISTS names (nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+     "keyed INTEGER NOT NULL, mentioned INTEGER NOT NULL)"),
+    ("CREATE TABLE IF NOT EXISTS postings (nid INTEGER NOT NULL, role INTEGER NOT NULL, "
+     "pid INTEGER NOT NULL, PRIMARY KEY (nid, role, pid)) WITHOUT ROWID"),
+)
+_DATA_FIELDS = frozenset({"subject", "keys", "mentions"})
+
+_T = TypeVar("_T")
+
+_STORES: weakref.WeakSet[SqliteLinkStorage] = weakref.WeakSet()
+"""Every open link store in this process, so a forked child can drop their connections."""
+_INHERITED: list[sqlite3.Connection] = []
+"""Connections a forked child inherited: kept alive, never used or closed."""
+
+
+def _text(value: bytes) -> str:
+    """Stored text as ``str``; invalid UTF-8 becomes lone surrogates, which validation rejects."""
+    return value.decode("utf-8", "surrogateescape")
+
+
+class SqliteLinkStorage:
+    """:class:`~cage_core.expansion.index.LinkStorage` in a SQLite file (module docstring).
+
+    Args:
+        path: the store file.
+        create: create it (and its tables) when missing; else a missing file raises.
+        busy_timeout_s: how long SQLite waits for a lock per attempt.
+        max_attempts: attempts per read or write transaction (at least 1).
+        cache_kib: SQLite page cache of this process's connection (default ``CACHE_KIB``).
+
+    Raises:
+        FileNotFoundError: when ``path`` does not exist and not ``create``.
+        LinkIndexFormatError: when the file is not a link store of this version.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        max_attempts: int = MAX_ATTEMPTS,
+        cache_kib: int | None = None,
+    ) -> None:
+        cache_kib = CACHE_KIB if cache_kib is None else cache_kib
+        if max_attempts < 1 or busy_timeout_s < 0 or cache_kib < 1:
+            raise ValueError("max_attempts and cache_kib must be at least 1 and busy_timeout_s "
+                             "non-negative")  # fmt: skip
+        self.path = Path(path)
+        self._busy_timeout_s = busy_timeout_s
+        self._max_attempts = max_attempts
+        self._cache_kib = cache_kib
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+        self._reported: set[int] = set()
+        self._warned: set[str] = set()
+        if create:
+            _create_private_file(self.path)
+        elif not self.path.is_file():
+            raise FileNotFoundError(f"no link store at {self.path} (create one with "
+                                    "LinkIndex.open(path, create=True) or cage enrich)")
+        self._create = create
+        _STORES.add(self)
+        self._attempt(lambda conn: None)  # open and check now, so a bad file fails here
+
+    # -- LinkStorage: reads -------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._attempt(self._count)
+
+    def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
+        rows = self._select("SELECT pid, id, data, doc_id, position FROM entries WHERE id IN",
+                            list(dict.fromkeys(ids)))  # fmt: skip
+        return {entry.id: entry for entry in self._decoded(rows)}
+
+    def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
+        wanted = set(names)
+        rows = self._select("SELECT name, keyed, mentioned FROM names WHERE name IN",
+                            list(wanted))  # fmt: skip
+        out, bad = {}, 0
+        for name, keyed, mentioned in rows:
+            if name in wanted and _count_ok(keyed) and _count_ok(mentioned):
+                out[name] = (keyed, mentioned)
+            else:
+                bad += 1
+        if bad:
+            self._warn_once("counts", "link store %s: ignored %d name counts that are not ints "
+                                      ">= 0", self.path, bad)  # fmt: skip
+        return out
+
+    def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
+        wanted = set(names)
+        sql = ("SELECT n.name, e.id FROM names AS n "
+               "JOIN postings AS p ON p.nid = n.nid AND p.role = ? "
+               "JOIN entries AS e ON e.pid = p.pid WHERE n.name IN")  # fmt: skip
+        rows = self._select(sql, list(wanted), (ROLES[role],))
+        out: dict[str, set[str]] = {}
+        bad = 0
+        for name, passage_id in rows:
+            if name in wanted and _valid_id(passage_id):
+                out.setdefault(name, set()).add(passage_id)
+            else:
+                bad += 1
+        if bad:
+            self._warn_once("postings", "link store %s: ignored %d postings with an invalid "
+                                        "passage id", self.path, bad)  # fmt: skip
+        return out  # type: ignore[return-value]
+
+    def iter_entries(self) -> Iterator[LinkEntry]:
+        """Every valid entry, in the order put, read in pages (no long read transaction)."""
+        sql = ("SELECT pid, id, data, doc_id, position FROM entries WHERE pid > ? "
+               "ORDER BY pid LIMIT ?")  # fmt: skip
+        last = 0
+        while True:
+            page = (last, READ_BATCH_KEYS)
+            rows: list[tuple] = self._attempt(functools.partial(_fetch_all, sql, page))
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield from self._decoded(rows)
+
+    def chunks_of(self, doc_id: str) -> list[str]:
+        rows = self._attempt(lambda conn: conn.execute(
+            "SELECT pid, id, data, doc_id, position FROM entries WHERE doc_id = ?",
+            (doc_id,)).fetchall())  # fmt: skip
+        return [e.id for e in sorted(self._decoded(rows), key=_chunk_order)]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold one read transaction: the reads inside see one state of the store."""
+        with self._lock:
+            conn = self._connection()
+            if conn.in_transaction:  # nested
+                yield
+                return
+            self._attempt(lambda c: c.execute("BEGIN"))
+            try:
+                yield
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+
+    # -- LinkStorage: writes ------------------------------------------------------------
+    def put(self, entries: Sequence[LinkEntry]) -> None:
+        """Upsert ``entries`` in transactions of ``WRITE_BATCH_ENTRIES`` (module docstring)."""
+        latest: dict[str, LinkEntry] = {}
+        for entry in entries:  # a repeated id: the last, at its last place (as put one by one)
+            latest.pop(entry.id, None)
+            latest[entry.id] = entry
+        batch = list(latest.values())
+        for start in range(0, len(batch), WRITE_BATCH_ENTRIES):
+            chunk = batch[start : start + WRITE_BATCH_ENTRIES]
+            ids = [entry.id for entry in chunk]
+            self._write(functools.partial(self._replace, ids=ids, entries=chunk))
+
+    def delete(self, ids: Sequence[str]) -> int:
+        unique = list(dict.fromkeys(ids))
+        removed = 0
+        for start in range(0, len(unique), WRITE_BATCH_ENTRIES):
+            chunk = unique[start : start + WRITE_BATCH_ENTRIES]
+            removed += self._write(functools.partial(self._replace, ids=chunk, entries=[]))
+        return removed
+
+    def _replace(self, conn: sqlite3.Connection, ids: list[str],
+                 entries: Sequence[LinkEntry]) -> int:  # fmt: skip
+        """In the open write transaction: take back the entries of ``ids`` (rows, postings,
+        counts), then add ``entries``; returns how many old entries there were."""
+        old = self._select_in(conn, "SELECT pid, id, data, doc_id, position FROM entries "
+                                    "WHERE id IN", ids)  # fmt: skip
+        delta: dict[str, list[int]] = {}
+        gone: list[tuple[str, int, int]] = []
+        for row in old:
+            entry = self._decode(row, quiet=True)
+            if entry is None:  # its postings cannot be found; the join on pid hides them
+                logger.warning("link store %s: replaced an invalid entry row (pid %s); its "
+                               "names' counts may be off by one", self.path, row[0])  # fmt: skip
+                continue
+            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+                r = ROLES[role]  # type: ignore[index]
+                for name in names:
+                    delta.setdefault(name, [0, 0])[r] -= 1
+                    gone.append((name, r, row[0]))
+        conn.executemany("DELETE FROM entries WHERE pid = ?", [(row[0],) for row in old])
+        added: list[tuple[str, int, int]] = []
+        for entry in entries:
+            cursor = conn.execute(
+                "INSERT INTO entries (id, data, doc_id, position) VALUES (?, ?, ?, ?)",
+                (entry.id, _entry_data(entry), entry.doc_id, entry.position))
+            pid = cursor.lastrowid
+            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+                r = ROLES[role]  # type: ignore[index]
+                for name in names:
+                    delta.setdefault(name, [0, 0])[r] += 1
+                    added.append((name, r, pid))  # type: ignore[arg-type]
+        nids = dict(self._select_in(conn, "SELECT name, nid FROM names WHERE name IN",
+                                    list(delta)))  # fmt: skip
+        for name in delta:
+            if name not in nids:
+                cursor = conn.execute("INSERT INTO names (name, keyed, mentioned) "
+                                      "VALUES (?, 0, 0)", (name,))  # fmt: skip
+                nids[name] = cursor.lastrowid
+        # In key order: each B-tree page is visited once per statement.
+        conn.executemany("DELETE FROM postings WHERE nid = ? AND role = ? AND pid = ?",
+                         sorted((nids[n], r, p) for n, r, p in gone))  # fmt: skip
+        conn.executemany("INSERT OR IGNORE INTO postings (nid, role, pid) VALUES (?, ?, ?)",
+                         sorted((nids[n], r, p) for n, r, p in added))  # fmt: skip
+        changed = sorted(((k, m, nids[n]) for n, (k, m) in delta.items() if k or m),
+                         key=lambda row: row[2])  # fmt: skip
+        conn.executemany("UPDATE names SET keyed = keyed + ?, mentioned = mentioned + ? "
+                         "WHERE nid = ?", changed)  # fmt: skip
+        conn.executemany("DELETE FROM names WHERE nid = ? AND keyed <= 0 AND mentioned <= 0",
+                         [(nid,) for k, m, nid in changed if k < 0 or m < 0])  # fmt: skip
+        change = len(entries) - len(old)
+        if change:
+            conn.execute("UPDATE meta SET value = value + ? WHERE key = 'passages'", (change,))
+        return len(old)
+
+    # -- housekeeping -------------------------------------------------------------------
+    def close(self) -> None:
+        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
+        with self._lock:
+            self._closed = True
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled by path and settings: the copy opens its own connection (never creates)."""
+        return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
+                "max_attempts": self._max_attempts, "cache_kib": self._cache_kib}  # fmt: skip
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], busy_timeout_s=state["busy_timeout_s"],  # type: ignore[misc]
+                      max_attempts=state["max_attempts"], cache_kib=state["cache_kib"])
+
+    def __repr__(self) -> str:
+        return f"SqliteLinkStorage({str(self.path)!r})"
+
+    # -- rows ---------------------------------------------------------------------------
+    def _warn_once(self, kind: str, message: str, *args: object) -> None:
+        """A warning the first time this process meets ``kind`` of bad row; debug after."""
+        level = logging.DEBUG if kind in self._warned else logging.WARNING
+        self._warned.add(kind)
+        logger.log(level, message, *args)
+
+    def _count(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'passages'").fetchone()
+        if row is not None and _count_ok(row[0]):
+            return int(row[0])
+        logger.warning("link store %s: the stored passage count is invalid; counting",
+                       self.path)  # fmt: skip
+        return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+    def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
+        """The valid entries of entry rows; new invalid ones reported in one warning."""
+        out: list[LinkEntry] = []
+        reasons: dict[str, int] = {}
+        for row in rows:
+            entry = self._decode(row, reasons=reasons)
+            if entry is not None:
+                out.append(entry)
+        if reasons:
+            summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
+            logger.warning("link store %s: skipped %d invalid entries (%s)", self.path,
+                           sum(reasons.values()), summary)  # fmt: skip
+        return out
+
+    def _decode(self, row: tuple, *, quiet: bool = False,
+                reasons: dict[str, int] | None = None) -> LinkEntry | None:  # fmt: skip
+        """The entry of a row ``(pid, id, data, doc_id, position)``, validated as the JSON
+        Lines loader validates a line; ``None`` (counted in ``reasons`` the first time this
+        process sees the row) when invalid."""
+        pid, passage_id, data, doc_id, position = row
+        try:
+            if not isinstance(data, str):
+                raise LinkIndexFormatError("data is not text")
+            stored = _json_line(data)
+            if not isinstance(stored, dict) or set(stored) != _DATA_FIELDS:
+                raise LinkIndexFormatError("data has exactly the fields subject, keys, mentions")
+            stored["id"] = passage_id
+            if doc_id is not None:
+                stored["doc_id"] = doc_id
+            if position is not None:
+                stored["position"] = position
+            return LinkEntry.from_stored(stored)
+        except LinkIndexFormatError as exc:
+            if not quiet and reasons is not None and pid not in self._reported:
+                self._reported.add(pid)
+                reasons[str(exc)] = reasons.get(str(exc), 0) + 1
+            return None
+
+    def _select(self, sql: str, values: list[Any], before: tuple = ()) -> list[tuple]:
+        if not values:
+            return []
+        return self._attempt(lambda conn: self._select_in(conn, sql, values, before))
+
+    @staticmethod
+    def _select_in(conn: sqlite3.Connection, sql: str, values: list[Any],
+                   before: tuple = ()) -> list[tuple]:  # fmt: skip
+        """Rows of ``sql`` (ending in ``IN``) for ``values``, ``READ_BATCH_KEYS`` at a time."""
+        rows: list[tuple] = []
+        for start in range(0, len(values), READ_BATCH_KEYS):
+            chunk = values[start : start + READ_BATCH_KEYS]
+            rows += conn.execute(f"{sql} ({','.join('?' * len(chunk))})",
+                                 (*before, *chunk)).fetchall()  # fmt: skip
+        return rows
+
+    # -- SQLite access: locking, retries, fork safety -----------------------------------
+    def _write(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``op`` inside one ``BEGIN IMMEDIATE`` transaction, retried while locked."""
+
+        def transaction(conn: sqlite3.Connection) -> _T:
+            if conn.in_transaction:
+                raise RuntimeError("a link store cannot be written inside reading()")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = op(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return result
+
+        return self._attempt(transaction)
+
+    def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``op(connection)`` under the store lock, retried while the database is locked;
+        the last ``sqlite3.OperationalError`` is raised when every attempt found it locked."""
+        for attempt in range(self._max_attempts):
+            if attempt:
+                time.sleep(_backoff_s(attempt))
+            try:
+                with self._lock:
+                    return op(self._connection())
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or attempt == self._max_attempts - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _connection(self) -> sqlite3.Connection:
+        """This process's connection (opened and checked on first use); hold ``_lock``."""
+        if self._closed:
+            raise sqlite3.ProgrammingError(f"link store {self.path} is closed")
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_s, isolation_level=None,
+                               check_same_thread=False)  # fmt: skip
+        conn.text_factory = _text
+        try:
+            conn.execute(f"PRAGMA cache_size = -{self._cache_kib}")
+            tables = {row[0] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+            if not tables and self._create:
+                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only an empty file takes it
+                _set_wal(conn, self.path)
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for statement in _SCHEMA:
+                        conn.execute(statement)
+                    conn.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                                     [("format", STORE_FORMAT), ("version", STORE_VERSION),
+                                      ("passages", 0)])  # fmt: skip
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            _check_meta(conn, self.path)
+            _set_wal(conn, self.path)
+            conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise
+            raise LinkIndexFormatError(f"{self.path}: not a cage link store ({exc})") from None
+        except BaseException:
+            conn.close()
+            raise
+        for suffix in SIDE_FILE_SUFFIXES:
+            try:
+                os.chmod(str(self.path) + suffix, FILE_MODE)
+            except FileNotFoundError:
+                pass
+        return conn
+
+    def _forget_connection_after_fork(self) -> None:
+        """In a forked child: a fresh lock, and the parent's connection left untouched."""
+        self._lock = threading.RLock()
+        if self._conn is not None:
+            _INHERITED.append(self._conn)
+            self._conn = None
+
+
+def _fetch_all(sql: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
+    return conn.execute(sql, parameters).fetchall()
+
+
+def _set_wal(conn: sqlite3.Connection, path: Path) -> None:
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if mode != "wal":
+            logger.warning("link store %s: WAL mode unavailable (journal mode %s); readers "
+                           "will wait for writers", path, mode)  # fmt: skip
+
+
+def _check_meta(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('format', 'version')"))
+    except sqlite3.OperationalError as exc:
+        if _is_busy(exc):
+            raise
+        raise LinkIndexFormatError(f"{path}: not a cage link store (no meta table)") from None
+    if meta.get("format") != STORE_FORMAT:
+        raise LinkIndexFormatError(f"{path}: not a cage link store (missing format tag)")
+    if meta.get("version") != STORE_VERSION:
+        raise LinkIndexFormatError(f"{path}: link store version {meta.get('version')!r} is not "
+                                   f"{STORE_VERSION}; rebuild it with this cage-rag")  # fmt: skip
+
+
+def _count_ok(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _entry_data(entry: LinkEntry) -> str:
+    data = {"subject": entry.subject, "keys": list(entry.keys), "mentions": list(entry.mentions)}
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> int:
+    """Copy the JSON Lines link index at ``source`` into the SQLite store at ``target``
+    (created if absent; an entry replaces the one with its id), streaming: the file is
+    validated line by line as :meth:`LinkIndex.load <cage_core.expansion.index.LinkIndex.load>`
+    does (a bad header raises; bad lines and repeated ids — the first one stays — are
+    skipped, in one warning), never held whole. Returns the entries imported.
+
+    Raises:
+        LinkIndexFormatError: when the file's header is missing, malformed or of another
+            version, or the target is not a link store.
+    """
+    storage = SqliteLinkStorage(target, create=True)
+    seen: set[str] = set()
+    skipped: dict[str, int] = {}
+    pending: list[LinkEntry] = []
+    imported = 0
+    try:
+        with open(source, "rb") as handle:
+            lines = _bounded_lines(handle)
+            first = next(lines, b"")
+            if not first:
+                raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
+            _header(first, str(source))
+            for line in lines:
+                try:
+                    entry = LinkEntry.from_stored(_json_line(line))
+                    if entry.id in seen:
+                        raise LinkIndexFormatError("repeated id")
+                except LinkIndexFormatError as exc:
+                    skipped[str(exc)] = skipped.get(str(exc), 0) + 1
+                    continue
+                seen.add(entry.id)
+                pending.append(entry)
+                if len(pending) == WRITE_BATCH_ENTRIES:
+                    storage.put(pending)
+                    imported, pending = imported + len(pending), []
+            storage.put(pending)
+            imported += len(pending)
+    finally:
+        storage.close()
+    if skipped:
+        summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(skipped.items()))
+        logger.warning("%s: skipped %d invalid entries (%s)", source, sum(skipped.values()),
+                       summary)  # fmt: skip
+    logger.info("imported %d link entries from %s into %s", imported, source, target)
+    return imported
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_STORES):
+        store._forget_connection_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

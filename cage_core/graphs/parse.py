@@ -1,0 +1,359 @@
+"""spaCy parse → :class:`PassageGraph`.
+
+Nodes are the lemmatised content words of a passage (nouns, proper nouns, adjectives,
+numbers; stop words dropped) with every named-entity span merged into one node, one node
+per distinct lower-cased label. Resolved pronouns (:mod:`cage_core.graphs.pronouns`) stand
+for their antecedent's node. Edges come from the dependency parse, typed by
+:class:`~cage_core.graphs.relations.Relation`:
+
+* verb with subject S and object/attribute O: ``S → O`` (``SUBJ_OBJ``, or ``SUBJ_OBJ_NEG``
+  when the verb is negated), the verb lemma kept on the edge; passive agents count as
+  subjects and the passive subject as object; verbs without a subject (``xcomp``, ``conj``)
+  inherit their head verb's;
+* prepositional object P of a verb: ``S → P``; of a nominal head H: ``H → P``; typed spatial,
+  temporal or other from the preposition and the entity type of P;
+* ``H → modifier`` (amod, compound, poss, nmod), ``H → appositive``, ``H → number``
+  (nummod, quantmod);
+* named entities of one sentence: earlier → later (``COOCCURRENCE``).
+
+Self-loops and repeated ``(src, dst, type)`` edges are dropped (the first verb is kept).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cage_core.graphs.passage_graph import (
+    GRAPH_FORMAT_VERSION,
+    GRAPH_LEVELS,
+    GraphLevel,
+    PassageGraph,
+    content_hash,
+)
+from cage_core.graphs.pronouns import resolve_pronouns
+from cage_core.graphs.relations import (
+    ENTITY_TYPES,
+    POS_TAGS,
+    SPATIAL_ENTITY_TYPES,
+    SPATIAL_PREPOSITIONS,
+    TEMPORAL_ENTITY_TYPES,
+    TEMPORAL_PREPOSITIONS,
+    Relation,
+)
+from cage_core.graphs.vectors import LabelVectors
+from cage_core.lang.en import LEADING_DETERMINERS, PRONOUNS
+from cage_core.passage import encodable
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
+
+__all__ = [
+    "CONTENT_POS",
+    "ENTITY_FACTORIES",
+    "INHERITING_DEPS",
+    "MAX_ENTITIES_PER_SENTENCE",
+    "MODIFIER_DEPS",
+    "NUMERIC_DEPS",
+    "OBJECT_DEPS",
+    "RELATIVE_TAGS",
+    "SUBJECT_DEPS",
+    "UNUSED_COMPONENTS",
+    "GraphParser",
+    "entity_spans",
+    "graph_from_doc",
+    "light_graph_from_doc",
+    "pipeline_fingerprint",
+]
+
+logger = logging.getLogger(__name__)
+
+CONTENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj"})
+OBJECT_DEPS = frozenset({"dobj", "obj", "attr", "oprd", "dative", "acomp"})
+MODIFIER_DEPS = frozenset({"amod", "compound", "poss", "nmod"})
+NUMERIC_DEPS = frozenset({"nummod", "quantmod"})
+INHERITING_DEPS = frozenset({"xcomp", "conj"})
+RELATIVE_TAGS = frozenset({"WP", "WDT"})
+MAX_ENTITIES_PER_SENTENCE = 16
+"""Co-occurrence edges are drawn among at most this many entities of a sentence."""
+_MAX_INHERIT_DEPTH = 4
+#: Pipeline components the graph does not use (disabled when parsing).
+UNUSED_COMPONENTS = ("textcat", "textcat_multilabel", "entity_linker", "coref", "span_resolver")
+#: Factories of the components that set ``doc.ents`` (all a light graph needs).
+ENTITY_FACTORIES = frozenset({"ner", "beam_ner", "entity_ruler", "span_ruler"})
+
+
+def pipeline_fingerprint(meta: Mapping[str, object]) -> str:
+    """Identifies the pipeline (from its ``meta``) and the graph format a graph was built with."""
+    return (f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
+            f"/g{GRAPH_FORMAT_VERSION}")  # fmt: skip
+
+
+class _NodeTable:
+    """Accumulates distinct nodes in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.labels: list[str] = []
+        self.pos: list[str] = []
+        self.ents: list[str] = []
+
+    def add(self, label: str, pos: str, ent: str) -> int:
+        key = label.lower()
+        found = self.index.get(key)
+        if found is not None:
+            if ent and not self.ents[found]:
+                self.ents[found] = ent
+            return found
+        self.index[key] = len(self.labels)
+        self.labels.append(label)
+        self.pos.append(pos if pos in POS_TAGS else "X")
+        self.ents.append(ent)
+        return self.index[key]
+
+
+def entity_spans(doc: Doc) -> list[Span]:
+    """The entity spans that become nodes: ``doc.ents`` less spans made only of pronouns
+    (a pronoun stands for its antecedent's node, never for a node of its own)."""
+    return [e for e in doc.ents if not all(w.lower_ in PRONOUNS for w in e)]
+
+
+def _entity_label(span: Span) -> str:
+    words = list(span)
+    while len(words) > 1 and words[0].lower_ in LEADING_DETERMINERS:
+        words.pop(0)
+    return "".join(w.text_with_ws for w in words).strip()
+
+
+class _GraphBuilder:
+    def __init__(self, doc: Doc) -> None:
+        self.doc = doc
+        self.nodes = _NodeTable()
+        self.entity_of: dict[int, Span] = {i: e for e in entity_spans(doc) for i in range(e.start, e.end)}
+        self.antecedent = resolve_pronouns(doc)
+        self.node_of: dict[int, int | None] = {}
+        self.edges: dict[tuple[int, int, int], str] = {}
+
+    def node(self, token: Token) -> int | None:
+        """The node a token stands for, or None for function words and unresolved pronouns."""
+        if token.i in self.node_of:
+            return self.node_of[token.i]
+        self.node_of[token.i] = None  # guards against antecedent cycles
+        result: int | None = None
+        target = self.antecedent.get(token.i)
+        if target is not None:
+            result = self.node(self.doc[target])
+        elif token.i in self.entity_of:
+            span = self.entity_of[token.i]
+            label = _entity_label(span)
+            ent = span.label_ if span.label_ in ENTITY_TYPES else "MISC"
+            result = self.nodes.add(label, span.root.pos_, ent)
+        elif (
+            token.pos_ in CONTENT_POS
+            and not token.is_stop
+            and any(ch.isalnum() for ch in token.text)
+        ):
+            lemma = token.lemma_.strip() or token.text
+            result = self.nodes.add(lemma, token.pos_, "")
+        self.node_of[token.i] = result
+        return result
+
+    def add_edge(self, src: int | None, dst: int | None, rel: Relation, verb: str = "") -> None:
+        if src is None or dst is None or src == dst:
+            return
+        self.edges.setdefault((src, dst, int(rel)), verb)
+
+    def expand(self, tokens: Iterable[Token]) -> list[Token]:
+        """Tokens plus their coordinated conjuncts ("Marie and Pierre")."""
+        out: list[Token] = []
+        for t in tokens:
+            out.append(t)
+            out.extend(c for c in t.conjuncts if c.i > t.i)
+        return out
+
+    def subjects(self, verb: Token, depth: int = 0) -> list[Token]:
+        agents = [pobj for child in verb.children if child.dep_ == "agent"
+                  for pobj in child.children if pobj.dep_ == "pobj"]  # fmt: skip
+        subs = agents or [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
+        subs = [verb.head if (s.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl") else s
+                for s in subs]  # fmt: skip
+        if not subs and verb.dep_ in INHERITING_DEPS and depth < _MAX_INHERIT_DEPTH \
+                and verb.head.i != verb.i:
+            return self.subjects(verb.head, depth + 1)
+        return self.expand(subs)
+
+    def objects(self, verb: Token) -> list[Token]:
+        objs = [c for c in verb.children if c.dep_ in OBJECT_DEPS]
+        if any(c.dep_ == "agent" for c in verb.children):
+            objs += [c for c in verb.children if c.dep_ == "nsubjpass"]
+        return self.expand(objs)
+
+    def prepositional_objects(self, head: Token) -> list[tuple[Token, Token]]:
+        return [(prep, pobj) for prep in head.children if prep.dep_ == "prep"
+                for pobj in self.expand(c for c in prep.children if c.dep_ == "pobj")]  # fmt: skip
+
+    def prep_relation(self, prep: Token, pobj: Token) -> Relation:
+        ent = self.entity_of[pobj.i].label_ if pobj.i in self.entity_of else ""
+        word = prep.lower_
+        if word in TEMPORAL_PREPOSITIONS or ent in TEMPORAL_ENTITY_TYPES:
+            return Relation.PREP_TEMPORAL
+        if word in SPATIAL_PREPOSITIONS or ent in SPATIAL_ENTITY_TYPES:
+            return Relation.PREP_SPATIAL
+        return Relation.PREP_OTHER
+
+    def run(self) -> None:
+        for token in self.doc:
+            if token.pos_ in ("VERB", "AUX"):
+                self.verb_edges(token)
+            head = self.node(token)
+            if head is not None:
+                self.nominal_edges(token, head)
+        for sent in self.doc.sents:
+            self.cooccurrence_edges(sent)
+
+    def verb_edges(self, verb: Token) -> None:
+        subjects = self.subjects(verb)
+        if not subjects:
+            return
+        negated = any(c.dep_ == "neg" for c in verb.children)
+        rel = Relation.SUBJ_OBJ_NEG if negated else Relation.SUBJ_OBJ
+        lemma = verb.lemma_.lower()
+        subject_nodes = [self.node(s) for s in subjects]
+        for obj in self.objects(verb):
+            for s in subject_nodes:
+                self.add_edge(s, self.node(obj), rel, lemma)
+        for prep, pobj in self.prepositional_objects(verb):
+            for s in subject_nodes:
+                self.add_edge(s, self.node(pobj), self.prep_relation(prep, pobj), lemma)
+
+    def nominal_edges(self, token: Token, head: int) -> None:
+        for child in token.children:
+            if child.dep_ in MODIFIER_DEPS:
+                self.add_edge(head, self.node(child), Relation.MODIFIER)
+            elif child.dep_ == "appos":
+                self.add_edge(head, self.node(child), Relation.APPOSITIVE)
+            elif child.dep_ in NUMERIC_DEPS:
+                self.add_edge(head, self.node(child), Relation.NUMERIC)
+        for prep, pobj in self.prepositional_objects(token):
+            self.add_edge(head, self.node(pobj), self.prep_relation(prep, pobj))
+
+    def cooccurrence_edges(self, sent: Span) -> None:
+        seen: list[int] = []
+        for ent in sent.ents:
+            n = self.node(ent.root)
+            if n is not None and n not in seen:
+                seen.append(n)
+        seen = seen[:MAX_ENTITIES_PER_SENTENCE]
+        for i, a in enumerate(seen):
+            for b in seen[i + 1 :]:
+                self.add_edge(a, b, Relation.COOCCURRENCE)
+
+    def graph(self, source: str, content_sha: str) -> PassageGraph:
+        nodes = self.nodes
+        keys = list(self.edges)
+        arr = np.array(keys, dtype=np.int64).reshape(-1, 3)
+        return PassageGraph(
+            labels=tuple(nodes.labels),
+            pos=tuple(nodes.pos),
+            entity_types=tuple(nodes.ents),
+            edge_src=arr[:, 0].copy(),
+            edge_dst=arr[:, 1].copy(),
+            edge_type=arr[:, 2].copy(),
+            edge_verbs=tuple(self.edges[k] for k in keys),
+            source=source,
+            content_sha=content_sha,
+        )
+
+
+def graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
+    """Build the full passage graph of a parsed spaCy ``Doc`` (see the module docstring)."""
+    builder = _GraphBuilder(doc)
+    builder.run()
+    return builder.graph(source, content_sha)
+
+
+def light_graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
+    """The light graph of a ``Doc``: its named entities, labelled and typed as in the full
+    graph (one node per distinct lower-cased label, the first type seen), without edges.
+    Needs only the entity recogniser; POS is not known, so it reads ``"X"``."""
+    nodes = _NodeTable()
+    for span in entity_spans(doc):
+        nodes.add(_entity_label(span), "X", span.label_ if span.label_ in ENTITY_TYPES else "MISC")
+    empty = np.zeros(0, dtype=np.int64)
+    return PassageGraph(labels=tuple(nodes.labels), pos=tuple(nodes.pos), entity_types=tuple(nodes.ents),
+                        edge_src=empty, edge_dst=empty.copy(), edge_type=empty.copy(), edge_verbs=(),
+                        source=source, content_sha=content_sha, level="light")  # fmt: skip
+
+
+class GraphParser:
+    """Parses passages into graphs with one spaCy pipeline, safely from many threads.
+
+    Entities come from one pass of the entity recogniser alone (and any component it listens
+    to), so they do not depend on the dependency parser's sentence boundaries and a light and
+    a full graph of a passage have exactly the same entity nodes. ``level="light"`` stops
+    there (about twice as fast); ``level="full"`` adds a pass of the rest of the pipeline
+    (tagger, parser, lemmatizer) over the same tokens. Texts longer than ``max_chars`` are
+    cut to that length before parsing (a warning is logged), which bounds the work any
+    single passage can cause; lone surrogates are parsed as "?". Each graph carries the
+    :func:`~cage_core.graphs.passage_graph.content_hash` of the whole text it was given.
+    """
+
+    def __init__(self, nlp: Language, *, vector_dim: int = 300, max_chars: int = 20_000) -> None:
+        self.nlp = nlp
+        self.vector_dim = vector_dim
+        self.max_chars = max_chars
+        self.fingerprint = pipeline_fingerprint(nlp.meta)
+        self.label_vectors = LabelVectors(nlp, vector_dim)
+        makers = _entity_makers(nlp)
+        feeding = _listened_to(nlp, makers)
+        self._entity_pass_off = [n for n in nlp.pipe_names if n not in makers | feeding]
+        self._parse_pass_off = [n for n in nlp.pipe_names if n in makers or n in UNUSED_COMPONENTS]
+        self._lock = threading.Lock()
+
+    def parse(self, texts: Sequence[str], level: GraphLevel = "full") -> list[PassageGraph]:
+        """Graphs of ``texts`` at ``level``, in order, parsed in batches (without vectors)."""
+        if level not in GRAPH_LEVELS:
+            raise ValueError(f"level must be one of {GRAPH_LEVELS}, got {level!r}")
+        clipped = [self._clip(t) for t in texts]
+        with self._lock:
+            entity_docs = list(self.nlp.pipe(clipped, disable=self._entity_pass_off))
+            if level == "light":
+                return [light_graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
+                        for d, t in zip(entity_docs, texts)]  # fmt: skip
+            docs = list(self.nlp.pipe(clipped, disable=self._parse_pass_off))
+        from spacy.tokens import Span
+
+        for doc, entity_doc in zip(docs, entity_docs):
+            doc.ents = [Span(doc, e.start, e.end, label=e.label) for e in entity_doc.ents]
+        return [graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
+                for d, t in zip(docs, texts)]  # fmt: skip
+
+    def _clip(self, text: str) -> str:
+        text = encodable(text)  # lone surrogates would fail inside spaCy's string store
+        if len(text) <= self.max_chars:
+            return text
+        logger.warning("passage of %d characters cut to max_parse_chars=%d before parsing",
+                       len(text), self.max_chars)  # fmt: skip
+        return text[: self.max_chars]
+
+    def with_vectors(self, graphs: Sequence[PassageGraph]) -> list[PassageGraph]:
+        """``graphs`` with their node word vectors attached (:mod:`cage_core.graphs.vectors`)."""
+        return [g if g.vectors is not None and g.vectors.shape[1] == self.vector_dim
+                else g.with_vectors(self.label_vectors(g.labels)) for g in graphs]  # fmt: skip
+
+
+def _entity_makers(nlp: Language) -> set[str]:
+    """The components that set ``doc.ents`` (entity recognisers and rulers)."""
+    return {n for n in nlp.pipe_names if nlp.get_pipe_meta(n).factory in ENTITY_FACTORIES}
+
+
+def _listened_to(nlp: Language, components: set[str]) -> set[str]:
+    """The components (a shared tok2vec or transformer) that ``components`` listen to."""
+    return {n for n in nlp.pipe_names
+            if components & set(getattr(nlp.get_pipe(n), "listening_components", ()))}  # fmt: skip

@@ -1,0 +1,457 @@
+"""A persistent, on-disk store of passage graphs and embeddings (SQLite), shared by processes.
+
+Graphs are keyed like the in-memory cache (:func:`cage_core.graphs.cache.graph_key`: SHA-256 of the
+parser fingerprint and the passage text), so a changed passage or another pipeline or graph
+format never reuses a stale graph. Graph values are ``PassageGraph.to_text()`` (a JSON string)
+— never pickle — and are validated on every read: an entry that is malformed, larger than
+``MAX_ENTRY_BYTES`` or of another format is logged, deleted and reported as a miss, so the
+passage is parsed again. Embeddings live in a second table under keys the caller computes
+(opaque strings), as little-endian float32 bytes, and are validated the same way (width an
+int in [1, ``MAX_EMBEDDING_DIM``], exactly 4 bytes per value, every value finite).
+
+Sharing. One store file may be read and written at once by many processes (several
+``cage enrich`` workers and a serving process) and many threads:
+
+* The database runs in WAL mode: readers never wait for a writer. Every write is a short
+  ``BEGIN IMMEDIATE`` transaction of at most ``WRITE_BATCH_ROWS`` entries, so each batch
+  is stored whole or not at all, even when its process is killed mid-write; a store left by
+  a killed process opens and works (SQLite rolls the unfinished transaction back).
+* A locked database is waited for (SQLite's busy timeout, ``busy_timeout_s``), then retried
+  up to ``max_attempts`` times in all with jittered exponential backoff. "Database is
+  locked" never reaches the caller of a read or a write: after the last attempt a read
+  degrades to a miss (the passage is just parsed again) and a write is dropped, each with a
+  logged warning. Only ``len()`` raises the ``sqlite3.OperationalError`` then.
+* A connection is never used across ``fork()``: a forked child opens its own on first use
+  and leaves the parent's untouched (never closes it, as SQLite requires).
+
+The file is created with user-only permissions (0600), race-free when several processes
+create it at once, in a directory created 0700; SQLite gives the ``-wal`` and ``-shm`` side
+files the same mode. The default location is ``$XDG_CACHE_HOME/cage-rag``
+(``~/.cache/cage-rag``), never a shared world-writable path.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import random
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from cage_core.graphs.integrity import key_bytes, signed_text, verified
+from cage_core.graphs.passage_graph import GraphFormatError, PassageGraph
+
+__all__ = [
+    "BACKOFF_BASE_S",
+    "BACKOFF_CAP_S",
+    "BUSY_TIMEOUT_S",
+    "DIR_MODE",
+    "FILE_MODE",
+    "MAX_ATTEMPTS",
+    "MAX_EMBEDDING_DIM",
+    "MAX_ENTRY_BYTES",
+    "READ_BATCH_KEYS",
+    "SIDE_FILE_SUFFIXES",
+    "WRITE_BATCH_ROWS",
+    "GraphStore",
+    "default_store_path",
+]
+
+logger = logging.getLogger(__name__)
+
+MAX_ENTRY_BYTES = 8_000_000
+"""Stored entries larger than this are treated as corrupt (a 20,000-character passage's
+graph is well under 1 MB)."""
+MAX_EMBEDDING_DIM = 4096
+"""Stored embeddings wider than this are treated as corrupt."""
+BUSY_TIMEOUT_S = 2.0
+"""How long SQLite itself waits for another connection's lock, per attempt."""
+MAX_ATTEMPTS = 4
+"""Attempts at one read or write batch before it degrades to a miss or is dropped."""
+BACKOFF_BASE_S = 0.05
+"""Backoff before the second attempt; it doubles for each later one (full jitter)."""
+BACKOFF_CAP_S = 1.0
+"""Longest backoff between two attempts."""
+WRITE_BATCH_ROWS = 256
+"""Entries per write transaction: short enough that other writers wait only briefly."""
+READ_BATCH_KEYS = 500
+"""Keys per ``SELECT … IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+SIDE_FILE_SUFFIXES = ("-wal", "-shm")
+
+_EMBEDDING_DTYPE = np.dtype("<f4")
+_TABLES = {
+    "graphs": "CREATE TABLE IF NOT EXISTS graphs (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "embeddings": "CREATE TABLE IF NOT EXISTS embeddings "
+                  "(key TEXT PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)",
+}  # fmt: skip
+_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+_T = TypeVar("_T")
+
+_STORES: weakref.WeakSet[GraphStore] = weakref.WeakSet()
+"""Every open store in this process, so a forked child can drop their connections."""
+_INHERITED: list[sqlite3.Connection] = []
+"""Connections a forked child inherited: kept alive, never used or closed (closing one
+could release or checkpoint state that belongs to the parent)."""
+
+
+def default_store_path() -> Path:
+    """``$XDG_CACHE_HOME/cage-rag/graphs.sqlite`` (``~/.cache/cage-rag/graphs.sqlite``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cage-rag" / "graphs.sqlite"
+
+
+class _Busy(Exception):
+    """The database stayed locked through every attempt."""
+
+
+class GraphStore:
+    """SQLite-backed mapping of keys to passage graphs and embeddings (see the module docstring).
+
+    Args:
+        path: the SQLite file (created if missing); ``None`` for :func:`default_store_path`.
+        busy_timeout_s: how long SQLite waits for a lock per attempt.
+        max_attempts: attempts per read or write batch before it degrades (at least 1).
+        integrity_key: a secret (bytes or str): graphs are written with an HMAC under it and
+            only entries with a valid one are read (:mod:`cage_core.graphs.integrity`; others
+            are dropped as misses, with one warning per lookup); ``None``: entries are
+            validated for format only (the file's 0600 mode is then their only protection).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        max_attempts: int = MAX_ATTEMPTS,
+        integrity_key: bytes | str | None = None,
+    ) -> None:
+        self._integrity_key = key_bytes(integrity_key)
+        if max_attempts < 1 or busy_timeout_s < 0:
+            raise ValueError("max_attempts must be at least 1 and busy_timeout_s non-negative")
+        self.path = Path(path) if path is not None else default_store_path()
+        self._busy_timeout_s = busy_timeout_s
+        self._max_attempts = max_attempts
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+        _create_private_file(self.path)
+        _STORES.add(self)
+        try:
+            self._attempt(lambda conn: None)  # open now, so a bad path fails here
+        except _Busy:
+            logger.warning("graph store %s: still locked after %d attempts; will open on first use",
+                           self.path, self._max_attempts)  # fmt: skip
+
+    # -- graphs -------------------------------------------------------------------------
+    def get_many(self, keys: Sequence[str]) -> dict[str, PassageGraph]:
+        """The valid stored graphs among ``keys`` (invalid entries are deleted; {} if locked)."""
+        if self._integrity_key is None:
+            return self._read_valid("graphs", "key, data", keys, self._decode_graph)
+        forged: list[str] = []
+        secret = self._integrity_key
+
+        def decode(key: str, data: object) -> PassageGraph | None:
+            graph = self._decode_graph(key, data)
+            if graph is not None and not verified(graph, data, secret):
+                forged.append(key)
+                return None
+            return graph
+
+        found = self._read_valid("graphs", "key, data", keys, decode)
+        if forged:
+            logger.warning("graph store %s: ignoring %d entries without a valid MAC under the "
+                           "integrity key (dropped; those passages are parsed again)",
+                           self.path, len(forged))  # fmt: skip
+        return found
+
+    def get(self, key: str) -> PassageGraph | None:
+        return self.get_many([key]).get(key)
+
+    def put_many(self, items: Iterable[tuple[str, PassageGraph]]) -> None:
+        """Store graphs, replacing entries with the same key (dropped with a warning if locked)."""
+        rows = [(key, self._encode_graph(graph)) for key, graph in items]
+        self._write("graphs", "INSERT OR REPLACE INTO graphs (key, data) VALUES (?, ?)", rows)
+
+    def put(self, key: str, graph: PassageGraph) -> None:
+        self.put_many([(key, graph)])
+
+    # -- embeddings ---------------------------------------------------------------------
+    def get_embeddings(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The valid stored embeddings among ``keys``, as new float32 arrays ({} if locked).
+
+        Invalid rows are logged, deleted and left out, like invalid graphs.
+        """
+        return self._read_valid("embeddings", "key, dim, data", keys, self._decode_embedding)
+
+    def put_embeddings(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        """Store 1-D embeddings as float32, replacing entries with the same key.
+
+        Raises:
+            ValueError: if a vector is not 1-D, is wider than ``MAX_EMBEDDING_DIM`` or has a
+                value that is not finite in float32 (checked before anything is written).
+        """
+        rows = [(key, *_encode_embedding(key, vector)) for key, vector in items]
+        sql = "INSERT OR REPLACE INTO embeddings (key, dim, data) VALUES (?, ?, ?)"
+        self._write("embeddings", sql, rows)
+
+    # -- housekeeping -------------------------------------------------------------------
+    def __len__(self) -> int:
+        """Number of stored graphs (raises ``sqlite3.OperationalError`` if it stays locked)."""
+        try:
+            return self._attempt(_count_graphs)
+        except _Busy:
+            raise sqlite3.OperationalError(f"graph store {self.path}: database is locked") from None
+
+    def close(self) -> None:
+        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
+        with self._lock:
+            self._closed = True
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled (and deep-copied) by path and settings: the copy opens its own connection."""
+        return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
+                "max_attempts": self._max_attempts,
+                "integrity_key": self._integrity_key}  # fmt: skip
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__init__(state["path"], busy_timeout_s=state["busy_timeout_s"],  # type: ignore[misc]
+                      max_attempts=state["max_attempts"], integrity_key=state.get("integrity_key"))
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- value formats (one place each, so a new format changes only these) -------------
+    def _encode_graph(self, graph: PassageGraph) -> str:
+        return signed_text(graph, self._integrity_key)
+
+    def _decode_graph(self, key: str, data: object) -> PassageGraph | None:
+        if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES:
+            logger.warning("graph store %s: entry %s is not text or too large; dropping it",
+                           self.path, key[:12])  # fmt: skip
+            return None
+        try:
+            return PassageGraph.from_stored(data)
+        except (RecursionError, GraphFormatError) as exc:
+            logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
+                           self.path, key[:12], exc)  # fmt: skip
+            return None
+
+    def _decode_embedding(self, key: str, dim: object, data: object) -> np.ndarray | None:
+        problem = None
+        if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_EMBEDDING_DIM:
+            problem = f"width {dim!r} is not an int in [1, {MAX_EMBEDDING_DIM}]"
+        elif not isinstance(data, bytes) or len(data) != dim * _EMBEDDING_DTYPE.itemsize:
+            problem = f"data is not {dim * _EMBEDDING_DTYPE.itemsize} bytes"
+        else:
+            vector = np.frombuffer(data, dtype=_EMBEDDING_DTYPE).astype(np.float32)
+            if np.isfinite(vector).all():
+                return vector
+            problem = "values are not finite"
+        logger.warning("graph store %s: embedding %s is invalid (%s); dropping it",
+                       self.path, key[:12], problem)  # fmt: skip
+        return None
+
+    # -- SQLite access: locking, retries, fork safety -----------------------------------
+    def _select(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple]:
+        """Rows of ``table`` for the distinct ``keys``; [] with a warning if it stays locked."""
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return []
+
+        def read(conn: sqlite3.Connection) -> list[tuple]:
+            rows: list[tuple] = []
+            for start in range(0, len(unique), READ_BATCH_KEYS):
+                chunk = unique[start : start + READ_BATCH_KEYS]
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT {columns} FROM {table} WHERE key IN ({marks})"
+                rows += conn.execute(sql, chunk).fetchall()
+            return rows
+
+        try:
+            return self._attempt(read)
+        except _Busy:
+            logger.warning("graph store %s: still locked after %d attempts; %d %s lookups "
+                           "count as misses", self.path, self._max_attempts, len(unique), table)
+            return []
+
+    def _write(self, table: str, sql: str, rows: list[tuple]) -> None:
+        """Run ``sql`` for every row, one ``BEGIN IMMEDIATE`` transaction per batch.
+
+        If a batch stays locked through every attempt, it and the rest are dropped with a
+        warning; the batches before it stay committed.
+        """
+        for start in range(0, len(rows), WRITE_BATCH_ROWS):
+            batch = rows[start : start + WRITE_BATCH_ROWS]
+            try:
+                self._attempt(functools.partial(_execute_batch, sql, batch))
+            except _Busy:
+                logger.warning("graph store %s: still locked after %d attempts; dropped %d %s "
+                               "writes", self.path, self._max_attempts, len(rows) - start, table)
+                return
+
+    def _read_valid(self, table: str, columns: str, keys: Sequence[str],
+                    decode: Callable[..., _T | None]) -> dict[str, _T]:  # fmt: skip
+        """``decode(key, *other columns)`` of each row of ``table`` for ``keys`` (``columns``
+        starts with ``key`` and ends with ``data``); rows it rejects are dropped."""
+        found: dict[str, _T] = {}
+        bad: list[tuple[str, object]] = []
+        for key, *values in self._select(table, columns, keys):
+            value = decode(key, *values)
+            if value is None:
+                bad.append((key, values[-1]))
+            else:
+                found[key] = value
+        self._drop_invalid(table, "data", bad)
+        return found
+
+    def _drop_invalid(self, table: str, column: str, bad: list[tuple[str, object]]) -> None:
+        """Delete invalid rows, unless another writer has replaced them meanwhile."""
+        if bad:
+            self._write(table, f"DELETE FROM {table} WHERE key = ? AND {column} = ?", bad)
+
+    def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``op(connection)`` under the store lock, retried while the database is locked.
+
+        Raises:
+            _Busy: (from the last ``sqlite3.OperationalError``) when every attempt found it locked.
+        """
+        last: sqlite3.OperationalError | None = None
+        for attempt in range(self._max_attempts):
+            if attempt:
+                time.sleep(_backoff_s(attempt))
+            try:
+                with self._connection() as conn:
+                    return op(conn)
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise
+                last = exc
+        raise _Busy() from last
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """This process's connection (opened on first use), held under the store lock."""
+        with self._lock:
+            if self._closed:
+                raise sqlite3.ProgrammingError(f"graph store {self.path} is closed")
+            if self._conn is None:
+                self._conn = self._connect()
+            yield self._conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_s, isolation_level=None,
+                               check_same_thread=False)  # fmt: skip
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if mode != "wal":
+                    logger.warning("graph store %s: WAL mode unavailable (journal mode %s); "
+                                   "readers will wait for writers", self.path, mode)  # fmt: skip
+            # NORMAL is crash-safe in WAL mode: a killed process loses no committed write.
+            conn.execute("PRAGMA synchronous=NORMAL")
+            tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            present = {row[0] for row in tables}
+            if not present >= _TABLES.keys():
+                with _write_transaction(conn):
+                    for statement in _TABLES.values():
+                        conn.execute(statement)
+        except BaseException:
+            conn.close()
+            raise
+        for suffix in SIDE_FILE_SUFFIXES:
+            try:
+                os.chmod(str(self.path) + suffix, FILE_MODE)
+            except FileNotFoundError:
+                pass  # not created yet, or removed by another process's last close
+        return conn
+
+    def _forget_connection_after_fork(self) -> None:
+        """In a forked child: a fresh lock, and the parent's connection left untouched."""
+        self._lock = threading.Lock()
+        if self._conn is not None:
+            _INHERITED.append(self._conn)
+            self._conn = None
+
+
+@contextmanager
+def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """A ``BEGIN IMMEDIATE`` transaction, rolled back on any error (the connection stays usable)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
+    with _write_transaction(conn):
+        conn.executemany(sql, batch)
+
+
+def _encode_embedding(key: str, vector: np.ndarray) -> tuple[int, bytes]:
+    arr = np.asarray(vector)
+    if arr.ndim != 1 or not 1 <= arr.shape[0] <= MAX_EMBEDDING_DIM:
+        raise ValueError(f"embedding {key[:12]}: expected a 1-D vector of 1 to {MAX_EMBEDDING_DIM} "
+                         f"values, got shape {arr.shape}")  # fmt: skip
+    with np.errstate(over="ignore"):
+        data = arr.astype(_EMBEDDING_DTYPE)
+    if not np.isfinite(data).all():
+        raise ValueError(f"embedding {key[:12]}: values must be finite in float32")
+    return int(arr.shape[0]), data.tobytes()
+
+
+def _count_graphs(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
+
+
+def _backoff_s(attempt: int) -> float:
+    """Full-jitter exponential backoff before attempt number ``attempt`` (0-based, ≥ 1)."""
+    return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1)))
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in _BUSY_CODES  # extended codes keep the primary in the low byte
+    message = str(exc).lower()
+    return "locked" in message or "busy" in message
+
+
+def _create_private_file(path: Path) -> None:
+    """Create ``path`` 0600 in a 0700 directory unless it exists (safe against racing creators)."""
+    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return  # already there, or another process created it first
+    os.close(fd)
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_STORES):
+        store._forget_connection_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

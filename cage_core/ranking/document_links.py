@@ -1,0 +1,205 @@
+"""Document links: how chunks of one document hang together, and which documents a query is about.
+
+A retriever over split documents returns chunks; after a report's first chunk they say "the
+company", not its name, and the chunk that answers is often the neighbour of the one that
+scores best. What the chunks carry (:attr:`Passage.doc_id <cage_core.passage.Passage.doc_id>`,
+``Passage.position``: LangChain ``source`` / ``start_index``, LlamaIndex ``ref_doc_id``) gives
+the links that text alone does not. A pool has *document structure* when two or more of its
+passages share a ``doc_id``; only then is it ranked by the *document view* below (a pool of
+Wikipedia paragraphs, each its own document or none, never is: the view is inert there by
+construction). With ``r`` the pool relevance (:mod:`cage_core.ranking.fusion`) and the settings of
+:class:`DocumentConfig`:
+
+* the *names* of document d (:func:`document_names`): the title of its chunks when one has
+  a title; else the subject of its first chunk (position 0) when that chunk is in the pool and
+  opens "X is …" (:func:`~cage_core.ranking.subjects.first_sentence_subject`), and the name its
+  pool chunks name most often (the non-numeric entities of their graphs that are link names,
+  :func:`~cage_core.ranking.link_names.is_link_name`, a possessive ``'s`` dropped; ties: first in
+  pool order). Its *subject* ``s_d`` is the first of them; every chunk of d inherits them;
+* ``D_q`` = the documents one of whose names the query names (whole words,
+  case-insensitive, :func:`~cage_core.expansion.index.link_name` form); ``N_i = 1`` when passage
+  i's document is in ``D_q``;
+* ``r'_i = r_i + w_d · N_i`` (``w_d`` = ``document_weight``);
+* the *leads*: for each document of ``D_q`` its chunk of highest ``r'`` (ties: input order) —
+  the set view: each document the question is about contributes its best chunk, so a
+  comparison of two companies gets one chunk of each report, not the top of one; with
+  ``anchors = m > 0`` also the ``m`` passages of highest ``r'``;
+* ``f_i = r'_i + w_l · lead_i + w_a · max_{a ∈ leads ∪ anchors} J_ia`` with ``J_ia = 1``
+  when i and a are adjacent chunks of one document (positions differing by one), else 0
+  (``w_l`` = ``lead_weight``, ``w_a`` = ``adjacent_weight``): evidence that runs on past a
+  chunk boundary is in the next chunk.
+
+The coherence reported is ``f − r``; the pairwise matrix is ``J`` plus ``sibling`` (0.5) for
+other chunks of one document (what :func:`document_vias` explains).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cage_core.config import DocumentConfig  # defined with the other settings
+from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.passage import Passage, Via
+from cage_core.ranking.link_names import is_link_name
+from cage_core.ranking.links import link_name
+from cage_core.ranking.subjects import first_sentence_subject
+from cage_core.scoring import ranking
+
+_POSSESSIVE = re.compile(r"['’]s?$")
+SIBLING_LINK = 0.5
+"""Weight of two non-adjacent chunks of one document in :attr:`DocumentView.matrix`."""
+
+
+@dataclass(frozen=True, eq=False)
+class DocumentView:
+    """The document view of one pool (symbols of the module docstring, pool order)."""
+
+    relevance: np.ndarray
+    """``[k]`` ``r'``."""
+    fused: np.ndarray
+    """``[k]`` ``f``."""
+    matrix: np.ndarray
+    """``[k, k]`` 1 for adjacent chunks of one document, :data:`SIBLING_LINK` for others."""
+    subjects: tuple[str, ...]
+    """Each passage's document subject ("" when its document has none)."""
+    named: np.ndarray
+    """``[k]`` ``N``: the query names the passage's document."""
+    leads: tuple[int, ...]
+    """The best chunk of each query-named document, in order of ``r'``."""
+
+
+def has_document_structure(passages: Sequence[Passage]) -> bool:
+    """Whether two or more passages share a ``doc_id``."""
+    seen: set[str] = set()
+    for p in passages:
+        if p.doc_id is not None:
+            if p.doc_id in seen:
+                return True
+            seen.add(p.doc_id)
+    return False
+
+
+def document_subjects(passages: Sequence[Passage], graphs: Sequence[PassageGraph]) -> dict[str, str]:
+    """``doc_id → s_d`` of the module docstring for the documents of the pool ("" for none)."""
+    return {doc: names[0] if names else "" for doc, names in document_names(passages, graphs).items()}
+
+
+def document_names(passages: Sequence[Passage],
+                   graphs: Sequence[PassageGraph]) -> dict[str, tuple[str, ...]]:  # fmt: skip
+    """``doc_id →`` the names of each document of the pool (module docstring), subject first."""
+    titles: dict[str, str] = {}
+    openers: dict[str, str] = {}
+    counts: dict[str, Counter[str]] = {}
+    first_seen: dict[str, dict[str, int]] = {}
+    for n, (p, g) in enumerate(zip(passages, graphs)):
+        if p.doc_id is None:
+            continue
+        if p.title.strip() and p.doc_id not in titles:
+            titles[p.doc_id] = p.title.strip()
+        if p.position == 0 and p.doc_id not in openers:
+            opener = first_sentence_subject(p.text)
+            if opener and is_link_name(opener) and link_name(opener):
+                openers[p.doc_id] = opener
+        names = counts.setdefault(p.doc_id, Counter())
+        order = first_seen.setdefault(p.doc_id, {})
+        for label, ent in zip(g.labels, g.entity_types):
+            label = _POSSESSIVE.sub("", label)
+            if ent and ent not in NUMERIC_ENTITY_TYPES and is_link_name(label) and link_name(label):
+                names[label] += 1
+                order.setdefault(label, n * 100_000 + len(order))
+    out: dict[str, tuple[str, ...]] = {}
+    for doc, names in counts.items():
+        if doc in titles:
+            out[doc] = (titles[doc],)
+            continue
+        found = [openers[doc]] if doc in openers else []
+        if names:
+            found.append(min(names, key=lambda name: (-names[name], first_seen[doc][name])))
+        out[doc] = tuple(dict.fromkeys(found))
+    return out
+
+
+def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[PassageGraph],
+                  relevance: np.ndarray, config: DocumentConfig) -> DocumentView | None:  # fmt: skip
+    """The :class:`DocumentView` of a pool, or ``None`` when the view does not apply (turned
+    off, or the pool has no document structure: :func:`has_document_structure`)."""
+    if not config.enabled or not has_document_structure(passages):
+        return None
+    k = len(passages)
+    r = np.asarray(relevance, dtype=np.float64)
+    names_of = document_names(passages, graphs)
+    docs = [p.doc_id for p in passages]
+    subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
+    query_words = f" {link_name_words(query)} "
+    named_docs = {d for d, names in names_of.items()
+                  if any(f" {link_name(s)} " in query_words for s in names)}  # fmt: skip
+    named = np.array([1.0 if d in named_docs else 0.0 for d in docs])
+    r_doc = r + config.document_weight * named
+    order = [int(i) for i in ranking(r_doc)]
+    leads: list[int] = []
+    for i in order:
+        if docs[i] in named_docs and all(docs[j] != docs[i] for j in leads):
+            leads.append(i)
+    anchors = list(dict.fromkeys(leads + order[: config.anchors]))
+    matrix = document_matrix(passages)
+    fused = r_doc.copy()
+    fused[leads] += config.lead_weight
+    if anchors and config.adjacent_weight:
+        adjacent = (matrix[:, anchors] == 1.0).any(axis=1)
+        fused += config.adjacent_weight * adjacent
+    return DocumentView(r_doc, fused, matrix, subjects, named, tuple(leads)) if k else None
+
+
+def link_name_words(text: str) -> str:
+    """``text`` lower-cased, as its ``\\w+`` words joined by one space (how names are matched)."""
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def document_matrix(passages: Sequence[Passage]) -> np.ndarray:
+    """``[k, k]`` symmetric, zero diagonal: 1 for adjacent chunks of one document (both
+    positions known, differing by one), :data:`SIBLING_LINK` for other chunks of one document."""
+    k = len(passages)
+    matrix = np.zeros((k, k))
+    by_doc: dict[str, list[int]] = {}
+    for i, p in enumerate(passages):
+        if p.doc_id is not None:
+            by_doc.setdefault(p.doc_id, []).append(i)
+    for members in by_doc.values():
+        for a in members:
+            for b in members:
+                if a == b:
+                    continue
+                pa, pb = passages[a].position, passages[b].position
+                near = pa is not None and pb is not None and abs(pa - pb) == 1
+                matrix[a, b] = 1.0 if near else SIBLING_LINK
+    return matrix
+
+
+def document_vias(passages: Sequence[Passage], order: Sequence[int], vias: Sequence[Via | None],
+                  subjects: Sequence[str]) -> list[Via | None]:  # fmt: skip
+    """The vias of a ranking (``order``, best first) with document links: a passage whose
+    document has a passage ranked before it is linked to the adjacent one if any, else to the
+    first, through the document's subject (its ``doc_id`` when it has none) — a document link
+    is the strongest; other passages keep their via from ``vias``."""
+    out = list(vias)
+    seen: dict[str, list[tuple[int, int]]] = {}  # doc -> (rank, input index) ranked so far
+    for rank, i in enumerate(order):
+        p = passages[i]
+        if p.doc_id is None:
+            continue
+        earlier = seen.setdefault(p.doc_id, [])
+        if earlier:
+            near = [r for r, j in earlier if p.position is not None and passages[j].position is not None
+                    and abs(passages[j].position - p.position) == 1]  # fmt: skip
+            target = near[0] if near else earlier[0][0]
+            out[rank] = Via(subjects[i] or p.doc_id, target)
+        earlier.append((rank, i))
+    return out

@@ -1,0 +1,116 @@
+"""Why each passage of a ranking is there: the earlier passage it is linked to, and by what.
+
+For the passage at rank r of a ranking (``order``: input indices, best first), its *via* is
+the passage at an earlier rank e < r with the strongest link under the bridge link
+definitions of :mod:`cage_core.ranking.links`, strength being the pair ``(T, E)`` compared in order:
+
+* ``T = 1`` when one of the two passages' text names the other's title (whole words,
+  case-insensitive, qualifier such as "(1945 film)" dropped:
+  :func:`~cage_core.ranking.links.title_mention_pairs`), else 0 — a title mention beats any entity
+  overlap. When the ranking linked passages without a title by their derived subject
+  (``PoolLinks.link_names``, :mod:`cage_core.ranking.subjects`), the names are those subjects,
+  matched as the ranking matched them;
+* ``E`` = the summed pool-IDF weight of the named entities the two share and the query does
+  not name — ``E_re`` of :func:`~cage_core.ranking.links.shared_entity_links`, over the whole pool
+  (every passage given, ranked or not).
+
+Ties go to the earlier rank. A pair with ``T = 0`` and ``E = 0`` is not linked: the first
+passage, and one linked to no earlier passage, get ``None``.
+
+The name of a title link is the named title (or subject) as written, qualifier dropped
+(:func:`~cage_core.ranking.links.written_title`); when each passage names the other, the later
+passage's title (the earlier passage names it: that is where the chain leads). The name of an
+entity link is the shared entity of highest weight (ties: the smaller lower-cased name), as
+passage r's graph labels it (the smallest such label).
+
+Each via depends only on the passages ranked before it and on the pool, so the vias of a
+ranking cut to its first n are the first n vias of the whole ranking. Only the pairs that
+share a title mention or an entity are visited (inverted indexes of :mod:`cage_core.ranking.pair_index`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+
+from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.passage import Passage, Via
+from cage_core.ranking.links import PoolLinks, pool_links, written_title
+from cage_core.ranking.pair_index import index_sets
+
+__all__ = [
+    "evidence_chain",
+]
+
+
+def evidence_chain(
+    query: str,
+    passages: Sequence[Passage],
+    graphs: Sequence[PassageGraph],
+    order: Sequence[int] | np.ndarray,
+    links: PoolLinks | None = None,
+) -> list[Via | None]:
+    """The via of each ranked position (module docstring): ``result[r]`` explains ``order[r]``.
+
+    Args:
+        query: the question (entities it names link nothing).
+        passages: the whole pool, in input order.
+        graphs: one passage graph per passage, in input order.
+        order: input indices of the ranked passages, best first (may be cut to a top n).
+        links: the pool's :class:`~cage_core.ranking.links.PoolLinks` when the ranking computed
+            them (``PoolScores.links``); computed here otherwise.
+
+    Raises:
+        ValueError: ``graphs`` or ``links`` not one per passage; ``order`` with an index out
+            of range or repeated.
+    """
+    k = len(passages)
+    if len(graphs) != k:
+        raise ValueError(f"evidence_chain needs one graph per passage: {len(graphs)} for {k}")
+    ranked = [int(i) for i in order]
+    if any(not 0 <= i < k for i in ranked) or len(set(ranked)) != len(ranked):
+        raise ValueError(f"order must list distinct passage indices in [0, {k}), got {ranked}")
+    if links is None:
+        links = pool_links(query, [p.title for p in passages], [p.text for p in passages], graphs)
+    elif links.size != k:
+        raise ValueError(f"evidence_chain needs the links of the {k} passages, got {links.size}")
+    rank_of = {i: r for r, i in enumerate(ranked)}
+    link_names = links.link_names or tuple(p.title for p in passages)
+    mentioned: dict[tuple[int, int], tuple[bool, str]] = {}  # (later, earlier) -> (backward, name)
+    for i, j in links.name_pairs if links.link_names else links.title_pairs:  # text i names j
+        if i not in rank_of or j not in rank_of:
+            continue
+        a, b = rank_of[i], rank_of[j]
+        pair, mention = (max(a, b), min(a, b)), (a > b, written_title(link_names[j]))
+        mentioned[pair] = min(mention, mentioned.get(pair, mention))
+    title_names = {pair: name for pair, (_, name) in mentioned.items()}
+    names, weights = links.entity_names, links.entity_weights
+    shared: dict[tuple[int, int], list[str]] = {}  # (later rank, earlier rank) -> entities
+    for entity, holders in index_sets([names[i] for i in ranked], set(weights)).items():
+        for earlier, later in combinations(holders, 2):  # holders ascend: earlier < later
+            shared.setdefault((later, earlier), []).append(entity)
+    partners: dict[int, set[int]] = {}
+    for later, earlier in [*title_names, *shared]:
+        partners.setdefault(later, set()).add(earlier)
+    vias: list[Via | None] = [None] * len(ranked)
+    for later, earliers in partners.items():
+        strength = {e: ((later, e) in title_names, math.fsum(weights[n] for n in shared.get((later, e), ())))
+                    for e in sorted(earliers)}  # fmt: skip
+        e = max(strength, key=strength.__getitem__)  # the first maximum: ties go to the earlier rank
+        if (later, e) in title_names:
+            vias[later] = Via(title_names[later, e], e)
+        else:
+            entity = min(shared[later, e], key=lambda n: (-weights[n], n))
+            vias[later] = Via(_as_labelled(graphs[ranked[later]], entity), e)
+    return vias
+
+
+def _as_labelled(graph: PassageGraph, name: str) -> str:
+    """The smallest non-numeric entity label of ``graph`` whose lower-cased form is ``name``."""
+    return min((label for label, ent in zip(graph.labels, graph.entity_types)
+                if ent and ent not in NUMERIC_ENTITY_TYPES and label.lower() == name),
+               default=name)  # fmt: skip

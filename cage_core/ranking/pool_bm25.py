@@ -1,0 +1,64 @@
+"""BM25 of a query against one pool of passages, with IDF computed over that pool.
+
+Lucene's BM25 as ``bm25s`` computes it (``method="lucene"``), in float64, visiting only the
+query's terms: the work is one tokenisation of each passage, not an index of the pool's
+whole vocabulary. Tokens: lower-cased words of two or more characters (``\\b\\w\\w+\\b``), the
+English stop words of ``bm25s`` removed. Query terms that occur in no passage add nothing; a
+pool sharing no term with the query scores all zeros. A repeated query term counts each time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from cage_core.lang.en import STOP_WORDS
+from cage_core.ranking.pair_index import text_words
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "STOP_WORDS",
+    "pool_bm25",
+    "tokens",
+]
+
+BM25_K1 = 1.5
+BM25_B = 0.75
+
+
+def tokens(text: str) -> list[str]:
+    """The BM25 tokens of ``text`` (see the module docstring): its lower-cased words
+    (:func:`~cage_core.ranking.pair_index.text_words`, kept across queries) of two or more
+    characters — exactly the matches of ``\\b\\w\\w+\\b`` — less the stop words."""
+    return [t for t in text_words(text.lower()) if len(t) > 1 and t not in STOP_WORDS]
+
+
+def pool_bm25(query: str, texts: Sequence[str], k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
+    """``[k]`` BM25 scores of ``texts`` for ``query``:
+    ``Σ_{t ∈ q} idf(t) · tf / (tf + k1·(1 − b + b·|d|/avgdl))`` with
+    ``idf(t) = ln(1 + (N − df_t + 0.5)/(df_t + 0.5))`` over the pool's ``N`` passages."""
+    k = len(texts)
+    terms = tokens(query)
+    if k == 0 or not terms:
+        return np.zeros(k)
+    wanted = set(terms)
+    docs = [tokens(t) for t in texts]
+    lengths = np.array([len(d) for d in docs], dtype=np.float64)
+    avgdl = lengths.mean()
+    if avgdl == 0:
+        return np.zeros(k)
+    counts = [Counter(t for t in d if t in wanted) for d in docs]
+    df = Counter(t for c in counts for t in c)
+    norm = k1 * ((1 - b) + b * lengths / avgdl)
+    scores = np.zeros(k)
+    for term in terms:
+        if not df[term]:
+            continue
+        idf = math.log(1 + (k - df[term] + 0.5) / (df[term] + 0.5))
+        tf = np.array([c[term] for c in counts], dtype=np.float64)
+        scores += idf * tf / (norm + tf)
+    return scores
