@@ -27,8 +27,11 @@ import numpy as np
 
 @dataclass(frozen=True)
 class GateConfig:
-    """Settings of the relevance gate (module docstring), chosen by 5-fold cross-validation over
-    every DEV file pooled (``benchmarks/beyond_cv.py``).
+    """Settings of the relevance gate (module docstring). Both off by default: over every DEV
+    file pooled (``benchmarks/beyond_cv.py``) the titled gate brought SciFact abstracts to
+    hybrid (R@5 .777 → .783) but cost MuSiQue's closed pools .007 R@5 and HotpotQA's .002, and
+    cross-validation chose it in 3 of 5 folds but not on all folds; the untitled gate cost
+    MuSiQue's open pools .038 R@5.
 
     Attributes:
         titled: keep the relevance order of a titled pool whose link evidence is weak.
