@@ -56,12 +56,12 @@ from cage_core.bridge import (
 from cage_core.config import CageConfig
 from cage_core.contradiction import contradiction_penalty
 from cage_core.document_links import DocumentView, document_view
-from cage_core.relevance_gate import weak_link_evidence, weak_title_evidence
 from cage_core.evidence_set import ChainLinks, ChainStep, select_chain
 from cage_core.graph.passage_graph import PassageGraph
 from cage_core.lexical import pool_bm25
 from cage_core.passage import Passage
 from cage_core.passage_subject import derive_subject
+from cage_core.relevance_gate import weak_link_evidence, weak_title_evidence
 from cage_core.scoring import coherence_scores, fuse
 from cage_core.subject_core import (
     SubjectLinks,
