@@ -28,7 +28,6 @@ import itertools
 import json
 import pickle
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np

@@ -151,7 +151,8 @@ def test_a_setting_without_effect_is_logged_once(caplog):
 def test_method_factories_derive_their_settings_from_the_config():
     base = CageConfig(epochs=5, seed=2, entity_weight=0.25)
     paper = CageConfig.preset("paper").replace(epochs=5, seed=2)
-    assert get_method("hybrid", base).config == base.replace(alpha=1.0, chain=base.chain.replace(length=0))
+    assert get_method("hybrid", base).config == base.replace(
+        alpha=1.0, chain=base.chain.replace(length=0), document=base.document.replace(enabled=False))
     assert get_method("paper", base).config == paper
     assert get_method("cage-gcn", base).config.encoder == paper.encoder.replace(kind="gcn")
     assert get_method("cage-noreweight", base).config.encoder == paper.encoder.replace(beta=1.0)

@@ -116,13 +116,12 @@ def test_score_pool_ranks_a_pool_with_documents_by_the_view_over_the_hybrid_rele
     sims = np.array([0.9, 0.8, 0.3, 0.2, 0.1])
     query = "Did Acme Foods Ltd. raise its dividend in March 2021?"
     config = CageConfig()
+    hybrid = standardize(sims) + config.lexical_weight * standardize(_bm25(query, passages))
     scores = score_pool(query, passages, sims, graphs, config)
-    view = document_view(query, passages, graphs, scores.relevance - config.document.document_weight
-                         * scores.documents.named, config.document)  # fmt: skip
+    view = document_view(query, passages, graphs, hybrid, config.document)
     assert scores.documents is not None and np.allclose(scores.fused, view.fused)
+    assert np.allclose(scores.relevance, hybrid + config.document.document_weight * view.named)
     assert ranking(scores.fused)[0] == 1
-    assert np.allclose(scores.relevance - 2.0 * scores.documents.named, standardize(sims)
-                       + config.lexical_weight * standardize(scores.relevance * 0 + _bm25(query, passages)))  # fmt: skip
 
 
 def _bm25(query, passages):

@@ -8,6 +8,7 @@ vanilla            all-MiniLM-L6-v2 cosine (the paper's Vanilla RAG)
 bm25               BM25 with IDF over the pool
 hybrid             the default's relevance alone: z(cosine) + 0.5·z(BM25)
 cage               CAGE with the default configuration (bridge coherence)
+cage-nodocs        ablation of cage: no document view (pools that share documents)
 cage-nolexical     ablation of cage: cosine-only relevance
 cage-notitles      ablation of cage: shared-entity links only
 cage-noentities    ablation of cage: title-mention links only
@@ -57,7 +58,9 @@ _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
     "random": lambda c: RandomMethod(seed=c.encoder.seed),
     "vanilla": lambda c: VanillaMethod(),
     "bm25": lambda c: BM25Method(),
-    "hybrid": lambda c: CageMethod("hybrid", c.replace(alpha=1.0, chain=c.chain.replace(length=0))),
+    "hybrid": lambda c: CageMethod("hybrid", c.replace(alpha=1.0, chain=c.chain.replace(length=0),
+                                                       document=c.document.replace(enabled=False))),
+    "cage-nodocs": lambda c: CageMethod("cage-nodocs", c.replace(document=c.document.replace(enabled=False))),
     "cage": lambda c: CageMethod("cage", c),
     "cage-nochain": lambda c: CageMethod("cage-nochain", c.replace(chain=c.chain.replace(length=0))),
     "cage-nolexical": lambda c: CageMethod("cage-nolexical", c.replace(lexical_weight=0.0)),

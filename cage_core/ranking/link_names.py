@@ -31,7 +31,7 @@ once only or other otherwise over overall since so some such than that the their
 thereby therefore these they this those though through throughout thus to together under
 unlike until upon we what when where whereas whether which while who with within without
 yet additionally finally meanwhile similarly consequently specifically notably
-""".split())
+""".split())  # noqa: SIM905 (a word list reads better as text)
 """Lower-cased words that are never a name on their own."""
 
 _LETTER = re.compile(r"[^\W\d_]")
