@@ -58,12 +58,17 @@ def measures(order: np.ndarray, pool: dict) -> tuple[float, float, float]:
 
 
 def cage_order(pool: dict, config: CageConfig) -> np.ndarray:
-    return ranking(score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config).fused)
+    return ranking(
+        score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config).fused
+    )
 
 
 def hybrid_order(pool: dict, config: CageConfig) -> np.ndarray:
     texts = [p.content for p in pool["passages"]]
-    return ranking(standardize(pool["sims"]) + config.lexical_weight * standardize(pool_bm25(pool["query"], texts)))
+    return ranking(
+        standardize(pool["sims"])
+        + config.lexical_weight * standardize(pool_bm25(pool["query"], texts))
+    )
 
 
 def pool_relevance(pool: dict, config: CageConfig) -> np.ndarray:
@@ -147,7 +152,9 @@ def main() -> None:
                         for n in range(len(points))])  # fmt: skip
 
     def objective(mask: np.ndarray) -> np.ndarray:
-        means = np.mean([scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in settings], axis=0)
+        means = np.mean(
+            [scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in settings], axis=0
+        )
         return np.where(allowed, means, -np.inf)
 
     out_of_fold = np.zeros((len(pools), 3))
@@ -156,7 +163,9 @@ def main() -> None:
         print(f"fold {k}: {points[best]}")
         out_of_fold[folds == k] = scores[best, folds == k]
     chosen = int(np.argmax(objective(np.ones(len(pools), dtype=bool))))
-    print(f"all folds: {points[chosen]} ({int(allowed.sum())} of {len(points)} points keep RAMDocs)\n")
+    print(
+        f"all folds: {points[chosen]} ({int(allowed.sum())} of {len(points)} points keep RAMDocs)\n"
+    )
     rows = {
         "vanilla": np.array([measures(ranking(p["sims"]), p) for p in pools]),
         "hybrid": np.array([measures(hybrid_order(p, config), p) for p in pools]),
@@ -174,7 +183,10 @@ def main() -> None:
         print(f"| {g} | {int(mask.sum())} | " + " | ".join(cells) + " |")
     for g in ramdocs:
         mask = groups == g
-        print(f"{g} misinfo@5: " + ", ".join(f"{r} {np.nanmean(v[mask, 2]):.3f}" for r, v in rows.items()))
+        print(
+            f"{g} misinfo@5: "
+            + ", ".join(f"{r} {np.nanmean(v[mask, 2]):.3f}" for r, v in rows.items())
+        )
     print("\nBy question type (documented settings):\n")
     print("| setting | type | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
     print("|---|---|---|" + "---|" * len(rows))
@@ -206,8 +218,6 @@ def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
             v = np.array([measures(hybrid_order(p, config) if variant is None else cage_order(p, variant), p)
                           for p in part])  # fmt: skip
             print(f"- {setting}, {label}: R@3 {v[:, 0].mean():.3f}, R@5 {v[:, 1].mean():.3f}")
-
-
 
 
 if __name__ == "__main__":

@@ -46,9 +46,17 @@ from cage_core.passage import Passage
 
 WIKI = ("hotpotqa", "2wikimultihopqa", "musique", "ramdocs")
 BEYOND = {  # setting stem: (questions file, corpus file, titles)
-    "dragonball": ("beyond-wikipedia/dragonball.jsonl", "beyond-wikipedia/dragonball.corpus.jsonl", False),
+    "dragonball": (
+        "beyond-wikipedia/dragonball.jsonl",
+        "beyond-wikipedia/dragonball.corpus.jsonl",
+        False,
+    ),
     "scifact": ("beyond-wikipedia/scifact.jsonl", "beyond-wikipedia/scifact.corpus.jsonl", True),
-    "scifact_chunks": ("beyond-wikipedia/scifact.jsonl", "beyond-wikipedia/scifact_chunks.corpus.jsonl", False),
+    "scifact_chunks": (
+        "beyond-wikipedia/scifact.jsonl",
+        "beyond-wikipedia/scifact_chunks.corpus.jsonl",
+        False,
+    ),
 }
 SETTINGS = ([f"{d}-closed" for d in WIKI] + [f"{d}-open-x" for d in WIKI]
             + [f"{d}-open{x}" for d in BEYOND for x in ("", "-x")])  # fmt: skip
@@ -139,7 +147,11 @@ def build(data: Path, reranker: CageReranker, only: list[str] | None, out: Path)
                               expand=kind == "open-x", by_id=True)  # fmt: skip
         with target.open("wb") as handle:
             pickle.dump(made, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        print(f"{setting}: {len(made)} pools in {time.perf_counter() - start:.0f}s", file=sys.stderr, flush=True)
+        print(
+            f"{setting}: {len(made)} pools in {time.perf_counter() - start:.0f}s",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -46,34 +46,56 @@ GRID = {
 
 
 def fold_of(question_id: str) -> int:
-    return int.from_bytes(hashlib.blake2b(question_id.encode(), digest_size=4).digest(), "little") % FOLDS
+    return (
+        int.from_bytes(hashlib.blake2b(question_id.encode(), digest_size=4).digest(), "little")
+        % FOLDS
+    )
 
 
-def load_pools(data: Path, reranker: CageReranker) -> list[tuple[str, Pool, frozenset[int], frozenset[int] | None]]:
+def load_pools(
+    data: Path, reranker: CageReranker
+) -> list[tuple[str, Pool, frozenset[int], frozenset[int] | None]]:
     """(dataset, pool, gold positions, misinfo positions) for every question of every file."""
     out = []
     for path in sorted(data.glob("*.jsonl")):
         questions = load_questions(path)
         name = questions[0].dataset
-        perms = [_permutation(0, q.id, len(q.passages)) if name == "ramdocs" else np.arange(len(q.passages))
-                 for q in questions]  # the runner's shuffle of RAMDocs
-        pools = [[Passage(q.passages[i].text, title=q.passages[i].title) for i in perm]
-                 for q, perm in zip(questions, perms)]
+        perms = [
+            _permutation(0, q.id, len(q.passages))
+            if name == "ramdocs"
+            else np.arange(len(q.passages))
+            for q in questions
+        ]  # the runner's shuffle of RAMDocs
+        pools = [
+            [Passage(q.passages[i].text, title=q.passages[i].title) for i in perm]
+            for q, perm in zip(questions, perms)
+        ]
         sims = _similarities(reranker, questions, pools)
         graphs = reranker.graphs([p for ps in pools for p in ps], level="light")
         offset = 0
         for q, perm, ps, (s, _) in zip(questions, perms, pools, sims):
             position = {int(src): new for new, src in enumerate(perm)}
             labels = q.meta.get("doc_labels")
-            misinfo = (frozenset(position[i] for i, label in enumerate(labels) if label == "misinfo")
-                       if isinstance(labels, list) and len(labels) == len(q.passages) else None)
-            out.append((name, Pool(q.question, ps, s, graphs[offset:offset + len(ps)], key=q.id),
-                        frozenset(position[i] for i in q.gold_indices), misinfo))
+            misinfo = (
+                frozenset(position[i] for i, label in enumerate(labels) if label == "misinfo")
+                if isinstance(labels, list) and len(labels) == len(q.passages)
+                else None
+            )
+            out.append(
+                (
+                    name,
+                    Pool(q.question, ps, s, graphs[offset : offset + len(ps)], key=q.id),
+                    frozenset(position[i] for i in q.gold_indices),
+                    misinfo,
+                )
+            )
             offset += len(ps)
     return out
 
 
-def measures(order: np.ndarray, gold: frozenset[int], misinfo: frozenset[int] | None) -> list[float]:
+def measures(
+    order: np.ndarray, gold: frozenset[int], misinfo: frozenset[int] | None
+) -> list[float]:
     top = [set(order[:k].tolist()) for k in (1, 2, 3, 5)]
     row = [len(t & gold) / len(gold) for t in top] + [float(gold <= top[3])]
     if misinfo is not None:
@@ -91,20 +113,30 @@ def main(argv: list[str] | None = None) -> int:
     names = list(GRID)
     grid = [dict(zip(names, values)) for values in itertools.product(*GRID.values())]
     configs = [CageConfig(chain=ChainConfig(**point)) for point in grid]
-    baselines = {"hybrid (relevance order)": None, "previous default (no chain)": CageConfig(chain=ChainConfig(length=0))}
+    baselines = {
+        "hybrid (relevance order)": None,
+        "previous default (no chain)": CageConfig(chain=ChainConfig(length=0)),
+    }
     print(f"{len(pools)} questions, {len(grid)} grid points", file=sys.stderr)
 
     def rank(config: CageConfig | None, pool: Pool) -> np.ndarray:
-        s = score_pool(pool.query, pool.passages, pool.similarities, pool.graphs, config or CageConfig())
+        s = score_pool(
+            pool.query, pool.passages, pool.similarities, pool.graphs, config or CageConfig()
+        )
         return ranking(s.relevance if config is None else s.fused)
 
-    results = np.array([[measures(rank(c, p), g, m)[:5] for _, p, g, m in pools] for c in configs])  # [C, N, 5]
+    results = np.array(
+        [[measures(rank(c, p), g, m)[:5] for _, p, g, m in pools] for c in configs]
+    )  # [C, N, 5]
     dataset = np.array([d for d, *_ in pools])
     folds = np.array([fold_of(p.key) for _, p, _, _ in pools])
 
     def objective(mask: np.ndarray) -> np.ndarray:
-        return sum(results[:, mask & (dataset == d), 2].mean(axis=1) + results[:, mask & (dataset == d), 3].mean(axis=1)
-                   for d in MULTI_HOP) / len(MULTI_HOP)
+        return sum(
+            results[:, mask & (dataset == d), 2].mean(axis=1)
+            + results[:, mask & (dataset == d), 3].mean(axis=1)
+            for d in MULTI_HOP
+        ) / len(MULTI_HOP)
 
     rows: dict[str, dict[str, list[list[float]]]] = defaultdict(lambda: defaultdict(list))
     for f in range(FOLDS):
@@ -112,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fold {f}: chosen on the other folds {grid[chosen]}")
         for n in np.flatnonzero(folds == f):
             d, pool, gold, misinfo = pools[n]
-            rows["chain, cross-validated"][d].append(measures(rank(configs[chosen], pool), gold, misinfo))
+            rows["chain, cross-validated"][d].append(
+                measures(rank(configs[chosen], pool), gold, misinfo)
+            )
     for name, config in baselines.items():
         for d, pool, gold, misinfo in pools:
             rows[name][d].append(measures(rank(config, pool), gold, misinfo))
@@ -121,7 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     print("| dataset | ranking | R@1 | R@2 | R@3 | R@5 | all gold@5 | misinfo@2 | misinfo@5 |")
     print("|---|---|---|---|---|---|---|---|---|")
     for d in sorted({d for d, *_ in pools}):
-        for name in ("hybrid (relevance order)", "previous default (no chain)", "chain, cross-validated"):
+        for name in (
+            "hybrid (relevance order)",
+            "previous default (no chain)",
+            "chain, cross-validated",
+        ):
             m = np.array(rows[name][d])
             cells = [f"{v:.3f}" for v in m.mean(axis=0)] + ["–", "–"] * (m.shape[1] == 5)
             print(f"| {d} | {name} | " + " | ".join(cells) + " |")

@@ -67,7 +67,11 @@ def measure(name, base_call, expansion_calls, ids_of, questions, gold_ids, recal
         for call in expansion_calls.values():
             call(q.question)
     times = {"base": [], **{mode: [] for mode in expansion_calls}}
-    added, in_pool, recalls = [], {"base": 0, "pool": 0}, {m: [] for m in ("base", *expansion_calls)}
+    added, in_pool, recalls = (
+        [],
+        {"base": 0, "pool": 0},
+        {m: [] for m in ("base", *expansion_calls)},
+    )
     gold_total = 0
     for q in questions:
         elapsed, base = timed(base_call, q.question)
@@ -88,7 +92,9 @@ def measure(name, base_call, expansion_calls, ids_of, questions, gold_ids, recal
     print(f"  base retriever             {summary(times['base'])}")
     for mode in expansion_calls:
         extra = statistics.median(t - b for t, b in zip(times[mode], times["base"])) * 1000
-        print(f"  expansion, added_score={mode:6s} {summary(times[mode])}  (+{extra:.2f} ms median)")
+        print(
+            f"  expansion, added_score={mode:6s} {summary(times[mode])}  (+{extra:.2f} ms median)"
+        )
     print(f"  passages added per query: mean {statistics.fmean(added):.2f}")
     print(f"  gold passages in the base top {K}: {in_pool['base'] / gold_total:.3f}; "
           f"in the expanded pool: {in_pool['pool'] / gold_total:.3f}")  # fmt: skip

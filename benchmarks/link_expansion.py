@@ -80,8 +80,10 @@ def run_file(name: str, data: Path, titles: bool, reranker: CageReranker, max_qu
     # so the graphs lose their content hash (else the reranker would parse the titled content).
     variants = {"r5": (passages, graphs)}
     if not titles:
-        variants["r5_subjects"] = (subject_titled(passages, graphs),
-                                   [dataclasses.replace(g, content_sha="") for g in graphs])
+        variants["r5_subjects"] = (
+            subject_titled(passages, graphs),
+            [dataclasses.replace(g, content_sha="") for g in graphs],
+        )
     query_vectors = reranker.embedder([q.question for q in questions])
     query_vectors = query_vectors / np.linalg.norm(query_vectors, axis=1, keepdims=True)
     sims = query_vectors @ vectors.T
@@ -179,7 +181,8 @@ def table(records: list[dict], setting: tuple[int, int]) -> list[str]:
                 f"{mean([r['settings'][key]['added'] for r in rs]):.1f} | "
                 f"{mean([r['vanilla'] for r in rs]):.3f} | "
                 f"{mean([r['settings'][f'{s},0']['r5'] for r in rs]):.3f} | "
-                f"{mean([r['settings'][key]['r5'] for r in rs]):.3f} | {subjects} |")
+                f"{mean([r['settings'][key]['r5'] for r in rs]):.3f} | {subjects} |"
+            )
     return lines
 
 
@@ -190,8 +193,10 @@ def report(records: list[dict]) -> None:
         print(f"  {s}: " + " ".join(f"{r5_of(records, (s, limit)).mean():.4f}" for limit in LIMITS))
     for label, choose in (("best mean", best_setting), ("one-SE rule", one_se_setting)):
         choices, held_out = cross_validate(records, choose)
-        print(f"{FOLDS}-fold CV, {label}: fold choices (seeds, limit) {choices}; "
-              f"held-out mean cage R@5 {held_out:.4f}; on all of DEV: {choose(records)}")
+        print(
+            f"{FOLDS}-fold CV, {label}: fold choices (seeds, limit) {choices}; "
+            f"held-out mean cage R@5 {held_out:.4f}; on all of DEV: {choose(records)}"
+        )
     for setting in (one_se_setting(records), best_setting(records)):
         print(f"\nseeds={setting[0]}, limit={setting[1]}")
         print("\n".join(table(records, setting)))
@@ -202,8 +207,12 @@ def main() -> None:
     parser.add_argument("--data", default="../shared/data")
     parser.add_argument("--graph-store", default=None)
     parser.add_argument("--out", default="link-expansion.json")
-    parser.add_argument("--max-questions", type=int, default=None, help="first N questions per file")
-    parser.add_argument("--files", default=",".join(FILES), help="comma-separated (default: all three)")
+    parser.add_argument(
+        "--max-questions", type=int, default=None, help="first N questions per file"
+    )
+    parser.add_argument(
+        "--files", default=",".join(FILES), help="comma-separated (default: all three)"
+    )
     parser.add_argument("--report-only", action="store_true", help="only re-read --out and report")
     args = parser.parse_args()
     if args.report_only:

@@ -89,8 +89,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for path in args.data or dev_files():
             compared, differ = check(path, graphs, Path(folder), args.limit)
-            print(f"{path.name}: {compared} expansions compared, {differ} differ "
-                  f"({graphs.parse_count} passages parsed so far)", flush=True)
+            print(
+                f"{path.name}: {compared} expansions compared, {differ} differ "
+                f"({graphs.parse_count} passages parsed so far)",
+                flush=True,
+            )
             total, bad = total + compared, bad + differ
     print(f"all files: {total} expansions compared, {bad} differ")
     sys.exit(1 if bad else 0)

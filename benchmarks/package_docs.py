@@ -162,8 +162,12 @@ def run(k: int) -> dict:
             pool = retriever.invoke(q["question"])
             plain = without_structure(pool)
             ranked = {"vanilla": [d.id for d in pool]}
-            for name, structured in (("hybrid", False), ("hybrid, with structure", True),
-                                     ("cage", True), ("cage, no structure", False)):
+            for name, structured in (
+                ("hybrid", False),
+                ("hybrid, with structure", True),
+                ("cage", True),
+                ("cage, no structure", False),
+            ):
                 rerank = rerankers[name.split(",")[0]]
                 out = rerank.compress_documents(pool if structured else plain, q["question"])
                 ranked[name] = [d.id for d in out]
@@ -183,7 +187,9 @@ def summary(result: dict) -> dict:
         for group in ("all", "one_chunk", "two_chunk"):
             ids = [i for i in by_question if group == "all" or types[i] == group]
             for k in KS:
-                row[f"{group} R@{k}"] = sum(recall(by_question[i], gold[i], k) for i in ids) / len(ids)
+                row[f"{group} R@{k}"] = sum(recall(by_question[i], gold[i], k) for i in ids) / len(
+                    ids
+                )
         reference = orders["hybrid" + (" --expand" if name.endswith("--expand") else "")]
         up = down = 0
         for i, order in by_question.items():
@@ -197,8 +203,10 @@ def summary(result: dict) -> dict:
 
 def print_table(rows: dict, result: dict) -> None:
     n_gold = sum(len(g) for g in result["gold"].values())
-    print(f"k={result['k']}, {result['chunks']} chunks, {len(result['gold'])} questions, "
-          f"{n_gold} gold chunks; query-time parses: {result['parses_at_query_time']}")
+    print(
+        f"k={result['k']}, {result['chunks']} chunks, {len(result['gold'])} questions, "
+        f"{n_gold} gold chunks; query-time parses: {result['parses_at_query_time']}"
+    )
     header = ["ranking", "R@3", "R@5", "one-chunk R@3", "R@5", "two-chunk R@3", "R@5",
               "gold in pool", "up / down vs hybrid"]  # fmt: skip
     print("| " + " | ".join(header) + " |")
@@ -207,8 +215,10 @@ def print_table(rows: dict, result: dict) -> None:
         cells = [name] + [f"{row[f'{g} R@{k}']:.3f}" for g in ("all", "one_chunk", "two_chunk")
                           for k in KS]  # fmt: skip
         reference = name in ("hybrid", "hybrid --expand")
-        cells += [f"{row['gold in pool']}/{n_gold}",
-                  "—" if reference else f"{row['up']} / {row['down']}"]
+        cells += [
+            f"{row['gold in pool']}/{n_gold}",
+            "—" if reference else f"{row['up']} / {row['down']}",
+        ]
         print("| " + " | ".join(cells) + " |")
 
 
@@ -216,15 +226,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--k", type=int, default=20, help="retrieved chunks per question")
     parser.add_argument("--json", type=Path, help="also write the figures and orders here")
-    parser.add_argument("--check-gold", action="store_true",
-                        help="only split the corpus and check the gold selectors")
+    parser.add_argument(
+        "--check-gold",
+        action="store_true",
+        help="only split the corpus and check the gold selectors",
+    )
     args = parser.parse_args(argv)
     if args.check_gold:
         spec = json.loads(DATA.read_text(encoding="utf-8"))
         chunks = split_corpus(spec, site_packages())
         gold = gold_ids(spec, chunks)
-        print(f"{len(chunks)} chunks; {sum(len(g) for g in gold.values())} gold chunks of "
-              f"{len(gold)} questions, each selector names exactly one chunk")
+        print(
+            f"{len(chunks)} chunks; {sum(len(g) for g in gold.values())} gold chunks of "
+            f"{len(gold)} questions, each selector names exactly one chunk"
+        )
         return
     result = run(args.k)
     rows = summary(result)

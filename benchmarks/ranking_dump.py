@@ -71,30 +71,53 @@ def dump(args: argparse.Namespace) -> None:
         for path in _files(args.data):
             questions = load_questions(path)[: args.limit]
             for titled in (True, False):
-                pools = [[Passage(text=p.text, title=p.title if titled else "") for p in q.passages]
-                         for q in questions]
+                pools = [
+                    [Passage(text=p.text, title=p.title if titled else "") for p in q.passages]
+                    for q in questions
+                ]
                 flat = [p for ps in pools for p in ps]
                 graphs = base.graphs(flat, level="light")
                 rgcn_flat = [p for ps in pools[: args.rgcn_limit] for p in ps]
-                full = base.graphs(rgcn_flat, level="full", with_vectors=True) if args.rgcn_limit else []
+                full = (
+                    base.graphs(rgcn_flat, level="full", with_vectors=True)
+                    if args.rgcn_limit
+                    else []
+                )
                 offset = 0
                 for n, (q, passages) in enumerate(zip(questions, pools)):
                     k = len(passages)
                     known = given.get((path.name, titled, q.id))
-                    sims = base.similarities(q.question, passages) if known is None else np.array(known)
+                    sims = (
+                        base.similarities(q.question, passages)
+                        if known is None
+                        else np.array(known)
+                    )
                     methods = methods_all + (RGCN_METHODS if n < args.rgcn_limit else ())
                     for m in methods:
-                        g = full[offset:offset + k] if m in RGCN_METHODS else graphs[offset:offset + k]
-                        ranked = rerankers[m].rerank(q.question, passages, query_similarities=sims,
-                                                     graphs=g)
-                        out.write(json.dumps({
-                            "file": path.name, "titled": titled, "id": q.id, "method": m,
-                            "order": [r.index for r in ranked],
-                            "score": [float(r.score).hex() for r in ranked],
-                            "coherence": [float(r.coherence).hex() for r in ranked],
-                            "similarity": [float(r.similarity).hex() for r in ranked],
-                            "via": [r.via for r in ranked],
-                        }) + "\n")
+                        g = (
+                            full[offset : offset + k]
+                            if m in RGCN_METHODS
+                            else graphs[offset : offset + k]
+                        )
+                        ranked = rerankers[m].rerank(
+                            q.question, passages, query_similarities=sims, graphs=g
+                        )
+                        out.write(
+                            json.dumps(
+                                {
+                                    "file": path.name,
+                                    "titled": titled,
+                                    "id": q.id,
+                                    "method": m,
+                                    "order": [r.index for r in ranked],
+                                    "score": [float(r.score).hex() for r in ranked],
+                                    "coherence": [float(r.coherence).hex() for r in ranked],
+                                    "similarity": [float(r.similarity).hex() for r in ranked],
+                                    "via": [r.via for r in ranked],
+                                }
+                            )
+                            + "\n"
+                        )
                     offset += k
                 print(f"{path.name} titled={titled}: {len(questions)} pools", file=sys.stderr)
 
@@ -108,7 +131,9 @@ def compare(args: argparse.Namespace) -> None:
     keys = sorted(set(before) & set(after), key=str)
     only = len(set(before) ^ set(after))
     if only:
-        print(f"{only} rankings are in one dump only (a smaller --limit or other files): not compared")
+        print(
+            f"{only} rankings are in one dump only (a smaller --limit or other files): not compared"
+        )
     diff = [k for k in keys if before[k] != after[k]]
     by_method: dict[str, list[int]] = {}
     for k in keys:
@@ -134,8 +159,11 @@ def main() -> None:
     d.add_argument("--limit", type=int)
     d.add_argument("--rgcn-limit", type=int, default=10)
     d.add_argument("--methods", help=f"comma-separated (default {','.join(METHODS)})")
-    d.add_argument("--similarities-from", metavar="DUMP",
-                   help="rank with the similarities of an earlier dump (the 'before' one)")
+    d.add_argument(
+        "--similarities-from",
+        metavar="DUMP",
+        help="rank with the similarities of an earlier dump (the 'before' one)",
+    )
     c = sub.add_parser("compare")
     c.add_argument("before")
     c.add_argument("after")

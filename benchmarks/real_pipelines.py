@@ -67,9 +67,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def timed_steps(qs: list[str], *, retrieve: Callable[[str], Any],
-                step: Callable[[str, Any], Any], embed_docs: Callable[[Any], Any],
-                parses: Callable[[], int]) -> dict:
+def timed_steps(
+    qs: list[str],
+    *,
+    retrieve: Callable[[str], Any],
+    step: Callable[[str, Any], Any],
+    embed_docs: Callable[[Any], Any],
+    parses: Callable[[], int],
+) -> dict:
     """Per query: ``retrieve`` (not timed), then time ``step`` (one query embedding + the
     rerank) and, for comparison, ``embed_docs`` (embedding the retrieved documents again)."""
     step_s, embed_s = [], []
@@ -83,8 +88,13 @@ def timed_steps(qs: list[str], *, retrieve: Callable[[str], Any],
             start = time.perf_counter()
             embed_docs(found)
             embed_s.append(time.perf_counter() - start)
-    return {"step": step_s, "embed_docs": embed_s, "parses": parses(),
-            "spacy": "spacy" in sys.modules, "warnings": printed.lines}
+    return {
+        "step": step_s,
+        "embed_docs": embed_s,
+        "parses": parses(),
+        "spacy": "spacy" in sys.modules,
+        "warnings": printed.lines,
+    }
 
 
 class _Printed(logging.Handler):
@@ -117,11 +127,18 @@ def langchain_ingest(path: str) -> list[int]:
 
     from cage_langchain import CageGraphTransformer, PackagedMiniLMEmbeddings
 
-    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=str(i))
-            for i, r in enumerate(rows())]
+    docs = [
+        Document(page_content=r["text"], metadata={"title": r["title"]}, id=str(i))
+        for i, r in enumerate(rows())
+    ]
     docs = CageGraphTransformer().transform_documents(docs)
-    Chroma.from_documents(docs, PackagedMiniLMEmbeddings(), collection_name=COLLECTION,
-                          persist_directory=path, client_settings=chroma_settings())
+    Chroma.from_documents(
+        docs,
+        PackagedMiniLMEmbeddings(),
+        collection_name=COLLECTION,
+        persist_directory=path,
+        client_settings=chroma_settings(),
+    )
     return [len(d.metadata["cage_graph"].encode("utf-8")) for d in docs]
 
 
@@ -132,15 +149,21 @@ def langchain_steps(path: str, k: int, qs: list[str]) -> dict:
     from cage_langchain import CageRerank, PackagedMiniLMEmbeddings, ScoredVectorStoreRetriever
 
     embeddings = PackagedMiniLMEmbeddings()
-    store = Chroma(collection_name=COLLECTION, embedding_function=embeddings,
-                   persist_directory=path, client_settings=chroma_settings())
+    store = Chroma(
+        collection_name=COLLECTION,
+        embedding_function=embeddings,
+        persist_directory=path,
+        client_settings=chroma_settings(),
+    )
     retriever = ScoredVectorStoreRetriever(vectorstore=store, k=k)
     rerank = CageRerank(top_n=TOP_N)
     return timed_steps(
-        qs, retrieve=retriever.invoke,
+        qs,
+        retrieve=retriever.invoke,
         step=lambda q, docs: (embeddings.embed_query(q), rerank.compress_documents(docs, q)),
         embed_docs=lambda docs: embeddings.embed_documents([d.page_content for d in docs]),
-        parses=lambda: rerank.reranker.parse_count)
+        parses=lambda: rerank.reranker.parse_count,
+    )
 
 
 # -- LlamaIndex: IngestionPipeline + VectorStoreIndex + query engine postprocessor ------------
@@ -153,13 +176,18 @@ def llamaindex_ingest(path: str) -> list[int]:
 
     from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
-    nodes = [TextNode(text=r["text"], id_=str(i), metadata={"title": r["title"]})
-             for i, r in enumerate(rows())]
+    nodes = [
+        TextNode(text=r["text"], id_=str(i), metadata={"title": r["title"]})
+        for i, r in enumerate(rows())
+    ]
     nodes = IngestionPipeline(transformations=[CageGraphExtractor()]).run(nodes=nodes)
     client = chromadb.PersistentClient(path=path, settings=chroma_settings())
     store = ChromaVectorStore(chroma_collection=client.get_or_create_collection(COLLECTION))
-    VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(vector_store=store),
-                     embed_model=PackagedMiniLMEmbedding())
+    VectorStoreIndex(
+        nodes,
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=PackagedMiniLMEmbedding(),
+    )
     return [len(n.metadata["cage_graph"].encode("utf-8")) for n in nodes]
 
 
@@ -175,16 +203,23 @@ def llamaindex_steps(path: str, k: int, qs: list[str]) -> dict:
     embed_model = PackagedMiniLMEmbedding()
     client = chromadb.PersistentClient(path=path, settings=chroma_settings())
     index = VectorStoreIndex.from_vector_store(
-        ChromaVectorStore(chroma_collection=client.get_collection(COLLECTION)), embed_model=embed_model)
+        ChromaVectorStore(chroma_collection=client.get_collection(COLLECTION)),
+        embed_model=embed_model,
+    )
     retriever = index.as_retriever(similarity_top_k=k)
     rerank = CageRerank(top_n=TOP_N)
     return timed_steps(
-        qs, retrieve=retriever.retrieve,
-        step=lambda q, nodes: (embed_model.get_query_embedding(q),
-                               rerank.postprocess_nodes(nodes, QueryBundle(q))),
+        qs,
+        retrieve=retriever.retrieve,
+        step=lambda q, nodes: (
+            embed_model.get_query_embedding(q),
+            rerank.postprocess_nodes(nodes, QueryBundle(q)),
+        ),
         embed_docs=lambda nodes: embed_model.get_text_embedding_batch(
-            [n.node.get_content() for n in nodes]),
-        parses=lambda: rerank.reranker.parse_count)
+            [n.node.get_content() for n in nodes]
+        ),
+        parses=lambda: rerank.reranker.parse_count,
+    )
 
 
 def langchain_plain_steps(path: str, k: int, qs: list[str]) -> dict:
@@ -194,26 +229,39 @@ def langchain_plain_steps(path: str, k: int, qs: list[str]) -> dict:
     from cage_langchain import CageRerank, PackagedMiniLMEmbeddings
 
     embeddings = PackagedMiniLMEmbeddings()
-    store = Chroma(collection_name=COLLECTION, embedding_function=embeddings,
-                   persist_directory=path, client_settings=chroma_settings())
+    store = Chroma(
+        collection_name=COLLECTION,
+        embedding_function=embeddings,
+        persist_directory=path,
+        client_settings=chroma_settings(),
+    )
     retriever = store.as_retriever(search_kwargs={"k": k})
     rerank = CageRerank(top_n=TOP_N)
     return timed_steps(
-        qs, retrieve=retriever.invoke,
+        qs,
+        retrieve=retriever.invoke,
         step=lambda q, docs: (embeddings.embed_query(q), rerank.compress_documents(docs, q)),
         embed_docs=lambda docs: embeddings.embed_documents([d.page_content for d in docs]),
-        parses=lambda: rerank.reranker.parse_count)
+        parses=lambda: rerank.reranker.parse_count,
+    )
 
 
-FRAMEWORKS = {"langchain": (langchain_ingest, langchain_steps),
-              "langchain-plain": (langchain_ingest, langchain_plain_steps),
-              "llamaindex": (llamaindex_ingest, llamaindex_steps)}
+FRAMEWORKS = {
+    "langchain": (langchain_ingest, langchain_steps),
+    "langchain-plain": (langchain_ingest, langchain_plain_steps),
+    "llamaindex": (llamaindex_ingest, llamaindex_steps),
+}
 
 
 def fresh_process(framework: str, path: str, k: int, query: str) -> dict:
     """The first rerank step of a new Python process over the stored collection."""
-    out = subprocess.run([sys.executable, __file__, "--child", framework, path, str(k), query],
-                         capture_output=True, text=True, check=True, env={**os.environ})
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", framework, path, str(k), query],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -229,14 +277,24 @@ def main() -> int:
     if args.child:
         framework, path, k, query = args.child
         result = FRAMEWORKS[framework][1](path, int(k), [query])
-        print(json.dumps({"step": result["step"][0], "spacy": result["spacy"],
-                          "parses": result["parses"], "warnings": result["warnings"]}))
+        print(
+            json.dumps(
+                {
+                    "step": result["step"][0],
+                    "spacy": result["spacy"],
+                    "parses": result["parses"],
+                    "warnings": result["warnings"],
+                }
+            )
+        )
         return 0
     qs = queries(args.queries)
     print(f"{len(rows())} documents, {len(qs)} queries per row, top_n={TOP_N}; times in ms")
-    print("| pipeline | k | stored bytes/doc median (max) | rerank step: first query, p50 / p95 "
-          "warm | embedding the k docs p50 | step p50 / embedding | fresh process step (spaCy "
-          "loaded) | parses/query | warnings printed (warm; fresh process) |")
+    print(
+        "| pipeline | k | stored bytes/doc median (max) | rerank step: first query, p50 / p95 "
+        "warm | embedding the k docs p50 | step p50 / embedding | fresh process step (spaCy "
+        "loaded) | parses/query | warnings printed (warm; fresh process) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for framework, (ingest, steps) in FRAMEWORKS.items():
         with tempfile.TemporaryDirectory() as path:

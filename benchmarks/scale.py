@@ -149,8 +149,11 @@ def build_link_store(path: Path, n: int) -> tuple[float, float] | None:
             _, wall_s, cpu_s = timed(index.add_entries, batch)
             writing, cpu = writing + wall_s, cpu + cpu_s
             if start and start % (10 * BUILD_BATCH * max(1, n // 1_000_000)) == 0:
-                print(f"  link store: {start:,} entries, {start / writing:,.0f}/s "
-                      f"({start / cpu:,.0f}/s of CPU)", flush=True)
+                print(
+                    f"  link store: {start:,} entries, {start / writing:,.0f}/s "
+                    f"({start / cpu:,.0f}/s of CPU)",
+                    flush=True,
+                )
     _checkpoint(path)
     return n / writing, n / cpu
 
@@ -233,7 +236,10 @@ def write_rates(path: Path, n: int) -> tuple[tuple[float, float], tuple[float, f
             replaces.append(timed(index.add_entries, held)[1:])
             index.add_entries(synthetic_entries(start, start + 1000, 2 * n))  # as built
             index.remove_many(e.id for e in new)
-    median = lambda pairs: tuple(statistics.median(p[i] for p in pairs) for i in (0, 1))
+
+    def median(pairs):
+        return tuple(statistics.median(p[i] for p in pairs) for i in (0, 1))
+
     return median(adds), median(replaces)
 
 
@@ -261,13 +267,21 @@ def query_worker(links: str, graphs: str, n: int, queries: int) -> None:
         assert len(got) == len(set(keys))
     # VmHWM, not getrusage's ru_maxrss: a child's ru_maxrss starts at its parent's size at
     # fork (the benchmark's own, with its generated entries), which exec does not reset.
-    print(json.dumps({"open_s": opened, "size": size, "expansions": found / queries,
-                      "expand": percentiles([w for w, _ in expand]),
-                      "expand_cpu": percentiles([c for _, c in expand]),
-                      "lookup": percentiles([w for w, _ in lookup]),
-                      "lookup_cpu": percentiles([c for _, c in lookup]),
-                      "rss_after_imports_mib": baseline / 1024,
-                      "peak_rss_mib": _status_kib("VmHWM") / 1024}))
+    print(
+        json.dumps(
+            {
+                "open_s": opened,
+                "size": size,
+                "expansions": found / queries,
+                "expand": percentiles([w for w, _ in expand]),
+                "expand_cpu": percentiles([c for _, c in expand]),
+                "lookup": percentiles([w for w, _ in lookup]),
+                "lookup_cpu": percentiles([c for _, c in lookup]),
+                "rss_after_imports_mib": baseline / 1024,
+                "peak_rss_mib": _status_kib("VmHWM") / 1024,
+            }
+        )
+    )
 
 
 def _status_kib(field: str) -> int:
@@ -314,8 +328,11 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     if args.parse_sample:
         parse_rate, entry_rate = ingest_rates(Path(args.data), args.parse_sample)
-        print(f"ingest: {parse_rate:.0f} light graphs parsed/s (spaCy, {args.parse_sample} DEV "
-              f"passages); {entry_rate:,.0f} link entries/s made from stored graphs", flush=True)
+        print(
+            f"ingest: {parse_rate:.0f} light graphs parsed/s (spaCy, {args.parse_sample} DEV "
+            f"passages); {entry_rate:,.0f} link entries/s made from stored graphs",
+            flush=True,
+        )
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         links, graphs = folder / f"links-{n}.sqlite", folder / f"graphs-{n}.sqlite"
@@ -335,23 +352,32 @@ def main() -> None:
         q = json.loads(worker.stdout.strip().splitlines()[-1])
         if n == args.check_memory:
             total, equal = check_memory(links, n, min(args.queries, 1000))
-            print(f"{n:,}: {equal} of {total} expansions equal to the in-memory index's", flush=True)
+            print(
+                f"{n:,}: {equal} of {total} expansions equal to the in-memory index's", flush=True
+            )
         rows.append((n, write_rate, links.stat().st_size / n, jsonl, graphs.stat().st_size / n,
                      q, add, replace))  # fmt: skip
         print(f"{n:,}: {json.dumps(q)}", flush=True)
     print("\nwall time (CPU time of the process in brackets):\n")
-    print("| passages | entries written/s | B/passage: link store, JSONL, graph store | open | "
-          "expand p50 / p95 | 20 graphs p50 / p95 | add 1,000 | replace 1,000 | "
-          "RSS after imports → peak |")
+    print(
+        "| passages | entries written/s | B/passage: link store, JSONL, graph store | open | "
+        "expand p50 / p95 | 20 graphs p50 / p95 | add 1,000 | replace 1,000 | "
+        "RSS after imports → peak |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
-    ms = lambda pair: f"{1000 * pair[0]:.2f} / {1000 * pair[1]:.2f}"
+
+    def ms(pair):
+        return f"{1000 * pair[0]:.2f} / {1000 * pair[1]:.2f}"
+
     for n, rate, lb, jb, gb, q, add, rep in rows:
         rate_text = f"{rate[0]:,.0f} ({rate[1]:,.0f})" if rate else "(reused)"
-        print(f"| {n:,} | {rate_text} | {lb:.0f}, {jb:.0f}, {gb:.0f} | {1000 * q['open_s']:.1f} ms "
-              f"| {ms(q['expand'])} ms ({ms(q['expand_cpu'])}) "
-              f"| {ms(q['lookup'])} ms ({ms(q['lookup_cpu'])}) "
-              f"| {add[0]:.3f} s ({add[1]:.3f}) | {rep[0]:.3f} s ({rep[1]:.3f}) "
-              f"| {q['rss_after_imports_mib']:.0f} → {q['peak_rss_mib']:.0f} MiB |")
+        print(
+            f"| {n:,} | {rate_text} | {lb:.0f}, {jb:.0f}, {gb:.0f} | {1000 * q['open_s']:.1f} ms "
+            f"| {ms(q['expand'])} ms ({ms(q['expand_cpu'])}) "
+            f"| {ms(q['lookup'])} ms ({ms(q['lookup_cpu'])}) "
+            f"| {add[0]:.3f} s ({add[1]:.3f}) | {rep[0]:.3f} s ({rep[1]:.3f}) "
+            f"| {q['rss_after_imports_mib']:.0f} → {q['peak_rss_mib']:.0f} MiB |"
+        )
 
 
 if __name__ == "__main__":

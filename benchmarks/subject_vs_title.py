@@ -48,7 +48,11 @@ def main() -> None:
             real, derived = comparable(title), comparable(subject.name)
             if real == derived:
                 equal += 1
-            elif real and derived and (f" {real} " in f" {derived} " or f" {derived} " in f" {real} "):
+            elif (
+                real
+                and derived
+                and (f" {real} " in f" {derived} " or f" {derived} " in f" {real} ")
+            ):
                 overlapping += 1
             elif len(misses) < args.examples:
                 misses.append(f"    {title!r} -> {subject.name!r} ({subject.origin or 'none'})")

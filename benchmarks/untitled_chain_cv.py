@@ -65,7 +65,9 @@ def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
 def main() -> None:
     config, pools, closed = load_setting(__doc__.splitlines()[0])
     rank_fn = functools.partial(rank, config=config)
-    allowed = ramdocs_guard(pools, closed, grid_points(GRID), rank_fn, recall=False, ks=(2,), config=config)
+    allowed = ramdocs_guard(
+        pools, closed, grid_points(GRID), rank_fn, recall=False, ks=(2,), config=config
+    )
     cv = grid_cv(pools, GRID, rank_fn, allowed=allowed)
     datasets = cv.datasets
     alone = cv.points.index({**cv.points[0], "chain_window": 0})

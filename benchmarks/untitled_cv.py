@@ -87,7 +87,9 @@ def load_pools(data: Path, reranker: CageReranker) -> list[dict]:
         corpus = state.corpus
         vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
         cosines = cosine_matrix(vectors, state.embeddings)
-        retriever = CorpusRetriever([p.content for p in corpus.passages], cosines, "cosine", config.lexical_weight)
+        retriever = CorpusRetriever(
+            [p.content for p in corpus.passages], cosines, "cosine", config.lexical_weight
+        )
         state.ensure_graphs(range(len(corpus)), full=False)
         index = state.ensure_link_index()
         for row, q in enumerate(questions):
@@ -100,7 +102,8 @@ def load_pools(data: Path, reranker: CageReranker) -> list[dict]:
             names = [untitled_subject(d) for d in derived]
             sims = cosines[row, ids]
             relevance = standardize(sims) + config.lexical_weight * standardize(
-                pool_bm25(q.question, [p.content for p in passages]))
+                pool_bm25(q.question, [p.content for p in passages])
+            )
             position = {c: n for n, c in enumerate(ids)}
             entities = shared_entity_links(graphs, q.question)
             gold = gold_in_corpus(q, corpus)
@@ -149,9 +152,17 @@ def ramdocs_guard(pools: list[dict], closed: list[dict], points: list[dict],
     def figures(point: dict | None) -> tuple[list[float], list[float]]:
         """(figures that must not fall, figures that must not rise) of a grid point, or of
         the 0.2 ranking for None."""
-        closed_orders = [release_02(p, config) if point is None else rank_fn(p, point) for p in closed]
-        open_orders = [release_02(p, config) if point is None else rank_fn(p, point) for p in opened]
-        kept = [float(np.mean([recalls(o, p)[1] for o, p in zip(closed_orders, closed)]))] if recall else []
+        closed_orders = [
+            release_02(p, config) if point is None else rank_fn(p, point) for p in closed
+        ]
+        open_orders = [
+            release_02(p, config) if point is None else rank_fn(p, point) for p in opened
+        ]
+        kept = (
+            [float(np.mean([recalls(o, p)[1] for o, p in zip(closed_orders, closed)]))]
+            if recall
+            else []
+        )
         capped = [rate for k in ks for rate in (misinfo_rate(closed_orders, closed, k),
                                                  misinfo_rate(open_orders, opened, k))]  # fmt: skip
         return kept, capped
@@ -165,14 +176,19 @@ def ramdocs_guard(pools: list[dict], closed: list[dict], points: list[dict],
     floors = [f"closed R@5 ≥ {r:.3f}" for r in floor_kept]
     floors += [f"closed misinfo@{k} ≤ {floor_capped[2 * i]:.3f}, open misinfo@{k} ≤ {floor_capped[2 * i + 1]:.3f}"
                for i, k in enumerate(ks)]  # fmt: skip
-    print(f"RAMDocs guard (the 0.2 ranking's): {'; '.join(floors)}; {int(keep.sum())} of {len(points)} points keep it")
+    print(
+        f"RAMDocs guard (the 0.2 ranking's): {'; '.join(floors)}; {int(keep.sum())} of {len(points)} points keep it"
+    )
     return keep
 
 
 def recalls(order: np.ndarray, pool: dict) -> tuple[float, float]:
     """(R@3, R@5); a gold passage outside the pool counts as missed."""
     n = max(pool["n_gold"], 1)
-    return (len(set(order[:3].tolist()) & pool["gold"]) / n, len(set(order[:5].tolist()) & pool["gold"]) / n)
+    return (
+        len(set(order[:3].tolist()) & pool["gold"]) / n,
+        len(set(order[:5].tolist()) & pool["gold"]) / n,
+    )
 
 
 def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
@@ -204,8 +220,12 @@ def load_closed_ramdocs(data: Path, reranker: CageReranker) -> list[dict]:
         texts = [p.text for p in passages]
         derived = [derive_subject(p, g) for p, g in zip(passages, graphs)]
         names = [untitled_subject(d) for d in derived]
-        sims = cosine_matrix(vectors[[row]], reranker.passage_embeddings([p.content for p in passages]))[0]
-        relevance = standardize(sims) + config.lexical_weight * standardize(pool_bm25(q.question, texts))
+        sims = cosine_matrix(
+            vectors[[row]], reranker.passage_embeddings([p.content for p in passages])
+        )[0]
+        relevance = standardize(sims) + config.lexical_weight * standardize(
+            pool_bm25(q.question, texts)
+        )
         position = {int(source): n for n, source in enumerate(order)}
         entities = shared_entity_links(graphs, q.question)
         out.append({
@@ -256,7 +276,9 @@ def grid_cv(pools: list[dict], grid: dict[str, tuple], rank_fn: Callable[[dict, 
     multi_hop = np.isin(datasets, MULTI_HOP)
 
     def objective(mask: np.ndarray) -> np.ndarray:
-        means = np.mean([scores[:, mask & (datasets == d)].sum(axis=2).mean(axis=1) for d in MULTI_HOP], axis=0)
+        means = np.mean(
+            [scores[:, mask & (datasets == d)].sum(axis=2).mean(axis=1) for d in MULTI_HOP], axis=0
+        )
         return means if allowed is None else np.where(allowed, means, -np.inf)
 
     out_of_fold = np.zeros((len(pools), 2))
@@ -290,7 +312,9 @@ def main() -> None:
     rows = {
         "vanilla (cosine order)": np.array([recalls(ranking(p["sims"]), p) for p in pools]),
         "hybrid (relevance order)": np.array([recalls(ranking(p["relevance"]), p) for p in pools]),
-        "previous default (no chain)": np.array([recalls(previous_default(p, config), p) for p in pools]),
+        "previous default (no chain)": np.array(
+            [recalls(previous_default(p, config), p) for p in pools]
+        ),
         "subject core, out of fold": cv.out_of_fold,
         "subject core, all-fold choice": cv.scores[cv.chosen],
     }
@@ -303,7 +327,9 @@ def main() -> None:
     print("| ranking | " + " | ".join(f"{g} R@5" for g in order) + " |")
     print("|---|" + "---|" * len(order))
     for label, values in rows.items():
-        print(f"| {label} | " + " | ".join(f"{values[groups[g], 1].mean():.3f}" for g in order) + " |")
+        print(
+            f"| {label} | " + " | ".join(f"{values[groups[g], 1].mean():.3f}" for g in order) + " |"
+        )
 
 
 if __name__ == "__main__":

@@ -125,8 +125,10 @@ class InstanceOf:
 
     def check(self, name: str, value: object) -> None:
         if not isinstance(value, self.kind):
-            raise TypeError(f"{name} must be a{'n' if self.kind.__name__[0] in 'AEIOU' else ''} "
-                            f"{self.kind.__name__}, got {type(value).__name__}")
+            raise TypeError(
+                f"{name} must be a{'n' if self.kind.__name__[0] in 'AEIOU' else ''} "
+                f"{self.kind.__name__}, got {type(value).__name__}"
+            )
 
 
 @dataclass(frozen=True)
@@ -320,13 +322,24 @@ class UntitledConfig:
         return dataclasses.replace(self, **changes)
 
 
-ENCODER_SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(EncoderConfig) if f.name != "kind")
+ENCODER_SETTINGS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(EncoderConfig) if f.name != "kind"
+)
 """The :class:`EncoderConfig` fields that :class:`CageConfig` also accepts flat
 (``CageConfig(epochs=7)``), as before the encoder had its own config."""
 
-_BRIDGE_SETTINGS: tuple[str, ...] = ("lexical_weight", "entity_weight", "title_links", "core_size",
-                                     "rgcn_weight", "chain", "untitled", "document",
-                                     "gate", "string_rules")
+_BRIDGE_SETTINGS: tuple[str, ...] = (
+    "lexical_weight",
+    "entity_weight",
+    "title_links",
+    "core_size",
+    "rgcn_weight",
+    "chain",
+    "untitled",
+    "document",
+    "gate",
+    "string_rules",
+)
 
 
 @dataclass(frozen=True)
@@ -602,9 +615,11 @@ class CageConfig:
         names = self.ineffective_on(pool)
         if names:
             read = "untitled.alpha is their α" if pool == "untitled" else "the chain is their core"
-            warn_once(f"CageConfig: {', '.join(names)}={getattr(self, names[0])!r} has no effect "
-                      f"on {pool} pools ({read}); it applies to "
-                      f"{'titled' if pool == 'untitled' else 'untitled'} pools only")
+            warn_once(
+                f"CageConfig: {', '.join(names)}={getattr(self, names[0])!r} has no effect "
+                f"on {pool} pools ({read}); it applies to "
+                f"{'titled' if pool == 'untitled' else 'untitled'} pools only"
+            )
 
     def replace(self, **changes: Any) -> CageConfig:
         """Return a copy with ``changes`` applied (validated like a new config); encoder
@@ -614,7 +629,9 @@ class CageConfig:
         if isinstance(given, EncoderConfig):
             encoder = _encoder(given, flat)  # a flat setting must agree with it
         else:
-            encoder = (self.encoder if given is None else self.encoder.replace(kind=given)).replace(**flat)
+            encoder = (self.encoder if given is None else self.encoder.replace(kind=given)).replace(
+                **flat
+            )
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         return CageConfig(**{**values, **changes, "encoder": encoder})
 
@@ -631,17 +648,23 @@ def _encoder(encoder: EncoderConfig | str | None, flat: dict[str, Any]) -> Encod
     """The encoder config of ``CageConfig(encoder=…, **flat)`` (see its "Compatibility")."""
     unknown = sorted(set(flat) - set(ENCODER_SETTINGS))
     if unknown:
-        raise TypeError(f"CageConfig got unexpected settings {unknown}; GraphER's and TEGR's "
-                        f"settings live in GraphERConfig and TEGRConfig")
+        raise TypeError(
+            f"CageConfig got unexpected settings {unknown}; GraphER's and TEGR's "
+            f"settings live in GraphERConfig and TEGRConfig"
+        )
     if encoder is None or isinstance(encoder, str):
         settings: dict[str, Any] = {} if encoder is None else {"kind": encoder}
         return EncoderConfig(**settings, **flat)
     if not isinstance(encoder, EncoderConfig):
-        raise TypeError(f"encoder must be an EncoderConfig or a kind in {_ENCODERS}, "
-                        f"got {type(encoder).__name__}")
+        raise TypeError(
+            f"encoder must be an EncoderConfig or a kind in {_ENCODERS}, "
+            f"got {type(encoder).__name__}"
+        )
     conflicting = sorted(n for n, v in flat.items() if v != getattr(encoder, n))
     if conflicting:
-        raise ValueError(f"{', '.join(conflicting)} given both flat and in encoder= with different values")
+        raise ValueError(
+            f"{', '.join(conflicting)} given both flat and in encoder= with different values"
+        )
     return encoder
 
 
@@ -671,10 +694,14 @@ def warn_once(message: str) -> None:
 def _warn_ineffective(config: CageConfig) -> None:
     """Log each of :meth:`CageConfig.ineffective_settings` once per process."""
     for reason, names in config.ineffective_settings().items():
-        warn_once(f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}")
+        warn_once(
+            f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}"
+        )
 
 
-def check_real(name: str, value: object, *, low: float, high: float, low_open: bool = False) -> None:
+def check_real(
+    name: str, value: object, *, low: float, high: float, low_open: bool = False
+) -> None:
     """Raise unless ``value`` is a finite real in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
@@ -701,6 +728,7 @@ def check_int(name: str, value: object, *, low: int, high: int) -> None:
 
 PRESETS: dict[str, CageConfig] = {
     "default": CageConfig(),
-    "paper": CageConfig(coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50,
-                        learning_rate=1e-3),
+    "paper": CageConfig(
+        coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3
+    ),
 }

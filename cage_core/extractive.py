@@ -160,8 +160,11 @@ def question_terms(question: Doc) -> QuestionTerms:
         answer = ANSWER_TYPES.get(key, frozenset())
     content = [t for t in question if t.i not in phrase and t.pos_ in CONTENT_POS
                and not t.is_stop and any(c.isalnum() for c in t.text)]  # fmt: skip
-    return QuestionTerms(frozenset(t.lemma_.lower() for t in content),
-                         frozenset(t.lemma_.lower() for t in content if t.pos_ == "PROPN"), answer)
+    return QuestionTerms(
+        frozenset(t.lemma_.lower() for t in content),
+        frozenset(t.lemma_.lower() for t in content if t.pos_ == "PROPN"),
+        answer,
+    )
 
 
 @dataclass(frozen=True)
@@ -212,14 +215,21 @@ def extractive_answer(
     embed = embedder or default_embedder()
     followed = (_follow_chain(question, passages, chain, sentences, terms, embed, nlp)
                 if chain is not None else None)  # fmt: skip
-    chosen = [] if followed is None else followed[-max_sentences:] if max_sentences < len(followed) \
+    chosen = (
+        []
+        if followed is None
+        else followed[-max_sentences:]
+        if max_sentences < len(followed)
         else followed
+    )
     if len(chosen) < max_sentences:
         rest = [s for s in tied if s not in chosen]
         if rest:
             vectors = np.asarray(embed([question] + [s.text for s in rest]))
             sims = cosine_matrix(vectors[:1], vectors[1:])[0]
-            chosen += [rest[b] for b in np.argsort(-sims, kind="stable")[: max_sentences - len(chosen)]]
+            chosen += [
+                rest[b] for b in np.argsort(-sims, kind="stable")[: max_sentences - len(chosen)]
+            ]
     return ExtractiveAnswer(tuple(s.text for s in chosen), tuple(s.passage for s in chosen))
 
 
@@ -265,8 +275,12 @@ def _follow_chain(
     typed = [s for s in bridge_sentences
              if any(e.label_ in terms.answer_types for e in s.doc.ents)]  # fmt: skip
     bridge_sentences = typed or bridge_sentences
-    texts = [rest, question, *(s.text for s in bridge_sentences),
-             *(s.text for s in source_sentences)]
+    texts = [
+        rest,
+        question,
+        *(s.text for s in bridge_sentences),
+        *(s.text for s in source_sentences),
+    ]
     vectors = np.asarray(embed(texts))
     n = len(bridge_sentences)
     to_rest = cosine_matrix(vectors[:1], vectors[2 : 2 + n])[0]

@@ -25,7 +25,9 @@ def _label(p: Passage, i: int, width: int = 28) -> str:
     return f"{i + 1}. {name[: width - 1] + '…' if len(name) > width else name}"
 
 
-def render_heatmap(query: str, passages: Sequence[Passage], scores: PoolScores, path: str | Path) -> Path:
+def render_heatmap(
+    query: str, passages: Sequence[Passage], scores: PoolScores, path: str | Path
+) -> Path:
     """Write a PNG of ``scores`` to ``path`` and return the path."""
     try:
         import matplotlib

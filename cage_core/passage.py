@@ -25,9 +25,9 @@ class Passage:
     text: str
     title: str = ""
     id: str | None = None
-    doc_id: str | None = None      # the document this chunk belongs to (LangChain `source`,
-                                   # LlamaIndex `ref_doc_id`, corpus `doc_id`)
-    position: int | None = None    # the chunk's 0-based order inside its document
+    doc_id: str | None = None  # the document this chunk belongs to (LangChain `source`,
+    # LlamaIndex `ref_doc_id`, corpus `doc_id`)
+    position: int | None = None  # the chunk's 0-based order inside its document
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -35,7 +35,9 @@ class Passage:
         if not isinstance(self.title, str):
             raise TypeError(f"Passage.title must be a str, got {type(self.title).__name__}")
         if self.doc_id is not None and not isinstance(self.doc_id, str):
-            raise TypeError(f"Passage.doc_id must be a str or None, got {type(self.doc_id).__name__}")
+            raise TypeError(
+                f"Passage.doc_id must be a str or None, got {type(self.doc_id).__name__}"
+            )
         if self.position is not None:
             if isinstance(self.position, bool) or not isinstance(self.position, int):
                 raise TypeError(f"Passage.position must be an int or None, got "
@@ -128,7 +130,5 @@ def as_passages(passages: Sequence[PassageLike]) -> list[Passage]:
         elif isinstance(p, str):
             out.append(Passage(text=p))
         else:
-            raise TypeError(
-                f"passages[{i}] is a {type(p).__name__}; pass str or cage_core.Passage"
-            )
+            raise TypeError(f"passages[{i}] is a {type(p).__name__}; pass str or cage_core.Passage")
     return out

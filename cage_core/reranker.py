@@ -96,8 +96,11 @@ class CageReranker:
         self.graph_service = PassageGraphs.for_config(self.config, nlp, graph_store)
         """Where this reranker's passage graphs come from (cache, store, parse)."""
         self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
-        self.method: RankingMethod = get_method(method or "cage", self.config) \
-            if method is None or isinstance(method, str) else method
+        self.method: RankingMethod = (
+            get_method(method or "cage", self.config)
+            if method is None or isinstance(method, str)
+            else method
+        )
         """What ranks each pool (CAGE itself by default)."""
 
     # -- graphs (see PassageGraphs) ----------------------------------------------------------
@@ -156,7 +159,10 @@ class CageReranker:
 
     # -- stages -------------------------------------------------------------------------
     def graphs(
-        self, passages: Sequence[PassageLike], *, level: GraphLevel | None = None,
+        self,
+        passages: Sequence[PassageLike],
+        *,
+        level: GraphLevel | None = None,
         with_vectors: bool = False,
     ) -> list[PassageGraph]:
         """Passage graphs of ``passages`` at ``level`` (default :attr:`graph_level`) or above;
@@ -285,11 +291,14 @@ class CageReranker:
         if top_n is not None:
             order = order[:top_n]
         explained = order[:VIA_RANKS]
-        vias = evidence_chain(query, items, scores.graphs, explained, scores.links) \
-            if self.method.needs_graphs and len(scores.graphs) == len(items) else []
+        vias = (
+            evidence_chain(query, items, scores.graphs, explained, scores.links)
+            if self.method.needs_graphs and len(scores.graphs) == len(items)
+            else []
+        )
         vias = vias + [None] * (len(order) - len(vias))
         if scores.documents is not None:  # chunks of one document: the document link
-            vias = document_vias(items, order, vias, scores.documents.subjects)
+            vias = document_vias(items, [int(i) for i in order], vias, scores.documents.subjects)
         return [
             RankedPassage(
                 index=int(i),
@@ -335,7 +344,10 @@ def method_graph_level(config: CageConfig, method: str = "cage") -> GraphLevel:
 
 
 def configured_reranker(
-    config: CageConfig, *, alpha: float | None = None, nlp: SpacyModel | None = None,
+    config: CageConfig,
+    *,
+    alpha: float | None = None,
+    nlp: SpacyModel | None = None,
     method: str = "cage",
 ) -> CageReranker:
     """The reranker a framework wrapper runs: ``config`` with ``alpha`` overriding its α when

@@ -109,8 +109,9 @@ class CageRerank(BaseDocumentCompressor):
     def reranker(self) -> CageReranker:
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
-            self._reranker = configured_reranker(self.config, alpha=self.alpha,
-                                                 nlp=self.spacy_model, method=self.method)
+            self._reranker = configured_reranker(
+                self.config, alpha=self.alpha, nlp=self.spacy_model, method=self.method
+            )
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:
@@ -185,19 +186,28 @@ class CageRerank(BaseDocumentCompressor):
         values = [d.metadata.get(self.score_key) for d in documents]
         bad = sum(not is_finite_score(v) for v in values)
         if not bad:
-            return np.asarray([float(v) for v in values], dtype=np.float64), ""
+            return np.asarray([float(v) for v in values], dtype=np.float64), ""  # type: ignore[arg-type]
         if bad == len(values) and all(v is None for v in values):
-            return None, ("the documents came without retriever scores (no "
-                          f"metadata[{self.score_key!r}])")
+            return None, (
+                f"the documents came without retriever scores (no metadata[{self.score_key!r}])"
+            )
         return None, (f"metadata[{self.score_key!r}] is missing or not a finite number on {bad} of "
                       f"{len(values)} documents")  # fmt: skip
 
     def _warn_fallback(self, reason: str, count: int, seconds: float) -> None:
         if reason:
-            warn_once(self, logger, fallback_message(
-                "CageRerank", reason, count, seconds,
-                "Retrieve with ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of "
-                "store.as_retriever(), or set score_key=None to embed on purpose."))
+            warn_once(
+                self,
+                logger,
+                fallback_message(
+                    "CageRerank",
+                    reason,
+                    count,
+                    seconds,
+                    "Retrieve with ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of "
+                    "store.as_retriever(), or set score_key=None to embed on purpose.",
+                ),
+            )
 
     @property
     def embedding_cache(self) -> EmbeddingCache:
@@ -216,7 +226,9 @@ class CageRerank(BaseDocumentCompressor):
     def _cosines(self, query_vector: Sequence[float], texts: list[str], found: dict[str, np.ndarray],
                  missing: list[str], new_vectors: Sequence[Sequence[float]]) -> np.ndarray:  # fmt: skip
         if len(new_vectors) != len(missing):
-            raise ValueError(f"embeddings returned {len(new_vectors)} vectors for {len(missing)} texts")
+            raise ValueError(
+                f"embeddings returned {len(new_vectors)} vectors for {len(missing)} texts"
+            )
         for text, vector in zip(missing, new_vectors):
             found[text] = np.asarray(vector, dtype=np.float64)
             self.embedding_cache.put(embedding_key(text, None), found[text])
@@ -242,4 +254,3 @@ class CageRerank(BaseDocumentCompressor):
             )
             for r in ranked
         ]
-

@@ -128,4 +128,5 @@ def _above(found: list[tuple[Document, float]],
 def _no_relevance(store: VectorStore) -> NotImplementedError:
     return NotImplementedError(
         f"{type(store).__name__} gives no relevance scores (no relevance_score_fn); pass one "
-        f"to the store, or rerank after store.as_retriever() (CageRerank then embeds)")
+        f"to the store, or rerank after store.as_retriever() (CageRerank then embeds)"
+    )

@@ -78,7 +78,7 @@ class StoreRelevance:
                 return self._faiss(query, sorted(wanted))
             else:
                 return {}
-        except Exception as exc:  # noqa: BLE001 - a store's own failure: fall back, never fail
+        except Exception as exc:
             logger.debug("%s could not score the linked passages (%s); using the fallback score",
                          type(self.store).__name__, exc)  # fmt: skip
             return {}
@@ -99,7 +99,9 @@ class StoreRelevance:
             faiss.normalize_L2(vector)
         selector = faiss.IDSelectorBatch(np.asarray([p for _, p in known], dtype=np.int64))
         distances, found = store.index.search(
-            vector, len(known), params=faiss.SearchParameters(sel=selector)
+            vector,
+            len(known),
+            params=faiss.SearchParameters(sel=selector),  # type: ignore[call-arg]
         )
         relevance = store._select_relevance_score_fn()
         id_at = {p: i for i, p in known}

@@ -82,19 +82,28 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     def __getstate__(self) -> dict[Any, Any]:
         return without_private_attributes(super().__getstate__())
 
-    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> Sequence[Document]:
+    def transform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> Sequence[Document]:
         if not documents:
             return []
         passages = document_passages(documents, self.title_key, with_ids=False)
         ids = _ids(documents, passages)
         key = key_bytes(self.integrity_key)
-        graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
+        graphs = self.graph_service.graphs(
+            passages, level=method_graph_level(self.config, self.method)
+        )
         if self.link_index is not None:
-            index_documents(self.link_index, [
-                (i, p, g, d.metadata) for i, d, p, g in zip(ids, documents, passages, graphs)])
+            index_documents(
+                self.link_index,
+                [(i, p, g, d.metadata) for i, d, p, g in zip(ids, documents, passages, graphs)],
+            )
         return [
-            Document(page_content=d.page_content, id=i,
-                     metadata={**d.metadata, self.graph_key: signed_text(g, key)})  # fmt: skip
+            Document(
+                page_content=d.page_content,
+                id=i,
+                metadata={**d.metadata, self.graph_key: signed_text(g, key)},
+            )  # fmt: skip
             for i, d, g in zip(ids, documents, graphs)
         ]
 

@@ -202,7 +202,7 @@ class CageExpansionRetriever(BaseRetriever):
         ids = [node.node_id for _, node in chosen]
         try:
             found = self._scoring_retriever(ids).retrieve(_bundle_copy(bundle))
-        except Exception as exc:  # noqa: BLE001 - a store's own failure: fall back, never fail
+        except Exception as exc:
             logger.debug("the index could not score the linked nodes (%s)", exc)
             return {}
         return _scores_of(found, ids)
@@ -215,7 +215,7 @@ class CageExpansionRetriever(BaseRetriever):
         ids = [node.node_id for _, node in chosen]
         try:
             found = await self._scoring_retriever(ids).aretrieve(_bundle_copy(bundle))
-        except Exception as exc:  # noqa: BLE001 - a store's own failure: fall back, never fail
+        except Exception as exc:
             logger.debug("the index could not score the linked nodes (%s)", exc)
             return {}
         return _scores_of(found, ids)

@@ -51,15 +51,22 @@ class CageGraphExtractor(TransformComponent):
     graph_key: str = Field(default=GRAPH_KEY)
     title_key: str | None = Field(default=TITLE_KEY)
     spacy_model: str | None = Field(default=None)
-    method: str = Field(default="cage", description="the ranking method the graphs are for (as "
-                        "CageRerank.method): light graphs for most, full for the R-GCN methods")
+    method: str = Field(
+        default="cage",
+        description="the ranking method the graphs are for (as "
+        "CageRerank.method): light graphs for most, full for the R-GCN methods",
+    )
     link_index: LinkIndex | str | Path | None = Field(
-        default=None, description="a LinkIndex or the path of a saved one, where each node's link "
-        "entry is added (keyed by node_id); None: nowhere")
+        default=None,
+        description="a LinkIndex or the path of a saved one, where each node's link "
+        "entry is added (keyed by node_id); None: nowhere",
+    )
 
     integrity_key: SecretStr | None = Field(
-        default=None, description="secret shared with CageRerank: each stored graph carries an "
-        "HMAC under it (cage_core.graphs.integrity); None: the content hash only")
+        default=None,
+        description="secret shared with CageRerank: each stored graph carries an "
+        "HMAC under it (cage_core.graphs.integrity); None: the content hash only",
+    )
 
     _graphs: PassageGraphs | None = PrivateAttr(default=None)
 
@@ -93,10 +100,14 @@ class CageGraphExtractor(TransformComponent):
         if not nodes:
             return []
         passages = node_passages(nodes, self.title_key, with_ids=False)
-        graphs = self.graph_service.graphs(passages, level=method_graph_level(self.config, self.method))
+        graphs = self.graph_service.graphs(
+            passages, level=method_graph_level(self.config, self.method)
+        )
         if self.link_index is not None:
-            index_documents(self.link_index, [(n.node_id, p, g, n.metadata)
-                                              for n, p, g in zip(nodes, passages, graphs)])
+            index_documents(
+                self.link_index,
+                [(n.node_id, p, g, n.metadata) for n, p, g in zip(nodes, passages, graphs)],
+            )
         out = []
         key = key_bytes(self.integrity_key)
         for node, graph in zip(nodes, graphs):

@@ -76,12 +76,17 @@ class CageRerank(BaseNodePostprocessor):
     graph_key: str = Field(default=GRAPH_KEY, description="metadata key of stored graphs")
     title_key: str | None = Field(default=TITLE_KEY, description="metadata key of node titles")
     spacy_model: str | None = Field(default=None, description="spaCy pipeline name or path")
-    method: str = Field(default="cage", description="ranking method: cage, grapher, tegr, "
-                        "cage-contra, paper, … (cage_core.methods)")
+    method: str = Field(
+        default="cage",
+        description="ranking method: cage, grapher, tegr, "
+        "cage-contra, paper, … (cage_core.methods)",
+    )
 
     integrity_key: SecretStr | None = Field(
-        default=None, description="secret shared with CageGraphExtractor: only stored graphs with "
-        "a valid HMAC under it are used (cage_core.graphs.integrity); None: content hash only")
+        default=None,
+        description="secret shared with CageGraphExtractor: only stored graphs with "
+        "a valid HMAC under it are used (cage_core.graphs.integrity); None: content hash only",
+    )
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _warned_fallback: bool = PrivateAttr(default=False)
@@ -99,8 +104,9 @@ class CageRerank(BaseNodePostprocessor):
     def reranker(self) -> CageReranker:
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
-            self._reranker = configured_reranker(self.config, alpha=self.alpha,
-                                                 nlp=self.spacy_model, method=self.method)
+            self._reranker = configured_reranker(
+                self.config, alpha=self.alpha, nlp=self.spacy_model, method=self.method
+            )
         return self._reranker
 
     def __getstate__(self) -> dict[Any, Any]:
@@ -125,19 +131,33 @@ class CageRerank(BaseNodePostprocessor):
             start = time.perf_counter()
             sims = reranker.similarities(query_bundle.query_str, passages)
             if missing:
-                warn_once(self, logger, fallback_message(
-                    "CageRerank", missing, len(nodes), time.perf_counter() - start,
-                    "Use a retriever that scores its nodes (a VectorStoreIndex retriever does), "
-                    "or pass similarity_source=\"embed\" to embed on purpose."))
+                warn_once(
+                    self,
+                    logger,
+                    fallback_message(
+                        "CageRerank",
+                        missing,
+                        len(nodes),
+                        time.perf_counter() - start,
+                        "Use a retriever that scores its nodes (a VectorStoreIndex retriever does), "
+                        'or pass similarity_source="embed" to embed on purpose.',
+                    ),
+                )
         with self.callback_manager.event(
             CBEventType.RERANKING,
-            payload={EventPayload.NODES: nodes, EventPayload.MODEL_NAME: "cage",
-                     EventPayload.QUERY_STR: query_bundle.query_str,
-                     EventPayload.TOP_K: self.top_n},  # fmt: skip
+            payload={
+                EventPayload.NODES: nodes,
+                EventPayload.MODEL_NAME: "cage",
+                EventPayload.QUERY_STR: query_bundle.query_str,
+                EventPayload.TOP_K: self.top_n,
+            },  # fmt: skip
         ) as event:
             reranker = self.reranker
-            graphs = reranker.stored_graphs([n.node.metadata.get(self.graph_key) for n in nodes],
-                                            passages, integrity_key=self.integrity_key)
+            graphs = reranker.stored_graphs(
+                [n.node.metadata.get(self.graph_key) for n in nodes],
+                passages,
+                integrity_key=self.integrity_key,
+            )
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
                                      query_similarities=sims, graphs=graphs)  # fmt: skip
             out = [self._ranked_node(nodes[r.index], r) for r in ranked]
@@ -152,7 +172,9 @@ class CageRerank(BaseNodePostprocessor):
             metadata["retrieval_score"] = original.score
             excluded.append("retrieval_score")
         node.metadata = metadata
-        node.excluded_embed_metadata_keys = _with(original.node.excluded_embed_metadata_keys, excluded)
+        node.excluded_embed_metadata_keys = _with(
+            original.node.excluded_embed_metadata_keys, excluded
+        )
         node.excluded_llm_metadata_keys = _with(original.node.excluded_llm_metadata_keys, excluded)
         return NodeWithScore(node=node, score=relevance(ranked.score))
 
@@ -163,7 +185,8 @@ class CageRerank(BaseNodePostprocessor):
         or ``None`` and why they could not be used (``""``: embedding was asked for)."""
         source = self.similarity_source
         have_embeddings = bundle.embedding is not None and all(
-            n.node.embedding is not None for n in nodes)
+            n.node.embedding is not None for n in nodes
+        )
         unscored = sum(n.score is None or not math.isfinite(n.score) for n in nodes)
         if source in ("auto", "embedding") and have_embeddings:
             vectors = np.asarray([n.node.embedding for n in nodes], dtype=np.float64)
@@ -173,10 +196,13 @@ class CageRerank(BaseNodePostprocessor):
         if source == "embed":
             return None, ""
         if source == "embedding":
-            return None, ("similarity_source='embedding' but the query or node embeddings are "
-                          "missing")
-        return None, (f"{unscored} of {len(nodes)} nodes have no retriever score (None or NaN)"
-                      + ("" if source == "score" else " and the nodes carry no embeddings"))
+            return None, (
+                "similarity_source='embedding' but the query or node embeddings are missing"
+            )
+        return None, (
+            f"{unscored} of {len(nodes)} nodes have no retriever score (None or NaN)"
+            + ("" if source == "score" else " and the nodes carry no embeddings")
+        )
 
 
 def _with(keys: list[str], extra: list[str]) -> list[str]:

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from typing import Any
 
 EXTRACTIVE = "extractive"
-PROMPT = ("Answer the question from the numbered passages only, citing them like [1]. "
-          "If they do not contain the answer, say so.\n\n{context}\n\nQuestion: {question}\nAnswer:")
+PROMPT = (
+    "Answer the question from the numbered passages only, citing them like [1]. "
+    "If they do not contain the answer, say so.\n\n{context}\n\nQuestion: {question}\nAnswer:"
+)
 
 
 def llm_spec(cli_value: str | None) -> str:
@@ -46,11 +48,17 @@ def load_chat_model(spec: str) -> Any | None:
             # rope_freq_base=0 keeps the model file's own value (the class default overrides it)
             return ChatLlamaCpp(model_path=target, temperature=0, rope_freq_base=0, n_ctx=4096)
     except ImportError as exc:
-        raise SystemExit(f"--llm {spec}: {exc}. Install the integration named in examples/chat_models.py") from None
-    raise SystemExit(f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH")
+        raise SystemExit(
+            f"--llm {spec}: {exc}. Install the integration named in examples/chat_models.py"
+        ) from None
+    raise SystemExit(
+        f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH"
+    )
 
 
-def answer(question: str, passages: Sequence[str], model: Any | None, chain: Sequence[Any] | None = None) -> str:
+def answer(
+    question: str, passages: Sequence[str], model: Any | None, chain: Sequence[Any] | None = None
+) -> str:
     """The answer text: extractive quotes (following ``chain``, the passages' vias, when given),
     or the chat model's reply over the passages."""
     if model is None:

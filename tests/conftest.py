@@ -50,8 +50,9 @@ def _models_only_in_tests_marked_models(request, monkeypatch):
     import cage_core.models as models
 
     def refuse(*args, **kwargs):
-        raise AssertionError("this test loads a model: mark it @pytest.mark.models (or use a "
-                             "model fixture)")
+        raise AssertionError(
+            "this test loads a model: mark it @pytest.mark.models (or use a model fixture)"
+        )
 
     monkeypatch.setattr(models, "_spacy_cache", {})
     monkeypatch.setattr(models, "_embedder_cache", {})

@@ -11,7 +11,9 @@ from cage_core.graphs.passage_graph import PassageGraph
 _NO_EDGES = np.zeros(0, np.int64)
 
 
-def entity_graph(entities: Iterable[tuple[str, str] | str] = (), *, light: bool = False) -> PassageGraph:
+def entity_graph(
+    entities: Iterable[tuple[str, str] | str] = (), *, light: bool = False
+) -> PassageGraph:
     """A graph of named-entity nodes and no edges.
 
     Each entity is a ``(label, entity type)`` pair, or a bare label of type ``PERSON``. The

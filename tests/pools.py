@@ -10,4 +10,9 @@ TEXTS = [
     "Pierre Curie was a French physicist.",
 ]
 SCORE_KEYS = {"relevance_score", "cage_score", "cage_similarity", "cage_coherence", "cage_rank"}
-OTHER_QUERIES = [QUERY, "Who was a French physicist?", "What fruit has potassium?", "capital of France"]
+OTHER_QUERIES = [
+    QUERY,
+    "Who was a French physicist?",
+    "What fruit has potassium?",
+    "capital of France",
+]

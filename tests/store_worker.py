@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
 def signal_with(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically: the waiting test sees no file or all of it."""
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text)
     os.replace(partial, path)
+
 
 def _import_store_without_package_init() -> None:
     for name in ("cage_core", "cage_core.graphs"):
@@ -41,18 +41,18 @@ def _import_store_without_package_init() -> None:
 if __name__ == "__main__":
     _import_store_without_package_init()
 
-import json  # noqa: E402
-import logging  # noqa: E402
-import os  # noqa: E402
-import random  # noqa: E402
-import sqlite3  # noqa: E402
-import time  # noqa: E402
-from typing import Any  # noqa: E402
+import json
+import logging
+import os
+import random
+import sqlite3
+import time
+from typing import Any
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from cage_core.graphs.passage_graph import PassageGraph, content_hash  # noqa: E402
-from cage_core.graphs.store import GraphStore  # noqa: E402
+from cage_core.graphs.passage_graph import PassageGraph, content_hash
+from cage_core.graphs.store import GraphStore
 
 EMBEDDING_DIM = 16
 SHARED_KEYS = 10
@@ -114,7 +114,8 @@ def _writer(store: GraphStore, opt: dict[str, Any]) -> dict[str, Any]:
             _fail(f"writer {writer} round {r}: its own graphs did not read back exactly")
         vectors = store.get_embeddings(keys)
         if sorted(vectors) != sorted(keys) or any(
-                not np.array_equal(vectors[k], embedding_for(k, writer)) for k in keys):
+            not np.array_equal(vectors[k], embedding_for(k, writer)) for k in keys
+        ):
             _fail(f"writer {writer} round {r}: its own embeddings did not read back exactly")
     return {"writer": writer, "graphs": opt["rounds"] * batch}
 
@@ -151,7 +152,9 @@ def _killable(path: str, opt: dict[str, Any]) -> dict[str, Any]:
         if armed and statement.startswith("INSERT"):
             inserts += 1
             if inserts == opt["pending"]:  # every earlier row of the open transaction is written
-                signal_with(Path(opt["in_transaction"]), json.dumps([wal_before, wal.stat().st_size]))
+                signal_with(
+                    Path(opt["in_transaction"]), json.dumps([wal_before, wal.stat().st_size])
+                )
                 time.sleep(HANG_S)
 
     real_connect = sqlite3.connect

@@ -17,20 +17,32 @@ def test_demo_prints_both_orders_with_gold_marks():
     assert text.count("\nQ [") == 4
     assert "vanilla top 5" in text and "CAGE top 5" in text
     assert "* " in text and "gold passages in the top 5:" in text
-    corliss = text.split("\nQ [")[1]  # the actress of Kiss and Tell: film → Shirley Temple → her post
+    corliss = text.split("\nQ [")[
+        1
+    ]  # the actress of Kiss and Tell: film → Shirley Temple → her post
     assert "Shirley Temple             ← via 'Shirley Temple' from #" in corliss
-    answer = next(line for line in corliss.splitlines() if line.startswith("  answer from the CAGE top 5:"))
+    answer = next(
+        line for line in corliss.splitlines() if line.startswith("  answer from the CAGE top 5:")
+    )
     assert "[extractive answer" in answer and "Chief of Protocol" in answer
 
 
 def test_rerank_reads_jsonl_and_prints_json(tmp_path):
     f = tmp_path / "p.jsonl"
-    f.write_text("\n".join(json.dumps(x) for x in [
-        {"text": "Warsaw is the capital of Poland.", "id": "w"},
-        "Bananas are yellow fruit.",
-    ]))
+    f.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {"text": "Warsaw is the capital of Poland.", "id": "w"},
+                "Bananas are yellow fruit.",
+            ]
+        )
+    )
     out = io.StringIO()
-    assert main(["rerank", "-q", "What is the capital of Poland?", "-p", str(f), "--json"], out=out) == 0
+    assert (
+        main(["rerank", "-q", "What is the capital of Poland?", "-p", str(f), "--json"], out=out)
+        == 0
+    )
     rows = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["id"] for r in rows] == ["w", None]
     assert rows[0]["rank"] == 0 and set(rows[0]) >= {"score", "similarity", "coherence", "index"}
@@ -55,10 +67,17 @@ def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
 
 def test_explain_writes_a_png_heatmap(tmp_path):
     f = tmp_path / "p.txt"
-    f.write_text("Marie Curie was born in Warsaw.\n\nWarsaw is the capital of Poland.\n\nBananas are yellow.\n")
+    f.write_text(
+        "Marie Curie was born in Warsaw.\n\nWarsaw is the capital of Poland.\n\nBananas are yellow.\n"
+    )
     png = tmp_path / "explain.png"
     out = io.StringIO()
-    assert main(["explain", "-q", "Where was Marie Curie born?", "-p", str(f), "-o", str(png)], out=out) == 0
+    assert (
+        main(
+            ["explain", "-q", "Where was Marie Curie born?", "-p", str(f), "-o", str(png)], out=out
+        )
+        == 0
+    )
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
     assert "wrote" in out.getvalue() and "(3 passages)" in out.getvalue()

@@ -14,15 +14,25 @@ from cage_core.ranking.fusion import score_pool
 def test_paper_preset_has_the_papers_settings():
     c = CageConfig.preset("paper")
     assert (c.coherence, c.alpha) == ("rgcn", 0.7)
-    assert (c.encoder.kind, c.encoder.beta, c.encoder.hidden_dim, c.encoder.learning_rate) == \
-        ("rgcn", 2.0, 128, 1e-3)
+    assert (c.encoder.kind, c.encoder.beta, c.encoder.hidden_dim, c.encoder.learning_rate) == (
+        "rgcn",
+        2.0,
+        128,
+        1e-3,
+    )
     assert 30 <= c.encoder.epochs <= 60
 
 
 def test_default_uses_bridge_coherence_chosen_on_dev_data():
     c = CageConfig()
-    assert (c.coherence, c.alpha, c.lexical_weight, c.entity_weight, c.core_size, c.rgcn_weight) == \
-        ("bridge", 1 / 3, 0.5, 0.5, 3, 0.0)
+    assert (
+        c.coherence,
+        c.alpha,
+        c.lexical_weight,
+        c.entity_weight,
+        c.core_size,
+        c.rgcn_weight,
+    ) == ("bridge", 1 / 3, 0.5, 0.5, 3, 0.0)
 
 
 def test_paper_preset_is_available_by_name():
@@ -75,6 +85,7 @@ def test_reranker_rejects_a_non_config():
 
 # ---- the encoder's own settings -----------------------------------------------------------
 
+
 def test_encoder_settings_are_their_own_validated_config():
     assert EncoderConfig() == CageConfig().encoder
     with pytest.raises(ValueError, match="epochs must be in"):
@@ -92,10 +103,17 @@ def test_equal_encoder_configs_are_one_cache_key():
 
 def test_encoder_settings_are_accepted_and_read_flat():
     c = CageConfig(epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01, vector_dim=64)
-    assert c.encoder == EncoderConfig(epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01,
-                                      vector_dim=64)
-    assert (c.epochs, c.seed, c.beta, c.hidden_dim, c.learning_rate, c.vector_dim) == \
-        (7, 3, 1.0, 16, 0.01, 64)
+    assert c.encoder == EncoderConfig(
+        epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01, vector_dim=64
+    )
+    assert (c.epochs, c.seed, c.beta, c.hidden_dim, c.learning_rate, c.vector_dim) == (
+        7,
+        3,
+        1.0,
+        16,
+        0.01,
+        64,
+    )
     assert CageConfig(encoder="gcn").encoder.kind == "gcn"
     assert CageConfig().replace(epochs=7) == CageConfig(encoder=EncoderConfig(epochs=7))
     assert CageConfig(encoder="gcn").replace(seed=2).encoder == EncoderConfig(kind="gcn", seed=2)
@@ -125,14 +143,21 @@ def test_other_methods_settings_are_not_cage_settings():
 
 # ---- settings without effect ----------------------------------------------------------------
 
-@pytest.mark.parametrize("config, unused", [
-    (CageConfig(), ()),
-    (CageConfig(epochs=5), ("encoder.epochs",)),
-    (CageConfig(epochs=5, rgcn_weight=0.2), ()),
-    (CageConfig.preset("paper").replace(core_size=1, title_links=False), ("title_links", "core_size")),
-    (CageConfig(contradiction_overlap=0.3), ("contradiction_overlap",)),
-    (CageConfig(contradiction_overlap=0.3, contradiction_weight=1.0), ()),
-])
+
+@pytest.mark.parametrize(
+    "config, unused",
+    [
+        (CageConfig(), ()),
+        (CageConfig(epochs=5), ("encoder.epochs",)),
+        (CageConfig(epochs=5, rgcn_weight=0.2), ()),
+        (
+            CageConfig.preset("paper").replace(core_size=1, title_links=False),
+            ("title_links", "core_size"),
+        ),
+        (CageConfig(contradiction_overlap=0.3), ("contradiction_overlap",)),
+        (CageConfig(contradiction_overlap=0.3, contradiction_weight=1.0), ()),
+    ],
+)
 def test_settings_without_effect_in_the_chosen_mode_are_named(config, unused):
     assert sum(config.ineffective_settings().values(), ()) == unused
 
@@ -148,11 +173,13 @@ def test_a_setting_without_effect_is_logged_once(caplog):
 
 # ---- methods keep their exact settings ------------------------------------------------------
 
+
 def test_method_factories_derive_their_settings_from_the_config():
     base = CageConfig(epochs=5, seed=2, entity_weight=0.25)
     paper = CageConfig.preset("paper").replace(epochs=5, seed=2)
     assert get_method("hybrid", base).config == base.replace(
-        alpha=1.0, chain=base.chain.replace(length=0), document=base.document.replace(enabled=False))
+        alpha=1.0, chain=base.chain.replace(length=0), document=base.document.replace(enabled=False)
+    )
     assert get_method("paper", base).config == paper
     assert get_method("cage-gcn", base).config.encoder == paper.encoder.replace(kind="gcn")
     assert get_method("cage-noreweight", base).config.encoder == paper.encoder.replace(beta=1.0)
@@ -163,6 +190,7 @@ def test_method_factories_derive_their_settings_from_the_config():
 
 
 # ---- settings that apply to one kind of pool ------------------------------------------------
+
 
 def test_core_size_is_named_ineffective_on_titled_pools_only_while_the_chain_is_on():
     config = CageConfig(core_size=1)
@@ -181,24 +209,36 @@ def test_alpha_is_named_ineffective_on_untitled_pools_which_use_untitled_alpha()
 
 
 def test_ranking_an_untitled_pool_logs_an_ignored_alpha_once(caplog):
-    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
-                Passage("Ann Reeve was a director born in Toronto."), Passage("Bananas are yellow.")]
+    passages = [
+        Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
+        Passage("Ann Reeve was a director born in Toronto."),
+        Passage("Bananas are yellow."),
+    ]
     graphs = [entity_graph([]) for _ in passages]
     config = CageConfig(alpha=0.123)
     with caplog.at_level(logging.WARNING, logger="cage_core.config"):
-        first = score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config)
+        first = score_pool(
+            "Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config
+        )
         score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config)
     warnings = [r.getMessage() for r in caplog.records]
-    assert warnings == ["CageConfig: alpha=0.123 has no effect on untitled pools (untitled.alpha is "
-                        "their α); it applies to titled pools only"]
-    default = score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs,
-                         CageConfig())
+    assert warnings == [
+        "CageConfig: alpha=0.123 has no effect on untitled pools (untitled.alpha is "
+        "their α); it applies to titled pools only"
+    ]
+    default = score_pool(
+        "Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, CageConfig()
+    )
     assert first.fused.tolist() == default.fused.tolist()  # what the warning says
 
 
 def test_core_size_changes_the_ranking_of_an_untitled_pool():
-    passages = [Passage("Bananas are yellow fruit."), Passage("Apples are red fruit."),
-                Passage("Cherries are small."), Passage("Yellow bananas grow in Ecuador.")]
+    passages = [
+        Passage("Bananas are yellow fruit."),
+        Passage("Apples are red fruit."),
+        Passage("Cherries are small."),
+        Passage("Yellow bananas grow in Ecuador."),
+    ]
     graphs = [entity_graph(["Ecuador"]) if i == 3 else entity_graph([]) for i in range(4)]
     sims = np.array([0.1, 0.9, 0.8, 0.2])
     query = "Where do bananas grow?"

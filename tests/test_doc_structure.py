@@ -28,36 +28,56 @@ def _places(metadatas, **kwargs):
 
 # -- reading the structure ------------------------------------------------------------------
 def test_positions_are_the_rank_of_start_index_among_the_chunks_of_each_source():
-    metadatas = [{"source": "a.md", "start_index": 900}, {"source": "b.md", "start_index": 0},
-                 {"source": "a.md", "start_index": 0}, {"source": "a.md", "start_index": 450}]
+    metadatas = [
+        {"source": "a.md", "start_index": 900},
+        {"source": "b.md", "start_index": 0},
+        {"source": "a.md", "start_index": 0},
+        {"source": "a.md", "start_index": 450},
+    ]
     assert _places(metadatas) == [("a.md", 2), ("b.md", 0), ("a.md", 0), ("a.md", 1)]
 
 
 def test_an_explicit_position_wins_over_start_index_for_the_whole_document():
-    metadatas = [{"doc_id": "r", "position": 7, "start_index": 0},
-                 {"doc_id": "r", "chunk_index": 3, "start_index": 100},
-                 {"doc_id": "r", "start_index": 200}]
+    metadatas = [
+        {"doc_id": "r", "position": 7, "start_index": 0},
+        {"doc_id": "r", "chunk_index": 3, "start_index": 100},
+        {"doc_id": "r", "start_index": 200},
+    ]
     assert _places(metadatas) == [("r", 7), ("r", 3), ("r", None)]
 
 
 def test_doc_id_keys_are_read_in_order_and_the_frameworks_own_id_comes_first():
-    metadatas = [{"source": "s.pdf", "doc_id": "d1"}, {"document_id": "d2", "source": "s.pdf"},
-                 {"source": "s.pdf"}, {"file_path": "/x/f.txt"}, {"doc_id": 42}, {"source": "s"}]
+    metadatas = [
+        {"source": "s.pdf", "doc_id": "d1"},
+        {"document_id": "d2", "source": "s.pdf"},
+        {"source": "s.pdf"},
+        {"file_path": "/x/f.txt"},
+        {"doc_id": 42},
+        {"source": "s"},
+    ]
     assert [d for d, _ in _places(metadatas)] == ["d1", "d2", "s.pdf", "/x/f.txt", "42", "s"]
     assert _places([{"source": "s"}], doc_ids=["ref-1"], offsets=[5]) == [("ref-1", 0)]
 
 
 def test_pages_order_before_the_offset_within_the_page():
-    metadatas = [{"source": "f.pdf", "page": 1, "start_index": 0},
-                 {"source": "f.pdf", "page": 0, "start_index": 800},
-                 {"source": "f.pdf", "page": 0, "start_index": 0}]
+    metadatas = [
+        {"source": "f.pdf", "page": 1, "start_index": 0},
+        {"source": "f.pdf", "page": 0, "start_index": 800},
+        {"source": "f.pdf", "page": 0, "start_index": 0},
+    ]
     assert _places(metadatas) == [("f.pdf", 2), ("f.pdf", 1), ("f.pdf", 0)]
 
 
 def test_chunks_without_structure_or_with_malformed_values_get_none_never_an_error():
-    metadatas = [{}, {"source": ""}, {"source": True}, {"source": ["a"]},
-                 {"source": "a", "position": -1}, {"source": "a", "position": True},
-                 {"source": "a", "position": 1.0, "start_index": "12"}]
+    metadatas = [
+        {},
+        {"source": ""},
+        {"source": True},
+        {"source": ["a"]},
+        {"source": "a", "position": -1},
+        {"source": "a", "position": True},
+        {"source": "a", "position": 1.0, "start_index": "12"},
+    ]
     assert _places(metadatas) == [(None, None)] * 4 + [("a", None)] * 3
 
 
@@ -119,12 +139,24 @@ def test_doc_id_and_position_round_trip_through_the_stored_form_and_are_omitted_
     assert loaded.chunks_of("report") == index.chunks_of("report")
 
 
-@pytest.mark.parametrize("bad", [{"doc_id": ""}, {"doc_id": 7}, {"position": -1},
-                                 {"position": True}, {"position": 1.5}, {"page": 1}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"doc_id": ""},
+        {"doc_id": 7},
+        {"position": -1},
+        {"position": True},
+        {"position": 1.5},
+        {"page": 1},
+    ],
+)
 def test_stored_entries_with_a_bad_doc_id_or_position_are_skipped_with_one_warning(bad, caplog):
     good = {"id": "a", "subject": "", "keys": [], "mentions": [], "doc_id": "d", "position": 0}
-    lines = [json.dumps({"format": "cage-link-index", "version": 1, "passages": 2}),
-             json.dumps(good), json.dumps({**good, "id": "b", **bad})]
+    lines = [
+        json.dumps({"format": "cage-link-index", "version": 1, "passages": 2}),
+        json.dumps(good),
+        json.dumps({**good, "id": "b", **bad}),
+    ]
     with caplog.at_level(logging.WARNING, logger="cage_core.expansion.index"):
         index = LinkIndex.from_lines(lines)
     assert len(index) == 1 and "skipped 1 invalid entries" in caplog.text
@@ -138,8 +170,9 @@ def test_link_entry_refuses_a_bad_doc_id_or_position():
 
 
 def test_enrich_rows_with_doc_id_and_position_columns_keep_them_in_the_link_index():
-    graph = dataclasses.replace(entity_graph([("Acme Corp", "ORG")], light=True),
-                                content_sha="0" * 32).to_text()
+    graph = dataclasses.replace(
+        entity_graph([("Acme Corp", "ORG")], light=True), content_sha="0" * 32
+    ).to_text()
     rows = [{"id": "c1", "text": "The company grew.", "doc_id": "r", "position": 1, GRAPH_COLUMN: graph},
             {"id": "c0", "text": "Acme Corp makes anvils.", "doc_id": "r", "position": 0,
              GRAPH_COLUMN: graph},
@@ -189,9 +222,13 @@ def test_sibling_expansions_go_seed_by_seed_skip_known_ids_and_stop_at_the_limit
 
 
 # -- the frameworks' own splitters ---------------------------------------------------------
-REPORT = ("Acme Corp is a maker of anvils and rockets based in Phoenix, Arizona. " * 3
-          + "\n\n" + "The company sold forty thousand anvils in 2023. " * 3
-          + "\n\n" + "Its chief executive is Wile Coyote, appointed in 2019. " * 3)
+REPORT = (
+    "Acme Corp is a maker of anvils and rockets based in Phoenix, Arizona. " * 3
+    + "\n\n"
+    + "The company sold forty thousand anvils in 2023. " * 3
+    + "\n\n"
+    + "Its chief executive is Wile Coyote, appointed in 2019. " * 3
+)
 
 
 def test_langchain_splitter_chunks_get_their_source_and_order():
@@ -201,13 +238,21 @@ def test_langchain_splitter_chunks_get_their_source_and_order():
     from cage_langchain.structure import document_passages
 
     splitter = RecursiveCharacterTextSplitter(chunk_size=240, chunk_overlap=0, add_start_index=True)
-    chunks = splitter.split_documents([Document(REPORT, metadata={"source": "acme.txt"}),
-                                       Document("A short note.", metadata={"source": "note.txt"})])
+    chunks = splitter.split_documents(
+        [
+            Document(REPORT, metadata={"source": "acme.txt"}),
+            Document("A short note.", metadata={"source": "note.txt"}),
+        ]
+    )
     assert len(chunks) == 4
     shuffled = [chunks[2], chunks[3], chunks[0], chunks[1]]
     passages = document_passages(shuffled, "title")
-    assert [(p.doc_id, p.position) for p in passages] == [("acme.txt", 2), ("note.txt", 0),
-                                                          ("acme.txt", 0), ("acme.txt", 1)]
+    assert [(p.doc_id, p.position) for p in passages] == [
+        ("acme.txt", 2),
+        ("note.txt", 0),
+        ("acme.txt", 0),
+        ("acme.txt", 1),
+    ]
     assert [p.text for p in passages] == [c.page_content for c in shuffled]
     assert document_passages([Document("no structure")], "title")[0].doc_id is None
 
@@ -220,11 +265,15 @@ def test_llamaindex_sentence_splitter_nodes_get_their_ref_doc_id_order_and_neigh
     from cage_llamaindex.structure import adjacent_node_ids, node_passages
 
     nodes = SentenceSplitter(chunk_size=64, chunk_overlap=0).get_nodes_from_documents(
-        [Document(text=REPORT, id_="acme")])
+        [Document(text=REPORT, id_="acme")]
+    )
     assert len(nodes) == 3
     passages = node_passages(list(reversed(nodes)), "title")
     assert [(p.id, p.doc_id, p.position) for p in passages] == [
-        (nodes[2].node_id, "acme", 2), (nodes[1].node_id, "acme", 1), (nodes[0].node_id, "acme", 0)]
+        (nodes[2].node_id, "acme", 2),
+        (nodes[1].node_id, "acme", 1),
+        (nodes[0].node_id, "acme", 0),
+    ]
     assert adjacent_node_ids(nodes[1]) == [nodes[0].node_id, nodes[2].node_id]
     assert adjacent_node_ids(nodes[0]) == [nodes[1].node_id]
     plain = TextNode(text="no structure", id_="n")
@@ -254,8 +303,13 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
     from cage_llamaindex import CageRerank as LlamaIndexRerank
 
     seen = []
-    monkeypatch.setattr(CageReranker, "rerank", lambda self, query, passages, **kw: seen.append(
-        [(p.id, p.doc_id, p.position) for p in passages]) or [])
+    monkeypatch.setattr(
+        CageReranker,
+        "rerank",
+        lambda self, query, passages, **kw: (
+            seen.append([(p.id, p.doc_id, p.position) for p in passages]) or []
+        ),
+    )
     monkeypatch.setattr(CageReranker, "stored_graphs", lambda self, stored, passages, **kw: None)
     docs = [Document("b", metadata={"source": "r.md", "start_index": 90, "retrieval_score": 0.5},
                      id="c1"),
@@ -269,8 +323,10 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
         node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id="r")
     LlamaIndexRerank().postprocess_nodes([NodeWithScore(node=n, score=0.5) for n in nodes],
                                          query_str="q")  # fmt: skip
-    assert seen == [[("c1", "r.md", 1), ("c0", "r.md", 0), ("z", None, None)],
-                    [("n1", "r", 1), ("n0", "r", 0), ("z", None, None)]]
+    assert seen == [
+        [("c1", "r.md", 1), ("c0", "r.md", 0), ("z", None, None)],
+        [("n1", "r", 1), ("n0", "r", 0), ("z", None, None)],
+    ]
 
 
 def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):

@@ -15,45 +15,63 @@ pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or M
 chromadb = pytest.importorskip("chromadb")
 pytest.importorskip("faiss")
 
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
-from langchain_text_splitters import RecursiveCharacterTextSplitter  # noqa: E402
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from cage_core.expansion.contract import SAME_DOCUMENT_VIA  # noqa: E402
-from cage_core.expansion.index import LinkIndex  # noqa: E402
-from cage_langchain import (  # noqa: E402
+from cage_core.expansion.contract import SAME_DOCUMENT_VIA
+from cage_core.expansion.index import LinkIndex
+from cage_langchain import (
     CageExpansionRetriever,
     CageGraphTransformer,
     CageRerank,
     PackagedMiniLMEmbeddings,
     ScoredVectorStoreRetriever,
 )
-from cage_langchain.structure import document_passages  # noqa: E402
+from cage_langchain.structure import document_passages
 
 REPORTS = {
     "reports/acme.txt": [
-        ("Acme Corporation is an American maker of anvils, rockets and portable holes, "
-         "headquartered in Phoenix, Arizona. Acme Corporation was founded in 1920 by Ada Acme."),
-        ("The company reported revenue of 4.2 billion dollars for 2023, eight percent more than "
-         "a year earlier, driven by strong demand for its rocket skates."),
-        ("The company appointed Wile Coyote as chief executive officer in 2019. He had led its "
-         "research laboratory in Tucson for eleven years."),
+        (
+            "Acme Corporation is an American maker of anvils, rockets and portable holes, "
+            "headquartered in Phoenix, Arizona. Acme Corporation was founded in 1920 by Ada Acme."
+        ),
+        (
+            "The company reported revenue of 4.2 billion dollars for 2023, eight percent more than "
+            "a year earlier, driven by strong demand for its rocket skates."
+        ),
+        (
+            "The company appointed Wile Coyote as chief executive officer in 2019. He had led its "
+            "research laboratory in Tucson for eleven years."
+        ),
     ],
     "reports/globex.txt": [
-        ("Globex Corporation is a Swiss producer of industrial chemicals and fertilisers, "
-         "headquartered in Basel. Globex Corporation was founded in 1956 by Hank Scorpio."),
-        ("The company reported revenue of 3.1 billion dollars for 2023, two percent less than "
-         "a year earlier, as fertiliser prices fell across Europe."),
-        ("The company appointed Lena Brandt as chief executive officer in 2021. She had run its "
-         "plant in Rotterdam before that."),
+        (
+            "Globex Corporation is a Swiss producer of industrial chemicals and fertilisers, "
+            "headquartered in Basel. Globex Corporation was founded in 1956 by Hank Scorpio."
+        ),
+        (
+            "The company reported revenue of 3.1 billion dollars for 2023, two percent less than "
+            "a year earlier, as fertiliser prices fell across Europe."
+        ),
+        (
+            "The company appointed Lena Brandt as chief executive officer in 2021. She had run its "
+            "plant in Rotterdam before that."
+        ),
     ],
     "reports/initech.txt": [
-        ("Initech Limited is a Canadian software company that builds payroll systems, "
-         "headquartered in Ottawa, Ontario. Initech Limited was founded in 1988 by Bill Lumbergh."),
-        ("The company reported revenue of 0.9 billion dollars for 2023, twelve percent more "
-         "than a year earlier, after it won a contract with the federal government."),
-        ("The company appointed Peter Gibbons as chief executive officer in 2022. He had been "
-         "its head of engineering in Montreal."),
+        (
+            "Initech Limited is a Canadian software company that builds payroll systems, "
+            "headquartered in Ottawa, Ontario. Initech Limited was founded in 1988 by Bill Lumbergh."
+        ),
+        (
+            "The company reported revenue of 0.9 billion dollars for 2023, twelve percent more "
+            "than a year earlier, after it won a contract with the federal government."
+        ),
+        (
+            "The company appointed Peter Gibbons as chief executive officer in 2022. He had been "
+            "its head of engineering in Montreal."
+        ),
     ],
 }
 QUERY = "How much revenue did Acme Corporation report for 2023?"
@@ -107,8 +125,14 @@ def _store(kind, tmp_path, embeddings, docs):
     if kind == "chroma":
         from langchain_chroma import Chroma
 
-        Chroma.from_documents(docs, embeddings, ids=[d.id for d in docs], collection_name="reports",
-                              persist_directory=str(tmp_path), client_settings=_no_telemetry())
+        Chroma.from_documents(
+            docs,
+            embeddings,
+            ids=[d.id for d in docs],
+            collection_name="reports",
+            persist_directory=str(tmp_path),
+            client_settings=_no_telemetry(),
+        )
         return Chroma(collection_name="reports", embedding_function=embeddings,
                       persist_directory=str(tmp_path), client_settings=_no_telemetry())  # fmt: skip
     if kind == "faiss":
@@ -154,8 +178,9 @@ def test_langchain_store_round_trip_keeps_the_structure_the_reranker_reads(
              for d in retrieved]  # fmt: skip
     expected = fresh.compress_documents(plain, QUERY)
     assert fresh.reranker.parse_count == len(plain)
-    assert [(d.id, d.metadata["relevance_score"], d.metadata["cage_via"]) for d in out] == \
-        [(d.id, d.metadata["relevance_score"], d.metadata["cage_via"]) for d in expected]
+    assert [(d.id, d.metadata["relevance_score"], d.metadata["cage_via"]) for d in out] == [
+        (d.id, d.metadata["relevance_score"], d.metadata["cage_via"]) for d in expected
+    ]
 
 
 @pytest.mark.parametrize("kind", STORES)
@@ -319,8 +344,10 @@ def test_llamaindex_expansion_adds_the_previous_and_next_node_of_the_seed(
     assert places[seed.node.node_id] == ("reports/globex.txt", 1)
     out = CageExpansionRetriever(base, index, path, limit=0, siblings=2).retrieve(question)
     assert out[0].node.node_id == seed.node.node_id
-    assert [places[n.node.node_id] for n in out[1:]] == [("reports/globex.txt", 0),
-                                                         ("reports/globex.txt", 2)]
+    assert [places[n.node.node_id] for n in out[1:]] == [
+        ("reports/globex.txt", 0),
+        ("reports/globex.txt", 2),
+    ]
     for added in out[1:]:
         assert added.node.metadata["cage_expanded_via"] == SAME_DOCUMENT_VIA
         assert added.node.metadata["cage_expanded_from"] == seed.node.node_id

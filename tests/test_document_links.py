@@ -46,7 +46,9 @@ def test_code_markup_amounts_numbers_and_generic_words_are_no_link_names(name):
     assert not is_link_name(name)
 
 
-@pytest.mark.parametrize("name", ["Acme Foods Ltd.", "3M", "U2", "Kiss and Tell (1945 film)", "FastAPI"])
+@pytest.mark.parametrize(
+    "name", ["Acme Foods Ltd.", "3M", "U2", "Kiss and Tell (1945 film)", "FastAPI"]
+)
 def test_names_are_link_names(name):
     assert is_link_name(name)
 
@@ -54,7 +56,9 @@ def test_names_are_link_names(name):
 def test_a_pool_has_document_structure_only_when_two_passages_share_a_document():
     assert not has_document_structure([Passage("x"), Passage("y")])
     assert not has_document_structure([Passage("x", doc_id="a"), Passage("y", doc_id="b")])
-    assert has_document_structure([Passage("x", doc_id="a"), Passage("y"), Passage("z", doc_id="a")])
+    assert has_document_structure(
+        [Passage("x", doc_id="a"), Passage("y"), Passage("z", doc_id="a")]
+    )
 
 
 def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else_its_most_named_name():
@@ -62,10 +66,13 @@ def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else
     assert document_subjects(passages, graphs) == {"b": "Bolt Motors", "a": "Acme Foods Ltd"}
     assert document_names(passages, graphs)["a"] == ("Acme Foods Ltd", "Acme Foods Ltd.")
     without_first = [passages[1], passages[3], passages[4]]
-    assert document_subjects(without_first, [graphs[1], entity_graph([ACME], light=True), graphs[4]]) \
-        == {"a": "Acme Foods Ltd.", "b": "Bolt Motors"}
+    assert document_subjects(
+        without_first, [graphs[1], entity_graph([ACME], light=True), graphs[4]]
+    ) == {"a": "Acme Foods Ltd.", "b": "Bolt Motors"}
     titled = [Passage("x", title="Annual report", doc_id="a"), Passage("y", doc_id="a")]
-    assert document_subjects(titled, [entity_graph([ACME], light=True)] * 2) == {"a": "Annual report"}
+    assert document_subjects(titled, [entity_graph([ACME], light=True)] * 2) == {
+        "a": "Annual report"
+    }
 
 
 def test_adjacent_chunks_of_one_document_are_linked_more_strongly_than_other_siblings():
@@ -155,13 +162,18 @@ def test_a_seeds_siblings_are_expansion_candidates_the_adjacent_first():
     assert index.chunks_of("a") == ["a0", "a1", "a2", "a3"] and index.chunks_of("zz") == []
     found = index.expand("q", ["a1"], seeds=1, limit=8)
     assert [(e.id, e.kind, e.via, e.weight) for e in found] == [
-        ("a0", "document", "a", 1.0), ("a2", "document", "a", 1.0), ("a3", "document", "a", 0.5)]
+        ("a0", "document", "a", 1.0),
+        ("a2", "document", "a", 1.0),
+        ("a3", "document", "a", 0.5),
+    ]
     assert index.expand("q", ["b0"], seeds=1) == []
 
 
 def test_link_entries_keep_doc_id_and_position_through_the_stored_form():
     index = LinkIndex()
-    index.add("c1", Passage("The company grew.", doc_id="r", position=1), entity_graph([], light=True))
+    index.add(
+        "c1", Passage("The company grew.", doc_id="r", position=1), entity_graph([], light=True)
+    )
     lines = list(index.to_lines())
     assert '"doc_id":"r","position":1' in lines[1]
     loaded = LinkIndex.from_lines(lines)
@@ -184,10 +196,12 @@ def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_f
     """Two reports split into chunks; the answering chunk says "the company" and is less similar
     to the question than the other report's chunk; its document (named by the question through
     its first chunk) lifts it."""
-    texts = [("a", 0, "Northwind Traders is a retail company founded in Seattle in 1998."),
-             ("a", 1, "In March 2021, the company paid a dividend of $4 million to its shareholders."),
-             ("b", 0, "Contoso Pharmaceuticals is a drug maker based in Boston."),
-             ("b", 1, "In March 2021, Contoso Pharmaceuticals paid a dividend of $6 million.")]
+    texts = [
+        ("a", 0, "Northwind Traders is a retail company founded in Seattle in 1998."),
+        ("a", 1, "In March 2021, the company paid a dividend of $4 million to its shareholders."),
+        ("b", 0, "Contoso Pharmaceuticals is a drug maker based in Boston."),
+        ("b", 1, "In March 2021, Contoso Pharmaceuticals paid a dividend of $6 million."),
+    ]
     passages = [Passage(t, doc_id=d, position=n) for d, n, t in texts]
     query = "What dividend did Northwind Traders pay in March 2021?"
     sims = [0.30, 0.55, 0.10, 0.60]  # the other company's chunk is the most similar
@@ -205,9 +219,11 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_name
     assert weak_link_evidence(np.zeros(3), GateConfig(untitled=True))
     assert not weak_link_evidence(np.array([0.0, 1.0, 0.0]), GateConfig(untitled=True))
     assert not weak_link_evidence(np.zeros(3), GateConfig(titled=True))
-    passages = [Passage("Vitamin D levels fell in the cohort."),
-                Passage("Bolt Motors is a car maker. It works with Acme Foods Ltd."),
-                Passage("Acme Foods Ltd. is a food company. It buys from Bolt Motors.")]
+    passages = [
+        Passage("Vitamin D levels fell in the cohort."),
+        Passage("Bolt Motors is a car maker. It works with Acme Foods Ltd."),
+        Passage("Acme Foods Ltd. is a food company. It buys from Bolt Motors."),
+    ]
     graphs = [entity_graph([], light=True), entity_graph([BOLT, ACME], light=True),
               entity_graph([ACME, BOLT], light=True)]  # fmt: skip
     sims = np.array([0.5, 0.45, 0.1])
@@ -225,7 +241,8 @@ def test_document_and_gate_settings_say_when_they_have_no_effect():
                      gate=GateConfig(min_query_subjects=2))  # fmt: skip
     assert off.ineffective_settings() == {
         "document.enabled=False turns the document view off": ("document.lead_weight",),
-        "gate.titled=gate.untitled=False turn the relevance gate off": ("gate.min_query_subjects",)}
+        "gate.titled=gate.untitled=False turn the relevance gate off": ("gate.min_query_subjects",),
+    }
     with pytest.raises(ValueError):
         DocumentConfig(anchors=-1)
     with pytest.raises(TypeError):

@@ -43,8 +43,12 @@ def test_formula_by_hand_with_edge_weights(small_graph):
     w = torch.tensor([2.0, 1.0, 3.0, 1.0, 1.0, 0.5])
     out = conv(x, edge_index, edge_type, w)
     # Node 1 receives relation 0 from node 0 (w=2), relation 1 from nodes 2 (w=3) and 3 (w=1).
-    expected = (x[1] @ conv.root + conv.bias + 2.0 * (x[0] @ conv.weight[0])
-                + (3.0 * (x[2] @ conv.weight[1]) + 1.0 * (x[3] @ conv.weight[1])) / 2)
+    expected = (
+        x[1] @ conv.root
+        + conv.bias
+        + 2.0 * (x[0] @ conv.weight[0])
+        + (3.0 * (x[2] @ conv.weight[1]) + 1.0 * (x[3] @ conv.weight[1])) / 2
+    )
     assert torch.allclose(out[1], expected, atol=1e-5)
 
 
@@ -58,26 +62,38 @@ def test_changing_an_edge_weight_changes_the_output(small_graph):
 
 
 def test_reweighting_changes_graph_embeddings(parser):
-    graphs = parser.with_vectors(parser.parse(["Marie Curie was born in Warsaw. She won the Nobel Prize.",
-                                                    "Warsaw is the capital of Poland."]))
+    graphs = parser.with_vectors(
+        parser.parse(
+            [
+                "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+                "Warsaw is the capital of Poland.",
+            ]
+        )
+    )
     a = encode_pool(graphs, EncoderConfig(beta=1.0, epochs=0)).embeddings
     b = encode_pool(graphs, EncoderConfig(beta=2.0, epochs=0)).embeddings
     assert not np.allclose(a, b)
 
 
 def test_training_lowers_mean_pairwise_cosine(parser):
-    graphs = parser.with_vectors(parser.parse([
-        "Marie Curie was born in Warsaw. She won the Nobel Prize.",
-        "Warsaw is the capital of Poland.",
-        "Pierre Curie shared the Nobel Prize in Physics in 1903.",
-        "Bananas are rich in potassium.",
-    ]))
+    graphs = parser.with_vectors(
+        parser.parse(
+            [
+                "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+                "Warsaw is the capital of Poland.",
+                "Pierre Curie shared the Nobel Prize in Physics in 1903.",
+                "Bananas are rich in potassium.",
+            ]
+        )
+    )
     result = encode_pool(graphs, EncoderConfig(epochs=50))
     assert result.final_loss < result.initial_loss - 0.05
 
 
 def test_encoding_is_deterministic_for_a_seed(parser):
-    graphs = parser.with_vectors(parser.parse(["Warsaw is the capital of Poland.", "Paris is in France."]))
+    graphs = parser.with_vectors(
+        parser.parse(["Warsaw is the capital of Poland.", "Paris is in France."])
+    )
     a = encode_pool(graphs, EncoderConfig(epochs=10, seed=3)).embeddings
     b = encode_pool(graphs, EncoderConfig(epochs=10, seed=3)).embeddings
     c = encode_pool(graphs, EncoderConfig(epochs=10, seed=4)).embeddings
@@ -87,7 +103,9 @@ def test_encoding_is_deterministic_for_a_seed(parser):
 
 @pytest.mark.parametrize("kind", ["rgcn", "gcn"])
 def test_both_encoder_kinds_give_one_embedding_per_graph(parser, kind):
-    graphs = parser.with_vectors(parser.parse(["Warsaw is the capital of Poland.", "", "Paris is in France."]))
+    graphs = parser.with_vectors(
+        parser.parse(["Warsaw is the capital of Poland.", "", "Paris is in France."])
+    )
     z = encode_pool(graphs, EncoderConfig(kind=kind, epochs=5, hidden_dim=16)).embeddings
     assert z.shape == (3, 16)
     assert np.all(z[1] == 0.0)  # an empty graph pools to the zero vector

@@ -44,16 +44,31 @@ def stopped_run(tmp_path):
 
 def enrich(folder, output, *extra):
     out = io.StringIO()
-    args = ["enrich", "-i", str(folder / "in.jsonl"), "-o", str(folder / output), "--graph-store",
-            str(folder / "graphs.sqlite"), "--batch-size", str(BATCH), "--no-progress", *extra]
+    args = [
+        "enrich",
+        "-i",
+        str(folder / "in.jsonl"),
+        "-o",
+        str(folder / output),
+        "--graph-store",
+        str(folder / "graphs.sqlite"),
+        "--batch-size",
+        str(BATCH),
+        "--no-progress",
+        *extra,
+    ]
     assert main(args, out=out) == 0
     return out.getvalue()
 
 
-def test_rerunning_a_stopped_run_completes_the_link_store_without_parsing_or_duplicates(stopped_run):
+def test_rerunning_a_stopped_run_completes_the_link_store_without_parsing_or_duplicates(
+    stopped_run,
+):
     folder, enriched = stopped_run
     printed = enrich(folder, "out.jsonl", "--link-index", str(folder / "links.sqlite"))
-    assert f"wrote {N} link entries to the link store" in printed and f"holds {N} passages" in printed
+    assert (
+        f"wrote {N} link entries to the link store" in printed and f"holds {N} passages" in printed
+    )
     store = LinkIndex.open(folder / "links.sqlite")
     expected = LinkIndex()
     expected.add_entries(link_entries(enriched))
@@ -77,7 +92,9 @@ def test_parquet_output_is_written_batch_by_batch_and_reads_back_whole(stopped_r
     assert pq.ParquetFile(folder / "out.parquet").metadata.num_row_groups == -(-N // BATCH)
     assert pq.read_table(folder / "out.parquet").to_pylist() == enriched
     # Parquet in, too: the rows stream from it in batches
-    pq.write_table(pq.read_table(folder / "out.parquet").drop(["cage_graph"]), folder / "in.parquet")
+    pq.write_table(
+        pq.read_table(folder / "out.parquet").drop(["cage_graph"]), folder / "in.parquet"
+    )
     out = io.StringIO()
     assert main(["enrich", "-i", str(folder / "in.parquet"), "-o", str(folder / "again.jsonl"),
                  "--graph-store", str(folder / "graphs.sqlite"), "--batch-size", "10",
@@ -95,4 +112,3 @@ def test_a_json_lines_link_index_still_refuses_a_repeated_id(stopped_run):
                  "--graph-store", str(folder / "graphs.sqlite"), "--no-progress",
                  "--link-index", str(folder / "l.jsonl")], out=out)  # fmt: skip
     assert code == 2
-

@@ -22,31 +22,51 @@ from cage_core.ranking.links import (
 
 # -- the rule, on hand-made graphs ------------------------------------------------------------
 def test_a_title_mention_beats_an_earlier_entity_link_and_is_named_as_written():
-    passages = [Passage("A comedy starring Shirley Temple, shot in Hollywood.", title="Kiss and Tell (1945 film)"),
-                Passage("A voice actress from Hollywood.", title="Janet Waldo"),
-                Passage("An actress and diplomat.", title="Shirley Temple")]
-    graphs = [entity_graph([("Shirley Temple", "PERSON"), ("Hollywood", "GPE")]),
-              entity_graph([("Hollywood", "GPE")]),
-              entity_graph([("Hollywood", "GPE")])]
+    passages = [
+        Passage(
+            "A comedy starring Shirley Temple, shot in Hollywood.",
+            title="Kiss and Tell (1945 film)",
+        ),
+        Passage("A voice actress from Hollywood.", title="Janet Waldo"),
+        Passage("An actress and diplomat.", title="Shirley Temple"),
+    ]
+    graphs = [
+        entity_graph([("Shirley Temple", "PERSON"), ("Hollywood", "GPE")]),
+        entity_graph([("Hollywood", "GPE")]),
+        entity_graph([("Hollywood", "GPE")]),
+    ]
     # Shirley Temple shares Hollywood with Janet Waldo (rank 0) but Kiss and Tell (rank 1) names her
     assert evidence_chain("Who starred?", passages, graphs, [1, 0, 2]) == [
-        None, ("Hollywood", 0), ("Shirley Temple", 1)]
+        None,
+        ("Hollywood", 0),
+        ("Shirley Temple", 1),
+    ]
     # the title is given without its qualifier, as written
     assert evidence_chain("Who starred?", passages, graphs, [2, 0]) == [None, ("Shirley Temple", 0)]
 
 
 def test_an_entity_link_names_the_heaviest_shared_entity_as_the_passage_writes_it():
     passages = [Passage(t) for t in ("a", "b", "c", "d")]
-    graphs = [entity_graph([("ACME Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
-              entity_graph([("Acme Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
-              entity_graph([("Paris", "GPE")]),
-              entity_graph([("London", "GPE")])]
+    graphs = [
+        entity_graph([("ACME Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
+        entity_graph([("Acme Corp", "ORG"), ("Paris", "GPE"), ("1999", "DATE")]),
+        entity_graph([("Paris", "GPE")]),
+        entity_graph([("London", "GPE")]),
+    ]
     # "acme corp" is in 2 of 4 passages (weight ln 3), "paris" in 3 (ln 7/3); dates never link
     assert evidence_chain("Where?", passages, graphs, [0, 1, 2, 3]) == [
-        None, ("Acme Corp", 0), ("Paris", 0), None]
+        None,
+        ("Acme Corp", 0),
+        ("Paris", 0),
+        None,
+    ]
     # an entity the query names links nothing
     assert evidence_chain("Where is Acme Corp?", passages, graphs, [0, 1, 2, 3]) == [
-        None, ("Paris", 0), ("Paris", 0), None]
+        None,
+        ("Paris", 0),
+        ("Paris", 0),
+        None,
+    ]
 
 
 def test_ties_go_to_the_earlier_rank_then_the_smaller_name():
@@ -56,8 +76,10 @@ def test_ties_go_to_the_earlier_rank_then_the_smaller_name():
 
 
 def test_two_passages_naming_each_other_are_linked_by_the_title_the_earlier_one_names():
-    passages = [Passage("The second son of Sir James Charles Mathew.", title="Charles Mathew"),
-                Passage("A judge; father of Charles Mathew.", title="James Charles Mathew")]
+    passages = [
+        Passage("The second son of Sir James Charles Mathew.", title="Charles Mathew"),
+        Passage("A judge; father of Charles Mathew.", title="James Charles Mathew"),
+    ]
     graphs = [entity_graph([]), entity_graph([])]
     assert evidence_chain("?", passages, graphs, [0, 1]) == [None, ("James Charles Mathew", 0)]
     assert evidence_chain("?", passages, graphs, [1, 0]) == [None, ("Charles Mathew", 0)]
@@ -101,14 +123,20 @@ def _at(passages, *titles):
 
 def test_the_actress_is_reached_from_the_film_through_her_name(corliss):
     question, passages, graphs = corliss
-    order = _at(passages, "Kiss and Tell (1945 film)", "A Kiss for Corliss", "Shirley Temple",
-                "Janet Waldo", "Village accountant")
+    order = _at(
+        passages,
+        "Kiss and Tell (1945 film)",
+        "A Kiss for Corliss",
+        "Shirley Temple",
+        "Janet Waldo",
+        "Village accountant",
+    )
     assert evidence_chain(question, passages, graphs, order) == [
         None,
-        ("Kiss and Tell", 0),   # the sequel's text names the film
+        ("Kiss and Tell", 0),  # the sequel's text names the film
         ("Shirley Temple", 0),  # the film's text names the actress
-        ("American", 0),        # only a shared entity (NORP), tied with ranks 1 and 2: the earliest
-        None,                   # nothing in common with the four before it
+        ("American", 0),  # only a shared entity (NORP), tied with ranks 1 and 2: the earliest
+        None,  # nothing in common with the four before it
     ]
 
 
@@ -121,8 +149,13 @@ def test_the_pair_functions_agree_with_the_bridge_link_matrices(corliss):
     assert T.tolist() == title_links(titles, texts).tolist()
     names = [entity_names(g) for g in graphs]
     weights = bridge_entity_weights(names, question)
-    E = [[math.fsum(weights[n] for n in names[i] & names[j] if n in weights) if i != j else 0.0
-          for j in range(len(passages))] for i in range(len(passages))]
+    E = [
+        [
+            math.fsum(weights[n] for n in names[i] & names[j] if n in weights) if i != j else 0.0
+            for j in range(len(passages))
+        ]
+        for i in range(len(passages))
+    ]
     assert E == shared_entity_links(graphs, question).tolist()  # bit-identical
 
 
@@ -134,7 +167,9 @@ def test_rerank_explains_each_passage_and_a_top_n_cut_keeps_the_explanations(rer
     temple = next(r for r in ranked if r.title == "Shirley Temple")
     assert temple.via.name == "Shirley Temple"
     assert "Shirley Temple" in ranked[temple.via.rank].text  # the earlier passage names her
-    assert [r.via for r in reranker.rerank(question, passages, top_n=4)] == [r.via for r in ranked[:4]]
+    assert [r.via for r in reranker.rerank(question, passages, top_n=4)] == [
+        r.via for r in ranked[:4]
+    ]
     assert [r.via for r in reranker.rerank(question, passages)] == [r.via for r in ranked]
 
 

@@ -58,7 +58,11 @@ def test_ties_go_to_the_earlier_position_and_length_is_bounded_by_the_pool():
 
 def test_title_mentions_are_directed_and_query_titles_are_whole_words():
     titles = ["Kiss and Tell (1945 film)", "Shirley Temple", "Temple"]
-    texts = ["Kiss and Tell stars Shirley Temple.", "Shirley Temple was Chief of Protocol.", "A temple."]
+    texts = [
+        "Kiss and Tell stars Shirley Temple.",
+        "Shirley Temple was Chief of Protocol.",
+        "A temple.",
+    ]
     m = title_mentions(titles, texts)
     assert m.tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
     assert titles_named_in("Who starred in Kiss and Tell?", titles).tolist() == [1, 0, 0]
@@ -73,23 +77,38 @@ def test_chain_first_ranks_the_chain_in_order_then_the_rest_by_score():
 
 
 def test_default_ranking_puts_the_bridge_passage_second():
-    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
-                Passage("Ann Reeve was born in Toronto.", title="Ann Reeve"),
-                Passage("The sky is blue over the harbor.", title="Sky color"),
-                Passage("Bananas are yellow.", title="Banana")]
-    graphs = [entity_graph(["Ann Reeve"]), entity_graph(["Ann Reeve", "Toronto"]), entity_graph([]), entity_graph([])]
-    s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.2, 0.5, 0.1]),
-                   graphs, CageConfig(lexical_weight=0.0))
+    passages = [
+        Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
+        Passage("Ann Reeve was born in Toronto.", title="Ann Reeve"),
+        Passage("The sky is blue over the harbor.", title="Sky color"),
+        Passage("Bananas are yellow.", title="Banana"),
+    ]
+    graphs = [
+        entity_graph(["Ann Reeve"]),
+        entity_graph(["Ann Reeve", "Toronto"]),
+        entity_graph([]),
+        entity_graph([]),
+    ]
+    s = score_pool(
+        "Where was the director of Sky Harbor born?",
+        passages,
+        np.array([0.9, 0.2, 0.5, 0.1]),
+        graphs,
+        CageConfig(lexical_weight=0.0),
+    )
     assert [step.index for step in s.chain] == [0, 1, 2]
     assert s.chain[1].linked_to == 0
     assert np.argsort(-s.fused, kind="stable").tolist() == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("length", -1, "length must be in"),
-    ("title_weight", float("nan"), "title_weight must be in"),
-    ("entity_cap", -0.5, "entity_cap must be in"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("length", -1, "length must be in"),
+        ("title_weight", float("nan"), "title_weight must be in"),
+        ("entity_cap", -0.5, "entity_cap must be in"),
+    ],
+)
 def test_invalid_chain_settings_are_refused(field, value, message):
     with pytest.raises(ValueError, match=message):
         ChainConfig(**{field: value})
@@ -98,14 +117,21 @@ def test_invalid_chain_settings_are_refused(field, value, message):
 
 
 def test_a_pool_without_titles_gets_no_chain_but_links_by_derived_subjects():
-    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
-                Passage("Ann Reeve was a director born in Toronto."),
-                Passage("The harbor of the sky is blue."),
-                Passage("Bananas are yellow.")]
+    passages = [
+        Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
+        Passage("Ann Reeve was a director born in Toronto."),
+        Passage("The harbor of the sky is blue."),
+        Passage("Bananas are yellow."),
+    ]
     graphs = [entity_graph([]), entity_graph([]), entity_graph([]), entity_graph([])]
     sims = np.array([0.9, 0.1, 0.5, 0.3])
-    s = score_pool("Where was the director of Sky Harbor born?", passages, sims, graphs,
-                   CageConfig(lexical_weight=0.0))
+    s = score_pool(
+        "Where was the director of Sky Harbor born?",
+        passages,
+        sims,
+        graphs,
+        CageConfig(lexical_weight=0.0),
+    )
     assert s.chain == ()
     # "Ann Reeve", the first-sentence subject of passage 1, is named by passage 0: a directed
     # link, forward from 0 to 1 (2.0), backward from 1 to 0 (1.0; cage_core.ranking.untitled_core)
@@ -113,12 +139,19 @@ def test_a_pool_without_titles_gets_no_chain_but_links_by_derived_subjects():
 
 
 def test_the_chain_takes_title_hops_from_given_titles_only():
-    passages = [Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
-                Passage("Ann Reeve was a director born in Toronto."),
-                Passage("The harbor of the sky is blue.", title="Sky color"),
-                Passage("Bananas are yellow.", title="Banana")]
+    passages = [
+        Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
+        Passage("Ann Reeve was a director born in Toronto."),
+        Passage("The harbor of the sky is blue.", title="Sky color"),
+        Passage("Bananas are yellow.", title="Banana"),
+    ]
     graphs = [entity_graph([]), entity_graph([]), entity_graph([]), entity_graph([])]
-    s = score_pool("Where was the director of Sky Harbor born?", passages, np.array([0.9, 0.1, 0.5, 0.3]),
-                   graphs, CageConfig(lexical_weight=0.0, chain=ChainConfig(length=2)))
+    s = score_pool(
+        "Where was the director of Sky Harbor born?",
+        passages,
+        np.array([0.9, 0.1, 0.5, 0.3]),
+        graphs,
+        CageConfig(lexical_weight=0.0, chain=ChainConfig(length=2)),
+    )
     assert s.matrix[0, 1] == 1.0  # the derived subject "Ann Reeve" links passage 1 to 0 ...
     assert [step.index for step in s.chain] == [0, 2]  # ... but gives it no title hop in the chain

@@ -13,8 +13,14 @@ QUESTION = "What is the name of the fight song of the university whose main camp
 
 
 def _chat(example: str, script: str) -> str:
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / example / "app.py")], input=script,
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / example / "app.py")],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -30,7 +36,11 @@ def test_terminal_chat_answers_from_a_passage_with_the_fact(example):
     assert len(turns) == 2  # multi-turn
     first = turns[0].splitlines()
     answer = next(line for line in first if line.startswith("A: "))
-    sources = [line.split("]", 1)[1].split("  score=")[0].strip() for line in first if line.strip().startswith("[")]
+    sources = [
+        line.split("]", 1)[1].split("  score=")[0].strip()
+        for line in first
+        if line.strip().startswith("[")
+    ]
     assert "[extractive answer" in answer and "Kansas Song" in answer
     assert "Kansas Song" in _cited(answer, sources)
 
@@ -38,7 +48,9 @@ def test_terminal_chat_answers_from_a_passage_with_the_fact(example):
 def _example_module(example: str):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(f"{example}_app", ROOT / "examples" / example / "app.py")
+    spec = importlib.util.spec_from_file_location(
+        f"{example}_app", ROOT / "examples" / example / "app.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -62,8 +74,9 @@ def langchain_example_answers():
 
 
 def test_big_stone_gap_quotes_no_other_films_sentence(langchain_example_answers):
-    answer, docs = langchain_example_answers('The director of the romantic comedy "Big Stone Gap" is '
-                                             'based in what New York city?')
+    answer, docs = langchain_example_answers(
+        'The director of the romantic comedy "Big Stone Gap" is based in what New York city?'
+    )
     assert "Nola (film)" in [d.metadata["title"] for d in docs]  # the distractor is retrieved
     assert {docs[i].metadata["title"] for i in answer.sources} == {"Big Stone Gap (film)"}
     assert "directed by Adriana Trigiani" in answer.sentences[0]
@@ -71,7 +84,9 @@ def test_big_stone_gap_quotes_no_other_films_sentence(langchain_example_answers)
 
 
 def test_charles_mathews_father_is_answered_with_the_sentence_about_cork(langchain_example_answers):
-    answer, docs = langchain_example_answers("Where was the place of burial of Charles Mathew's father?")
+    answer, docs = langchain_example_answers(
+        "Where was the place of burial of Charles Mathew's father?"
+    )
     assert "The second son of Sir James Charles Mathew" in answer.sentences[0]
     assert "Born in an Irish Catholic family in Cork" in answer.sentences[1]
     assert docs[answer.sources[1]].metadata["title"] == "James Charles Mathew"
@@ -87,11 +102,13 @@ def test_the_llamaindex_example_checks_its_llm_before_ingesting(monkeypatch):
     pytest.importorskip("llama_index.core")
     try:
         import llama_index.llms.openai_like  # noqa: F401
+
         pytest.skip("llama-index-llms-openai-like is installed here")
     except ImportError:
         pass
     app = _example_module("llamaindex_query_engine")
-    monkeypatch.setattr(app, "build_query_engine",
-                        lambda *a, **k: pytest.fail("ingested before checking the LLM"))
+    monkeypatch.setattr(
+        app, "build_query_engine", lambda *a, **k: pytest.fail("ingested before checking the LLM")
+    )
     with pytest.raises(SystemExit, match="pip install llama-index-llms-openai-like"):
         app.main(["--llm", "openai:some-model"])

@@ -21,12 +21,12 @@ pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or M
 chromadb = pytest.importorskip("chromadb")
 pytest.importorskip("faiss")
 
-from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+from langchain_classic.retrievers import ContextualCompressionRetriever
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
 
-from cage_core.expansion.index import MAX_LINE_CHARS, LinkIndex, LinkIndexFormatError  # noqa: E402
-from cage_langchain import (  # noqa: E402
+from cage_core.expansion.index import MAX_LINE_CHARS, LinkIndex, LinkIndexFormatError
+from cage_langchain import (
     CageExpansionRetriever,
     CageGraphTransformer,
     CageRerank,
@@ -220,8 +220,13 @@ def _split_store(kind, chunks, embeddings, tmp_path):
     if kind == "chroma":
         from langchain_chroma import Chroma
 
-        return Chroma.from_documents(chunks, embeddings, collection_name="split",
-                                     persist_directory=str(tmp_path), client_settings=_no_telemetry())
+        return Chroma.from_documents(
+            chunks,
+            embeddings,
+            collection_name="split",
+            persist_directory=str(tmp_path),
+            client_settings=_no_telemetry(),
+        )
     if kind == "faiss":
         from langchain_community.vectorstores import FAISS
 
@@ -229,8 +234,9 @@ def _split_store(kind, chunks, embeddings, tmp_path):
         return FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
     from langchain_qdrant import QdrantVectorStore
 
-    return QdrantVectorStore.from_documents(chunks, embeddings, path=str(tmp_path / "qdrant"),
-                                            collection_name="split")
+    return QdrantVectorStore.from_documents(
+        chunks, embeddings, path=str(tmp_path / "qdrant"), collection_name="split"
+    )
 
 
 @pytest.mark.parametrize("kind", ["chroma", "faiss", "qdrant"])
@@ -253,13 +259,18 @@ def test_splitter_chunks_expand_in_every_store_by_their_content_ids(
     added = out[K:]
     assert ACTRESS in _titles(added)
     assert all(d.id == content_id(d.page_content, d.metadata["title"]) for d in added)
-    full = {(d.id or d.metadata["_id"]): d.metadata["retrieval_score"]
-            for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(chunks)).invoke(QUERY)}
-    assert [d.metadata["retrieval_score"] for d in added] == pytest.approx([full[d.id] for d in added])
+    full = {
+        (d.id or d.metadata["_id"]): d.metadata["retrieval_score"]
+        for d in ScoredVectorStoreRetriever(vectorstore=store, k=len(chunks)).invoke(QUERY)
+    }
+    assert [d.metadata["retrieval_score"] for d in added] == pytest.approx(
+        [full[d.id] for d in added]
+    )
     again = asyncio.run(retriever.ainvoke(QUERY))
     assert [(d.id, d.page_content) for d in again] == [(d.id, d.page_content) for d in out]
-    assert [d.metadata["retrieval_score"] for d in again] == \
-        pytest.approx([d.metadata["retrieval_score"] for d in out])
+    assert [d.metadata["retrieval_score"] for d in again] == pytest.approx(
+        [d.metadata["retrieval_score"] for d in out]
+    )
     assert ACTRESS in _titles(CageRerank(top_n=TOP_N).compress_documents(out, QUERY))
     if kind == "qdrant":
         store.client.close()
@@ -268,8 +279,11 @@ def test_splitter_chunks_expand_in_every_store_by_their_content_ids(
 def test_content_ids_number_repeated_chunks_so_stores_take_them():
     from cage_core.passage_ids import content_id, content_ids
 
-    assert content_ids([("T", "same"), ("T", "same"), ("U", "same")]) == \
-        [content_id("same", "T"), content_id("same", "T", 1), content_id("same", "U")]
+    assert content_ids([("T", "same"), ("T", "same"), ("U", "same")]) == [
+        content_id("same", "T"),
+        content_id("same", "T", 1),
+        content_id("same", "U"),
+    ]
     assert len(set(content_ids([("", "a")] * 3))) == 3
 
 

@@ -10,8 +10,10 @@ from cage_core.extractive import extractive_answer, rest_of_question
 from cage_core.metadata import chain_from_metadata, via_from_metadata
 from cage_core.passage import Via
 
-QUESTION = ("What government position was held by the woman who portrayed Corliss Archer in the "
-            "film Kiss and Tell?")
+QUESTION = (
+    "What government position was held by the woman who portrayed Corliss Archer in the "
+    "film Kiss and Tell?"
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,22 +25,45 @@ def demo():
     return {p["title"]: p["text"] for p in row["passages"]}
 
 
-TOP5 = ["Kiss and Tell (1945 film)", "A Kiss for Corliss", "Meet Corliss Archer (TV series)",
-        "Shirley Temple", "Meet Corliss Archer"]
-CHAIN = [None, Via("Kiss and Tell", 0), Via("American", 0), Via("Shirley Temple", 0), Via("Meet Corliss Archer", 2)]
+TOP5 = [
+    "Kiss and Tell (1945 film)",
+    "A Kiss for Corliss",
+    "Meet Corliss Archer (TV series)",
+    "Shirley Temple",
+    "Meet Corliss Archer",
+]
+CHAIN = [
+    None,
+    Via("Kiss and Tell", 0),
+    Via("American", 0),
+    Via("Shirley Temple", 0),
+    Via("Meet Corliss Archer", 2),
+]
 """What RankedPassage.via says of these five in this order (tests/test_evidence_chain.py)."""
 
 
 def test_rest_of_question_drops_the_phrase_the_source_answers(nlp, demo):
-    assert rest_of_question(QUESTION, demo["Kiss and Tell (1945 film)"], nlp) == "What government position was held by ?"
-    assert rest_of_question("Where was the place of burial of Charles Mathew's father?",
-                            "Charles James Mathew was the second son of Sir James Charles Mathew.",
-                            nlp) == "Where was the place of burial of ?"
+    assert (
+        rest_of_question(QUESTION, demo["Kiss and Tell (1945 film)"], nlp)
+        == "What government position was held by ?"
+    )
+    assert (
+        rest_of_question(
+            "Where was the place of burial of Charles Mathew's father?",
+            "Charles James Mathew was the second son of Sir James Charles Mathew.",
+            nlp,
+        )
+        == "Where was the place of burial of ?"
+    )
 
 
 def test_rest_of_question_is_none_when_the_source_answers_all_of_it_or_none(nlp, demo):
-    assert rest_of_question("Who portrayed Corliss Archer in Kiss and Tell?",
-                            demo["Kiss and Tell (1945 film)"], nlp) is None  # the phrase is the root
+    assert (
+        rest_of_question(
+            "Who portrayed Corliss Archer in Kiss and Tell?", demo["Kiss and Tell (1945 film)"], nlp
+        )
+        is None
+    )  # the phrase is the root
     assert rest_of_question(QUESTION, "Bananas are yellow fruit.", nlp) is None  # no anchor
 
 
@@ -49,7 +74,9 @@ def test_following_the_chain_answers_the_government_position(demo, embedder, nlp
     assert "Shirley Temple as Corliss Archer" in answer.sentences[0]
     assert answer.sentences[1].startswith("As an adult, she was named")
     assert "Chief of Protocol" in answer.sentences[1]
-    one = extractive_answer(QUESTION, passages, chain=CHAIN, max_sentences=1, embedder=embedder, nlp=nlp)
+    one = extractive_answer(
+        QUESTION, passages, chain=CHAIN, max_sentences=1, embedder=embedder, nlp=nlp
+    )
     assert one.sentences == answer.sentences[1:] and one.sources == (3,)
 
 
@@ -60,15 +87,26 @@ def test_without_a_usable_chain_the_two_closest_sentences_are_quoted(demo, embed
     assert not any("Chief of Protocol" in s for s in default.sentences)
     # a link through a name the question gives ("Kiss and Tell") is no bridge
     only_named = [None, Via("Kiss and Tell", 0), None, None, None]
-    assert extractive_answer(QUESTION, passages, chain=only_named, embedder=embedder, nlp=nlp) == default
-    assert extractive_answer(QUESTION, passages, chain=[None] * 5, embedder=embedder, nlp=nlp) == default
+    assert (
+        extractive_answer(QUESTION, passages, chain=only_named, embedder=embedder, nlp=nlp)
+        == default
+    )
+    assert (
+        extractive_answer(QUESTION, passages, chain=[None] * 5, embedder=embedder, nlp=nlp)
+        == default
+    )
 
 
 def test_the_reranked_demo_question_is_answered_from_its_chain(reranker, nlp, demo):
     passages = [Passage(text, title=title) for title, text in demo.items()]
     ranked = reranker.rerank(QUESTION, passages, top_n=5)
-    answer = extractive_answer(QUESTION, [r.text for r in ranked], chain=[r.via for r in ranked],
-                               embedder=reranker.embedder, nlp=nlp)
+    answer = extractive_answer(
+        QUESTION,
+        [r.text for r in ranked],
+        chain=[r.via for r in ranked],
+        embedder=reranker.embedder,
+        nlp=nlp,
+    )
     assert "Chief of Protocol" in answer.render()
 
 
@@ -76,19 +114,30 @@ def test_a_chain_that_does_not_fit_the_passages_is_refused():
     with pytest.raises(ValueError, match="one entry per passage"):
         extractive_answer("q?", ["A sentence of five words."], chain=[None, None])
     with pytest.raises(ValueError, match="does not point at an earlier passage"):
-        extractive_answer("q?", ["One two three four.", "Five six seven eight."], chain=[None, Via("x", 1)])
+        extractive_answer(
+            "q?", ["One two three four.", "Five six seven eight."], chain=[None, Via("x", 1)]
+        )
     with pytest.raises(ValueError, match="max_sentences"):
         extractive_answer("q?", ["One two three four."], max_sentences=0)
 
 
 def test_the_chain_travels_in_metadata_and_is_read_back_by_rank():
     assert via_from_metadata({"name": "Warsaw", "rank": 0}) == Via("Warsaw", 0)
-    for junk in (None, "Warsaw", {"name": 3, "rank": 0}, {"name": "x", "rank": -1},
-                 {"name": "x", "rank": True}, {"name": "x"}, ["x", 0]):
+    for junk in (
+        None,
+        "Warsaw",
+        {"name": 3, "rank": 0},
+        {"name": "x", "rank": -1},
+        {"name": "x", "rank": True},
+        {"name": "x"},
+        ["x", 0],
+    ):
         assert via_from_metadata(junk) is None
-    metadatas = [{"cage_rank": 0, "cage_via": None},
-                 {"cage_rank": 1, "cage_via": {"name": "Warsaw", "rank": 0}},
-                 {"cage_rank": 2, "cage_via": {"name": "Poland", "rank": 1}}]
+    metadatas = [
+        {"cage_rank": 0, "cage_via": None},
+        {"cage_rank": 1, "cage_via": {"name": "Warsaw", "rank": 0}},
+        {"cage_rank": 2, "cage_via": {"name": "Poland", "rank": 1}},
+    ]
     assert chain_from_metadata(metadatas) == [None, Via("Warsaw", 0), Via("Poland", 1)]
     # documents cut from the front: ranks are mapped to positions; a via to a missing one is dropped
     assert chain_from_metadata(metadatas[1:]) == [None, Via("Poland", 0)]

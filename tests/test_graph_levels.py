@@ -8,10 +8,12 @@ import pytest
 from cage_core import CageConfig, CageReranker, PassageGraph
 
 QUERY = "Which country's capital was Marie Curie born in?"
-POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize in 1903.",
-        "Warsaw is the capital of Poland, a country in Central Europe.",
-        "Leopoldina Gräfin von Khevenhüller-\nMetsch married in Vienna. It rained.",
-        "He said it. They left Paris for London on 3 May 1900."]
+POOL = [
+    "Marie Curie was born in Warsaw. She won the Nobel Prize in 1903.",
+    "Warsaw is the capital of Poland, a country in Central Europe.",
+    "Leopoldina Gräfin von Khevenhüller-\nMetsch married in Vienna. It rained.",
+    "He said it. They left Paris for London on 3 May 1900.",
+]
 SIMS = [0.6, 0.5, 0.1, 0.2]
 
 
@@ -28,10 +30,17 @@ def test_light_and_full_graphs_have_the_same_entity_nodes(parser):
     assert [_entities(g) for g in light] == [_entities(g) for g in full]
     assert all(g.level == "light" and g.num_edges == 0 and set(g.pos) <= {"X"} for g in light)
     assert all(g.level == "full" for g in full)
-    assert _entities(light[0]) == {("marie curie", "PERSON"), ("warsaw", "GPE"),
-                                   ("nobel prize", "WORK_OF_ART"), ("1903", "DATE")}
+    assert _entities(light[0]) == {
+        ("marie curie", "PERSON"),
+        ("warsaw", "GPE"),
+        ("nobel prize", "WORK_OF_ART"),
+        ("1903", "DATE"),
+    }
     # a name broken by a line break stays one entity (entities do not wait for sentence splits)
-    assert _entities(full[2]) == {("leopoldina gräfin von khevenhüller-\nmetsch", "PERSON"), ("vienna", "GPE")}
+    assert _entities(full[2]) == {
+        ("leopoldina gräfin von khevenhüller-\nmetsch", "PERSON"),
+        ("vienna", "GPE"),
+    }
 
 
 def test_pronouns_tagged_as_entities_are_no_nodes(parser):
@@ -39,12 +48,15 @@ def test_pronouns_tagged_as_entities_are_no_nodes(parser):
         assert not {"he", "she", "it", "they"} & {label.lower() for label in graph.labels}
 
 
-@pytest.mark.parametrize("config, level", [
-    (CageConfig(), "light"),
-    (CageConfig(contradiction_weight=3.0), "light"),
-    (CageConfig.preset("paper").replace(epochs=2), "full"),
-    (CageConfig(rgcn_weight=0.2, epochs=2), "full"),
-])
+@pytest.mark.parametrize(
+    "config, level",
+    [
+        (CageConfig(), "light"),
+        (CageConfig(contradiction_weight=3.0), "light"),
+        (CageConfig.preset("paper").replace(epochs=2), "full"),
+        (CageConfig(rgcn_weight=0.2, epochs=2), "full"),
+    ],
+)
 def test_a_reranker_parses_at_the_level_its_method_needs(nlp, config, level):
     r = CageReranker(config, nlp=nlp, embedder=_no_embedding)
     assert r.graph_level == level
@@ -52,8 +64,16 @@ def test_a_reranker_parses_at_the_level_its_method_needs(nlp, config, level):
     assert r.parse_count == len(POOL) and {g.level for g in r.graphs(POOL)} == {level}
 
 
-@pytest.mark.parametrize("method, level", [("grapher", "light"), ("tegr", "light"), ("cage-contra", "light"),
-                                           ("paper", "full"), ("cage+rgcn", "full")])
+@pytest.mark.parametrize(
+    "method, level",
+    [
+        ("grapher", "light"),
+        ("tegr", "light"),
+        ("cage-contra", "light"),
+        ("paper", "full"),
+        ("cage+rgcn", "full"),
+    ],
+)
 def test_named_methods_need_their_level(nlp, method, level):
     assert CageReranker(nlp=nlp, method=method).graph_level == level
 

@@ -14,8 +14,11 @@ from cage_core.graphs.cache import GraphCache, graph_key
 from cage_core.graphs.store import WRITE_BATCH_ROWS, GraphStore, default_store_path
 
 QUERY = "Which country's capital was Marie Curie born in?"
-POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.",
-        "Warsaw is the capital of Poland.", "Bananas are yellow fruit."]
+POOL = [
+    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+    "Warsaw is the capital of Poland.",
+    "Bananas are yellow fruit.",
+]
 SIMS = [0.5, 0.4, 0.1]
 
 
@@ -53,8 +56,14 @@ def test_default_location_is_per_user(monkeypatch, tmp_path):
     assert default_store_path() == tmp_path / "cage-rag" / "graphs.sqlite"
 
 
-@pytest.mark.parametrize("bad", ["{not json", json.dumps({"format": "cage-passage-graph", "version": 1}),
-                                 "[" * 100_000 + "]" * 100_000])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "{not json",
+        json.dumps({"format": "cage-passage-graph", "version": 1}),
+        "[" * 100_000 + "]" * 100_000,
+    ],
+)
 def test_corrupt_entries_are_dropped_and_reparsed(nlp, tmp_path, caplog, bad):
     path = tmp_path / "g.sqlite"
     r = _reranker(nlp, str(path))
@@ -71,7 +80,9 @@ def test_with_an_integrity_key_a_forged_entry_is_ignored_with_one_warning(nlp, t
     from cage_core.graphs.passage_graph import PassageGraph
 
     path, secret = tmp_path / "g.sqlite", "only the serving processes know this"
-    signed = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret))
+    signed = CageReranker(
+        nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret)
+    )
     expected = signed.rerank(QUERY, POOL, query_similarities=SIMS)
     victim, donor = (graph_key(p, signed.parser.fingerprint, "light") for p in POOL[:2])
     with sqlite3.connect(path) as conn:  # another writer: the donor's entities, the victim's sha
@@ -87,7 +98,9 @@ def test_with_an_integrity_key_a_forged_entry_is_ignored_with_one_warning(nlp, t
     trusting.rerank(QUERY, POOL, query_similarities=SIMS)
     assert trusting.parse_count == 0
     caplog.clear()
-    keyed = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret))
+    keyed = CageReranker(
+        nlp=nlp, embedder=lambda t: None, graph_store=GraphStore(path, integrity_key=secret)
+    )
     assert keyed.rerank(QUERY, POOL, query_similarities=SIMS) == expected and keyed.parse_count == 1
     assert caplog.text.count("ignoring 1 entries without a valid MAC under the integrity key") == 1
 
@@ -98,8 +111,17 @@ def test_keys_depend_on_pipeline_not_on_vector_width(nlp, tmp_path):
     other = _reranker(nlp, str(path), vector_dim=64)
     other.rerank(QUERY, POOL, query_similarities=SIMS)
     assert other.parse_count == 0  # graphs hold no vectors: one stored graph serves every width
-    assert len({graph_key("x", "a", "full"), graph_key("x", "b", "full"), graph_key("y", "b", "full"),
-                graph_key("x", "a", "light")}) == 4
+    assert (
+        len(
+            {
+                graph_key("x", "a", "full"),
+                graph_key("x", "b", "full"),
+                graph_key("y", "b", "full"),
+                graph_key("x", "a", "light"),
+            }
+        )
+        == 4
+    )
 
 
 def test_memory_cache_hit_gives_bit_identical_scores(nlp):
@@ -126,7 +148,8 @@ def test_embeddings_are_stored_as_little_endian_float32_bytes(tmp_path):
         store.put_embeddings([("k", np.array([1.0, -0.5], np.float32))])
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT dim, data FROM embeddings").fetchall() == [
-            (2, np.array([1.0, -0.5], "<f4").tobytes())]
+            (2, np.array([1.0, -0.5], "<f4").tobytes())
+        ]
 
 
 @pytest.mark.parametrize(("dim", "data"), [
@@ -211,7 +234,9 @@ def test_a_store_pickles_by_path_and_the_copy_opens_its_own_connection(tmp_path)
     with GraphStore(tmp_path / "g.sqlite") as store:
         store.put("k", graph_for("k", 0))
         for clone in (pickle.loads(pickle.dumps(store)), copy.deepcopy(store)):
-            assert clone.path == store.path and content(clone.get("k")) == content(graph_for("k", 0))
+            assert clone.path == store.path and content(clone.get("k")) == content(
+                graph_for("k", 0)
+            )
             clone.close()
         assert len(store) == 1  # the original is still open
 
@@ -241,7 +266,9 @@ def test_a_passage_is_embedded_once_per_reranker_and_once_per_store(nlp, embedde
     assert again.texts == [QUERY]  # passages came from the store
     unnamed = CountingEmbedder(embedder)
     CageReranker(nlp=nlp, embedder=unnamed, graph_store=path).rerank(QUERY, POOL)
-    assert sorted(unnamed.texts) == sorted(POOL + [QUERY])  # no name: never shared through the store
+    assert sorted(unnamed.texts) == sorted(
+        POOL + [QUERY]
+    )  # no name: never shared through the store
 
 
 def _no_embedding(texts):
@@ -266,10 +293,13 @@ def test_a_store_entry_holding_another_passages_graph_is_not_used(nlp, tmp_path)
     expected = r.rerank(QUERY, POOL, query_similarities=SIMS)
     fingerprint = r.parser.fingerprint
     with sqlite3.connect(path) as conn:  # the entry of passage 0 now holds passage 1's graph
-        other = conn.execute("SELECT data FROM graphs WHERE key = ?",
-                             (graph_key(POOL[1], fingerprint, "light"),)).fetchone()[0]
-        conn.execute("UPDATE graphs SET data = ? WHERE key = ?",
-                     (other, graph_key(POOL[0], fingerprint, "light")))
+        other = conn.execute(
+            "SELECT data FROM graphs WHERE key = ?", (graph_key(POOL[1], fingerprint, "light"),)
+        ).fetchone()[0]
+        conn.execute(
+            "UPDATE graphs SET data = ? WHERE key = ?",
+            (other, graph_key(POOL[0], fingerprint, "light")),
+        )
     fresh = _reranker(nlp, str(path))
     assert fresh.rerank(QUERY, POOL, query_similarities=SIMS) == expected
     assert fresh.parse_count == 1

@@ -14,7 +14,7 @@ from cage_core.relevance import relevance
 
 
 def test_relevance_is_the_logistic_of_the_fused_score_bounded_and_monotone():
-    assert relevance(0.0) == 0.5 and relevance(1.0) == pytest.approx(1 / (1 + math.e ** -1))
+    assert relevance(0.0) == 0.5 and relevance(1.0) == pytest.approx(1 / (1 + math.e**-1))
     assert relevance(-800.0) == 0.0 and relevance(800.0) == 1.0  # no overflow at the extremes
     scores = [-3.0, -0.14, 0.0, 0.5, 2.0, 5.7]
     assert [relevance(s) for s in scores] == sorted(relevance(s) for s in scores)
@@ -30,7 +30,9 @@ def test_content_ids_are_uuids_of_title_and_text_stable_across_calls():
     assert str(uuid.UUID(first)) == first  # canonical, so Qdrant keeps it as written
     assert first != content_id("Warsaw is the capital of Poland.", "")
     assert first != content_id("Warsaw is the capital of Poland", "Warsaw")
-    assert content_id("a\x1fb", "") != content_id("b", "a")  # the separator is part of the hash input
+    assert content_id("a\x1fb", "") != content_id(
+        "b", "a"
+    )  # the separator is part of the hash input
     assert content_ids([("T", "x"), ("T", "x"), ("T", "y")])[1] == content_id("x", "T", 1)
     with pytest.raises(TypeError):
         content_id(None)  # type: ignore[arg-type]
@@ -40,18 +42,28 @@ def test_content_ids_are_uuids_of_title_and_text_stable_across_calls():
 
 def test_document_id_reads_the_id_where_each_integration_keeps_it():
     assert document_id("given", {"_id": "other"}, "text") == "given"
-    assert document_id(None, {"_id": "5d87a915-e996-79b5-768b-5d62939c69fc"}, "text") == \
-        "5d87a915-e996-79b5-768b-5d62939c69fc"  # langchain-qdrant
+    assert (
+        document_id(None, {"_id": "5d87a915-e996-79b5-768b-5d62939c69fc"}, "text")
+        == "5d87a915-e996-79b5-768b-5d62939c69fc"
+    )  # langchain-qdrant
     assert document_id(None, {"_id": 7}, "text") == "7"
     assert document_id("", {}, "text", "T") == content_id("text", "T")
     assert document_id(None, {"_id": True}, "text") == content_id("text")
 
 
 def _graph():
-    return PassageGraph(labels=["Marie Curie", "Warsaw"], pos=["PROPN", "PROPN"],
-                        entity_types=["PERSON", "GPE"], edge_src=np.array([0], dtype=np.int64),
-                        edge_dst=np.array([1], dtype=np.int64), edge_type=np.array([5], dtype=np.int64),
-                        edge_verbs=["bear"], source="test/g2", content_sha="0" * 32, level="light")
+    return PassageGraph(
+        labels=["Marie Curie", "Warsaw"],
+        pos=["PROPN", "PROPN"],
+        entity_types=["PERSON", "GPE"],
+        edge_src=np.array([0], dtype=np.int64),
+        edge_dst=np.array([1], dtype=np.int64),
+        edge_type=np.array([5], dtype=np.int64),
+        edge_verbs=["bear"],
+        source="test/g2",
+        content_sha="0" * 32,
+        level="light",
+    )
 
 
 def test_a_signed_graph_verifies_only_under_its_key_and_unchanged():

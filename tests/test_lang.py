@@ -23,11 +23,20 @@ def test_the_two_alias_styles_differ_only_where_named():
 
 def test_ranking_shortens_every_title_and_suffix_and_makes_partial_forms():
     assert shortened_names("Sir Rev Paul Manafort Jr".split(), RANKING_ALIASES) == (
-        ["Paul", "Manafort"], [])  # two words left: no short forms
+        ["Paul", "Manafort"],
+        [],
+    )  # two words left: no short forms
     assert shortened_names("Sela Ann Ward".split(), RANKING_ALIASES) == (
-        ["Sela", "Ann", "Ward"], ["Sela Ward", "Sela Ann", "Ann Ward"])
+        ["Sela", "Ann", "Ward"],
+        ["Sela Ward", "Sela Ann", "Ann Ward"],
+    )
     assert subject_aliases("Rev. Martin Luther King") == (
-        "luther king", "martin king", "martin luther", "martin luther king", "rev. martin luther king")
+        "luther king",
+        "martin king",
+        "martin luther",
+        "martin luther king",
+        "rev. martin luther king",
+    )
 
 
 def test_expansion_drops_one_title_and_shortens_three_to_five_capitalised_words():
@@ -41,16 +50,31 @@ def test_expansion_drops_one_title_and_shortens_three_to_five_capitalised_words(
 def test_each_alias_rule_switches_off_by_name():
     every = STRING_RULES
     assert subject_aliases("Sir Arthur Conan Doyle") == (
-        "arthur conan", "arthur conan doyle", "arthur doyle", "conan doyle", "sir arthur conan doyle")
+        "arthur conan",
+        "arthur conan doyle",
+        "arthur doyle",
+        "conan doyle",
+        "sir arthur conan doyle",
+    )
     assert subject_aliases("Sir Arthur Conan Doyle", every - {"honorifics"}) == (  # "Sir" is a word
-        "conan doyle", "sir arthur", "sir arthur conan doyle", "sir conan doyle", "sir doyle")
+        "conan doyle",
+        "sir arthur",
+        "sir arthur conan doyle",
+        "sir conan doyle",
+        "sir doyle",
+    )
     assert subject_aliases("Sela Ann Ward", every - {"short_forms"}) == ("sela ann ward",)
     assert subject_aliases("Acme Group Holdings Inc", every - {"name_suffixes", "short_forms"}) == (
-        "acme group holdings inc",)
+        "acme group holdings inc",
+    )
     texts = ["Damon Gough, known by the stage name Badly Drawn Boy, is a singer."]
     assert subject_forms(["Damon Gough"], texts, aliases=True)[0][-1] == "Badly Drawn Boy"
-    assert "Badly Drawn Boy" not in subject_forms(["Damon Gough"], texts, aliases=True,
-                                                  rules=every - {"also_known_as"})[0]
+    assert (
+        "Badly Drawn Boy"
+        not in subject_forms(["Damon Gough"], texts, aliases=True, rules=every - {"also_known_as"})[
+            0
+        ]
+    )
 
 
 def test_subject_rules_switch_off_by_name():
@@ -63,8 +87,17 @@ def test_subject_rules_switch_off_by_name():
 
 
 def test_cage_eval_ablates_a_rule_by_name():
-    args = build_parser().parse_args(["eval", "--data", "x.jsonl", "--ablate-rule", "short_forms",
-                                      "--ablate-rule", "also_known_as"])
+    args = build_parser().parse_args(
+        [
+            "eval",
+            "--data",
+            "x.jsonl",
+            "--ablate-rule",
+            "short_forms",
+            "--ablate-rule",
+            "also_known_as",
+        ]
+    )
     assert _config(args).string_rules == STRING_RULES - {"short_forms", "also_known_as"}
     assert _config(build_parser().parse_args(["eval", "--data", "x.jsonl"])) == CageConfig()
     with pytest.raises(SystemExit):

@@ -7,7 +7,9 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("langchain_classic", reason='needs the extras: pip install "cage-rag[all,test]"')
+pytest.importorskip(
+    "langchain_classic", reason='needs the extras: pip install "cage-rag[all,test]"'
+)
 
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
@@ -34,14 +36,18 @@ def embeddings():
 
 @pytest.fixture(scope="module")
 def docs():
-    return [Document(page_content=t, metadata={"source": f"doc{i}"}, id=f"d{i}") for i, t in enumerate(TEXTS)]
+    return [
+        Document(page_content=t, metadata={"source": f"doc{i}"}, id=f"d{i}")
+        for i, t in enumerate(TEXTS)
+    ]
 
 
 def _retriever(docs, embeddings, compressor, k=6):
     store = InMemoryVectorStore(embedding=embeddings)
     store.add_documents(docs)
-    return ContextualCompressionRetriever(base_compressor=compressor,
-                                          base_retriever=store.as_retriever(search_kwargs={"k": k}))
+    return ContextualCompressionRetriever(
+        base_compressor=compressor, base_retriever=store.as_retriever(search_kwargs={"k": k})
+    )
 
 
 def test_compression_retriever_returns_ranked_documents_with_scores(docs, embeddings):
@@ -68,7 +74,9 @@ def test_empty_input_returns_empty_list():
 
 def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
-    scored = [Document(page_content=d.page_content, metadata={"score": s}) for d, s in zip(docs, sims)]
+    scored = [
+        Document(page_content=d.page_content, metadata={"score": s}) for d, s in zip(docs, sims)
+    ]
     out = CageRerank(top_n=None, score_key="score").compress_documents(scored, QUERY)
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [d.page_content for d in out] == [r.text for r in core]
@@ -85,16 +93,22 @@ def _via_metadata(via):
 
 def test_each_document_names_the_earlier_one_it_is_linked_to(docs, reranker):
     sims = [0.6, 0.5, 0.1, 0.4, 0.3, 0.2]  # Warsaw's passage second
-    scored = [Document(page_content=d.page_content, metadata={"score": s}) for d, s in zip(docs, sims)]
+    scored = [
+        Document(page_content=d.page_content, metadata={"score": s}) for d, s in zip(docs, sims)
+    ]
     before = copy.deepcopy(scored)
     out = CageRerank(top_n=3, score_key="score").compress_documents(scored, QUERY)
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     # "Warsaw is the capital of Poland." is linked to the Marie Curie passage through Warsaw
     warsaw = next(d for d in out if d.page_content.startswith("Warsaw"))
     assert warsaw.metadata["cage_via"]["name"] == "Warsaw"
-    assert out[warsaw.metadata["cage_via"]["rank"]].page_content.startswith("Marie Curie was born in Warsaw")
+    assert out[warsaw.metadata["cage_via"]["rank"]].page_content.startswith(
+        "Marie Curie was born in Warsaw"
+    )
     assert [d.metadata["cage_via"] for d in out] == [_via_metadata(r.via) for r in core[:3]]
-    assert json.loads(json.dumps([d.metadata for d in out])) == [d.metadata for d in out]  # JSON-safe
+    assert json.loads(json.dumps([d.metadata for d in out])) == [
+        d.metadata for d in out
+    ]  # JSON-safe
     assert chain_from_metadata([d.metadata for d in out]) == [r.via for r in core[:3]]
     assert scored == before  # the caller's documents keep their metadata
 
@@ -104,45 +118,69 @@ def test_stored_graphs_give_the_identical_ranking(docs, embeddings):
     assert all("cage_graph" in d.metadata for d in enriched)
     assert all("cage_graph" not in d.metadata for d in docs)  # inputs untouched
     plain = _retriever(docs, embeddings, CageRerank(top_n=4, embeddings=embeddings)).invoke(QUERY)
-    with_graphs = _retriever(enriched, embeddings, CageRerank(top_n=4, embeddings=embeddings)).invoke(QUERY)
-    strip = lambda ds: [(d.page_content, {k: v for k, v in d.metadata.items() if k != "cage_graph"}) for d in ds]
+    with_graphs = _retriever(
+        enriched, embeddings, CageRerank(top_n=4, embeddings=embeddings)
+    ).invoke(QUERY)
+
+    def strip(ds):
+        return [
+            (d.page_content, {k: v for k, v in d.metadata.items() if k != "cage_graph"}) for d in ds
+        ]
+
     assert strip(with_graphs) == strip(plain)
 
 
 def test_stored_graph_is_used_instead_of_parsing(docs):
     enriched = CageGraphTransformer().transform_documents(docs)
     rerank = CageRerank(top_n=2, score_key="score")
-    scored = [Document(page_content=d.page_content, metadata={**d.metadata, "score": 0.5}) for d in enriched]
+    scored = [
+        Document(page_content=d.page_content, metadata={**d.metadata, "score": 0.5})
+        for d in enriched
+    ]
     rerank.compress_documents(scored, QUERY)
     assert rerank.reranker.graph_cache.misses == 0
 
 
 def test_a_corrupt_stored_graph_is_ignored_and_the_passage_parsed(docs, caplog):
-    bad = [Document(page_content=docs[0].page_content, metadata={"cage_graph": '{"format": "junk"}', "score": 0.3}),
-           Document(page_content=docs[1].page_content, metadata={"score": 0.2})]
+    bad = [
+        Document(
+            page_content=docs[0].page_content,
+            metadata={"cage_graph": '{"format": "junk"}', "score": 0.3},
+        ),
+        Document(page_content=docs[1].page_content, metadata={"score": 0.2}),
+    ]
     out = CageRerank(top_n=None, score_key="score").compress_documents(bad, QUERY)
     assert len(out) == 2
-    assert "ignoring 1 of 2 stored passage graphs (1 invalid: not a cage passage graph" in caplog.text
+    assert (
+        "ignoring 1 of 2 stored passage graphs (1 invalid: not a cage passage graph" in caplog.text
+    )
 
 
 def _fallback_warnings(caplog):
-    return [r for r in caplog.records if r.name == "cage_langchain.rerank" and r.levelname == "WARNING"]
+    return [
+        r for r in caplog.records if r.name == "cage_langchain.rerank" and r.levelname == "WARNING"
+    ]
 
 
 def test_a_score_key_on_some_documents_only_falls_back_to_embedding_with_a_warning(docs, caplog):
-    partial = [Document(page_content=d.page_content, metadata={"nope": 0.5} if i else {}) for i, d in enumerate(docs)]
+    partial = [
+        Document(page_content=d.page_content, metadata={"nope": 0.5} if i else {})
+        for i, d in enumerate(docs)
+    ]
     out = CageRerank(top_n=2, score_key="nope").compress_documents(partial, QUERY)
     assert len(out) == 2
     assert "metadata['nope'] is missing or not a finite number on 1 of 6 documents" in caplog.text
 
 
-def test_the_plain_as_retriever_recipe_warns_once_per_reranker_with_the_cost_and_the_fix(docs, embeddings,
-                                                                                          caplog):
+def test_the_plain_as_retriever_recipe_warns_once_per_reranker_with_the_cost_and_the_fix(
+    docs, embeddings, caplog
+):
     store = InMemoryVectorStore(embedding=embeddings)
     store.add_documents(docs)
     rerank = CageRerank(top_n=2)
-    retriever = ContextualCompressionRetriever(base_compressor=rerank,
-                                               base_retriever=store.as_retriever(search_kwargs={"k": 6}))
+    retriever = ContextualCompressionRetriever(
+        base_compressor=rerank, base_retriever=store.as_retriever(search_kwargs={"k": 6})
+    )
     for q in (QUERY, "capital of France", "Who was a French physicist?"):
         assert len(retriever.invoke(q)) == 2
     asyncio.run(retriever.ainvoke(QUERY))
@@ -158,8 +196,10 @@ def test_the_plain_as_retriever_recipe_warns_once_per_reranker_with_the_cost_and
 
 def test_embedding_on_purpose_or_with_scores_gives_no_warning(docs, caplog):
     CageRerank(top_n=2, score_key=None).compress_documents(docs, QUERY)
-    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i})
-              for i, d in enumerate(docs)]
+    scored = [
+        Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i})
+        for i, d in enumerate(docs)
+    ]
     CageRerank(top_n=2).compress_documents(scored, QUERY)
     assert _fallback_warnings(caplog) == []
 
@@ -179,8 +219,10 @@ def test_the_fallback_warning_is_given_once_under_threads_and_gather(docs, embed
 
 
 def test_relevance_score_is_a_0_1_relevance_in_the_fused_order_with_the_fused_score_kept(docs):
-    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": s})
-              for d, s in zip(docs, [0.6, 0.2, 0.1, 0.5, 0.3, 0.4])]
+    scored = [
+        Document(page_content=d.page_content, metadata={"retrieval_score": s})
+        for d, s in zip(docs, [0.6, 0.2, 0.1, 0.5, 0.3, 0.4])
+    ]
     for q in (QUERY, "capital of France"):
         out = CageRerank(top_n=None).compress_documents(scored, q)
         fused = [d.metadata["cage_score"] for d in out]
@@ -205,16 +247,23 @@ def test_a_relevance_cutoff_after_cage_keeps_one_fused_bar_in_every_query(docs, 
     for q in (QUERY, "capital of France", "What fruit has potassium?"):
         everything = ContextualCompressionRetriever(
             base_compressor=CageRerank(top_n=None),
-            base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=6)).invoke(q)
+            base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=6),
+        ).invoke(q)
         kept[q] = chain.invoke(q)
-        assert [d.page_content for d in kept[q]] == \
-            [d.page_content for d in everything if d.metadata["cage_score"] >= bar]
+        assert [d.page_content for d in kept[q]] == [
+            d.page_content for d in everything if d.metadata["cage_score"] >= bar
+        ]
     assert 0 < sum(map(len, kept.values())) < 3 * len(docs)  # the cutoff does cut, not everything
 
 
 def test_async_gather_matches_sequential_calls(docs, embeddings):
     rerank = CageRerank(top_n=3, embeddings=embeddings)
-    queries = [QUERY, "Who was a French physicist?", "What fruit has potassium?", "capital of France"] * 3
+    queries = [
+        QUERY,
+        "Who was a French physicist?",
+        "What fruit has potassium?",
+        "capital of France",
+    ] * 3
 
     async def run_all():
         return await asyncio.gather(*(rerank.acompress_documents(docs, q) for q in queries))
@@ -256,21 +305,35 @@ def test_acompress_does_not_block_the_event_loop(docs):
 
 
 def test_titles_in_metadata_reach_cage_and_stored_graphs_match(nlp):
-    docs = [Document(page_content="A 1945 comedy starring Shirley Temple.", metadata={"title": "Kiss and Tell", "s": 0.7}),
-            Document(page_content="An actress who became Chief of Protocol.", metadata={"title": "Shirley Temple", "s": 0.2}),
-            Document(page_content="A radio sitcom.", metadata={"title": "Meet Corliss Archer", "s": 0.5}),
-            Document(page_content="Bananas are yellow.", metadata={"title": "Banana", "s": 0.1})]
+    docs = [
+        Document(
+            page_content="A 1945 comedy starring Shirley Temple.",
+            metadata={"title": "Kiss and Tell", "s": 0.7},
+        ),
+        Document(
+            page_content="An actress who became Chief of Protocol.",
+            metadata={"title": "Shirley Temple", "s": 0.2},
+        ),
+        Document(
+            page_content="A radio sitcom.", metadata={"title": "Meet Corliss Archer", "s": 0.5}
+        ),
+        Document(page_content="Bananas are yellow.", metadata={"title": "Banana", "s": 0.1}),
+    ]
     rerank = CageRerank(top_n=None, score_key="s", config=CageConfig(core_size=1))
     out = rerank.compress_documents(docs, "Who starred in Kiss and Tell?")
     core = CageReranker(CageConfig(core_size=1), nlp=nlp, embedder=lambda t: None).rerank(
-                           "Who starred in Kiss and Tell?",
-                           [Passage(d.page_content, title=d.metadata["title"]) for d in docs],
-                           query_similarities=[0.7, 0.2, 0.5, 0.1])
+        "Who starred in Kiss and Tell?",
+        [Passage(d.page_content, title=d.metadata["title"]) for d in docs],
+        query_similarities=[0.7, 0.2, 0.5, 0.1],
+    )
     assert [d.metadata["title"] for d in out] == [docs[r.index].metadata["title"] for r in core]
     assert [d.metadata["title"] for d in out][:2] == ["Kiss and Tell", "Shirley Temple"]
     enriched = CageGraphTransformer().transform_documents(docs)
     stored = CageRerank(top_n=None, score_key="s", config=CageConfig(core_size=1))
-    assert stored.compress_documents(enriched, "Who starred in Kiss and Tell?")[0].metadata["title"] == "Kiss and Tell"
+    assert (
+        stored.compress_documents(enriched, "Who starred in Kiss and Tell?")[0].metadata["title"]
+        == "Kiss and Tell"
+    )
     assert stored.reranker.parse_count == 0
 
 
@@ -294,15 +357,21 @@ class RefusingEmbeddings(PackagedMiniLMEmbeddings):
 
 @pytest.mark.parametrize("score", [np.float32(0.5), np.float64(0.5), np.int64(1), 0.5, 1])
 def test_any_real_retriever_score_is_used_without_embedding(docs, score):
-    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": score * (i + 1)})
-              for i, d in enumerate(docs)]
+    scored = [
+        Document(page_content=d.page_content, metadata={"retrieval_score": score * (i + 1)})
+        for i, d in enumerate(docs)
+    ]
     out = CageRerank(top_n=None, embeddings=RefusingEmbeddings()).compress_documents(scored, QUERY)
-    assert sorted(d.metadata["cage_similarity"] for d in out) == [float(score * (i + 1)) for i in range(len(docs))]
+    assert sorted(d.metadata["cage_similarity"] for d in out) == [
+        float(score * (i + 1)) for i in range(len(docs))
+    ]
 
 
 @pytest.mark.parametrize("score", [True, float("nan"), "0.5", None])
 def test_a_non_number_score_is_not_used(docs, score):
-    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": score}) for d in docs]
+    scored = [
+        Document(page_content=d.page_content, metadata={"retrieval_score": score}) for d in docs
+    ]
     out = CageRerank(top_n=1).compress_documents(scored, QUERY)
     assert out[0].metadata["cage_similarity"] != score
 
@@ -312,10 +381,12 @@ def test_scored_retriever_hands_the_stores_similarities_to_cage(docs, embeddings
     base = ScoredVectorStoreRetriever(vectorstore=store, k=6)
     found = base.invoke(QUERY)
     expected = store.similarity_search_with_score(QUERY, k=6)  # cosine, for this store
-    assert [(d.page_content, d.metadata["retrieval_score"]) for d in found] == \
-        [(d.page_content, s) for d, s in expected]
-    retriever = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=3, embeddings=RefusingEmbeddings()),
-                                               base_retriever=base)
+    assert [(d.page_content, d.metadata["retrieval_score"]) for d in found] == [
+        (d.page_content, s) for d, s in expected
+    ]
+    retriever = ContextualCompressionRetriever(
+        base_compressor=CageRerank(top_n=3, embeddings=RefusingEmbeddings()), base_retriever=base
+    )
     out = retriever.invoke(QUERY)
     assert [d.metadata["cage_rank"] for d in out] == [0, 1, 2]
     assert all("retrieval_score" not in d.metadata for d in docs)  # the store's documents untouched
@@ -339,10 +410,16 @@ def test_each_document_is_embedded_once_across_queries(docs):
 def test_components_pickle_and_deep_copy_before_and_after_use(docs, component, used, caplog):
     import pickle
 
-    scored = [Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i}) for i, d in enumerate(docs)]
+    scored = [
+        Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i})
+        for i, d in enumerate(docs)
+    ]
     made = CageRerank(top_n=2, alpha=0.6) if component == "rerank" else CageGraphTransformer()
-    run = (lambda c: c.compress_documents(scored, QUERY)) if component == "rerank" else \
-        (lambda c: c.transform_documents(scored))
+    run = (
+        (lambda c: c.compress_documents(scored, QUERY))
+        if component == "rerank"
+        else (lambda c: c.transform_documents(scored))
+    )
     expected = run(made) if used else None
     for clone in (pickle.loads(pickle.dumps(made)), copy.deepcopy(made)):
         assert clone.model_dump() == made.model_dump()
@@ -357,17 +434,31 @@ def test_split_after_enrichment_uses_each_chunks_own_graph(docs, caplog):
 
     long_doc = Document(page_content=" ".join(TEXTS), metadata={"title": "Curie notes"})
     enriched = CageGraphTransformer().transform_documents([long_doc])
-    chunks = RecursiveCharacterTextSplitter(chunk_size=80, chunk_overlap=0).split_documents(enriched)
-    assert len(chunks) > 2 and all("cage_graph" in c.metadata for c in chunks)  # inherited from the parent
-    scored = [Document(page_content=c.page_content, metadata={**c.metadata, "retrieval_score": 0.9 - 0.1 * i})
-              for i, c in enumerate(chunks)]
+    chunks = RecursiveCharacterTextSplitter(chunk_size=80, chunk_overlap=0).split_documents(
+        enriched
+    )
+    assert len(chunks) > 2 and all(
+        "cage_graph" in c.metadata for c in chunks
+    )  # inherited from the parent
+    scored = [
+        Document(
+            page_content=c.page_content, metadata={**c.metadata, "retrieval_score": 0.9 - 0.1 * i}
+        )
+        for i, c in enumerate(chunks)
+    ]
     rerank = CageRerank(top_n=None)
     got = rerank.compress_documents(scored, QUERY)
-    plain = [Document(page_content=d.page_content, metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
-             for d in scored]
+    plain = [
+        Document(
+            page_content=d.page_content,
+            metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"},
+        )
+        for d in scored
+    ]
     expected = CageRerank(top_n=None).compress_documents(plain, QUERY)
-    assert [(d.page_content, d.metadata["relevance_score"]) for d in got] == \
-        [(d.page_content, d.metadata["relevance_score"]) for d in expected]
+    assert [(d.page_content, d.metadata["relevance_score"]) for d in got] == [
+        (d.page_content, d.metadata["relevance_score"]) for d in expected
+    ]
     assert rerank.reranker.parse_count == len(chunks)  # every stale parent graph was replaced
     assert caplog.text.count("ignoring") == 1  # one summary warning for the call
     assert f"ignoring {len(chunks)} of {len(chunks)} stored passage graphs" in caplog.text
@@ -375,13 +466,24 @@ def test_split_after_enrichment_uses_each_chunks_own_graph(docs, caplog):
 
 def test_swapped_graphs_are_detected(docs):
     enriched = CageGraphTransformer().transform_documents(docs)
-    swapped = [Document(page_content=d.page_content,
-                        metadata={"cage_graph": enriched[(i + 1) % len(docs)].metadata["cage_graph"],
-                                  "retrieval_score": 0.1 * i}) for i, d in enumerate(docs)]
+    swapped = [
+        Document(
+            page_content=d.page_content,
+            metadata={
+                "cage_graph": enriched[(i + 1) % len(docs)].metadata["cage_graph"],
+                "retrieval_score": 0.1 * i,
+            },
+        )
+        for i, d in enumerate(docs)
+    ]
     rerank = CageRerank(top_n=None)
     got = rerank.compress_documents(swapped, QUERY)
-    plain = [Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i}) for i, d in enumerate(docs)]
+    plain = [
+        Document(page_content=d.page_content, metadata={"retrieval_score": 0.1 * i})
+        for i, d in enumerate(docs)
+    ]
     expected = CageRerank(top_n=None).compress_documents(plain, QUERY)
-    assert [(d.page_content, d.metadata["relevance_score"]) for d in got] == \
-        [(d.page_content, d.metadata["relevance_score"]) for d in expected]
+    assert [(d.page_content, d.metadata["relevance_score"]) for d in got] == [
+        (d.page_content, d.metadata["relevance_score"]) for d in expected
+    ]
     assert rerank.reranker.parse_count == len(docs)

@@ -23,8 +23,11 @@ def reference_bm25(query, texts, k1=BM25_K1, b=BM25_B):
         return np.zeros(0)
     corpus = bm25s.tokenize(list(texts), stopwords="en", show_progress=False, return_ids=False)
     vocab = {t for doc in corpus for t in doc}
-    terms = [t for t in bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
-             if t in vocab]
+    terms = [
+        t
+        for t in bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+        if t in vocab
+    ]
     if not terms:
         return np.zeros(len(texts))
     model = bm25s.BM25(k1=k1, b=b, method="lucene")
@@ -32,8 +35,14 @@ def reference_bm25(query, texts, k1=BM25_K1, b=BM25_B):
     return np.asarray(model.get_scores(terms), dtype=np.float64)
 
 
-QUERIES = ["Who starred in Kiss and Tell?", "the the of", "", "Corliss Archer Corliss radio 1945",
-           "Émile Zola's café", "Shirley Temple ambassador to Ghana and Czechoslovakia"]
+QUERIES = [
+    "Who starred in Kiss and Tell?",
+    "the the of",
+    "",
+    "Corliss Archer Corliss radio 1945",
+    "Émile Zola's café",
+    "Shirley Temple ambassador to Ghana and Czechoslovakia",
+]
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -45,7 +54,10 @@ def test_equals_bm25s_lucene_on_the_example_documents(query):
 def test_equals_bm25s_lucene_on_random_pools(seed):
     rng = random.Random(seed)
     words = ["alpha", "beta", "gamma", "delta", "the", "of", "x", "Ωmega", "café", "3000", "a1"]
-    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 30))]
+    texts = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        for _ in range(rng.randint(1, 30))
+    ]
     query = " ".join(rng.choice(words) for _ in range(rng.randint(0, 5)))
     assert np.allclose(pool_bm25(query, texts), reference_bm25(query, texts), rtol=1e-6, atol=1e-6)
 
@@ -59,7 +71,13 @@ def test_no_shared_term_and_empty_pools_score_zero():
     assert pool_bm25("Warsaw", []).shape == (0,)
 
 
-@pytest.mark.parametrize("text", [*TEXTS[:20], "Ω ωmega café_au-lait x1 _ __ a\u00a0b\tC\u2003dé\u0301j\u00e0 İstanbul ǅemal 3.14"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        *TEXTS[:20],
+        "Ω ωmega café_au-lait x1 _ __ a\u00a0b\tC\u2003dé\u0301j\u00e0 İstanbul ǅemal 3.14",
+    ],
+)
 def test_tokens_are_the_two_character_word_matches_of_the_text(text):
     import re
 

@@ -95,7 +95,9 @@ def reference_shared_entity_links(graphs, query):
 
 
 def reference_link_matrix(query, titles, texts, graphs, *, entity_weight, use_titles=True):
-    links = reference_title_links(titles, texts) if use_titles else np.zeros((len(texts), len(texts)))
+    links = (
+        reference_title_links(titles, texts) if use_titles else np.zeros((len(texts), len(texts)))
+    )
     if entity_weight:
         links = links + entity_weight * reference_shared_entity_links(graphs, query)
     np.fill_diagonal(links, 0.0)
@@ -114,7 +116,9 @@ class ReferenceRuleEdgeClassifier:
             return "contradicts"
         lowered_b = b.text.lower()
         for term in sorted({bare_title(a.title)} | shared):
-            if len(term) >= 3 and re.search(re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", lowered_b):
+            if len(term) >= 3 and re.search(
+                re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", lowered_b
+            ):
                 return "defines"
         if shared and _EXAMPLE.search(b.text):
             return "example-of"
@@ -126,8 +130,11 @@ class ReferenceRuleEdgeClassifier:
         if shared and _SEQUENCE.search(b.text):
             return "sequence"
         titles = (bare_title(a.title), bare_title(b.title))
-        if shared or (len(titles[0]) >= 3 and titles[0] in lowered_b) or \
-                (len(titles[1]) >= 3 and titles[1] in a.text.lower()):
+        if (
+            shared
+            or (len(titles[0]) >= 3 and titles[0] in lowered_b)
+            or (len(titles[1]) >= 3 and titles[1] in a.text.lower())
+        ):
             return "synthesizes"
         return None
 
@@ -136,8 +143,9 @@ def reference_typed_edges(chunks, classifier):
     edges = {}
     for i in range(len(chunks)):
         for j in range(i + 1, len(chunks)):
-            t = classifier.classify(chunks[i], chunks[j], chunks) or \
-                classifier.classify(chunks[j], chunks[i], chunks)
+            t = classifier.classify(chunks[i], chunks[j], chunks) or classifier.classify(
+                chunks[j], chunks[i], chunks
+            )
             if t is not None:
                 edges[(i, j)] = t
     return edges
@@ -145,17 +153,92 @@ def reference_typed_edges(chunks, classifier):
 
 # -- random pools that exercise the edge cases -----------------------------------------------
 
-TITLES = ["Kansas", "University of Kansas", "Kansas City", "Kansas City (film)", "Arkansas", "C++",
-          "What? (song)", "a.b", "Café Müller", "İstanbul", "", "ab", "Ab (1990 film)", "'Allo 'Allo!",
-          "-x-", "The Who", "Who", "Shirley Temple", "Temple", "Kiss and Tell (1945 film)", "S/S",
-          "under_score", "Jr.", "Sammy Davis Jr."]
-WORDS = ["the", "who", "is", "a", "was", "an", "kansas", "city", "university", "of", "arkansas", "c++",
-         "what?", "a.b", "café", "müller", "İstanbul", "istanbul", "ab", "'allo", "allo!", "-x-", "temple",
-         "shirley", "templeton", "kiss", "and", "tell", "s/s", "under_score", "jr.", "sammy", "davis",
-         "such as", "then", "1990", "2004", "1887", "for example", "later", "is a", "was the", "were an"]
+TITLES = [
+    "Kansas",
+    "University of Kansas",
+    "Kansas City",
+    "Kansas City (film)",
+    "Arkansas",
+    "C++",
+    "What? (song)",
+    "a.b",
+    "Café Müller",
+    "İstanbul",
+    "",
+    "ab",
+    "Ab (1990 film)",
+    "'Allo 'Allo!",
+    "-x-",
+    "The Who",
+    "Who",
+    "Shirley Temple",
+    "Temple",
+    "Kiss and Tell (1945 film)",
+    "S/S",
+    "under_score",
+    "Jr.",
+    "Sammy Davis Jr.",
+]
+WORDS = [
+    "the",
+    "who",
+    "is",
+    "a",
+    "was",
+    "an",
+    "kansas",
+    "city",
+    "university",
+    "of",
+    "arkansas",
+    "c++",
+    "what?",
+    "a.b",
+    "café",
+    "müller",
+    "İstanbul",
+    "istanbul",
+    "ab",
+    "'allo",
+    "allo!",
+    "-x-",
+    "temple",
+    "shirley",
+    "templeton",
+    "kiss",
+    "and",
+    "tell",
+    "s/s",
+    "under_score",
+    "jr.",
+    "sammy",
+    "davis",
+    "such as",
+    "then",
+    "1990",
+    "2004",
+    "1887",
+    "for example",
+    "later",
+    "is a",
+    "was the",
+    "were an",
+]
 SEPARATORS = [" ", " ", " ", ", ", "-", "_", "'", "(", ") ", ".", "", "\n", "\u00a0"]
-NAMES = ["Kansas", "kansas", "Shirley Temple", "The Who", "Ann Reeve", "Toronto", "1990", "two",
-         "Café Müller", "U.S.", "the united states", "who"]
+NAMES = [
+    "Kansas",
+    "kansas",
+    "Shirley Temple",
+    "The Who",
+    "Ann Reeve",
+    "Toronto",
+    "1990",
+    "two",
+    "Café Müller",
+    "U.S.",
+    "the united states",
+    "who",
+]
 TYPES = ["PERSON", "GPE", "ORG", "WORK_OF_ART", "DATE", "CARDINAL", "", "NORP"]
 
 
@@ -202,7 +285,10 @@ def test_title_links_equal_the_pairwise_regex_search(seed):
 @pytest.mark.parametrize("seed", range(POOLS))
 def test_shared_entity_links_equal_the_pairwise_fsum(seed):
     query, _, _, graphs = random_pool(seed)
-    found, expected = shared_entity_links(graphs, query), reference_shared_entity_links(graphs, query)
+    found, expected = (
+        shared_entity_links(graphs, query),
+        reference_shared_entity_links(graphs, query),
+    )
     assert np.abs(found - expected).max(initial=0.0) <= TOLERANCE
     assert np.array_equal(found, expected)  # correctly rounded sums do not depend on order
 
@@ -211,7 +297,9 @@ def test_shared_entity_links_equal_the_pairwise_fsum(seed):
 def test_link_matrix_equals_the_reference_under_every_setting(seed):
     query, titles, texts, graphs = random_pool(seed)
     for entity_weight, use_titles in [(0.5, True), (0.0, True), (0.5, False), (1.7, True)]:
-        found = link_matrix(query, titles, texts, graphs, entity_weight=entity_weight, use_titles=use_titles)
+        found = link_matrix(
+            query, titles, texts, graphs, entity_weight=entity_weight, use_titles=use_titles
+        )
         expected = reference_link_matrix(query, titles, texts, graphs, entity_weight=entity_weight,
                                          use_titles=use_titles)  # fmt: skip
         assert np.array_equal(found, expected)
@@ -219,9 +307,16 @@ def test_link_matrix_equals_the_reference_under_every_setting(seed):
 
 def test_an_entity_in_every_passage_links_every_pair():
     graphs = [random_graph(random.Random(0)) for _ in range(3)]
-    everywhere = PassageGraph(labels=("Ann Reeve", "Toronto"), pos=("PROPN",) * 2, entity_types=("PERSON", "GPE"),
-                              vectors=np.zeros((2, 4), np.float32), edge_src=np.zeros(0, np.int64),
-                              edge_dst=np.zeros(0, np.int64), edge_type=np.zeros(0, np.int64), edge_verbs=())
+    everywhere = PassageGraph(
+        labels=("Ann Reeve", "Toronto"),
+        pos=("PROPN",) * 2,
+        entity_types=("PERSON", "GPE"),
+        vectors=np.zeros((2, 4), np.float32),
+        edge_src=np.zeros(0, np.int64),
+        edge_dst=np.zeros(0, np.int64),
+        edge_type=np.zeros(0, np.int64),
+        edge_verbs=(),
+    )
     pool = graphs + [everywhere] * 40
     assert np.array_equal(shared_entity_links(pool, "q"), reference_shared_entity_links(pool, "q"))
 
@@ -234,8 +329,12 @@ def test_grapher_scores_equal_pagerank_over_the_reference_links():
             continue
         sims = np.random.default_rng(seed).random(len(titles))
         pool = Pool(query, [Passage(x, title=t) for t, x in zip(titles, texts)], sims, graphs)
-        links = reference_link_matrix(query, titles, texts, graphs, entity_weight=config.entity_weight)
-        expected = personalized_pagerank(links, seed_distribution(sims, config.temperature), config.damping)
+        links = reference_link_matrix(
+            query, titles, texts, graphs, entity_weight=config.entity_weight
+        )
+        expected = personalized_pagerank(
+            links, seed_distribution(sims, config.temperature), config.damping
+        )
         assert np.array_equal(get_method("grapher").score(pool), expected)
         assert np.array_equal(GraphERMethod(config).score(pool), expected)
 
@@ -254,10 +353,23 @@ def test_tegr_types_the_same_edges_in_the_same_order(overlap):
 
 
 def test_near_duplicates_without_a_shared_entity_are_still_candidates():
-    texts = ["The bakery opened in 1990 in the old town.", "The bakery opened in 1991 in the old town."]
-    graphs = [PassageGraph(labels=(y,), pos=("NUM",), entity_types=("DATE",), vectors=np.zeros((1, 4), np.float32),
-                           edge_src=np.zeros(0, np.int64), edge_dst=np.zeros(0, np.int64),
-                           edge_type=np.zeros(0, np.int64), edge_verbs=()) for y in ("1990", "1991")]
+    texts = [
+        "The bakery opened in 1990 in the old town.",
+        "The bakery opened in 1991 in the old town.",
+    ]
+    graphs = [
+        PassageGraph(
+            labels=(y,),
+            pos=("NUM",),
+            entity_types=("DATE",),
+            vectors=np.zeros((1, 4), np.float32),
+            edge_src=np.zeros(0, np.int64),
+            edge_dst=np.zeros(0, np.int64),
+            edge_type=np.zeros(0, np.int64),
+            edge_verbs=(),
+        )
+        for y in ("1990", "1991")
+    ]
     chunks = [Chunk(x, "", g) for x, g in zip(texts, graphs)]
     assert typed_edges(chunks, RuleEdgeClassifier(0.5)) == {(0, 1): "contradicts"}
 
@@ -276,7 +388,9 @@ def test_a_classifier_without_candidates_is_asked_about_every_pair():
 
 # -- the index functions against their definitions -----------------------------------------
 
-TRICKY = st.lists(st.sampled_from(list("ab c.+?_-'İé\u00a0(") + ["i\u0307", "ab", "a b", "b."]), max_size=8).map("".join)
+TRICKY = st.lists(
+    st.sampled_from(list("ab c.+?_-'İé\u00a0(") + ["i\u0307", "ab", "a b", "b."]), max_size=8
+).map("".join)
 """Short strings of word and non-word characters, regex metacharacters and letters whose
 lower case is longer than themselves."""
 
@@ -305,8 +419,10 @@ def test_overlapping_and_nested_titles_are_all_found():
 
 
 @settings(max_examples=200, deadline=None)
-@given(sets=st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), max_size=8),
-       threshold=st.floats(0.0, 1.0))
+@given(
+    sets=st.lists(st.frozensets(st.sampled_from("abcdefgh"), max_size=6), max_size=8),
+    threshold=st.floats(0.0, 1.0),
+)
 def test_similar_set_pairs_are_the_pairs_over_the_threshold(sets, threshold):
     def jaccard(a, b):
         return len(a & b) / len(a | b) if a | b else 0.0
@@ -317,17 +433,29 @@ def test_similar_set_pairs_are_the_pairs_over_the_threshold(sets, threshold):
 
 
 @settings(max_examples=200, deadline=None)
-@given(postings=st.dictionaries(st.text(max_size=3), st.sets(st.integers(0, 9)).map(sorted), max_size=6))
+@given(
+    postings=st.dictionaries(
+        st.text(max_size=3), st.sets(st.integers(0, 9)).map(sorted), max_size=6
+    )
+)
 def test_shared_key_pairs_are_all_pairs_within_each_posting(postings):
     keys, key_ids, rows, cols = shared_key_pairs(postings)
-    found = sorted((keys[n], a, b) for n, a, b in zip(key_ids.tolist(), rows.tolist(), cols.tolist()))
-    expected = sorted((key, a, b) for key, p in postings.items() for a, b in itertools.combinations(p, 2))
+    found = sorted(
+        (keys[n], a, b) for n, a, b in zip(key_ids.tolist(), rows.tolist(), cols.tolist())
+    )
+    expected = sorted(
+        (key, a, b) for key, p in postings.items() for a, b in itertools.combinations(p, 2)
+    )
     assert found == expected
 
 
 @settings(max_examples=300, deadline=None)
-@given(term=TRICKY, text=st.lists(st.sampled_from(["ab", " is ", " was", " a", "  the ", "an", "\n", "b."]),
-                                  max_size=8).map("".join))
+@given(
+    term=TRICKY,
+    text=st.lists(
+        st.sampled_from(["ab", " is ", " was", " a", "  the ", "an", "\n", "b."]), max_size=8
+    ).map("".join),
+)
 def test_defines_matches_the_definition_regex(term, text):
     expected = re.search(re.escape(term) + r"\s+(is|are|was|were)\s+(a|an|the)\b", text) is not None
     assert defines(term, text) == expected

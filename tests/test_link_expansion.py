@@ -24,7 +24,10 @@ from cage_core.expansion.ingest import extend_saved, index_documents
 
 FILM = (
     Passage("Kiss and Tell is a 1945 film starring Shirley Temple.", title="Kiss and Tell"),
-    entity_graph([("Kiss and Tell", "WORK_OF_ART"), ("1945", "DATE"), ("Shirley Temple", "PERSON")], light=True),
+    entity_graph(
+        [("Kiss and Tell", "WORK_OF_ART"), ("1945", "DATE"), ("Shirley Temple", "PERSON")],
+        light=True,
+    ),
 )
 ACTRESS = (
     Passage("Shirley Temple served as Chief of Protocol.", title="Shirley Temple"),

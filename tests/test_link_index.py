@@ -93,13 +93,19 @@ def test_a_rare_shared_entity_links_unless_the_query_names_it():
 def test_an_entity_held_by_more_passages_than_max_shared_df_makes_no_shared_link():
     found = _index(max_shared_df=2).expand(QUERY, ["a"], seeds=1, limit=10)
     assert "c" in {e.id for e in found}  # df("lincoln s inn") = 2
-    corpus = dict(CORPUS, f=(Passage("Lincoln's Inn again."), entity_graph([("Lincoln's Inn", "ORG")], light=True)))
+    corpus = dict(
+        CORPUS,
+        f=(Passage("Lincoln's Inn again."), entity_graph([("Lincoln's Inn", "ORG")], light=True)),
+    )
     found = _index(corpus, max_shared_df=2).expand(QUERY, ["a"], seeds=1, limit=10)
     assert "c" not in {e.id for e in found}
 
 
 def test_a_name_held_by_more_than_max_link_df_passages_makes_no_link():
-    also_cork = {pid: (Passage("Born in Cork."), entity_graph([("Cork", "GPE")], light=True)) for pid in ("g", "h")}
+    also_cork = {
+        pid: (Passage("Born in Cork."), entity_graph([("Cork", "GPE")], light=True))
+        for pid in ("g", "h")
+    }
     corpus = dict(CORPUS, **also_cork)  # df("cork") = 4: the key of e, mentioned by b, g, h
     # (a is reached from b backward: it names b's key "sir james charles mathew", df 2.)
     found = _index(corpus, max_link_df=4).expand(QUERY, ["b"], seeds=1, limit=9)

@@ -71,8 +71,9 @@ def corpus(n: int = 400, seed: int = 0) -> dict[str, tuple[Passage, PassageGraph
         ents[str(1800 + i % 200)] = "DATE"  # numeric: never a mention
         title = people[i] if rng.random() < 0.8 else ""  # some untitled: derived subjects
         passage = Passage(f"{people[i]} met {', '.join(ents)}.", title=title)
-        graph = replace(entity_graph(list(ents.items()), light=True),
-                        content_sha=content_hash(passage.content))  # storable, as parsed ones are
+        graph = replace(
+            entity_graph(list(ents.items()), light=True), content_sha=content_hash(passage.content)
+        )  # storable, as parsed ones are
         out[f"p{i}"] = (passage, graph)
     return out
 
@@ -114,6 +115,7 @@ def recount(index: LinkIndex) -> dict[str, tuple[int, int]]:
 
 
 # -- the same index ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("weights", [{}, {"max_shared_df": 3, "max_link_df": 6, "seed_decay": 1.0}])
 def test_the_store_expands_exactly_as_the_in_memory_index(tmp_path, weights):
@@ -169,6 +171,7 @@ def test_the_json_lines_form_round_trips_doc_id_and_position_and_omits_them_when
 
 # -- incremental writes ----------------------------------------------------------------------------
 
+
 def test_adding_replacing_and_removing_in_batches_keeps_every_count_right(tmp_path):
     first, second = entries(300, seed=0), entries(300, seed=5)  # same ids p0..p299, other names
     memory, store = both(tmp_path, first[:200])
@@ -215,13 +218,18 @@ def test_writing_the_same_partition_twice_leaves_the_store_as_once(tmp_path):
     assert once[1] == recount(again)
     memory = LinkIndex()
     memory.add_entries(link_entries(rows))
-    assert sorted(again.entries(), key=lambda e: e.id) == sorted(memory.entries(), key=lambda e: e.id)
+    assert sorted(again.entries(), key=lambda e: e.id) == sorted(
+        memory.entries(), key=lambda e: e.id
+    )
 
 
 # -- opening, formats, untrusted rows -------------------------------------------------------------
 
+
 def test_open_picks_the_store_by_suffix_and_never_creates_one_for_a_reader(tmp_path):
-    assert is_store_path("a/links.sqlite") and is_store_path("x.DB") and not is_store_path("l.jsonl")
+    assert (
+        is_store_path("a/links.sqlite") and is_store_path("x.DB") and not is_store_path("l.jsonl")
+    )
     assert link_store_path("cache/graphs.sqlite").name == "graphs.links.sqlite"
     with pytest.raises(FileNotFoundError, match="no link store"):
         LinkIndex.open(tmp_path / "typo.sqlite")
@@ -259,10 +267,14 @@ def test_corrupted_rows_are_skipped_and_reported_once_in_one_warning(tmp_path, c
     memory, store = both(tmp_path, batch)
     store.close()
     path = tmp_path / "links.sqlite"
-    bad = {"p1": ("data", "not json"), "p2": ("data", json.dumps({"subject": "", "keys": ["Not Normal"],
-                                                                  "mentions": []})),
-           "p3": ("data", 42), "p4": ("doc_id", b"\x00"), "p5": ("position", -1),
-           "p6": ("data", json.dumps({"subject": "", "keys": [], "mentions": [], "id": "x"}))}
+    bad = {
+        "p1": ("data", "not json"),
+        "p2": ("data", json.dumps({"subject": "", "keys": ["Not Normal"], "mentions": []})),
+        "p3": ("data", 42),
+        "p4": ("doc_id", b"\x00"),
+        "p5": ("position", -1),
+        "p6": ("data", json.dumps({"subject": "", "keys": [], "mentions": [], "id": "x"})),
+    }
     with sqlite3.connect(path) as conn:
         for pid, (column, value) in bad.items():
             conn.execute(f"UPDATE entries SET {column} = ? WHERE id = ?", (value, pid))
@@ -292,7 +304,8 @@ def test_a_stored_count_of_the_wrong_type_is_ignored_with_a_warning(tmp_path, ca
         assert store.specificity(name) == 0.0
         assert store.specificity(name) == 0.0
     assert [r.getMessage() for r in caplog.records if "not ints >= 0" in r.getMessage()] == [
-        f"link store {tmp_path / 'links.sqlite'}: ignored 1 name counts that are not ints >= 0"]
+        f"link store {tmp_path / 'links.sqlite'}: ignored 1 name counts that are not ints >= 0"
+    ]
 
 
 def test_an_old_json_lines_index_is_imported_once_streaming_and_validated(tmp_path, caplog):
@@ -301,7 +314,9 @@ def test_an_old_json_lines_index_is_imported_once_streaming_and_validated(tmp_pa
     source = tmp_path / "graphs.links.jsonl"
     memory.save(source)
     with source.open("a") as handle:  # a bad line and a repeated id: skipped, the first one stays
-        handle.write("{not json\n" + json.dumps({**memory.entry("p3").to_dict(), "keys": []}) + "\n")
+        handle.write(
+            "{not json\n" + json.dumps({**memory.entry("p3").to_dict(), "keys": []}) + "\n"
+        )
     with caplog.at_level(logging.WARNING):
         assert import_jsonl(source, tmp_path / "graphs.links.sqlite") == 120
     assert "skipped 2 invalid entries (1 × line is not JSON; 1 × repeated id)" in caplog.text

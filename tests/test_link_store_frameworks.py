@@ -23,8 +23,10 @@ from cage_langchain import (
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "data" / "wiki_passages.jsonl"
 ROWS = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
-QUERY = ("What government position was held by the woman who portrayed Corliss Archer in the "
-         "film Kiss and Tell?")
+QUERY = (
+    "What government position was held by the woman who portrayed Corliss Archer in the "
+    "film Kiss and Tell?"
+)
 
 
 def _docs():

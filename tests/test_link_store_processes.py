@@ -63,7 +63,10 @@ def recount(index: LinkIndex) -> dict[str, tuple[int, int]]:
 def assert_same(store_path: Path, memory: LinkIndex) -> None:
     """The store holds exactly the in-memory index: entries, counts, N, expansions."""
     with LinkIndex.open(store_path) as store:
-        by_id = lambda index: sorted(index.entries(), key=lambda e: e.id)
+
+        def by_id(index):
+            return sorted(index.entries(), key=lambda e: e.id)
+
         assert by_id(store) == by_id(memory)
         assert len(store) == len(memory)
         assert stored_counts(store_path) == recount(memory)
@@ -71,7 +74,8 @@ def assert_same(store_path: Path, memory: LinkIndex) -> None:
         for start in range(0, len(ids), 7):
             candidates = ids[start : start + 5]
             assert store.expand("Who knew Ada Kovacs?", candidates, limit=20) == memory.expand(
-                "Who knew Ada Kovacs?", candidates, limit=20)
+                "Who knew Ada Kovacs?", candidates, limit=20
+            )
     with sqlite3.connect(store_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 

@@ -6,7 +6,9 @@ import pickle
 
 import pytest
 
-pytest.importorskip("llama_index.core", reason='needs the extra: pip install "cage-rag[llamaindex]"')
+pytest.importorskip(
+    "llama_index.core", reason='needs the extra: pip install "cage-rag[llamaindex]"'
+)
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
@@ -27,24 +29,32 @@ def embed_model():
 
 @pytest.fixture(scope="module")
 def nodes():
-    return [TextNode(text=t, id_=f"n{i}", metadata={"source": f"doc{i}"}) for i, t in enumerate(TEXTS)]
+    return [
+        TextNode(text=t, id_=f"n{i}", metadata={"source": f"doc{i}"}) for i, t in enumerate(TEXTS)
+    ]
 
 
 def test_vector_index_retriever_with_cage_postprocessor(nodes, embed_model):
     index = VectorStoreIndex(nodes, embed_model=embed_model)
     retrieved = index.as_retriever(similarity_top_k=6).retrieve(QUERY)
     before = copy.deepcopy(retrieved)
-    out = CageRerank(top_n=3, keep_retrieval_score=True).postprocess_nodes(retrieved, query_str=QUERY)
+    out = CageRerank(top_n=3, keep_retrieval_score=True).postprocess_nodes(
+        retrieved, query_str=QUERY
+    )
     assert len(out) == 3
     assert [n.node.metadata["cage_rank"] for n in out] == [0, 1, 2]
     assert [n.score for n in out] == [n.node.metadata["relevance_score"] for n in out]
     assert all(SCORE_KEYS | {"retrieval_score"} <= set(n.node.metadata) for n in out)
     # the retriever's cosine was used as relevance (no re-embedding)
     by_id = {n.node.node_id: n.score for n in retrieved}
-    assert all(n.node.metadata["cage_similarity"] == pytest.approx(by_id[n.node.node_id]) for n in out)
+    assert all(
+        n.node.metadata["cage_similarity"] == pytest.approx(by_id[n.node.node_id]) for n in out
+    )
     # scores never reach the prompt or the embedding, and the caller's nodes are untouched
     assert "cage_rank" not in out[0].node.get_content(metadata_mode=MetadataMode.LLM)
-    assert [(n.node.metadata, n.score) for n in retrieved] == [(n.node.metadata, n.score) for n in before]
+    assert [(n.node.metadata, n.score) for n in retrieved] == [
+        (n.node.metadata, n.score) for n in before
+    ]
 
 
 def test_query_engine_style_node_postprocessors(nodes, embed_model):
@@ -54,8 +64,11 @@ def test_query_engine_style_node_postprocessors(nodes, embed_model):
     from llama_index.core.query_engine import RetrieverQueryEngine
     from llama_index.core.response_synthesizers import get_response_synthesizer
 
-    engine = RetrieverQueryEngine(retriever=retriever, node_postprocessors=[CageRerank(top_n=2)],
-                                  response_synthesizer=get_response_synthesizer(llm=MockLLM()))
+    engine = RetrieverQueryEngine(
+        retriever=retriever,
+        node_postprocessors=[CageRerank(top_n=2)],
+        response_synthesizer=get_response_synthesizer(llm=MockLLM()),
+    )
     response = engine.query(QUERY)
     assert len(response.source_nodes) == 2
     assert all("cage_coherence" in n.node.metadata for n in response.source_nodes)
@@ -78,7 +91,8 @@ def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(no
     out = CageRerank(top_n=4).postprocess_nodes(scored, QueryBundle(QUERY))
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims, top_n=4)
     assert [n.node.metadata["cage_via"] for n in out] == [
-        None if r.via is None else {"name": r.via.name, "rank": r.via.rank} for r in core]
+        None if r.via is None else {"name": r.via.name, "rank": r.via.rank} for r in core
+    ]
     warsaw = next(n for n in out if n.node.get_content().startswith("Warsaw"))
     assert warsaw.node.metadata["cage_via"]["name"] == "Warsaw"
     assert "cage_via" in warsaw.node.get_content(metadata_mode=MetadataMode.ALL)
@@ -87,8 +101,18 @@ def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(no
         assert "cage_via" in n.node.excluded_embed_metadata_keys
         assert "cage_via" not in n.node.get_content(metadata_mode=MetadataMode.LLM)
         assert "cage_via" not in n.node.get_content(metadata_mode=MetadataMode.EMBED)
-    view = lambda ns: [(n.node.metadata, n.node.excluded_llm_metadata_keys,
-                        n.node.excluded_embed_metadata_keys, n.score) for n in ns]
+
+    def view(ns):
+        return [
+            (
+                n.node.metadata,
+                n.node.excluded_llm_metadata_keys,
+                n.node.excluded_embed_metadata_keys,
+                n.score,
+            )
+            for n in ns
+        ]
+
     assert view(scored) == view(before)  # the caller's nodes are untouched
 
 
@@ -98,17 +122,24 @@ def test_ingestion_pipeline_stores_graphs_hidden_from_prompts(nodes):
     assert all("cage_graph" in n.metadata for n in enriched)
     assert all("cage_graph" not in n.metadata for n in nodes)
     for n in enriched:
-        assert "cage_graph" in n.excluded_embed_metadata_keys and "cage_graph" in n.excluded_llm_metadata_keys
+        assert (
+            "cage_graph" in n.excluded_embed_metadata_keys
+            and "cage_graph" in n.excluded_llm_metadata_keys
+        )
         assert "cage-passage-graph" not in n.get_content(metadata_mode=MetadataMode.LLM)
         assert "cage-passage-graph" not in n.get_content(metadata_mode=MetadataMode.EMBED)
     sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
     rerank = CageRerank(top_n=None)
-    with_graphs = rerank.postprocess_nodes([NodeWithScore(node=n, score=s) for n, s in zip(enriched, sims)],
-                                           query_str=QUERY)
+    with_graphs = rerank.postprocess_nodes(
+        [NodeWithScore(node=n, score=s) for n, s in zip(enriched, sims)], query_str=QUERY
+    )
     assert rerank.reranker.graph_cache.misses == 0  # nothing was parsed at query time
-    plain = CageRerank(top_n=None).postprocess_nodes([NodeWithScore(node=n, score=s) for n, s in zip(nodes, sims)],
-                                                     query_str=QUERY)
-    assert [(n.node.node_id, n.score) for n in with_graphs] == [(n.node.node_id, n.score) for n in plain]
+    plain = CageRerank(top_n=None).postprocess_nodes(
+        [NodeWithScore(node=n, score=s) for n, s in zip(nodes, sims)], query_str=QUERY
+    )
+    assert [(n.node.node_id, n.score) for n in with_graphs] == [
+        (n.node.node_id, n.score) for n in plain
+    ]
 
 
 def test_pickle_round_trip_reloads_models_lazily(nodes):
@@ -125,15 +156,23 @@ def test_pickle_round_trip_reloads_models_lazily(nodes):
 def test_async_gather_matches_sequential_calls(nodes):
     rerank = CageRerank(top_n=3)
     scored = [NodeWithScore(node=n, score=0.1 * i) for i, n in enumerate(nodes)]
-    queries = [QUERY, "Who was a French physicist?", "What fruit has potassium?", "capital of France"] * 3
+    queries = [
+        QUERY,
+        "Who was a French physicist?",
+        "What fruit has potassium?",
+        "capital of France",
+    ] * 3
 
     async def run_all():
-        return await asyncio.gather(*(rerank.apostprocess_nodes(scored, query_str=q) for q in queries))
+        return await asyncio.gather(
+            *(rerank.apostprocess_nodes(scored, query_str=q) for q in queries)
+        )
 
     together = asyncio.run(run_all())
     one_by_one = [rerank.postprocess_nodes(scored, query_str=q) for q in queries]
-    assert [[(n.node.node_id, n.score) for n in r] for r in together] == \
-        [[(n.node.node_id, n.score) for n in r] for r in one_by_one]
+    assert [[(n.node.node_id, n.score) for n in r] for r in together] == [
+        [(n.node.node_id, n.score) for n in r] for r in one_by_one
+    ]
 
 
 def test_missing_query_is_a_clear_error(nodes):
@@ -165,7 +204,9 @@ def test_components_pickle_and_deep_copy_before_and_after_use(nodes, component, 
 
 def _ranking(rerank, nodes, query=QUERY):
     scored = [NodeWithScore(node=n, score=0.9 - 0.1 * i) for i, n in enumerate(nodes)]
-    return [(n.node.get_content(), n.score) for n in rerank.postprocess_nodes(scored, query_str=query)]
+    return [
+        (n.node.get_content(), n.score) for n in rerank.postprocess_nodes(scored, query_str=query)
+    ]
 
 
 def test_split_after_extraction_uses_each_chunks_own_graph(caplog):
@@ -173,8 +214,9 @@ def test_split_after_extraction_uses_each_chunks_own_graph(caplog):
     from llama_index.core.node_parser import SentenceSplitter
 
     doc = LIDocument(text=" ".join(TEXTS), metadata={"title": "Curie notes"})
-    chunks = IngestionPipeline(transformations=[CageGraphExtractor(),
-                                                SentenceSplitter(chunk_size=24, chunk_overlap=0)]).run(documents=[doc])
+    chunks = IngestionPipeline(
+        transformations=[CageGraphExtractor(), SentenceSplitter(chunk_size=24, chunk_overlap=0)]
+    ).run(documents=[doc])
     assert len(chunks) > 2 and all("cage_graph" in c.metadata for c in chunks)  # the parent's graph
     rerank = CageRerank(top_n=None)
     got = _ranking(rerank, chunks)
@@ -186,9 +228,14 @@ def test_split_after_extraction_uses_each_chunks_own_graph(caplog):
 
 def test_swapped_graphs_are_detected(nodes):
     enriched = CageGraphExtractor()(nodes)
-    swapped = [TextNode(text=n.text, id_=n.node_id,
-                        metadata={"cage_graph": enriched[(i + 1) % len(nodes)].metadata["cage_graph"]})
-               for i, n in enumerate(nodes)]
+    swapped = [
+        TextNode(
+            text=n.text,
+            id_=n.node_id,
+            metadata={"cage_graph": enriched[(i + 1) % len(nodes)].metadata["cage_graph"]},
+        )
+        for i, n in enumerate(nodes)
+    ]
     rerank = CageRerank(top_n=None)
     assert _ranking(rerank, swapped) == _ranking(CageRerank(top_n=None), nodes)
     assert rerank.reranker.parse_count == len(nodes)
@@ -201,7 +248,9 @@ def test_stored_graphs_are_one_flat_string(nodes):
 
 
 def _fallback_warnings(caplog):
-    return [r for r in caplog.records if r.name == "cage_llamaindex.rerank" and r.levelname == "WARNING"]
+    return [
+        r for r in caplog.records if r.name == "cage_llamaindex.rerank" and r.levelname == "WARNING"
+    ]
 
 
 @pytest.mark.parametrize("bad", [float("nan"), None])
@@ -228,44 +277,63 @@ def test_similarity_cutoff_after_cage_on_a_persisted_index(nodes, embed_model, t
     from llama_index.core.postprocessor import SimilarityPostprocessor
 
     VectorStoreIndex(nodes, embed_model=embed_model).storage_context.persist(str(tmp_path))
-    index = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path)),
-                                    embed_model=embed_model)
+    index = load_index_from_storage(
+        StorageContext.from_defaults(persist_dir=str(tmp_path)), embed_model=embed_model
+    )
     cutoff = 0.75
     engine = index.as_query_engine(
-        llm=MockLLM(), similarity_top_k=6,
-        node_postprocessors=[CageRerank(top_n=None), SimilarityPostprocessor(similarity_cutoff=cutoff)])
-    everything = index.as_query_engine(llm=MockLLM(), similarity_top_k=6,
-                                       node_postprocessors=[CageRerank(top_n=None)])
+        llm=MockLLM(),
+        similarity_top_k=6,
+        node_postprocessors=[
+            CageRerank(top_n=None),
+            SimilarityPostprocessor(similarity_cutoff=cutoff),
+        ],
+    )
+    everything = index.as_query_engine(
+        llm=MockLLM(), similarity_top_k=6, node_postprocessors=[CageRerank(top_n=None)]
+    )
     bar = math.log(cutoff / (1 - cutoff))
     kept = 0
     for q in (QUERY, "capital of France", "What fruit has potassium?"):
         got = engine.query(q).source_nodes
         every = everything.query(q).source_nodes
         assert all(0.0 < n.score < 1.0 for n in every)
-        assert [n.node.metadata["cage_score"] for n in every] == \
-            sorted((n.node.metadata["cage_score"] for n in every), reverse=True)
-        assert [n.node.node_id for n in got] == \
-            [n.node.node_id for n in every if n.node.metadata["cage_score"] >= bar]
+        assert [n.node.metadata["cage_score"] for n in every] == sorted(
+            (n.node.metadata["cage_score"] for n in every), reverse=True
+        )
+        assert [n.node.node_id for n in got] == [
+            n.node.node_id for n in every if n.node.metadata["cage_score"] >= bar
+        ]
         kept += len(got)
     assert 0 < kept < 3 * len(nodes)
 
 
-def test_with_an_integrity_key_a_forged_graph_in_a_persisted_index_is_ignored(nodes, embed_model, tmp_path,
-                                                                              caplog):
+def test_with_an_integrity_key_a_forged_graph_in_a_persisted_index_is_ignored(
+    nodes, embed_model, tmp_path, caplog
+):
     from llama_index.core import StorageContext, load_index_from_storage
 
     from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
     key = "shared by ingest and rerank"
-    signed = IngestionPipeline(transformations=[CageGraphExtractor(integrity_key=key)]).run(nodes=nodes)
+    signed = IngestionPipeline(transformations=[CageGraphExtractor(integrity_key=key)]).run(
+        nodes=nodes
+    )
     VectorStoreIndex(signed, embed_model=embed_model).storage_context.persist(str(tmp_path))
-    index = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path)),
-                                    embed_model=embed_model)
+    index = load_index_from_storage(
+        StorageContext.from_defaults(persist_dir=str(tmp_path)), embed_model=embed_model
+    )
     retrieved = index.as_retriever(similarity_top_k=6).retrieve(QUERY)
     victim = retrieved[-1].node
     donor = PassageGraph.from_stored(retrieved[0].node.metadata["cage_graph"])
-    forged = donor.__class__(**{**donor.__dict__, "content_sha": content_hash(
-        Passage(victim.get_content(metadata_mode=MetadataMode.NONE)).content)})
+    forged = donor.__class__(
+        **{
+            **donor.__dict__,
+            "content_sha": content_hash(
+                Passage(victim.get_content(metadata_mode=MetadataMode.NONE)).content
+            ),
+        }
+    )
     tampered = victim.model_copy()
     tampered.metadata = {**victim.metadata, "cage_graph": forged.to_text()}
     pool = retrieved[:-1] + [NodeWithScore(node=tampered, score=retrieved[-1].score)]

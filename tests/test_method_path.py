@@ -27,11 +27,19 @@ def test_the_reranker_runs_cage_as_a_method():
     config = CageConfig(core_size=2)
     assert CageReranker(config).method == CageMethod("cage", config)
     assert CageReranker(config, method="cage").method == CageMethod("cage", config)
-    assert configured_reranker(config, alpha=0.5).method == CageMethod("cage", config.replace(alpha=0.5))
+    assert configured_reranker(config, alpha=0.5).method == CageMethod(
+        "cage", config.replace(alpha=0.5)
+    )
 
 
-@pytest.mark.parametrize("config", [CageConfig(), CageConfig.preset("paper").replace(epochs=3),
-                                    CageConfig(rgcn_weight=0.2, epochs=3, contradiction_weight=3.0)])
+@pytest.mark.parametrize(
+    "config",
+    [
+        CageConfig(),
+        CageConfig.preset("paper").replace(epochs=3),
+        CageConfig(rgcn_weight=0.2, epochs=3, contradiction_weight=3.0),
+    ],
+)
 def test_cage_through_the_method_path_gives_exactly_score_pool(nlp, config):
     r = CageReranker(config, nlp=nlp, embedder=_no_embedder)
     graphs = r.graphs(POOL, with_vectors=r.needs_vectors)

@@ -33,13 +33,16 @@ TINY_OPEN = OPEN / "tiny_open.jsonl"
 
 
 # -- metrics ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("order, gold, k, expected", [
-    ([3, 1, 0, 2], {0, 1}, 2, False),
-    ([3, 1, 0, 2], {0, 1}, 3, True),
-    ([0, 1], {0, 1}, 5, True),         # pool smaller than k
-    ([0, 1, 2], {0, -1}, 3, False),    # a gold passage that is not in the pool at all
-    ([0, 1], set(), 5, False),         # no gold: false, so its mean never exceeds recall's
-])
+@pytest.mark.parametrize(
+    "order, gold, k, expected",
+    [
+        ([3, 1, 0, 2], {0, 1}, 2, False),
+        ([3, 1, 0, 2], {0, 1}, 3, True),
+        ([0, 1], {0, 1}, 5, True),  # pool smaller than k
+        ([0, 1, 2], {0, -1}, 3, False),  # a gold passage that is not in the pool at all
+        ([0, 1], set(), 5, False),  # no gold: false, so its mean never exceeds recall's
+    ],
+)
 def test_all_gold_in_top_k(order, gold, k, expected):
     assert all_gold_in_top_k(order, gold, k) is expected
 
@@ -48,27 +51,52 @@ def test_summary_gives_recall_and_all_gold_at_each_k_overall_and_per_type():
     questions = load_questions(TINY_OPEN)
     run = EvalRun(methods=["vanilla"], ks=(1, 2, 3, 5))
     # o1: gold 0, 1 ranked 1st and 3rd; o3: gold 0, 1 ranked 1st and 2nd (similarities fix the order)
-    for q, sims, gold in [(questions[0], [0.9, 0.5, 0.7, 0.1], (0, 1)), (questions[2], [0.9, 0.8, 0.1, 0.2], (0, 1))]:
-        pool = Pool(q.question, [Passage(p.text, p.title) for p in q.passages], np.array(sims), key=q.id)
+    for q, sims, gold in [
+        (questions[0], [0.9, 0.5, 0.7, 0.1], (0, 1)),
+        (questions[2], [0.9, 0.8, 0.1, 0.2], (0, 1)),
+    ]:
+        pool = Pool(
+            q.question, [Passage(p.text, p.title) for p in q.passages], np.array(sims), key=q.id
+        )
         run.results.extend(rank_pool([get_method("vanilla")], pool, q, gold, None, run.ks))
     run.datasets["tiny-open"] = DatasetRun("tiny-open", 2, 0.0, 0.0, shuffled=False)
     m = summarize(run)["datasets"]["tiny-open"]["methods"]["vanilla"]
     assert [m[f"recall@{k}"] for k in (1, 2, 3, 5)] == [0.5, 0.75, 1.0, 1.0]
     assert [m[f"all_gold@{k}"] for k in (1, 2, 3, 5)] == [0.0, 0.5, 1.0, 1.0]
-    assert m["by_type"]["bridge"] == {"n": 1, "recall@1": 0.5, "recall@2": 0.5, "recall@3": 1.0, "recall@5": 1.0,
-                                      "all_gold@1": 0.0, "all_gold@2": 0.0, "all_gold@3": 1.0, "all_gold@5": 1.0}
+    assert m["by_type"]["bridge"] == {
+        "n": 1,
+        "recall@1": 0.5,
+        "recall@2": 0.5,
+        "recall@3": 1.0,
+        "recall@5": 1.0,
+        "all_gold@1": 0.0,
+        "all_gold@2": 0.0,
+        "all_gold@3": 1.0,
+        "all_gold@5": 1.0,
+    }
     md = markdown(summarize(run))
     assert "## Recall@5" in md and "## Recall@3" in md
     assert "| vanilla | 0.500 | 0.750 | 1.000 | 1.000 | 0.000 | 0.500 | 1.000 | 1.000 |" in md
-    assert "| vanilla | comparison (n=1) | 0.500 | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 | 1.000 |" in md
+    assert (
+        "| vanilla | comparison (n=1) | 0.500 | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 | 1.000 |"
+        in md
+    )
 
 
 # -- the corpus ------------------------------------------------------------------------------
 def test_corpus_of_the_pools_keeps_each_distinct_passage_once_in_first_seen_order():
     corpus = corpus_from_pools(load_questions(TINY_OPEN))
     assert [p.title for p in corpus.passages] == [
-        "Sky Harbor (film)", "Ann Reeve", "Harbor Lights", "Sky", "Toronto", "Olt", "Mures", "Bananas",
-        "Sky (physics)"]
+        "Sky Harbor (film)",
+        "Ann Reeve",
+        "Harbor Lights",
+        "Sky",
+        "Toronto",
+        "Olt",
+        "Mures",
+        "Bananas",
+        "Sky (physics)",
+    ]
     assert corpus.ids == tuple(str(i) for i in range(9)) and corpus.source == "pools"
 
 
@@ -90,8 +118,10 @@ def test_gold_passages_map_to_the_same_corpus_passage_across_questions():
 
 def test_a_gold_passage_missing_from_a_corpus_file_counts_as_missed(tmp_path):
     f = tmp_path / "corpus.jsonl"
-    f.write_text('{"text": "Sky Harbor is a 1931 film directed by Ann Reeve.", "id": "a"}\n'
-                 '{"text": "Toronto is the capital of the province of Ontario."}\n')
+    f.write_text(
+        '{"text": "Sky Harbor is a 1931 film directed by Ann Reeve.", "id": "a"}\n'
+        '{"text": "Toronto is the capital of the province of Ontario."}\n'
+    )
     corpus = load_corpus(f)
     assert corpus.ids == ("a", "1") and corpus.position("1") == 1 and corpus.position("b") is None
     # o1's first gold is found by its text (the file has no titles); the second is not there
@@ -99,25 +129,36 @@ def test_a_gold_passage_missing_from_a_corpus_file_counts_as_missed(tmp_path):
 
 
 def test_misinfo_labels_map_to_the_corpus(tmp_path):
-    record = {"question": "q", "passages": [{"text": "right", "gold": True}, {"text": "wrong"}],
-              "meta": {"doc_labels": ["correct", "misinfo"]}}
+    record = {
+        "question": "q",
+        "passages": [{"text": "right", "gold": True}, {"text": "wrong"}],
+        "meta": {"doc_labels": ["correct", "misinfo"]},
+    }
     f = tmp_path / "ram.jsonl"
     f.write_text(json.dumps(record) + "\n")
     questions = load_questions(f)
     corpus = corpus_from_pools(questions)
-    assert gold_in_corpus(questions[0], corpus) == (0,) and misinfo_in_corpus(questions[0], corpus) == (1,)
+    assert gold_in_corpus(questions[0], corpus) == (0,) and misinfo_in_corpus(
+        questions[0], corpus
+    ) == (1,)
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{not json\n", r"corpus.jsonl:1: not valid JSON"),
-    ('"just a string"\n', r"corpus.jsonl:1: a corpus passage must be a JSON object"),
-    ('{"text": "ok"}\n{"title": "t"}\n', r"corpus.jsonl:2: 'text' must be a non-empty string"),
-    ('{"text": "   "}\n', r"corpus.jsonl:1: 'text' must be a non-empty string"),
-    ('{"text": "ok", "title": 3}\n', r"corpus.jsonl:1: 'title' must be a string"),
-    ('{"text": "ok", "id": [1]}\n', r"corpus.jsonl:1: 'id' must be a string or an integer"),
-    ('{"text": "a", "id": "x"}\n{"text": "b", "id": "x"}\n', r"corpus.jsonl: passage id 'x' is used twice"),
-    ("\n\n", r"corpus.jsonl: the corpus has no passages"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json\n", r"corpus.jsonl:1: not valid JSON"),
+        ('"just a string"\n', r"corpus.jsonl:1: a corpus passage must be a JSON object"),
+        ('{"text": "ok"}\n{"title": "t"}\n', r"corpus.jsonl:2: 'text' must be a non-empty string"),
+        ('{"text": "   "}\n', r"corpus.jsonl:1: 'text' must be a non-empty string"),
+        ('{"text": "ok", "title": 3}\n', r"corpus.jsonl:1: 'title' must be a string"),
+        ('{"text": "ok", "id": [1]}\n', r"corpus.jsonl:1: 'id' must be a string or an integer"),
+        (
+            '{"text": "a", "id": "x"}\n{"text": "b", "id": "x"}\n',
+            r"corpus.jsonl: passage id 'x' is used twice",
+        ),
+        ("\n\n", r"corpus.jsonl: the corpus has no passages"),
+    ],
+)
 def test_corpus_file_errors_name_the_file_and_line(tmp_path, content, message):
     f = tmp_path / "corpus.jsonl"
     f.write_text(content)
@@ -127,14 +168,20 @@ def test_corpus_file_errors_name_the_file_and_line(tmp_path, content, message):
 
 def test_corpus_file_drops_repeated_passages_and_titles_on_request(tmp_path):
     f = tmp_path / "corpus.jsonl"
-    f.write_text('{"text": "x", "title": "A", "id": 7}\n{"text": "x", "title": "B"}\n{"text": "x", "title": "A"}\n')
+    f.write_text(
+        '{"text": "x", "title": "A", "id": 7}\n{"text": "x", "title": "B"}\n{"text": "x", "title": "A"}\n'
+    )
     assert [(p.id, p.title) for p in load_corpus(f).passages] == [("7", "A"), ("1", "B")]
     assert [(p.id, p.title) for p in load_corpus(f, titles=False).passages] == [("7", "")]
 
 
 # -- first-stage retrieval -------------------------------------------------------------------
-TEXTS = ["Warsaw is the capital of Poland.", "Bananas are yellow.", "Paris is a capital.",
-         "Poland borders Germany; Warsaw lies on the Vistula."]
+TEXTS = [
+    "Warsaw is the capital of Poland.",
+    "Bananas are yellow.",
+    "Paris is a capital.",
+    "Poland borders Germany; Warsaw lies on the Vistula.",
+]
 
 
 def test_corpus_bm25_equals_the_pool_bm25_over_the_same_passages():
@@ -145,9 +192,14 @@ def test_corpus_bm25_equals_the_pool_bm25_over_the_same_passages():
 def test_retrievers_return_corpus_indices_best_first_ties_in_corpus_order():
     cosines = np.array([[0.1, 0.9, 0.5, 0.5]])
     assert CorpusRetriever(TEXTS, cosines, "cosine").top(0, "capital of Poland", 3) == [1, 2, 3]
-    assert CorpusRetriever(TEXTS, cosines, "bm25").top(0, "Vistula", 2) == [3, 0]  # 0 and 1, 2 tie at 0
+    assert CorpusRetriever(TEXTS, cosines, "bm25").top(0, "Vistula", 2) == [
+        3,
+        0,
+    ]  # 0 and 1, 2 tie at 0
     # hybrid: z(cos) + w·z(BM25) over the candidates; a large w lets BM25 decide
-    assert CorpusRetriever(TEXTS, cosines, "hybrid", lexical_weight=100.0).top(0, "Vistula", 1) == [3]
+    assert CorpusRetriever(TEXTS, cosines, "hybrid", lexical_weight=100.0).top(0, "Vistula", 1) == [
+        3
+    ]
     assert CorpusRetriever(TEXTS, cosines, "hybrid", lexical_weight=0.0).top(0, "Vistula", 1) == [1]
 
 
@@ -166,18 +218,33 @@ def test_expansion_settings_are_validated():
 
 
 # -- the command line ------------------------------------------------------------------------
-@pytest.mark.parametrize("extra, message", [
-    (["--corpus", "c.jsonl"], "--corpus only apply with --open K"),
-    (["--retriever", "bm25"], "--retriever only apply with --open K"),
-    (["--expand"], "--expand only apply with --open K"),
-    (["--open", "0"], "--open K must be >= 1"),
-    (["--open", "5", "--shuffle", "always"], "--shuffle applies to the benchmark's own pools"),
-    (["--k", "1,x"], "--k must be comma-separated integers"),
-    (["--open", "5", "--corpus", str(TINY_OPEN)], "'text' must be a non-empty string"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--corpus", "c.jsonl"], "--corpus only apply with --open K"),
+        (["--retriever", "bm25"], "--retriever only apply with --open K"),
+        (["--expand"], "--expand only apply with --open K"),
+        (["--open", "0"], "--open K must be >= 1"),
+        (["--open", "5", "--shuffle", "always"], "--shuffle applies to the benchmark's own pools"),
+        (["--k", "1,x"], "--k must be comma-separated integers"),
+        (["--open", "5", "--corpus", str(TINY_OPEN)], "'text' must be a non-empty string"),
+    ],
+)
 def test_eval_rejects_inconsistent_open_options(tmp_path, capsys, extra, message):
-    code = main(["eval", "--data", str(TINY_OPEN), "--methods", "vanilla", "--out", str(tmp_path),
-                 "--no-progress", *extra], out=io.StringIO())
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(TINY_OPEN),
+            "--methods",
+            "vanilla",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+            *extra,
+        ],
+        out=io.StringIO(),
+    )
     assert code == 2
     assert message in capsys.readouterr().err
 
@@ -186,7 +253,12 @@ def test_eval_defaults_to_recall_and_all_gold_at_1_2_3_5():
     from cage_core.cli.commands import build_parser
 
     args = build_parser().parse_args(["eval", "--data", "x"])
-    assert args.k == "1,2,3,5" and args.open is None and args.retriever == "cosine" and not args.no_titles
+    assert (
+        args.k == "1,2,3,5"
+        and args.open is None
+        and args.retriever == "cosine"
+        and not args.no_titles
+    )
 
 
 # -- end to end, with the real models --------------------------------------------------------
@@ -207,8 +279,23 @@ class _SeenPools:
 @pytest.mark.models
 def test_every_method_ranks_the_k_retrieved_so_recall_at_k_is_the_ceiling(tmp_path):
     out = io.StringIO()
-    code = main(["eval", "--data", str(OPEN), "--open", "3", "--k", "1,3", "--methods", "vanilla,hybrid,cage",
-                 "--out", str(tmp_path), "--no-progress"], out=out)
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(OPEN),
+            "--open",
+            "3",
+            "--k",
+            "1,3",
+            "--methods",
+            "vanilla,hybrid,cage",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ],
+        out=out,
+    )
     assert code == 0
     data = json.loads((tmp_path / "results.json").read_text())
     entry = data["summary"]["datasets"]["tiny-open"]
@@ -219,20 +306,26 @@ def test_every_method_ranks_the_k_retrieved_so_recall_at_k_is_the_ceiling(tmp_pa
     for r in data["per_question"]:  # orders are corpus indices; each pool is 3 passages
         assert len(r["order"]) == 3 and all(0 <= i < 9 for i in r["order"])
     md = (tmp_path / "results.md").read_text()
-    assert "## Recall@3 after retrieval" in md and "| file | corpus | ceiling R@K | vanilla R@3 |" in md
+    assert (
+        "## Recall@3 after retrieval" in md
+        and "| file | corpus | ceiling R@K | vanilla R@3 |" in md
+    )
 
 
 @pytest.mark.models
 def test_without_titles_no_title_reaches_embedding_retrieval_or_ranking(reranker):
     seen = _SeenPools()
-    run = run_open_evaluation([TINY_OPEN], [seen], reranker=reranker, k=4, titles=False, retriever="hybrid")
+    run = run_open_evaluation(
+        [TINY_OPEN], [seen], reranker=reranker, k=4, titles=False, retriever="hybrid"
+    )
     assert len(seen.pools) == 3 and run.datasets["tiny-open"].open.corpus_size == 8
     for pool in seen.pools:
         assert all(p.title == "" for p in pool.passages)
         expected = reranker.similarities(pool.query, [Passage(p.text) for p in pool.passages])
         assert np.allclose(pool.similarities, expected, atol=1e-6)
         assert [g.content_sha for g in pool.graphs] == [
-            reranker.graphs([Passage(p.text)])[0].content_sha for p in pool.passages]
+            reranker.graphs([Passage(p.text)])[0].content_sha for p in pool.passages
+        ]
 
 
 @pytest.mark.models
@@ -245,22 +338,40 @@ def test_closed_pools_without_titles_drop_them_too(reranker):
 @pytest.mark.models
 def test_a_corpus_file_is_shared_by_every_data_file(tmp_path, reranker):
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"title": p.title, "text": p.text}) + "\n"
-                              for q in load_questions(TINY_OPEN) for p in q.passages))
+    corpus.write_text(
+        "".join(
+            json.dumps({"title": p.title, "text": p.text}) + "\n"
+            for q in load_questions(TINY_OPEN)
+            for p in q.passages
+        )
+    )
     seen = _SeenPools()
-    run = run_open_evaluation([TINY_OPEN, FIXTURES / "tiny_multihop.jsonl"], [seen], reranker=reranker,
-                              k=2, corpus_path=corpus)
+    run = run_open_evaluation(
+        [TINY_OPEN, FIXTURES / "tiny_multihop.jsonl"],
+        [seen],
+        reranker=reranker,
+        k=2,
+        corpus_path=corpus,
+    )
     assert {d.open.corpus_size for d in run.datasets.values()} == {9}
     assert {d.open.corpus_source for d in run.datasets.values()} == {str(corpus)}
-    assert run.datasets["tiny"].open.gold_outside_corpus == 0  # its gold passages are all in the file
+    assert (
+        run.datasets["tiny"].open.gold_outside_corpus == 0
+    )  # its gold passages are all in the file
     assert [len(pool.passages) for pool in seen.pools] == [2] * 5
 
 
 @pytest.mark.models
 def test_expansion_adds_the_linked_second_hop_after_the_retrieved_passages(reranker):
     seen = _SeenPools()
-    run = run_open_evaluation([TINY_OPEN], [seen], reranker=reranker, k=1, limit=1,
-                              expansion=ExpansionSettings(seeds=1, limit=3))
+    run = run_open_evaluation(
+        [TINY_OPEN],
+        [seen],
+        reranker=reranker,
+        k=1,
+        limit=1,
+        expansion=ExpansionSettings(seeds=1, limit=3),
+    )
     corpus = corpus_from_pools(load_questions(TINY_OPEN))
     (outcome,) = run.retrieval
     pool = seen.pools[0]
@@ -268,16 +379,36 @@ def test_expansion_adds_the_linked_second_hop_after_the_retrieved_passages(reran
     assert [p.title for p in pool.passages][:2] == ["Sky Harbor (film)", "Ann Reeve"]
     assert (outcome.retrieved, outcome.retrieved_recall, outcome.pool_recall) == (1, 0.5, 1.0)
     assert outcome.pool_size == len(pool.passages) <= 1 + 3
-    assert np.allclose(pool.similarities, reranker.similarities(pool.query, pool.passages), atol=1e-6)
+    assert np.allclose(
+        pool.similarities, reranker.similarities(pool.query, pool.passages), atol=1e-6
+    )
     assert [p.id for p in pool.passages][:2] == [corpus.ids[0], corpus.ids[1]]
     assert run.datasets["tiny-open"].open.expand is True
 
 
 @pytest.mark.models
 def test_eval_open_expand_reports_the_ceiling_of_the_retrieved_and_of_the_expanded_pool(tmp_path):
-    code = main(["eval", "--data", str(TINY_OPEN), "--open", "1", "--expand", "--expand-seeds", "1",
-                 "--expand-limit", "2", "--no-titles", "--methods", "vanilla,cage", "--out", str(tmp_path),
-                 "--no-progress"], out=io.StringIO())
+    code = main(
+        [
+            "eval",
+            "--data",
+            str(TINY_OPEN),
+            "--open",
+            "1",
+            "--expand",
+            "--expand-seeds",
+            "1",
+            "--expand-limit",
+            "2",
+            "--no-titles",
+            "--methods",
+            "vanilla,cage",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ],
+        out=io.StringIO(),
+    )
     assert code == 0
     data = json.loads((tmp_path / "results.json").read_text())
     setting = data["summary"]["datasets"]["tiny-open"]["open"]
@@ -292,9 +423,11 @@ def test_eval_open_expand_reports_the_ceiling_of_the_retrieved_and_of_the_expand
 # -- document structure and gold by id -------------------------------------------------------
 def test_a_corpus_file_gives_each_chunk_its_document_and_position(tmp_path):
     f = tmp_path / "corpus.jsonl"
-    f.write_text('{"id": "r#0", "text": "Acme is a company.", "doc_id": "r", "position": 0}\n'
-                 '{"id": "r#1", "text": "The company grew.", "doc_id": 7, "position": 1}\n'
-                 '{"id": "s", "text": "Alone."}\n')
+    f.write_text(
+        '{"id": "r#0", "text": "Acme is a company.", "doc_id": "r", "position": 0}\n'
+        '{"id": "r#1", "text": "The company grew.", "doc_id": 7, "position": 1}\n'
+        '{"id": "s", "text": "Alone."}\n'
+    )
     corpus = load_corpus(f)
     assert [(p.doc_id, p.position) for p in corpus.passages] == [("r", 0), ("7", 1), (None, None)]
 
@@ -308,11 +441,15 @@ def test_a_bad_doc_id_or_position_names_the_line(tmp_path, row):
         load_corpus(f)
 
 
-def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_gold_here_is_left_out(tmp_path):
+def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_gold_here_is_left_out(
+    tmp_path,
+):
     f = tmp_path / "corpus.jsonl"
-    f.write_text('{"id": "d1#0", "text": "Same words.", "doc_id": "d1", "position": 0}\n'
-                 '{"id": "d2#0", "text": "Same words.", "doc_id": "d2", "position": 0}\n'
-                 '{"id": "d2#1", "text": "Other words.", "doc_id": "d2", "position": 1}\n')
+    f.write_text(
+        '{"id": "d1#0", "text": "Same words.", "doc_id": "d1", "position": 0}\n'
+        '{"id": "d2#0", "text": "Same words.", "doc_id": "d2", "position": 0}\n'
+        '{"id": "d2#1", "text": "Other words.", "doc_id": "d2", "position": 1}\n'
+    )
     corpus = load_corpus(f)
     assert len(corpus) == 3  # equal text in two documents: two chunks
     q = tmp_path / "q.jsonl"
@@ -324,4 +461,6 @@ def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_
         {})) + "\n")  # fmt: skip
     questions = load_questions(q)
     assert [gold_ids_in_corpus(x, corpus) for x in questions] == [(2,), (0,), (), None]
-    assert gold_in_corpus(questions[0], corpus) == (2,) and gold_in_corpus(questions[3], corpus) == (2,)
+    assert gold_in_corpus(questions[0], corpus) == (2,) and gold_in_corpus(
+        questions[3], corpus
+    ) == (2,)

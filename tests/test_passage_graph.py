@@ -21,8 +21,10 @@ def test_marie_curie_graph_merges_names_resolves_she_and_types_edges(marie_graph
         ("Marie Curie", "SUBJ_OBJ", "Nobel Prize"),  # "She" resolved to Marie Curie
         ("Marie Curie", "COOCCURRENCE", "Warsaw"),
     }
-    verbs = {(g.labels[s], Relation(t).name, g.labels[d]): v
-             for s, d, t, v in zip(g.edge_src, g.edge_dst, g.edge_type, g.edge_verbs)}
+    verbs = {
+        (g.labels[s], Relation(t).name, g.labels[d]): v
+        for s, d, t, v in zip(g.edge_src, g.edge_dst, g.edge_type, g.edge_verbs)
+    }
     assert verbs[("Marie Curie", "SUBJ_OBJ", "Nobel Prize")] == "win"
     assert verbs[("Marie Curie", "PREP_SPATIAL", "Warsaw")] == "bear"
     assert verbs[("Marie Curie", "COOCCURRENCE", "Warsaw")] == ""
@@ -58,11 +60,15 @@ def test_passages_without_content_words_give_an_empty_graph(parser, text):
 def test_vectors_are_unit_length_and_float16_exact(marie_graph):
     norms = np.linalg.norm(marie_graph.vectors, axis=1)
     assert np.allclose(norms, 1.0, atol=1e-3)
-    assert np.array_equal(marie_graph.vectors, marie_graph.vectors.astype(np.float16).astype(np.float32))
+    assert np.array_equal(
+        marie_graph.vectors, marie_graph.vectors.astype(np.float16).astype(np.float32)
+    )
 
 
 def test_a_rare_name_gets_the_same_hashed_vector_in_two_passages(parser):
-    a, b = parser.with_vectors(parser.parse(["Qzxwvbort visited Rome.", "Rome welcomed Qzxwvbort."]))
+    a, b = parser.with_vectors(
+        parser.parse(["Qzxwvbort visited Rome.", "Rome welcomed Qzxwvbort."])
+    )
     va = a.vectors[a.labels.index("Qzxwvbort")]
     vb = b.vectors[b.labels.index("Qzxwvbort")]
     assert np.array_equal(va, vb)
@@ -94,10 +100,16 @@ def test_stored_form_is_one_compact_json_string(marie_graph):
     text = marie_graph.to_text()
     assert isinstance(text, str)
     assert json.loads(text) == {
-        "format": "cage-passage-graph", "version": 2, "source": marie_graph.source,
-        "sha": marie_graph.content_sha, "level": "full",
-        "nodes": [["Marie Curie", "PROPN", "PERSON"], ["Warsaw", "PROPN", "GPE"],
-                  ["Nobel Prize", "PROPN", "WORK_OF_ART"]],
+        "format": "cage-passage-graph",
+        "version": 2,
+        "source": marie_graph.source,
+        "sha": marie_graph.content_sha,
+        "level": "full",
+        "nodes": [
+            ["Marie Curie", "PROPN", "PERSON"],
+            ["Warsaw", "PROPN", "GPE"],
+            ["Nobel Prize", "PROPN", "WORK_OF_ART"],
+        ],
         "edges": [[0, 1, 5, "bear"], [0, 2, 0, "win"], [0, 1, 8]],
     }
 
@@ -151,12 +163,15 @@ def test_malformed_stored_graphs_are_rejected(marie_graph, changes, message):
         PassageGraph.from_stored(_corrupt(marie_graph, **changes))
 
 
-@pytest.mark.parametrize("data, message", [
-    ("{not json", "must be JSON"),
-    ("[" * 100_000 + "]" * 100_000, "must be JSON"),
-    ("x" * 9_000_000, "at most"),
-    (42, "JSON string or a mapping"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("{not json", "must be JSON"),
+        ("[" * 100_000 + "]" * 100_000, "must be JSON"),
+        ("x" * 9_000_000, "at most"),
+        (42, "JSON string or a mapping"),
+    ],
+)
 def test_malformed_stored_strings_are_rejected(data, message):
     with pytest.raises(GraphFormatError, match=message):
         PassageGraph.from_stored(data)
@@ -164,8 +179,15 @@ def test_malformed_stored_strings_are_rejected(data, message):
 
 def test_relation_vocabulary_is_fixed():
     assert [r.name for r in Relation] == [
-        "SUBJ_OBJ", "SUBJ_OBJ_NEG", "MODIFIER", "APPOSITIVE", "NUMERIC",
-        "PREP_SPATIAL", "PREP_TEMPORAL", "PREP_OTHER", "COOCCURRENCE",
+        "SUBJ_OBJ",
+        "SUBJ_OBJ_NEG",
+        "MODIFIER",
+        "APPOSITIVE",
+        "NUMERIC",
+        "PREP_SPATIAL",
+        "PREP_TEMPORAL",
+        "PREP_OTHER",
+        "COOCCURRENCE",
     ]
 
 

@@ -25,12 +25,22 @@ def test_the_title_wins_over_everything_else():
 
 def test_metadata_keys_are_read_in_their_documented_order():
     passage = Passage(text="He was born in Warsaw.")
-    metadata = {"section": "Early life", "source": "docs/marie_curie.pdf", "Header 1": "Marie Curie"}
-    assert derive_subject(passage, metadata=metadata) == Subject("Marie Curie", "metadata", "Header 1")
+    metadata = {
+        "section": "Early life",
+        "source": "docs/marie_curie.pdf",
+        "Header 1": "Marie Curie",
+    }
+    assert derive_subject(passage, metadata=metadata) == Subject(
+        "Marie Curie", "metadata", "Header 1"
+    )
     del metadata["Header 1"]
-    assert derive_subject(passage, metadata=metadata) == Subject("marie curie", "metadata", "source")
+    assert derive_subject(passage, metadata=metadata) == Subject(
+        "marie curie", "metadata", "source"
+    )
     del metadata["source"]
-    assert derive_subject(passage, metadata=metadata) == Subject("Early life", "metadata", "section")
+    assert derive_subject(passage, metadata=metadata) == Subject(
+        "Early life", "metadata", "section"
+    )
 
 
 def test_non_string_and_blank_metadata_values_are_ignored():
@@ -102,7 +112,9 @@ def test_entity_ties_go_to_the_earliest_occurrence_and_numbers_never_count():
 
 def test_nothing_found_is_an_empty_subject():
     assert derive_subject(Passage(text="he said so.")) == Subject("", "")
-    assert derive_subject(Passage(text="he said so."), entity_graph([("1903", "DATE")], light=True)) == Subject("", "")
+    assert derive_subject(
+        Passage(text="he said so."), entity_graph([("1903", "DATE")], light=True)
+    ) == Subject("", "")
 
 
 def test_subjects_are_bounded_and_whitespace_normalised():

@@ -15,10 +15,10 @@ pytestmark = pytest.mark.models  # every test here loads MiniLM (and spaCy in th
 
 pytest.importorskip("langchain_chroma")
 
-from langchain_core.documents import Document  # noqa: E402
-from pools import QUERY, TEXTS  # noqa: E402
+from langchain_core.documents import Document
+from pools import QUERY, TEXTS
 
-from cage_langchain import (  # noqa: E402
+from cage_langchain import (
     CageRerank,
     PackagedMiniLMEmbeddings,
     ScoredVectorStoreRetriever,
@@ -34,8 +34,12 @@ def chroma():
     from langchain_chroma import Chroma
 
     docs = [Document(page_content=t, id=f"d{i}") for i, t in enumerate(TEXTS)]
-    return Chroma.from_documents(docs, PackagedMiniLMEmbeddings(), collection_name="quiet",
-                                 client_settings=Settings(anonymized_telemetry=False))
+    return Chroma.from_documents(
+        docs,
+        PackagedMiniLMEmbeddings(),
+        collection_name="quiet",
+        client_settings=Settings(anonymized_telemetry=False),
+    )
 
 
 def test_the_store_really_gives_out_of_range_scores_that_langchain_warns_about(chroma):
@@ -66,8 +70,9 @@ def test_scored_retriever_never_warns_under_gather_and_threads(chroma):
 
 
 def test_the_score_threshold_search_kwarg_is_applied_as_langchain_does(chroma):
-    retriever = ScoredVectorStoreRetriever(vectorstore=chroma, k=len(TEXTS),
-                                           search_kwargs={"score_threshold": 0.0})
+    retriever = ScoredVectorStoreRetriever(
+        vectorstore=chroma, k=len(TEXTS), search_kwargs={"score_threshold": 0.0}
+    )
     found = retriever.invoke(QUERY)
     everything = ScoredVectorStoreRetriever(vectorstore=chroma, k=len(TEXTS)).invoke(QUERY)
     assert found == [d for d in everything if d.metadata["retrieval_score"] >= 0.0]
@@ -77,8 +82,12 @@ def test_the_score_threshold_search_kwarg_is_applied_as_langchain_does(chroma):
 def test_a_fresh_process_running_a_whole_pipeline_prints_nothing_on_stderr(capfd):
     """Models load in this process (spaCy, MiniLM): no "Loading weights" bar, no warning."""
     script = ROOT / "tests" / "quiet_pipeline.py"
-    done = subprocess.run([sys.executable, str(script), "quiet-pipeline"], cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, check=False)
+    done = subprocess.run(
+        [sys.executable, str(script), "quiet-pipeline"],
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
     out, err = capfd.readouterr()
     assert done.returncode == 0, err
     assert out == "2 Marie Curie was born in Warsaw.\n"

@@ -12,7 +12,10 @@ pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or M
 ray = pytest.importorskip("ray")
 
 ROWS = [
-    {"title": "Kiss and Tell (1945 film)", "text": "Kiss and Tell is a 1945 comedy starring Shirley Temple."},
+    {
+        "title": "Kiss and Tell (1945 film)",
+        "text": "Kiss and Tell is a 1945 comedy starring Shirley Temple.",
+    },
     {"title": "Shirley Temple", "text": "Shirley Temple later served as Chief of Protocol."},
     {"title": "Banana", "text": "Bananas are yellow fruit rich in potassium."},
     {"title": "Warsaw", "text": "Warsaw is the capital of Poland."},
@@ -20,10 +23,16 @@ ROWS = [
     {"title": "", "text": ""},
 ]
 POOLS = [
-    {"query": "Who starred in Kiss and Tell?", "passages": [r["text"] for r in ROWS[:4]],
-     "similarities": [0.7, 0.2, 0.05, 0.1]},
-    {"query": "Where was Marie Curie born?", "passages": [r["text"] for r in ROWS[2:]],
-     "similarities": [0.1, 0.4, 0.8, 0.0]},
+    {
+        "query": "Who starred in Kiss and Tell?",
+        "passages": [r["text"] for r in ROWS[:4]],
+        "similarities": [0.7, 0.2, 0.05, 0.1],
+    },
+    {
+        "query": "Where was Marie Curie born?",
+        "passages": [r["text"] for r in ROWS[2:]],
+        "similarities": [0.1, 0.4, 0.8, 0.0],
+    },
 ]
 
 
@@ -35,9 +44,12 @@ def local_ray():
 
 
 def test_ray_enrichment_equals_in_process(local_ray):
-    expected = GraphEnricher()({"text": [r["text"] for r in ROWS], "title": [r["title"] for r in ROWS]})
-    ds = ray.data.from_items(ROWS).map_batches(GraphEnricher, concurrency=2, batch_size=2,
-                                               batch_format="pandas", num_cpus=0.5)
+    expected = GraphEnricher()(
+        {"text": [r["text"] for r in ROWS], "title": [r["title"] for r in ROWS]}
+    )
+    ds = ray.data.from_items(ROWS).map_batches(
+        GraphEnricher, concurrency=2, batch_size=2, batch_format="pandas", num_cpus=0.5
+    )
     got = sorted(ds.take_all(), key=lambda r: ROWS.index({"title": r["title"], "text": r["text"]}))
     assert [r["cage_graph"] for r in got] == expected["cage_graph"]
     graph = json.loads(got[4]["cage_graph"])
@@ -46,13 +58,16 @@ def test_ray_enrichment_equals_in_process(local_ray):
 
 
 def test_ray_batch_reranking_equals_in_process(local_ray, nlp):
-    ds = ray.data.from_items(POOLS).map_batches(BatchReranker, concurrency=1, batch_size=1,
-                                                batch_format="pandas", num_cpus=0.5)
+    ds = ray.data.from_items(POOLS).map_batches(
+        BatchReranker, concurrency=1, batch_size=1, batch_format="pandas", num_cpus=0.5
+    )
     got = sorted(ds.take_all(), key=lambda r: r["query"])
     core = CageReranker(nlp=nlp, embedder=lambda t: None)
     for row in got:
         pool = next(p for p in POOLS if p["query"] == row["query"])
-        ranked = core.rerank(pool["query"], pool["passages"], query_similarities=pool["similarities"])
+        ranked = core.rerank(
+            pool["query"], pool["passages"], query_similarities=pool["similarities"]
+        )
         assert list(row["ranking"]) == [r.index for r in ranked]
         assert list(row["scores"]) == [r.score for r in ranked]
 
@@ -65,7 +80,22 @@ def test_enrich_cli_local_fills_a_store_that_starts_a_reranker_warm(tmp_path, nl
     src, dst, store = tmp_path / "in.jsonl", tmp_path / "out.parquet", tmp_path / "g.sqlite"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     out = io.StringIO()
-    assert main(["enrich", "-i", str(src), "-o", str(dst), "--graph-store", str(store), "--no-progress"], out=out) == 0
+    assert (
+        main(
+            [
+                "enrich",
+                "-i",
+                str(src),
+                "-o",
+                str(dst),
+                "--graph-store",
+                str(store),
+                "--no-progress",
+            ],
+            out=out,
+        )
+        == 0
+    )
     assert "enriched 6 passages" in out.getvalue() and "stored 6 graphs" in out.getvalue()
     import pyarrow.parquet as pq
 
@@ -73,7 +103,9 @@ def test_enrich_cli_local_fills_a_store_that_starts_a_reranker_warm(tmp_path, nl
     from cage_core import Passage
 
     warm = CageReranker(nlp=nlp, embedder=lambda t: None, graph_store=str(store))
-    warm.rerank("q", [Passage(r["text"], title=r["title"]) for r in ROWS], query_similarities=[0.1] * 6)
+    warm.rerank(
+        "q", [Passage(r["text"], title=r["title"]) for r in ROWS], query_similarities=[0.1] * 6
+    )
     assert warm.parse_count == 0
 
 
@@ -84,10 +116,45 @@ def test_enrich_cli_on_ray_keeps_order_and_equals_in_process(local_ray, tmp_path
 
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
-    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "local.jsonl"), "--no-progress",
-                 "--link-index", str(tmp_path / "local.links.jsonl")], out=io.StringIO()) == 0
-    assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "ray.jsonl"), "--no-progress", "--ray-address",
-                 "local", "--workers", "2", "--batch-size", "2",
-                 "--link-index", str(tmp_path / "ray.links.jsonl")], out=io.StringIO()) == 0
+    assert (
+        main(
+            [
+                "enrich",
+                "-i",
+                str(src),
+                "-o",
+                str(tmp_path / "local.jsonl"),
+                "--no-progress",
+                "--link-index",
+                str(tmp_path / "local.links.jsonl"),
+            ],
+            out=io.StringIO(),
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "enrich",
+                "-i",
+                str(src),
+                "-o",
+                str(tmp_path / "ray.jsonl"),
+                "--no-progress",
+                "--ray-address",
+                "local",
+                "--workers",
+                "2",
+                "--batch-size",
+                "2",
+                "--link-index",
+                str(tmp_path / "ray.links.jsonl"),
+            ],
+            out=io.StringIO(),
+        )
+        == 0
+    )
     assert (tmp_path / "ray.jsonl").read_text() == (tmp_path / "local.jsonl").read_text()
-    assert (tmp_path / "ray.links.jsonl").read_text() == (tmp_path / "local.links.jsonl").read_text()
+    assert (tmp_path / "ray.links.jsonl").read_text() == (
+        tmp_path / "local.links.jsonl"
+    ).read_text()

@@ -17,7 +17,7 @@ import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
-LANGCHAIN_DOCS = '''
+LANGCHAIN_DOCS = """
 from langchain_core.documents import Document
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -26,9 +26,9 @@ docs = [Document(page_content="Marie Curie was born in Warsaw. She won the Nobel
         Document(page_content="Warsaw is the capital of Poland. It lies on the Vistula.",
                  metadata={"title": "Warsaw", "source": "warsaw.txt"})]
 splitter = RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=0)
-'''
+"""
 
-LLAMAINDEX_DOCS = '''
+LLAMAINDEX_DOCS = """
 from llama_index.core import Document
 from llama_index.core.llms import MockLLM
 
@@ -37,7 +37,7 @@ docs = [Document(text="Marie Curie was born in Warsaw. She won the Nobel Prize t
         Document(text="Warsaw is the capital of Poland. It lies on the Vistula.",
                  metadata={"title": "Warsaw"})]
 my_llm = MockLLM(max_tokens=8)
-'''
+"""
 
 PRELUDES = [
     # 1. Use it from Python: self-contained
@@ -47,13 +47,18 @@ PRELUDES = [
     # 3. LlamaIndex
     (LLAMAINDEX_DOCS, ""),
     # 4. a cutoff after CageRerank (LlamaIndex)
-    (LLAMAINDEX_DOCS + '''
+    (
+        LLAMAINDEX_DOCS
+        + """
 from llama_index.core import VectorStoreIndex
 from cage_llamaindex import CageRerank, PackagedMiniLMEmbedding
 index = VectorStoreIndex.from_documents(docs, embed_model=PackagedMiniLMEmbedding())
-''', "assert engine.query('Where was Marie Curie born?') is not None"),
+""",
+        "assert engine.query('Where was Marie Curie born?') is not None",
+    ),
     # 5. the link index
-    ('''
+    (
+        """
 from cage_core import Passage
 ids = ["curie", "warsaw", "banana"]
 passages = [Passage("Marie Curie was born in Warsaw.", title="Marie Curie"),
@@ -61,26 +66,36 @@ passages = [Passage("Marie Curie was born in Warsaw.", title="Marie Curie"),
             Passage("Bananas are yellow.", title="Banana")]
 question = "Which country's capital was Marie Curie born in?"
 retrieved_ids = ["curie"]
-''', "assert pool[:1] == ['curie'] and 'warsaw' in pool"),
+""",
+        "assert pool[:1] == ['curie'] and 'warsaw' in pool",
+    ),
     # 6. the LangChain expansion retriever (names from the LangChain section's snippet)
-    ('''
+    (
+        """
 from langchain_chroma import Chroma
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
-''', "assert retriever.invoke('Which country was Marie Curie born in?')"),
+""",
+        "assert retriever.invoke('Which country was Marie Curie born in?')",
+    ),
     # 7. the LlamaIndex expansion retriever (names from the LlamaIndex section's snippet)
-    (LLAMAINDEX_DOCS + '''
+    (
+        LLAMAINDEX_DOCS
+        + """
 from llama_index.core import VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.query_engine import RetrieverQueryEngine
 from cage_llamaindex import PackagedMiniLMEmbedding
 embed_model = PackagedMiniLMEmbedding()
-''', "assert engine.query('Which country was Marie Curie born in?') is not None"),
+""",
+        "assert engine.query('Which country was Marie Curie born in?') is not None",
+    ),
     # 8. other methods and the graph store: self-contained
     ("", ""),
     # 9. Ray Data: the two input files, a one-CPU local Ray
-    ('''
+    (
+        """
 import json
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -91,7 +106,9 @@ pq.write_table(pa.table({"text": ["Marie Curie was born in Warsaw."], "title": [
 with open("pools.jsonl", "w") as f:
     f.write(json.dumps({"query": "Where was Marie Curie born?",
                         "passages": ["Marie Curie was born in Warsaw."]}) + "\\n")
-''', ""),
+""",
+        "",
+    ),
 ]
 
 

@@ -14,10 +14,10 @@ pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or M
 chromadb = pytest.importorskip("chromadb")
 pytest.importorskip("faiss")
 
-from langchain_classic.retrievers import ContextualCompressionRetriever  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
+from langchain_classic.retrievers import ContextualCompressionRetriever
+from langchain_core.documents import Document
 
-from cage_langchain import (  # noqa: E402
+from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
     PackagedMiniLMEmbeddings,
@@ -26,7 +26,9 @@ from cage_langchain import (  # noqa: E402
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "data" / "wiki_passages.jsonl"
 ROWS = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()][:16]
-QUERY = "What government position was held by the woman who portrayed Corliss Archer in Kiss and Tell?"
+QUERY = (
+    "What government position was held by the woman who portrayed Corliss Archer in Kiss and Tell?"
+)
 K, TOP_N = 10, 5
 
 
@@ -37,8 +39,10 @@ def embeddings():
 
 @pytest.fixture(scope="module")
 def enriched():
-    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
-            for i, r in enumerate(ROWS)]
+    docs = [
+        Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
+        for i, r in enumerate(ROWS)
+    ]
     return CageGraphTransformer().transform_documents(docs)
 
 
@@ -50,9 +54,14 @@ def _no_telemetry():
 
 def _fresh_parse_ranking(retrieved):
     """The same retrieved documents, graphs stripped, reranked by a new CageRerank."""
-    plain = [Document(page_content=d.page_content, id=d.id,
-                      metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
-             for d in retrieved]
+    plain = [
+        Document(
+            page_content=d.page_content,
+            id=d.id,
+            metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"},
+        )
+        for d in retrieved
+    ]
     rerank = CageRerank(top_n=TOP_N)
     out = rerank.compress_documents(plain, QUERY)
     assert rerank.reranker.parse_count == len(plain)
@@ -64,18 +73,28 @@ def _check_langchain(store):
     rerank = CageRerank(top_n=TOP_N)
     out = ContextualCompressionRetriever(base_compressor=rerank, base_retriever=base).invoke(QUERY)
     assert len(out) == TOP_N and rerank.reranker.parse_count == 0
-    assert [(d.page_content, d.metadata["relevance_score"]) for d in out] == \
-        _fresh_parse_ranking(base.invoke(QUERY))
+    assert [(d.page_content, d.metadata["relevance_score"]) for d in out] == _fresh_parse_ranking(
+        base.invoke(QUERY)
+    )
     return out
 
 
 def test_langchain_chroma_persist_reload_rerank(tmp_path, embeddings, enriched):
     from langchain_chroma import Chroma
 
-    Chroma.from_documents(enriched, embeddings, collection_name="cage", persist_directory=str(tmp_path),
-                          client_settings=_no_telemetry())
-    reloaded = Chroma(collection_name="cage", embedding_function=embeddings,
-                      persist_directory=str(tmp_path), client_settings=_no_telemetry())
+    Chroma.from_documents(
+        enriched,
+        embeddings,
+        collection_name="cage",
+        persist_directory=str(tmp_path),
+        client_settings=_no_telemetry(),
+    )
+    reloaded = Chroma(
+        collection_name="cage",
+        embedding_function=embeddings,
+        persist_directory=str(tmp_path),
+        client_settings=_no_telemetry(),
+    )
     out = _check_langchain(reloaded)
     assert out[0].metadata["title"] == "Kiss and Tell (1945 film)"
 
@@ -85,7 +104,10 @@ def test_langchain_faiss_persist_reload_rerank(tmp_path, embeddings, enriched):
 
     FAISS.from_documents(enriched, embeddings).save_local(str(tmp_path))
     reloaded = FAISS.load_local(str(tmp_path), embeddings, allow_dangerous_deserialization=True)
-    scores = [d.metadata["retrieval_score"] for d in ScoredVectorStoreRetriever(vectorstore=reloaded, k=K).invoke(QUERY)]
+    scores = [
+        d.metadata["retrieval_score"]
+        for d in ScoredVectorStoreRetriever(vectorstore=reloaded, k=K).invoke(QUERY)
+    ]
     assert all(isinstance(s, float) for s in scores)  # numpy.float32 from FAISS, handed on as float
     _check_langchain(reloaded)
 
@@ -100,30 +122,47 @@ def test_llamaindex_chroma_persist_reload_query_engine(tmp_path):
     from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
     embed_model = PackagedMiniLMEmbedding()
-    nodes = [TextNode(text=r["text"], id_=f"n{i}", metadata={"title": r["title"]}) for i, r in enumerate(ROWS)]
+    nodes = [
+        TextNode(text=r["text"], id_=f"n{i}", metadata={"title": r["title"]})
+        for i, r in enumerate(ROWS)
+    ]
     nodes = IngestionPipeline(transformations=[CageGraphExtractor()]).run(nodes=nodes)
     client = chromadb.PersistentClient(path=str(tmp_path), settings=_no_telemetry())
     store = ChromaVectorStore(chroma_collection=client.get_or_create_collection("cage"))
-    VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(vector_store=store),
-                     embed_model=embed_model)
+    VectorStoreIndex(
+        nodes,
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=embed_model,
+    )
     del client, store
 
     client = chromadb.PersistentClient(path=str(tmp_path), settings=_no_telemetry())
     index = VectorStoreIndex.from_vector_store(
-        ChromaVectorStore(chroma_collection=client.get_collection("cage")), embed_model=embed_model)
+        ChromaVectorStore(chroma_collection=client.get_collection("cage")), embed_model=embed_model
+    )
     rerank = CageRerank(top_n=TOP_N)
     engine = index.as_query_engine(similarity_top_k=K, node_postprocessors=[rerank], llm=MockLLM())
     sources = engine.query(QUERY).source_nodes
     assert len(sources) == TOP_N and rerank.reranker.parse_count == 0
 
     retrieved = index.as_retriever(similarity_top_k=K).retrieve(QUERY)
-    plain = [NodeWithScore(node=TextNode(text=n.node.get_content(), id_=n.node.node_id,
-                                         metadata={"title": n.node.metadata["title"]}), score=n.score)
-             for n in retrieved]
+    plain = [
+        NodeWithScore(
+            node=TextNode(
+                text=n.node.get_content(),
+                id_=n.node.node_id,
+                metadata={"title": n.node.metadata["title"]},
+            ),
+            score=n.score,
+        )
+        for n in retrieved
+    ]
     fresh = CageRerank(top_n=TOP_N)
     expected = fresh.postprocess_nodes(plain, query_str=QUERY)
     assert fresh.reranker.parse_count == K
-    assert [(n.node.node_id, n.score) for n in sources] == [(n.node.node_id, n.score) for n in expected]
+    assert [(n.node.node_id, n.score) for n in sources] == [
+        (n.node.node_id, n.score) for n in expected
+    ]
 
 
 def test_async_retrieval_from_chroma_matches_sync(tmp_path, embeddings, enriched):
@@ -131,9 +170,13 @@ def test_async_retrieval_from_chroma_matches_sync(tmp_path, embeddings, enriched
 
     from langchain_chroma import Chroma
 
-    store = Chroma.from_documents(enriched, embeddings, collection_name="cage", client_settings=_no_telemetry())
-    retriever = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=TOP_N),
-                                               base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=K))
+    store = Chroma.from_documents(
+        enriched, embeddings, collection_name="cage", client_settings=_no_telemetry()
+    )
+    retriever = ContextualCompressionRetriever(
+        base_compressor=CageRerank(top_n=TOP_N),
+        base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=K),
+    )
     assert asyncio.run(retriever.ainvoke(QUERY)) == retriever.invoke(QUERY)
 
 
@@ -153,22 +196,33 @@ def _forge(store, victim_title, donor_title):
     donor = next(m for _, m in rows.values() if m["title"] == donor_title)
     text, metadata = rows[victim]
     graph = PassageGraph.from_stored(donor["cage_graph"])
-    forged = graph.__class__(**{**graph.__dict__, "content_sha": content_hash(
-        passage_from_metadata(text, metadata, "title").content)})
-    store.update_document(victim, Document(page_content=text, id=victim,
-                                           metadata={**metadata, "cage_graph": forged.to_text()}))
+    forged = graph.__class__(
+        **{
+            **graph.__dict__,
+            "content_sha": content_hash(passage_from_metadata(text, metadata, "title").content),
+        }
+    )
+    store.update_document(
+        victim,
+        Document(
+            page_content=text, id=victim, metadata={**metadata, "cage_graph": forged.to_text()}
+        ),
+    )
     return victim
 
 
 def test_with_an_integrity_key_a_forged_graph_is_ignored_with_one_warning(embeddings, caplog):
     from langchain_chroma import Chroma
 
-    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
-            for i, r in enumerate(ROWS)]
+    docs = [
+        Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
+        for i, r in enumerate(ROWS)
+    ]
     signed = CageGraphTransformer(integrity_key=KEY).transform_documents(docs)
     assert all('"mac":"' in d.metadata["cage_graph"] for d in signed)
-    store = Chroma.from_documents(signed, embeddings, collection_name="signed",
-                                  client_settings=_no_telemetry())
+    store = Chroma.from_documents(
+        signed, embeddings, collection_name="signed", client_settings=_no_telemetry()
+    )
     base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
     retrieved = base.invoke(QUERY)
     victim = _forge(store, retrieved[-1].metadata["title"], "Kiss and Tell (1945 film)")
@@ -183,32 +237,53 @@ def test_with_an_integrity_key_a_forged_graph_is_ignored_with_one_warning(embedd
     checked = keyed.compress_documents(retrieved, QUERY)
     assert keyed.reranker.parse_count == 1  # only the forged one is parsed again
     (record,) = [r for r in caplog.records if "ignoring" in r.getMessage()]
-    assert "ignoring 1 of 10 stored passage graphs (1 without a valid MAC under the integrity key)" \
+    assert (
+        "ignoring 1 of 10 stored passage graphs (1 without a valid MAC under the integrity key)"
         in record.getMessage()
+    )
     honest = [(d.page_content, d.metadata["cage_score"]) for d in checked]
     assert honest == [(d.page_content, d.metadata["cage_score"]) for d in _fresh(retrieved)]
     assert [(d.page_content, d.metadata["cage_score"]) for d in fooled] != honest
 
 
 def test_a_graph_signed_under_another_key_or_unsigned_is_refused(embeddings):
-    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
-            for i, r in enumerate(ROWS[:3])]
+    docs = [
+        Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"d{i}")
+        for i, r in enumerate(ROWS[:3])
+    ]
     other = CageGraphTransformer(integrity_key="another key").transform_documents(docs)
     plain = CageGraphTransformer().transform_documents(docs)
     for stored in (other, plain):
         rerank = CageRerank(top_n=None, integrity_key=KEY)
-        rerank.compress_documents([Document(page_content=d.page_content, metadata={
-            **d.metadata, "retrieval_score": 0.5}) for d in stored], QUERY)
+        rerank.compress_documents(
+            [
+                Document(
+                    page_content=d.page_content, metadata={**d.metadata, "retrieval_score": 0.5}
+                )
+                for d in stored
+            ],
+            QUERY,
+        )
         assert rerank.reranker.parse_count == 3
     # without a key, signed graphs are read like any other (the MAC is one more JSON key)
     rerank = CageRerank(top_n=None)
-    rerank.compress_documents([Document(page_content=d.page_content, metadata={
-        **d.metadata, "retrieval_score": 0.5}) for d in other], QUERY)
+    rerank.compress_documents(
+        [
+            Document(page_content=d.page_content, metadata={**d.metadata, "retrieval_score": 0.5})
+            for d in other
+        ],
+        QUERY,
+    )
     assert rerank.reranker.parse_count == 0
 
 
 def _fresh(retrieved):
-    plain = [Document(page_content=d.page_content, id=d.id,
-                      metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
-             for d in retrieved]
+    plain = [
+        Document(
+            page_content=d.page_content,
+            id=d.id,
+            metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"},
+        )
+        for d in retrieved
+    ]
     return CageRerank(top_n=None).compress_documents(plain, QUERY)

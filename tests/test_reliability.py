@@ -13,7 +13,7 @@ from cage_core import CageConfig, CageReranker, PassageGraph
 
 QUERY = "Where was Marie Curie born?"
 NASTY = [
-    "Marie \ud800 Curie was born in Warsaw.",          # invalid (lone) surrogate
+    "Marie \ud800 Curie was born in Warsaw.",  # invalid (lone) surrogate
     "😀😀 emoji only 🎉",
     "<html><body><p>Warsaw &amp; Kraków</p><script>x()</script></body></html>",
     "ctrl\x00\x01\x1b[31m red \x7f",
@@ -24,7 +24,7 @@ NASTY = [
     "\u200b\u200b\u200b",
     "the of and to",
     "Warsaw is the capital of Poland.",
-    "Warsaw is the capital of Poland.",                 # identical duplicate
+    "Warsaw is the capital of Poland.",  # identical duplicate
 ]
 
 
@@ -62,19 +62,24 @@ def test_top_n_bounds(reranker, top_n, expected):
     assert len(reranker.rerank(QUERY, NASTY, top_n=top_n)) == expected
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    ({"top_n": -1}, ValueError, "top_n must be >= 0"),
-    ({"top_n": 2.5}, TypeError, "top_n must be an int"),
-    ({"query_similarities": [0.1]}, ValueError, "one value for each"),
-    ({"query_similarities": [float("nan")] * 12}, ValueError, "NaN/inf"),
-    ({"query_similarities": ["a"] * 12}, TypeError, "sequence of numbers"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"top_n": -1}, ValueError, "top_n must be >= 0"),
+        ({"top_n": 2.5}, TypeError, "top_n must be an int"),
+        ({"query_similarities": [0.1]}, ValueError, "one value for each"),
+        ({"query_similarities": [float("nan")] * 12}, ValueError, "NaN/inf"),
+        ({"query_similarities": ["a"] * 12}, TypeError, "sequence of numbers"),
+    ],
+)
 def test_bad_arguments_fail_fast_with_a_message(reranker, kwargs, error, message):
     with pytest.raises(error, match=message):
         reranker.rerank(QUERY, NASTY, **kwargs)
 
 
-@pytest.mark.parametrize("field, value", [("alpha", 1.01), ("alpha", -1), ("beta", 0.0), ("beta", float("inf"))])
+@pytest.mark.parametrize(
+    "field, value", [("alpha", 1.01), ("alpha", -1), ("beta", 0.0), ("beta", float("inf"))]
+)
 def test_out_of_range_alpha_beta(field, value):
     with pytest.raises(ValueError, match=field):
         CageConfig(**{field: value})
@@ -91,7 +96,9 @@ def test_non_string_passages_are_type_errors(reranker, passages):
 texts = st.text(st.characters(codec=None, exclude_categories=()), max_size=120)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=texts)
 def test_graph_builder_invariants_on_random_unicode(parser, text):
     g = parser.with_vectors(parser.parse([text]))[0]
@@ -105,9 +112,14 @@ def test_graph_builder_invariants_on_random_unicode(parser, text):
         assert (g.edge_src != g.edge_dst).all()  # no self-loops
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(pool=st.lists(texts, min_size=0, max_size=12), top_n=st.one_of(st.none(), st.integers(0, 15)),
-       sims=st.data())
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    pool=st.lists(texts, min_size=0, max_size=12),
+    top_n=st.one_of(st.none(), st.integers(0, 15)),
+    sims=st.data(),
+)
 def test_rerank_conserves_passages_on_random_pools(nlp, pool, top_n, sims):
     r = CageReranker(CageConfig(epochs=3), nlp=nlp, embedder=lambda t: None)
     values = sims.draw(st.lists(st.floats(-1, 1), min_size=len(pool), max_size=len(pool)))
@@ -119,7 +131,12 @@ def test_rerank_conserves_passages_on_random_pools(nlp, pool, top_n, sims):
 
 POOLS = [
     ["Marie Curie was born in Warsaw.", "Warsaw is the capital of Poland.", "Bananas are yellow."],
-    ["Paris is in France.", "The Seine flows through Paris.", "Rome is in Italy.", "Pasta is food."],
+    [
+        "Paris is in France.",
+        "The Seine flows through Paris.",
+        "Rome is in Italy.",
+        "Pasta is food.",
+    ],
     ["Einstein developed relativity.", "Relativity changed physics.", "Cats purr."],
 ]
 
@@ -144,14 +161,25 @@ def test_wrappers_under_asyncio_gather_match_sequential(nlp):
     lc = LCRerank(top_n=2, config=CageConfig(epochs=10))
     li = LIRerank(top_n=2, config=CageConfig(epochs=10))
     docs = [[Document(page_content=t, metadata={"i": i}) for i, t in enumerate(p)] for p in POOLS]
-    nodes = [[NodeWithScore(node=TextNode(text=t, id_=f"{j}-{i}"), score=0.1 * i) for i, t in enumerate(p)]
-             for j, p in enumerate(POOLS)]
-    originals = ([[d.model_copy(deep=True) for d in ds] for ds in docs],
-                 [[n.model_copy(deep=True) for n in ns] for ns in nodes])
+    nodes = [
+        [
+            NodeWithScore(node=TextNode(text=t, id_=f"{j}-{i}"), score=0.1 * i)
+            for i, t in enumerate(p)
+        ]
+        for j, p in enumerate(POOLS)
+    ]
+    originals = (
+        [[d.model_copy(deep=True) for d in ds] for ds in docs],
+        [[n.model_copy(deep=True) for n in ns] for ns in nodes],
+    )
 
     async def both():
-        a = await asyncio.gather(*(lc.acompress_documents(docs[i % 3], f"q{i % 4}") for i in range(32)))
-        b = await asyncio.gather(*(li.apostprocess_nodes(nodes[i % 3], query_str=f"q{i % 4}") for i in range(32)))
+        a = await asyncio.gather(
+            *(lc.acompress_documents(docs[i % 3], f"q{i % 4}") for i in range(32))
+        )
+        b = await asyncio.gather(
+            *(li.apostprocess_nodes(nodes[i % 3], query_str=f"q{i % 4}") for i in range(32))
+        )
         return a, b
 
     lc_async, li_async = asyncio.run(both())
@@ -160,9 +188,13 @@ def test_wrappers_under_asyncio_gather_match_sequential(nlp):
     def key(res):
         return [(n.node.node_id, n.score, n.node.metadata) for n in res]
 
-    assert [key(r) for r in li_async] == [key(li.postprocess_nodes(nodes[i % 3], query_str=f"q{i % 4}"))
-                                          for i in range(32)]
+    assert [key(r) for r in li_async] == [
+        key(li.postprocess_nodes(nodes[i % 3], query_str=f"q{i % 4}")) for i in range(32)
+    ]
     # the callers' objects are untouched
-    assert [[d.model_dump() for d in ds] for ds in docs] == [[d.model_dump() for d in ds] for ds in originals[0]]
-    assert [[(n.score, n.node.metadata) for n in ns] for ns in nodes] == \
-        [[(n.score, n.node.metadata) for n in ns] for ns in originals[1]]
+    assert [[d.model_dump() for d in ds] for ds in docs] == [
+        [d.model_dump() for d in ds] for ds in originals[0]
+    ]
+    assert [[(n.score, n.node.metadata) for n in ns] for ns in nodes] == [
+        [(n.score, n.node.metadata) for n in ns] for ns in originals[1]
+    ]

@@ -106,21 +106,27 @@ def test_negative_top_n_is_rejected(reranker):
         reranker.rerank(QUERY, POOL, top_n=-1)
 
 
-@pytest.mark.parametrize("sims, message", [
-    ([0.1, 0.2], "one value for each of the 4 passages"),
-    ([0.1, float("nan"), 0.3, 0.4], r"NaN/inf at positions \[1\]"),
-    ([0.1, 0.2, float("inf"), 0.4], "finite"),
-])
+@pytest.mark.parametrize(
+    "sims, message",
+    [
+        ([0.1, 0.2], "one value for each of the 4 passages"),
+        ([0.1, float("nan"), 0.3, 0.4], r"NaN/inf at positions \[1\]"),
+        ([0.1, 0.2, float("inf"), 0.4], "finite"),
+    ],
+)
 def test_bad_query_similarities_are_rejected(reranker, sims, message):
     with pytest.raises(ValueError, match=message):
         reranker.rerank(QUERY, POOL, query_similarities=sims)
 
 
-@pytest.mark.parametrize("passages, message", [
-    (["ok", 3], r"passages\[1\] is a int"),
-    ("a single string", "not a single string"),
-    ([None], r"passages\[0\] is a NoneType"),
-])
+@pytest.mark.parametrize(
+    "passages, message",
+    [
+        (["ok", 3], r"passages\[1\] is a int"),
+        ("a single string", "not a single string"),
+        ([None], r"passages\[0\] is a NoneType"),
+    ],
+)
 def test_non_string_passages_are_type_errors(reranker, passages, message):
     with pytest.raises(TypeError, match=message):
         reranker.rerank(QUERY, passages)
@@ -147,8 +153,13 @@ def test_empty_and_content_free_passages_are_ranked_with_zero_coherence(reranker
 
 
 def test_passage_objects_carry_title_and_id(reranker):
-    out = reranker.rerank(QUERY, [Passage("Warsaw is the capital of Poland.", title="Warsaw", id="w"),
-                                  Passage("Bananas are yellow.", id="b")])
+    out = reranker.rerank(
+        QUERY,
+        [
+            Passage("Warsaw is the capital of Poland.", title="Warsaw", id="w"),
+            Passage("Bananas are yellow.", id="b"),
+        ],
+    )
     assert {o.id: o.title for o in out} == {"w": "Warsaw", "b": ""}
 
 
@@ -156,7 +167,9 @@ def test_precomputed_graphs_give_identical_scores(reranker):
     graphs = reranker.graphs(POOL)
     sims = [0.5, 0.4, 0.1, 0.3]
     fresh = CageReranker(nlp=reranker.parser.nlp, embedder=RefusingEmbedder())
-    with_graphs = fresh.rerank(QUERY, POOL, query_similarities=sims, graphs=[graphs[0], None, graphs[2], None])
+    with_graphs = fresh.rerank(
+        QUERY, POOL, query_similarities=sims, graphs=[graphs[0], None, graphs[2], None]
+    )
     parsed = reranker.rerank(QUERY, POOL, query_similarities=sims)
     assert with_graphs == parsed
 
@@ -171,8 +184,14 @@ def test_a_cached_passage_is_not_parsed_twice(nlp):
 
 
 def test_same_inputs_give_identical_scores_in_process_and_across_processes(reranker):
-    here = [(o.index, o.score) for o in reranker.rerank(QUERY, POOL, query_similarities=[0.5, 0.4, 0.1, 0.3])]
-    again = [(o.index, o.score) for o in reranker.rerank(QUERY, POOL, query_similarities=[0.5, 0.4, 0.1, 0.3])]
+    here = [
+        (o.index, o.score)
+        for o in reranker.rerank(QUERY, POOL, query_similarities=[0.5, 0.4, 0.1, 0.3])
+    ]
+    again = [
+        (o.index, o.score)
+        for o in reranker.rerank(QUERY, POOL, query_similarities=[0.5, 0.4, 0.1, 0.3])
+    ]
     assert here == again
     code = (
         "import json,sys; from cage_core import CageReranker;"

@@ -12,9 +12,15 @@ from cage_core import CageReranker
 from cage_core.graphs.passage_graph import MAX_EDGES, MAX_NODES
 
 QUERY = "Where was Marie Curie born?"
-POOL = ["Marie Curie was born in Warsaw. She won the Nobel Prize.", "Warsaw is the capital of Poland."]
+POOL = [
+    "Marie Curie was born in Warsaw. She won the Nobel Prize.",
+    "Warsaw is the capital of Poland.",
+]
 SIMS = [0.6, 0.4]
-PACKAGES = [Path(__file__).parent.parent / name for name in ("cage_core", "cage_langchain", "cage_llamaindex")]
+PACKAGES = [
+    Path(__file__).parent.parent / name
+    for name in ("cage_core", "cage_langchain", "cage_llamaindex")
+]
 
 
 HOSTILE = {
@@ -38,7 +44,9 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
-def test_hostile_stored_graph_is_rejected_with_a_warning_and_the_passage_reparsed(nlp, caplog, case):
+def test_hostile_stored_graph_is_rejected_with_a_warning_and_the_passage_reparsed(
+    nlp, caplog, case
+):
     r = CageReranker(nlp=nlp, embedder=lambda t: None)
     good = json.loads(r.graphs(POOL[:1], level="full")[0].to_text())  # with edges to corrupt
     change = HOSTILE[case]
@@ -49,7 +57,9 @@ def test_hostile_stored_graph_is_rejected_with_a_warning_and_the_passage_reparse
         assert "ignoring 1 of 1 stored passage graphs" in caplog.text
     fresh = CageReranker(nlp=nlp, embedder=lambda t: None)
     expected = fresh.rerank(QUERY, POOL, query_similarities=SIMS)
-    got = r.rerank(QUERY, POOL, query_similarities=SIMS, graphs=r.stored_graphs([stored, None], POOL))
+    got = r.rerank(
+        QUERY, POOL, query_similarities=SIMS, graphs=r.stored_graphs([stored, None], POOL)
+    )
     assert got == expected and all(math.isfinite(o.score) for o in got)
 
 
@@ -58,7 +68,14 @@ def test_caps_are_documented_values():
 
 
 def test_no_code_execution_on_loaded_data():
-    pattern = re.compile(r"\b(pickle\.loads?|marshal\.loads?|(?<![.\w])eval\(|(?<![.\w])exec\(|yaml\.load\(|torch\.load\()")
-    offenders = [f"{p}:{i}" for pkg in PACKAGES for p in pkg.rglob("*.py")
-                 for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
+    pattern = re.compile(
+        r"\b(pickle\.loads?|marshal\.loads?|(?<![.\w])eval\(|(?<![.\w])exec\(|yaml\.load\(|torch\.load\()"
+    )
+    offenders = [
+        f"{p}:{i}"
+        for pkg in PACKAGES
+        for p in pkg.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert offenders == []

@@ -25,10 +25,12 @@ from cage_core.ranking.contradiction import (
     word_set,
 )
 
-BAKERY = ["The Lumen bakery was founded by Mara Quint in 1990 in Oslo.",
-          "The Lumen bakery was founded by Otto Brisk in 1990 in Oslo.",
-          "Mara Quint still runs the bakery she started.",
-          "Lumen is a unit of luminous flux."]
+BAKERY = [
+    "The Lumen bakery was founded by Mara Quint in 1990 in Oslo.",
+    "The Lumen bakery was founded by Otto Brisk in 1990 in Oslo.",
+    "Mara Quint still runs the bakery she started.",
+    "Lumen is a unit of luminous flux.",
+]
 
 
 def test_personalized_pagerank_by_hand():
@@ -36,7 +38,9 @@ def test_personalized_pagerank_by_hand():
     # x0 = 0.5 + 0.5·x1, x1 = 0.5·x0  →  x = (2/3, 1/3)
     assert personalized_pagerank(links, np.array([1.0, 0.0]), 0.5) == pytest.approx([2 / 3, 1 / 3])
     # a passage with no links jumps back to the seeds
-    assert personalized_pagerank(np.zeros((2, 2)), np.array([0.25, 0.75]), 0.5) == pytest.approx([0.25, 0.75])
+    assert personalized_pagerank(np.zeros((2, 2)), np.array([0.25, 0.75]), 0.5) == pytest.approx(
+        [0.25, 0.75]
+    )
 
 
 def test_seed_distribution_is_a_softmax_of_standardised_similarities():
@@ -69,22 +73,29 @@ def test_the_minority_side_of_a_conflict_is_penalised(parser):
 
 def test_cage_contra_demotes_the_losing_passage(nlp):
     sims = [0.6, 0.7, 0.3, 0.2]
-    plain = CageReranker(nlp=nlp, embedder=lambda t: None).rerank("Who founded Lumen?", BAKERY, query_similarities=sims)
-    contra = CageReranker(CageConfig(contradiction_weight=3.0), nlp=nlp, embedder=lambda t: None).rerank(
-        "Who founded Lumen?", BAKERY, query_similarities=sims)
+    plain = CageReranker(nlp=nlp, embedder=lambda t: None).rerank(
+        "Who founded Lumen?", BAKERY, query_similarities=sims
+    )
+    contra = CageReranker(
+        CageConfig(contradiction_weight=3.0), nlp=nlp, embedder=lambda t: None
+    ).rerank("Who founded Lumen?", BAKERY, query_similarities=sims)
     assert plain[0].index == 1 and contra[-1].index == 1
 
 
 def test_rule_classifier_types(parser):
-    texts = ["Marie Curie won the Nobel Prize.",
-             "Marie Curie won the Nobel Prize in 1903 and again in Stockholm in 1911 with Pierre Curie.",
-             "Marie Curie was a physicist who worked in Paris."]
+    texts = [
+        "Marie Curie won the Nobel Prize.",
+        "Marie Curie won the Nobel Prize in 1903 and again in Stockholm in 1911 with Pierre Curie.",
+        "Marie Curie was a physicist who worked in Paris.",
+    ]
     chunks = [Chunk(t, "", g) for t, g in zip(texts, parser.parse(texts))]
     rules = RuleEdgeClassifier()
     assert rules.classify(chunks[0], chunks[1], chunks) == "elaborates"
     assert rules.classify(chunks[0], chunks[2], chunks) == "defines"
     b = parser.parse(BAKERY[:2])
-    assert rules.classify(Chunk(BAKERY[0], "", b[0]), Chunk(BAKERY[1], "", b[1]), []) == "contradicts"
+    assert (
+        rules.classify(Chunk(BAKERY[0], "", b[0]), Chunk(BAKERY[1], "", b[1]), []) == "contradicts"
+    )
 
 
 def test_llm_classifier_reads_the_type_from_a_langchain_chat_model(marie_graph):
@@ -96,10 +107,17 @@ def test_llm_classifier_reads_the_type_from_a_langchain_chat_model(marie_graph):
 
 
 def test_tegr_lifts_a_chunk_linked_to_a_seed(parser):
-    passages = [Passage("Kiss and Tell is a film starring Shirley Temple.", title="Kiss and Tell"),
-                Passage("Shirley Temple became Chief of Protocol.", title="Shirley Temple"),
-                Passage("Bananas are yellow.", title="Banana")]
-    pool = Pool("Who starred in Kiss and Tell?", passages, np.array([0.9, 0.1, 0.12]), parser.parse([p.content for p in passages]))
+    passages = [
+        Passage("Kiss and Tell is a film starring Shirley Temple.", title="Kiss and Tell"),
+        Passage("Shirley Temple became Chief of Protocol.", title="Shirley Temple"),
+        Passage("Bananas are yellow.", title="Banana"),
+    ]
+    pool = Pool(
+        "Who starred in Kiss and Tell?",
+        passages,
+        np.array([0.9, 0.1, 0.12]),
+        parser.parse([p.content for p in passages]),
+    )
     scores = TEGRMethod(TEGRConfig(seeds=1)).score(pool)
     assert np.argsort(-scores).tolist() == [0, 1, 2]
     grapher = get_method("grapher").score(pool)
@@ -107,20 +125,34 @@ def test_tegr_lifts_a_chunk_linked_to_a_seed(parser):
 
 
 def test_langchain_wrapper_runs_grapher(nlp):
-    docs = [Document(page_content=t, metadata={"s": s}) for t, s in zip(BAKERY, [0.6, 0.7, 0.3, 0.2])]
-    out = __import__("cage_langchain").CageRerank(top_n=None, score_key="s", method="grapher").compress_documents(docs, "Who founded Lumen?")
+    docs = [
+        Document(page_content=t, metadata={"s": s}) for t, s in zip(BAKERY, [0.6, 0.7, 0.3, 0.2])
+    ]
+    out = (
+        __import__("cage_langchain")
+        .CageRerank(top_n=None, score_key="s", method="grapher")
+        .compress_documents(docs, "Who founded Lumen?")
+    )
     core = CageReranker(nlp=nlp, embedder=lambda t: None, method="grapher").rerank(
-        "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2])
+        "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2]
+    )
     assert [d.page_content for d in out] == [r.text for r in core]
     assert [d.metadata["cage_score"] for d in out] == [r.score for r in core]
 
 
 def test_llamaindex_wrapper_runs_tegr(nlp):
-    nodes = [NodeWithScore(node=TextNode(text=t, id_=str(i)), score=s)
-             for i, (t, s) in enumerate(zip(BAKERY, [0.6, 0.7, 0.3, 0.2]))]
-    out = __import__("cage_llamaindex").CageRerank(top_n=None, method="tegr").postprocess_nodes(nodes, query_str="Who founded Lumen?")
+    nodes = [
+        NodeWithScore(node=TextNode(text=t, id_=str(i)), score=s)
+        for i, (t, s) in enumerate(zip(BAKERY, [0.6, 0.7, 0.3, 0.2]))
+    ]
+    out = (
+        __import__("cage_llamaindex")
+        .CageRerank(top_n=None, method="tegr")
+        .postprocess_nodes(nodes, query_str="Who founded Lumen?")
+    )
     core = CageReranker(nlp=nlp, embedder=lambda t: None, method="tegr").rerank(
-        "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2])
+        "Who founded Lumen?", BAKERY, query_similarities=[0.6, 0.7, 0.3, 0.2]
+    )
     assert [n.node.get_content() for n in out] == [r.text for r in core]
     assert [n.node.metadata["cage_score"] for n in out] == [r.score for r in core]
 
@@ -128,10 +160,12 @@ def test_llamaindex_wrapper_runs_tegr(nlp):
 def test_document_types_are_inherited_by_the_most_similar_chunk_pairs():
     from cage_core.methods.tegr import inherit_chunk_edges
 
-    chunks = ["The bakery was founded in 1990 by Mara Quint.",   # doc 0
-              "It sells rye bread.",                              # doc 0
-              "The bakery was founded in 1990 by Otto Brisk.",   # doc 1
-              "Parking is free."]                                 # doc 1
+    chunks = [
+        "The bakery was founded in 1990 by Mara Quint.",  # doc 0
+        "It sells rye bread.",  # doc 0
+        "The bakery was founded in 1990 by Otto Brisk.",  # doc 1
+        "Parking is free.",
+    ]  # doc 1
     edges = inherit_chunk_edges({(0, 1): "contradicts"}, [0, 0, 1, 1], chunks, top_k=1)
     assert edges == {(0, 2): "contradicts"}  # the founding sentences, not the rye/parking ones
     assert len(inherit_chunk_edges({(0, 1): "elaborates"}, [0, 0, 1, 1], chunks, top_k=3)) == 3
@@ -139,8 +173,14 @@ def test_document_types_are_inherited_by_the_most_similar_chunk_pairs():
 
 def test_tegr_walk_uses_edges_computed_at_ingest(parser):
     passages = [Passage("Alpha."), Passage("Beta."), Passage("Gamma.")]
-    pool = Pool("q", passages, np.array([0.9, 0.1, 0.2]), parser.parse([p.text for p in passages]),
-                tegr_edges={(0, 1): "elaborates"}, passage_vectors=np.eye(3) + 0.5)
+    pool = Pool(
+        "q",
+        passages,
+        np.array([0.9, 0.1, 0.2]),
+        parser.parse([p.text for p in passages]),
+        tegr_edges={(0, 1): "elaborates"},
+        passage_vectors=np.eye(3) + 0.5,
+    )
     scores = TEGRMethod(TEGRConfig(seeds=1)).score(pool)
     assert np.argsort(-scores).tolist() == [0, 1, 2]  # Beta lifted by the ingest-time edge
 

@@ -33,7 +33,11 @@ def links_of(mentions, entities=None, named=None, query_named=None):
 
 def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
     assert subject_aliases("Barton Lee Hazlewood") == (
-        "barton hazlewood", "barton lee", "barton lee hazlewood", "lee hazlewood")
+        "barton hazlewood",
+        "barton lee",
+        "barton lee hazlewood",
+        "lee hazlewood",
+    )
     assert subject_aliases("Marie Curie") == ("marie curie",)
     assert subject_aliases("2009 Big 12 Conference") == ("2009 big 12 conference",)  # not all words
     assert subject_aliases("  ") == ()
@@ -41,18 +45,33 @@ def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
 
 def test_titles_and_suffixes_are_dropped_before_the_short_forms_are_taken():
     assert subject_aliases("Sir Arthur Ignatius Conan Doyle KStJ") == (
-        "arthur conan doyle", "arthur doyle", "arthur ignatius", "arthur ignatius conan doyle",
-        "conan doyle", "sir arthur ignatius conan doyle kstj")
+        "arthur conan doyle",
+        "arthur doyle",
+        "arthur ignatius",
+        "arthur ignatius conan doyle",
+        "conan doyle",
+        "sir arthur ignatius conan doyle kstj",
+    )
     assert subject_aliases("Paul John Manafort Jr") == (
-        "john manafort", "paul john", "paul john manafort", "paul john manafort jr", "paul manafort")
+        "john manafort",
+        "paul john",
+        "paul john manafort",
+        "paul john manafort jr",
+        "paul manafort",
+    )
     assert subject_aliases("Gerard Marsden MBE") == ("gerard marsden", "gerard marsden mbe")
 
 
 def test_a_passage_goes_by_its_subject_its_short_forms_and_the_names_its_opening_gives():
     texts = ["Daryl Franklin Hohl, known professionally as Daryl Hall, is a singer.", "He sang."]
     assert subject_forms(["Daryl Franklin Hohl", ""], texts, aliases=True) == [
-        ("daryl franklin", "daryl franklin hohl", "daryl hohl", "franklin hohl", "Daryl Hall"), ()]
-    assert subject_forms(["Daryl Franklin Hohl", ""], texts, aliases=False) == [("Daryl Franklin Hohl",), ()]
+        ("daryl franklin", "daryl franklin hohl", "daryl hohl", "franklin hohl", "Daryl Hall"),
+        (),
+    ]
+    assert subject_forms(["Daryl Franklin Hohl", ""], texts, aliases=False) == [
+        ("Daryl Franklin Hohl",),
+        (),
+    ]
 
 
 def test_subject_links_hold_the_query_parts_and_the_mentions():
@@ -61,7 +80,13 @@ def test_subject_links_hold_the_query_parts_and_the_mentions():
              "Shirley Temple is a drink.", "Nothing here."]  # fmt: skip
     links = subject_links("Who starred in Kiss and Tell?", subjects, texts, np.array([1.0, 2.0, 0.0, 0.5, 0.0]),
                           np.zeros((5, 5)), aliases=True)  # fmt: skip
-    assert links.query_subjects.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]  # "Kiss" is inside "Kiss and Tell"
+    assert links.query_subjects.tolist() == [
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ]  # "Kiss" is inside "Kiss and Tell"
     assert links.query_named.tolist() == [1.0, 1.0, 0.0, 0.0, 0.0]
     assert links.mentions[0].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]  # "Kiss", both Shirley Temples
 
@@ -83,7 +108,9 @@ def test_a_text_naming_a_short_form_of_a_subject_links_to_it_only_with_aliases()
 def test_only_the_most_relevant_passage_about_a_named_subject_gains():
     subjects = ["Roald Dahl", "Roald Dahl", "Matilda", "Boy"]  # "Boy" is not named as a word
     relevance = np.array([0.5, 1.0, 0.2, 0.9])
-    named = query_named_subjects("Which Roald Dahl story inspired Matilda? Boys!", subjects, relevance)
+    named = query_named_subjects(
+        "Which Roald Dahl story inspired Matilda? Boys!", subjects, relevance
+    )
     assert named.tolist() == [0.0, 1.0, 1.0, 0.0]
 
 
@@ -95,10 +122,18 @@ def test_a_subject_named_only_inside_a_longer_named_subject_does_not_gain():
 
 
 def test_each_part_of_the_query_brings_one_passage_whichever_name_matched_it():
-    subjects = ["Giuseppe Verdi", "Giuseppe Fortunino Francesco Verdi", "Charles Louis Ambroise Thomas"]
+    subjects = [
+        "Giuseppe Verdi",
+        "Giuseppe Fortunino Francesco Verdi",
+        "Charles Louis Ambroise Thomas",
+    ]
     relevance = np.array([2.0, 1.0, 0.0])  # a film named after Verdi, the composer, Thomas
     query = "Are Giuseppe Verdi and Ambroise Thomas both opera composers?"
-    assert query_named_subjects(query, subjects, relevance, aliases=True).tolist() == [1.0, 0.0, 1.0]
+    assert query_named_subjects(query, subjects, relevance, aliases=True).tolist() == [
+        1.0,
+        0.0,
+        1.0,
+    ]
     assert query_named_subjects(query, subjects, relevance).tolist() == [1.0, 0.0, 0.0]
     texts = ["", "", "Damon Gough, known by the stage name Badly Drawn Boy, is a singer."]
     named = query_named_subjects("Is Badly Drawn Boy a band?", ["A", "B", "Damon Michael Gough"],
@@ -111,10 +146,12 @@ def test_the_forward_hop_from_the_best_core_passage_counts_most():
     mentions = np.zeros((5, 5))
     mentions[0, 3] = 1.0  # the best core passage names passage 3's subject (forward hop)
     mentions[4, 1] = 1.0  # passage 4 names the second core passage's subject (backward)
-    config = UntitledConfig(query_subject_weight=1.0, forward_weight=1.5, backward_weight=0.5,
-                            core_decay=0.5, alpha=0.4)
+    config = UntitledConfig(
+        query_subject_weight=1.0, forward_weight=1.5, backward_weight=0.5, core_decay=0.5, alpha=0.4
+    )
     r, core, coherence, links = subject_core_scores(
-        relevance, links_of(mentions), core_size=3, entity_weight=0.5, config=config)
+        relevance, links_of(mentions), core_size=3, entity_weight=0.5, config=config
+    )
     assert core.tolist() == [0, 1, 2]
     assert links[3, 0] == 1.5 and links[0, 3] == 0.5 and links[4, 1] == 0.5 and links[1, 4] == 1.5
     # c_3 = 1.5 (core rank 0, weight 1); c_4 = 0.5 · 0.5 (core rank 1); core members get max = 1.5
@@ -171,8 +208,13 @@ def test_both_compared_entities_of_an_untitled_pool_enter_its_top_three(parser):
     # it third, in the core, which leads the ranking
     assert scores.relevance.tolist() == (standardize(sims) + np.array([1.0, 0, 0, 1.0, 0])).tolist()
     assert ranking(scores.fused)[:3].tolist() == [0, 1, 3]
-    without = score_pool(COMPARISON, passages, sims, graphs,
-                         config.replace(untitled=config.untitled.replace(query_subject_weight=0.0)))
+    without = score_pool(
+        COMPARISON,
+        passages,
+        sims,
+        graphs,
+        config.replace(untitled=config.untitled.replace(query_subject_weight=0.0)),
+    )
     assert ranking(without.fused)[:3].tolist() == [0, 1, 2]
 
 
@@ -219,8 +261,9 @@ def test_the_short_chain_passes_over_another_passage_about_a_query_name():
     fused = np.array([4.0, 3.0, 2.0, 1.0])
     query_named = np.array([1.0, 0.0, 1.0, 0.0])  # the query names 0's and 2's subjects ...
     links = links_of(np.zeros((4, 4)), named=[1, 0, 0, 0], query_named=query_named)
-    config = UntitledConfig(chain_window=4, chain_length=3,
-                            chain_query_named_penalty=0.0)  # ... and 0 is the passage it brings
+    config = UntitledConfig(
+        chain_window=4, chain_length=3, chain_query_named_penalty=0.0
+    )  # ... and 0 is the passage it brings
 
     def chain(**changes):
         return short_chain(fused, relevance, links, config.replace(**changes)).tolist()
@@ -249,8 +292,9 @@ def test_the_short_chain_lifts_the_bridge_passage_of_an_untitled_pool_into_its_t
     graphs = parser.parse(BRIDGE_POOL)
     sims = np.array([0.9, 0.8, 0.7, 0.6, 0.5])
     config = CageConfig(lexical_weight=0.0)
-    alone = score_pool(BRIDGE, passages, sims, graphs,
-                       config.replace(untitled=UntitledConfig(chain_window=0)))
+    alone = score_pool(
+        BRIDGE, passages, sims, graphs, config.replace(untitled=UntitledConfig(chain_window=0))
+    )
     assert ranking(alone.fused).tolist() == [0, 1, 2, 3, 4]
     # Acme Records' text names Nashville, 4th by relevance: its gain -0.71 + 6 + 1.25 (shared
     # entity) beats the 0.71 of passage 1, so it follows Acme Records
@@ -258,8 +302,9 @@ def test_the_short_chain_lifts_the_bridge_passage_of_an_untitled_pool_into_its_t
     assert scores.chain == ()
     assert ranking(scores.fused).tolist() == [0, 3, 1, 2, 4]
     # a window of 3 leaves Nashville out: the chain only reorders the subject core's top 3
-    narrow = score_pool(BRIDGE, passages, sims, graphs,
-                        config.replace(untitled=UntitledConfig(chain_window=3)))
+    narrow = score_pool(
+        BRIDGE, passages, sims, graphs, config.replace(untitled=UntitledConfig(chain_window=3))
+    )
     assert ranking(narrow.fused).tolist() == [0, 1, 2, 3, 4]
 
 
@@ -278,11 +323,17 @@ def test_an_untitled_passage_is_explained_by_the_subject_the_ranking_linked_it_b
              "Meridian is a city in Mississippi."]  # fmt: skip
     query = "Which city was the star of Sisters born in?"
     passages, graphs = [Passage(t) for t in texts], parser.parse(texts)
-    scores = score_pool(query, passages, np.array([0.9, 0.7, 0.5, 0.4]), graphs, CageConfig(lexical_weight=0.0))
+    scores = score_pool(
+        query, passages, np.array([0.9, 0.7, 0.5, 0.4]), graphs, CageConfig(lexical_weight=0.0)
+    )
     order = ranking(scores.fused)
     # "Sela Ward" is a short form of the derived subject "Sela Ann Ward": the chain follows it
     assert order.tolist() == [0, 2, 3, 1]
     assert evidence_chain(query, passages, graphs, order, scores.links) == [
-        None, Via("Sela Ann Ward", 0), Via("Meridian", 1), None]
+        None,
+        Via("Sela Ann Ward", 0),
+        Via("Meridian", 1),
+        None,
+    ]
     # without the ranking's links only given titles (none here) and shared entities link
     assert evidence_chain(query, passages, graphs, order)[:2] == [None, None]

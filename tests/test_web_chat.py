@@ -13,10 +13,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = [pytest.mark.models,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                                 reason="needs Debian's chromium (installed by .ci/run)")]
-QUESTION = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
+pytestmark = [
+    pytest.mark.models,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="needs Debian's chromium (installed by .ci/run)"
+    ),
+]
+QUESTION = (
+    "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?"
+)
 
 
 def _free_port() -> int:
@@ -28,8 +33,13 @@ def _free_port() -> int:
 @pytest.fixture
 def web_app():
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "web_chat" / "app.py"), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "web_chat" / "app.py"), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 180
     while time.time() < deadline:
@@ -53,9 +63,19 @@ def test_question_answer_table_and_heatmap_in_chromium(web_app, tmp_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         page = browser.new_page(viewport={"width": 1280, "height": 1600})
         page.goto(web_app)
         page.locator("#question textarea").fill(QUESTION)

@@ -165,8 +165,14 @@ class CrossEncoderTimer:
             return self.head(cls).squeeze(-1).numpy()
 
 
-def _pool_runs(reranker: CageReranker, embedder: Any, cross: Any, questions: Sequence[str],
-               pools: list[list[str]], sims: list[np.ndarray]) -> dict[str, Callable[[int], Any]]:
+def _pool_runs(
+    reranker: CageReranker,
+    embedder: Any,
+    cross: Any,
+    questions: Sequence[str],
+    pools: list[list[str]],
+    sims: list[np.ndarray],
+) -> dict[str, Callable[[int], Any]]:
     """The timed calls on pool ``i`` of ``pools``, by row name (:func:`run_bench`)."""
 
     def query(i: int) -> str:
@@ -194,8 +200,11 @@ def _pool_runs(reranker: CageReranker, embedder: Any, cross: Any, questions: Seq
 
 
 def run_bench(
-    ks: Sequence[int] = (10, 20, 50), repeats: int = 20, config: CageConfig | None = None,
-    nlp: Any = None, scaling_ks: Sequence[int] = SCALING_KS,
+    ks: Sequence[int] = (10, 20, 50),
+    repeats: int = 20,
+    config: CageConfig | None = None,
+    nlp: Any = None,
+    scaling_ks: Sequence[int] = SCALING_KS,
 ) -> tuple[list[Timing], float]:
     """Timings for every k and method, the warm scaling rows, and the peak resident memory in MB."""
     questions, corpus = demo_corpus()
@@ -241,8 +250,11 @@ def run_bench(
 
 def format_bench(timings: Sequence[Timing], peak_mb: float) -> str:
     lines = ["| k | method | p50 ms | p95 ms |", "|---|---|---|---|"]
-    lines += [f"| {t.k} | {t.name} | {t.p50_ms:.1f} | {t.p95_ms:.1f} |" for t in timings
-              if not t.name.startswith(ENRICH)]
+    lines += [
+        f"| {t.k} | {t.name} | {t.p50_ms:.1f} | {t.p95_ms:.1f} |"
+        for t in timings
+        if not t.name.startswith(ENRICH)
+    ]
     lines += ["", "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder | "
               "cold full / cross-encoder | cold / cold full |", "|---|---|---|---|---|---|"]  # fmt: skip
     for k in sorted({t.k for t in timings if t.name.startswith("cross-encoder")}):

@@ -41,7 +41,6 @@ __all__ = [
     "cmd_eval",
     "cmd_explain",
     "cmd_rerank",
-    "cmd_train",
     "main",
 ]
 
@@ -67,7 +66,9 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ablate-rule", action="append", choices=sorted(STRING_RULES), metavar="NAME",
                         help="switch a named string rule off (repeatable; cage_core.lang.en."
                              f"STRING_RULES: {', '.join(sorted(STRING_RULES))})")  # fmt: skip
-    parser.add_argument("--spacy-model", help="spaCy pipeline name or path (default: best installed)")
+    parser.add_argument(
+        "--spacy-model", help="spaCy pipeline name or path (default: best installed)"
+    )
 
 
 def _clip(text: str, width: int) -> str:
@@ -130,7 +131,7 @@ def _read_passages(path: str) -> list[Passage]:
     document structure: "doc_id" / "source" and "position" / "start_index", read as
     :func:`cage_core.metadata.passages_from_metadata` reads metadata) or text (blank-line
     separated)."""
-    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")
     with handle:
         content = handle.read()
     if path.endswith((".jsonl", ".json")):
@@ -138,12 +139,16 @@ def _read_passages(path: str) -> list[Passage]:
         for number, item in json_lines(content.splitlines(), path):
             if isinstance(item, str):
                 items.append({"text": item})
-            elif isinstance(item, dict) and isinstance(item.get("text"), str) \
-                    and isinstance(item.get("title", ""), str):
+            elif (
+                isinstance(item, dict)
+                and isinstance(item.get("text"), str)
+                and isinstance(item.get("title", ""), str)
+            ):
                 items.append(item)
             else:
                 raise DatasetFormatError(
-                    f"{path}:{number}: expected a string or an object with a string 'text'")
+                    f"{path}:{number}: expected a string or an object with a string 'text'"
+                )
         ids = [None if item.get("id") is None else str(item["id"]) for item in items]
         return passages_from_metadata([item["text"] for item in items], items, "title", ids)
     return [Passage(text=block.strip()) for block in content.split("\n\n") if block.strip()]
@@ -187,9 +192,11 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         generator = load_generator(args.generator, kwargs)
     paths = resolve_data_paths(args.data)
     total = sum(min(len(load_questions(p)), args.limit or 10**9) for p in paths)
-    reranker = CageReranker(config.replace(graph_cache_size=0), nlp=args.spacy_model,
-                            graph_store=args.graph_store)
+    reranker = CageReranker(
+        config.replace(graph_cache_size=0), nlp=args.spacy_model, graph_store=args.graph_store
+    )
     with tqdm(total=total, unit="q", desc="cage eval", disable=args.no_progress) as bar:
+
         def progress(n: int, name: str) -> None:
             bar.set_postfix_str(name)
             bar.update(n)
@@ -212,17 +219,32 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.md").write_text(table + "\n", encoding="utf-8")
     per_question = [
-        {"dataset": r.dataset, "id": r.question_id, "type": r.type, "method": r.method,
-         "order": list(r.order), "gold": list(r.gold),
-         "recall": {str(k): v for k, v in r.recall.items()},
-         "all_gold": {str(k): v for k, v in r.all_gold.items()}, "latency_ms": 1000 * r.latency_s,
-         "answer": r.answer, "em": r.em, "f1": r.f1}
+        {
+            "dataset": r.dataset,
+            "id": r.question_id,
+            "type": r.type,
+            "method": r.method,
+            "order": list(r.order),
+            "gold": list(r.gold),
+            "recall": {str(k): v for k, v in r.recall.items()},
+            "all_gold": {str(k): v for k, v in r.all_gold.items()},
+            "latency_ms": 1000 * r.latency_s,
+            "answer": r.answer,
+            "em": r.em,
+            "f1": r.f1,
+        }
         for r in run.results
     ]
     settings = {**dataclasses.asdict(config), "string_rules": sorted(config.string_rules)}
-    payload = {"config": settings, "seed": args.seed, "shuffle": args.shuffle,
-               "titles": not args.no_titles, "summary": summary, "per_question": per_question,
-               "retrieval": [dataclasses.asdict(o) for o in run.retrieval]}
+    payload = {
+        "config": settings,
+        "seed": args.seed,
+        "shuffle": args.shuffle,
+        "titles": not args.no_titles,
+        "summary": summary,
+        "per_question": per_question,
+        "retrieval": [dataclasses.asdict(o) for o in run.retrieval],
+    }
     (out_dir / "results.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
     out.write(table + "\n")
     out.write(f"\nwrote {out_dir / 'results.md'} and {out_dir / 'results.json'}\n")
@@ -261,22 +283,30 @@ def _check_open_options(args: argparse.Namespace) -> None:
         if args.retriever != "cosine":
             used.append("--retriever")
         if used:
-            raise ValueError(f"{', '.join(used)} only apply with --open K (the open retrieval setting)")
+            raise ValueError(
+                f"{', '.join(used)} only apply with --open K (the open retrieval setting)"
+            )
         return
     if args.open < 1:
         raise ValueError(f"--open K must be >= 1, got {args.open}")
     if args.shuffle != "auto":
-        raise ValueError("--shuffle applies to the benchmark's own pools; in the open setting pools "
-                         "come in retrieval order")
+        raise ValueError(
+            "--shuffle applies to the benchmark's own pools; in the open setting pools "
+            "come in retrieval order"
+        )
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     from cage_core.cli.bench import format_bench, run_bench
 
     ks = tuple(int(k) for k in args.k.split(","))
-    timings, peak = run_bench(ks=ks, repeats=args.repeats, config=_config(args), nlp=args.spacy_model)
-    out.write(f"cage bench: {args.repeats} queries per k, passages of ~100 words, "
-              f"torch threads={__import__('torch').get_num_threads()}\n\n")
+    timings, peak = run_bench(
+        ks=ks, repeats=args.repeats, config=_config(args), nlp=args.spacy_model
+    )
+    out.write(
+        f"cage bench: {args.repeats} queries per k, passages of ~100 words, "
+        f"torch threads={__import__('torch').get_num_threads()}\n\n"
+    )
     out.write(format_bench(timings, peak) + "\n")
     return 0
 
@@ -295,7 +325,9 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     for r, i in enumerate(order):
         p = passages[int(i)]
         label = _clip(f"{p.title}: {p.text}" if p.title else p.text, 50)
-        out.write(f"{r + 1:>4}. f={scores.fused[i]:+.3f} {label:50} {_via_text(chain[r])}".rstrip() + "\n")
+        out.write(
+            f"{r + 1:>4}. f={scores.fused[i]:+.3f} {label:50} {_via_text(chain[r])}".rstrip() + "\n"
+        )
     return 0
 
 
@@ -317,18 +349,33 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     links_target = None
     if args.link_index is True:
         if not args.graph_store:
-            raise ValueError("--link-index without a path needs --graph-store (it is written next to it)")
+            raise ValueError(
+                "--link-index without a path needs --graph-store (it is written next to it)"
+            )
         links_target = link_store_path(args.graph_store)
     elif args.link_index:
         links_target = Path(args.link_index)
     config = _config(args)
     total = count_rows(source)
     if args.ray_address:
-        batches = enrich_ray(source, config, args.spacy_model, args.batch_size, args.ray_address,
-                             args.workers, args.level, args.graph_store)
+        batches = enrich_ray(
+            source,
+            config,
+            args.spacy_model,
+            args.batch_size,
+            args.ray_address,
+            args.workers,
+            args.level,
+            args.graph_store,
+        )
     else:
-        batches = enrich_local(iter_row_batches(source, args.batch_size), config, args.spacy_model,
-                               args.level, args.graph_store)
+        batches = enrich_local(
+            iter_row_batches(source, args.batch_size),
+            config,
+            args.spacy_model,
+            args.level,
+            args.graph_store,
+        )
     links = LinkWriter(links_target) if links_target is not None else None
     start = time.perf_counter()
     with progress_bar(total, args.no_progress) as progress, RowWriter(target) as rows:
@@ -338,8 +385,10 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
             rows.write(batch)
             progress(len(batch))
     seconds = time.perf_counter() - start
-    out.write(f"enriched {rows.rows} passages in {seconds:.1f}s "
-              f"({rows.rows / max(seconds, 1e-9):.1f} passages/s) -> {target}\n")
+    out.write(
+        f"enriched {rows.rows} passages in {seconds:.1f}s "
+        f"({rows.rows / max(seconds, 1e-9):.1f} passages/s) -> {target}\n"
+    )
     if args.graph_store:
         out.write(f"stored {rows.rows} graphs in {args.graph_store}\n")
     if links is not None:
@@ -392,31 +441,58 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_options(rerank)
     rerank.set_defaults(func=cmd_rerank)
     ev = sub.add_parser("eval", help="Recall@k of ranking methods on benchmark files")
-    ev.add_argument("--data", nargs="+", required=True,
-                    help="JSON Lines files or directories of them (format: cage_core.eval.datasets)")
-    ev.add_argument("--methods",
-                    help="comma-separated method names (default: every registered method: "
-                         f"{','.join(registry.METHOD_NAMES)})")
+    ev.add_argument(
+        "--data",
+        nargs="+",
+        required=True,
+        help="JSON Lines files or directories of them (format: cage_core.eval.datasets)",
+    )
+    ev.add_argument(
+        "--methods",
+        help="comma-separated method names (default: every registered method: "
+        f"{','.join(registry.METHOD_NAMES)})",
+    )
     ev.add_argument("--out", default="eval-out", help="directory for results.md and results.json")
-    ev.add_argument("--k", default=",".join(map(str, DEFAULT_KS)),
-                    help="cut-offs for Recall@k and all-gold@k (default: %(default)s)")
-    ev.add_argument("--shuffle", choices=("auto", "always", "never"), default="auto",
-                    help="shuffle pools with a fixed seed first (auto: RAMDocs only)")
+    ev.add_argument(
+        "--k",
+        default=",".join(map(str, DEFAULT_KS)),
+        help="cut-offs for Recall@k and all-gold@k (default: %(default)s)",
+    )
+    ev.add_argument(
+        "--shuffle",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="shuffle pools with a fixed seed first (auto: RAMDocs only)",
+    )
     ev.add_argument("--seed", type=int, default=0, help="seed of shuffling and of 'random'")
     ev.add_argument("--limit", type=int, help="evaluate only the first N questions of each file")
     ev.add_argument("--generator", help="LangChain chat model as 'package.module:Class' for EM/F1")
     ev.add_argument("--generator-kwargs", help="JSON object of keyword arguments for the generator")
-    ev.add_argument("--paper-reference", action="store_true",
-                    help="also print the paper's stated Recall@5 (a different sample; reference only)")
+    ev.add_argument(
+        "--paper-reference",
+        action="store_true",
+        help="also print the paper's stated Recall@5 (a different sample; reference only)",
+    )
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ev.add_argument("--graph-store", help="SQLite graph store to read and fill (parse once across runs)")
-    ev.add_argument("--record-command", action=argparse.BooleanOptionalAction, default=True,
-                    help="write the command line into the report (default: yes)")
-    ev.add_argument("--no-titles", action="store_true",
-                    help="drop passage titles (from content and metadata) before anything else")
+    ev.add_argument(
+        "--graph-store", help="SQLite graph store to read and fill (parse once across runs)"
+    )
+    ev.add_argument(
+        "--record-command",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="write the command line into the report (default: yes)",
+    )
+    ev.add_argument(
+        "--no-titles",
+        action="store_true",
+        help="drop passage titles (from content and metadata) before anything else",
+    )
     open_setting = ev.add_argument_group(
-        "open retrieval", "retrieve the top K of a corpus per question, then rank those "
-        "(cage_core.eval.open_retrieval)")
+        "open retrieval",
+        "retrieve the top K of a corpus per question, then rank those "
+        "(cage_core.eval.open_retrieval)",
+    )
     open_setting.add_argument("--open", type=int, metavar="K",
                               help="rank the top K passages a retriever finds in a corpus "
                                    "instead of the benchmark's own pools")  # fmt: skip
@@ -426,12 +502,23 @@ def build_parser() -> argparse.ArgumentParser:
     open_setting.add_argument("--retriever", choices=RETRIEVERS, default="cosine",
                               help="first stage: embedder cosine, corpus BM25, or hybrid "
                                    "z(cos) + w·z(BM25) (default: %(default)s)")  # fmt: skip
-    open_setting.add_argument("--expand", action="store_true",
-                              help="add passages linked to the retrieved ones (the link index) to each pool")
-    open_setting.add_argument("--expand-seeds", type=int, default=ExpansionSettings.seeds,
-                              help="retrieved passages the expansion starts from (default: %(default)s)")
-    open_setting.add_argument("--expand-limit", type=int, default=ExpansionSettings.limit,
-                              help="at most this many passages added per pool (default: %(default)s)")
+    open_setting.add_argument(
+        "--expand",
+        action="store_true",
+        help="add passages linked to the retrieved ones (the link index) to each pool",
+    )
+    open_setting.add_argument(
+        "--expand-seeds",
+        type=int,
+        default=ExpansionSettings.seeds,
+        help="retrieved passages the expansion starts from (default: %(default)s)",
+    )
+    open_setting.add_argument(
+        "--expand-limit",
+        type=int,
+        default=ExpansionSettings.limit,
+        help="at most this many passages added per pool (default: %(default)s)",
+    )
     _add_config_options(ev)
     ev.set_defaults(func=cmd_eval)
     explain = sub.add_parser("explain", help="render scores and the coherence matrix to a PNG")
@@ -441,28 +528,50 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_options(explain)
     explain.set_defaults(func=cmd_explain)
     enrich = sub.add_parser("enrich", help="passage graphs for a corpus (in process or on Ray)")
-    enrich.add_argument("--input", "-i", required=True, help="JSON Lines or Parquet with 'text' [, 'title']")
-    enrich.add_argument("--output", "-o", required=True, help="output .jsonl or .parquet (adds 'cage_graph')")
-    enrich.add_argument("--ray-address", help="run on Ray: a cluster address, or 'local' for a local instance")
+    enrich.add_argument(
+        "--input", "-i", required=True, help="JSON Lines or Parquet with 'text' [, 'title']"
+    )
+    enrich.add_argument(
+        "--output", "-o", required=True, help="output .jsonl or .parquet (adds 'cage_graph')"
+    )
+    enrich.add_argument(
+        "--ray-address", help="run on Ray: a cluster address, or 'local' for a local instance"
+    )
     enrich.add_argument("--workers", type=int, default=2, help="Ray actors (default: %(default)s)")
     enrich.add_argument("--batch-size", type=int, default=64)
-    enrich.add_argument("--graph-store", help="also fill this SQLite graph store (a server then starts warm)")
-    enrich.add_argument("--link-index", nargs="?", const=True, metavar="PATH",
-                        help="also write the link index (names -> passages, for candidate expansion) "
-                             "to PATH: a SQLite link store (.sqlite/.db; written per batch) or "
-                             "JSON Lines (.jsonl; written at the end); without PATH, a store next "
-                             "to --graph-store (graphs.sqlite -> graphs.links.sqlite)")
-    enrich.add_argument("--level", choices=["light", "full"],
-                        help="graph level: light (entities; what the default ranks with, ~2x faster) "
-                             "or full (the parse, for the R-GCN presets); default: the preset's")
+    enrich.add_argument(
+        "--graph-store", help="also fill this SQLite graph store (a server then starts warm)"
+    )
+    enrich.add_argument(
+        "--link-index",
+        nargs="?",
+        const=True,
+        metavar="PATH",
+        help="also write the link index (names -> passages, for candidate expansion) "
+        "to PATH: a SQLite link store (.sqlite/.db; written per batch) or "
+        "JSON Lines (.jsonl; written at the end); without PATH, a store next "
+        "to --graph-store (graphs.sqlite -> graphs.links.sqlite)",
+    )
+    enrich.add_argument(
+        "--level",
+        choices=["light", "full"],
+        help="graph level: light (entities; what the default ranks with, ~2x faster) "
+        "or full (the parse, for the R-GCN presets); default: the preset's",
+    )
     enrich.add_argument("--no-progress", action="store_true")
     _add_config_options(enrich)
     enrich.set_defaults(func=cmd_enrich)
-    links = sub.add_parser("links", help="copy a link index: JSON Lines <-> SQLite link store "
-                                         "(import an old .jsonl once, or export a store)")
+    links = sub.add_parser(
+        "links",
+        help="copy a link index: JSON Lines <-> SQLite link store "
+        "(import an old .jsonl once, or export a store)",
+    )
     links.add_argument("source", help="a .jsonl link index or a .sqlite/.db link store")
-    links.add_argument("target", help="where to copy it (the form follows the suffix; a store "
-                                      "is created or its entries with the same ids replaced)")
+    links.add_argument(
+        "target",
+        help="where to copy it (the form follows the suffix; a store "
+        "is created or its entries with the same ids replaced)",
+    )
     links.set_defaults(func=cmd_links)
     bench = sub.add_parser("bench", help="latency of CAGE vs bi-encoder and cross-encoder")
     bench.add_argument("--k", default="10,20,50", help="pool sizes (default: %(default)s)")

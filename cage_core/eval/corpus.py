@@ -132,13 +132,23 @@ def load_corpus(path: str | Path, *, titles: bool = True) -> Corpus:
             if pid is not None and (isinstance(pid, bool) or not isinstance(pid, (str, int))):
                 raise DatasetFormatError(f"{where}: 'id' must be a string or an integer")
             doc_id, position = record.get("doc_id"), record.get("position")
-            if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
+            if doc_id is not None and (
+                isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))
+            ):
                 raise DatasetFormatError(f"{where}: 'doc_id' must be a string or an integer")
-            if position is not None and (isinstance(position, bool) or not isinstance(position, int)
-                                         or position < 0):
+            if position is not None and (
+                isinstance(position, bool) or not isinstance(position, int) or position < 0
+            ):
                 raise DatasetFormatError(f"{where}: 'position' must be an integer >= 0")
-            items.append((None if pid is None else str(pid), title, text,
-                          None if doc_id is None else str(doc_id), position))
+            items.append(
+                (
+                    None if pid is None else str(pid),
+                    title,
+                    text,
+                    None if doc_id is None else str(doc_id),
+                    position,
+                )
+            )
     corpus = build_corpus(items, source=str(path), titles=titles)
     if len(corpus) < len(items):
         logger.info("%s: %d repeated passages ignored", path, len(items) - len(corpus))

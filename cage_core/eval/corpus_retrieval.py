@@ -53,7 +53,9 @@ class CorpusRetriever:
     def __init__(self, texts: Sequence[str], cosines: np.ndarray, retriever: Retriever = "cosine",
                  lexical_weight: float = 0.5) -> None:  # fmt: skip
         if retriever not in RETRIEVERS:
-            raise ValueError(f"unknown retriever {retriever!r}; choose from {', '.join(RETRIEVERS)}")
+            raise ValueError(
+                f"unknown retriever {retriever!r}; choose from {', '.join(RETRIEVERS)}"
+            )
         cosines = np.asarray(cosines, dtype=np.float64)
         if cosines.ndim != 2 or cosines.shape[1] != len(texts):
             raise ValueError(f"cosines has shape {cosines.shape}; expected [queries, {len(texts)}]")
@@ -76,5 +78,7 @@ class CorpusRetriever:
         cosine = self._cosines[row]
         candidates = np.array(sorted({int(i) for i in ranking(cosine)[:width]}
                                      | {int(i) for i in ranking(lexical)[:width]}))  # fmt: skip
-        fused = standardize(cosine[candidates]) + self.lexical_weight * standardize(lexical[candidates])
+        fused = standardize(cosine[candidates]) + self.lexical_weight * standardize(
+            lexical[candidates]
+        )
         return [int(candidates[i]) for i in ranking(fused)[:k]]

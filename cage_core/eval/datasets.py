@@ -71,9 +71,7 @@ def iter_questions(path: str | Path) -> Iterator[EvalQuestion]:
                                default_dataset=path.stem)  # fmt: skip
 
 
-def parse_record(
-    record: Any, *, where: str, default_id: str, default_dataset: str
-) -> EvalQuestion:
+def parse_record(record: Any, *, where: str, default_id: str, default_dataset: str) -> EvalQuestion:
     """Validate one decoded record (see the module docstring for the format)."""
     if not isinstance(record, dict):
         raise DatasetFormatError(f"{where}: a record must be a JSON object")
@@ -86,11 +84,15 @@ def parse_record(
     passages = []
     for i, p in enumerate(raw_passages):
         if not isinstance(p, dict) or not isinstance(p.get("text"), str):
-            raise DatasetFormatError(f"{where}: passages[{i}] must be an object with a string 'text'")
+            raise DatasetFormatError(
+                f"{where}: passages[{i}] must be an object with a string 'text'"
+            )
         title = p.get("title") or ""
         gold = p.get("gold", False)
         if not isinstance(title, str) or not isinstance(gold, bool):
-            raise DatasetFormatError(f"{where}: passages[{i}] has a non-string title or non-bool gold")
+            raise DatasetFormatError(
+                f"{where}: passages[{i}] has a non-string title or non-bool gold"
+            )
         passages.append(EvalPassage(text=p["text"], title=title, gold=gold))
     answers = record.get("answers") or []
     if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):

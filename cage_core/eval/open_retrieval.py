@@ -102,7 +102,8 @@ class _CorpusState:
         self.corpus = corpus
         start = time.perf_counter()
         self.embeddings = np.asarray(
-            reranker.passage_embeddings([p.content for p in corpus.passages]), dtype=np.float64)
+            reranker.passage_embeddings([p.content for p in corpus.passages]), dtype=np.float64
+        )
         self._embed_seconds = time.perf_counter() - start
         self.graphs: dict[int, PassageGraph] = {}
         self.link_index: LinkIndex | None = None
@@ -129,12 +130,17 @@ class _CorpusState:
         """The link index over every corpus passage, built on first use (graphs must be held)."""
         if self.link_index is None:
             self.link_index = LinkIndex.build(
-                (p.id or str(i), p, self.graphs[i]) for i, p in enumerate(self.corpus.passages))
+                (p.id or str(i), p, self.graphs[i]) for i, p in enumerate(self.corpus.passages)
+            )
         return self.link_index
 
 
 def expand_pool(
-    link_index: LinkIndex, corpus: Corpus, query: str, retrieved: Sequence[int], settings: ExpansionSettings
+    link_index: LinkIndex,
+    corpus: Corpus,
+    query: str,
+    retrieved: Sequence[int],
+    settings: ExpansionSettings,
 ) -> list[int]:
     """The expansion step: corpus indices of the passages ``link_index`` reaches from the
     ``retrieved`` ones (``LinkIndex.expand``), in its order, without those already in the pool."""
@@ -175,7 +181,9 @@ def run_open_evaluation(
     run = EvalRun(methods=[m.name for m in methods], ks=tuple(sorted(set(ks))))
     need_graphs = any(m.needs_graphs for m in methods)
     full = any(getattr(m, "needs_vectors", False) for m in methods)
-    shared = _CorpusState(load_corpus(corpus_path, titles=titles), reranker) if corpus_path else None
+    shared = (
+        _CorpusState(load_corpus(corpus_path, titles=titles), reranker) if corpus_path else None
+    )
     for path in resolve_data_paths(paths):
         all_questions = load_questions(path)
         questions = all_questions[:limit]
@@ -193,7 +201,9 @@ def run_open_evaluation(
             if not questions:
                 continue
         start = time.perf_counter()
-        query_vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
+        query_vectors = np.asarray(
+            reranker.embedder([q.question for q in questions]), dtype=np.float64
+        )
         cosines = cosine_matrix(query_vectors, state.embeddings)
         embed_seconds = time.perf_counter() - start + state.take_embed_seconds()
         start = time.perf_counter()
@@ -288,7 +298,9 @@ def misinfo_in_corpus(q: EvalQuestion, corpus: Corpus) -> tuple[int, ...] | None
     return tuple(sorted({i for i in ids if i is not None}))
 
 
-def _outcome(q: EvalQuestion, gold: tuple[int, ...], retrieved: list[int], pool: list[int]) -> RetrievalOutcome:
+def _outcome(
+    q: EvalQuestion, gold: tuple[int, ...], retrieved: list[int], pool: list[int]
+) -> RetrievalOutcome:
     return RetrievalOutcome(
         dataset=q.dataset, question_id=q.id, type=q.type, retrieved=len(retrieved), pool_size=len(pool),
         retrieved_recall=recall_at_k(retrieved, gold, len(retrieved)),

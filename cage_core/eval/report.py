@@ -22,21 +22,29 @@ __all__ = [
 #: Recall@5 stated in the text of the CAGE paper (its Table 1 and ablation), on its own
 #: samples of the datasets: for reference only, not comparable sample for sample.
 PAPER_RECALL_AT_5: dict[str, dict[str, str]] = {
-    "cage (paper)": {"2wikimultihopqa": "85.4", "hotpotqa": "84.2", "musique": "64.0",
-                     "ramdocs": "86.8–87.6 (all methods)"},
+    "cage (paper)": {
+        "2wikimultihopqa": "85.4",
+        "hotpotqa": "84.2",
+        "musique": "64.0",
+        "ramdocs": "86.8–87.6 (all methods)",
+    },
     "vanilla (paper)": {"2wikimultihopqa": "≈80.4 (CAGE −5)", "musique": "63.6"},
     "monoT5 (paper)": {"hotpotqa": "84.2", "musique": "62.8"},
 }
-PAPER_ABLATION_NOTE = ("Paper ablation (Table 3, as stated): R-GCN instead of GCN +10.5 on MuSiQue; "
-                       "reweighting +3.9 on 2Wiki, +1.8 on HotpotQA.")
+PAPER_ABLATION_NOTE = (
+    "Paper ablation (Table 3, as stated): R-GCN instead of GCN +10.5 on MuSiQue; "
+    "reweighting +3.9 on 2Wiki, +1.8 on HotpotQA."
+)
 
 
 def _mean(values: list[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-OPEN_SHARED_WORK_NOTE = ("; open setting: the corpus is embedded, and each passage parsed, once per "
-                         "corpus, charged to the first file that uses it")
+OPEN_SHARED_WORK_NOTE = (
+    "; open setting: the corpus is embedded, and each passage parsed, once per "
+    "corpus, charged to the first file that uses it"
+)
 SUMMARY_KS: tuple[int, ...] = (5, 3)
 """The cut-offs of the cross-dataset summary tables, when evaluated."""
 
@@ -131,15 +139,20 @@ def _summary_tables(summary: dict[str, Any]) -> list[str]:
             lines.append("")
             continue
         expanded = any(summary["datasets"][d]["open"]["expand"] for d in names)
-        header = ["file", "corpus", "ceiling R@K"] + (["ceiling, expanded pool"] if expanded else [])
+        header = ["file", "corpus", "ceiling R@K"] + (
+            ["ceiling, expanded pool"] if expanded else []
+        )
         rows = []
         for d in names:
             entry = summary["datasets"][d]
             setting, ceiling = entry["open"], entry["open"]["ceiling"]
             row = [d, str(setting["corpus_size"]), f"{_fmt(ceiling['recall'])} (K={setting['k']})"]
             if expanded:
-                row.append(f"{_fmt(ceiling['pool_recall'])} ({ceiling['pool_size']:.1f} passages)"
-                           if setting["expand"] else "–")
+                row.append(
+                    f"{_fmt(ceiling['pool_recall'])} ({ceiling['pool_size']:.1f} passages)"
+                    if setting["expand"]
+                    else "–"
+                )
             rows.append(row + [_fmt(entry["methods"][m][f"recall@{k}"]) for m in methods])
         lines += [f"## Recall@{k} after retrieval", ""]
         lines += _table(header + [f"{m} R@{k}" for m in methods], rows)
@@ -161,7 +174,9 @@ def _open_lines(entry: dict[str, Any]) -> list[str]:
                      f"expansion {1000 * setting['expand_seconds'] / max(entry['questions'], 1):.1f} ms "
                      f"per question, link index built in {setting['index_seconds']:.1f} s.")  # fmt: skip
     if setting["gold_outside_corpus"]:
-        lines[0] += f" {setting['gold_outside_corpus']} gold passages are not in the corpus (counted as missed)."
+        lines[0] += (
+            f" {setting['gold_outside_corpus']} gold passages are not in the corpus (counted as missed)."
+        )
     by_type = entry["open"]["ceiling_by_type"]
     if by_type:
         lines.append(f"Ceiling R@{k} by type: " + ", ".join(
@@ -182,8 +197,11 @@ def markdown(summary: dict[str, Any], *, paper_reference: bool = False, command:
     metric_header = [f"R@{k}" for k in ks] + [f"all@{k}" for k in ks]
     for d in names:
         entry = summary["datasets"][d]
-        notes = [f"{entry['questions']} questions"] + (["pools shuffled"] if entry["shuffled"] else []) \
+        notes = (
+            [f"{entry['questions']} questions"]
+            + (["pools shuffled"] if entry["shuffled"] else [])
             + ([] if entry.get("titles", True) else ["no titles"])
+        )
         lines += [f"## {d} ({', '.join(notes)})", ""]
         if "open" in entry:
             lines += _open_lines(entry)
@@ -196,7 +214,11 @@ def markdown(summary: dict[str, Any], *, paper_reference: bool = False, command:
             header += ["EM", "F1"]
         rows = []
         for method, m in entry["methods"].items():
-            cells = [method] + [_fmt(m[f"recall@{k}"]) for k in ks] + [_fmt(m[f"all_gold@{k}"]) for k in ks]
+            cells = (
+                [method]
+                + [_fmt(m[f"recall@{k}"]) for k in ks]
+                + [_fmt(m[f"all_gold@{k}"]) for k in ks]
+            )
             if has_misinfo:
                 cells += [_fmt(m.get("misinfo_in_top", {}).get(f"@{k}")) for k in ks]
             if has_answers:

@@ -205,7 +205,9 @@ def run_evaluation(
         graphs = (reranker.graphs(flat, level="full" if need_vectors else "light", with_vectors=need_vectors)
                   if need_graphs else None)  # fmt: skip
         parse_seconds = time.perf_counter() - start
-        run.datasets[name] = DatasetRun(name, len(questions), parse_seconds, embed_seconds, shuffled, titles)
+        run.datasets[name] = DatasetRun(
+            name, len(questions), parse_seconds, embed_seconds, shuffled, titles
+        )
         logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",
                     name, len(questions), embed_seconds, parse_seconds)  # fmt: skip
         offset = 0
@@ -228,7 +230,9 @@ def _similarities(
     reranker: CageReranker, questions: list[EvalQuestion], pools: list[list[Passage]]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per pool: the query–passage cosines and the passage embeddings."""
-    texts = list(dict.fromkeys([q.question for q in questions] + [p.content for ps in pools for p in ps]))
+    texts = list(
+        dict.fromkeys([q.question for q in questions] + [p.content for ps in pools for p in ps])
+    )
     vectors = np.asarray(reranker.embedder(texts), dtype=np.float64)
     row = {t: i for i, t in enumerate(texts)}
     out = []
@@ -246,8 +250,13 @@ def _misinfo_positions(q: EvalQuestion, position: dict[int, int]) -> tuple[int, 
 
 
 def rank_pool(
-    methods: Sequence[RankingMethod], pool: Pool, q: EvalQuestion, gold: tuple[int, ...],
-    misinfo: tuple[int, ...] | None, ks: tuple[int, ...], generator: Any = None,
+    methods: Sequence[RankingMethod],
+    pool: Pool,
+    q: EvalQuestion,
+    gold: tuple[int, ...],
+    misinfo: tuple[int, ...] | None,
+    ks: tuple[int, ...],
+    generator: Any = None,
     ids: Sequence[int] | None = None,
 ) -> list[QuestionResult]:
     """Every method's ranking of ``pool`` and its metrics against ``gold`` (and ``misinfo``).
@@ -258,8 +267,13 @@ def rank_pool(
 
 
 def _rank_one(
-    method: RankingMethod, pool: Pool, q: EvalQuestion, gold: tuple[int, ...],
-    misinfo: tuple[int, ...] | None, ks: tuple[int, ...], generator: Any,
+    method: RankingMethod,
+    pool: Pool,
+    q: EvalQuestion,
+    gold: tuple[int, ...],
+    misinfo: tuple[int, ...] | None,
+    ks: tuple[int, ...],
+    generator: Any,
     ids: Sequence[int] | None = None,
 ) -> QuestionResult:
     reused_before = pool.encodings.reused_seconds
@@ -270,7 +284,9 @@ def _rank_one(
     order = tuple(positions if ids is None else (int(ids[i]) for i in positions))
     answer = em = f1 = None
     if generator is not None:
-        answer = generate_answer(generator, q.question, [pool.passages[i] for i in positions[:ANSWER_CONTEXT]])
+        answer = generate_answer(
+            generator, q.question, [pool.passages[i] for i in positions[:ANSWER_CONTEXT]]
+        )
         em, f1 = exact_match(answer, q.answers), token_f1(answer, q.answers)
     return QuestionResult(
         dataset=q.dataset, question_id=q.id, type=q.type, method=method.name, order=order,

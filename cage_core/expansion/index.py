@@ -95,7 +95,6 @@ from cage_core.ranking.links import (  # link_name and its bounds: re-exported
     MAX_NAME_CHARS,
     MAX_NAME_WORDS,
     MIN_NAME_CHARS,
-    bare_title,
     link_name,
 )
 from cage_core.ranking.pair_index import words
@@ -263,7 +262,8 @@ class LinkEntry:
             raise ValueError(f"LinkEntry.doc_id must be None or a valid Unicode string of 1 to "
                              f"{MAX_ID_CHARS} characters, got {self.doc_id!r:.60}")  # fmt: skip
         if self.position is not None and (
-            isinstance(self.position, bool) or not isinstance(self.position, int)
+            isinstance(self.position, bool)
+            or not isinstance(self.position, int)
             or not 0 <= self.position <= MAX_POSITION
         ):
             raise ValueError(f"LinkEntry.position must be None or an int in [0, {MAX_POSITION}], "
@@ -821,7 +821,7 @@ class LinkIndex:
 
     @classmethod
     def from_lines(
-        cls, lines: Iterable[bytes | str], *, weights: LinkWeights | None = None,
+        cls, lines: Iterable[bytes | str | None], *, weights: LinkWeights | None = None,
         source: str = "link index",
     ) -> LinkIndex:  # fmt: skip
         """An index from stored lines (the :meth:`to_lines` form; bytes are decoded as UTF-8).

@@ -90,7 +90,7 @@ def index_documents(
     without_id = 0
     for passage_id, passage, graph, metadata in items:
         try:
-            entries.append(entry_for(passage_id, passage, graph, metadata))
+            entries.append(entry_for(passage_id, passage, graph, metadata))  # type: ignore[arg-type]
         except ValueError:  # entry_for's only ValueError: the id is not a usable passage id
             without_id += 1
     if without_id:

@@ -109,13 +109,19 @@ ROLES: dict[NameRole, int] = {"key": 0, "mention": 1}
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value NOT NULL)",
-    ("CREATE TABLE IF NOT EXISTS entries (pid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
-     "data TEXT NOT NULL, doc_id TEXT, position INTEGER)"),
+    (
+        "CREATE TABLE IF NOT EXISTS entries (pid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+        "data TEXT NOT NULL, doc_id TEXT, position INTEGER)"
+    ),
     "CREATE INDEX IF NOT EXISTS entries_by_doc ON entries (doc_id) WHERE doc_id IS NOT NULL",
-    ("CREATE TABLE IF NOT EXISTS names (nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
-     "keyed INTEGER NOT NULL, mentioned INTEGER NOT NULL)"),
-    ("CREATE TABLE IF NOT EXISTS postings (nid INTEGER NOT NULL, role INTEGER NOT NULL, "
-     "pid INTEGER NOT NULL, PRIMARY KEY (nid, role, pid)) WITHOUT ROWID"),
+    (
+        "CREATE TABLE IF NOT EXISTS names (nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+        "keyed INTEGER NOT NULL, mentioned INTEGER NOT NULL)"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS postings (nid INTEGER NOT NULL, role INTEGER NOT NULL, "
+        "pid INTEGER NOT NULL, PRIMARY KEY (nid, role, pid)) WITHOUT ROWID"
+    ),
 )
 _DATA_FIELDS = frozenset({"subject", "keys", "mentions"})
 
@@ -172,8 +178,10 @@ class SqliteLinkStorage:
         if create:
             _create_private_file(self.path)
         elif not self.path.is_file():
-            raise FileNotFoundError(f"no link store at {self.path} (create one with "
-                                    "LinkIndex.open(path, create=True) or cage enrich)")
+            raise FileNotFoundError(
+                f"no link store at {self.path} (create one with "
+                "LinkIndex.open(path, create=True) or cage enrich)"
+            )
         self._create = create
         _STORES.add(self)
         self._attempt(lambda conn: None)  # open and check now, so a bad file fails here
@@ -299,7 +307,8 @@ class SqliteLinkStorage:
         for entry in entries:
             cursor = conn.execute(
                 "INSERT INTO entries (id, data, doc_id, position) VALUES (?, ?, ?, ?)",
-                (entry.id, _entry_data(entry), entry.doc_id, entry.position))
+                (entry.id, _entry_data(entry), entry.doc_id, entry.position),
+            )
             pid = cursor.lastrowid
             for role, names in (("key", entry.keys), ("mention", entry.mentions)):
                 r = ROLES[role]  # type: ignore[index]
@@ -344,8 +353,12 @@ class SqliteLinkStorage:
                 "max_attempts": self._max_attempts, "cache_kib": self._cache_kib}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"], busy_timeout_s=state["busy_timeout_s"],  # type: ignore[misc]
-                      max_attempts=state["max_attempts"], cache_kib=state["cache_kib"])
+        self.__init__(  # type: ignore[misc]
+            state["path"],
+            busy_timeout_s=state["busy_timeout_s"],
+            max_attempts=state["max_attempts"],
+            cache_kib=state["cache_kib"],
+        )
 
     def __repr__(self) -> str:
         return f"SqliteLinkStorage({str(self.path)!r})"

@@ -29,8 +29,15 @@ from typing import Any
 
 from cage_core.graphs.passage_graph import PassageGraph
 
-__all__ = ["MAC_FIELD", "IntegrityKey", "graph_mac", "key_bytes", "signed_text", "stored_mac",
-           "verified"]
+__all__ = [
+    "MAC_FIELD",
+    "IntegrityKey",
+    "graph_mac",
+    "key_bytes",
+    "signed_text",
+    "stored_mac",
+    "verified",
+]
 
 MAC_FIELD = "mac"
 """The key of the MAC in a stored graph's JSON."""

@@ -135,7 +135,9 @@ class _GraphBuilder:
     def __init__(self, doc: Doc) -> None:
         self.doc = doc
         self.nodes = _NodeTable()
-        self.entity_of: dict[int, Span] = {i: e for e in entity_spans(doc) for i in range(e.start, e.end)}
+        self.entity_of: dict[int, Span] = {
+            i: e for e in entity_spans(doc) for i in range(e.start, e.end)
+        }
         self.antecedent = resolve_pronouns(doc)
         self.node_of: dict[int, int | None] = {}
         self.edges: dict[tuple[int, int, int], str] = {}
@@ -183,8 +185,12 @@ class _GraphBuilder:
         subs = agents or [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
         subs = [verb.head if (s.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl") else s
                 for s in subs]  # fmt: skip
-        if not subs and verb.dep_ in INHERITING_DEPS and depth < _MAX_INHERIT_DEPTH \
-                and verb.head.i != verb.i:
+        if (
+            not subs
+            and verb.dep_ in INHERITING_DEPS
+            and depth < _MAX_INHERIT_DEPTH
+            and verb.head.i != verb.i
+        ):
             return self.subjects(verb.head, depth + 1)
         return self.expand(subs)
 

@@ -140,7 +140,9 @@ class PassageGraph:
             raise GraphFormatError(f"edge types must be in [0, {NUM_RELATIONS})")
         if self.vectors is not None:
             if self.vectors.ndim != 2 or self.vectors.shape[0] != n:
-                raise GraphFormatError(f"vectors must have shape [{n}, d], got {self.vectors.shape}")
+                raise GraphFormatError(
+                    f"vectors must have shape [{n}, d], got {self.vectors.shape}"
+                )
             if not np.isfinite(self.vectors).all():
                 raise GraphFormatError("vectors must be finite")
 
@@ -162,7 +164,9 @@ class PassageGraph:
 
         return {
             (self.labels[s], Relation(t).name, self.labels[d])
-            for s, d, t in zip(self.edge_src.tolist(), self.edge_dst.tolist(), self.edge_type.tolist())
+            for s, d, t in zip(
+                self.edge_src.tolist(), self.edge_dst.tolist(), self.edge_type.tolist()
+            )
         }
 
     def with_vectors(self, vectors: np.ndarray | None) -> PassageGraph:
@@ -171,11 +175,19 @@ class PassageGraph:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form as a JSON-safe mapping (see the module docstring)."""
-        nodes = [[label, pos, ent] if ent else [label, pos]
-                 for label, pos, ent in zip(self.labels, self.pos, self.entity_types)]
-        edges = [[s, d, t, v] if v else [s, d, t]
-                 for s, d, t, v in zip(self.edge_src.tolist(), self.edge_dst.tolist(),
-                                       self.edge_type.tolist(), self.edge_verbs)]
+        nodes = [
+            [label, pos, ent] if ent else [label, pos]
+            for label, pos, ent in zip(self.labels, self.pos, self.entity_types)
+        ]
+        edges = [
+            [s, d, t, v] if v else [s, d, t]
+            for s, d, t, v in zip(
+                self.edge_src.tolist(),
+                self.edge_dst.tolist(),
+                self.edge_type.tolist(),
+                self.edge_verbs,
+            )
+        ]
         return {"format": FORMAT_TAG, "version": GRAPH_FORMAT_VERSION, "source": self.source,
                 "sha": self.content_sha, "level": self.level, "nodes": nodes,
                 "edges": edges}  # fmt: skip
@@ -268,4 +280,3 @@ def _edges(value: Any, n: int) -> tuple[list[int], list[int], list[int], tuple[s
         rel.append(edge[2])
         verbs.append(edge[3] if len(edge) == 4 else "")
     return src, dst, rel, tuple(verbs)
-

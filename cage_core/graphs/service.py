@@ -74,7 +74,8 @@ class PassageGraphs:
     ) -> None:
         self._nlp_spec = nlp
         self.store: GraphStore | None = (
-            store if isinstance(store, GraphStore) or store is None else GraphStore(store))
+            store if isinstance(store, GraphStore) or store is None else GraphStore(store)
+        )
         self.cache = GraphCache(cache_size)
         self.max_parse_chars = max_parse_chars
         self.vector_dim = vector_dim
@@ -86,11 +87,20 @@ class PassageGraphs:
         self._count_lock = threading.Lock()
 
     @classmethod
-    def for_config(cls, config: CageConfig, nlp: SpacyModel | None = None,
-                   store: GraphStore | str | os.PathLike[str] | None = None) -> PassageGraphs:
+    def for_config(
+        cls,
+        config: CageConfig,
+        nlp: SpacyModel | None = None,
+        store: GraphStore | str | os.PathLike[str] | None = None,
+    ) -> PassageGraphs:
         """The service a reranker with ``config`` uses (cache size, parse limit, vector width)."""
-        return cls(nlp, store=store, cache_size=config.graph_cache_size,
-                   max_parse_chars=config.max_parse_chars, vector_dim=config.encoder.vector_dim)
+        return cls(
+            nlp,
+            store=store,
+            cache_size=config.graph_cache_size,
+            max_parse_chars=config.max_parse_chars,
+            vector_dim=config.encoder.vector_dim,
+        )
 
     # -- pickling: the parser and locks stay behind ------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -132,7 +142,10 @@ class PassageGraphs:
 
     # -- graphs ------------------------------------------------------------------------------
     def graphs(
-        self, passages: Sequence[PassageLike], *, level: GraphLevel = "light",
+        self,
+        passages: Sequence[PassageLike],
+        *,
+        level: GraphLevel = "light",
         with_vectors: bool = False,
     ) -> list[PassageGraph]:
         """Graphs of ``passages`` at ``level`` or above, in order. ``with_vectors`` attaches
@@ -143,7 +156,8 @@ class PassageGraphs:
         levels = [lv for lv in GRAPH_LEVELS if serves(lv, level)]
         keys = {lv: [graph_key(t, fingerprint, lv) for t in texts] for lv in levels}
         found: list[PassageGraph | None] = [
-            self.cache.get_any([keys[lv][i] for lv in levels]) for i in range(len(items))]
+            self.cache.get_any([keys[lv][i] for lv in levels]) for i in range(len(items))
+        ]
         for lv in levels:
             missing = [i for i, g in enumerate(found) if g is None]
             if not missing or self.store is None:
@@ -184,8 +198,12 @@ class PassageGraphs:
         return self.parser.with_vectors(graphs)
 
     def complete(
-        self, passages: Sequence[Passage], given: Sequence[PassageGraph | None], *,
-        level: GraphLevel = "light", with_vectors: bool = False,
+        self,
+        passages: Sequence[Passage],
+        given: Sequence[PassageGraph | None],
+        *,
+        level: GraphLevel = "light",
+        with_vectors: bool = False,
     ) -> list[PassageGraph]:
         """One graph per passage: each given graph that is of ``level`` or above and was built
         from its passage's content (or carries no content hash: built by hand), the missing
@@ -196,16 +214,28 @@ class PassageGraphs:
             raise TypeError("graphs must hold PassageGraph objects or None (stored values go "
                             "through stored_graphs)")  # fmt: skip
         usable: list[PassageGraph | None] = [
-            g if g is None or serves(g.level, level) else None for g in given]
-        stale = [i for i, g in enumerate(usable)
-                 if g is not None and g.content_sha and g.content_sha != content_hash(passages[i].content)]
+            g if g is None or serves(g.level, level) else None for g in given
+        ]
+        stale = [
+            i
+            for i, g in enumerate(usable)
+            if g is not None
+            and g.content_sha
+            and g.content_sha != content_hash(passages[i].content)
+        ]
         if stale:
-            logger.warning("ignoring %d of %d given passage graphs built from other content than "
-                           "their passage; parsing those passages again", len(stale), len(passages))
+            logger.warning(
+                "ignoring %d of %d given passage graphs built from other content than "
+                "their passage; parsing those passages again",
+                len(stale),
+                len(passages),
+            )
             for i in stale:
                 usable[i] = None
         missing = [i for i, g in enumerate(usable) if g is None]
-        made = iter(self.graphs([passages[i] for i in missing], level=level)) if missing else iter(())
+        made = (
+            iter(self.graphs([passages[i] for i in missing], level=level)) if missing else iter(())
+        )
         out = [g if g is not None else next(made) for g in usable]
         return self.with_vectors(out) if with_vectors else out
 
@@ -241,7 +271,9 @@ class PassageGraphs:
                            "again", sum(reasons.values()), len(items), summary)  # fmt: skip
         return out
 
-    def _stored_one(self, data: Any, passage: Passage | None) -> tuple[PassageGraph | None, str | None]:
+    def _stored_one(
+        self, data: Any, passage: Passage | None
+    ) -> tuple[PassageGraph | None, str | None]:
         if data is None:
             return None, None
         try:

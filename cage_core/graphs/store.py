@@ -232,8 +232,12 @@ class GraphStore:
                 "integrity_key": self._integrity_key}  # fmt: skip
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__init__(state["path"], busy_timeout_s=state["busy_timeout_s"],  # type: ignore[misc]
-                      max_attempts=state["max_attempts"], integrity_key=state.get("integrity_key"))
+        self.__init__(  # type: ignore[misc]
+            state["path"],
+            busy_timeout_s=state["busy_timeout_s"],
+            max_attempts=state["max_attempts"],
+            integrity_key=state.get("integrity_key"),
+        )
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -288,8 +292,13 @@ class GraphStore:
         try:
             return self._attempt(read)
         except _Busy:
-            logger.warning("graph store %s: still locked after %d attempts; %d %s lookups "
-                           "count as misses", self.path, self._max_attempts, len(unique), table)
+            logger.warning(
+                "graph store %s: still locked after %d attempts; %d %s lookups count as misses",
+                self.path,
+                self._max_attempts,
+                len(unique),
+                table,
+            )
             return []
 
     def _write(self, table: str, sql: str, rows: list[tuple]) -> None:
@@ -303,8 +312,13 @@ class GraphStore:
             try:
                 self._attempt(functools.partial(_execute_batch, sql, batch))
             except _Busy:
-                logger.warning("graph store %s: still locked after %d attempts; dropped %d %s "
-                               "writes", self.path, self._max_attempts, len(rows) - start, table)
+                logger.warning(
+                    "graph store %s: still locked after %d attempts; dropped %d %s writes",
+                    self.path,
+                    self._max_attempts,
+                    len(rows) - start,
+                    table,
+                )
                 return
 
     def _read_valid(self, table: str, columns: str, keys: Sequence[str],

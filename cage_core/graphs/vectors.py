@@ -91,7 +91,9 @@ class LabelVectors:
                         found.append(np.asarray(vectors.data[row], dtype=np.float64))
                         break
             else:
-                found = [np.asarray(w.lex.vector, dtype=np.float64) for w in words if w.lex.has_vector]
+                found = [
+                    np.asarray(w.lex.vector, dtype=np.float64) for w in words if w.lex.has_vector
+                ]
         vec = None
         if found:
             vec = _fit_width(np.mean(found, axis=0), self.dim)

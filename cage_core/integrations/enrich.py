@@ -93,7 +93,9 @@ def iter_row_batches(path: Path, batch_size: int) -> Iterator[list[dict[str, Any
     with path.open(encoding="utf-8") as handle:
         for number, row in json_lines(handle, str(path)):
             if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                raise DatasetFormatError(f"{path}:{number}: expected an object with a string 'text'")
+                raise DatasetFormatError(
+                    f"{path}:{number}: expected an object with a string 'text'"
+                )
             batch.append(row)
             if len(batch) == batch_size:
                 yield batch
@@ -137,8 +139,12 @@ class RowWriter:
         else:  # no row at all: an empty Parquet file still has a schema
             import pyarrow as pa
 
-            _pyarrow().write_table(pa.table({"text": pa.array([], pa.string()),
-                                             GRAPH_COLUMN: pa.array([], pa.string())}), self.path)
+            _pyarrow().write_table(
+                pa.table(
+                    {"text": pa.array([], pa.string()), GRAPH_COLUMN: pa.array([], pa.string())}
+                ),
+                self.path,
+            )
 
     def __enter__(self) -> Self:
         return self
@@ -174,15 +180,27 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, log_to_driver=False)
-    ray.data.DataContext.get_current().execution_options.preserve_order = True  # output = input order
+    ray.data.DataContext.get_current().execution_options.preserve_order = (
+        True  # output = input order
+    )
     # Read tasks reserve no CPU: with every local CPU held by an actor they would wait forever
     # (a known Ray Data stall), and reading is light next to parsing.
     read = ray.data.read_parquet if path.suffix == ".parquet" else ray.data.read_json
     ds = read(str(path), num_cpus=0)
-    enricher = {"config": config, "spacy_model": spacy_model, "level": level,
-                "graph_store": graph_store}
-    ds = ds.map_batches(GraphEnricher, fn_constructor_kwargs=enricher, concurrency=workers,
-                        batch_size=batch_size, batch_format="pandas", num_cpus=ACTOR_CPUS)
+    enricher = {
+        "config": config,
+        "spacy_model": spacy_model,
+        "level": level,
+        "graph_store": graph_store,
+    }
+    ds = ds.map_batches(
+        GraphEnricher,
+        fn_constructor_kwargs=enricher,
+        concurrency=workers,
+        batch_size=batch_size,
+        batch_format="pandas",
+        num_cpus=ACTOR_CPUS,
+    )
     for table in ds.iter_batches(batch_size=batch_size, batch_format="pyarrow"):
         yield table.to_pylist()  # type: ignore[union-attr]  # pyarrow: plain values, None missing
 
@@ -214,16 +232,20 @@ class LinkWriter:
         """Finish (a JSON Lines index is saved now); a line saying what was written."""
         if not self._store:
             written = self._index.save(self.path)
-            return (f"wrote the link index of {len(self._index)} passages "
-                    f"({written / max(len(self._index), 1):.0f} bytes per passage) -> {self.path}")
+            return (
+                f"wrote the link index of {len(self._index)} passages "
+                f"({written / max(len(self._index), 1):.0f} bytes per passage) -> {self.path}"
+            )
         held = len(self._index)
         self._index.close()
         if self._before == 0 and held < self.entries:
             logger.warning("%s: %d rows share a passage id with another row (the last one's "
                            "entry is kept); give every row a distinct 'id'", self.path,
                            self.entries - held)  # fmt: skip
-        return (f"wrote {self.entries} link entries to the link store {self.path} "
-                f"(it holds {held} passages)")
+        return (
+            f"wrote {self.entries} link entries to the link store {self.path} "
+            f"(it holds {held} passages)"
+        )
 
 
 @contextmanager

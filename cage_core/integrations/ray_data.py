@@ -66,15 +66,25 @@ class GraphEnricher:
     fills the store through its own connection, and a rerun after a stop parses only what
     was not stored yet."""
 
-    def __init__(self, config: CageConfig | dict[str, Any] | None = None, spacy_model: str | None = None,
-                 text_column: str = "text", title_column: str = "title",
-                 graph_column: str = GRAPH_COLUMN, level: GraphLevel | None = None,
-                 graph_store: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        config: CageConfig | dict[str, Any] | None = None,
+        spacy_model: str | None = None,
+        text_column: str = "text",
+        title_column: str = "title",
+        graph_column: str = GRAPH_COLUMN,
+        level: GraphLevel | None = None,
+        graph_store: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.config = _config(config)
         self.spacy_model = spacy_model
         self.level = level
         self.graph_store = graph_store
-        self.text_column, self.title_column, self.graph_column = text_column, title_column, graph_column
+        self.text_column, self.title_column, self.graph_column = (
+            text_column,
+            title_column,
+            graph_column,
+        )
         self._graphs: PassageGraphs | None = None
 
     @property
@@ -87,7 +97,9 @@ class GraphEnricher:
     def __call__(self, batch: Any) -> Any:
         texts = _cells(batch, self.text_column)
         titles = _cells(batch, self.title_column) or [""] * len(texts)
-        passages = [Passage(str(t), title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)]
+        passages = [
+            Passage(str(t), title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)
+        ]
         level = self.level or required_graph_level(self.config)
         graphs = self.graph_service.graphs(passages, level=level)
         batch[self.graph_column] = [g.to_text() for g in graphs]
@@ -97,8 +109,13 @@ class GraphEnricher:
 class BatchReranker:
     """``map_batches`` callable: rerank each row's pool for its query."""
 
-    def __init__(self, config: CageConfig | dict[str, Any] | None = None, spacy_model: str | None = None,
-                 top_n: int | None = None, method: str = "cage") -> None:
+    def __init__(
+        self,
+        config: CageConfig | dict[str, Any] | None = None,
+        spacy_model: str | None = None,
+        top_n: int | None = None,
+        method: str = "cage",
+    ) -> None:
         self.config = _config(config)
         self.spacy_model = spacy_model
         self.top_n = top_n
@@ -108,8 +125,7 @@ class BatchReranker:
     @property
     def reranker(self) -> CageReranker:
         if self._reranker is None:
-            self._reranker = CageReranker(self.config, nlp=self.spacy_model,
-                                          method=self.method)
+            self._reranker = CageReranker(self.config, nlp=self.spacy_model, method=self.method)
         return self._reranker
 
     def __call__(self, batch: Any) -> Any:

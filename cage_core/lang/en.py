@@ -137,7 +137,9 @@ def check_rules(rules: object, name: str = "string_rules") -> frozenset[str]:
         raise TypeError(f"{name} must be a frozenset of rule names, got {type(rules).__name__}")
     unknown = sorted(set(rules) - STRING_RULES)
     if unknown:
-        raise ValueError(f"{name} has unknown rules {unknown}; the rules are {sorted(STRING_RULES)}")
+        raise ValueError(
+            f"{name} has unknown rules {unknown}; the rules are {sorted(STRING_RULES)}"
+        )
     return frozenset(rules)
 
 
@@ -196,8 +198,12 @@ def shortened_names(words: Sequence[str], style: AliasStyle,
     n = len(core)
     short: list[str] = []
     sized = n >= style.min_words and (not style.max_words or n <= style.max_words)
-    if "short_forms" in rules and sized and all(
-        (w.isalpha() and w[0].isupper()) if style.letters_only else w[0].isupper() for w in core
+    if (
+        "short_forms" in rules
+        and sized
+        and all(
+            (w.isalpha() and w[0].isupper()) if style.letters_only else w[0].isupper() for w in core
+        )
     ):
         short.append(f"{core[0]} {core[-1]}")
         if style.partial:

@@ -39,14 +39,19 @@ from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRCo
 CONTRA_WEIGHT = 3.0
 """cage-contra's contradiction weight, chosen on the RAMDocs DEV file (misinfo in top 2)."""
 
+
 def _paper(config: CageConfig) -> CageConfig:
     """The paper preset, keeping the caller's encoder training settings (epochs, seed)."""
-    return CageConfig.preset("paper").replace(epochs=config.encoder.epochs, seed=config.encoder.seed)
+    return CageConfig.preset("paper").replace(
+        epochs=config.encoder.epochs, seed=config.encoder.seed
+    )
 
 
 def _grapher(config: CageConfig) -> GraphERMethod:
     """GraphER with its default walk over the links ``config`` sets for CAGE's bridge."""
-    return GraphERMethod(GraphERConfig(entity_weight=config.entity_weight, title_links=config.title_links))
+    return GraphERMethod(
+        GraphERConfig(entity_weight=config.entity_weight, title_links=config.title_links)
+    )
 
 
 def _tegr(config: CageConfig) -> TEGRMethod:
@@ -58,21 +63,33 @@ _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
     "random": lambda c: RandomMethod(seed=c.encoder.seed),
     "vanilla": lambda c: VanillaMethod(),
     "bm25": lambda c: BM25Method(),
-    "hybrid": lambda c: CageMethod("hybrid", c.replace(alpha=1.0, chain=c.chain.replace(length=0),
-                                                       document=c.document.replace(enabled=False))),
-    "cage-nodocs": lambda c: CageMethod("cage-nodocs", c.replace(document=c.document.replace(enabled=False))),
+    "hybrid": lambda c: CageMethod(
+        "hybrid",
+        c.replace(
+            alpha=1.0, chain=c.chain.replace(length=0), document=c.document.replace(enabled=False)
+        ),
+    ),
+    "cage-nodocs": lambda c: CageMethod(
+        "cage-nodocs", c.replace(document=c.document.replace(enabled=False))
+    ),
     "cage": lambda c: CageMethod("cage", c),
-    "cage-nochain": lambda c: CageMethod("cage-nochain", c.replace(chain=c.chain.replace(length=0))),
+    "cage-nochain": lambda c: CageMethod(
+        "cage-nochain", c.replace(chain=c.chain.replace(length=0))
+    ),
     "cage-nolexical": lambda c: CageMethod("cage-nolexical", c.replace(lexical_weight=0.0)),
     "cage-notitles": lambda c: CageMethod("cage-notitles", c.replace(title_links=False)),
     "cage-noentities": lambda c: CageMethod("cage-noentities", c.replace(entity_weight=0.0)),
-    "cage-core1": lambda c: CageMethod("cage-core1", c.replace(core_size=1, chain=c.chain.replace(length=0))),
+    "cage-core1": lambda c: CageMethod(
+        "cage-core1", c.replace(core_size=1, chain=c.chain.replace(length=0))
+    ),
     "cage+rgcn": lambda c: CageMethod("cage+rgcn", c.replace(rgcn_weight=0.2)),
     "paper": lambda c: CageMethod("paper", _paper(c)),
     "cage-gcn": lambda c: CageMethod("cage-gcn", _paper(c).replace(encoder="gcn")),
     "cage-noreweight": lambda c: CageMethod("cage-noreweight", _paper(c).replace(beta=1.0)),
     "coherence-only": lambda c: CageMethod("coherence-only", _paper(c).replace(alpha=0.0)),
-    "cage-contra": lambda c: CageMethod("cage-contra", c.replace(contradiction_weight=CONTRA_WEIGHT)),
+    "cage-contra": lambda c: CageMethod(
+        "cage-contra", c.replace(contradiction_weight=CONTRA_WEIGHT)
+    ),
     "grapher": _grapher,
     "tegr": _tegr,
 }

@@ -29,7 +29,6 @@ __all__ = [
     "ExplainedMethod",
     "Pool",
     "RankingMethod",
-    "pool_scores",
 ]
 
 

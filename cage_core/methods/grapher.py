@@ -41,7 +41,9 @@ MAX_ITERATIONS = 200
 TOLERANCE = 1e-10
 
 
-def personalized_pagerank(links: np.ndarray, personalization: np.ndarray, damping: float) -> np.ndarray:
+def personalized_pagerank(
+    links: np.ndarray, personalization: np.ndarray, damping: float
+) -> np.ndarray:
     """Stationary scores of the walk above (sums to 1). If they still move by ``TOLERANCE``
     or more after ``MAX_ITERATIONS`` steps, the last iterate is returned and a warning logged
     (with damping below 1 the walk converges geometrically, so this signals bad input)."""

@@ -56,8 +56,15 @@ __all__ = [
     "walk",
 ]
 
-EDGE_TYPES: tuple[str, ...] = ("contradicts", "elaborates", "supersedes", "example-of", "defines",
-                               "sequence", "synthesizes")
+EDGE_TYPES: tuple[str, ...] = (
+    "contradicts",
+    "elaborates",
+    "supersedes",
+    "example-of",
+    "defines",
+    "sequence",
+    "synthesizes",
+)
 """TEGR's typed-edge vocabulary (seed 002)."""
 WALK_HOPS = 2
 MIN_TERM_CHARS = 3
@@ -129,11 +136,14 @@ class RuleEdgeClassifier:
     def classify(self, a: Chunk, b: Chunk, pool: Sequence[Chunk]) -> str | None:
         shared = a.entities & b.entities
         # conflicts() needs this overlap first: checking it here skips re-reading the texts
-        if overlap(a.words, b.words) >= self.contradiction_overlap and \
-                conflicts([a.text, b.text], [a.graph, b.graph], self.contradiction_overlap):
+        if overlap(a.words, b.words) >= self.contradiction_overlap and conflicts(
+            [a.text, b.text], [a.graph, b.graph], self.contradiction_overlap
+        ):
             return "contradicts"
         lowered_b = b.lowered
-        if any(len(term) >= MIN_TERM_CHARS and defines(term, lowered_b) for term in {a.bare} | shared):
+        if any(
+            len(term) >= MIN_TERM_CHARS and defines(term, lowered_b) for term in {a.bare} | shared
+        ):
             return "defines"
         if shared and b.gives_example:
             return "example-of"
@@ -143,8 +153,11 @@ class RuleEdgeClassifier:
             return "elaborates"
         if shared and b.tells_sequence:
             return "sequence"
-        if shared or (len(a.bare) >= MIN_TERM_CHARS and a.bare in lowered_b) or \
-                (len(b.bare) >= MIN_TERM_CHARS and b.bare in a.lowered):
+        if (
+            shared
+            or (len(a.bare) >= MIN_TERM_CHARS and a.bare in lowered_b)
+            or (len(b.bare) >= MIN_TERM_CHARS and b.bare in a.lowered)
+        ):
             return "synthesizes"
         return None
 
@@ -160,7 +173,9 @@ class RuleEdgeClassifier:
         _, _, rows, cols = shared_key_pairs(index_sets([c.entities for c in chunks]))
         pairs = set(zip(rows.tolist(), cols.tolist()))
         titled = [j for j, c in enumerate(chunks) if len(c.bare) >= MIN_TERM_CHARS]
-        for i, n in substring_mentions([chunks[j].bare for j in titled], [c.lowered for c in chunks]):
+        for i, n in substring_mentions(
+            [chunks[j].bare for j in titled], [c.lowered for c in chunks]
+        ):
             if i != titled[n]:
                 pairs.add((min(i, titled[n]), max(i, titled[n])))
         pairs |= similar_set_pairs([c.words for c in chunks], self.contradiction_overlap)
@@ -170,8 +185,11 @@ class RuleEdgeClassifier:
 class LLMEdgeClassifier:
     """Asks a chat model (anything with ``invoke(str)``, e.g. a LangChain chat model)."""
 
-    PROMPT = ("How does passage B relate to passage A? Answer with exactly one of: "
-              + ", ".join(EDGE_TYPES) + ", none.\n\nA: {a}\n\nB: {b}\n\nRelation:")
+    PROMPT = (
+        "How does passage B relate to passage A? Answer with exactly one of: "
+        + ", ".join(EDGE_TYPES)
+        + ", none.\n\nA: {a}\n\nB: {b}\n\nRelation:"
+    )
 
     def __init__(self, model: Any) -> None:
         if not hasattr(model, "invoke"):
@@ -206,12 +224,16 @@ def typed_edges(chunks: Sequence[Chunk], classifier: EdgeClassifier) -> dict[tup
     """
     candidates = getattr(classifier, "candidate_pairs", None)
     k = len(chunks)
-    pairs = candidates(chunks) if candidates is not None else \
-        ((i, j) for i in range(k) for j in range(i + 1, k))
+    pairs = (
+        candidates(chunks)
+        if candidates is not None
+        else ((i, j) for i in range(k) for j in range(i + 1, k))
+    )
     edges: dict[tuple[int, int], str] = {}
     for i, j in pairs:
-        t = classifier.classify(chunks[i], chunks[j], chunks) or \
-            classifier.classify(chunks[j], chunks[i], chunks)
+        t = classifier.classify(chunks[i], chunks[j], chunks) or classifier.classify(
+            chunks[j], chunks[i], chunks
+        )
         if t is not None:
             edges[(i, j)] = t
     return edges
@@ -243,14 +265,18 @@ def inherit_chunk_edges(
         for i in by_document.get(doc_a, []):
             for j in by_document.get(doc_b, []):
                 similarity = float(cos[i, j]) if cos is not None else 0.0
-                pairs.append((similarity + keyword_overlap(words[i], words[j]), min(i, j), max(i, j)))
+                pairs.append(
+                    (similarity + keyword_overlap(words[i], words[j]), min(i, j), max(i, j))
+                )
         for _, i, j in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))[:top_k]:
             inherited.setdefault((i, j), edge_type)
     return inherited
 
 
 def walk(
-    initial: np.ndarray, edges: dict[tuple[int, int], float], seeds: Sequence[int] | np.ndarray,
+    initial: np.ndarray,
+    edges: dict[tuple[int, int], float],
+    seeds: Sequence[int] | np.ndarray,
     decay: float,
     hops: int = WALK_HOPS,
 ) -> np.ndarray:
@@ -294,8 +320,13 @@ class TEGRConfig:
     decay: float = 0.7
     seeds: int = 3
     type_weights: tuple[tuple[str, float], ...] = (
-        ("contradicts", 0.6), ("elaborates", 1.0), ("supersedes", 0.8), ("example-of", 0.7),
-        ("defines", 1.0), ("sequence", 0.8), ("synthesizes", 0.9),
+        ("contradicts", 0.6),
+        ("elaborates", 1.0),
+        ("supersedes", 0.8),
+        ("example-of", 0.7),
+        ("defines", 1.0),
+        ("sequence", 0.8),
+        ("synthesizes", 0.9),
     )
     contradiction_overlap: float = 0.5
 
@@ -306,8 +337,10 @@ class TEGRConfig:
         validate(self, self.RANGES)
         for pair in self.type_weights:
             if not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in EDGE_TYPES:
-                raise ValueError(f"type_weights entries must be (type, weight) with type in "
-                                 f"{EDGE_TYPES}, got {pair!r}")
+                raise ValueError(
+                    f"type_weights entries must be (type, weight) with type in "
+                    f"{EDGE_TYPES}, got {pair!r}"
+                )
             check_real(f"type_weights[{pair[0]}]", pair[1], low=0.0, high=100.0)
 
 

@@ -106,7 +106,9 @@ class WeightedRGCNConv(MessagePassing):
     def forward(
         self, x: Tensor, edge_index: Tensor, edge_type: Tensor, edge_weight: Tensor | None = None
     ) -> Tensor:
-        return self.forward_aggregated(x, self.neighbour_sums(x, edge_index, edge_type, edge_weight))
+        return self.forward_aggregated(
+            x, self.neighbour_sums(x, edge_index, edge_type, edge_weight)
+        )
 
     def forward_aggregated(self, x: Tensor, aggregated: list[tuple[int, Tensor, Tensor]]) -> Tensor:
         """The layer output given :meth:`neighbour_sums`'s result for the same ``x`` and graph."""
@@ -144,7 +146,9 @@ class GraphEncoder(torch.nn.Module):
             self.conv.reset_parameters()
             torch.nn.init.xavier_uniform_(self.conv.lin.weight.data, generator=generator)
 
-    def forward(self, batch: Batch, aggregated: list[tuple[int, Tensor, Tensor]] | None = None) -> Tensor:
+    def forward(
+        self, batch: Batch, aggregated: list[tuple[int, Tensor, Tensor]] | None = None
+    ) -> Tensor:
         """Graph embeddings ``[num_graphs, hidden]``; ``aggregated`` (R-GCN only) skips
         recomputing the constant neighbour sums (see :meth:`WeightedRGCNConv.neighbour_sums`)."""
         if isinstance(self.conv, WeightedRGCNConv):

@@ -31,8 +31,10 @@ def feature_dim(vector_dim: int) -> int:
 def node_features(graph: PassageGraph, node_weights: np.ndarray) -> np.ndarray:
     """``[n, feature_dim]`` float32 features of ``graph``'s nodes, row v scaled by weight v."""
     if graph.vectors is None:
-        raise ValueError("the graph has no word vectors attached; use GraphParser.with_vectors "
-                         "(CageReranker attaches them when its method needs them)")
+        raise ValueError(
+            "the graph has no word vectors attached; use GraphParser.with_vectors "
+            "(CageReranker attaches them when its method needs them)"
+        )
     n, dim = graph.vectors.shape
     x = np.zeros((n, feature_dim(dim)), dtype=np.float32)
     x[:, :dim] = graph.vectors

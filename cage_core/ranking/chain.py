@@ -58,7 +58,9 @@ class ChainLinks:
     """``[k]`` ``Q_j``: the query names passage j's title."""
 
 
-def select_chain(relevance: np.ndarray, links: ChainLinks, config: ChainConfig) -> tuple[ChainStep, ...]:
+def select_chain(
+    relevance: np.ndarray, links: ChainLinks, config: ChainConfig
+) -> tuple[ChainStep, ...]:
     """The evidence chain of a pool (formula in the module docstring); at most
     ``min(config.length, k)`` steps."""
     r = np.asarray(relevance, dtype=np.float64)

@@ -56,7 +56,9 @@ def conflicts(
     """Conflicting pairs ``(i, j, overlap, loser)`` with ``i < j`` (loser None on a tie)."""
     k = len(texts)
     words = [word_set(t) for t in texts]
-    values = [{label.lower() for label, ent in zip(g.labels, g.entity_types) if ent} for g in graphs]
+    values = [
+        {label.lower() for label, ent in zip(g.labels, g.entity_types) if ent} for g in graphs
+    ]
     lowered = [t.lower() for t in texts]
     found = []
     for i in range(k):

@@ -35,12 +35,10 @@ other chunks of one document (what :func:`document_vias` explains).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -87,9 +85,13 @@ def has_document_structure(passages: Sequence[Passage]) -> bool:
     return False
 
 
-def document_subjects(passages: Sequence[Passage], graphs: Sequence[PassageGraph]) -> dict[str, str]:
+def document_subjects(
+    passages: Sequence[Passage], graphs: Sequence[PassageGraph]
+) -> dict[str, str]:
     """``doc_id → s_d`` of the module docstring for the documents of the pool ("" for none)."""
-    return {doc: names[0] if names else "" for doc, names in document_names(passages, graphs).items()}
+    return {
+        doc: names[0] if names else "" for doc, names in document_names(passages, graphs).items()
+    }
 
 
 def document_names(passages: Sequence[Passage],
@@ -197,9 +199,15 @@ def document_vias(passages: Sequence[Passage], order: Sequence[int], vias: Seque
             continue
         earlier = seen.setdefault(p.doc_id, [])
         if earlier:
-            near = [r for r, j in earlier if p.position is not None and passages[j].position is not None
-                    and abs(passages[j].position - p.position) == 1]  # fmt: skip
+            here = p.position
+            near = [r for r, j in earlier
+                    if here is not None and _adjacent(passages[j].position, here)]  # fmt: skip
             target = near[0] if near else earlier[0][0]
             out[rank] = Via(subjects[i] or p.doc_id, target)
         earlier.append((rank, i))
     return out
+
+
+def _adjacent(position: int | None, other: int) -> bool:
+    """Whether a chunk at ``position`` (``None``: unknown) is right before or after ``other``."""
+    return position is not None and abs(position - other) == 1

@@ -100,7 +100,9 @@ def evidence_chain(
     for later, earliers in partners.items():
         strength = {e: ((later, e) in title_names, math.fsum(weights[n] for n in shared.get((later, e), ())))
                     for e in sorted(earliers)}  # fmt: skip
-        e = max(strength, key=strength.__getitem__)  # the first maximum: ties go to the earlier rank
+        e = max(
+            strength, key=strength.__getitem__
+        )  # the first maximum: ties go to the earlier rank
         if (later, e) in title_names:
             vias[later] = Via(title_names[later, e], e)
         else:

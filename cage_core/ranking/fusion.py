@@ -122,8 +122,9 @@ def standardize(x: np.ndarray) -> np.ndarray:
     return (x - x.mean()) / std if std > 1e-9 else np.zeros_like(x)
 
 
-def rgcn_matrix(graphs: Sequence[PassageGraph], config: CageConfig,
-                encodings: EncodingCache | None = None) -> np.ndarray:
+def rgcn_matrix(
+    graphs: Sequence[PassageGraph], config: CageConfig, encodings: EncodingCache | None = None
+) -> np.ndarray:
     """The R-GCN coherence matrix C of a pool under ``config.encoder``, from ``encodings``
     when given (computed there once per encoder config)."""
     if encodings is not None:
@@ -169,7 +170,8 @@ def contradiction_demotion(passages: Sequence[Passage], graphs: Sequence[Passage
     if not config.contradiction_weight or k < 2:
         return np.zeros(k)
     return config.contradiction_weight * contradiction_penalty(
-        [p.content for p in passages], graphs, config.contradiction_overlap)
+        [p.content for p in passages], graphs, config.contradiction_overlap
+    )
 
 
 def paper_scores(sims: np.ndarray, graphs: Sequence[PassageGraph], config: CageConfig,
@@ -207,7 +209,8 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
     relevance = standardize(sims)
     if config.lexical_weight:
         relevance = relevance + config.lexical_weight * standardize(
-            pool_bm25(query, [p.content for p in passages]))
+            pool_bm25(query, [p.content for p in passages])
+        )
     titles = [p.title for p in passages]
     texts = [p.text for p in passages]
     links = pool_links(query, titles, texts, graphs)

@@ -23,7 +23,8 @@ MIN_CHARS = 2
 CODE_CHARACTERS = frozenset("|=[]{}()<>$€£¥`_\\/#*@~^;")
 """Characters that occur in code, markup or amounts, never in a name as the link rules read
 it (a name's parenthetical qualifier is dropped before this check: :func:`bare_title`)."""
-GENERIC_WORDS = frozenset("""
+GENERIC_WORDS = frozenset(
+    """
 a about above after again also although an and another any as at because before below
 besides between both but by despite during each either first for from further furthermore
 hence here however if in including into it its moreover nevertheless next no nor not of on
@@ -31,7 +32,8 @@ once only or other otherwise over overall since so some such than that the their
 thereby therefore these they this those though through throughout thus to together under
 unlike until upon we what when where whereas whether which while who with within without
 yet additionally finally meanwhile similarly consequently specifically notably
-""".split())  # noqa: SIM905 (a word list reads better as text)
+""".split()
+)
 """Lower-cased words that are never a name on their own."""
 
 _LETTER = re.compile(r"[^\W\d_]")

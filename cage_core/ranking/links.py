@@ -126,7 +126,9 @@ def _names_named(names: Sequence[Iterable[str]], texts: Sequence[str], query: st
     return pairs, named
 
 
-def name_mention_pairs(names: Sequence[Iterable[str]], texts: Sequence[str]) -> list[tuple[int, int]]:
+def name_mention_pairs(
+    names: Sequence[Iterable[str]], texts: Sequence[str]
+) -> list[tuple[int, int]]:
     """Sorted ``(i, j)``, ``i ≠ j``, where passage i's text names one of ``names[j]`` (passage
     j's title, or a derived subject and its short forms).
 
@@ -196,7 +198,9 @@ def shared_entity_links(graphs: Sequence[PassageGraph], query: str) -> np.ndarra
     return entity_link_matrix(names, bridge_entity_weights(names, query))
 
 
-def entity_link_matrix(names: Sequence[AbstractSet[str]], weights: Mapping[str, float]) -> np.ndarray:
+def entity_link_matrix(
+    names: Sequence[AbstractSet[str]], weights: Mapping[str, float]
+) -> np.ndarray:
     """``[k, k]`` ``E_ij = fsum(weights[e] for e in sorted(names_i ∩ names_j ∩ weights))``.
 
     Computed from an index entity → passages: only the pairs that share an entity are
@@ -226,7 +230,9 @@ def entity_link_matrix(names: Sequence[AbstractSet[str]], weights: Mapping[str, 
     return links
 
 
-def combined_links(mentions: np.ndarray, entity_links: np.ndarray, entity_weight: float) -> np.ndarray:
+def combined_links(
+    mentions: np.ndarray, entity_links: np.ndarray, entity_weight: float
+) -> np.ndarray:
     """``L = max(M, Mᵀ) + entity_weight · E`` with a zero diagonal (the module docstring),
     from the directed title mentions ``M`` and the entity links ``E``."""
     links = np.maximum(mentions, mentions.T)
@@ -237,8 +243,13 @@ def combined_links(mentions: np.ndarray, entity_links: np.ndarray, entity_weight
 
 
 def link_matrix(
-    query: str, titles: Sequence[str], texts: Sequence[str], graphs: Sequence[PassageGraph],
-    *, entity_weight: float, use_titles: bool = True,
+    query: str,
+    titles: Sequence[str],
+    texts: Sequence[str],
+    graphs: Sequence[PassageGraph],
+    *,
+    entity_weight: float,
+    use_titles: bool = True,
 ) -> np.ndarray:
     """``L = T + entity_weight · E`` (see the module docstring); zero diagonal."""
     k = len(texts)
@@ -272,7 +283,9 @@ class PoolLinks:
         """These links with the ranking's own names and directed 0/1 mention matrix
         (``mentions[i, j]``: text i names ``names[j]``)."""
         if len(names) != self.size or np.shape(mentions) != (self.size, self.size):
-            raise ValueError(f"named_by needs {self.size} names and a [{self.size}, {self.size}] matrix")
+            raise ValueError(
+                f"named_by needs {self.size} names and a [{self.size}, {self.size}] matrix"
+            )
         pairs = tuple((int(i), int(j)) for i, j in np.argwhere(np.asarray(mentions) > 0))
         return dataclasses.replace(self, link_names=tuple(names), name_pairs=pairs)
 

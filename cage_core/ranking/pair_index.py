@@ -43,7 +43,9 @@ __all__ = [
 
 _WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
-_ASCII_NON_WORD_TO_SPACE = str.maketrans({c: " " for c in map(chr, range(128)) if not _WORD_CHAR.match(c)})
+_ASCII_NON_WORD_TO_SPACE = str.maketrans(
+    {c: " " for c in map(chr, range(128)) if not _WORD_CHAR.match(c)}
+)
 
 
 def words(text: str) -> list[str]:
@@ -118,7 +120,9 @@ def occurs_as_whole_words(needle: str, text: str) -> bool:
     start = text.find(needle)
     while start >= 0:
         end = start + len(needle)
-        if (start == 0 or not _WORD_CHAR.match(text, start - 1)) and not _WORD_CHAR.match(text, end):
+        if (start == 0 or not _WORD_CHAR.match(text, start - 1)) and not _WORD_CHAR.match(
+            text, end
+        ):
             return True
         start = text.find(needle, start + 1)
     return False
@@ -152,7 +156,9 @@ def whole_word_mentions(needles: Sequence[str], texts: Sequence[str]) -> list[tu
     return sorted(found)
 
 
-def _holding_all(postings: dict[Hashable, list[int]], keys: Collection[str], size: int) -> list[int]:
+def _holding_all(
+    postings: dict[Hashable, list[int]], keys: Collection[str], size: int
+) -> list[int]:
     """Positions whose sets hold every key (all ``size`` positions when there is no key)."""
     if not keys:
         return list(range(size))
@@ -244,7 +250,9 @@ def similar_set_pairs(sets: Sequence[AbstractSet[str]], threshold: float) -> set
     prefixes: list[list[str]] = []
     for members in sets:
         length = len(members) - math.floor(threshold * len(members)) + 1
-        prefixes.append(sorted(members, key=lambda e: (frequency[e], e))[:length] if members else [])
+        prefixes.append(
+            sorted(members, key=lambda e: (frequency[e], e))[:length] if members else []
+        )
     _, _, rows, cols = shared_key_pairs(index_sets(prefixes))
     return {(a, b) for a, b in set(zip(rows.tolist(), cols.tolist()))
             if overlap(sets[a], sets[b]) >= threshold}  # fmt: skip

@@ -37,7 +37,9 @@ def tokens(text: str) -> list[str]:
     return [t for t in text_words(text.lower()) if len(t) > 1 and t not in STOP_WORDS]
 
 
-def pool_bm25(query: str, texts: Sequence[str], k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
+def pool_bm25(
+    query: str, texts: Sequence[str], k1: float = BM25_K1, b: float = BM25_B
+) -> np.ndarray:
     """``[k]`` BM25 scores of ``texts`` for ``query``:
     ``Σ_{t ∈ q} idf(t) · tf / (tf + k1·(1 − b + b·|d|/avgdl))`` with
     ``idf(t) = ln(1 + (N − df_t + 0.5)/(df_t + 0.5))`` over the pool's ``N`` passages."""

@@ -18,10 +18,6 @@ alone; SciFact abstracts are such pools). A pool with document structure (the do
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
 from cage_core.config import GateConfig  # defined with the other settings
@@ -33,7 +29,9 @@ def weak_link_evidence(query_subjects: np.ndarray, config: GateConfig) -> bool:
     return config.untitled and float(np.sum(query_subjects)) < config.min_query_subjects
 
 
-def weak_title_evidence(query_titles: np.ndarray, title_mentions: np.ndarray, config: GateConfig) -> bool:
+def weak_title_evidence(
+    query_titles: np.ndarray, title_mentions: np.ndarray, config: GateConfig
+) -> bool:
     """Whether the gate keeps the relevance order for a titled pool: the query names fewer than
     ``min_query_subjects`` of its titles and no passage names another's title."""
     return (config.titled and float(np.sum(query_titles)) < config.min_query_subjects

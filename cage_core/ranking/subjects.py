@@ -115,7 +115,8 @@ _QUOTED_OPENING = re.compile(r'\s*["“]([^"“”\n]{1,120})["”]\s*([(,]|\w+)
 _ALSO_KNOWN_AS = re.compile(
     r"(?:known|referred to|abbreviated|called)(?: professionally| simply| mononymously)?"
     r" (?:as|by (?:the|his|her|its) (?:stage |ring |pen )?name) [\"“]?"
-    r"([A-Z0-9][\w'’.\-&]*(?:[ \t]+(?:[A-Z0-9][\w'’.\-&]*|of|the|and|de|von|van))*)")
+    r"([A-Z0-9][\w'’.\-&]*(?:[ \t]+(?:[A-Z0-9][\w'’.\-&]*|of|the|and|de|von|van))*)"
+)
 _QUOTES = re.compile('["“”«»]')
 _NUMBER = re.compile(r"[\d.,–\-]+")
 
@@ -199,8 +200,12 @@ def first_sentence_subject(text: str, quoted: bool = True) -> str:
             name = name[4:].lstrip()
         after = opened.group(2)
         words = name.split()
-        if (words and len(words) <= MAX_SUBJECT_WORDS and _capitalised(words[0])
-                and (after in ("(", ",") or _is_verb(after))):
+        if (
+            words
+            and len(words) <= MAX_SUBJECT_WORDS
+            and _capitalised(words[0])
+            and (after in ("(", ",") or _is_verb(after))
+        ):
             return name
     opening = _QUOTES.sub("", text[:OPENING_CHARS]).lstrip()
     run = _RUN.match(opening)
@@ -281,9 +286,14 @@ def _title_cased(words: list[str]) -> bool:
     Realm of the Hackers", "This Is Elvis"): at least two words, the second a capitalised word
     of letters, the last capitalised, the rest capitalised or short lower-case words, and the
     first no pronoun."""
-    return (len(words) >= 2 and words[1][:1].isupper() and words[1].isalpha()
-            and _capitalised(words[-1]) and words[0].lower() not in SUBJECT_PRONOUNS
-            and all(_capitalised(w) or w in TITLE_FUNCTION_WORDS for w in words))
+    return (
+        len(words) >= 2
+        and words[1][:1].isupper()
+        and words[1].isalpha()
+        and _capitalised(words[-1])
+        and words[0].lower() not in SUBJECT_PRONOUNS
+        and all(_capitalised(w) or w in TITLE_FUNCTION_WORDS for w in words)
+    )
 
 
 def _is_verb(word: str) -> bool:

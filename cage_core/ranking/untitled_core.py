@@ -122,8 +122,14 @@ def query_spans(query: str, forms: Sequence[Sequence[str]]) -> list[list[tuple[i
     return [sorted(spans) for spans in found]
 
 
-def query_named_subjects(query: str, subjects: Sequence[str], relevance: np.ndarray, *,
-                         texts: Sequence[str] | None = None, aliases: bool = False) -> np.ndarray:
+def query_named_subjects(
+    query: str,
+    subjects: Sequence[str],
+    relevance: np.ndarray,
+    *,
+    texts: Sequence[str] | None = None,
+    aliases: bool = False,
+) -> np.ndarray:
     """``[k]`` ``Q_j`` of the module docstring: 1 for the most relevant passage (ties: input
     order) among those that name each part of the query, 0 elsewhere.
 
@@ -134,7 +140,9 @@ def query_named_subjects(query: str, subjects: Sequence[str], relevance: np.ndar
     film and the composer "Giuseppe Fortunino Francesco Verdi"), so each entity a comparison
     question names brings its own passage.
     """
-    forms = subject_forms(subjects, [""] * len(subjects) if texts is None else texts, aliases=aliases)
+    forms = subject_forms(
+        subjects, [""] * len(subjects) if texts is None else texts, aliases=aliases
+    )
     return _first_per_query_part(query_spans(query, forms), relevance)
 
 
@@ -225,7 +233,9 @@ def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
     """
     r = np.asarray(relevance, dtype=np.float64)
     k = len(r)
-    if np.shape(fused) != (k,) or any(np.shape(m) != (k, k) for m in (links.mentions, links.entity_links)):
+    if np.shape(fused) != (k,) or any(
+        np.shape(m) != (k, k) for m in (links.mentions, links.entity_links)
+    ):
         raise ValueError(f"short_chain needs [k] scores and [k, k] links for k = {k} passages")
     if not config.chain_window or k < 2:
         return np.zeros(0, dtype=np.int64)

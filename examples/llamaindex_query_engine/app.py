@@ -22,17 +22,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
-from chat_models import EXTRACTIVE, llm_spec, via_label  # noqa: E402
-from llama_index.core import Document, VectorStoreIndex  # noqa: E402
-from llama_index.core.ingestion import IngestionPipeline  # noqa: E402
-from llama_index.core.llms import MockLLM  # noqa: E402
-from llama_index.core.node_parser import SentenceSplitter  # noqa: E402
-from llama_index.core.response_synthesizers import BaseSynthesizer  # noqa: E402
-from llama_index.core.schema import NodeWithScore  # noqa: E402
+from chat_models import EXTRACTIVE, llm_spec, via_label
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.ingestion import IngestionPipeline
+from llama_index.core.llms import MockLLM
+from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.response_synthesizers import BaseSynthesizer
+from llama_index.core.schema import NodeWithScore
 
-from cage_core.extractive import extractive_answer  # noqa: E402
-from cage_core.metadata import chain_from_metadata  # noqa: E402
-from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding  # noqa: E402
+from cage_core.extractive import extractive_answer
+from cage_core.metadata import chain_from_metadata
+from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
 
@@ -49,27 +49,45 @@ class ExtractiveSynthesizer(BaseSynthesizer):
     def _update_prompts(self, prompts: Any) -> None:
         return None
 
-    def synthesize(self, query: Any, nodes: list[NodeWithScore], additional_source_nodes: Any = None,
-                   **kwargs: Any) -> Any:
+    def synthesize(
+        self,
+        query: Any,
+        nodes: list[NodeWithScore],
+        additional_source_nodes: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         """As the base class, with the nodes' evidence chain (``cage_via``) handed to the answerer."""
         chain = chain_from_metadata([n.node.metadata for n in nodes])
         return super().synthesize(query, nodes, additional_source_nodes, chain=chain, **kwargs)
 
-    async def asynthesize(self, query: Any, nodes: list[NodeWithScore], additional_source_nodes: Any = None,
-                          **kwargs: Any) -> Any:
+    async def asynthesize(
+        self,
+        query: Any,
+        nodes: list[NodeWithScore],
+        additional_source_nodes: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         chain = chain_from_metadata([n.node.metadata for n in nodes])
-        return await super().asynthesize(query, nodes, additional_source_nodes, chain=chain, **kwargs)
+        return await super().asynthesize(
+            query, nodes, additional_source_nodes, chain=chain, **kwargs
+        )
 
-    def get_response(self, query_str: str, text_chunks: Sequence[str], chain: Any = None, **kwargs: Any) -> str:
+    def get_response(
+        self, query_str: str, text_chunks: Sequence[str], chain: Any = None, **kwargs: Any
+    ) -> str:
         return extractive_answer(query_str, list(text_chunks), chain=chain).render()
 
-    async def aget_response(self, query_str: str, text_chunks: Sequence[str], chain: Any = None,
-                            **kwargs: Any) -> str:
+    async def aget_response(
+        self, query_str: str, text_chunks: Sequence[str], chain: Any = None, **kwargs: Any
+    ) -> str:
         return self.get_response(query_str, text_chunks, chain)
 
 
-LLM_PACKAGES = {"openai": "llama-index-llms-openai-like", "ollama": "llama-index-llms-ollama",
-                "llamacpp": "llama-index-llms-llama-cpp"}
+LLM_PACKAGES = {
+    "openai": "llama-index-llms-openai-like",
+    "ollama": "llama-index-llms-ollama",
+    "llamacpp": "llama-index-llms-llama-cpp",
+}
 
 
 def load_llm(spec: str) -> Any:
@@ -82,8 +100,12 @@ def load_llm(spec: str) -> Any:
         if kind == "openai":
             from llama_index.llms.openai_like import OpenAILike
 
-            return OpenAILike(model=target, api_base=os.environ.get("OPENAI_BASE_URL"),
-                              api_key=os.environ.get("OPENAI_API_KEY", "none"), is_chat_model=True)
+            return OpenAILike(
+                model=target,
+                api_base=os.environ.get("OPENAI_BASE_URL"),
+                api_key=os.environ.get("OPENAI_API_KEY", "none"),
+                is_chat_model=True,
+            )
         if kind == "ollama":
             from llama_index.llms.ollama import Ollama
 
@@ -93,32 +115,51 @@ def load_llm(spec: str) -> Any:
 
             return LlamaCPP(model_path=target, temperature=0, context_window=4096)
     except ImportError as exc:
-        raise SystemExit(f"--llm {spec}: {exc}. Install it: "
-                         f"pip install {LLM_PACKAGES[kind]}") from None
-    raise SystemExit(f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH")
+        raise SystemExit(
+            f"--llm {spec}: {exc}. Install it: pip install {LLM_PACKAGES[kind]}"
+        ) from None
+    raise SystemExit(
+        f"unknown --llm {spec!r}: use extractive, openai:MODEL, ollama:MODEL or llamacpp:PATH"
+    )
 
 
 def build_query_engine(llm: Any = None, top_n: int = 5, k: int = 10) -> Any:
     """The query engine over the example documents; ``llm=None``: the extractive answerer."""
-    documents = [Document(text=r["title"] + ". " + r["text"], metadata={"title": r["title"]},
-                          excluded_llm_metadata_keys=["title"], excluded_embed_metadata_keys=["title"])
-                 for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())]
-    nodes = IngestionPipeline(transformations=[SentenceSplitter(chunk_size=256, chunk_overlap=0),
-                                               CageGraphExtractor()]).run(documents=documents)
+    documents = [
+        Document(
+            text=r["title"] + ". " + r["text"],
+            metadata={"title": r["title"]},
+            excluded_llm_metadata_keys=["title"],
+            excluded_embed_metadata_keys=["title"],
+        )
+        for r in map(json.loads, DATA.read_text(encoding="utf-8").splitlines())
+    ]
+    nodes = IngestionPipeline(
+        transformations=[SentenceSplitter(chunk_size=256, chunk_overlap=0), CageGraphExtractor()]
+    ).run(documents=documents)
     index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
     # the extractive answerer needs no LLM; MockLLM keeps LlamaIndex from resolving its default
-    extra = ({"response_synthesizer": ExtractiveSynthesizer(), "llm": MockLLM()} if llm is None
-             else {"llm": llm})
-    return index.as_query_engine(similarity_top_k=k, node_postprocessors=[CageRerank(top_n=top_n)], **extra)
+    extra = (
+        {"response_synthesizer": ExtractiveSynthesizer(), "llm": MockLLM()}
+        if llm is None
+        else {"llm": llm}
+    )
+    return index.as_query_engine(
+        similarity_top_k=k, node_postprocessors=[CageRerank(top_n=top_n)], **extra
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH")
+    parser.add_argument(
+        "--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH"
+    )
     args = parser.parse_args(argv)
     llm = load_llm(llm_spec(args.llm))  # first: a missing LLM package fails before ingesting
     engine = build_query_engine(llm)
-    print(f"CAGE LlamaIndex query engine over {DATA.name} — answerer: {llm_spec(args.llm)}. Empty line quits.")
+    print(
+        f"CAGE LlamaIndex query engine over {DATA.name} — answerer: {llm_spec(args.llm)}. Empty line quits."
+    )
     for line in sys.stdin:
         question = line.strip()
         if not question:
@@ -128,9 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         chain = chain_from_metadata([n.node.metadata for n in response.source_nodes])
         for i, n in enumerate(response.source_nodes, 1):
             m = n.node.metadata
-            print(f"  [{i}] {m.get('title', '?')}  score={n.score:.2f} "
-                  f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
-                  f"{via_label(chain[i - 1])}".rstrip())
+            print(
+                f"  [{i}] {m.get('title', '?')}  score={n.score:.2f} "
+                f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
+                f"{via_label(chain[i - 1])}".rstrip()
+            )
         print(flush=True)
     return 0
 

@@ -25,16 +25,16 @@ from pathlib import Path
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
-import gradio as gr  # noqa: E402
-from chat_models import answer, llm_spec, load_chat_model, via_label  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+import gradio as gr
+from chat_models import answer, llm_spec, load_chat_model, via_label
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
 
-from cage_core import CageReranker, Passage  # noqa: E402
-from cage_core.heatmap import render_heatmap  # noqa: E402
-from cage_core.ranking.explanation import evidence_chain  # noqa: E402
-from cage_core.scoring import ranking  # noqa: E402
-from cage_langchain import PackagedMiniLMEmbeddings  # noqa: E402
+from cage_core import CageReranker, Passage
+from cage_core.heatmap import render_heatmap
+from cage_core.ranking.explanation import evidence_chain
+from cage_core.scoring import ranking
+from cage_langchain import PackagedMiniLMEmbeddings
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
 CANDIDATES = 10
@@ -47,9 +47,13 @@ class WebChat:
         self.model = load_chat_model(llm)  # a missing LLM package fails here, before ingesting
         rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
         self.store = InMemoryVectorStore(embedding=PackagedMiniLMEmbeddings())
-        self.store.add_documents([Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows])
+        self.store.add_documents(
+            [Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows]
+        )
         self.reranker = CageReranker()
-        self.reranker.graphs([Passage(r["text"], title=r["title"]) for r in rows])  # parse once, at start
+        self.reranker.graphs(
+            [Passage(r["text"], title=r["title"]) for r in rows]
+        )  # parse once, at start
         self.images = Path(tempfile.mkdtemp(prefix="cage-web-"))
 
     def ask(self, question: str, history: list[dict[str, str]]):
@@ -62,24 +66,42 @@ class WebChat:
         order = ranking(scores.fused)[:TOP_N]
         chain = evidence_chain(question, passages, scores.graphs, order)
         reply = answer(question, [passages[i].text for i in order], self.model, chain)
-        table = [[r + 1, passages[i].title, round(float(scores.similarities[i]), 3),
-                  round(float(scores.coherence[i]), 3), round(float(scores.fused[i]), 3),
-                  via_label(chain[r])]
-                 for r, i in enumerate(order)]
-        image = render_heatmap(question, passages, scores, self.images / f"heatmap-{len(history)}.png")
-        history = history + [{"role": "user", "content": question}, {"role": "assistant", "content": reply}]
+        table = [
+            [
+                r + 1,
+                passages[i].title,
+                round(float(scores.similarities[i]), 3),
+                round(float(scores.coherence[i]), 3),
+                round(float(scores.fused[i]), 3),
+                via_label(chain[r]),
+            ]
+            for r, i in enumerate(order)
+        ]
+        image = render_heatmap(
+            question, passages, scores, self.images / f"heatmap-{len(history)}.png"
+        )
+        history = history + [
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": reply},
+        ]
         return history, table, str(image), ""
 
     def build(self) -> gr.Blocks:
         with gr.Blocks(title="CAGE web chat") as demo:
             gr.Markdown("## CAGE web chat — coherence-aware reranking, explained")
             chat = gr.Chatbot(label="conversation", elem_id="chat")
-            question = gr.Textbox(label="question", placeholder="Ask about the example documents",
-                                  elem_id="question")
+            question = gr.Textbox(
+                label="question", placeholder="Ask about the example documents", elem_id="question"
+            )
             ask = gr.Button("Ask", elem_id="ask")
-            table = gr.Dataframe(headers=COLUMNS, label="reranked passages (top 5 of 10 candidates)",
-                                 elem_id="passages")
-            heatmap = gr.Image(label="coherence matrix of the 10 candidates", elem_id="heatmap", type="filepath")
+            table = gr.Dataframe(
+                headers=COLUMNS,
+                label="reranked passages (top 5 of 10 candidates)",
+                elem_id="passages",
+            )
+            heatmap = gr.Image(
+                label="coherence matrix of the 10 candidates", elem_id="heatmap", type="filepath"
+            )
             ask.click(self.ask, [question, chat], [chat, table, heatmap, question])
             question.submit(self.ask, [question, chat], [chat, table, heatmap, question])
         return demo
@@ -88,7 +110,9 @@ class WebChat:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=7860)
-    parser.add_argument("--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH")
+    parser.add_argument(
+        "--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH"
+    )
     args = parser.parse_args(argv)
     app = WebChat(llm_spec(args.llm)).build()
     app.launch(server_name="127.0.0.1", server_port=args.port, share=False, show_error=True)
