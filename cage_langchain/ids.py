@@ -13,6 +13,11 @@ from langchain_core.documents import Document
 
 from cage_core.passage_ids import document_id
 
+__all__ = [
+    "document_title",
+    "stored_id",
+]
+
 
 def document_title(doc: Document, title_key: str | None) -> str:
     """The title CAGE reads from ``doc`` (``metadata[title_key]`` when it is a string)."""

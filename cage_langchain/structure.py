@@ -19,6 +19,10 @@ from langchain_core.documents import Document
 from cage_core.metadata import passages_from_metadata
 from cage_core.passage import Passage
 
+__all__ = [
+    "document_passages",
+]
+
 
 def document_passages(
     documents: Sequence[Document], title_key: str | None, *, with_ids: bool = True

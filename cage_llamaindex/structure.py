@@ -21,6 +21,11 @@ from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, Re
 from cage_core.metadata import passages_from_metadata
 from cage_core.passage import Passage
 
+__all__ = [
+    "adjacent_node_ids",
+    "node_passages",
+]
+
 
 def node_passages(
     nodes: Sequence[BaseNode], title_key: str | None, *, with_ids: bool = True

@@ -211,7 +211,6 @@ def _ranking(docs, query):
     return [d.id for d in out]
 
 
-@pytest.mark.xfail(reason="needs the document-aware ranking of branch beyond", strict=False)
 def test_the_same_document_link_lifts_the_chunk_that_says_the_company(embeddings, ingested):
     """The question names Acme; the answer is Acme's second paragraph, which says "the
     company". Without the structure it looks like the other reports' revenue paragraphs (4th

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "GENERIC_WORDS",
     "CLERGY_TITLES",
     "COPULAS",
     "EXPANSION_ALIASES",
@@ -211,3 +212,18 @@ def shortened_names(words: Sequence[str], style: AliasStyle,
             if n >= 4:
                 short.append(f"{core[0]} {core[-2]} {core[-1]}")
     return core, short
+
+
+# -- link names (cage_core.ranking.link_names) ----------------------------------------
+GENERIC_WORDS = frozenset(
+    """
+a about above after again also although an and another any as at because before below
+besides between both but by despite during each either first for from further furthermore
+hence here however if in including into it its moreover nevertheless next no nor not of on
+once only or other otherwise over overall since so some such than that the their then there
+thereby therefore these they this those though through throughout thus to together under
+unlike until upon we what when where whereas whether which while who with within without
+yet additionally finally meanwhile similarly consequently specifically notably
+""".split()
+)
+"""Lower-cased words that are never a name on their own (:mod:`cage_core.ranking.link_names`)."""

@@ -51,6 +51,18 @@ from cage_core.ranking.links import link_name
 from cage_core.ranking.subjects import first_sentence_subject
 from cage_core.scoring import ranking
 
+__all__ = [
+    "DocumentView",
+    "SIBLING_LINK",
+    "document_matrix",
+    "document_names",
+    "document_subjects",
+    "document_vias",
+    "document_view",
+    "has_document_structure",
+    "link_name_words",
+]
+
 _POSSESSIVE = re.compile(r"['’]s?$")
 SIBLING_LINK = 0.5
 """Weight of two non-adjacent chunks of one document in :attr:`DocumentView.matrix`."""

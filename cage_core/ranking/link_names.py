@@ -18,23 +18,20 @@ from __future__ import annotations
 
 import re
 
+from cage_core.lang.en import GENERIC_WORDS  # re-exported: the words that never link
+
+__all__ = [
+    "CODE_CHARACTERS",
+    "GENERIC_WORDS",
+    "MIN_CHARS",
+    "is_link_name",
+]
+
 MIN_CHARS = 2
 """Shorter than this (stripped): no name."""
 CODE_CHARACTERS = frozenset("|=[]{}()<>$€£¥`_\\/#*@~^;")
 """Characters that occur in code, markup or amounts, never in a name as the link rules read
 it (a name's parenthetical qualifier is dropped before this check: :func:`bare_title`)."""
-GENERIC_WORDS = frozenset(
-    """
-a about above after again also although an and another any as at because before below
-besides between both but by despite during each either first for from further furthermore
-hence here however if in including into it its moreover nevertheless next no nor not of on
-once only or other otherwise over overall since so some such than that the their then there
-thereby therefore these they this those though through throughout thus to together under
-unlike until upon we what when where whereas whether which while who with within without
-yet additionally finally meanwhile similarly consequently specifically notably
-""".split()
-)
-"""Lower-cased words that are never a name on their own."""
 
 _LETTER = re.compile(r"[^\W\d_]")
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")

@@ -22,6 +22,11 @@ import numpy as np
 
 from cage_core.config import GateConfig  # defined with the other settings
 
+__all__ = [
+    "weak_link_evidence",
+    "weak_title_evidence",
+]
+
 
 def weak_link_evidence(query_subjects: np.ndarray, config: GateConfig) -> bool:
     """Whether the gate keeps the relevance order for an untitled pool with these ``Q``
