@@ -19,7 +19,11 @@ and ``cage_expanded_from`` (the id of the retrieved document it was reached from
 * ``doc_id``: the framework's own document id when it has one (LlamaIndex ``ref_doc_id``),
   else the first of the metadata keys :data:`DOC_ID_METADATA_KEYS` holding a non-empty
   string (or an int, as a string): ``doc_id``, ``document_id``, ``source`` (LangChain
-  loaders), ``file_path`` (LlamaIndex ``SimpleDirectoryReader``);
+  loaders), ``file_path`` (LlamaIndex ``SimpleDirectoryReader``). A ``source`` or
+  ``file_path`` names a file, and a file may hold many documents (a JSON Lines corpus, a
+  dataset name): when the chunk has a title, its document is ``"{source}#{title}"``
+  (:data:`COLLECTION_KEYS`), so passages of different titles never count as one document,
+  while a document's chunks, which inherit its title from the splitter, still do;
 * ``position``: an explicit non-negative int under :data:`POSITION_METADATA_KEYS`
   (``position``, ``chunk_index``) when any chunk of that document in the list has one;
   else the rank, among the list's chunks of the same document, of their character offset
@@ -90,6 +94,9 @@ EXPANSION_KEYS: tuple[str, ...] = (EXPANDED_VIA_KEY, EXPANDED_FROM_KEY)
 """Every key an expansion retriever writes on the documents it adds."""
 DOC_ID_METADATA_KEYS: tuple[str, ...] = ("doc_id", "document_id", "source", "file_path")
 """Metadata keys a chunk's document id is read from, in this order (module docstring)."""
+COLLECTION_KEYS: frozenset[str] = frozenset({"source", "file_path"})
+"""Of :data:`DOC_ID_METADATA_KEYS`, those that name a file (possibly of many documents): a
+titled chunk's document is then ``"{value}#{title}"``."""
 POSITION_METADATA_KEYS: tuple[str, ...] = ("position", "chunk_index")
 """Metadata keys of a chunk's explicit 0-based position in its document, in this order."""
 OFFSET_METADATA_KEY = "start_index"
@@ -203,10 +210,12 @@ def _first_count(metadata: Mapping[str, Any], keys: Sequence[str]) -> int | None
 
 
 def chunk_place(
-    metadata: Mapping[str, Any], *, doc_id: object = None, offset: object = None
-) -> ChunkPlace:
+    metadata: Mapping[str, Any], *, doc_id: object = None, offset: object = None,
+    title: str = "",
+) -> ChunkPlace:  # fmt: skip
     """The :class:`ChunkPlace` of a chunk's ``metadata`` (module docstring); ``doc_id`` and
-    ``offset`` are the framework's own values, preferred to the metadata's when usable."""
+    ``offset`` are the framework's own values, preferred to the metadata's when usable;
+    ``title`` (the chunk's title, if any) qualifies a :data:`COLLECTION_KEYS` document."""
     document = doc_id if isinstance(doc_id, str) and doc_id else None
     for key in DOC_ID_METADATA_KEYS:
         if document is not None:
@@ -216,6 +225,8 @@ def chunk_place(
             document = value
         elif _count(value) is not None:
             document = str(value)
+        if document is not None and key in COLLECTION_KEYS and title.strip():
+            document = f"{document}#{title.strip()}"
     if document is None:
         return ChunkPlace(None)
     start = _count(offset)
@@ -261,8 +272,10 @@ def passages_from_metadata(
     n = len(texts)
     if len(metadatas) != n or any(len(x) != n for x in (ids, doc_ids, offsets) if x is not None):
         raise ValueError("texts, metadatas and the optional ids, doc_ids, offsets differ in length")
+    titles = [m.get(title_key) if title_key else None for m in metadatas]
     places = [chunk_place(m, doc_id=None if doc_ids is None else doc_ids[i],
-                          offset=None if offsets is None else offsets[i])
+                          offset=None if offsets is None else offsets[i],
+                          title=titles[i] if isinstance(titles[i], str) else "")
               for i, m in enumerate(metadatas)]  # fmt: skip
     positions = document_positions(places)
     return [passage_from_metadata(t, m, title_key, None if ids is None else ids[i],

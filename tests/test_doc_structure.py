@@ -88,10 +88,23 @@ def test_a_position_without_a_document_is_dropped():
 def test_passages_keep_text_title_and_id_and_lists_of_other_lengths_are_refused():
     [p] = passages_from_metadata(["t"], [{"title": "T", "source": "s", "start_index": 0}], "title",
                                  ["id1"])  # fmt: skip
-    assert p == Passage("t", title="T", id="id1", doc_id="s", position=0)
+    assert p == Passage("t", title="T", id="id1", doc_id="s#T", position=0)
     assert p.content == "T. t"  # the structure is never parsed or embedded
     with pytest.raises(ValueError, match="differ in length"):
         passages_from_metadata(["a", "b"], [{}], None)
+
+
+def test_a_source_holding_passages_of_several_titles_is_a_collection_not_one_document():
+    """The examples' passages all say source="hotpotqa" (a dataset): without the title in
+    their document id, a whole corpus would be one document to the document view."""
+    metadatas = [{"title": "Nola (film)", "source": "hotpotqa"},
+                 {"title": "Big Stone Gap (film)", "source": "hotpotqa"},
+                 {"title": "Big Stone Gap (film)", "source": "hotpotqa", "start_index": 9},
+                 {"source": "hotpotqa"}, {"title": "X", "doc_id": "d1"}]  # fmt: skip
+    passages = passages_from_metadata(["t"] * 5, metadatas, "title")
+    assert [p.doc_id for p in passages] == [
+        "hotpotqa#Nola (film)", "hotpotqa#Big Stone Gap (film)", "hotpotqa#Big Stone Gap (film)",
+        "hotpotqa", "d1"]  # fmt: skip
 
 
 def test_passage_validates_doc_id_and_position():
@@ -338,5 +351,5 @@ def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
         {"text": "a", "title": "T", "source": "s.md", "start_index": 0},
         "plain"]), encoding="utf-8")  # fmt: skip
     assert _read_passages(str(path)) == [Passage("b", id="7", doc_id="r", position=1),
-                                         Passage("a", title="T", doc_id="s.md", position=0),
+                                         Passage("a", title="T", doc_id="s.md#T", position=0),
                                          Passage("plain")]  # fmt: skip

@@ -154,7 +154,7 @@ def link_entries(rows: Sequence[dict[str, Any]], start: int = 0) -> list[LinkEnt
     metadatas = [{k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)} for row in rows]
     # Document structure (doc_id/position columns, or source/start_index resolved over the
     # batch): cage_core.metadata.passages_from_metadata.
-    structured = passages_from_metadata([row["text"] for row in rows], metadatas, None)
+    structured = passages_from_metadata([row["text"] for row in rows], metadatas, "title")
     entries = []
     for position, (row, metadata, found) in enumerate(zip(rows, metadatas, structured), start):
         graph = PassageGraph.from_stored(row[GRAPH_KEY])
