@@ -272,10 +272,10 @@ def passages_from_metadata(
     n = len(texts)
     if len(metadatas) != n or any(len(x) != n for x in (ids, doc_ids, offsets) if x is not None):
         raise ValueError("texts, metadatas and the optional ids, doc_ids, offsets differ in length")
-    titles = [m.get(title_key) if title_key else None for m in metadatas]
+    found = [m.get(title_key) if title_key else None for m in metadatas]
+    titles = [t if isinstance(t, str) else "" for t in found]
     places = [chunk_place(m, doc_id=None if doc_ids is None else doc_ids[i],
-                          offset=None if offsets is None else offsets[i],
-                          title=titles[i] if isinstance(titles[i], str) else "")
+                          offset=None if offsets is None else offsets[i], title=titles[i])
               for i, m in enumerate(metadatas)]  # fmt: skip
     positions = document_positions(places)
     return [passage_from_metadata(t, m, title_key, None if ids is None else ids[i],
