@@ -47,6 +47,7 @@ __all__ = [
     "RuleSet",
     "UntitledConfig",
     "check_bool",
+    "config_as_json",
     "check_int",
     "check_real",
     "validate",
@@ -732,3 +733,10 @@ PRESETS: dict[str, CageConfig] = {
         coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3
     ),
 }
+
+
+def config_as_json(config: CageConfig) -> dict[str, Any]:
+    """``config`` as plain JSON values (nested configs as dicts, ``string_rules`` as a sorted
+    list): what serialisers (``cage eval``'s results.json, LlamaIndex's ``to_json`` and
+    ingestion cache keys) write."""
+    return {**dataclasses.asdict(config), "string_rules": sorted(config.string_rules)}

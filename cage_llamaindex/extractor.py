@@ -10,6 +10,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, fiel
 from llama_index.core.schema import BaseNode, TransformComponent
 
 from cage_core import CageConfig
+from cage_core.config import config_as_json
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import index_documents
 from cage_core.graphs.integrity import key_bytes, signed_text
@@ -80,6 +81,11 @@ class CageGraphExtractor(TransformComponent):
         if self._graphs is None:
             self._graphs = PassageGraphs.for_config(self.config, self.spacy_model)
         return self._graphs
+
+    @field_serializer("config")
+    def _serialised_config(self, value: CageConfig) -> dict[str, Any]:
+        """Serialised (``to_dict``, ``to_json``, the ingestion cache key) as plain JSON."""
+        return config_as_json(value)
 
     @field_serializer("integrity_key")
     def _serialised_integrity_key(self, value: SecretStr | None) -> str | None:

@@ -14,6 +14,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
+from cage_core.config import config_as_json
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.metadata import (
@@ -94,6 +95,11 @@ class CageRerank(BaseNodePostprocessor):
     @classmethod
     def class_name(cls) -> str:
         return "CageRerank"
+
+    @field_serializer("config")
+    def _serialised_config(self, value: CageConfig) -> dict[str, Any]:
+        """Serialised (``to_dict``, ``to_json``, the ingestion cache key) as plain JSON."""
+        return config_as_json(value)
 
     @field_serializer("integrity_key")
     def _serialised_integrity_key(self, value: SecretStr | None) -> str | None:

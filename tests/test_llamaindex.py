@@ -220,7 +220,15 @@ def test_split_after_extraction_uses_each_chunks_own_graph(caplog):
     assert len(chunks) > 2 and all("cage_graph" in c.metadata for c in chunks)  # the parent's graph
     rerank = CageRerank(top_n=None)
     got = _ranking(rerank, chunks)
-    plain = [TextNode(text=c.get_content(), metadata={"title": "Curie notes"}) for c in chunks]
+    plain = [
+        TextNode(
+            text=c.get_content(),
+            metadata={"title": "Curie notes"},  # no graph,
+            relationships=c.relationships,
+            start_char_idx=c.start_char_idx,
+        )
+        for c in chunks
+    ]  # the same document structure
     assert got == _ranking(CageRerank(top_n=None), plain)
     assert rerank.reranker.parse_count == len(chunks)
     assert caplog.text.count("ignoring") == 1

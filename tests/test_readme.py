@@ -129,6 +129,10 @@ def test_readme_snippet_runs(number, tmp_path, monkeypatch):
         pytest.importorskip("ray")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
+    if "Chroma" in code:  # a fresh in-process Chroma: other tests' clients had other settings
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
     namespace: dict[str, object] = {"__name__": f"readme_snippet_{number}"}
     try:
         exec(compile(prelude, f"README prelude {number}", "exec"), namespace)

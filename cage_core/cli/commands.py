@@ -16,7 +16,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from cage_core import methods as registry
-from cage_core.config import PRESETS, CageConfig
+from cage_core.config import PRESETS, CageConfig, config_as_json
 from cage_core.eval.corpus_retrieval import RETRIEVERS
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.open_retrieval import ExpansionSettings
@@ -235,7 +235,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         }
         for r in run.results
     ]
-    settings = {**dataclasses.asdict(config), "string_rules": sorted(config.string_rules)}
+    settings = config_as_json(config)
     payload = {
         "config": settings,
         "seed": args.seed,
