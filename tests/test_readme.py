@@ -127,6 +127,8 @@ def test_readme_snippet_runs(number, tmp_path, monkeypatch):
     prelude, check = PRELUDES[number - 1]
     if "import ray" in prelude:
         pytest.importorskip("ray")
+        _run_in_fresh_process(prelude + code + check, tmp_path)  # one local Ray per process
+        return
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     if "Chroma" in code:  # a fresh in-process Chroma: other tests' clients had other settings
@@ -142,3 +144,20 @@ def test_readme_snippet_runs(number, tmp_path, monkeypatch):
     finally:
         if "ray" in namespace:  # the local Ray the prelude started stops with the test
             namespace["ray"].shutdown()  # type: ignore[attr-defined]
+
+
+def _run_in_fresh_process(source: str, cwd) -> None:
+    """Run a snippet in a new interpreter (Ray does not start twice in one process, and other
+    tests start their own), with this checkout first on the path."""
+    import os
+    import subprocess
+    import sys
+
+    script = cwd / "snippet.py"
+    script.write_text(source, encoding="utf-8")
+    root = str(README.parent)
+    env = {**os.environ, "HOME": str(cwd),
+           "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}  # fmt: skip
+    done = subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
