@@ -5,9 +5,12 @@ import logging
 import math
 import os
 import stat
+import string
 
 import pytest
 from graphs import entity_graph
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cage_core import Passage
 from cage_core.expansion.index import (
@@ -19,6 +22,7 @@ from cage_core.expansion.index import (
     LinkIndex,
     LinkIndexFormatError,
     LinkWeights,
+    _is_link_name,
     link_name,
 )
 
@@ -329,3 +333,14 @@ def test_enrich_without_a_graph_store_needs_a_link_index_path(tmp_path, capsys):
     src.write_text(json.dumps(ROWS[0]) + "\n")
     assert main(["enrich", "-i", str(src), "-o", str(tmp_path / "o.jsonl"), "--link-index"]) == 2
     assert "--link-index without a path needs --graph-store" in capsys.readouterr().err
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(alphabet=string.ascii_letters + string.digits + "_ ()-.'\t\né", max_size=40)
+    | st.lists(st.sampled_from(["ab", "c", "x_1", "de", "a" * 60]), max_size=14).map(" ".join)
+)
+def test_a_stored_name_is_valid_exactly_when_it_is_its_own_link_name(name):
+    """The reader's fast check of ASCII names agrees with link_name everywhere."""
+    _is_link_name.cache_clear()
+    assert _is_link_name(name) == (link_name(name) == name)

@@ -81,6 +81,7 @@ import json
 import logging
 import math
 import os
+import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -353,8 +354,8 @@ class LinkStorage(Protocol):
         """Every entry, in the order it was (last) put."""
         ...
 
-    def chunks_of(self, doc_id: str) -> list[str]:
-        """Ids of the document's entries ordered by (position, id), those without one last."""
+    def document_entries(self, doc_id: str) -> list[LinkEntry]:
+        """The document's entries ordered by (position, id), those without one last."""
         ...
 
     def reading(self) -> AbstractContextManager[object]:
@@ -414,9 +415,9 @@ class MemoryLinkStorage:
     def iter_entries(self) -> Iterator[LinkEntry]:
         return iter(list(self._entries.values()))
 
-    def chunks_of(self, doc_id: str) -> list[str]:
+    def document_entries(self, doc_id: str) -> list[LinkEntry]:
         entries = self._entries
-        return sorted(self._documents.get(doc_id, ()), key=lambda pid: _chunk_order(entries[pid]))
+        return sorted((entries[pid] for pid in self._documents.get(doc_id, ())), key=_chunk_order)
 
     def reading(self) -> AbstractContextManager[object]:
         return nullcontext()
@@ -580,7 +581,7 @@ class LinkIndex:
         position last, by id ([] for an unknown document)."""
         if not isinstance(doc_id, str):
             raise TypeError(f"doc_id must be a str, got {type(doc_id).__name__}")
-        return self._storage.chunks_of(doc_id)
+        return [entry.id for entry in self._storage.document_entries(doc_id)]
 
     def close(self) -> None:
         """Release the storage's resources (a SQLite connection); a no-op in memory."""
@@ -868,14 +869,11 @@ def sibling_links(storage: LinkStorage, seed: LinkEntry,
     (call inside its :meth:`~LinkStorage.reading` block)."""
     if seed.doc_id is None or (weights.adjacent <= 0 and weights.sibling <= 0):
         return []
-    chunks = [pid for pid in storage.chunks_of(seed.doc_id) if pid != seed.id]
-    entries = storage.get(chunks)  # a stored entry that fails validation links nothing
     out = []
-    for pid in chunks:
-        entry = entries.get(pid)
-        if entry is None:
+    for entry in storage.document_entries(seed.doc_id):  # an invalid stored entry: not there
+        if entry.id == seed.id:
             continue
-        position = entry.position
+        pid, position = entry.id, entry.position
         near = seed.position is not None and position is not None \
             and abs(position - seed.position) == 1  # fmt: skip
         weight = weights.adjacent if near else weights.sibling
@@ -941,9 +939,20 @@ def _stored_names(value: Any, most: int, field: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+_ASCII_LINK_NAME = re.compile(r"[a-z0-9_]+(?: [a-z0-9_]+)*")
+"""ASCII text in :func:`link_name` form, but for its length bounds: lower-case ``\\w`` runs
+joined by one space (no parenthetical, nothing to lower-case or split)."""
+
+
 @functools.lru_cache(maxsize=NAME_CHECK_CACHE)
 def _is_link_name(name: str) -> bool:
-    """``link_name(name) == name``, remembered: stored names repeat (a few are very common)."""
+    """``link_name(name) == name``, remembered: stored names repeat (a few are very common).
+    An ASCII name is checked by :data:`_ASCII_LINK_NAME` and the bounds (the same answer,
+    without normalising it: most names of a store are read once; "" is its own form)."""
+    if name.isascii():
+        return not name or (MIN_NAME_CHARS <= len(name) <= MAX_NAME_CHARS
+                and name.count(" ") < MAX_NAME_WORDS
+                and _ASCII_LINK_NAME.fullmatch(name) is not None)  # fmt: skip
     return link_name(name) == name
 
 

@@ -174,6 +174,8 @@ class SqliteLinkStorage:
         self._conn: sqlite3.Connection | None = None
         self._closed = False
         self._reported: set[int] = set()
+        self._read_nids: dict[str, int] | None = None
+        """Inside :meth:`reading`: the ``nid`` of each name :meth:`counts` read."""
         self._warned: set[str] = set()
         if create:
             _create_private_file(self.path)
@@ -197,12 +199,14 @@ class SqliteLinkStorage:
 
     def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
         wanted = set(names)
-        rows = self._select("SELECT name, keyed, mentioned FROM names WHERE name IN",
+        rows = self._select("SELECT name, keyed, mentioned, nid FROM names WHERE name IN",
                             list(wanted))  # fmt: skip
         out, bad = {}, 0
-        for name, keyed, mentioned in rows:
+        for name, keyed, mentioned, nid in rows:
             if name in wanted and _count_ok(keyed) and _count_ok(mentioned):
                 out[name] = (keyed, mentioned)
+                if self._read_nids is not None:  # inside reading(): holders() may use them
+                    self._read_nids[name] = nid
             else:
                 bad += 1
         if bad:
@@ -212,10 +216,17 @@ class SqliteLinkStorage:
 
     def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
         wanted = set(names)
+        known = self._read_nids or {}  # names counts() read in this read transaction
+        by_nid = {known[n]: n for n in wanted if n in known}
         sql = ("SELECT n.name, e.id FROM names AS n "
                "JOIN postings AS p ON p.nid = n.nid AND p.role = ? "
                "JOIN entries AS e ON e.pid = p.pid WHERE n.name IN")  # fmt: skip
-        rows = self._select(sql, list(wanted), (ROLES[role],))
+        rows = self._select(sql, [n for n in wanted if n not in known], (ROLES[role],))
+        if by_nid:  # the same rows without looking the names up again
+            sql = ("SELECT p.nid, e.id FROM postings AS p JOIN entries AS e ON e.pid = p.pid "
+                   "WHERE p.role = ? AND p.nid IN")  # fmt: skip
+            rows += [(by_nid[nid], pid) for nid, pid in
+                     self._select(sql, list(by_nid), (ROLES[role],))]  # fmt: skip
         out: dict[str, set[str]] = {}
         bad = 0
         for name, passage_id in rows:
@@ -241,11 +252,11 @@ class SqliteLinkStorage:
             last = rows[-1][0]
             yield from self._decoded(rows)
 
-    def chunks_of(self, doc_id: str) -> list[str]:
+    def document_entries(self, doc_id: str) -> list[LinkEntry]:
         rows = self._attempt(lambda conn: conn.execute(
             "SELECT pid, id, data, doc_id, position FROM entries WHERE doc_id = ?",
             (doc_id,)).fetchall())  # fmt: skip
-        return [e.id for e in sorted(self._decoded(rows), key=_chunk_order)]
+        return sorted(self._decoded(rows), key=_chunk_order)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -256,9 +267,11 @@ class SqliteLinkStorage:
                 yield
                 return
             self._attempt(lambda c: c.execute("BEGIN"))
+            self._read_nids = {}
             try:
                 yield
             finally:
+                self._read_nids = None
                 if conn.in_transaction:
                     conn.execute("COMMIT")
 
