@@ -7,12 +7,14 @@ names so that sub-spans and short forms link too).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import pickle
 import random
 import sqlite3
 import stat
+import threading
 from dataclasses import replace
 
 import pytest
@@ -35,7 +37,12 @@ from cage_core.expansion.ingest import (
     link_entries,
     write_link_partition,
 )
-from cage_core.expansion.store import STORE_VERSION, SqliteLinkStorage, import_jsonl
+from cage_core.expansion.store import (
+    STORE_VERSION,
+    SqliteLinkStorage,
+    WalCheckpointer,
+    import_jsonl,
+)
 from cage_core.graphs.passage_graph import PassageGraph, content_hash
 from cage_core.graphs.store import GraphStore
 
@@ -378,3 +385,51 @@ def test_threads_sharing_one_store_get_the_in_memory_expansions(tmp_path):
     with ThreadPoolExecutor(4) as pool:
         found = list(pool.map(lambda c: store.expand(QUERIES[2], c, limit=20), lists))
     assert found == [memory.expand(QUERIES[2], c, limit=20) for c in lists]
+
+
+def test_a_write_leaves_the_wal_checkpoint_to_the_stores_own_thread(tmp_path, monkeypatch):
+    ran_in: list[str] = []
+    done = threading.Event()
+    original = WalCheckpointer._checkpoint
+
+    def spy(self):
+        original(self)
+        ran_in.append(threading.current_thread().name)
+        done.set()
+
+    monkeypatch.setattr(WalCheckpointer, "_checkpoint", spy)
+    store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
+    traced: list[str] = []
+    store.storage._connection().set_trace_callback(traced.append)
+    store.add_entries(entries(50))
+    assert done.wait(10) and ran_in == ["cage-wal-links.sqlite"]
+    assert not any("wal_checkpoint" in sql for sql in traced)  # the writer never checkpointed
+    assert store.storage._connection().execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    with sqlite3.connect(tmp_path / "links.sqlite") as conn:  # every page is in the file
+        busy, wal, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert busy == 0 and wal == copied
+    thread = store.storage._checkpointer._thread
+    store.close()  # the last checkpoint, and the thread ends
+    assert not thread.is_alive() and store.storage._checkpointer is None
+    assert len(LinkIndex.open(tmp_path / "links.sqlite")) == 50
+
+
+def test_a_writer_dropped_without_close_ends_its_checkpoint_thread(tmp_path):
+    store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
+    store.add_entries(entries(10))
+    thread = store.storage._checkpointer._thread
+    del store
+    gc.collect()
+    thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_when_its_checkpoint_thread_is_gone_the_writer_checkpoints_itself(tmp_path):
+    store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
+    store.add_entries(entries(20))
+    store.storage._checkpointer.stop()  # as if it had died
+    traced: list[str] = []
+    store.storage._connection().set_trace_callback(traced.append)
+    store.add_entries(entries(40)[20:])
+    assert "PRAGMA wal_checkpoint(PASSIVE)" in traced and len(store) == 40
+    store.close()
