@@ -45,6 +45,7 @@ GRID = {
     "lead_weight": (0.0, 1.0, 2.0),
     "adjacent_weight": (0.0, 0.5, 1.0, 1.5),
     "anchors": (0, 1, 2),
+    "lexical_weight": (0.5, 1.0, 1.5, 2.0),
     "gate": (False, True),  # GateConfig.titled (the untitled gate: measured, see stripped())
 }
 
@@ -71,18 +72,21 @@ def hybrid_order(pool: dict, config: CageConfig) -> np.ndarray:
     )
 
 
-def pool_relevance(pool: dict, config: CageConfig) -> np.ndarray:
-    """``r`` of a pool the document view ranks (the view's relevance less its document term),
-    checked against :func:`~cage_core.ranking.fusion.score_pool`: the grid re-runs the view alone."""
+def pool_relevance(pool: dict, config: CageConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``(z(sim), z(bm25))`` of a pool the document view ranks (its relevance is
+    ``z(sim) + document.lexical_weight · z(bm25)``), checked against
+    :func:`~cage_core.ranking.fusion.score_pool`: the grid re-runs the view alone."""
     from cage_core.ranking.document_links import (
         document_view,  # not in the code before (``before``)
     )
 
     scores = score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config)
-    r = scores.relevance - config.document.document_weight * scores.documents.named
+    zs = standardize(pool["sims"])
+    zb = standardize(pool_bm25(pool["query"], [p.content for p in pool["passages"]]))
+    r = zs + config.document.lexical_weight * zb
     again = document_view(pool["query"], pool["passages"], pool["graphs"], r, config.document)
     assert np.array_equal(again.fused, scores.fused), "the view must be score_pool's ranking"
-    return r
+    return zs, zb
 
 
 def has_documents(pool: dict) -> bool:
@@ -140,9 +144,10 @@ def main() -> None:
         doc_point = tuple((k, v) for k, v in point.items() if k != "gate")
         if doc_point not in views:
             variant = config.document.replace(**dict(doc_point))
+            w = variant.lexical_weight
             views[doc_point] = np.array([measures(ranking(document_view(
-                pools[i]["query"], pools[i]["passages"], pools[i]["graphs"], r, variant).fused), pools[i])
-                for i, r in relevance.items()])  # fmt: skip
+                pools[i]["query"], pools[i]["passages"], pools[i]["graphs"], zs + w * zb,
+                variant).fused), pools[i]) for i, (zs, zb) in relevance.items()])  # fmt: skip
         if relevance:
             scores[n, list(relevance)] = views[doc_point]
     settings = sorted(set(groups))
@@ -170,6 +175,10 @@ def main() -> None:
         "vanilla": np.array([measures(ranking(p["sims"]), p) for p in pools]),
         "hybrid": np.array([measures(hybrid_order(p, config), p) for p in pools]),
     }
+    lex = points[chosen]["lexical_weight"]  # the relevance change alone, for comparison
+    rows[f"hybrid, w_lex {lex} where documented"] = np.array(
+        [measures(hybrid_order(p, config.replace(lexical_weight=lex) if d else config), p)
+         for p, d in zip(pools, documented)])  # fmt: skip
     if args.before is not None:
         old = json.loads(args.before.read_text())
         rows["cage before"] = np.array([old[f"{p['setting']}|{p['id']}"] for p in pools])

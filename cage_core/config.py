@@ -361,6 +361,10 @@ class DocumentConfig:
         lead_weight: ``w_l``, added to the best chunk of each document the query names.
         adjacent_weight: ``w_a``, added to a chunk adjacent to a lead or anchor.
         anchors: ``m``, how many of the most relevant passages also anchor adjacency.
+        lexical_weight: ``w_lex`` of the view's relevance ``r = z(sim) + w_lex · z(bm25)``
+            (``CageConfig.lexical_weight`` is the other pools'): chunks of documents written
+            alike (one template, one domain) differ in their terms more than in their
+            embeddings.
     """
 
     enabled: bool = True
@@ -368,10 +372,11 @@ class DocumentConfig:
     lead_weight: float = 1.0
     adjacent_weight: float = 1.0
     anchors: int = 2
+    lexical_weight: float = 0.5
 
     def __post_init__(self) -> None:
         check_bool("document.enabled", self.enabled)
-        for name in ("document_weight", "lead_weight", "adjacent_weight"):
+        for name in ("document_weight", "lead_weight", "adjacent_weight", "lexical_weight"):
             check_real(f"document.{name}", getattr(self, name), low=0.0, high=100.0)
         check_int("document.anchors", self.anchors, low=0, high=1000)
 
@@ -428,7 +433,9 @@ class CageConfig:
             with the chain on uses ``untitled.alpha`` instead (:class:`UntitledConfig`); a
             changed ``alpha`` is logged once when the first such pool is ranked.
         coherence: ``"bridge"`` (default) or ``"rgcn"`` (the paper's coherence term).
-        lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0 = cosine only).
+        lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0 = cosine
+            only) of pools without document structure (those with it use
+            ``document.lexical_weight``).
         entity_weight: weight of shared named entities against title mentions in bridge links.
         title_links: whether a passage naming another passage's title links them.
         core_size: how many of the most relevant passages form the core that bridge
@@ -599,28 +606,44 @@ class CageConfig:
         }  # fmt: skip
         return {reason: names for reason, names in unused.items() if names}
 
-    def ineffective_on(self, pool: Literal["titled", "untitled"]) -> tuple[str, ...]:
+    def ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> tuple[str, ...]:
         """The settings changed from their defaults that cannot change the ranking of a
-        ``pool`` ("titled": some passage has a title; "untitled": none has) under this config,
-        though they change the other kind's: with the chain on, a titled pool's core is the
+        ``pool`` ("titled": some passage has a title; "untitled": none has; "document": a
+        pool with document structure, ranked by the document view) under this config,
+        though they change other pools': with the chain on, a titled pool's core is the
         chain (``core_size`` is read by untitled pools only) and an untitled pool's α is
-        ``untitled.alpha`` (``alpha`` is read by titled pools only)."""
-        if self.coherence != "bridge" or not self.chain.length:
+        ``untitled.alpha`` (``alpha`` is read by titled pools only); the document view reads
+        none of ``alpha``, ``core_size`` and ``lexical_weight`` (its own is
+        ``document.lexical_weight``)."""
+        if self.coherence != "bridge":
             return ()
-        name = "core_size" if pool == "titled" else "alpha"
-        default = type(self).__dataclass_fields__[name].default
-        return (name,) if getattr(self, name) != default else ()
+        if pool == "document":
+            names: tuple[str, ...] = ("alpha", "core_size", "lexical_weight")
+        elif not self.chain.length:
+            return ()
+        else:
+            names = ("core_size",) if pool == "titled" else ("alpha",)
+        fields = type(self).__dataclass_fields__
+        return tuple(n for n in names if getattr(self, n) != fields[n].default)
 
-    def warn_ineffective_on(self, pool: Literal["titled", "untitled"]) -> None:
+    def warn_ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> None:
         """Log :meth:`ineffective_on` once per process and setting (cheap when empty)."""
         names = self.ineffective_on(pool)
-        if names:
-            read = "untitled.alpha is their α" if pool == "untitled" else "the chain is their core"
+        if not names:
+            return
+        changed = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        if pool == "document":
             warn_once(
-                f"CageConfig: {', '.join(names)}={getattr(self, names[0])!r} has no effect "
-                f"on {pool} pools ({read}); it applies to "
-                f"{'titled' if pool == 'untitled' else 'untitled'} pools only"
+                f"CageConfig: {changed} has no effect on pools with document structure (the "
+                "document view ranks them, with document.lexical_weight as its BM25 weight); "
+                "it applies to the other pools only"
             )
+            return
+        read = "untitled.alpha is their α" if pool == "untitled" else "the chain is their core"
+        warn_once(
+            f"CageConfig: {changed} has no effect on {pool} pools ({read}); it applies to "
+            f"{'titled' if pool == 'untitled' else 'untitled'} pools only"
+        )
 
     def replace(self, **changes: Any) -> CageConfig:
         """Return a copy with ``changes`` applied (validated like a new config); encoder

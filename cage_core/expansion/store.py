@@ -36,9 +36,10 @@ store. A writer does not checkpoint the WAL into the database file inside its co
 (SQLite's automatic checkpoint is off: it doubled the time of adding 1,000 entries to a
 store of 1M); after each commit it wakes its own :class:`WalCheckpointer` thread, which
 runs a passive checkpoint on a connection of its own while the writer goes on (SQLite's
-recommended way, sqlite.org/wal.html); when the WAL still holds more than
-``WAL_CHECKPOINT_PAGES`` pages after a commit (the thread fell behind), the writer
-checkpoints it itself. A connection is never used across ``fork()``; the file is created 0600 in a 0700
+recommended way, sqlite.org/wal.html); when the WAL has grown past
+``WAL_CHECKPOINT_PAGES`` pages (it starts over only after a checkpoint that caught up,
+which a writer that never pauses does not let the thread do), the writer checkpoints it
+itself between two transactions, and the file is cut back to that size. A connection is never used across ``fork()``; the file is created 0600 in a 0700
 directory.
 
 Every row is untrusted on read: an entry row goes through
@@ -491,8 +492,11 @@ class SqliteLinkStorage:
             checkpointer = self._checkpointer
         if not checkpointer.request():
             return
-        try:  # the thread fell behind (or could not start): the writer takes the pages
-            self._attempt(lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall())
+        try:  # the WAL outgrew its bound (or the thread is gone): the writer catches up
+            row = self._attempt(lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                                .fetchone())  # fmt: skip
+            if not row[0] and row[1] == row[2]:  # all copied: the next write starts it over
+                checkpointer.caught_up()
         except sqlite3.OperationalError as exc:
             logger.debug("link store %s: checkpoint skipped (%s)", self.path, exc)
 
@@ -545,6 +549,7 @@ class SqliteLinkStorage:
             _set_wal(conn, self.path)
             conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
             conn.execute("PRAGMA wal_autocheckpoint=0")  # WalCheckpointer's work
+            conn.execute(f"PRAGMA journal_size_limit={WAL_CHECKPOINT_PAGES * PAGE_SIZE}")
         except sqlite3.DatabaseError as exc:
             conn.close()
             if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
@@ -591,9 +596,15 @@ class WalCheckpointer:
 
     def request(self) -> bool:
         """Ask for a checkpoint; ``True`` when the WAL held more than ``WAL_CHECKPOINT_PAGES``
-        pages after the last one (the caller should checkpoint now) or the thread is gone."""
+        pages at the last one or the thread is gone: the caller should checkpoint now, between
+        its transactions, so that its next one starts the WAL over (a writer that never
+        pauses never lets the thread catch up)."""
         self._wake.set()
         return self._wal_pages > WAL_CHECKPOINT_PAGES or not self._thread.is_alive()
+
+    def caught_up(self) -> None:
+        """Someone else checkpointed the whole WAL."""
+        self._wal_pages = 0
 
     def stop(self, *, wait: bool = True) -> None:
         """A last checkpoint, then the thread ends (``wait``: for at most ``busy_timeout_s``)."""
@@ -624,8 +635,8 @@ class WalCheckpointer:
             if self._conn is None:
                 self._conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_s,
                                              isolation_level=None, check_same_thread=False)  # fmt: skip
-            busy, wal, done = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            self._wal_pages = max(0, wal - done) if not busy else wal
+            _, wal, _ = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            self._wal_pages = wal  # the WAL restarts only after a checkpoint that caught up
         except sqlite3.Error as exc:
             logger.debug("link store %s: background checkpoint failed (%s)", self.path, exc)
 

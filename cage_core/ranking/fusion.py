@@ -28,8 +28,9 @@ Two coherence modes (``CageConfig.coherence``):
     ``f_i = α·r_i + (1−α)·c_i``.
 
 A pool with document structure (two passages sharing a ``doc_id``) is ranked, in bridge
-mode, by the document view of :mod:`cage_core.ranking.document_links` instead (``r`` as above,
-``f`` the view's; ``CageConfig.document``), unless ``document.enabled`` is off.
+mode, by the document view of :mod:`cage_core.ranking.document_links` instead (``r`` as above with
+``w_lex`` = ``document.lexical_weight``, :func:`document_relevance`; ``f`` the view's;
+``CageConfig.document``), unless ``document.enabled`` is off.
 
 In both modes ``contradiction_weight > 0`` subtracts ``w · contradiction_penalty_i``
 (:mod:`cage_core.ranking.contradiction`) from ``f_i`` (and from ``r_i`` where the chain is
@@ -50,7 +51,7 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.passage import Passage
 from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
 from cage_core.ranking.contradiction import contradiction_penalty
-from cage_core.ranking.document_links import DocumentView, document_view
+from cage_core.ranking.document_links import DocumentView, document_view, has_document_structure
 from cage_core.ranking.links import (
     PoolLinks,
     coherence_to_core,
@@ -79,6 +80,7 @@ __all__ = [
     "bridge_inputs",
     "chain_first",
     "contradiction_demotion",
+    "document_relevance",
     "paper_scores",
     "ranked_first",
     "rgcn_matrix",
@@ -154,9 +156,12 @@ def score_pool(
     if config.coherence == "rgcn":
         return paper_scores(sims, graphs, config, demotion, encodings)
     pool = bridge_inputs(query, passages, sims, graphs, config)
-    view = document_view(query, passages, graphs, pool.relevance, config.document)
-    if view is not None:  # document structure: the document view
-        return document_scores(pool, view, demotion)
+    if config.document.enabled and has_document_structure(passages):
+        view = document_view(query, passages, graphs, document_relevance(pool, config),
+                             config.document)  # fmt: skip
+        if view is not None:  # document structure: the document view
+            config.warn_ineffective_on("document")
+            return document_scores(pool, view, demotion)
     if config.chain.length and not any(t.strip() for t in pool.titles):
         return untitled_scores(pool, config, demotion, encodings)
     return titled_scores(pool, config, demotion, encodings)
@@ -194,6 +199,8 @@ class BridgeInputs:
     similarities: np.ndarray
     relevance: np.ndarray
     """``[k]`` ``r_i = z(sim_i) + w_lex · z(bm25_i)``."""
+    lexical: np.ndarray
+    """``[k]`` ``z(bm25_i)`` (zeros when neither lexical weight reads it)."""
     titles: list[str]
     texts: list[str]
     links: PoolLinks
@@ -207,17 +214,23 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
                   graphs: Sequence[PassageGraph], config: CageConfig) -> BridgeInputs:  # fmt: skip
     """The relevance, links and subjects of a bridge-mode pool."""
     relevance = standardize(sims)
+    lexical = np.zeros(len(passages))
+    if config.lexical_weight or config.document.lexical_weight:
+        lexical = standardize(pool_bm25(query, [p.content for p in passages]))
     if config.lexical_weight:
-        relevance = relevance + config.lexical_weight * standardize(
-            pool_bm25(query, [p.content for p in passages])
-        )
+        relevance = relevance + config.lexical_weight * lexical
     titles = [p.title for p in passages]
     texts = [p.text for p in passages]
     links = pool_links(query, titles, texts, graphs)
     rules = config.string_rules
     subjects = [derive_subject(p, g, rules=rules) for p, g in zip(passages, graphs)]
-    return BridgeInputs(query, passages, graphs, sims, relevance, titles, texts, links, subjects,
-                        links.entity_links())  # fmt: skip
+    return BridgeInputs(query, passages, graphs, sims, relevance, lexical, titles, texts, links,
+                        subjects, links.entity_links())  # fmt: skip
+
+
+def document_relevance(pool: BridgeInputs, config: CageConfig) -> np.ndarray:
+    """``[k]`` the document view's relevance ``z(sim_i) + document.lexical_weight · z(bm25_i)``."""
+    return standardize(pool.similarities) + config.document.lexical_weight * pool.lexical
 
 
 def document_scores(pool: BridgeInputs, view: DocumentView, demotion: np.ndarray) -> PoolScores:
