@@ -47,7 +47,10 @@ GRID = {
     "anchors": (0, 1, 2),
     "lexical_weight": (0.5, 1.0, 1.5, 2.0),
     "gate": (False, True),  # GateConfig.titled (the untitled gate: measured, see stripped())
+    "sentence_titles": (False, True),  # GateConfig.sentence_titles
 }
+GATE_FIELDS = {"gate": "titled", "sentence_titles": "sentence_titles"}
+"""Grid names of the GateConfig fields (they act on pools without document structure)."""
 
 
 def measures(order: np.ndarray, pool: dict) -> tuple[float, float, float]:
@@ -129,19 +132,21 @@ def main() -> None:
     print(f"{len(pools)} pools, {int(documented.sum())} with document structure", file=sys.stderr)
     untitled = ~documented  # the pools the gate may act on (titled and untitled)
     fixed = np.array([measures(cage_order(p, config), p) for p in pools])  # the defaults
-    gated = config.replace(gate=config.gate.replace(titled=not config.gate.titled))
-    by_gate = {config.gate.titled: fixed[untitled],
-               gated.gate.titled: np.array([measures(cage_order(p, gated), p)
-                                             for p, u in zip(pools, untitled) if u])}  # fmt: skip
+    by_gate: dict[tuple, np.ndarray] = {}
+    for values in itertools.product(*(GRID[g] for g in GATE_FIELDS)):
+        gate = config.gate.replace(**dict(zip(GATE_FIELDS.values(), values)))
+        by_gate[values] = fixed[untitled] if gate == config.gate else np.array(
+            [measures(cage_order(p, config.replace(gate=gate)), p)
+             for p, u in zip(pools, untitled) if u])  # fmt: skip
     scores = np.repeat(fixed[None], len(points), axis=0)
     from cage_core.ranking.document_links import document_view
 
     relevance = {int(i): pool_relevance(pools[i], config) for i in np.flatnonzero(documented)}
     views: dict[tuple, np.ndarray] = {}
     for n, point in enumerate(points):
-        if untitled.any():
-            scores[n, untitled] = by_gate[point["gate"]]  # the gate acts on pools without documents
-        doc_point = tuple((k, v) for k, v in point.items() if k != "gate")
+        if untitled.any():  # the gate acts on pools without documents
+            scores[n, untitled] = by_gate[tuple(point[g] for g in GATE_FIELDS)]
+        doc_point = tuple((k, v) for k, v in point.items() if k not in GATE_FIELDS)
         if doc_point not in views:
             variant = config.document.replace(**dict(doc_point))
             w = variant.lexical_weight

@@ -396,22 +396,27 @@ class GateConfig:
     Attributes:
         titled: keep the relevance order of a titled pool whose link evidence is weak.
         untitled: keep the relevance order of an untitled pool whose link evidence is weak.
+        sentence_titles: keep the relevance order of a titled pool whose link evidence is
+            weak and fewer than half of whose titles are names (paper titles, headlines:
+            :func:`~cage_core.ranking.relevance_gate.titles_are_names`).
         min_query_subjects: the fewest passages about a part of the query (``Σ Q``, or the
             titles it names) a pool needs for its links to move passages.
     """
 
     titled: bool = False
     untitled: bool = False
+    sentence_titles: bool = False
     min_query_subjects: int = 1
 
     @property
     def enabled(self) -> bool:
         """Whether the gate acts on any pool."""
-        return self.titled or self.untitled
+        return self.titled or self.untitled or self.sentence_titles
 
     def __post_init__(self) -> None:
         check_bool("gate.titled", self.titled)
         check_bool("gate.untitled", self.untitled)
+        check_bool("gate.sentence_titles", self.sentence_titles)
         check_int("gate.min_query_subjects", self.min_query_subjects, low=1, high=1000)
 
     def replace(self, **changes: Any) -> GateConfig:
@@ -597,8 +602,9 @@ class CageConfig:
             "document.enabled=False turns the document view off":
                 tuple(f"document.{n}" for n, _ in _changed(self.document) if n != "enabled")
                 if not self.document.enabled else (),
-            "gate.titled=gate.untitled=False turn the relevance gate off":
-                tuple(f"gate.{n}" for n, _ in _changed(self.gate) if n not in ("titled", "untitled"))
+            "gate.titled=gate.untitled=gate.sentence_titles=False turn the relevance gate off":
+                tuple(f"gate.{n}" for n, _ in _changed(self.gate)
+                      if n not in ("titled", "untitled", "sentence_titles"))
                 if not self.gate.enabled else (),
             "contradiction_weight=0 turns the contradiction penalty off":
                 ("contradiction_overlap",) if not self.contradiction_weight and

@@ -241,9 +241,70 @@ def test_document_and_gate_settings_say_when_they_have_no_effect():
                      gate=GateConfig(min_query_subjects=2))  # fmt: skip
     assert off.ineffective_settings() == {
         "document.enabled=False turns the document view off": ("document.lead_weight",),
-        "gate.titled=gate.untitled=False turn the relevance gate off": ("gate.min_query_subjects",),
+        "gate.titled=gate.untitled=gate.sentence_titles=False turn the relevance gate off": (
+            "gate.min_query_subjects",
+        ),
     }
     with pytest.raises(ValueError):
         DocumentConfig(anchors=-1)
     with pytest.raises(TypeError):
         CageConfig(document="on")
+
+
+def test_paper_titles_are_not_names_and_wikipedia_titles_are():
+    from cage_core.ranking.relevance_gate import titles_are_names
+
+    papers = ["Birth size and breast cancer risk: re-analysis of individual participant data "
+              "from 32 studies", "Aspirin", "Preoperative C-reactive protein predicts long-term "
+              "mortality and hospital length of stay after primary, non-emergent coronary artery "
+              "bypass grafting"]  # fmt: skip
+    assert not titles_are_names(papers)  # one name of three
+    assert titles_are_names(["Copake Lake, New York", "Kiss and Tell (1945 film)", papers[0]])
+    assert titles_are_names(["", " "])  # no titles: nothing to say
+
+
+def test_the_sentence_titles_gate_keeps_the_relevance_order_of_a_pool_of_paper_titles():
+    from cage_core.ranking.relevance_gate import GateConfig
+
+    titles = [
+        "Serum vitamin D concentration and the risk of fracture in elderly women and men",
+        "Vitamin D supplementation in older adults with a history of falls and fractures",
+        "Calcium intake and the risk of hip fracture in a cohort of postmenopausal women",
+    ]
+    texts = ["Vitamin D was measured in 900 elderly women in Oslo.",
+             "Older adults in Oslo took Vitamin D for two years.",
+             "Calcium intake was recorded in Oslo over ten years."]  # fmt: skip
+    passages = [Passage(t, title=h) for t, h in zip(texts, titles)]
+    oslo = ("Oslo", "GPE")
+    graphs = [entity_graph([("Vitamin D", "PRODUCT"), oslo], light=True),
+              entity_graph([oslo, ("Vitamin D", "PRODUCT")], light=True),
+              entity_graph([oslo], light=True)]  # fmt: skip
+    sims = np.array([0.5, 0.2, 0.45])
+    query = "Vitamin D lowers the risk of fracture."
+    gated = score_pool(
+        query, passages, sims, graphs, CageConfig(gate=GateConfig(sentence_titles=True))
+    )
+    assert [int(i) for i in ranking(gated.fused)] == [int(i) for i in ranking(gated.relevance)]
+    assert gated.chain == ()
+    assert score_pool(query, passages, sims, graphs, CageConfig()).chain != ()  # gate off
+    named = [Passage(t, title=h) for t, h in zip(texts, ["Vitamin D", "Falls", "Calcium"])]
+    kept = score_pool(query, named, sims, graphs, CageConfig(gate=GateConfig(sentence_titles=True)))
+    assert kept.chain != ()  # titles that are names: the chain ranks as without the gate
+
+
+def test_pools_with_document_structure_have_their_own_bm25_weight():
+    passages, graphs = report_pool()
+    sims = np.array([0.2, 0.5, 0.4, 0.45, 0.1])
+    query = "When did Acme Foods Ltd. raise its dividend?"
+    default = score_pool(query, passages, sims, graphs, CageConfig())
+    lexical = CageConfig(document=DocumentConfig(lexical_weight=2.0))
+    heavier = score_pool(query, passages, sims, graphs, lexical)
+    from cage_core.ranking.pool_bm25 import pool_bm25
+
+    bm25 = standardize(pool_bm25(query, [p.content for p in passages]))
+    named = default.documents.named
+    assert np.allclose(default.relevance, standardize(sims) + 0.5 * bm25 + named)
+    assert np.allclose(heavier.relevance, standardize(sims) + 2.0 * bm25 + named)
+    flat = CageConfig(lexical_weight=2.0)  # the other pools' weight: not the view's
+    assert np.array_equal(score_pool(query, passages, sims, graphs, flat).fused, default.fused)
+    assert flat.ineffective_on("document") == ("lexical_weight",)

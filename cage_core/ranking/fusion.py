@@ -263,7 +263,7 @@ def titled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray,
         # its large title gain (on DEV open retrieval without titles, chaining cost
         # HotpotQA R@5 .065 against no chain)
         query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
-        gated = weak_title_evidence(query_titles, title_hops, config.gate)  # do no harm
+        gated = weak_title_evidence(query_titles, title_hops, config.gate, titles)  # no harm
         if gated:
             alpha = 1.0
         else:

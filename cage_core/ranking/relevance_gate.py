@@ -12,17 +12,26 @@ relevance ``r`` (the hybrid order) and gets no short chain:
 
 A titled pool is gated likewise when the query names none of its titles and no passage's
 text names another's title (``T = 0``: the evidence chain would then follow shared entities
-alone; SciFact abstracts are such pools). A pool with document structure (the document view,
-:mod:`cage_core.ranking.document_links`) never reaches the gate.
+alone; SciFact abstracts are such pools): every such pool with ``titled``, and with
+``sentence_titles`` only those fewer than half of whose titles are names
+(:func:`titles_are_names`: a paper title or a headline is a sentence, which no text names
+and no query names, so its links are shared entities alone whatever the query; on DEV
+every Wikipedia pool has at least 95% titles that are names, SciFact's at most 80%). A pool
+with document structure (the document view, :mod:`cage_core.ranking.document_links`) never
+reaches the gate.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from cage_core.config import GateConfig  # defined with the other settings
+from cage_core.ranking.links import link_name
 
 __all__ = [
+    "titles_are_names",
     "weak_link_evidence",
     "weak_title_evidence",
 ]
@@ -34,10 +43,20 @@ def weak_link_evidence(query_subjects: np.ndarray, config: GateConfig) -> bool:
     return config.untitled and float(np.sum(query_subjects)) < config.min_query_subjects
 
 
-def weak_title_evidence(
-    query_titles: np.ndarray, title_mentions: np.ndarray, config: GateConfig
-) -> bool:
+def weak_title_evidence(query_titles: np.ndarray, title_mentions: np.ndarray, config: GateConfig,
+                        titles: Sequence[str] = ()) -> bool:  # fmt: skip
     """Whether the gate keeps the relevance order for a titled pool: the query names fewer than
-    ``min_query_subjects`` of its titles and no passage names another's title."""
-    return (config.titled and float(np.sum(query_titles)) < config.min_query_subjects
+    ``min_query_subjects`` of its titles and no passage names another's title, and the gate
+    is on for it (``titled``; or ``sentence_titles`` and not :func:`titles_are_names`)."""
+    on = config.titled or (config.sentence_titles and not titles_are_names(titles))
+    return (on and float(np.sum(query_titles)) < config.min_query_subjects
             and not np.any(title_mentions))  # fmt: skip
+
+
+def titles_are_names(titles: Sequence[str]) -> bool:
+    """Whether at least half of the non-empty ``titles`` are names: have a
+    :func:`~cage_core.ranking.links.link_name` (at most ``MAX_NAME_WORDS`` words; "Aspirin"
+    and "Kiss and Tell (1945 film)" are names, a 14-word paper title is not). ``True`` when
+    there are none."""
+    given = [t for t in titles if t.strip()]
+    return 2 * sum(1 for t in given if link_name(t)) >= len(given)
