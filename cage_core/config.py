@@ -349,10 +349,12 @@ class DocumentConfig:
 
     Chosen by 5-fold cross-validation over every DEV file pooled (HotpotQA, 2WikiMultihopQA,
     MuSiQue, RAMDocs closed and open, DragonBall, SciFact abstracts and chunks, with and
-    without expansion; 2,854 pools; ``benchmarks/beyond_cv.py``: the grid point chosen on all
-    folds, 4 of the 5 folds chose the same ``w_d``, ``w_l`` and ``anchors``); only the
-    DragonBall and SciFact-chunk pools have document structure, the others are ranked as
-    before whatever these are.
+    without expansion; 2,854 pools; ``benchmarks/beyond_cv.py``, a grid of 576 points with
+    ``lexical_weight`` in 0.5–2.0: the point chosen on all folds; every fold chose
+    ``lead_weight`` 0 and ``anchors`` 2, four ``document_weight`` 1, two ``lexical_weight``
+    1.0, two 1.5 and one 2.0); only the DragonBall and SciFact-chunk pools have document
+    structure, the others are ranked as before whatever these are. With ``lead_weight`` 0 the
+    leads still anchor adjacency.
 
     Attributes:
         enabled: rank pools with document structure by the document view (``False``: as any
@@ -369,10 +371,10 @@ class DocumentConfig:
 
     enabled: bool = True
     document_weight: float = 1.0
-    lead_weight: float = 1.0
+    lead_weight: float = 0.0
     adjacent_weight: float = 1.0
     anchors: int = 2
-    lexical_weight: float = 0.5
+    lexical_weight: float = 1.0
 
     def __post_init__(self) -> None:
         check_bool("document.enabled", self.enabled)
@@ -387,11 +389,12 @@ class DocumentConfig:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """Settings of the relevance gate (:mod:`cage_core.ranking.relevance_gate`). Both off by
-    default: over every DEV file pooled (``benchmarks/beyond_cv.py``) the titled gate brought
-    SciFact abstracts to hybrid (R@5 .777 → .783) but cost MuSiQue's closed pools .007 R@5 and
-    HotpotQA's .002, and cross-validation chose it in 3 of 5 folds but not on all folds; the
-    untitled gate cost MuSiQue's open pools .038 R@5.
+    """Settings of the relevance gate (:mod:`cage_core.ranking.relevance_gate`). Over every DEV
+    file pooled (``benchmarks/beyond_cv.py``) the titled gate brought SciFact abstracts to
+    hybrid (R@5 .777 → .783) but cost MuSiQue's closed pools .007 R@5 and HotpotQA's .002:
+    off (not chosen on all folds); the sentence-titles gate acts on no Wikipedia pool and
+    brings SciFact abstracts to .738 / .788 (hybrid .738 / .783): on (4 of 5 folds and all
+    folds); the untitled gate cost MuSiQue's open pools .038 R@5: off.
 
     Attributes:
         titled: keep the relevance order of a titled pool whose link evidence is weak.
@@ -405,7 +408,7 @@ class GateConfig:
 
     titled: bool = False
     untitled: bool = False
-    sentence_titles: bool = False
+    sentence_titles: bool = True
     min_query_subjects: int = 1
 
     @property

@@ -225,7 +225,7 @@ def test_the_subject_core_replaces_the_chain_only_while_the_chain_is_on(parser):
     nochain = CageConfig(lexical_weight=0.0, chain=ChainConfig(length=0))
     scores = score_pool(COMPARISON, passages, sims, graphs, nochain)
     assert scores.relevance.tolist() == standardize(sims).tolist()  # no query-subject gain
-    titled = [Passage(text, title=f"T{i}") for i, text in enumerate(POOL)]
+    titled = [Passage(text, title=f"Title {i}") for i, text in enumerate(POOL)]
     chained = score_pool(COMPARISON, titled, sims, graphs, CageConfig(lexical_weight=0.0))
     assert len(chained.chain) == 3  # a pool with titles keeps the chain
 

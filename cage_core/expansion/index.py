@@ -46,9 +46,12 @@ more):
 * **backward** — ``p`` mentions a key ``n`` of ``s``: weight ``backward · spec(n)``;
 * **shared** — ``s`` and ``p`` mention the same entity ``n`` that the query does not name,
   with ``2 ≤ df(n) ≤ max_shared_df``: weight ``shared · spec(n)``;
-* **document** — ``p`` is a chunk of the seed's document (same ``doc_id``,
-  :meth:`LinkIndex.chunks_of`): weight ``adjacent`` when their positions differ by one, else
-  ``sibling`` (:func:`sibling_links`; an index without documents has none of these links).
+* **document** — ``p`` is the chunk right before or after the seed in its document (same
+  ``doc_id``, positions differing by one; :meth:`LinkIndex.chunks_of`): weight ``adjacent``
+  (:func:`adjacent_links`; an index without documents, or without positions, has none of
+  these links). Other chunks of the seed's document make no link: with a weight of 0.25 or
+  0.5 for them, cross-validation over every DEV file pooled chose 0 in 4 of 5 folds and on
+  all folds (``benchmarks/sibling_cv.py``: DragonBall and SciFact chunks, ``--expand``).
 
 A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
 fields of :class:`LinkWeights`.
@@ -187,7 +190,6 @@ class LinkWeights:
         shared: weight of a shared rare entity.
         adjacent: weight of the link to the chunk right before or after the seed in its
             document (``doc_id`` and ``position``).
-        sibling: weight of the link to another chunk of the seed's document.
         seed_decay: factor per seed rank (1: every seed counts alike), in (0, 1].
         max_shared_df: entities held by more passages than this are not rare: no shared link.
         max_link_df: names held by more passages than this make no link of any kind (they
@@ -199,13 +201,12 @@ class LinkWeights:
     backward: float = 0.5
     shared: float = 0.5
     adjacent: float = 1.0
-    sibling: float = 0.5
     seed_decay: float = 0.8
     max_shared_df: int = 20
     max_link_df: int = 1000
 
     def __post_init__(self) -> None:
-        for name in ("forward", "backward", "shared", "adjacent", "sibling"):
+        for name in ("forward", "backward", "shared", "adjacent"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 <= value < math.inf:
                 raise ValueError(f"LinkWeights.{name} must be a finite number >= 0, got {value!r}")
@@ -646,7 +647,7 @@ class LinkIndex:
             if not limit or not seed_entries:
                 return []
             seed_links = self._links(seed_entries, query_words)
-            seed_documents = [sibling_links(self._storage, seed, self.weights)
+            seed_documents = [adjacent_links(self._storage, seed, self.weights)
                               for seed in seed_entries]  # fmt: skip
             n = len(self._storage)
         best: dict[str, tuple[float, int, str, LinkKind, str]] = {}
@@ -860,26 +861,17 @@ class LinkIndex:
         return index
 
 
-def sibling_links(storage: LinkStorage, seed: LinkEntry,
-                  weights: LinkWeights) -> list[tuple[str, float]]:  # fmt: skip
-    """``(id, weight)`` of the document links of ``seed`` (module docstring): every other chunk
-    of its document, ``weights.adjacent`` for the chunks right before and after it,
-    ``weights.sibling`` for the others (0-weight links are left out); none without a
-    ``doc_id``. Positions unknown on either side make a sibling link. Read from ``storage``
-    (call inside its :meth:`~LinkStorage.reading` block)."""
-    if seed.doc_id is None or (weights.adjacent <= 0 and weights.sibling <= 0):
+def adjacent_links(storage: LinkStorage, seed: LinkEntry,
+                   weights: LinkWeights) -> list[tuple[str, float]]:  # fmt: skip
+    """``(id, weights.adjacent)`` of the document links of ``seed`` (module docstring): the
+    chunks of its document whose position differs from its own by one; none without a
+    ``doc_id`` or a position, or when ``adjacent`` is 0. Read from ``storage`` (call inside
+    its :meth:`~LinkStorage.reading` block)."""
+    if seed.doc_id is None or seed.position is None or weights.adjacent <= 0:
         return []
-    out = []
-    for entry in storage.document_entries(seed.doc_id):  # an invalid stored entry: not there
-        if entry.id == seed.id:
-            continue
-        pid, position = entry.id, entry.position
-        near = seed.position is not None and position is not None \
-            and abs(position - seed.position) == 1  # fmt: skip
-        weight = weights.adjacent if near else weights.sibling
-        if weight > 0:
-            out.append((pid, weight))
-    return out
+    return [(entry.id, weights.adjacent) for entry in storage.document_entries(seed.doc_id)
+            if entry.position is not None and abs(entry.position - seed.position) == 1
+            and entry.id != seed.id]  # fmt: skip
 
 
 def _is_utf8(text: str) -> bool:
