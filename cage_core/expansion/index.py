@@ -355,8 +355,11 @@ class LinkStorage(Protocol):
         """Every entry, in the order it was (last) put."""
         ...
 
-    def document_entries(self, doc_id: str) -> list[LinkEntry]:
-        """The document's entries ordered by (position, id), those without one last."""
+    def document_entries(
+        self, doc_id: str, positions: Collection[int] | None = None
+    ) -> list[LinkEntry]:
+        """The document's entries ordered by (position, id), those without one last; with
+        ``positions``, only those at one of them."""
         ...
 
     def reading(self) -> AbstractContextManager[object]:
@@ -416,9 +419,13 @@ class MemoryLinkStorage:
     def iter_entries(self) -> Iterator[LinkEntry]:
         return iter(list(self._entries.values()))
 
-    def document_entries(self, doc_id: str) -> list[LinkEntry]:
-        entries = self._entries
-        return sorted((entries[pid] for pid in self._documents.get(doc_id, ())), key=_chunk_order)
+    def document_entries(
+        self, doc_id: str, positions: Collection[int] | None = None
+    ) -> list[LinkEntry]:
+        held = (self._entries[pid] for pid in self._documents.get(doc_id, ()))
+        if positions is not None:
+            held = (e for e in held if e.position is not None and e.position in positions)
+        return sorted(held, key=_chunk_order)
 
     def reading(self) -> AbstractContextManager[object]:
         return nullcontext()
@@ -869,9 +876,9 @@ def adjacent_links(storage: LinkStorage, seed: LinkEntry,
     its :meth:`~LinkStorage.reading` block)."""
     if seed.doc_id is None or seed.position is None or weights.adjacent <= 0:
         return []
-    return [(entry.id, weights.adjacent) for entry in storage.document_entries(seed.doc_id)
-            if entry.position is not None and abs(entry.position - seed.position) == 1
-            and entry.id != seed.id]  # fmt: skip
+    p = seed.position
+    return [(entry.id, weights.adjacent) for entry in storage.document_entries(
+        seed.doc_id, [p - 1, p + 1])]  # fmt: skip
 
 
 def _is_utf8(text: str) -> bool:

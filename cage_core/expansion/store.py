@@ -65,6 +65,7 @@ from typing import Any, TypeVar
 
 from cage_core.expansion.index import (
     FORMAT_TAG,
+    MAX_POSITION,
     LinkEntry,
     LinkIndexFormatError,
     NameRole,
@@ -265,11 +266,20 @@ class SqliteLinkStorage:
             last = rows[-1][0]
             yield from self._decoded(rows)
 
-    def document_entries(self, doc_id: str) -> list[LinkEntry]:
-        rows = self._attempt(lambda conn: conn.execute(
-            "SELECT pid, id, data, doc_id, position FROM entries WHERE doc_id = ?",
-            (doc_id,)).fetchall())  # fmt: skip
-        return sorted(self._decoded(rows), key=_chunk_order)
+    def document_entries(
+        self, doc_id: str, positions: Collection[int] | None = None
+    ) -> list[LinkEntry]:
+        sql = "SELECT pid, id, data, doc_id, position FROM entries WHERE doc_id = ?"
+        wanted = [] if positions is None else [p for p in set(positions) if _position_ok(p)]
+        if positions is not None:  # only these rows are decoded
+            if not wanted:
+                return []
+            sql += f" AND position IN ({','.join('?' * len(wanted))})"
+        rows = self._attempt(lambda conn: conn.execute(sql, (doc_id, *wanted)).fetchall())
+        held = self._decoded(rows)
+        if positions is not None:
+            held = [e for e in held if e.position in wanted]
+        return sorted(held, key=_chunk_order)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -665,6 +675,11 @@ def _check_meta(conn: sqlite3.Connection, path: Path) -> None:
     if meta.get("version") != STORE_VERSION:
         raise LinkIndexFormatError(f"{path}: link store version {meta.get('version')!r} is not "
                                    f"{STORE_VERSION}; rebuild it with this cage-rag")  # fmt: skip
+
+
+def _position_ok(value: object) -> bool:
+    """A position SQLite can compare (an int in the stored range; never a bool)."""
+    return type(value) is int and 0 <= value <= MAX_POSITION
 
 
 def _count_ok(value: object) -> bool:
