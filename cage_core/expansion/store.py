@@ -39,8 +39,8 @@ runs a passive checkpoint on a connection of its own while the writer goes on (S
 recommended way, sqlite.org/wal.html); when the WAL has grown past
 ``WAL_CHECKPOINT_PAGES`` pages (it starts over only after a checkpoint that caught up,
 which a writer that never pauses does not let the thread do), the writer checkpoints it
-itself between two transactions, and the file is cut back to that size. A connection is never used across ``fork()``; the file is created 0600 in a 0700
-directory.
+itself between two transactions, and the file is cut back to that size. A connection is
+never used across ``fork()``; the file is created 0600 in a 0700 directory.
 
 Every row is untrusted on read: an entry row goes through
 :meth:`LinkEntry.from_stored <cage_core.expansion.index.LinkEntry.from_stored>` (the rules of the
@@ -83,6 +83,7 @@ from cage_core.graphs.store import (
     _backoff_s,
     _create_private_file,
     _is_busy,
+    _set_wal,
 )
 
 __all__ = [
@@ -270,16 +271,14 @@ class SqliteLinkStorage:
         self, doc_id: str, positions: Collection[int] | None = None
     ) -> list[LinkEntry]:
         sql = "SELECT pid, id, data, doc_id, position FROM entries WHERE doc_id = ?"
-        wanted = [] if positions is None else [p for p in set(positions) if _position_ok(p)]
-        if positions is not None:  # only these rows are decoded
+        wanted: list[int] = []
+        if positions is not None:  # filtered in SQL: only these rows are decoded
+            wanted = [p for p in set(positions) if _position_ok(p)]
             if not wanted:
                 return []
             sql += f" AND position IN ({','.join('?' * len(wanted))})"
         rows = self._attempt(lambda conn: conn.execute(sql, (doc_id, *wanted)).fetchall())
-        held = self._decoded(rows)
-        if positions is not None:
-            held = [e for e in held if e.position in wanted]
-        return sorted(held, key=_chunk_order)
+        return sorted(self._decoded(rows), key=_chunk_order)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -542,7 +541,7 @@ class SqliteLinkStorage:
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
             if not tables and self._create:
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only an empty file takes it
-                _set_wal(conn, self.path)
+                _set_wal(conn, "link store", self.path)
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     for statement in _SCHEMA:
@@ -556,7 +555,7 @@ class SqliteLinkStorage:
                         conn.execute("ROLLBACK")
                     raise
             _check_meta(conn, self.path)
-            _set_wal(conn, self.path)
+            _set_wal(conn, "link store", self.path)
             conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
             conn.execute("PRAGMA wal_autocheckpoint=0")  # WalCheckpointer's work
             conn.execute(f"PRAGMA journal_size_limit={WAL_CHECKPOINT_PAGES * PAGE_SIZE}")
@@ -653,14 +652,6 @@ class WalCheckpointer:
 
 def _fetch_all(sql: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
     return conn.execute(sql, parameters).fetchall()
-
-
-def _set_wal(conn: sqlite3.Connection, path: Path) -> None:
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if mode != "wal":
-            logger.warning("link store %s: WAL mode unavailable (journal mode %s); readers "
-                           "will wait for writers", path, mode)  # fmt: skip
 
 
 def _check_meta(conn: sqlite3.Connection, path: Path) -> None:

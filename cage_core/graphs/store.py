@@ -374,11 +374,7 @@ class GraphStore:
         conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_s, isolation_level=None,
                                check_same_thread=False)  # fmt: skip
         try:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-                if mode != "wal":
-                    logger.warning("graph store %s: WAL mode unavailable (journal mode %s); "
-                                   "readers will wait for writers", self.path, mode)  # fmt: skip
+            _set_wal(conn, "graph store", self.path)
             # NORMAL is crash-safe in WAL mode: a killed process loses no committed write.
             conn.execute("PRAGMA synchronous=NORMAL")
             tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -442,6 +438,16 @@ def _count_graphs(conn: sqlite3.Connection) -> int:
 def _backoff_s(attempt: int) -> float:
     """Full-jitter exponential backoff before attempt number ``attempt`` (0-based, ≥ 1)."""
     return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1)))
+
+
+def _set_wal(conn: sqlite3.Connection, store: str, path: Path) -> None:
+    """Put ``conn``'s database in WAL mode (readers never wait for writers); where the file
+    system cannot, warn that ``store`` at ``path`` will make readers wait."""
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if mode != "wal":
+            logger.warning("%s %s: WAL mode unavailable (journal mode %s); readers will wait "
+                           "for writers", store, path, mode)  # fmt: skip
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

@@ -51,7 +51,7 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.passage import Passage
 from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
 from cage_core.ranking.contradiction import contradiction_penalty
-from cage_core.ranking.document_links import DocumentView, document_view, has_document_structure
+from cage_core.ranking.document_links import DocumentView, document_view
 from cage_core.ranking.links import (
     PoolLinks,
     coherence_to_core,
@@ -156,12 +156,11 @@ def score_pool(
     if config.coherence == "rgcn":
         return paper_scores(sims, graphs, config, demotion, encodings)
     pool = bridge_inputs(query, passages, sims, graphs, config)
-    if config.document.enabled and has_document_structure(passages):
-        view = document_view(query, passages, graphs, document_relevance(pool, config),
-                             config.document)  # fmt: skip
-        if view is not None:  # document structure: the document view
-            config.warn_ineffective_on("document")
-            return document_scores(pool, view, demotion)
+    view = document_view(query, passages, graphs, document_relevance(pool, config),
+                         config.document)  # fmt: skip
+    if view is not None:  # document structure: the document view
+        config.warn_ineffective_on("document")
+        return document_scores(pool, view, demotion)
     if config.chain.length and not any(t.strip() for t in pool.titles):
         return untitled_scores(pool, config, demotion, encodings)
     return titled_scores(pool, config, demotion, encodings)
