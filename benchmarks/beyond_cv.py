@@ -42,7 +42,6 @@ from cage_core.scoring import ranking
 
 GRID = {
     "document_weight": (0.0, 1.0, 2.0, 3.0),
-    "lead_weight": (0.0, 1.0, 2.0),
     "adjacent_weight": (0.0, 0.5, 1.0, 1.5),
     "anchors": (0, 1, 2),
     "lexical_weight": (0.5, 1.0, 1.5, 2.0),

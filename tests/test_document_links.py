@@ -86,24 +86,24 @@ def test_the_chunks_of_the_document_the_query_names_rise_and_its_best_chunk_lead
     passages, graphs = report_pool()
     relevance = np.array([2.0, 1.9, 0.0, -0.5, -1.0])  # Bolt's chunk is the most similar
     view = document_view("Did Acme Foods Ltd. raise its dividend in March 2021?", passages, graphs,
-                         relevance, DocumentConfig(document_weight=2.0, lead_weight=1.0,
-                                                   adjacent_weight=0.5, anchors=0))  # fmt: skip
+                         relevance, DocumentConfig(document_weight=2.0, adjacent_weight=0.5,
+                                                   anchors=0))  # fmt: skip
     assert view.named.tolist() == [0, 1, 1, 1, 0]
     assert view.leads == (1,)  # the best chunk of Acme's report, though it never names Acme
-    assert view.fused.tolist() == [2.0, 4.9, 2.0, 2.0, -1.0]  # chunk 3 is adjacent to the lead
+    assert view.fused.tolist() == [2.0, 3.9, 2.0, 2.0, -1.0]  # chunk 3 is adjacent to the lead
     assert ranking(view.fused).tolist()[:2] == [1, 0]
     assert view.subjects == ("Bolt Motors", "Acme Foods Ltd", "Acme Foods Ltd", "Acme Foods Ltd",
                              "Bolt Motors")  # fmt: skip
 
 
-def test_a_comparison_gets_the_best_chunk_of_each_document_it_names():
+def test_a_comparison_anchors_the_evidence_around_the_best_chunk_of_each_document_it_names():
     passages, graphs = report_pool()
     relevance = np.array([0.0, 1.0, 0.9, 0.8, -1.0])
     view = document_view("Compare the dividends of Acme Foods Ltd. and Bolt Motors.", passages, graphs,
-                         relevance, DocumentConfig(document_weight=0.0, lead_weight=2.0,
-                                                   adjacent_weight=0.0))  # fmt: skip
-    assert view.leads == (1, 0)
-    assert ranking(view.fused).tolist()[:2] == [1, 0]  # one chunk of each report first
+                         relevance, DocumentConfig(document_weight=0.0, adjacent_weight=1.0,
+                                                   anchors=0))  # fmt: skip
+    assert view.leads == (1, 0)  # Acme's best chunk, then Bolt's
+    assert view.fused.tolist() == [0.0, 1.0, 0.9, 1.8, 0.0]  # each lead's next chunk rises
 
 
 def test_without_document_structure_the_view_is_inert_and_the_ranking_is_unchanged():
@@ -238,10 +238,10 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_name
 def test_document_and_gate_settings_say_when_they_have_no_effect():
     from cage_core.ranking.relevance_gate import GateConfig
 
-    off = CageConfig(document=DocumentConfig(enabled=False, lead_weight=3.0),
+    off = CageConfig(document=DocumentConfig(enabled=False, anchors=3),
                      gate=GateConfig(sentence_titles=False, min_query_subjects=2))  # fmt: skip
     assert off.ineffective_settings() == {
-        "document.enabled=False turns the document view off": ("document.lead_weight",),
+        "document.enabled=False turns the document view off": ("document.anchors",),
         "gate.titled=gate.untitled=gate.sentence_titles=False turn the relevance gate off": (
             "gate.min_query_subjects",
         ),

@@ -21,13 +21,12 @@ construction). With ``r`` the pool relevance (:mod:`cage_core.ranking.fusion`) a
   i's document is in ``D_q``;
 * ``r'_i = r_i + w_d · N_i`` (``w_d`` = ``document_weight``);
 * the *leads*: for each document of ``D_q`` its chunk of highest ``r'`` (ties: input order) —
-  the set view: each document the question is about contributes its best chunk, so a
-  comparison of two companies gets one chunk of each report, not the top of one; with
-  ``anchors = m > 0`` also the ``m`` passages of highest ``r'``;
-* ``f_i = r'_i + w_l · lead_i + w_a · max_{a ∈ leads ∪ anchors} J_ia`` with ``J_ia = 1``
-  when i and a are adjacent chunks of one document (positions differing by one), else 0
-  (``w_l`` = ``lead_weight``, ``w_a`` = ``adjacent_weight``): evidence that runs on past a
-  chunk boundary is in the next chunk.
+  the set view: each document the question is about anchors the evidence around its best
+  chunk, so a comparison of two companies reaches into both reports, not only the top of
+  one; with ``anchors = m > 0`` also the ``m`` passages of highest ``r'`` anchor;
+* ``f_i = r'_i + w_a · max_{a ∈ leads ∪ anchors} J_ia`` with ``J_ia = 1`` when i and a are
+  adjacent chunks of one document (positions differing by one), else 0 (``w_a`` =
+  ``adjacent_weight``): evidence that runs on past a chunk boundary is in the next chunk.
 
 The coherence reported is ``f − r``; the pairwise matrix is ``J`` plus ``sibling`` (0.5) for
 other chunks of one document (what :func:`document_vias` explains).
@@ -165,7 +164,6 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
     anchors = list(dict.fromkeys(leads + order[: config.anchors]))
     matrix = document_matrix(passages)
     fused = r_doc.copy()
-    fused[leads] += config.lead_weight
     if anchors and config.adjacent_weight:
         adjacent = (matrix[:, anchors] == 1.0).any(axis=1)
         fused += config.adjacent_weight * adjacent
