@@ -56,7 +56,6 @@ import logging
 import os
 import sqlite3
 import threading
-import time
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -75,15 +74,15 @@ from cage_core.expansion.index import (
     _json_line,
     _valid_id,
 )
-from cage_core.graphs.store import (
+from cage_core.sqlite_files import (
     BUSY_TIMEOUT_S,
-    FILE_MODE,
     MAX_ATTEMPTS,
-    SIDE_FILE_SUFFIXES,
-    _backoff_s,
-    _create_private_file,
-    _is_busy,
-    _set_wal,
+    create_private_file,
+    is_busy,
+    restrict_side_files,
+    retry_while_busy,
+    set_wal,
+    write_transaction,
 )
 
 __all__ = [
@@ -193,7 +192,7 @@ class SqliteLinkStorage:
         """Inside :meth:`reading`: the ``nid`` of each name :meth:`counts` read."""
         self._warned: set[str] = set()
         if create:
-            _create_private_file(self.path)
+            create_private_file(self.path)
         elif not self.path.is_file():
             raise FileNotFoundError(
                 f"no link store at {self.path} (create one with "
@@ -477,15 +476,8 @@ class SqliteLinkStorage:
         def transaction(conn: sqlite3.Connection) -> _T:
             if conn.in_transaction:
                 raise RuntimeError("a link store cannot be written inside reading()")
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = op(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            return result
+            with write_transaction(conn):
+                return op(conn)
 
         result = self._attempt(transaction)
         self._after_commit()
@@ -512,16 +504,12 @@ class SqliteLinkStorage:
     def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
         """``op(connection)`` under the store lock, retried while the database is locked;
         the last ``sqlite3.OperationalError`` is raised when every attempt found it locked."""
-        for attempt in range(self._max_attempts):
-            if attempt:
-                time.sleep(_backoff_s(attempt))
-            try:
-                with self._lock:
-                    return op(self._connection())
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or attempt == self._max_attempts - 1:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        def run() -> _T:
+            with self._lock:
+                return op(self._connection())
+
+        return retry_while_busy(run, self._max_attempts)
 
     def _connection(self) -> sqlite3.Connection:
         """This process's connection (opened and checked on first use); hold ``_lock``."""
@@ -541,37 +529,27 @@ class SqliteLinkStorage:
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
             if not tables and self._create:
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only an empty file takes it
-                _set_wal(conn, "link store", self.path)
-                conn.execute("BEGIN IMMEDIATE")
-                try:
+                set_wal(conn, "link store", self.path)
+                with write_transaction(conn):
                     for statement in _SCHEMA:
                         conn.execute(statement)
                     conn.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                                      [("format", STORE_FORMAT), ("version", STORE_VERSION),
                                       ("passages", 0)])  # fmt: skip
-                    conn.execute("COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
             _check_meta(conn, self.path)
-            _set_wal(conn, "link store", self.path)
+            set_wal(conn, "link store", self.path)
             conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
             conn.execute("PRAGMA wal_autocheckpoint=0")  # WalCheckpointer's work
             conn.execute(f"PRAGMA journal_size_limit={WAL_CHECKPOINT_PAGES * PAGE_SIZE}")
         except sqlite3.DatabaseError as exc:
             conn.close()
-            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
                 raise
             raise LinkIndexFormatError(f"{self.path}: not a cage link store ({exc})") from None
         except BaseException:
             conn.close()
             raise
-        for suffix in SIDE_FILE_SUFFIXES:
-            try:
-                os.chmod(str(self.path) + suffix, FILE_MODE)
-            except FileNotFoundError:
-                pass
+        restrict_side_files(self.path)
         return conn
 
     def _forget_connection_after_fork(self) -> None:
@@ -658,7 +636,7 @@ def _check_meta(conn: sqlite3.Connection, path: Path) -> None:
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('format', 'version')"))
     except sqlite3.OperationalError as exc:
-        if _is_busy(exc):
+        if is_busy(exc):
             raise
         raise LinkIndexFormatError(f"{path}: not a cage link store (no meta table)") from None
     if meta.get("format") != STORE_FORMAT:

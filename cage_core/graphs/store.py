@@ -35,10 +35,8 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import random
 import sqlite3
 import threading
-import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,6 +47,21 @@ import numpy as np
 
 from cage_core.graphs.integrity import key_bytes, signed_text, verified
 from cage_core.graphs.passage_graph import GraphFormatError, PassageGraph
+from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
+    BACKOFF_BASE_S,
+    BACKOFF_CAP_S,
+    BUSY_TIMEOUT_S,
+    DIR_MODE,
+    FILE_MODE,
+    MAX_ATTEMPTS,
+    SIDE_FILE_SUFFIXES,
+    create_private_file,
+    is_busy,
+    restrict_side_files,
+    retry_while_busy,
+    set_wal,
+    write_transaction,
+)
 
 __all__ = [
     "BACKOFF_BASE_S",
@@ -73,21 +86,10 @@ MAX_ENTRY_BYTES = 8_000_000
 graph is well under 1 MB)."""
 MAX_EMBEDDING_DIM = 4096
 """Stored embeddings wider than this are treated as corrupt."""
-BUSY_TIMEOUT_S = 2.0
-"""How long SQLite itself waits for another connection's lock, per attempt."""
-MAX_ATTEMPTS = 4
-"""Attempts at one read or write batch before it degrades to a miss or is dropped."""
-BACKOFF_BASE_S = 0.05
-"""Backoff before the second attempt; it doubles for each later one (full jitter)."""
-BACKOFF_CAP_S = 1.0
-"""Longest backoff between two attempts."""
 WRITE_BATCH_ROWS = 256
 """Entries per write transaction: short enough that other writers wait only briefly."""
 READ_BATCH_KEYS = 500
 """Keys per ``SELECT … IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
-FILE_MODE = 0o600
-DIR_MODE = 0o700
-SIDE_FILE_SUFFIXES = ("-wal", "-shm")
 
 _EMBEDDING_DTYPE = np.dtype("<f4")
 _TABLES = {
@@ -95,7 +97,6 @@ _TABLES = {
     "embeddings": "CREATE TABLE IF NOT EXISTS embeddings "
                   "(key TEXT PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)",
 }  # fmt: skip
-_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 _T = TypeVar("_T")
 
@@ -146,7 +147,7 @@ class GraphStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        _create_private_file(self.path)
+        create_private_file(self.path)
         _STORES.add(self)
         try:
             self._attempt(lambda conn: None)  # open now, so a bad path fails here
@@ -347,18 +348,17 @@ class GraphStore:
         Raises:
             _Busy: (from the last ``sqlite3.OperationalError``) when every attempt found it locked.
         """
-        last: sqlite3.OperationalError | None = None
-        for attempt in range(self._max_attempts):
-            if attempt:
-                time.sleep(_backoff_s(attempt))
-            try:
-                with self._connection() as conn:
-                    return op(conn)
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc):
-                    raise
-                last = exc
-        raise _Busy() from last
+
+        def run() -> _T:
+            with self._connection() as conn:
+                return op(conn)
+
+        try:
+            return retry_while_busy(run, self._max_attempts)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            raise _Busy() from exc
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -374,23 +374,19 @@ class GraphStore:
         conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_s, isolation_level=None,
                                check_same_thread=False)  # fmt: skip
         try:
-            _set_wal(conn, "graph store", self.path)
+            set_wal(conn, "graph store", self.path)
             # NORMAL is crash-safe in WAL mode: a killed process loses no committed write.
             conn.execute("PRAGMA synchronous=NORMAL")
             tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
             present = {row[0] for row in tables}
             if not present >= _TABLES.keys():
-                with _write_transaction(conn):
+                with write_transaction(conn):
                     for statement in _TABLES.values():
                         conn.execute(statement)
         except BaseException:
             conn.close()
             raise
-        for suffix in SIDE_FILE_SUFFIXES:
-            try:
-                os.chmod(str(self.path) + suffix, FILE_MODE)
-            except FileNotFoundError:
-                pass  # not created yet, or removed by another process's last close
+        restrict_side_files(self.path)
         return conn
 
     def _forget_connection_after_fork(self) -> None:
@@ -401,21 +397,8 @@ class GraphStore:
             self._conn = None
 
 
-@contextmanager
-def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """A ``BEGIN IMMEDIATE`` transaction, rolled back on any error (the connection stays usable)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-
-
 def _execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
-    with _write_transaction(conn):
+    with write_transaction(conn):
         conn.executemany(sql, batch)
 
 
@@ -433,39 +416,6 @@ def _encode_embedding(key: str, vector: np.ndarray) -> tuple[int, bytes]:
 
 def _count_graphs(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
-
-
-def _backoff_s(attempt: int) -> float:
-    """Full-jitter exponential backoff before attempt number ``attempt`` (0-based, ≥ 1)."""
-    return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1)))
-
-
-def _set_wal(conn: sqlite3.Connection, store: str, path: Path) -> None:
-    """Put ``conn``'s database in WAL mode (readers never wait for writers); where the file
-    system cannot, warn that ``store`` at ``path`` will make readers wait."""
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if mode != "wal":
-            logger.warning("%s %s: WAL mode unavailable (journal mode %s); readers will wait "
-                           "for writers", store, path, mode)  # fmt: skip
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return (code & 0xFF) in _BUSY_CODES  # extended codes keep the primary in the low byte
-    message = str(exc).lower()
-    return "locked" in message or "busy" in message
-
-
-def _create_private_file(path: Path) -> None:
-    """Create ``path`` 0600 in a 0700 directory unless it exists (safe against racing creators)."""
-    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, FILE_MODE)
-    except FileExistsError:
-        return  # already there, or another process created it first
-    os.close(fd)
 
 
 def _after_fork_in_child() -> None:
