@@ -4,7 +4,7 @@ and nothing but ``eval/`` and ``cli/`` imports ``cage_core.eval`` or ``cage_core
 Layers, lowest first (a module may import its own layer and the ones below)::
 
     0 foundation  passage, passage_ids, relevance, config, models, scoring, jsonl, metadata,
-                  lang/
+                  sqlite_files, lang/
     1 graphs/     one passage's typed entity graph: parse, store, cache
     2 paper/      the paper's R-GCN coherence
     3 ranking/    one pool: relevance, links, subjects, chain, fusion, explanation
@@ -47,6 +47,7 @@ TOP_LEVEL = {
     "scoring": "foundation",
     "jsonl": "foundation",
     "metadata": "foundation",
+    "sqlite_files": "foundation",
     "reranker": "app",
     "extractive": "app",
     "heatmap": "app",
