@@ -402,16 +402,28 @@ def test_a_write_leaves_the_wal_checkpoint_to_the_stores_own_thread(tmp_path, mo
     traced: list[str] = []
     store.storage._connection().set_trace_callback(traced.append)
     store.add_entries(entries(50))
-    assert done.wait(10) and ran_in == ["cage-wal-links.sqlite"]
+    assert done.wait(10)
+    checkpointer = store.storage._checkpointer
+    checkpointer.stop()  # its last checkpoint, and the thread ends (as close() does)
+    assert not checkpointer._thread.is_alive()
+    assert set(ran_in) == {"cage-wal-links.sqlite"}  # every checkpoint ran in the thread
     assert not any("wal_checkpoint" in sql for sql in traced)  # the writer never checkpointed
     assert store.storage._connection().execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
     with sqlite3.connect(tmp_path / "links.sqlite") as conn:  # every page is in the file
         busy, wal, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     assert busy == 0 and wal == copied
-    thread = store.storage._checkpointer._thread
-    store.close()  # the last checkpoint, and the thread ends
-    assert not thread.is_alive() and store.storage._checkpointer is None
+    store.close()
+    assert store.storage._checkpointer is None
     assert len(LinkIndex.open(tmp_path / "links.sqlite")) == 50
+
+
+def test_closing_a_writer_ends_its_checkpoint_thread(tmp_path):
+    store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
+    store.add_entries(entries(10))
+    thread = store.storage._checkpointer._thread
+    store.close()
+    assert not thread.is_alive() and store.storage._checkpointer is None
+    assert len(LinkIndex.open(tmp_path / "links.sqlite")) == 10
 
 
 def test_a_writer_dropped_without_close_ends_its_checkpoint_thread(tmp_path):
