@@ -112,3 +112,44 @@ def test_a_json_lines_link_index_still_refuses_a_repeated_id(stopped_run):
                  "--graph-store", str(folder / "graphs.sqlite"), "--no-progress",
                  "--link-index", str(folder / "l.jsonl")], out=out)  # fmt: skip
     assert code == 2
+
+
+KEY = "a secret the rerankers share"
+
+
+def test_a_signed_run_signs_every_graph_and_reads_only_graphs_signed_under_its_key(
+    tmp_path, monkeypatch
+):
+    fingerprint = PassageGraphs().fingerprint
+    rows, passages = [], []
+    with GraphStore(tmp_path / "graphs.sqlite", integrity_key=KEY) as store:  # signed entries
+        for pid, (passage, graph) in corpus(12).items():
+            store.put(graph_key(passage.content, fingerprint, "light"),
+                      replace(graph, source=fingerprint))  # fmt: skip
+            rows.append({"id": pid, "title": passage.title, "text": passage.text})
+            passages.append(passage)
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("CAGE_TEST_KEY", KEY)
+    enrich(tmp_path, "out.jsonl", "--integrity-key-env", "CAGE_TEST_KEY")  # nothing parsed
+    column = [json.loads(line)["cage_graph"]
+              for line in (tmp_path / "out.jsonl").read_text().splitlines()]  # fmt: skip
+    service = PassageGraphs()
+    assert all(g is not None for g in service.stored(column, passages, integrity_key=KEY))
+    assert service.stored(column, passages, integrity_key="another key") == [None] * 12
+
+
+def test_a_signed_run_does_not_trust_a_store_written_without_its_key(stopped_run, monkeypatch):
+    folder, _ = stopped_run  # its graphs were stored unsigned: each passage is parsed again
+    monkeypatch.setenv("CAGE_TEST_KEY", KEY)
+    with pytest.raises(AssertionError, match="loads a model"):  # conftest: no model here
+        enrich(folder, "out.jsonl", "--integrity-key-env", "CAGE_TEST_KEY")
+
+
+def test_an_unset_key_variable_is_a_clear_error(stopped_run, monkeypatch, capsys):
+    folder, _ = stopped_run
+    monkeypatch.delenv("CAGE_TEST_KEY", raising=False)
+    code = main(["enrich", "-i", str(folder / "in.jsonl"), "-o", str(folder / "o.jsonl"),
+                 "--integrity-key-env", "CAGE_TEST_KEY", "--no-progress"])  # fmt: skip
+    assert code == 2
+    assert "CAGE_TEST_KEY: the environment variable is unset or empty" in capsys.readouterr().err
+    assert not (folder / "o.jsonl").exists()

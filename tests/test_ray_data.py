@@ -57,6 +57,33 @@ def test_ray_enrichment_equals_in_process(local_ray):
     assert ["Marie Curie", "X", "PERSON"] in graph["nodes"]
 
 
+def test_a_keyed_enricher_on_ray_signs_its_graphs_and_a_keyed_batch_reranker_uses_them(
+    local_ray, nlp
+):
+    from cage_core.graphs.integrity import verified
+    from cage_core.graphs.passage_graph import PassageGraph
+
+    key = "a secret the rerankers share"
+    untitled = [{"title": "", "text": r["text"]} for r in ROWS[:4]]  # as the pool passes them
+    ds = ray.data.from_items(untitled).map_batches(
+        GraphEnricher, fn_constructor_kwargs={"integrity_key": key}, concurrency=1,
+        batch_size=2, batch_format="pandas", num_cpus=0.5,
+    )  # fmt: skip
+    signed = {r["text"]: r["cage_graph"] for r in ds.take_all()}
+    texts = [r["text"] for r in ROWS[:4]]
+    assert all(
+        verified(PassageGraph.from_stored(signed[t]), signed[t], key.encode()) for t in texts
+    )
+    batch = {k: [v] for k, v in POOLS[0].items()}
+    batch["graphs"] = [[signed[t] for t in POOLS[0]["passages"]]]
+    expected = BatchReranker()({k: list(v) for k, v in batch.items() if k != "graphs"})
+    for reranker_key, parsed in ((key, 0), ("another key", 4)):  # a failed MAC: parsed again
+        reranker = BatchReranker(integrity_key=reranker_key)
+        got = reranker({k: list(v) for k, v in batch.items()})
+        assert reranker.reranker.parse_count == parsed
+        assert list(got["ranking"][0]) == list(expected["ranking"][0])
+
+
 def test_ray_batch_reranking_equals_in_process(local_ray, nlp):
     ds = ray.data.from_items(POOLS).map_batches(
         BatchReranker, concurrency=1, batch_size=1, batch_format="pandas", num_cpus=0.5

@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -331,6 +332,18 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _integrity_key(variable: str | None) -> bytes | None:
+    """The secret in environment variable ``variable`` (``None``: no key). A secret is never
+    a command-line argument: those are visible to every user of the machine (``ps``)."""
+    if variable is None:
+        return None
+    value = os.environ.get(variable)
+    if not value:
+        raise ValueError(f"--integrity-key-env {variable}: the environment variable is unset or "
+                         "empty (export the secret the rerankers are given as integrity_key)")  # fmt: skip
+    return value.encode("utf-8")
+
+
 def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     import time
 
@@ -356,6 +369,7 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
     elif args.link_index:
         links_target = Path(args.link_index)
     config = _config(args)
+    key = _integrity_key(args.integrity_key_env)
     total = count_rows(source)
     if args.ray_address:
         batches = enrich_ray(
@@ -367,6 +381,7 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
             args.workers,
             args.level,
             args.graph_store,
+            key,
         )
     else:
         batches = enrich_local(
@@ -375,6 +390,7 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
             args.spacy_model,
             args.level,
             args.graph_store,
+            key,
         )
     links = LinkWriter(links_target) if links_target is not None else None
     start = time.perf_counter()
@@ -557,6 +573,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["light", "full"],
         help="graph level: light (entities; what the default ranks with, ~2x faster) "
         "or full (the parse, for the R-GCN presets); default: the preset's",
+    )
+    enrich.add_argument(
+        "--integrity-key-env",
+        metavar="VAR",
+        help="sign every graph written (the column and --graph-store) with an HMAC under "
+        "the secret in environment variable VAR, the integrity_key the rerankers check; "
+        "only stored graphs signed under it are read",
     )
     enrich.add_argument("--no-progress", action="store_true")
     _add_config_options(enrich)

@@ -17,6 +17,11 @@ Stores, written per batch, never rewritten whole:
   entries upserted by passage id as the batch arrives (:func:`write_link_partition`); a
   JSON Lines path gets the index built in memory and saved at the end (small corpora).
 
+Signing: with ``--integrity-key-env VAR`` (:func:`enrich_local` / :func:`enrich_ray`
+``integrity_key``) every graph written, to the column and to the graph store, carries an HMAC
+under the secret in ``VAR`` (:mod:`cage_core.graphs.integrity`), the ``integrity_key`` the
+rerankers are given; stored graphs are read only when signed under it.
+
 Resuming: a run that stops (a killed worker, driver or machine) is resumed by running the
 same command again. Graphs stored before the stop are not parsed again, and the link
 store's upserts keyed by id make every entry written twice land once: nothing is lost or
@@ -156,9 +161,12 @@ class RowWriter:
 def enrich_local(batches: Iterable[list[dict[str, Any]]], config: CageConfig,
                  spacy_model: str | None, level: GraphLevel | None = None,
                  graph_store: str | os.PathLike[str] | None = None,
+                 integrity_key: bytes | str | None = None,
                  ) -> Iterator[list[dict[str, Any]]]:  # fmt: skip
-    """Each batch of rows with its ``cage_graph`` column added, in this process."""
-    enricher = GraphEnricher(config, spacy_model, level=level, graph_store=graph_store)
+    """Each batch of rows with its ``cage_graph`` column added, in this process (signed
+    under ``integrity_key`` when given: :class:`GraphEnricher`)."""
+    enricher = GraphEnricher(config, spacy_model, level=level, graph_store=graph_store,
+                             integrity_key=integrity_key)  # fmt: skip
     for chunk in batches:
         batch = {"text": [r["text"] for r in chunk], "title": [r.get("title") or "" for r in chunk]}
         graphs = enricher(batch)[GRAPH_COLUMN]
@@ -168,6 +176,7 @@ def enrich_local(batches: Iterable[list[dict[str, Any]]], config: CageConfig,
 def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_size: int,
                address: str, workers: int, level: GraphLevel | None = None,
                graph_store: str | os.PathLike[str] | None = None,
+               integrity_key: bytes | str | None = None,
                ) -> Iterator[list[dict[str, Any]]]:  # fmt: skip
     """Enrich on Ray Data, streamed: ``path`` read by Ray (``read_parquet``/``read_json``),
     ``workers`` enricher actors, and the enriched batches back in input order."""
@@ -192,6 +201,7 @@ def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_si
         "spacy_model": spacy_model,
         "level": level,
         "graph_store": graph_store,
+        "integrity_key": integrity_key,
     }
     ds = ds.map_batches(
         GraphEnricher,

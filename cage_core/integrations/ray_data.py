@@ -28,8 +28,10 @@ from typing import Any
 import numpy as np
 
 from cage_core.config import CageConfig
+from cage_core.graphs.integrity import key_bytes, signed_text
 from cage_core.graphs.passage_graph import GraphLevel
 from cage_core.graphs.service import PassageGraphs
+from cage_core.graphs.store import GraphStore
 from cage_core.metadata import GRAPH_KEY
 from cage_core.passage import Passage
 from cage_core.reranker import CageReranker, required_graph_level
@@ -64,7 +66,10 @@ class GraphEnricher:
     With ``graph_store`` (the path of a :class:`~cage_core.graphs.store.GraphStore`), graphs
     already stored there are read instead of parsed, and parsed ones are stored: each actor
     fills the store through its own connection, and a rerun after a stop parses only what
-    was not stored yet."""
+    was not stored yet. With ``integrity_key`` (the secret the rerankers are given as
+    theirs, :mod:`cage_core.graphs.integrity`) every graph written — the column and the
+    store's entries — carries an HMAC under it, and only stored graphs with a valid one are
+    read (others are parsed again). The key travels with the enricher to Ray's actors."""
 
     def __init__(
         self,
@@ -75,11 +80,13 @@ class GraphEnricher:
         graph_column: str = GRAPH_COLUMN,
         level: GraphLevel | None = None,
         graph_store: str | os.PathLike[str] | None = None,
+        integrity_key: bytes | str | None = None,
     ) -> None:
         self.config = _config(config)
         self.spacy_model = spacy_model
         self.level = level
         self.graph_store = graph_store
+        self.integrity_key = key_bytes(integrity_key)
         self.text_column, self.title_column, self.graph_column = (
             text_column,
             title_column,
@@ -90,7 +97,9 @@ class GraphEnricher:
     @property
     def graph_service(self) -> PassageGraphs:
         if self._graphs is None:  # one per actor, created with the first batch
-            self._graphs = PassageGraphs(self.spacy_model, cache_size=0, store=self.graph_store,
+            store = None if self.graph_store is None else GraphStore(
+                self.graph_store, integrity_key=self.integrity_key)  # fmt: skip
+            self._graphs = PassageGraphs(self.spacy_model, cache_size=0, store=store,
                                          max_parse_chars=self.config.max_parse_chars)  # fmt: skip
         return self._graphs
 
@@ -102,12 +111,14 @@ class GraphEnricher:
         ]
         level = self.level or required_graph_level(self.config)
         graphs = self.graph_service.graphs(passages, level=level)
-        batch[self.graph_column] = [g.to_text() for g in graphs]
+        batch[self.graph_column] = [signed_text(g, self.integrity_key) for g in graphs]
         return batch
 
 
 class BatchReranker:
-    """``map_batches`` callable: rerank each row's pool for its query."""
+    """``map_batches`` callable: rerank each row's pool for its query. A row's ``graphs``
+    (stored graph texts, as :class:`GraphEnricher` writes them) are used when they were built
+    from its passages — and, with ``integrity_key``, carry a valid HMAC under it."""
 
     def __init__(
         self,
@@ -115,11 +126,13 @@ class BatchReranker:
         spacy_model: str | None = None,
         top_n: int | None = None,
         method: str = "cage",
+        integrity_key: bytes | str | None = None,
     ) -> None:
         self.config = _config(config)
         self.spacy_model = spacy_model
         self.top_n = top_n
         self.method = method
+        self.integrity_key = key_bytes(integrity_key)
         self._reranker: CageReranker | None = None
 
     @property
@@ -138,7 +151,8 @@ class BatchReranker:
             passages = [str(p) for p in _as_list(pool)]
             graph_objs = None
             if graphs is not None:
-                graph_objs = self.reranker.stored_graphs(list(_as_list(graphs)), passages)
+                graph_objs = self.reranker.stored_graphs(list(_as_list(graphs)), passages,
+                                                         integrity_key=self.integrity_key)  # fmt: skip
             ranked = self.reranker.rerank(str(query), passages, top_n=self.top_n,
                                           query_similarities=None if sim is None else list(_as_list(sim)),
                                           graphs=graph_objs)  # fmt: skip
