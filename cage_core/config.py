@@ -148,10 +148,11 @@ UNIT = Real(0.0, 1.0)
 """The range of a fraction (α, a decay, an overlap)."""
 
 
-def validate(config: object, ranges: Ranges) -> None:
-    """Raise unless every field of ``config`` named in ``ranges`` has an accepted value."""
+def validate(config: object, ranges: Ranges, prefix: str = "") -> None:
+    """Raise unless every field of ``config`` named in ``ranges`` has an accepted value (the
+    error names the field ``prefix + name``, e.g. ``"document.anchors"``)."""
     for name, accepted in ranges.items():
-        accepted.check(name, getattr(config, name))
+        accepted.check(prefix + name, getattr(config, name))
 
 
 @dataclass(frozen=True)
@@ -375,11 +376,17 @@ class DocumentConfig:
     anchors: int = 2
     lexical_weight: float = 1.0
 
+    RANGES: ClassVar[Ranges] = {
+        "enabled": Flag(),
+        "document_weight": WEIGHT,
+        "adjacent_weight": WEIGHT,
+        "anchors": Int(0, 1000),
+        "lexical_weight": WEIGHT,
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
+
     def __post_init__(self) -> None:
-        check_bool("document.enabled", self.enabled)
-        for name in ("document_weight", "adjacent_weight", "lexical_weight"):
-            check_real(f"document.{name}", getattr(self, name), low=0.0, high=100.0)
-        check_int("document.anchors", self.anchors, low=0, high=1000)
+        validate(self, self.RANGES, "document.")
 
     def replace(self, **changes: Any) -> DocumentConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
@@ -415,11 +422,16 @@ class GateConfig:
         """Whether the gate acts on any pool."""
         return self.titled or self.untitled or self.sentence_titles
 
+    RANGES: ClassVar[Ranges] = {
+        "titled": Flag(),
+        "untitled": Flag(),
+        "sentence_titles": Flag(),
+        "min_query_subjects": Int(1, 1000),
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
+
     def __post_init__(self) -> None:
-        check_bool("gate.titled", self.titled)
-        check_bool("gate.untitled", self.untitled)
-        check_bool("gate.sentence_titles", self.sentence_titles)
-        check_int("gate.min_query_subjects", self.min_query_subjects, low=1, high=1000)
+        validate(self, self.RANGES, "gate.")
 
     def replace(self, **changes: Any) -> GateConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""

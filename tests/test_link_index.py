@@ -207,6 +207,8 @@ def test_bad_arguments_are_clear_errors():
         LinkWeights(seed_decay=0)
     with pytest.raises(ValueError, match="max_link_df"):
         LinkWeights(max_link_df=1)
+    with pytest.raises(TypeError, match="LinkWeights.forward must be a number, got bool"):
+        LinkWeights(forward=True)
 
 
 # -- persistence -----------------------------------------------------------------------------

@@ -89,8 +89,9 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, Self
+from typing import Any, ClassVar, Literal, Protocol, Self
 
+from cage_core.config import WEIGHT, Int, Ranges, Real, validate
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.lang.en import EXPANSION_ALIASES, shortened_names
@@ -205,17 +206,19 @@ class LinkWeights:
     max_shared_df: int = 20
     max_link_df: int = 1000
 
+    RANGES: ClassVar[Ranges] = {
+        "forward": WEIGHT,
+        "backward": WEIGHT,
+        "shared": WEIGHT,
+        "adjacent": WEIGHT,
+        "seed_decay": Real(0.0, 1.0, low_open=True),
+        "max_shared_df": Int(2, 2**31 - 1),
+        "max_link_df": Int(2, 2**31 - 1),
+    }
+    """The accepted value of each field (checked by :func:`~cage_core.config.validate`)."""
+
     def __post_init__(self) -> None:
-        for name in ("forward", "backward", "shared", "adjacent"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0.0 <= value < math.inf:
-                raise ValueError(f"LinkWeights.{name} must be a finite number >= 0, got {value!r}")
-        if not isinstance(self.seed_decay, (int, float)) or not 0.0 < self.seed_decay <= 1.0:
-            raise ValueError(f"LinkWeights.seed_decay must be in (0, 1], got {self.seed_decay!r}")
-        for name in ("max_shared_df", "max_link_df"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-                raise ValueError(f"LinkWeights.{name} must be an int >= 2, got {value!r}")
+        validate(self, self.RANGES, "LinkWeights.")
 
 
 @dataclass(frozen=True)
