@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
@@ -11,17 +12,8 @@ from cage_langchain import (
     ScoredVectorStoreRetriever,
 )
 
-rows = [
-    json.loads(line)
-    for line in open(
-        str(
-            __import__("pathlib").Path(__file__).resolve().parents[1]
-            / "examples"
-            / "data"
-            / "wiki_passages.jsonl"
-        )
-    )
-]
+DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "wiki_passages.jsonl"
+rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
 docs = [Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows]
 embeddings = PackagedMiniLMEmbeddings()
 docs = CageGraphTransformer().transform_documents(docs)

@@ -1,21 +1,13 @@
 import json
+from pathlib import Path
 
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
-rows = [
-    json.loads(line)
-    for line in open(
-        str(
-            __import__("pathlib").Path(__file__).resolve().parents[1]
-            / "examples"
-            / "data"
-            / "wiki_passages.jsonl"
-        )
-    )
-]
+DATA = Path(__file__).resolve().parents[1] / "examples" / "data" / "wiki_passages.jsonl"
+rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
 docs = [Document(text=r["text"], metadata={"title": r["title"]}) for r in rows]
 nodes = IngestionPipeline(transformations=[CageGraphExtractor()]).run(documents=docs)
 index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
