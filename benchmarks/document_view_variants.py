@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beyond_cv import has_documents, hybrid_order, load, measures
+from beyond_cv import GATE_FIELDS, has_documents, hybrid_order, load, measures
+from beyond_cv import GRID as CV_GRID
 from chain_cv import FOLDS, fold_of
 
 from cage_core import CageConfig
@@ -43,12 +44,8 @@ from cage_core.ranking.fusion import standardize
 from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.scoring import ranking
 
-GRID = {
-    "document_weight": (0.0, 1.0, 2.0, 3.0),
-    "adjacent_weight": (0.0, 0.5, 1.0, 1.5),
-    "anchors": (0, 1, 2),
-    "lexical_weight": (0.5, 1.0, 1.5, 2.0),
-}
+GRID = {k: v for k, v in CV_GRID.items() if k not in GATE_FIELDS}
+"""The view's part of ``beyond_cv.py``'s grid (the gates act on the other pools only)."""
 Ranker = Callable[[dict, np.ndarray, np.ndarray, DocumentConfig], np.ndarray]
 
 
