@@ -76,15 +76,19 @@ def hybrid_order(pool: dict, config: CageConfig) -> np.ndarray:
 
 def pool_relevance(pool: dict, config: CageConfig) -> tuple[np.ndarray, np.ndarray]:
     """``(z(sim), z(bm25))`` of a pool the document view ranks (its relevance is
-    ``z(sim) + document.lexical_weight · z(bm25)``), checked against
-    :func:`~cage_core.ranking.fusion.score_pool`: the grid re-runs the view alone."""
-    from cage_core.ranking.document_links import (
-        document_view,  # not in the code before (``before``)
+    ``z(sim) + document.lexical_weight · z(bm25)``, BM25 over the texts that inherit their
+    document's subject), checked against :func:`~cage_core.ranking.fusion.score_pool`: the
+    grid re-runs the view alone."""
+    from cage_core.ranking.document_links import (  # not in the code before (``before``)
+        document_names,
+        document_view,
+        subject_texts,
     )
 
     scores = score_pool(pool["query"], pool["passages"], pool["sims"], pool["graphs"], config)
     zs = standardize(pool["sims"])
-    zb = standardize(pool_bm25(pool["query"], [p.content for p in pool["passages"]]))
+    texts = subject_texts(pool["passages"], document_names(pool["passages"], pool["graphs"]))
+    zb = standardize(pool_bm25(pool["query"], texts))
     r = zs + config.document.lexical_weight * zb
     again = document_view(pool["query"], pool["passages"], pool["graphs"], r, config.document)
     assert np.array_equal(again.fused, scores.fused), "the view must be score_pool's ranking"
@@ -180,9 +184,9 @@ def main() -> None:
         "hybrid": np.array([measures(hybrid_order(p, config), p) for p in pools]),
     }
     lex = points[chosen]["lexical_weight"]  # the relevance change alone, for comparison
-    rows[f"hybrid, w_lex {lex} where documented"] = np.array(
-        [measures(hybrid_order(p, config.replace(lexical_weight=lex) if d else config), p)
-         for p, d in zip(pools, documented)])  # fmt: skip
+    rows[f"view's relevance (w_lex {lex}) where documented"] = np.array(
+        [measures(ranking(relevance[i][0] + lex * relevance[i][1]) if i in relevance
+                  else hybrid_order(p, config), p) for i, p in enumerate(pools)])  # fmt: skip
     if args.before is not None:
         old = json.loads(args.before.read_text())
         rows["cage before"] = np.array([old[f"{p['setting']}|{p['id']}"] for p in pools])

@@ -1,4 +1,4 @@
-"""Variants of the document view tried for DragonBall with ``--expand``, each cross-validated.
+"""The document view beside the variants tried for DragonBall ``--expand``, each cross-validated.
 
     python benchmarks/beyond_pools.py --data ../shared/data --graph-store graphs.sqlite --out pools/
     python benchmarks/document_view_variants.py --pools pools/
@@ -12,11 +12,13 @@ first grid point) for each variant over the view's grid (``document_weight``,
 ``adjacent_weight``, ``anchors``, ``lexical_weight``: 192 points) and prints the out-of-fold
 and all-fold figures beside hybrid. The variants (none of them is in the product):
 
-* ``shipped``: :func:`cage_core.ranking.document_links.document_view` as it is;
+* ``shipped``: :func:`cage_core.ranking.document_links.document_view` as it is, over
+  :func:`~cage_core.ranking.document_links.document_relevance` (BM25 over each untitled chunk
+  with its document's subject prepended: the subject is inherited for the lexical term too);
+* ``plain bm25``: the same over BM25 of the chunks alone (cage-rag 0.4 and the first round of
+  issue 26);
 * ``max``: ``f = r + max(w_d·N, w_a·J)`` — a chunk's document counts once, by its stronger
   link, not ``w_d·N + w_a·J``;
-* ``inherited bm25``: BM25 over each chunk with its document's subject prepended (the subject
-  is inherited by every chunk for the lexical term too);
 * ``contextual cosine``: the cosine of the query with ``"<subject>. <chunk>"`` embedded by
   all-MiniLM-L6-v2 instead of the chunk alone (the reranker would embed each chunk once more
   per subject).
@@ -39,7 +41,12 @@ from chain_cv import FOLDS, fold_of
 
 from cage_core import CageConfig
 from cage_core.config import DocumentConfig
-from cage_core.ranking.document_links import document_matrix, document_names, document_view
+from cage_core.ranking.document_links import (
+    document_matrix,
+    document_names,
+    document_view,
+    subject_texts,
+)
 from cage_core.ranking.fusion import standardize
 from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.scoring import ranking
@@ -49,11 +56,9 @@ GRID = {k: v for k, v in CV_GRID.items() if k not in GATE_FIELDS}
 Ranker = Callable[[dict, np.ndarray, np.ndarray, DocumentConfig], np.ndarray]
 
 
-def subject_texts(pool: dict) -> list[str]:
-    """Each chunk's text with its document's subject prepended (unchanged without one)."""
-    names = document_names(pool["passages"], pool["graphs"])
-    return [f"{names[p.doc_id][0]}. {p.content}" if p.doc_id is not None and names.get(p.doc_id)
-            else p.content for p in pool["passages"]]  # fmt: skip
+def pool_subject_texts(pool: dict) -> list[str]:
+    """The pool's texts that inherit their document's subject (the shipped view's BM25 texts)."""
+    return subject_texts(pool["passages"], document_names(pool["passages"], pool["graphs"]))
 
 
 def shipped(pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig) -> np.ndarray:
@@ -80,21 +85,21 @@ def main() -> None:
     groups = np.array([p["setting"] for p in pools])
     folds = np.array([fold_of(p["id"]) for p in pools])
     plain = [standardize(pool_bm25(p["query"], [q.content for q in p["passages"]])) for p in pools]
-    inherited = [standardize(pool_bm25(p["query"], subject_texts(p))) for p in pools]
+    inherited = [standardize(pool_bm25(p["query"], pool_subject_texts(p))) for p in pools]
     cosine = [standardize(np.asarray(p["sims"], dtype=np.float64)) for p in pools]
     from cage_core.models import default_embedder  # the contextual variant embeds again
 
     embed = default_embedder()
     contextual = []
     for p in pools:
-        vectors = np.asarray(embed([p["query"], *subject_texts(p)]), dtype=np.float64)
+        vectors = np.asarray(embed([p["query"], *pool_subject_texts(p)]), dtype=np.float64)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         contextual.append(standardize(vectors[1:] @ vectors[0]))
     variants: dict[str, tuple[Ranker, list, list]] = {
-        "shipped": (shipped, cosine, plain),
-        "max": (counted_once, cosine, plain),
-        "inherited bm25": (shipped, cosine, inherited),
-        "contextual cosine": (shipped, contextual, plain),
+        "shipped": (shipped, cosine, inherited),
+        "plain bm25": (shipped, cosine, plain),
+        "max": (counted_once, cosine, inherited),
+        "contextual cosine": (shipped, contextual, inherited),
     }
     points = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
     settings = sorted(set(groups))

@@ -350,13 +350,14 @@ class DocumentConfig:
 
     Chosen by 5-fold cross-validation over every DEV file pooled (HotpotQA, 2WikiMultihopQA,
     MuSiQue, RAMDocs closed and open, DragonBall, SciFact abstracts and chunks, with and
-    without expansion; 2,854 pools; ``benchmarks/beyond_cv.py``, a grid of 192 points with
-    ``lexical_weight`` in 0.5–2.0: the point chosen on all folds; every fold chose ``anchors``
-    2, four ``document_weight`` 1, three ``lexical_weight`` 1.0, one 1.5 and one 2.0); only the
-    DragonBall and SciFact-chunk pools have document structure, the others are ranked as
-    before whatever these are. A bonus for each named document's best chunk (a third weight)
-    was chosen 0 by every fold of the grid with it (576 points): the best chunks anchor
-    adjacency instead (a field that only ever ran at 0, removed).
+    without expansion; 2,854 pools; ``benchmarks/beyond_cv.py``, a grid of 192 points for the
+    view: the point chosen on all folds; the folds chose ``document_weight`` 2 three times and
+    1 twice, ``adjacent_weight`` 1.5 four times and 0.5 once, ``anchors`` 2 three times and 1
+    twice, ``lexical_weight`` 1.5 three times, 1.0 and 2.0 once each); only the DragonBall
+    and SciFact-chunk pools have document structure, the others are ranked as before whatever
+    these are. A bonus for each named document's best chunk (a third weight) was chosen 0 by
+    every fold of the grid with it: the best chunks anchor adjacency instead (a field that
+    only ever ran at 0, removed). Variants not chosen: ``benchmarks/document_view_variants.py``.
 
     Attributes:
         enabled: rank pools with document structure by the document view (``False``: as any
@@ -364,17 +365,18 @@ class DocumentConfig:
         document_weight: ``w_d``, relevance added to every chunk of a document the query names.
         adjacent_weight: ``w_a``, added to a chunk adjacent to a lead or anchor.
         anchors: ``m``, how many of the most relevant passages also anchor adjacency.
-        lexical_weight: ``w_lex`` of the view's relevance ``r = z(sim) + w_lex · z(bm25)``
+        lexical_weight: ``w_lex`` of the view's relevance ``r = z(sim) + w_lex · z(bm25)``,
+            BM25 over each untitled chunk after its document's subject
             (``CageConfig.lexical_weight`` is the other pools'): chunks of documents written
             alike (one template, one domain) differ in their terms more than in their
             embeddings.
     """
 
     enabled: bool = True
-    document_weight: float = 1.0
-    adjacent_weight: float = 1.0
-    anchors: int = 2
-    lexical_weight: float = 1.0
+    document_weight: float = 2.0
+    adjacent_weight: float = 1.5
+    anchors: int = 1
+    lexical_weight: float = 1.5
 
     RANGES: ClassVar[Ranges] = {
         "enabled": Flag(),

@@ -19,6 +19,7 @@ __all__ = [
     "cosine_matrix",
     "fuse",
     "ranking",
+    "standardize",
 ]
 
 _EPS = 1e-12
@@ -63,3 +64,10 @@ def fuse(relevance: np.ndarray, coherence: np.ndarray, alpha: float) -> np.ndarr
 def ranking(scores: np.ndarray) -> np.ndarray:
     """Indices by descending score; equal scores keep their input order."""
     return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+
+
+def standardize(x: np.ndarray) -> np.ndarray:
+    """``(x − mean)/std`` within the pool; zeros when the values are (nearly) constant."""
+    x = np.asarray(x, dtype=np.float64)
+    std = x.std()
+    return (x - x.mean()) / std if std > 1e-9 else np.zeros_like(x)

@@ -10,13 +10,16 @@ from cage_core.ranking.document_links import (
     DocumentConfig,
     document_matrix,
     document_names,
+    document_relevance,
     document_subjects,
     document_vias,
     document_view,
     has_document_structure,
+    subject_texts,
 )
 from cage_core.ranking.fusion import score_pool, standardize
 from cage_core.ranking.link_names import is_link_name
+from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.scoring import ranking
 from tests.graphs import entity_graph
 
@@ -124,7 +127,7 @@ def test_score_pool_ranks_a_pool_with_documents_by_the_view_over_its_relevance()
     query = "Did Acme Foods Ltd. raise its dividend in March 2021?"
     config = CageConfig()
     w = config.document.lexical_weight  # the view's BM25 weight
-    hybrid = standardize(sims) + w * standardize(_bm25(query, passages))
+    hybrid = standardize(sims) + w * standardize(_bm25(query, passages, graphs))
     scores = score_pool(query, passages, sims, graphs, config)
     view = document_view(query, passages, graphs, hybrid, config.document)
     assert scores.documents is not None and np.allclose(scores.fused, view.fused)
@@ -132,10 +135,9 @@ def test_score_pool_ranks_a_pool_with_documents_by_the_view_over_its_relevance()
     assert ranking(scores.fused)[0] == 1
 
 
-def _bm25(query, passages):
-    from cage_core.ranking.pool_bm25 import pool_bm25
-
-    return pool_bm25(query, [p.content for p in passages])
+def _bm25(query, passages, graphs):
+    """BM25 over the texts that inherit their document's subject (the view's)."""
+    return pool_bm25(query, subject_texts(passages, document_names(passages, graphs)))
 
 
 def test_a_via_names_the_document_link_adjacent_chunk_first():
@@ -301,12 +303,37 @@ def test_pools_with_document_structure_have_their_own_bm25_weight():
     default = score_pool(query, passages, sims, graphs, CageConfig())
     lexical = CageConfig(document=DocumentConfig(lexical_weight=2.0))
     heavier = score_pool(query, passages, sims, graphs, lexical)
-    from cage_core.ranking.pool_bm25 import pool_bm25
-
-    bm25 = standardize(pool_bm25(query, [p.content for p in passages]))
-    named = default.documents.named
-    assert np.allclose(default.relevance, standardize(sims) + 1.0 * bm25 + named)
+    bm25 = standardize(_bm25(query, passages, graphs))
+    w_d, w_lex = lexical.document.document_weight, CageConfig().document.lexical_weight
+    named = w_d * default.documents.named
+    assert np.allclose(default.relevance, standardize(sims) + w_lex * bm25 + named)
     assert np.allclose(heavier.relevance, standardize(sims) + 2.0 * bm25 + named)
     flat = CageConfig(lexical_weight=2.0)  # the other pools' weight: not the view's
     assert np.array_equal(score_pool(query, passages, sims, graphs, flat).fused, default.fused)
     assert flat.ineffective_on("document") == ("lexical_weight",)
+
+
+def test_an_untitled_chunk_inherits_its_documents_subject_for_bm25():
+    passages, graphs = report_pool()
+    names = document_names(passages, graphs)
+    texts = subject_texts(passages, names)
+    assert texts[1] == "Acme Foods Ltd. In March 2021 the company raised its dividend."
+    assert texts[4] == "Bolt Motors. Bolt Motors builds cars."
+    titled = [Passage("the company grew", title="Annual report", doc_id="a")]
+    assert subject_texts(titled, {"a": ("Annual report",)}) == [titled[0].content]  # has its own
+    assert subject_texts([Passage("x")], names) == ["x"]  # no document
+
+
+def test_of_two_chunks_alike_the_one_of_the_document_the_query_names_is_more_relevant():
+    same = "The company raised its dividend in March 2021."
+    passages = [Passage("Acme Foods Ltd. is a food company.", doc_id="a", position=0),
+                Passage(same, doc_id="a", position=1),
+                Passage("Bolt Motors is a car maker.", doc_id="b", position=0),
+                Passage(same, doc_id="b", position=1)]  # fmt: skip
+    graphs = [entity_graph([ACME], light=True), entity_graph([], light=True),
+              entity_graph([BOLT], light=True), entity_graph([], light=True)]  # fmt: skip
+    query = "Did Acme Foods raise its dividend?"
+    plain = pool_bm25(query, [p.content for p in passages])
+    relevance = document_relevance(query, passages, graphs, np.zeros(4), lexical_weight=1.0)
+    assert plain[1] == plain[3] and relevance[1] > relevance[3]
+    assert document_relevance(query, passages, graphs, np.zeros(4), 0.0).tolist() == [0.0] * 4

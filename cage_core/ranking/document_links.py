@@ -7,8 +7,7 @@ scores best. What the chunks carry (:attr:`Passage.doc_id <cage_core.passage.Pas
 the links that text alone does not. A pool has *document structure* when two or more of its
 passages share a ``doc_id``; only then is it ranked by the *document view* below (a pool of
 Wikipedia paragraphs, each its own document or none, never is: the view is inert there by
-construction). With ``r`` the pool relevance (:mod:`cage_core.ranking.fusion`) and the settings of
-:class:`DocumentConfig`:
+construction). With the settings of :class:`DocumentConfig`:
 
 * the *names* of document d (:func:`document_names`): the title of its chunks when one has
   a title; else the subject of its first chunk (position 0) when that chunk is in the pool and
@@ -16,6 +15,11 @@ construction). With ``r`` the pool relevance (:mod:`cage_core.ranking.fusion`) a
   pool chunks name most often (the non-numeric entities of their graphs that are link names,
   :func:`~cage_core.ranking.link_names.is_link_name`, a possessive ``'s`` dropped; ties: first in
   pool order). Its *subject* ``s_d`` is the first of them; every chunk of d inherits them;
+* the view's relevance (:func:`document_relevance`) is
+  ``r_i = z(sim_i) + w_lex · z(bm25_i)`` (``w_lex`` = ``lexical_weight``), where an untitled
+  chunk's BM25 text is its content after its document's subject (``"s_d. text"``,
+  :func:`subject_texts`): the subject is inherited for the lexical term too, so a chunk
+  that says "the company" matches the company the query names as the one that names it does;
 * ``D_q`` = the documents one of whose names the query names (whole words,
   case-insensitive, :func:`~cage_core.expansion.index.link_name` form); ``N_i = 1`` when passage
   i's document is in ``D_q``;
@@ -36,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,19 +51,22 @@ from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.passage import Passage, Via
 from cage_core.ranking.link_names import is_link_name
 from cage_core.ranking.links import link_name
+from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.ranking.subjects import first_sentence_subject
-from cage_core.scoring import ranking
+from cage_core.scoring import ranking, standardize
 
 __all__ = [
     "DocumentView",
     "SIBLING_LINK",
     "document_matrix",
     "document_names",
+    "document_relevance",
     "document_subjects",
     "document_vias",
     "document_view",
     "has_document_structure",
     "link_name_words",
+    "subject_texts",
 ]
 
 _POSSESSIVE = re.compile(r"['’]s?$")
@@ -138,6 +145,28 @@ def document_names(passages: Sequence[Passage],
             found.append(min(names, key=lambda name: (-names[name], first_seen[doc][name])))
         out[doc] = tuple(dict.fromkeys(found))
     return out
+
+
+def subject_texts(passages: Sequence[Passage],
+                  names_of: Mapping[str, tuple[str, ...]]) -> list[str]:  # fmt: skip
+    """Each passage's BM25 text for the view: ``"s_d. content"`` for an untitled passage whose
+    document has a subject (``names_of``: :func:`document_names`), else its content."""
+    out = []
+    for p in passages:
+        names = names_of.get(p.doc_id, ()) if p.doc_id is not None else ()
+        out.append(f"{names[0]}. {p.content}" if names and not p.title.strip() else p.content)
+    return out
+
+
+def document_relevance(query: str, passages: Sequence[Passage], graphs: Sequence[PassageGraph],
+                       similarities: np.ndarray, lexical_weight: float) -> np.ndarray:  # fmt: skip
+    """``[k]`` the view's relevance ``z(sim_i) + lexical_weight · z(bm25_i)`` over
+    :func:`subject_texts` (module docstring)."""
+    r = standardize(np.asarray(similarities, dtype=np.float64))
+    if not lexical_weight:
+        return r
+    texts = subject_texts(passages, document_names(passages, graphs))
+    return r + lexical_weight * standardize(pool_bm25(query, texts))
 
 
 def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[PassageGraph],

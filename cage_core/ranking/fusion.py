@@ -29,7 +29,8 @@ Two coherence modes (``CageConfig.coherence``):
 
 A pool with document structure (two passages sharing a ``doc_id``) is ranked, in bridge
 mode, by the document view of :mod:`cage_core.ranking.document_links` instead (``r`` as above with
-``w_lex`` = ``document.lexical_weight``, :func:`document_relevance`; ``f`` the view's;
+``w_lex`` = ``document.lexical_weight`` over texts that inherit their document's subject,
+:func:`~cage_core.ranking.document_links.document_relevance`; ``f`` the view's;
 ``CageConfig.document``), unless ``document.enabled`` is off.
 
 In both modes ``contradiction_weight > 0`` subtracts ``w · contradiction_penalty_i``
@@ -51,7 +52,12 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.passage import Passage
 from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
 from cage_core.ranking.contradiction import contradiction_penalty
-from cage_core.ranking.document_links import DocumentView, document_view
+from cage_core.ranking.document_links import (
+    DocumentView,
+    document_relevance,
+    document_view,
+    has_document_structure,
+)
 from cage_core.ranking.links import (
     PoolLinks,
     coherence_to_core,
@@ -69,7 +75,7 @@ from cage_core.ranking.untitled_core import (
     subject_links,
     untitled_subject,
 )
-from cage_core.scoring import coherence_scores, fuse
+from cage_core.scoring import coherence_scores, fuse, standardize  # standardize: re-exported
 
 if TYPE_CHECKING:
     from cage_core.paper.encodings import EncodingCache
@@ -80,7 +86,6 @@ __all__ = [
     "bridge_inputs",
     "chain_first",
     "contradiction_demotion",
-    "document_relevance",
     "paper_scores",
     "ranked_first",
     "rgcn_matrix",
@@ -117,13 +122,6 @@ class PoolScores:
     explanations' document links."""
 
 
-def standardize(x: np.ndarray) -> np.ndarray:
-    """``(x − mean)/std`` within the pool; zeros when the values are (nearly) constant."""
-    x = np.asarray(x, dtype=np.float64)
-    std = x.std()
-    return (x - x.mean()) / std if std > 1e-9 else np.zeros_like(x)
-
-
 def rgcn_matrix(
     graphs: Sequence[PassageGraph], config: CageConfig, encodings: EncodingCache | None = None
 ) -> np.ndarray:
@@ -156,8 +154,11 @@ def score_pool(
     if config.coherence == "rgcn":
         return paper_scores(sims, graphs, config, demotion, encodings)
     pool = bridge_inputs(query, passages, sims, graphs, config)
-    view = document_view(query, passages, graphs, document_relevance(pool, config),
-                         config.document)  # fmt: skip
+    view = None
+    if config.document.enabled and has_document_structure(passages):
+        relevance = document_relevance(query, passages, graphs, sims,
+                                       config.document.lexical_weight)  # fmt: skip
+        view = document_view(query, passages, graphs, relevance, config.document)
     if view is not None:  # document structure: the document view
         config.warn_ineffective_on("document")
         return document_scores(pool, view, demotion)
@@ -199,7 +200,7 @@ class BridgeInputs:
     relevance: np.ndarray
     """``[k]`` ``r_i = z(sim_i) + w_lex · z(bm25_i)``."""
     lexical: np.ndarray
-    """``[k]`` ``z(bm25_i)`` (zeros when neither lexical weight reads it)."""
+    """``[k]`` ``z(bm25_i)`` (zeros when ``lexical_weight`` is 0)."""
     titles: list[str]
     texts: list[str]
     links: PoolLinks
@@ -214,9 +215,8 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
     """The relevance, links and subjects of a bridge-mode pool."""
     relevance = standardize(sims)
     lexical = np.zeros(len(passages))
-    if config.lexical_weight or config.document.lexical_weight:
-        lexical = standardize(pool_bm25(query, [p.content for p in passages]))
     if config.lexical_weight:
+        lexical = standardize(pool_bm25(query, [p.content for p in passages]))
         relevance = relevance + config.lexical_weight * lexical
     titles = [p.title for p in passages]
     texts = [p.text for p in passages]
@@ -225,11 +225,6 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
     subjects = [derive_subject(p, g, rules=rules) for p, g in zip(passages, graphs)]
     return BridgeInputs(query, passages, graphs, sims, relevance, lexical, titles, texts, links,
                         subjects, links.entity_links())  # fmt: skip
-
-
-def document_relevance(pool: BridgeInputs, config: CageConfig) -> np.ndarray:
-    """``[k]`` the document view's relevance ``z(sim_i) + document.lexical_weight · z(bm25_i)``."""
-    return standardize(pool.similarities) + config.document.lexical_weight * pool.lexical
 
 
 def document_scores(pool: BridgeInputs, view: DocumentView, demotion: np.ndarray) -> PoolScores:
