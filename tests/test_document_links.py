@@ -334,6 +334,7 @@ def test_of_two_chunks_alike_the_one_of_the_document_the_query_names_is_more_rel
               entity_graph([BOLT], light=True), entity_graph([], light=True)]  # fmt: skip
     query = "Did Acme Foods raise its dividend?"
     plain = pool_bm25(query, [p.content for p in passages])
-    relevance = document_relevance(query, passages, graphs, np.zeros(4), lexical_weight=1.0)
+    names = document_names(passages, graphs)
+    relevance = document_relevance(query, passages, np.zeros(4), 1.0, names)
     assert plain[1] == plain[3] and relevance[1] > relevance[3]
-    assert document_relevance(query, passages, graphs, np.zeros(4), 0.0).tolist() == [0.0] * 4
+    assert document_relevance(query, passages, np.zeros(4), 0.0, names).tolist() == [0.0] * 4

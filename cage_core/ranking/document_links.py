@@ -158,26 +158,29 @@ def subject_texts(passages: Sequence[Passage],
     return out
 
 
-def document_relevance(query: str, passages: Sequence[Passage], graphs: Sequence[PassageGraph],
-                       similarities: np.ndarray, lexical_weight: float) -> np.ndarray:  # fmt: skip
+def document_relevance(query: str, passages: Sequence[Passage], similarities: np.ndarray,
+                       lexical_weight: float,
+                       names_of: Mapping[str, tuple[str, ...]]) -> np.ndarray:  # fmt: skip
     """``[k]`` the view's relevance ``z(sim_i) + lexical_weight · z(bm25_i)`` over
-    :func:`subject_texts` (module docstring)."""
+    :func:`subject_texts` (module docstring; ``names_of``: :func:`document_names`)."""
     r = standardize(np.asarray(similarities, dtype=np.float64))
     if not lexical_weight:
         return r
-    texts = subject_texts(passages, document_names(passages, graphs))
-    return r + lexical_weight * standardize(pool_bm25(query, texts))
+    return r + lexical_weight * standardize(pool_bm25(query, subject_texts(passages, names_of)))
 
 
 def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[PassageGraph],
-                  relevance: np.ndarray, config: DocumentConfig) -> DocumentView | None:  # fmt: skip
+                  relevance: np.ndarray, config: DocumentConfig,
+                  names_of: Mapping[str, tuple[str, ...]] | None = None) -> DocumentView | None:  # fmt: skip
     """The :class:`DocumentView` of a pool, or ``None`` when the view does not apply (turned
-    off, or the pool has no document structure: :func:`has_document_structure`)."""
+    off, or the pool has no document structure: :func:`has_document_structure`).
+    ``names_of``: the pool's :func:`document_names`, when the caller has them already."""
     if not config.enabled or not has_document_structure(passages):
         return None
     k = len(passages)
     r = np.asarray(relevance, dtype=np.float64)
-    names_of = document_names(passages, graphs)
+    if names_of is None:
+        names_of = document_names(passages, graphs)
     docs = [p.doc_id for p in passages]
     subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
     query_words = f" {link_name_words(query)} "

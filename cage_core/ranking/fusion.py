@@ -54,6 +54,7 @@ from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
 from cage_core.ranking.contradiction import contradiction_penalty
 from cage_core.ranking.document_links import (
     DocumentView,
+    document_names,
     document_relevance,
     document_view,
     has_document_structure,
@@ -153,15 +154,15 @@ def score_pool(
     demotion = contradiction_demotion(passages, graphs, config)
     if config.coherence == "rgcn":
         return paper_scores(sims, graphs, config, demotion, encodings)
-    pool = bridge_inputs(query, passages, sims, graphs, config)
-    view = None
     if config.document.enabled and has_document_structure(passages):
-        relevance = document_relevance(query, passages, graphs, sims,
-                                       config.document.lexical_weight)  # fmt: skip
-        view = document_view(query, passages, graphs, relevance, config.document)
-    if view is not None:  # document structure: the document view
-        config.warn_ineffective_on("document")
-        return document_scores(pool, view, demotion)
+        names_of = document_names(passages, graphs)
+        relevance = document_relevance(query, passages, sims, config.document.lexical_weight,
+                                       names_of)  # fmt: skip
+        view = document_view(query, passages, graphs, relevance, config.document, names_of)
+        if view is not None:  # document structure: the document view
+            config.warn_ineffective_on("document")
+            return document_scores(query, passages, sims, graphs, view, demotion)
+    pool = bridge_inputs(query, passages, sims, graphs, config)
     if config.chain.length and not any(t.strip() for t in pool.titles):
         return untitled_scores(pool, config, demotion, encodings)
     return titled_scores(pool, config, demotion, encodings)
@@ -227,12 +228,15 @@ def bridge_inputs(query: str, passages: Sequence[Passage], sims: np.ndarray,
                         subjects, links.entity_links())  # fmt: skip
 
 
-def document_scores(pool: BridgeInputs, view: DocumentView, demotion: np.ndarray) -> PoolScores:
+def document_scores(query: str, passages: Sequence[Passage], sims: np.ndarray,
+                    graphs: Sequence[PassageGraph], view: DocumentView,
+                    demotion: np.ndarray) -> PoolScores:  # fmt: skip
     """Bridge mode on a pool with document structure: the document view's relevance and
-    fused score (:mod:`cage_core.ranking.document_links`), minus ``demotion``."""
+    fused score (:mod:`cage_core.ranking.document_links`), minus ``demotion``; of the other
+    bridge inputs only the pool's links (for the explanations) are read."""
+    links = pool_links(query, [p.title for p in passages], [p.text for p in passages], graphs)
     return PoolScores(view.relevance, view.fused - view.relevance, view.fused - demotion,
-                      view.matrix, tuple(pool.graphs), pool.similarities, (), pool.links,
-                      view)  # fmt: skip
+                      view.matrix, tuple(graphs), sims, (), links, view)  # fmt: skip
 
 
 def titled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray,
