@@ -100,6 +100,17 @@ def has_documents(pool: dict) -> bool:
     return len(docs) > len(set(docs))
 
 
+def print_table(rows: dict[str, np.ndarray], groups: np.ndarray) -> None:
+    """Each row's mean R@3 / R@5 (columns 0 and 1 of its per-pool measures) per (file,
+    setting) group, as a Markdown table."""
+    print("| setting | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
+    print("|---|---|" + "---|" * len(rows))
+    for g in sorted(set(groups)):
+        mask = groups == g
+        cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
+        print(f"| {g} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+
+
 def load(paths: list[Path]) -> list[dict]:
     pools: list[dict] = []
     for path in paths:
@@ -192,12 +203,7 @@ def main() -> None:
         rows["cage before"] = np.array([old[f"{p['setting']}|{p['id']}"] for p in pools])
     rows["cage, out of fold"] = out_of_fold
     rows["cage, all-fold choice"] = scores[chosen]
-    print("| setting | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
-    print("|---|---|" + "---|" * len(rows))
-    for g in settings:
-        mask = groups == g
-        cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
-        print(f"| {g} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+    print_table(rows, groups)
     for g in ramdocs:
         mask = groups == g
         print(

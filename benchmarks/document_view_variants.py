@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beyond_cv import GATE_FIELDS, has_documents, hybrid_order, load, measures
+from beyond_cv import GATE_FIELDS, has_documents, hybrid_order, load, measures, print_table
 from beyond_cv import GRID as CV_GRID
 from chain_cv import FOLDS, fold_of
 
@@ -120,12 +120,7 @@ def main() -> None:
         print(f"{name}: all folds chose {points[chosen]}", file=sys.stderr)
         rows[f"{name}, out of fold"] = out_of_fold
         rows[f"{name}, all folds"] = scores[chosen]
-    print("| setting | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
-    print("|---|---|" + "---|" * len(rows))
-    for g in settings:
-        mask = groups == g
-        cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
-        print(f"| {g} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+    print_table(rows, groups)
     means = [
         np.mean([v[groups == g, :2].sum(axis=1).mean() for g in settings]) for v in rows.values()
     ]
