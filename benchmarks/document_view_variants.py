@@ -14,14 +14,13 @@ and all-fold figures beside hybrid. The variants (none of them is in the product
 
 * ``shipped``: :func:`cage_core.ranking.document_links.document_view` as it is, over
   :func:`~cage_core.ranking.document_links.document_relevance` (BM25 over each untitled chunk
-  with its document's subject prepended: the subject is inherited for the lexical term too);
-* ``plain bm25``: the same over BM25 of the chunks alone (cage-rag 0.4 and the first round of
-  issue 26);
-* ``max``: ``f = r + max(w_d·N, w_a·J)`` — a chunk's document counts once, by its stronger
-  link, not ``w_d·N + w_a·J``;
-* ``contextual cosine``: the cosine of the query with ``"<subject>. <chunk>"`` embedded by
-  all-MiniLM-L6-v2 instead of the chunk alone (the reranker would embed each chunk once more
-  per subject).
+  with its document's subject prepended: the subject is inherited for the lexical term too),
+  ``f = r + max(w_d·N, w_a·A)``: a chunk's document counts once, by its stronger link;
+* ``sum``: the same with ``f = r + w_d·N + w_a·A`` (cage-rag before the max);
+* ``plain bm25, sum``: the sum over BM25 of the chunks alone (the first round of issue 26);
+* ``contextual cosine``: the shipped view over the cosine of the query with
+  ``"<subject>. <chunk>"`` embedded by all-MiniLM-L6-v2 instead of the chunk alone (the
+  reranker would embed each chunk once more per subject).
 """
 
 from __future__ import annotations
@@ -66,14 +65,14 @@ def shipped(pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig) 
     return document_view(pool["query"], pool["passages"], pool["graphs"], r, config).fused
 
 
-def counted_once(pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig) -> np.ndarray:
+def summed(pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig) -> np.ndarray:
     r = zs + config.lexical_weight * zb
     view = document_view(pool["query"], pool["passages"], pool["graphs"], r, config)
     matrix = document_matrix(pool["passages"])
     order = [int(i) for i in ranking(view.relevance)]
     anchors = list(dict.fromkeys(list(view.leads) + order[: config.anchors]))
     adjacent = (matrix[:, anchors] == 1.0).any(axis=1) if anchors else np.zeros(len(r), bool)
-    return r + np.maximum(config.document_weight * view.named, config.adjacent_weight * adjacent)
+    return view.relevance + config.adjacent_weight * adjacent
 
 
 def main() -> None:
@@ -97,8 +96,8 @@ def main() -> None:
         contextual.append(standardize(vectors[1:] @ vectors[0]))
     variants: dict[str, tuple[Ranker, list, list]] = {
         "shipped": (shipped, cosine, inherited),
-        "plain bm25": (shipped, cosine, plain),
-        "max": (counted_once, cosine, inherited),
+        "sum": (summed, cosine, inherited),
+        "plain bm25, sum": (summed, cosine, plain),
         "contextual cosine": (shipped, contextual, inherited),
     }
     points = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]

@@ -352,8 +352,8 @@ class DocumentConfig:
     MuSiQue, RAMDocs closed and open, DragonBall, SciFact abstracts and chunks, with and
     without expansion; 2,854 pools; ``benchmarks/beyond_cv.py``, a grid of 192 points for the
     view: the point chosen on all folds; the folds chose ``document_weight`` 2 three times and
-    1 twice, ``adjacent_weight`` 1.5 four times and 0.5 once, ``anchors`` 2 three times and 1
-    twice, ``lexical_weight`` 1.5 three times, 1.0 and 2.0 once each); only the DragonBall
+    1 twice, ``adjacent_weight`` 1.5 five times, ``anchors`` 2 four times and 1 once,
+    ``lexical_weight`` 1.5 three times and 1.0 twice); only the DragonBall
     and SciFact-chunk pools have document structure, the others are ranked as before whatever
     these are. A bonus for each named document's best chunk (a third weight) was chosen 0 by
     every fold of the grid with it: the best chunks anchor adjacency instead (a field that
@@ -363,7 +363,8 @@ class DocumentConfig:
         enabled: rank pools with document structure by the document view (``False``: as any
             other pool).
         document_weight: ``w_d``, relevance added to every chunk of a document the query names.
-        adjacent_weight: ``w_a``, added to a chunk adjacent to a lead or anchor.
+        adjacent_weight: ``w_a``, a chunk adjacent to a lead or anchor gains
+            ``max(w_d · N, w_a)`` instead of ``w_d · N``.
         anchors: ``m``, how many of the most relevant passages also anchor adjacency.
         lexical_weight: ``w_lex`` of the view's relevance ``r = z(sim) + w_lex · z(bm25)``,
             BM25 over each untitled chunk after its document's subject
@@ -375,7 +376,7 @@ class DocumentConfig:
     enabled: bool = True
     document_weight: float = 2.0
     adjacent_weight: float = 1.5
-    anchors: int = 1
+    anchors: int = 2
     lexical_weight: float = 1.5
 
     RANGES: ClassVar[Ranges] = {

@@ -89,14 +89,26 @@ def test_the_chunks_of_the_document_the_query_names_rise_and_its_best_chunk_lead
     passages, graphs = report_pool()
     relevance = np.array([2.0, 1.9, 0.0, -0.5, -1.0])  # Bolt's chunk is the most similar
     view = document_view("Did Acme Foods Ltd. raise its dividend in March 2021?", passages, graphs,
-                         relevance, DocumentConfig(document_weight=2.0, adjacent_weight=0.5,
+                         relevance, DocumentConfig(document_weight=2.0, adjacent_weight=2.5,
                                                    anchors=0))  # fmt: skip
     assert view.named.tolist() == [0, 1, 1, 1, 0]
     assert view.leads == (1,)  # the best chunk of Acme's report, though it never names Acme
+    assert view.relevance.tolist() == [2.0, 3.9, 2.0, 1.5, -1.0]
     assert view.fused.tolist() == [2.0, 3.9, 2.0, 2.0, -1.0]  # chunk 3 is adjacent to the lead
     assert ranking(view.fused).tolist()[:2] == [1, 0]
     assert view.subjects == ("Bolt Motors", "Acme Foods Ltd", "Acme Foods Ltd", "Acme Foods Ltd",
                              "Bolt Motors")  # fmt: skip
+
+
+def test_a_chunk_of_a_named_document_counts_its_document_once_by_its_stronger_link():
+    passages, graphs = report_pool()
+    relevance = np.array([2.0, 1.9, 0.0, -0.5, -1.0])
+    view = document_view("Did Acme Foods Ltd. raise its dividend in March 2021?", passages, graphs,
+                         relevance, DocumentConfig(document_weight=2.0, adjacent_weight=0.5,
+                                                   anchors=0))  # fmt: skip
+    # chunk 3 is named (+2.0) and adjacent to the lead (+0.5): it gains max(2.0, 0.5), not both
+    assert view.fused.tolist() == [2.0, 3.9, 2.0, 1.5, -1.0]
+    assert (view.fused - view.relevance).tolist() == [0.0] * 5
 
 
 def test_a_comparison_anchors_the_evidence_around_the_best_chunk_of_each_document_it_names():

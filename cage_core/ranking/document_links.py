@@ -28,12 +28,17 @@ construction). With the settings of :class:`DocumentConfig`:
   the set view: each document the question is about anchors the evidence around its best
   chunk, so a comparison of two companies reaches into both reports, not only the top of
   one; with ``anchors = m > 0`` also the ``m`` passages of highest ``r'`` anchor;
-* ``f_i = r'_i + w_a · max_{a ∈ leads ∪ anchors} J_ia`` with ``J_ia = 1`` when i and a are
-  adjacent chunks of one document (positions differing by one), else 0 (``w_a`` =
-  ``adjacent_weight``): evidence that runs on past a chunk boundary is in the next chunk.
+* ``f_i = r_i + max(w_d · N_i, w_a · A_i)`` with ``A_i = max_{a ∈ leads ∪ anchors} J_ia``,
+  ``J_ia = 1`` when i and a are adjacent chunks of one document (positions differing by one),
+  else 0 (``w_a`` = ``adjacent_weight``): evidence that runs on past a chunk boundary is in the
+  next chunk. A chunk's document counts once, by its stronger link — the neighbour of a lead
+  in a named document is not lifted twice over the document's other chunks (out of fold over
+  all DEV pools, better than the sum ``w_d · N_i + w_a · A_i``:
+  ``benchmarks/document_view_variants.py``).
 
-The coherence reported is ``f − r``; the pairwise matrix is ``J`` plus ``sibling`` (0.5) for
-other chunks of one document (what :func:`document_vias` explains).
+The coherence reported is ``f − r' = max(0, w_a · A_i − w_d · N_i)``; the pairwise matrix is
+``J`` plus ``sibling`` (0.5) for other chunks of one document (what :func:`document_vias`
+explains).
 """
 
 from __future__ import annotations
@@ -198,7 +203,7 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
     fused = r_doc.copy()
     if anchors and config.adjacent_weight:
         adjacent = (matrix[:, anchors] == 1.0).any(axis=1)
-        fused += config.adjacent_weight * adjacent
+        fused = np.maximum(r_doc, r + config.adjacent_weight * adjacent)
     return DocumentView(r_doc, fused, matrix, subjects, named, tuple(leads)) if k else None
 
 
