@@ -34,7 +34,9 @@ construction). With the settings of :class:`DocumentConfig`:
   next chunk. A chunk's document counts once, by its stronger link — the neighbour of a lead
   in a named document is not lifted twice over the document's other chunks (out of fold over
   all DEV pools, better than the sum ``w_d · N_i + w_a · A_i``:
-  ``benchmarks/document_view_variants.py``).
+  ``benchmarks/document_view_variants.py``). With ``w_a ≤ w_d`` (the defaults) a lead's
+  neighbours, being chunks of a named document, gain nothing more: adjacency then lifts the
+  neighbours of the ``m`` anchors in documents the query does not name.
 
 The coherence reported is ``f − r' = max(0, w_a · A_i − w_d · N_i)``; the pairwise matrix is
 ``J`` plus ``sibling`` (0.5) for other chunks of one document (what :func:`document_vias`
