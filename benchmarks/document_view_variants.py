@@ -21,6 +21,16 @@ and all-fold figures beside hybrid. The variants (none of them is in the product
 * ``contextual cosine``: the shipped view over the cosine of the query with
   ``"<subject>. <chunk>"`` embedded by all-MiniLM-L6-v2 instead of the chunk alone (the
   reranker would embed each chunk once more per subject).
+
+With ``--tried``, also the variants tried after the max was shipped (about 12 more minutes),
+each with one more grid dimension ``extra`` or a wider grid:
+
+* ``siblings``: ``f = r + max(w_d·N, w_a·A, extra·S)``, ``S_i = 1`` when chunk i shares a
+  document with a lead or anchor (``extra`` 0, 0.5, 1);
+* ``bigrams``: the view's relevance plus ``extra · z(bm25 of the query's word pairs)`` over the
+  same texts (``extra`` 0, 0.5, 1);
+* ``wide grid``: the shipped view over a grid widened where the choice sat at its edge
+  (``adjacent_weight`` up to 2.5, ``anchors`` up to 4: 480 points).
 """
 
 from __future__ import annotations
@@ -41,18 +51,22 @@ from chain_cv import FOLDS, fold_of
 from cage_core import CageConfig
 from cage_core.config import DocumentConfig
 from cage_core.ranking.document_links import (
+    DocumentView,
     document_matrix,
     document_names,
     document_view,
     subject_texts,
 )
 from cage_core.ranking.fusion import standardize
-from cage_core.ranking.pool_bm25 import pool_bm25
+from cage_core.ranking.pool_bm25 import pool_bm25, tokens
 from cage_core.scoring import ranking
 
 GRID = {k: v for k, v in CV_GRID.items() if k not in GATE_FIELDS}
 """The view's part of ``beyond_cv.py``'s grid (the gates act on the other pools only)."""
-Ranker = Callable[[dict, np.ndarray, np.ndarray, DocumentConfig], np.ndarray]
+WIDE_GRID = {**GRID, "adjacent_weight": (0.0, 0.5, 1.0, 1.5, 2.0, 2.5), "anchors": (0, 1, 2, 3, 4)}
+EXTRA = {**GRID, "extra": (0.0, 0.5, 1.0)}
+Ranker = Callable[[int, dict, np.ndarray, np.ndarray, DocumentConfig, float], np.ndarray]
+"""``(pool index, pool, z(sim), z(bm25), view settings, extra) → f``."""
 
 
 def pool_subject_texts(pool: dict) -> list[str]:
@@ -60,24 +74,55 @@ def pool_subject_texts(pool: dict) -> list[str]:
     return subject_texts(pool["passages"], document_names(pool["passages"], pool["graphs"]))
 
 
-def shipped(pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig) -> np.ndarray:
-    r = zs + config.lexical_weight * zb
-    return document_view(pool["query"], pool["passages"], pool["graphs"], r, config).fused
+def shipped(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+            extra: float) -> np.ndarray:  # fmt: skip
+    view = document_view(pool["query"], pool["passages"], pool["graphs"],
+                         zs + config.lexical_weight * zb, config)  # fmt: skip
+    assert view is not None  # every pool here has document structure
+    return view.fused
 
 
-def summed(pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig) -> np.ndarray:
-    r = zs + config.lexical_weight * zb
-    view = document_view(pool["query"], pool["passages"], pool["graphs"], r, config)
+def _terms(pool: dict, zs: np.ndarray, zb: np.ndarray,
+           config: DocumentConfig) -> tuple[DocumentView, np.ndarray, np.ndarray]:  # fmt: skip
+    """The view, and which chunks are adjacent to / share a document with a lead or anchor."""
+    view = document_view(pool["query"], pool["passages"], pool["graphs"],
+                         zs + config.lexical_weight * zb, config)  # fmt: skip
+    assert view is not None  # every pool here has document structure
     matrix = document_matrix(pool["passages"])
     order = [int(i) for i in ranking(view.relevance)]
     anchors = list(dict.fromkeys(list(view.leads) + order[: config.anchors]))
-    adjacent = (matrix[:, anchors] == 1.0).any(axis=1) if anchors else np.zeros(len(r), bool)
+    if not anchors:
+        none = np.zeros(len(zs), dtype=bool)
+        return view, none, none
+    near = matrix[:, anchors]
+    return view, np.asarray((near == 1.0).any(axis=1)), np.asarray((near > 0).any(axis=1))
+
+
+def summed(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+           extra: float) -> np.ndarray:  # fmt: skip
+    view, adjacent, _ = _terms(pool, zs, zb, config)
     return view.relevance + config.adjacent_weight * adjacent
+
+
+def with_siblings(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+                  extra: float) -> np.ndarray:  # fmt: skip
+    view, adjacent, same = _terms(pool, zs, zb, config)
+    r = zs + config.lexical_weight * zb
+    return r + np.maximum.reduce(
+        [config.document_weight * view.named, config.adjacent_weight * adjacent, extra * same]
+    )
+
+
+def bigram_texts(text: str) -> str:
+    """``text``'s BM25 tokens as word pairs (``"net_profit"``), one token each for ``pool_bm25``."""
+    words = tokens(text)
+    return " ".join(f"{a}_{b}" for a, b in zip(words, words[1:]))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pools", type=Path, required=True, help="beyond_pools.py's --out folder")
+    parser.add_argument("--tried", action="store_true", help="also the variants tried later")
     args = parser.parse_args()
     pools = [p for p in load(sorted(args.pools.glob("*.pkl"))) if has_documents(p)]
     base = CageConfig()
@@ -94,19 +139,32 @@ def main() -> None:
         vectors = np.asarray(embed([p["query"], *pool_subject_texts(p)]), dtype=np.float64)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         contextual.append(standardize(vectors[1:] @ vectors[0]))
-    variants: dict[str, tuple[Ranker, list, list]] = {
-        "shipped": (shipped, cosine, inherited),
-        "sum": (summed, cosine, inherited),
-        "plain bm25, sum": (summed, cosine, plain),
-        "contextual cosine": (shipped, contextual, inherited),
+    variants: dict[str, tuple[Ranker, list, list, dict]] = {
+        "shipped": (shipped, cosine, inherited, GRID),
+        "sum": (summed, cosine, inherited, GRID),
+        "plain bm25, sum": (summed, cosine, plain, GRID),
+        "contextual cosine": (shipped, contextual, inherited, GRID),
     }
-    points = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
+    if args.tried:
+        bigrams = [standardize(pool_bm25(bigram_texts(p["query"]),
+                                         [bigram_texts(t) for t in pool_subject_texts(p)]))
+                   for p in pools]  # fmt: skip
+
+        def with_bigrams(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray,
+                         config: DocumentConfig, extra: float) -> np.ndarray:  # fmt: skip
+            return shipped(i, pool, zs + extra * bigrams[i], zb, config, 0.0)
+
+        variants["siblings"] = (with_siblings, cosine, inherited, EXTRA)
+        variants["bigrams"] = (with_bigrams, cosine, inherited, EXTRA)
+        variants["wide grid"] = (shipped, cosine, inherited, WIDE_GRID)
     settings = sorted(set(groups))
     hybrid = np.array([measures(hybrid_order(p, base), p) for p in pools])
     rows = {"hybrid": hybrid}
-    for name, (rank, sims, lexical) in variants.items():
-        scores = np.array([[measures(ranking(rank(p, zs, zb, base.document.replace(**point))), p)
-                            for p, zs, zb in zip(pools, sims, lexical)] for point in points])  # fmt: skip
+    for name, (rank, sims, lexical, grid) in variants.items():
+        points = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+        scores = np.array([[measures(ranking(rank(i, p, zs, zb, base.document.replace(
+            **{k: v for k, v in point.items() if k != "extra"}), point.get("extra", 0.0))), p)
+            for i, (p, zs, zb) in enumerate(zip(pools, sims, lexical))] for point in points])  # fmt: skip
 
         def objective(mask: np.ndarray, scores: np.ndarray = scores) -> np.ndarray:
             return np.mean([scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1)
@@ -114,7 +172,9 @@ def main() -> None:
 
         out_of_fold = np.zeros((len(pools), 3))
         for k in range(FOLDS):
-            out_of_fold[folds == k] = scores[int(np.argmax(objective(folds != k))), folds == k]
+            best = int(np.argmax(objective(folds != k)))
+            print(f"{name}: fold {k} chose {points[best]}", file=sys.stderr)
+            out_of_fold[folds == k] = scores[best, folds == k]
         chosen = int(np.argmax(objective(np.ones(len(pools), dtype=bool))))
         print(f"{name}: all folds chose {points[chosen]}", file=sys.stderr)
         rows[f"{name}, out of fold"] = out_of_fold
