@@ -154,14 +154,14 @@ def score_pool(
     demotion = contradiction_demotion(passages, graphs, config)
     if config.coherence == "rgcn":
         return paper_scores(sims, graphs, config, demotion, encodings)
-    if config.document.enabled and has_document_structure(passages):
+    if config.document.enabled and has_document_structure(passages):  # the document view
         names_of = document_names(passages, graphs)
         relevance = document_relevance(query, passages, sims, config.document.lexical_weight,
                                        names_of)  # fmt: skip
         view = document_view(query, passages, graphs, relevance, config.document, names_of)
-        if view is not None:  # document structure: the document view
-            config.warn_ineffective_on("document")
-            return document_scores(query, passages, sims, graphs, view, demotion)
+        assert view is not None  # it applies exactly when enabled and documented, as here
+        config.warn_ineffective_on("document")
+        return document_scores(query, passages, sims, graphs, view, demotion)
     pool = bridge_inputs(query, passages, sims, graphs, config)
     if config.chain.length and not any(t.strip() for t in pool.titles):
         return untitled_scores(pool, config, demotion, encodings)
