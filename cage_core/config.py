@@ -402,8 +402,10 @@ class GateConfig:
     file pooled (``benchmarks/beyond_cv.py``) the titled gate brought SciFact abstracts to
     hybrid (R@5 .777 → .783) but cost MuSiQue's closed pools .007 R@5 and HotpotQA's .002:
     off (not chosen on all folds); the sentence-titles gate acts on no Wikipedia pool and
-    brings SciFact abstracts to .738 / .788 (hybrid .738 / .783): on (4 of 5 folds and all
-    folds); the untitled gate cost MuSiQue's open pools .038 R@5: off.
+    brings SciFact abstracts to .738 / .788 (hybrid .738 / .783): on, as a rule, not a
+    choice (a pool of titles that are sentences has no confident subjects, so its links are
+    shared entities alone, the weak evidence that must not move a passage; when the grid
+    held it, 4 folds of 5 chose it); the untitled gate cost MuSiQue's open pools .038 R@5: off.
 
     Attributes:
         titled: keep the relevance order of a titled pool whose link evidence is weak.
