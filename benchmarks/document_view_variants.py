@@ -16,6 +16,9 @@ and all-fold figures beside hybrid. The variants (none of them is in the product
   :func:`~cage_core.ranking.document_links.document_relevance` (BM25 over each untitled chunk
   with its document's subject prepended: the subject is inherited for the lexical term too),
   ``f = r + max(w_d·N, w_a·A)``: a chunk's document counts once, by its stronger link;
+* ``subject on every chunk``: the shipped view over BM25 texts where every untitled chunk
+  inherits its document's subject, also a chunk that names it already (cage-rag before the
+  name was inherited once);
 * ``sum``: the same with ``f = r + w_d·N + w_a·A`` (cage-rag before the max);
 * ``plain bm25, sum``: the sum over BM25 of the chunks alone (the first round of issue 26);
 * ``contextual cosine``: the shipped view over the cosine of the query with
@@ -74,6 +77,16 @@ def pool_subject_texts(pool: dict) -> list[str]:
     return subject_texts(pool["passages"], document_names(pool["passages"], pool["graphs"]))
 
 
+def every_chunk_texts(pool: dict) -> list[str]:
+    """The BM25 texts where every untitled chunk of a document with a subject inherits it."""
+    names_of = document_names(pool["passages"], pool["graphs"])
+    out = []
+    for p in pool["passages"]:
+        names = names_of.get(p.doc_id, ()) if p.doc_id is not None else ()
+        out.append(f"{names[0]}. {p.content}" if names and not p.title.strip() else p.content)
+    return out
+
+
 def shipped(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
             extra: float) -> np.ndarray:  # fmt: skip
     view = document_view(pool["query"], pool["passages"], pool["graphs"],
@@ -130,6 +143,7 @@ def main() -> None:
     folds = np.array([fold_of(p["id"]) for p in pools])
     plain = [standardize(pool_bm25(p["query"], [q.content for q in p["passages"]])) for p in pools]
     inherited = [standardize(pool_bm25(p["query"], pool_subject_texts(p))) for p in pools]
+    every = [standardize(pool_bm25(p["query"], every_chunk_texts(p))) for p in pools]
     cosine = [standardize(np.asarray(p["sims"], dtype=np.float64)) for p in pools]
     from cage_core.models import default_embedder  # the contextual variant embeds again
 
@@ -141,7 +155,8 @@ def main() -> None:
         contextual.append(standardize(vectors[1:] @ vectors[0]))
     variants: dict[str, tuple[Ranker, list, list, dict]] = {
         "shipped": (shipped, cosine, inherited, GRID),
-        "sum": (summed, cosine, inherited, GRID),
+        "subject on every chunk": (shipped, cosine, every, GRID),
+        "sum": (summed, cosine, every, GRID),
         "plain bm25, sum": (summed, cosine, plain, GRID),
         "contextual cosine": (shipped, contextual, inherited, GRID),
     }

@@ -351,9 +351,9 @@ class DocumentConfig:
     Chosen by 5-fold cross-validation over every DEV file pooled (HotpotQA, 2WikiMultihopQA,
     MuSiQue, RAMDocs closed and open, DragonBall, SciFact abstracts and chunks, with and
     without expansion; 2,854 pools; ``benchmarks/beyond_cv.py``, a grid of 192 points for the
-    view: the point chosen on all folds; the folds chose ``document_weight`` 2 three times and
-    1 twice, ``adjacent_weight`` 1.5 five times, ``anchors`` 2 four times and 1 once,
-    ``lexical_weight`` 1.5 three times and 1.0 twice); only the DragonBall
+    view: the point chosen on all folds; the folds chose ``document_weight`` 2,
+    ``adjacent_weight`` 1.5 and ``lexical_weight`` 1.5 five times, ``anchors`` 2 four times
+    and 1 once); only the DragonBall
     and SciFact-chunk pools have document structure, the others are ranked as before whatever
     these are. A bonus for each named document's best chunk (a third weight) was chosen 0 by
     every fold of the grid with it: the best chunks anchor adjacency instead (a field that
@@ -367,8 +367,8 @@ class DocumentConfig:
             ``max(w_d · N, w_a)`` instead of ``w_d · N``.
         anchors: ``m``, how many of the most relevant passages also anchor adjacency.
         lexical_weight: ``w_lex`` of the view's relevance ``r = z(sim) + w_lex · z(bm25)``,
-            BM25 over each untitled chunk after its document's subject
-            (``CageConfig.lexical_weight`` is the other pools'): chunks of documents written
+            BM25 over each untitled chunk after its document's subject unless the chunk
+            names it (``CageConfig.lexical_weight`` is the other pools'): chunks of documents written
             alike (one template, one domain) differ in their terms more than in their
             embeddings.
     """

@@ -18,8 +18,9 @@ construction). With the settings of :class:`DocumentConfig`:
 * the view's relevance (:func:`document_relevance`) is
   ``r_i = z(sim_i) + w_lex · z(bm25_i)`` (``w_lex`` = ``lexical_weight``), where an untitled
   chunk's BM25 text is its content after its document's subject (``"s_d. text"``,
-  :func:`subject_texts`): the subject is inherited for the lexical term too, so a chunk
-  that says "the company" matches the company the query names as the one that names it does;
+  :func:`subject_texts`) unless it names one of the document's names itself: the subject is
+  inherited for the lexical term too, once, so a chunk that says "the company" matches the
+  company the query names as the one that names it does, and no more;
 * ``D_q`` = the documents one of whose names the query names (whole words,
   case-insensitive, :func:`~cage_core.expansion.index.link_name` form); ``N_i = 1`` when passage
   i's document is in ``D_q``;
@@ -157,12 +158,24 @@ def document_names(passages: Sequence[Passage],
 def subject_texts(passages: Sequence[Passage],
                   names_of: Mapping[str, tuple[str, ...]]) -> list[str]:  # fmt: skip
     """Each passage's BM25 text for the view: ``"s_d. content"`` for an untitled passage whose
-    document has a subject (``names_of``: :func:`document_names`), else its content."""
+    document has a subject (``names_of``: :func:`document_names`) and whose content names none
+    of the document's names (whole words, as the query is matched), else its content — a
+    chunk that names its company already has the name once, and inheriting it again would
+    rank the chunks that repeat the name above those that answer."""
     out = []
     for p in passages:
         names = names_of.get(p.doc_id, ()) if p.doc_id is not None else ()
-        out.append(f"{names[0]}. {p.content}" if names and not p.title.strip() else p.content)
+        if names and not p.title.strip() and not _names_any(p.content, names):
+            out.append(f"{names[0]}. {p.content}")
+        else:
+            out.append(p.content)
     return out
+
+
+def _names_any(text: str, names: Sequence[str]) -> bool:
+    """Whether ``text`` names one of ``names`` (whole words, case-insensitive)."""
+    words = f" {link_name_words(text)} "
+    return any(f" {link_name(name)} " in words for name in names if link_name(name))
 
 
 def document_relevance(query: str, passages: Sequence[Passage], similarities: np.ndarray,
