@@ -203,9 +203,7 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
         names_of = document_names(passages, graphs)
     docs = [p.doc_id for p in passages]
     subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
-    query_words = f" {link_name_words(query)} "
-    named_docs = {d for d, names in names_of.items()
-                  if any(f" {link_name(s)} " in query_words for s in names)}  # fmt: skip
+    named_docs = {d for d, names in names_of.items() if _names_any(query, names)}
     named = np.array([1.0 if d in named_docs else 0.0 for d in docs])
     r_doc = r + config.document_weight * named
     order = [int(i) for i in ranking(r_doc)]
