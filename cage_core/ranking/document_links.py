@@ -165,17 +165,18 @@ def subject_texts(passages: Sequence[Passage],
     out = []
     for p in passages:
         names = names_of.get(p.doc_id, ()) if p.doc_id is not None else ()
-        if names and not p.title.strip() and not _names_any(p.content, names):
+        if names and not p.title.strip() and not _names_any(link_name_words(p.content), names):
             out.append(f"{names[0]}. {p.content}")
         else:
             out.append(p.content)
     return out
 
 
-def _names_any(text: str, names: Sequence[str]) -> bool:
-    """Whether ``text`` names one of ``names`` (whole words, case-insensitive)."""
-    words = f" {link_name_words(text)} "
-    return any(f" {link_name(name)} " in words for name in names if link_name(name))
+def _names_any(words: str, names: Sequence[str]) -> bool:
+    """Whether a text whose :func:`link_name_words` are ``words`` names one of ``names``
+    (whole words, case-insensitive)."""
+    padded = f" {words} "
+    return any(f" {name} " in padded for name in map(link_name, names) if name)
 
 
 def document_relevance(query: str, passages: Sequence[Passage], similarities: np.ndarray,
@@ -203,7 +204,8 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
         names_of = document_names(passages, graphs)
     docs = [p.doc_id for p in passages]
     subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
-    named_docs = {d for d, names in names_of.items() if _names_any(query, names)}
+    query_words = link_name_words(query)
+    named_docs = {d for d, names in names_of.items() if _names_any(query_words, names)}
     named = np.array([1.0 if d in named_docs else 0.0 for d in docs])
     r_doc = r + config.document_weight * named
     order = [int(i) for i in ranking(r_doc)]
