@@ -368,9 +368,9 @@ class DocumentConfig:
         anchors: ``m``, how many of the most relevant passages also anchor adjacency.
         lexical_weight: ``w_lex`` of the view's relevance ``r = z(sim) + w_lex · z(bm25)``,
             BM25 over each untitled chunk after its document's subject unless the chunk
-            names it (``CageConfig.lexical_weight`` is the other pools'): chunks of documents written
-            alike (one template, one domain) differ in their terms more than in their
-            embeddings.
+            names it (``CageConfig.lexical_weight`` is the other pools'): chunks of
+            documents written alike (one template, one domain) differ in their terms more
+            than in their embeddings.
     """
 
     enabled: bool = True
