@@ -1,7 +1,7 @@
 """The document view beside the variants tried for DragonBall ``--expand``, each cross-validated.
 
     python benchmarks/beyond_pools.py --data ../shared/data --graph-store graphs.sqlite --out pools/
-    python benchmarks/document_view_variants.py --pools pools/
+    python benchmarks/document_view_variants.py --pools pools/ [--tried] [--only NAME,NAME]
 
 Only the pools with document structure (DragonBall and SciFact chunks, with and without
 expansion: 503 of the 2,854 DEV pools) are ranked by the document view, and the objective of
@@ -25,7 +25,7 @@ and all-fold figures beside hybrid. The variants (none of them is in the product
   ``"<subject>. <chunk>"`` embedded by all-MiniLM-L6-v2 instead of the chunk alone (the
   reranker would embed each chunk once more per subject).
 
-With ``--tried``, also the variants tried after the max was shipped (about 12 more minutes),
+With ``--tried``, also the variants tried after the max was shipped (about 27 more minutes),
 each with one more grid dimension ``extra`` or a wider grid:
 
 * ``siblings``: ``f = r + max(w_d·N, w_a·A, extra·S)``, ``S_i = 1`` when chunk i shares a
@@ -33,7 +33,13 @@ each with one more grid dimension ``extra`` or a wider grid:
 * ``bigrams``: the view's relevance plus ``extra · z(bm25 of the query's word pairs)`` over the
   same texts (``extra`` 0, 0.5, 1);
 * ``wide grid``: the shipped view over a grid widened where the choice sat at its edge
-  (``adjacent_weight`` up to 2.5, ``anchors`` up to 4: 480 points).
+  (``adjacent_weight`` up to 2.5, ``anchors`` up to 4: 480 points);
+* ``lead bonus``: the shipped ``f`` plus ``extra`` for each lead (the best chunk of each
+  document the query names), so that every named document places its best chunk
+  (``extra`` 0, 0.5, 1, 2); ``lead bonus (2+ named)``: the same only where the query names two
+  or more documents (a comparison of two companies);
+* ``names stripped``: the shipped view with the BM25 query stripped of the names of the
+  documents it names (``N`` counts them already, and a longer name would weigh more).
 """
 
 from __future__ import annotations
@@ -58,9 +64,11 @@ from cage_core.ranking.document_links import (
     document_matrix,
     document_names,
     document_view,
+    link_name_words,
     subject_texts,
 )
 from cage_core.ranking.fusion import standardize
+from cage_core.ranking.links import link_name
 from cage_core.ranking.pool_bm25 import pool_bm25, tokens
 from cage_core.scoring import ranking
 
@@ -68,6 +76,7 @@ GRID = {k: v for k, v in CV_GRID.items() if k not in GATE_FIELDS}
 """The view's part of ``beyond_cv.py``'s grid (the gates act on the other pools only)."""
 WIDE_GRID = {**GRID, "adjacent_weight": (0.0, 0.5, 1.0, 1.5, 2.0, 2.5), "anchors": (0, 1, 2, 3, 4)}
 EXTRA = {**GRID, "extra": (0.0, 0.5, 1.0)}
+LEAD_GRID = {**GRID, "extra": (0.0, 0.5, 1.0, 2.0)}
 Ranker = Callable[[int, dict, np.ndarray, np.ndarray, DocumentConfig, float], np.ndarray]
 """``(pool index, pool, z(sim), z(bm25), view settings, extra) → f``."""
 
@@ -132,24 +141,41 @@ def bigram_texts(text: str) -> str:
     return " ".join(f"{a}_{b}" for a, b in zip(words, words[1:]))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pools", type=Path, required=True, help="beyond_pools.py's --out folder")
-    parser.add_argument("--tried", action="store_true", help="also the variants tried later")
-    args = parser.parse_args()
-    pools = [p for p in load(sorted(args.pools.glob("*.pkl"))) if has_documents(p)]
-    base = CageConfig()
-    groups = np.array([p["setting"] for p in pools])
-    folds = np.array([fold_of(p["id"]) for p in pools])
-    plain = [standardize(pool_bm25(p["query"], [q.content for q in p["passages"]])) for p in pools]
-    inherited = [standardize(pool_bm25(p["query"], pool_subject_texts(p))) for p in pools]
-    every = [standardize(pool_bm25(p["query"], every_chunk_texts(p))) for p in pools]
-    cosine = [standardize(np.asarray(p["sims"], dtype=np.float64)) for p in pools]
-    from cage_core.models import default_embedder  # the contextual variant embeds again
+def with_lead_bonus(multi_only: bool) -> Ranker:
+    """The shipped ``f`` plus ``extra`` for each lead (with ``multi_only``: only where the
+    query names two or more documents)."""
+
+    def rank(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+             extra: float) -> np.ndarray:  # fmt: skip
+        view, _, _ = _terms(pool, zs, zb, config)
+        fused = view.fused.copy()
+        if view.leads and (len(view.leads) >= 2 or not multi_only):
+            fused[list(view.leads)] += extra
+        return fused
+
+    return rank
+
+
+def names_stripped_query(pool: dict) -> str:
+    """The query's link-name words without the names of the documents it names."""
+    words = f" {link_name_words(pool['query'])} "
+    for names in document_names(pool["passages"], pool["graphs"]).values():
+        forms = [form for form in map(link_name, names) if form]
+        if any(f" {form} " in words for form in forms):
+            for form in forms:
+                words = words.replace(f" {form} ", " ")
+    return words.strip()
+
+
+def contextual_cosines(pools: list[dict], groups: np.ndarray) -> list[np.ndarray]:
+    """Per pool, z of the cosine of the query with each BM25 text of the shipped view
+    (``"<subject>. <chunk>"`` where the chunk inherits its subject) embedded by MiniLM; prints
+    how many chunks per pool inherit a subject (the ones the reranker would embed again)."""
+    from cage_core.models import default_embedder
 
     embed = default_embedder()
     contextual = []
-    inheriting = []  # per pool, the chunks whose text inherits a subject (embedded again)
+    inheriting = []
     for p in pools:
         texts = pool_subject_texts(p)
         inheriting.append(sum(t != q.content for t, q in zip(texts, p["passages"])))
@@ -161,6 +187,27 @@ def main() -> None:
         print(f"{g}: chunks that inherit a subject per pool (the contextual cosine embeds them"
               f" again): mean {n.mean():.2f}, 95th percentile {np.percentile(n, 95):.0f}",
               file=sys.stderr)  # fmt: skip
+    return contextual
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pools", type=Path, required=True, help="beyond_pools.py's --out folder")
+    parser.add_argument("--tried", action="store_true", help="also the variants tried later")
+    parser.add_argument("--only", default="", help="only these variants (comma-separated names)")
+    args = parser.parse_args()
+    pools = [p for p in load(sorted(args.pools.glob("*.pkl"))) if has_documents(p)]
+    base = CageConfig()
+    groups = np.array([p["setting"] for p in pools])
+    folds = np.array([fold_of(p["id"]) for p in pools])
+    plain = [standardize(pool_bm25(p["query"], [q.content for q in p["passages"]])) for p in pools]
+    inherited = [standardize(pool_bm25(p["query"], pool_subject_texts(p))) for p in pools]
+    every = [standardize(pool_bm25(p["query"], every_chunk_texts(p))) for p in pools]
+    cosine = [standardize(np.asarray(p["sims"], dtype=np.float64)) for p in pools]
+    wanted = set(args.only.split(",")) if args.only else None
+    contextual = (
+        contextual_cosines(pools, groups) if not wanted or "contextual cosine" in wanted else []
+    )
     variants: dict[str, tuple[Ranker, list, list, dict]] = {
         "shipped": (shipped, cosine, inherited, GRID),
         "subject on every chunk": (shipped, cosine, every, GRID),
@@ -168,7 +215,7 @@ def main() -> None:
         "plain bm25, sum": (summed, cosine, plain, GRID),
         "contextual cosine": (shipped, contextual, inherited, GRID),
     }
-    if args.tried:
+    if args.tried or wanted:
         bigrams = [standardize(pool_bm25(bigram_texts(p["query"]),
                                          [bigram_texts(t) for t in pool_subject_texts(p)]))
                    for p in pools]  # fmt: skip
@@ -180,6 +227,16 @@ def main() -> None:
         variants["siblings"] = (with_siblings, cosine, inherited, EXTRA)
         variants["bigrams"] = (with_bigrams, cosine, inherited, EXTRA)
         variants["wide grid"] = (shipped, cosine, inherited, WIDE_GRID)
+        variants["lead bonus"] = (with_lead_bonus(False), cosine, inherited, LEAD_GRID)
+        variants["lead bonus (2+ named)"] = (with_lead_bonus(True), cosine, inherited, LEAD_GRID)
+        stripped = [standardize(pool_bm25(names_stripped_query(p), pool_subject_texts(p)))
+                    for p in pools]  # fmt: skip
+        variants["names stripped"] = (shipped, cosine, stripped, GRID)
+    if wanted:
+        unknown = wanted - set(variants)
+        if unknown:
+            parser.error(f"no variant {sorted(unknown)}; there are {sorted(variants)}")
+        variants = {name: v for name, v in variants.items() if name in wanted}
     settings = sorted(set(groups))
     hybrid = np.array([measures(hybrid_order(p, base), p) for p in pools])
     rows = {"hybrid": hybrid}
