@@ -17,10 +17,14 @@ in every point, being the issue's rule that a pool whose link evidence is weak k
 relevance order (titles that are sentences are no confident subjects, so such a pool's links
 are shared entities alone); with it in the grid, four folds of five chose it on and the fifth
 (fold 4) off, which cost SciFact abstracts with ``--expand`` .015 of the set's R@3 out of fold.
+The subject-share gate (``GateConfig.min_subject_share``) is chosen with the view's settings;
+it acts only on untitled pools without document structure.
 The printed tables are those out-of-fold rankings per file and setting and per
 question type, beside vanilla (cosine order), hybrid (the relevance order) and ``cage`` before
 this change (``--before``: the per-pool figures ``beyond_cv.py before`` printed with the old
-code importable, e.g. ``PYTHONPATH=<old checkout>``). The shipped defaults are the allowed
+code importable, e.g. ``PYTHONPATH=<old checkout>``), then each out-of-fold difference from
+hybrid with its paired bootstrap interval, and last the DragonBall and SciFact chunk pools
+with their document ids dropped (not in the objective). The shipped defaults are the allowed
 point chosen on all folds together.
 
 Every ranking is :func:`cage_core.ranking.fusion.score_pool`'s, the product's own code path.
@@ -52,8 +56,10 @@ GRID = {
     "lexical_weight": (0.5, 1.0, 1.5, 2.0),
     "gate": (False, True),  # GateConfig.titled (the untitled gate: measured, see stripped())
     "sentence_titles": (True,),  # GateConfig.sentence_titles: a rule, not a choice (docstring)
+    "subject_share": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),  # GateConfig.min_subject_share
 }
-GATE_FIELDS = {"gate": "titled", "sentence_titles": "sentence_titles"}
+GATE_FIELDS = {"gate": "titled", "sentence_titles": "sentence_titles",
+               "subject_share": "min_subject_share"}  # fmt: skip
 """Grid names of the GateConfig fields (they act on pools without document structure)."""
 
 
@@ -226,26 +232,67 @@ def main() -> None:
             mask = (groups == g) & (types == t)
             cells = [f"{v[mask, 0].mean():.3f} / {v[mask, 1].mean():.3f}" for v in rows.values()]
             print(f"| {g} | {t} | {int(mask.sum())} | " + " | ".join(cells) + " |")
+    print(
+        "\nOut of fold minus hybrid, per question, with its 95% paired bootstrap interval"
+        f" ({RESAMPLES:,} resamples of the questions, seed 0), where documented:\n"
+    )
+    print("| setting | n | R@3 | R@5 | questions up / down on R@3 |")
+    print("|---|---|---|---|---|")
+    for g in settings:
+        mask = groups == g
+        if documented[mask].any():
+            diff = out_of_fold[mask, :2] - rows["hybrid"][mask, :2]
+            (lo3, lo5), (hi3, hi5) = paired_interval(diff)
+            print(f"| {g} | {int(mask.sum())} | {diff[:, 0].mean():+.3f} [{lo3:+.3f}, {hi3:+.3f}]"
+                  f" | {diff[:, 1].mean():+.3f} [{lo5:+.3f}, {hi5:+.3f}]"
+                  f" | {int((diff[:, 0] > 0).sum())} / {int((diff[:, 0] < 0).sum())} |")  # fmt: skip
     stripped(pools, config, points[chosen])
 
 
+RESAMPLES = 10_000
+
+
+def paired_interval(diff: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The 2.5th and 97.5th percentiles of the mean of ``diff`` (``[n, m]``, one row per
+    question) over :data:`RESAMPLES` resamples of its rows with replacement."""
+    rows = np.random.default_rng(seed).integers(0, len(diff), (RESAMPLES, len(diff)))
+    means = diff[rows].mean(axis=1)
+    return np.percentile(means, 2.5, axis=0), np.percentile(means, 97.5, axis=0)
+
+
 def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
-    """The check of the gate where a user keeps no document ids: SciFact's chunk pools with
-    ``doc_id`` dropped, ranked by the default with the gate off and on (not in the objective)."""
+    """The check of the gates where a user keeps no document ids: the DragonBall and SciFact
+    chunk pools with ``doc_id`` dropped (not in the objective), ranked by hybrid, by the
+    defaults, by the defaults with the subject-share gate at the all-fold choice (``point``)
+    and off, and with the untitled gate on as well."""
     import dataclasses
 
     chunks = [dict(p, passages=[dataclasses.replace(q, doc_id=None, position=None) for q in p["passages"]])
-              for p in pools if p["setting"].startswith("scifact_chunks")]  # fmt: skip
+              for p in pools if p["setting"].startswith(("scifact_chunks", "dragonball"))]  # fmt: skip
     if not chunks:
         return
-    print("\nSciFact chunk pools without doc_id (a user who keeps no document ids):\n")
-    for label, variant in (("hybrid", None), ("cage, untitled gate off", config.replace(gate=config.gate.replace(untitled=False))),
-                           ("cage, untitled gate on", config.replace(gate=config.gate.replace(untitled=True)))):  # fmt: skip
-        for setting in sorted({p["setting"] for p in chunks}):
+    chosen = config.gate.replace(min_subject_share=point["subject_share"])
+    print(
+        "\nDragonBall and SciFact chunk pools without doc_id (a user who keeps no document ids):\n"
+    )
+    variants = {
+        "hybrid": None,
+        "cage (the defaults)": config,
+        f"cage, subject-share gate {point['subject_share']} (all-fold choice)": config.replace(gate=chosen),
+        "cage, subject-share gate off": config.replace(gate=config.gate.replace(min_subject_share=0.0)),
+        "cage, all-fold choice and the untitled gate on": config.replace(gate=chosen.replace(untitled=True)),
+    }  # fmt: skip
+    settings = sorted({p["setting"] for p in chunks})
+    print("| ranking | " + " | ".join(f"{s} R@3 / R@5" for s in settings) + " |")
+    print("|---|" + "---|" * len(settings))
+    for label, variant in variants.items():
+        cells = []
+        for setting in settings:
             part = [p for p in chunks if p["setting"] == setting]
             v = np.array([measures(hybrid_order(p, config) if variant is None else cage_order(p, variant), p)
                           for p in part])  # fmt: skip
-            print(f"- {setting}, {label}: R@3 {v[:, 0].mean():.3f}, R@5 {v[:, 1].mean():.3f}")
+            cells.append(f"{v[:, 0].mean():.3f} / {v[:, 1].mean():.3f}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

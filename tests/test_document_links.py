@@ -249,6 +249,43 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_name
     assert not np.allclose(ungated.fused, ungated.relevance)  # without the gate: the short chain
 
 
+def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_with_few_confident_subjects():
+    """Report chunks without their document ids: one opens by naming its company, the others
+    say "the company"; with fewer than a fifth of the passages having a subject, the short
+    chain would lift the company's opening on its name alone, and the gate keeps the order."""
+    from cage_core.ranking.relevance_gate import GateConfig, few_subjects
+
+    assert few_subjects(["Acme Foods", "", "", "", "", ""], GateConfig(min_subject_share=0.2))
+    assert not few_subjects(["Acme Foods", "", "", "", ""], GateConfig(min_subject_share=0.2))
+    assert not few_subjects(["", ""], GateConfig(min_subject_share=0.0))
+    assert not few_subjects([], GateConfig(min_subject_share=0.2))
+    acme = ("Acme Foods", "ORG")
+    chunks = [
+        ("Acme Foods is a food company founded in 1990.", [acme, ("1990", "DATE")]),
+        (
+            "In March 2021, the company raised its dividend by ten percent.",
+            [("March 2021", "DATE")],
+        ),
+        ("In 2021 revenue grew, Acme Foods said.", [acme, ("2021", "DATE")]),
+        ("To cut costs, Acme Foods closed two plants in Ohio.", [acme, ("Ohio", "GPE")]),
+        ("The board met four times in 2021.", [("2021", "DATE")]),
+        ("In 2019, Acme Foods opened a plant in Ohio.", [acme, ("Ohio", "GPE"), ("2019", "DATE")]),
+    ]
+    passages = [Passage(text) for text, _ in chunks]
+    graphs = [entity_graph(entities, light=True) for _, entities in chunks]
+    sims = np.array([0.3, 0.5, 0.35, 0.2, 0.45, 0.25])
+    query = "How did Acme Foods change its dividend in 2021?"
+    off = score_pool(
+        query, passages, sims, graphs, CageConfig(gate=GateConfig(min_subject_share=0.0))
+    )
+    assert [int(i) for i in ranking(off.fused)] == [1, 0, 4, 2, 5, 3]  # the opening lifted
+    gated = score_pool(
+        query, passages, sims, graphs, CageConfig(gate=GateConfig(min_subject_share=0.2))
+    )
+    assert [int(i) for i in ranking(gated.fused)] == [1, 4, 0, 2, 5, 3]
+    assert np.allclose(gated.fused, gated.relevance) and not gated.coherence.any()
+
+
 def test_document_and_gate_settings_say_when_they_have_no_effect():
     from cage_core.ranking.relevance_gate import GateConfig
 
@@ -256,10 +293,17 @@ def test_document_and_gate_settings_say_when_they_have_no_effect():
                      gate=GateConfig(sentence_titles=False, min_query_subjects=2))  # fmt: skip
     assert off.ineffective_settings() == {
         "document.enabled=False turns the document view off": ("document.anchors",),
-        "gate.titled=gate.untitled=gate.sentence_titles=False turn the relevance gate off": (
-            "gate.min_query_subjects",
-        ),
+        "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that read "
+        "gate.min_query_subjects": ("gate.min_query_subjects",),
     }
+    share_only = GateConfig(sentence_titles=False, min_query_subjects=2, min_subject_share=0.2)
+    assert CageConfig(gate=share_only).ineffective_settings() == {  # the share gate reads none
+        "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that read "
+        "gate.min_query_subjects": ("gate.min_query_subjects",),
+    }
+    assert CageConfig(gate=GateConfig(min_query_subjects=2)).ineffective_settings() == {}
+    with pytest.raises(ValueError):
+        GateConfig(min_subject_share=1.5)
     with pytest.raises(ValueError):
         DocumentConfig(anchors=-1)
     with pytest.raises(TypeError):

@@ -100,6 +100,12 @@ def _demo_questions() -> list[Any]:
         return load_questions(p)
 
 
+def bench_pools(corpus: Sequence[str], k: int, repeats: int) -> list[list[str]]:
+    """The ``repeats + 1`` pools of ``k`` passages timed for pool size ``k`` (the first one
+    warms up): pool i takes ``k`` passages in a row from passage ``7 i``, wrapping around."""
+    return [[corpus[(i * 7 + j) % len(corpus)] for j in range(k)] for i in range(repeats + 1)]
+
+
 def copy_tag(copy: int) -> str:
     """``""`` for copy 0, else the copy number in lower-case letters (1 → "b", 26 → "ba")."""
     tag = ""
@@ -215,7 +221,7 @@ def run_bench(
     for k in ks:
         if k > len(corpus):
             raise ValueError(f"k={k} exceeds the {len(corpus)} benchmark passages")
-        pools = [[corpus[(i * 7 + j) % len(corpus)] for j in range(k)] for i in range(repeats + 1)]
+        pools = bench_pools(corpus, k, repeats)
         sims = [np.linspace(0.8, 0.1, k) for _ in pools]
         runs = _pool_runs(reranker, embedder, cross, questions, pools, sims)
         for name, fn in runs.items():

@@ -20,7 +20,9 @@ Two coherence modes (``CageConfig.coherence``):
     lost): an exact duplicate of a chain passage shares its place and score. With the
     relevance gate on (``CageConfig.gate``), such a pool whose query names no passage's
     subject, and a titled pool whose query names no title and none of whose passages names
-    another's, keep their relevance order and get no chain (:mod:`cage_core.ranking.relevance_gate`).
+    another's, keep their relevance order and get no chain; so does, by default, such a pool
+    in which fewer than a fifth of the passages have a confident subject (report chunks kept
+    without their document ids) (:mod:`cage_core.ranking.relevance_gate`).
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -68,7 +70,7 @@ from cage_core.ranking.links import (
     title_mentions,
 )
 from cage_core.ranking.pool_bm25 import pool_bm25
-from cage_core.ranking.relevance_gate import weak_link_evidence, weak_title_evidence
+from cage_core.ranking.relevance_gate import few_subjects, weak_link_evidence, weak_title_evidence
 from cage_core.ranking.subjects import Subject, derive_subject
 from cage_core.ranking.untitled_core import (
     short_chain,
@@ -287,7 +289,8 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
     config.warn_ineffective_on("untitled")
     passages = pool.passages
     k = len(passages)
-    names = [untitled_subject(d) for d in pool.subjects] if config.title_links else [""] * k
+    confident = [untitled_subject(d) for d in pool.subjects]
+    names = confident if config.title_links else [""] * k
     untitled = subject_links(pool.query, names, pool.texts, pool.relevance, pool.entity_links,
                              aliases=config.untitled.aliases, rules=config.string_rules)  # fmt: skip
     relevance, core, coherence, matrix = subject_core_scores(
@@ -295,7 +298,8 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
         config=config.untitled)  # fmt: skip
     links = pool.links.named_by(names, untitled.mentions)
     alpha = config.untitled.alpha
-    gated = weak_link_evidence(untitled.query_subjects, config.gate)  # do no harm
+    gated = (weak_link_evidence(untitled.query_subjects, config.gate)  # do no harm
+             or few_subjects(confident, config.gate))  # fmt: skip
     if gated:
         coherence, alpha = np.zeros(k), 1.0
     coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)

@@ -19,6 +19,19 @@ and no query names, so its links are shared entities alone whatever the query; o
 every Wikipedia pool has at least 95% titles that are names, SciFact's at most 80%). A pool
 with document structure (the document view, :mod:`cage_core.ranking.document_links`) never
 reaches the gate.
+
+An untitled pool is also gated, whatever its query names, when few of its passages have a
+confident subject (:func:`few_subjects`; ``min_subject_share``):
+
+``few = |{j : s_j ≠ ""}| / k < min_subject_share``
+
+with ``s_j`` the name passage j is linked by
+(:func:`~cage_core.ranking.untitled_core.untitled_subject`: a derived subject that is a
+name, not one from the entity fallback). Wikipedia paragraphs open by naming what they are
+about (on DEV, HotpotQA's and 2Wiki's open pools have subjects for about 90% of their
+passages, MuSiQue's 64%); the chunks of a report after its first say "the company" (DragonBall
+chunks without their document ids: 12%), and there the subject core's only confident name
+is the opening chunk's, which the short chain would lift on that name alone.
 """
 
 from __future__ import annotations
@@ -31,6 +44,7 @@ from cage_core.config import GateConfig  # defined with the other settings
 from cage_core.ranking.links import link_name
 
 __all__ = [
+    "few_subjects",
     "titles_are_names",
     "weak_link_evidence",
     "weak_title_evidence",
@@ -60,3 +74,11 @@ def titles_are_names(titles: Sequence[str]) -> bool:
     there are none."""
     given = [t for t in titles if t.strip()]
     return 2 * sum(1 for t in given if link_name(t)) >= len(given)
+
+
+def few_subjects(subjects: Sequence[str], config: GateConfig) -> bool:
+    """Whether an untitled pool keeps its relevance order because fewer than
+    ``config.min_subject_share`` of its passages have a confident subject (``subjects``: each
+    passage's :func:`~cage_core.ranking.untitled_core.untitled_subject`, "" for none)."""
+    share = sum(1 for s in subjects if s) / len(subjects) if subjects else 1.0
+    return share < config.min_subject_share
