@@ -282,8 +282,13 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_with_few_confide
     gated = score_pool(
         query, passages, sims, graphs, CageConfig(gate=GateConfig(min_subject_share=0.2))
     )
-    assert [int(i) for i in ranking(gated.fused)] == [1, 4, 0, 2, 5, 3]
-    assert np.allclose(gated.fused, gated.relevance) and not gated.coherence.any()
+    # the relevance order itself (hybrid): the opening gains nothing for naming the query's
+    # company either (before, the gate kept that +1 and ranked it third: [1, 4, 0, 2, 5, 3])
+    hybrid = standardize(sims) + 0.5 * standardize(pool_bm25(query, [p.text for p in passages]))
+    assert [int(i) for i in ranking(gated.fused)] == [int(i) for i in ranking(hybrid)]
+    assert [int(i) for i in ranking(gated.fused)] == [1, 4, 2, 0, 5, 3]
+    assert np.allclose(gated.fused, hybrid) and np.allclose(gated.relevance, hybrid)
+    assert not gated.coherence.any()
 
 
 def test_document_and_gate_settings_say_when_they_have_no_effect():

@@ -22,7 +22,9 @@ Two coherence modes (``CageConfig.coherence``):
     subject, and a titled pool whose query names no title and none of whose passages names
     another's, keep their relevance order and get no chain; so does, by default, such a pool
     in which fewer than a fifth of the passages have a confident subject (report chunks kept
-    without their document ids) (:mod:`cage_core.ranking.relevance_gate`).
+    without their document ids) (:mod:`cage_core.ranking.relevance_gate`). Kept means the
+    bridge relevance ``r`` above, the hybrid order: an untitled pool keeps none of the
+    subject core's gains either.
 
 ``"rgcn"`` (the paper)
     relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and
@@ -300,8 +302,8 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
     alpha = config.untitled.alpha
     gated = (weak_link_evidence(untitled.query_subjects, config.gate)  # do no harm
              or few_subjects(confident, config.gate))  # fmt: skip
-    if gated:
-        coherence, alpha = np.zeros(k), 1.0
+    if gated:  # the relevance order: no coherence, and no query-subject gain either
+        relevance, coherence, alpha = pool.relevance, np.zeros(k), 1.0
     coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)
     fused = fuse(relevance, coherence, alpha) - demotion
     if not gated:

@@ -6,7 +6,8 @@ none of the passages' subjects (:attr:`SubjectLinks.query_subjects
 question about "the company"), the subject core's links come from derived subjects and
 shared entities alone, and these were measured to cost Recall (SciFact chunks without
 document ids: ``benchmarks/beyond_cv.py``). With the gate on, such a pool is ranked by its
-relevance ``r`` (the hybrid order) and gets no short chain:
+relevance ``r`` (the hybrid order: no coherence, no short chain, and not the subject core's
+gain for the passage about each part of the query either, which is link evidence too):
 
 ``weak = Σ_j Q_j < min_query_subjects``
 
