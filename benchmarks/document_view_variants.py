@@ -40,12 +40,22 @@ each with one more grid dimension ``extra`` or a wider grid:
   or more documents (a comparison of two companies);
 * ``names stripped``: the shipped view with the BM25 query stripped of the names of the
   documents it names (``N`` counts them already, and a longer name would weigh more).
+* ``neighbour relevance``: the shipped ``f`` plus ``extra · max(0, max_j r_j)`` over the
+  chunks j adjacent to chunk i (evidence runs on past a boundary, so a chunk next to a
+  relevant one gains with it; ``extra`` 0, 0.1, 0.2, 0.3);
+* ``date phrases``: the shipped ``f`` plus ``extra`` for a chunk that holds a month-and-year
+  the query names ("in June 2021": a date names one event of a report; ``extra`` 0, 0.5, 1,
+  2);
+* ``within-document lexical``: within each document the query names, BM25 weighs
+  ``extra · w_lex`` around the document's mean instead of ``w_lex`` (the name that picks the
+  document is in every chunk of it; ``extra`` 0.5, 0.75, 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -156,6 +166,43 @@ def with_lead_bonus(multi_only: bool) -> Ranker:
     return rank
 
 
+NEIGHBOUR_GRID = {**GRID, "extra": (0.0, 0.1, 0.2, 0.3)}
+WITHIN_GRID = {**GRID, "extra": (0.5, 0.75, 1.0)}
+MONTH_YEAR = re.compile(
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December)\s+(?:\d{1,2},?\s+)?\d{4}\b"
+)
+
+
+def with_neighbours(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+                    extra: float) -> np.ndarray:  # fmt: skip
+    r = zs + config.lexical_weight * zb
+    adjacent = document_matrix(pool["passages"]) == 1.0
+    best = np.where(adjacent, r[None, :], -np.inf).max(axis=1, initial=-np.inf)
+    return shipped(i, pool, zs, zb, config, 0.0) + extra * np.maximum(best, 0.0)
+
+
+def with_dates(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+               extra: float) -> np.ndarray:  # fmt: skip
+    dates = {d.lower() for d in MONTH_YEAR.findall(pool["query"])}
+    held = np.array([any(d in p.content.lower() for d in dates) for p in pool["passages"]])
+    return shipped(i, pool, zs, zb, config, 0.0) + extra * held
+
+
+def within_document(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
+                    extra: float) -> np.ndarray:  # fmt: skip
+    view = document_view(pool["query"], pool["passages"], pool["graphs"],
+                         zs + config.lexical_weight * zb, config)  # fmt: skip
+    assert view is not None  # every pool here has document structure
+    docs = [p.doc_id for p in pool["passages"]]
+    mean = np.array([zb[[j for j, e in enumerate(docs) if e == d]].mean() for d in docs])
+    shrink = (1.0 - extra) * config.lexical_weight * (zb - mean) * view.named
+    again = document_view(pool["query"], pool["passages"], pool["graphs"],
+                          zs + config.lexical_weight * zb - shrink, config)  # fmt: skip
+    assert again is not None
+    return again.fused
+
+
 def names_stripped_query(pool: dict) -> str:
     """The query's link-name words without the names of the documents it names."""
     words = f" {link_name_words(pool['query'])} "
@@ -232,6 +279,9 @@ def main() -> None:
         stripped = [standardize(pool_bm25(names_stripped_query(p), pool_subject_texts(p)))
                     for p in pools]  # fmt: skip
         variants["names stripped"] = (shipped, cosine, stripped, GRID)
+        variants["neighbour relevance"] = (with_neighbours, cosine, inherited, NEIGHBOUR_GRID)
+        variants["date phrases"] = (with_dates, cosine, inherited, LEAD_GRID)
+        variants["within-document lexical"] = (within_document, cosine, inherited, WITHIN_GRID)
     if wanted:
         unknown = wanted - set(variants)
         if unknown:
