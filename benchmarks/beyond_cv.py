@@ -18,7 +18,10 @@ relevance order (titles that are sentences are no confident subjects, so such a 
 are shared entities alone); with it in the grid, four folds of five chose it on and the fifth
 (fold 4) off, which cost SciFact abstracts with ``--expand`` .015 of the set's R@3 out of fold.
 The subject-share gate (``GateConfig.min_subject_share``) is chosen with the view's settings;
-it acts only on untitled pools without document structure.
+it acts only on untitled pools without document structure. The unnamed-subjects rule
+(``GateConfig.unnamed_subjects``: an untitled pool fewer than half of whose subjects are
+names keeps its relevance order) is on in every point, the untitled twin of the
+sentence-titles rule; ``stripped`` shows the chunk pools without it.
 The printed tables are those out-of-fold rankings per file and setting and per
 question type, beside vanilla (cosine order), hybrid (the relevance order) and ``cage`` before
 this change (``--before``: the per-pool figures ``beyond_cv.py before`` printed with the old
@@ -56,9 +59,11 @@ GRID = {
     "lexical_weight": (0.5, 1.0, 1.5, 2.0),
     "gate": (False, True),  # GateConfig.titled (the untitled gate: measured, see stripped())
     "sentence_titles": (True,),  # GateConfig.sentence_titles: a rule, not a choice (docstring)
+    "unnamed_subjects": (True,),  # GateConfig.unnamed_subjects: its untitled twin, a rule too
     "subject_share": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),  # GateConfig.min_subject_share
 }
 GATE_FIELDS = {"gate": "titled", "sentence_titles": "sentence_titles",
+               "unnamed_subjects": "unnamed_subjects",
                "subject_share": "min_subject_share"}  # fmt: skip
 """Grid names of the GateConfig fields (they act on pools without document structure)."""
 
@@ -264,7 +269,7 @@ def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
     """The check of the gates where a user keeps no document ids: the DragonBall and SciFact
     chunk pools with ``doc_id`` dropped (not in the objective), ranked by hybrid, by the
     defaults, by the defaults with the subject-share gate at the all-fold choice (``point``)
-    and off, and with the untitled gate on as well."""
+    and off, without the unnamed-subjects rule, and with the untitled gate on as well."""
     import dataclasses
 
     chunks = [dict(p, passages=[dataclasses.replace(q, doc_id=None, position=None) for q in p["passages"]])
@@ -280,6 +285,7 @@ def stripped(pools: list[dict], config: CageConfig, point: dict) -> None:
         "cage (the defaults)": config,
         f"cage, subject-share gate {point['subject_share']} (all-fold choice)": config.replace(gate=chosen),
         "cage, subject-share gate off": config.replace(gate=config.gate.replace(min_subject_share=0.0)),
+        "cage, unnamed-subjects rule off": config.replace(gate=chosen.replace(unnamed_subjects=False)),
         "cage, all-fold choice and the untitled gate on": config.replace(gate=chosen.replace(untitled=True)),
     }  # fmt: skip
     settings = sorted({p["setting"] for p in chunks})

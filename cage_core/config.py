@@ -409,7 +409,8 @@ class GateConfig:
     The subject-share gate (``min_subject_share``; grid 0, 0.1, …, 0.5 in the same CV) was
     chosen at 0.2 by all five folds and on all folds: it acts on no Wikipedia pool and on no
     pool with document structure, brings RAMDocs open to .604 / .772 (from .595 / .769;
-    closed .688 / .888 from .690 / .886; misinformation unchanged) and DragonBall chunks kept
+    closed .688 / .888 from .690 / .886, .687 with ``unnamed_subjects``; misinformation
+    unchanged) and DragonBall chunks kept
     without their document ids to .672 / .754 (from .614 / .713; hybrid .664 / .757; not in
     the objective); 0.3 and above raise RAMDocs' misinformation. A gated pool is ranked in
     the hybrid order itself (no coherence, no query-subject gain).
@@ -426,6 +427,16 @@ class GateConfig:
             chain on) in which fewer than this share of the passages have a confident subject
             (:func:`~cage_core.ranking.relevance_gate.few_subjects`), whatever the query
             names; 0 turns it off.
+        unnamed_subjects: keep the relevance order of an untitled pool (ranked with the
+            chain on) fewer than half of whose subjects are names — tagged as a named entity
+            by the parser, or named by the query
+            (:func:`~cage_core.ranking.relevance_gate.subjects_are_names`) — whatever the
+            query names: the untitled twin of ``sentence_titles``, and like it a rule, not a
+            grid choice (scientific abstracts open with capitalised common nouns, "Hypoxia,
+            a characteristic feature of ...", not names; SciFact chunks kept without their
+            document ids ranked .683 / .773 without it, hybrid's .722 / .805 with it; it
+            changes no figure of HotpotQA, 2Wiki or MuSiQue, RAMDocs' closed R@3 .688 →
+            .687 and not its misinformation; ``benchmarks/beyond_cv.py``).
     """
 
     titled: bool = False
@@ -433,16 +444,19 @@ class GateConfig:
     sentence_titles: bool = True
     min_query_subjects: int = 1
     min_subject_share: float = 0.2
+    unnamed_subjects: bool = True
 
     @property
     def enabled(self) -> bool:
         """Whether the gate acts on any pool."""
-        return self.titled or self.untitled or self.sentence_titles or self.min_subject_share > 0
+        return (self.titled or self.untitled or self.sentence_titles
+                or self.min_subject_share > 0 or self.unnamed_subjects)  # fmt: skip
 
     RANGES: ClassVar[Ranges] = {
         "titled": Flag(),
         "untitled": Flag(),
         "sentence_titles": Flag(),
+        "unnamed_subjects": Flag(),
         "min_query_subjects": Int(1, 1000),
         "min_subject_share": Real(0.0, 1.0),
     }

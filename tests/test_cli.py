@@ -90,17 +90,20 @@ def test_explain_writes_a_png_heatmap(tmp_path):
 
 def test_cage_bench_times_pools_the_relevance_gate_does_not_keep_in_relevance_order(reranker):
     """A gated pool skips the subject core and the short chain; the benchmark must time the
-    full path, so every pool it times has enough passages with a subject."""
+    full path, so every pool it times has enough passages with a subject, and enough of
+    those subjects are names (even for a query that names none of them)."""
     from cage_core import CageConfig, Passage
     from cage_core.cli.bench import bench_pools, demo_corpus
-    from cage_core.ranking.relevance_gate import few_subjects
+    from cage_core.ranking.relevance_gate import few_subjects, subjects_are_names
     from cage_core.ranking.subjects import derive_subject
     from cage_core.ranking.untitled_core import untitled_subject
 
     _, corpus = demo_corpus()
     graphs = reranker.graphs([Passage(t) for t in corpus])
     subject = {t: untitled_subject(derive_subject(Passage(t), g)) for t, g in zip(corpus, graphs)}
+    graph = dict(zip(corpus, graphs))
     gate = CageConfig().gate
     for k in (10, 20, 50):
         for pool in bench_pools(corpus, k, repeats=20):
             assert not few_subjects([subject[t] for t in pool], gate)
+            assert subjects_are_names([subject[t] for t in pool], [graph[t] for t in pool], "")

@@ -291,6 +291,55 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_with_few_confide
     assert not gated.coherence.any()
 
 
+def test_subjects_are_names_when_the_parser_tags_them_or_the_query_names_them():
+    from cage_core.ranking.relevance_gate import subjects_are_names
+
+    light = lambda *entities: entity_graph(list(entities), light=True)  # noqa: E731
+    tech = ("Georgia Tech", "ORG")
+    # 2 of 3 names: an entity, and an entity inside the subject's words; "" is no subject
+    assert subjects_are_names(["Marie Curie", "Hypoxia", "", "1953 Georgia Tech"],
+                              [light("Marie Curie"), light(), light(), light(tech)], "q")  # fmt: skip
+    # 1 of 3: capitalised common nouns are no names
+    assert not subjects_are_names(["Hypoxia", "Metastasis", "Marie Curie"],
+                                  [light(), light(), light("Marie Curie")], "q")  # fmt: skip
+    # a numeric entity confirms nothing ("2021" in "2021 Annual")
+    assert not subjects_are_names(["2021 Annual"], [light(("2021", "DATE"))], "q")
+    # a title the parser did not tag, named by the query (whole words)
+    album = 'Who is the artist of the album "Revisited"?'
+    assert subjects_are_names(["Revisited", "Revisited", "Lockie"], [light()] * 3, album)
+    assert not subjects_are_names(["Visit", "Visit", "Lockie"], [light()] * 3, album)
+    assert subjects_are_names([], [], "q") and subjects_are_names(["", ""], [light()] * 2, "q")
+    with pytest.raises(ValueError):
+        subjects_are_names(["Hypoxia"], [], "q")
+
+
+def test_an_untitled_pool_whose_subjects_are_no_names_keeps_the_hybrid_order():
+    """Chunks of abstracts open with capitalised common nouns, which the subject rules take
+    for subjects: without the rule the short chain lifts "Fibrosis is ..." because the top
+    chunk mentions fibrosis; with it (the default) the pool keeps z(cos) + 0.5 z(bm25)."""
+    texts = [
+        "Hypoxia is a feature of solid tumours that drives metastasis.",
+        "Metastasis is a multistep process, and hypoxia promotes it in mice.",
+        "In tumours, oxygen levels fall as the tumours grow.",
+        "Fibrosis is the result of a dysfunctional repair of tissue.",
+        "Tumour cells under low oxygen migrate more, as in fibrosis.",
+    ]
+    passages = [Passage(t) for t in texts]
+    graphs = [entity_graph([], light=True) for _ in texts]
+    sims = np.array([0.30, 0.25, 0.40, 0.10, 0.45])
+    query = "Do low oxygen levels make tumour cells spread?"
+    on = CageConfig()
+    off = on.replace(gate=on.gate.replace(unnamed_subjects=False))
+    assert on.gate.unnamed_subjects
+    hybrid = standardize(sims) + 0.5 * standardize(pool_bm25(query, texts))
+    kept = score_pool(query, passages, sims, graphs, on)
+    assert [int(i) for i in ranking(hybrid)] == [4, 2, 0, 1, 3]
+    assert [int(i) for i in ranking(kept.fused)] == [4, 2, 0, 1, 3]
+    assert np.allclose(kept.fused, hybrid) and not kept.coherence.any()
+    chained = score_pool(query, passages, sims, graphs, off)
+    assert [int(i) for i in ranking(chained.fused)] == [4, 3, 2, 0, 1]
+
+
 def test_document_and_gate_settings_say_when_they_have_no_effect():
     from cage_core.ranking.relevance_gate import GateConfig
 

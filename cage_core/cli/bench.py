@@ -102,8 +102,9 @@ def _demo_questions() -> list[Any]:
 
 def bench_pools(corpus: Sequence[str], k: int, repeats: int) -> list[list[str]]:
     """The ``repeats + 1`` pools of ``k`` passages timed for pool size ``k`` (the first one
-    warms up): pool i takes ``k`` passages in a row from passage ``7 i``, wrapping around."""
-    return [[corpus[(i * 7 + j) % len(corpus)] for j in range(k)] for i in range(repeats + 1)]
+    warms up): pool i takes ``k`` passages in a row from passage ``8 i``, wrapping around
+    (no pool the relevance gate would keep in relevance order: the full path is timed)."""
+    return [[corpus[(i * 8 + j) % len(corpus)] for j in range(k)] for i in range(repeats + 1)]
 
 
 def copy_tag(copy: int) -> str:

@@ -22,7 +22,8 @@ Two coherence modes (``CageConfig.coherence``):
     subject, and a titled pool whose query names no title and none of whose passages names
     another's, keep their relevance order and get no chain; so does, by default, such a pool
     in which fewer than a fifth of the passages have a confident subject (report chunks kept
-    without their document ids) (:mod:`cage_core.ranking.relevance_gate`). Kept means the
+    without their document ids), and such a pool fewer than half of whose subjects are names
+    (abstracts' chunks) (:mod:`cage_core.ranking.relevance_gate`). Kept means the
     bridge relevance ``r`` above, the hybrid order: an untitled pool keeps none of the
     subject core's gains either.
 
@@ -72,7 +73,12 @@ from cage_core.ranking.links import (
     title_mentions,
 )
 from cage_core.ranking.pool_bm25 import pool_bm25
-from cage_core.ranking.relevance_gate import few_subjects, weak_link_evidence, weak_title_evidence
+from cage_core.ranking.relevance_gate import (
+    few_subjects,
+    subjects_are_names,
+    weak_link_evidence,
+    weak_title_evidence,
+)
 from cage_core.ranking.subjects import Subject, derive_subject
 from cage_core.ranking.untitled_core import (
     short_chain,
@@ -301,7 +307,9 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
     links = pool.links.named_by(names, untitled.mentions)
     alpha = config.untitled.alpha
     gated = (weak_link_evidence(untitled.query_subjects, config.gate)  # do no harm
-             or few_subjects(confident, config.gate))  # fmt: skip
+             or few_subjects(confident, config.gate)
+             or (config.gate.unnamed_subjects
+                 and not subjects_are_names(confident, pool.graphs, pool.query)))  # fmt: skip
     if gated:  # the relevance order: no coherence, and no query-subject gain either
         relevance, coherence, alpha = pool.relevance, np.zeros(k), 1.0
     coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)
