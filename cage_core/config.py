@@ -410,10 +410,10 @@ class GateConfig:
     chosen at 0.2 by all five folds and on all folds: it acts on no Wikipedia pool and on no
     pool with document structure, brings RAMDocs open to .604 / .772 (from .595 / .769;
     closed .688 / .888 from .690 / .886, .687 with ``unnamed_subjects``; misinformation
-    unchanged) and DragonBall chunks kept
-    without their document ids to .672 / .754 (from .614 / .713; hybrid .664 / .757; not in
-    the objective); 0.3 and above raise RAMDocs' misinformation. A gated pool is ranked in
-    the hybrid order itself (no coherence, no query-subject gain).
+    unchanged) and DragonBall chunks kept without their document ids to .672 / .754 (from
+    .614 / .713; hybrid .664 / .757; not in the objective); 0.3 and above raise RAMDocs'
+    misinformation. A gated pool is ranked in the hybrid order itself (no coherence, no
+    query-subject gain).
 
     Attributes:
         titled: keep the relevance order of a titled pool whose link evidence is weak.
