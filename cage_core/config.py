@@ -430,7 +430,7 @@ class GateConfig:
         unnamed_subjects: keep the relevance order of an untitled pool (ranked with the
             chain on) fewer than half of whose subjects are names — tagged as a named entity
             by the parser, or named by the query
-            (:func:`~cage_core.ranking.relevance_gate.subjects_are_names`) — whatever the
+            (:func:`~cage_core.ranking.relevance_gate.few_named_subjects`) — whatever the
             query names: the untitled twin of ``sentence_titles``, and like it a rule, not a
             grid choice (scientific abstracts open with capitalised common nouns, "Hypoxia,
             a characteristic feature of ...", not names; SciFact chunks kept without their

@@ -311,6 +311,12 @@ def test_subjects_are_names_when_the_parser_tags_them_or_the_query_names_them():
     assert subjects_are_names([], [], "q") and subjects_are_names(["", ""], [light()] * 2, "q")
     with pytest.raises(ValueError):
         subjects_are_names(["Hypoxia"], [], "q")
+    from cage_core.ranking.relevance_gate import GateConfig, few_named_subjects
+
+    nouns = (["Hypoxia", "Metastasis"], [light(), light()], "q")
+    assert few_named_subjects(*nouns, GateConfig())  # on by default
+    assert not few_named_subjects(*nouns, GateConfig(unnamed_subjects=False))
+    assert not few_named_subjects(["Marie Curie"], [light("Marie Curie")], "q", GateConfig())
 
 
 def test_an_untitled_pool_whose_subjects_are_no_names_keeps_the_hybrid_order():

@@ -74,8 +74,8 @@ from cage_core.ranking.links import (
 )
 from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.ranking.relevance_gate import (
+    few_named_subjects,
     few_subjects,
-    subjects_are_names,
     weak_link_evidence,
     weak_title_evidence,
 )
@@ -308,8 +308,7 @@ def untitled_scores(pool: BridgeInputs, config: CageConfig, demotion: np.ndarray
     alpha = config.untitled.alpha
     gated = (weak_link_evidence(untitled.query_subjects, config.gate)  # do no harm
              or few_subjects(confident, config.gate)
-             or (config.gate.unnamed_subjects
-                 and not subjects_are_names(confident, pool.graphs, pool.query)))  # fmt: skip
+             or few_named_subjects(confident, pool.graphs, pool.query, config.gate))  # fmt: skip
     if gated:  # the relevance order: no coherence, and no query-subject gain either
         relevance, coherence, alpha = pool.relevance, np.zeros(k), 1.0
     coherence = _plus_rgcn_to_core(coherence, core, pool, config, encodings)

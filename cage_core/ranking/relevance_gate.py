@@ -57,6 +57,7 @@ from cage_core.ranking.document_links import link_name_words
 from cage_core.ranking.links import link_name
 
 __all__ = [
+    "few_named_subjects",
     "few_subjects",
     "subjects_are_names",
     "titles_are_names",
@@ -96,6 +97,13 @@ def few_subjects(subjects: Sequence[str], config: GateConfig) -> bool:
     passage's :func:`~cage_core.ranking.untitled_core.untitled_subject`, "" for none)."""
     share = sum(1 for s in subjects if s) / len(subjects) if subjects else 1.0
     return share < config.min_subject_share
+
+
+def few_named_subjects(subjects: Sequence[str], graphs: Sequence[PassageGraph], query: str,
+                       config: GateConfig) -> bool:  # fmt: skip
+    """Whether an untitled pool keeps its relevance order because fewer than half of its
+    subjects are names (:func:`subjects_are_names`) and ``config.unnamed_subjects`` is on."""
+    return config.unnamed_subjects and not subjects_are_names(subjects, graphs, query)
 
 
 def subjects_are_names(subjects: Sequence[str], graphs: Sequence[PassageGraph], query: str) -> bool:
