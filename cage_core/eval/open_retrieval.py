@@ -64,8 +64,11 @@ from cage_core.scoring import cosine_matrix
 
 __all__ = [
     "DEFAULT_OPEN_K",
+    "GOLD_ID_KEYS",
+    "CorpusState",
     "ExpansionSettings",
     "expand_pool",
+    "gold_ids_in_corpus",
     "gold_in_corpus",
     "misinfo_in_corpus",
     "run_open_evaluation",
@@ -95,7 +98,7 @@ class ExpansionSettings:
                 raise ValueError(f"expansion {name} must be an integer >= 1, got {value!r}")
 
 
-class _CorpusState:
+class CorpusState:
     """What is computed once per corpus: embeddings, graphs and (lazily) the link index."""
 
     def __init__(self, corpus: Corpus, reranker: CageReranker) -> None:
@@ -181,16 +184,14 @@ def run_open_evaluation(
     run = EvalRun(methods=[m.name for m in methods], ks=tuple(sorted(set(ks))))
     need_graphs = any(m.needs_graphs for m in methods)
     full = any(getattr(m, "needs_vectors", False) for m in methods)
-    shared = (
-        _CorpusState(load_corpus(corpus_path, titles=titles), reranker) if corpus_path else None
-    )
+    shared = CorpusState(load_corpus(corpus_path, titles=titles), reranker) if corpus_path else None
     for path in resolve_data_paths(paths):
         all_questions = load_questions(path)
         questions = all_questions[:limit]
         if not questions:
             continue
         name = questions[0].dataset
-        state = shared or _CorpusState(corpus_from_pools(all_questions, titles=titles), reranker)
+        state = shared or CorpusState(corpus_from_pools(all_questions, titles=titles), reranker)
         corpus = state.corpus
         if shared is not None:
             kept = [q for q in questions if gold_ids_in_corpus(q, corpus) != ()]

@@ -49,6 +49,8 @@ __all__ = [
     "QuestionResult",
     "RetrievalOutcome",
     "Shuffle",
+    "pool_permutation",
+    "pool_similarities",
     "rank_pool",
     "resolve_data_paths",
     "run_evaluation",
@@ -164,7 +166,10 @@ def resolve_data_paths(items: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
-def _permutation(seed: int, key: str, k: int) -> np.ndarray:
+def pool_permutation(seed: int, key: str, k: int) -> np.ndarray:
+    """The fixed shuffle of a pool of ``k`` passages keyed ``key`` (a question id) under
+    ``seed``: ``cage eval``'s order of a shuffled file's pool (position n holds source passage
+    ``perm[n]``), the same on every machine and run."""
     digest = hashlib.blake2b(f"shuffle:{seed}:{key}".encode(), digest_size=8).digest()
     return np.random.default_rng(int.from_bytes(digest, "little")).permutation(k)
 
@@ -193,13 +198,13 @@ def run_evaluation(
             continue
         name = questions[0].dataset
         shuffled = shuffle == "always" or (shuffle == "auto" and name in SHUFFLED_BY_DEFAULT)
-        perms = [(_permutation(seed, q.id, len(q.passages)) if shuffled
+        perms = [(pool_permutation(seed, q.id, len(q.passages)) if shuffled
                   else np.arange(len(q.passages))) for q in questions]  # fmt: skip
         pools_passages = [[Passage(text=q.passages[i].text, title=q.passages[i].title if titles else "")
                            for i in perm] for q, perm in zip(questions, perms)]  # fmt: skip
         flat = [p for ps in pools_passages for p in ps]
         start = time.perf_counter()
-        sims = _similarities(reranker, questions, pools_passages)
+        sims = pool_similarities(reranker, questions, pools_passages)
         embed_seconds = time.perf_counter() - start
         start = time.perf_counter()
         graphs = (reranker.graphs(flat, level="full" if need_vectors else "light", with_vectors=need_vectors)
@@ -226,7 +231,7 @@ def run_evaluation(
     return run
 
 
-def _similarities(
+def pool_similarities(
     reranker: CageReranker, questions: list[EvalQuestion], pools: list[list[Passage]]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per pool: the query–passage cosines and the passage embeddings."""
