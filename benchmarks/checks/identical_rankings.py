@@ -3,11 +3,11 @@
 A refactoring that must not change a single ranking (a move of modules, a rename, a split of
 a function) is checked by dumping before and after it and comparing the two files::
 
-    python benchmarks/identical_rankings.py --data ../shared/data --graph-store graphs.sqlite \\
+    python benchmarks/checks/identical_rankings.py --data ../shared/data --graph-store graphs.sqlite \\
         --out before.json                       # on the tree before the change
-    python benchmarks/identical_rankings.py --data ../shared/data --graph-store graphs.sqlite \\
+    python benchmarks/checks/identical_rankings.py --data ../shared/data --graph-store graphs.sqlite \\
         --out after.json                        # on the tree after it
-    python benchmarks/identical_rankings.py --compare before.json after.json
+    python benchmarks/checks/identical_rankings.py --compare before.json after.json
 
 It imports ``cage_core`` from the current directory (not from the installed package), so run
 it from the root of the tree being checked; it only uses interfaces every version of the tree

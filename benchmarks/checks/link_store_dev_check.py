@@ -1,12 +1,12 @@
 """The SQLite link store expands exactly as the in-memory (JSON Lines) link index on the DEV corpora.
 
-    nice -n 10 python benchmarks/link_store_dev_check.py [--data DIR_OR_FILES ...]
-        [--graph-store /work/cache/graphs.sqlite] [--limit N]
+    nice -n 10 python benchmarks/checks/link_store_dev_check.py [--data FILE ...]
+        [--graph-store FILE] [--limit N]
 
-Per DEV file (default: every ``*.jsonl`` of ``/work/shared/data`` and its
+Per DEV file (default: every ``*.jsonl`` of ``../shared/data`` and its
 ``beyond-wikipedia`` folder that holds questions), the corpus ``cage eval --open`` builds
-from the pools (``corpus_from_pools``, titles on), light graphs from the graph store (parsed
-and stored when missing), and three link indexes of it:
+from the pools (``corpus_from_pools``, titles on), light graphs from the graph store (default:
+the package's, ``~/.cache/cage-rag/graphs.sqlite``; parsed and stored when missing), and three link indexes of it:
 
 1. in memory, as ``cage eval --expand`` builds it (``LinkIndex.build``);
 2. a SQLite store written through the ingest path: ``add_entries`` in batches of 100;
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from cage_core.eval.corpus import corpus_from_pools
@@ -39,8 +39,10 @@ from cage_core.eval.open_retrieval import ExpansionSettings, expand_pool
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.store import import_jsonl
 from cage_core.graphs.service import PassageGraphs
+from cage_core.graphs.store import default_store_path
 
-DATA = Path("/work/shared/data")
+DATA = Path("../shared/data")
+"""The DEV files, relative to the repository root (run from there)."""
 SETTINGS = (ExpansionSettings(), ExpansionSettings(seeds=5, limit=20))
 
 
@@ -80,8 +82,8 @@ def check(path: Path, graphs: PassageGraphs, folder: Path, limit: int | None) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", nargs="*", type=Path)
-    parser.add_argument("--graph-store", default="/work/cache/graphs.sqlite")
+    parser.add_argument("--data", nargs="*", type=Path, help=f"DEV files (default: {DATA}'s)")
+    parser.add_argument("--graph-store", default=str(default_store_path()), help="graph store")
     parser.add_argument("--limit", type=int, help="the first N questions of each file")
     args = parser.parse_args()
     graphs = PassageGraphs(store=args.graph_store, cache_size=0)

@@ -1,13 +1,14 @@
 """Latency the expansion retrievers add per query, the link index's size per passage, and
 what the added passages' score mode does to CAGE's Recall@5.
 
-    python benchmarks/expansion_latency.py [--data FILE] [--graph-store FILE] [--questions N]
-                                          [--store-dir DIR] [--frameworks langchain,llamaindex]
+    python benchmarks/claims/expansion_latency.py [--data FILE] [--graph-store FILE]
+        [--questions N] [--store-dir DIR] [--frameworks langchain,llamaindex]
 
 Corpus: the distinct (title, text) passages of the union of the DEV file's pools, ids
 ``p0``…, in a real Chroma store (``chromadb.PersistentClient`` under ``--store-dir``, a
 temporary directory by default; a filled collection there is reused), MiniLM embeddings.
-Light graphs from the graph store (``CageReranker(graph_store=...)``); the
+Light graphs from the graph store (``CageReranker(graph_store=...)``; default the package's,
+``~/.cache/cage-rag/graphs.sqlite``); the
 :class:`~cage_core.expansion.index.LinkIndex` is built from them, with titles and without
 (``Passage(title="")``), and its stored size per passage printed.
 
@@ -36,6 +37,7 @@ import numpy as np
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
 from cage_core.expansion.index import LinkIndex
+from cage_core.graphs.store import default_store_path
 from cage_core.metadata import RETRIEVAL_SCORE_KEY
 from cage_core.models import default_query_embedding
 
@@ -106,7 +108,7 @@ def measure(name, base_call, expansion_calls, ids_of, questions, gold_ids, recal
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="../shared/data/2wikimultihopqa.jsonl")
-    parser.add_argument("--graph-store", default="/work/cache/dev-graphs.sqlite")
+    parser.add_argument("--graph-store", default=str(default_store_path()), help="graph store")
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--store-dir", help="Chroma directory (reused when filled)")
     parser.add_argument("--frameworks", default="langchain,llamaindex")

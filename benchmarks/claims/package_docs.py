@@ -29,7 +29,7 @@ questions), overall and per question type, and for each reranking the number of 
 (in the pool) it moved up / down against hybrid. It ranks with whatever the tree's ranking is;
 run from the repository root::
 
-    python benchmarks/package_docs.py [--k 20] [--json OUT.json] [--check-gold]
+    python benchmarks/claims/package_docs.py [--k 20] [--json OUT.json] [--check-gold]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
 DATA = ROOT / "benchmarks" / "data" / "package_docs.json"
 KS = (3, 5)

@@ -1,7 +1,7 @@
 """The README's LangChain recipe, the plain ``store.as_retriever()`` recipe and the LlamaIndex
 query engine over Chroma, measured.
 
-    python benchmarks/real_pipelines.py [--queries N]
+    python benchmarks/claims/real_pipelines.py [--queries N]
 
 For each recipe and k in (10, 20): the example documents (examples/data, 40 Wikipedia
 passages) are enriched at ingest (CageGraphTransformer / CageGraphExtractor), stored in an
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "examples" / "data" / "wiki_passages.jsonl"
 DEMO = ROOT / "cage_core" / "data" / "demo.jsonl"
 KS = (10, 20)

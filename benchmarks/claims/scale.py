@@ -1,7 +1,7 @@
 """How the SQLite link store and the graph store scale: 100k, 1M (10M) passages (issue 28).
 
-    nice -n 10 python benchmarks/scale.py [--sizes 100000,1000000] [--dir DIR]
-        [--graph-store /work/cache/graphs.sqlite] [--data /work/shared/data/hotpotqa.jsonl]
+    nice -n 10 python benchmarks/claims/scale.py [--sizes 100000,1000000] [--dir DIR]
+        [--graph-store FILE] [--data ../shared/data/hotpotqa.jsonl]
         [--queries 2000] [--parse-sample 300] [--check-memory 100000]
 
 Passages are synthetic, of the stored shape (:func:`synthetic_entries`): passage ``i`` is
@@ -11,8 +11,9 @@ first and last word, as :func:`~cage_core.expansion.index.name_aliases` does), i
 frequencies (Zipf–Mandelbrot, ``P(rank r) ∝ 1/(r + 20)``) from a universe of ``2N`` names, the first ``N`` of which
 are the subjects (so mentions reach other passages forward and backward, and a few names
 are held by a large share of the passages, as "United States" is). The graph store is
-filled with the real light graphs of the shared cache (``--graph-store``), repeated under
-distinct keys.
+filled with the real light graphs of a graph store (``--graph-store``, default the package's
+``~/.cache/cage-rag/graphs.sqlite``; e.g. one ``cage eval --graph-store FILE`` filled),
+repeated under distinct keys.
 
 Per size it prints:
 
@@ -29,8 +30,8 @@ Per size it prints:
 * adding 1,000 new entries, and replacing 1,000 held ones, to the store of N (median of 3).
 
 ``--check-memory N`` also builds the same N entries in memory and checks that every
-expansion of the query set is equal (a count is printed). Stores are kept in ``--dir`` and
-reused when they hold the size already (delete them to rebuild). Timings on a shared
+expansion of the query set is equal (a count is printed). Stores are kept in ``--dir``
+(default ``cage-scale-bench`` in the temporary directory) and reused when they hold the size already (delete them to rebuild). Timings on a shared
 machine are noisy; the op counts are not.
 """
 
@@ -44,15 +45,17 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from cage_core.expansion.index import LinkEntry, LinkIndex
+from cage_core.graphs.store import default_store_path
 
 SYLLABLES_FIRST = ["ka", "lo", "mi", "ren", "tos", "va", "del", "su", "ni", "gor",
                    "fe", "ari", "bo", "che", "du", "el", "han", "io", "jun", "ky"]  # fmt: skip
@@ -312,9 +315,10 @@ def check_memory(path: Path, n: int, queries: int) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,1000000")
-    parser.add_argument("--dir", default="/work/scale-bench")
-    parser.add_argument("--graph-store", default="/work/cache/graphs.sqlite")
-    parser.add_argument("--data", default="/work/shared/data/hotpotqa.jsonl")
+    parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "cage-scale-bench"))
+    parser.add_argument("--graph-store", default=str(default_store_path()),
+                        help="a graph store holding light graphs (read only)")
+    parser.add_argument("--data", default="../shared/data/hotpotqa.jsonl")
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--parse-sample", type=int, default=300, help="0: skip the parse")
     parser.add_argument("--check-memory", type=int, default=100_000)
@@ -324,6 +328,9 @@ def main() -> None:
         links, graphs, n, queries = args.query_worker
         query_worker(links, graphs, int(n), int(queries))
         return
+    if not Path(args.graph_store).is_file():
+        parser.error(f"--graph-store {args.graph_store}: no such graph store (one holding light "
+                     "graphs, e.g. filled by `cage eval --graph-store FILE`)")
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
     if args.parse_sample:

@@ -1,6 +1,6 @@
 """How often the subject derived for an untitled passage is its real title.
 
-    python benchmarks/subject_vs_title.py [--data DIR] [--graph-store FILE] [--examples N]
+    python benchmarks/claims/subject_vs_title.py [--data DIR] [--graph-store FILE] [--examples N]
 
 For each DEV file (HotpotQA, 2Wiki, MuSiQue), every distinct passage loses its title and gets
 :func:`cage_core.ranking.subjects.derive_subject` from its text and light graph. Printed: how

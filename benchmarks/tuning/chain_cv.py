@@ -1,10 +1,10 @@
 """How the evidence chain's weights were chosen: a grid, 5-fold cross-validation over DEV questions.
 
-    python benchmarks/chain_cv.py --data ../shared/data [--graph-store graphs.sqlite]
+    python benchmarks/tuning/chain_cv.py --data ../shared/data [--graph-store graphs.sqlite]
 
 The questions of the multi-hop files (HotpotQA, 2WikiMultihopQA, MuSiQue) are pooled and
-split into 5 folds by a hash of their id — never by dataset, and every dataset is ranked with
-the same settings. For each fold, the grid point with the best mean over the three files of
+split into 5 folds by a hash of their id (``crossval.fold_of``) — never by dataset, and every
+dataset is ranked with the same settings. For each fold, the grid point with the best mean over the three files of
 ``R@3 + R@5`` on the other four folds ranks the held-out fold; the printed table is those
 out-of-fold rankings (every question ranked by settings chosen without it), beside the hybrid
 relevance order and the previous default (no chain: the 3 most relevant passages as core).
@@ -16,52 +16,39 @@ grid point chosen on all folds together.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import itertools
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
+from crossval import cross_validate, fold_array, grid_points
+from crossval.grids import CHAIN_GRID
+
 from cage_core import CageConfig, CageReranker
 from cage_core.config import ChainConfig
 from cage_core.eval.datasets import load_questions
-from cage_core.eval.runner import _permutation, _similarities
+from cage_core.eval.runner import pool_permutation, pool_similarities
 from cage_core.methods.base import Pool
 from cage_core.passage import Passage
 from cage_core.ranking.fusion import score_pool
 from cage_core.scoring import ranking
 
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")
-FOLDS = 5
-GRID = {
-    "title_weight": (4.0, 6.0, 10.0),
-    "entity_weight": (0.5, 0.6, 0.8),
-    "query_title_weight": (1.25, 1.5, 1.75),
-    "entity_cap": (5.0, 1e6),
-}
-# Until cage-rag 0.4 the grid also held a redundancy check ("redundancy_overlap": (0.6, 1.0),
-# 1.0 = off); every fold chose it off (commit d299c8b), so the check left the code.
-
-
-def fold_of(question_id: str) -> int:
-    return (
-        int.from_bytes(hashlib.blake2b(question_id.encode(), digest_size=4).digest(), "little")
-        % FOLDS
-    )
 
 
 def load_pools(
-    data: Path, reranker: CageReranker
+    data: Path, reranker: CageReranker, limit: int | None = None
 ) -> list[tuple[str, Pool, frozenset[int], frozenset[int] | None]]:
-    """(dataset, pool, gold positions, misinfo positions) for every question of every file."""
+    """(dataset, pool, gold positions, misinfo positions) for every question (the first
+    ``limit`` of each file) of every file."""
     out = []
     for path in sorted(data.glob("*.jsonl")):
-        questions = load_questions(path)
+        questions = load_questions(path)[:limit]
         name = questions[0].dataset
         perms = [
-            _permutation(0, q.id, len(q.passages))
+            pool_permutation(0, q.id, len(q.passages))
             if name == "ramdocs"
             else np.arange(len(q.passages))
             for q in questions
@@ -70,7 +57,7 @@ def load_pools(
             [Passage(q.passages[i].text, title=q.passages[i].title) for i in perm]
             for q, perm in zip(questions, perms)
         ]
-        sims = _similarities(reranker, questions, pools)
+        sims = pool_similarities(reranker, questions, pools)
         graphs = reranker.graphs([p for ps in pools for p in ps], level="light")
         offset = 0
         for q, perm, ps, (s, _) in zip(questions, perms, pools, sims):
@@ -107,11 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--graph-store")
+    parser.add_argument("--limit", type=int, help="the first N questions of each file (a smoke run)")
     args = parser.parse_args(argv)
     reranker = CageReranker(graph_store=args.graph_store)
-    pools = load_pools(args.data, reranker)
-    names = list(GRID)
-    grid = [dict(zip(names, values)) for values in itertools.product(*GRID.values())]
+    pools = load_pools(args.data, reranker, args.limit)
+    grid = grid_points(CHAIN_GRID)
     configs = [CageConfig(chain=ChainConfig(**point)) for point in grid]
     baselines = {
         "hybrid (relevance order)": None,
@@ -129,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         [[measures(rank(c, p), g, m)[:5] for _, p, g, m in pools] for c in configs]
     )  # [C, N, 5]
     dataset = np.array([d for d, *_ in pools])
-    folds = np.array([fold_of(p.key) for _, p, _, _ in pools])
+    folds = fold_array(p.key for _, p, _, _ in pools)
 
     def objective(mask: np.ndarray) -> np.ndarray:
         return sum(
@@ -139,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         ) / len(MULTI_HOP)
 
     rows: dict[str, dict[str, list[list[float]]]] = defaultdict(lambda: defaultdict(list))
-    for f in range(FOLDS):
-        chosen = int(np.argmax(objective(folds != f)))
+    cv = cross_validate(results, folds, objective)
+    for f, chosen in enumerate(cv.fold_choices):
         print(f"fold {f}: chosen on the other folds {grid[chosen]}")
         for n in np.flatnonzero(folds == f):
             d, pool, gold, misinfo = pools[n]
@@ -150,8 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, config in baselines.items():
         for d, pool, gold, misinfo in pools:
             rows[name][d].append(measures(rank(config, pool), gold, misinfo))
-    best = int(np.argmax(objective(np.ones(len(pools), dtype=bool))))
-    print(f"chosen on all folds (shipped): {grid[best]}\n")
+    print(f"chosen on all folds (shipped): {grid[cv.chosen]}\n")
     print("| dataset | ranking | R@1 | R@2 | R@3 | R@5 | all gold@5 | misinfo@2 | misinfo@5 |")
     print("|---|---|---|---|---|---|---|---|---|")
     for d in sorted({d for d, *_ in pools}):

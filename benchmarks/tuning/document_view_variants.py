@@ -1,13 +1,14 @@
 """The document view beside the variants tried for DragonBall ``--expand``, each cross-validated.
 
-    python benchmarks/beyond_pools.py --data ../shared/data --graph-store graphs.sqlite --out pools/
-    python benchmarks/document_view_variants.py --pools pools/ [--tried] [--only NAME,NAME]
+    python benchmarks/tuning/beyond_pools.py --data ../shared/data --graph-store graphs.sqlite \\
+        --out pools/
+    python benchmarks/tuning/document_view_variants.py --pools pools/ [--tried] [--only NAME,NAME]
 
 Only the pools with document structure (DragonBall and SciFact chunks, with and without
 expansion: 503 of the 2,854 DEV pools) are ranked by the document view, and the objective of
 ``beyond_cv.py`` (the mean over all 14 (file, setting) groups of R@3 + R@5) is a sum over
 groups, so the view's settings it chooses are the ones chosen on these four groups alone: this
-script runs that same 5-fold choice (folds by question id, ``chain_cv.fold_of``; ties: the
+script runs that same 5-fold choice (folds by question id, ``crossval.fold_of``; ties: the
 first grid point) for each variant over the view's grid (``document_weight``,
 ``adjacent_weight``, ``anchors``, ``lexical_weight``: 192 points) and prints the out-of-fold
 and all-fold figures beside hybrid. The variants (none of them is in the product):
@@ -54,7 +55,6 @@ each with one more grid dimension ``extra`` or a wider grid:
 from __future__ import annotations
 
 import argparse
-import itertools
 import re
 import sys
 from collections.abc import Callable
@@ -62,10 +62,12 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beyond_cv import GATE_FIELDS, has_documents, hybrid_order, load, measures, print_table
-from beyond_cv import GRID as CV_GRID
-from chain_cv import FOLDS, fold_of
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
+from crossval import cross_validate, fold_array, grid_points, group_objective
+from crossval.grids import DOCUMENT_GRID, GATE_FIELDS
+from crossval.measures import pool_measures, print_table
+from crossval.orders import has_documents, hybrid_order
+from crossval.pool_files import pool_paths, read_pools
 
 from cage_core import CageConfig
 from cage_core.config import DocumentConfig
@@ -82,7 +84,7 @@ from cage_core.ranking.links import link_name
 from cage_core.ranking.pool_bm25 import pool_bm25, tokens
 from cage_core.scoring import ranking
 
-GRID = {k: v for k, v in CV_GRID.items() if k not in GATE_FIELDS}
+GRID = {k: v for k, v in DOCUMENT_GRID.items() if k not in GATE_FIELDS}
 """The view's part of ``beyond_cv.py``'s grid (the gates act on the other pools only)."""
 WIDE_GRID = {**GRID, "adjacent_weight": (0.0, 0.5, 1.0, 1.5, 2.0, 2.5), "anchors": (0, 1, 2, 3, 4)}
 EXTRA = {**GRID, "extra": (0.0, 0.5, 1.0)}
@@ -243,10 +245,10 @@ def main() -> None:
     parser.add_argument("--tried", action="store_true", help="also the variants tried later")
     parser.add_argument("--only", default="", help="only these variants (comma-separated names)")
     args = parser.parse_args()
-    pools = [p for p in load(sorted(args.pools.glob("*.pkl"))) if has_documents(p)]
+    pools = [p for p in read_pools(pool_paths(args.pools)) if has_documents(p)]
     base = CageConfig()
     groups = np.array([p["setting"] for p in pools])
-    folds = np.array([fold_of(p["id"]) for p in pools])
+    folds = fold_array(p["id"] for p in pools)
     plain = [standardize(pool_bm25(p["query"], [q.content for q in p["passages"]])) for p in pools]
     inherited = [standardize(pool_bm25(p["query"], pool_subject_texts(p))) for p in pools]
     every = [standardize(pool_bm25(p["query"], every_chunk_texts(p))) for p in pools]
@@ -288,27 +290,20 @@ def main() -> None:
             parser.error(f"no variant {sorted(unknown)}; there are {sorted(variants)}")
         variants = {name: v for name, v in variants.items() if name in wanted}
     settings = sorted(set(groups))
-    hybrid = np.array([measures(hybrid_order(p, base), p) for p in pools])
+    hybrid = np.array([pool_measures(hybrid_order(p, base), p) for p in pools])
     rows = {"hybrid": hybrid}
     for name, (rank, sims, lexical, grid) in variants.items():
-        points = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
-        scores = np.array([[measures(ranking(rank(i, p, zs, zb, base.document.replace(
+        points = grid_points(grid)
+        scores = np.array([[pool_measures(ranking(rank(i, p, zs, zb, base.document.replace(
             **{k: v for k, v in point.items() if k != "extra"}), point.get("extra", 0.0))), p)
             for i, (p, zs, zb) in enumerate(zip(pools, sims, lexical))] for point in points])  # fmt: skip
 
-        def objective(mask: np.ndarray, scores: np.ndarray = scores) -> np.ndarray:
-            return np.mean([scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1)
-                            for g in settings], axis=0)  # fmt: skip
-
-        out_of_fold = np.zeros((len(pools), 3))
-        for k in range(FOLDS):
-            best = int(np.argmax(objective(folds != k)))
+        cv = cross_validate(scores, folds, group_objective(scores, groups, settings))
+        for k, best in enumerate(cv.fold_choices):
             print(f"{name}: fold {k} chose {points[best]}", file=sys.stderr)
-            out_of_fold[folds == k] = scores[best, folds == k]
-        chosen = int(np.argmax(objective(np.ones(len(pools), dtype=bool))))
-        print(f"{name}: all folds chose {points[chosen]}", file=sys.stderr)
-        rows[f"{name}, out of fold"] = out_of_fold
-        rows[f"{name}, all folds"] = scores[chosen]
+        print(f"{name}: all folds chose {points[cv.chosen]}", file=sys.stderr)
+        rows[f"{name}, out of fold"] = cv.out_of_fold
+        rows[f"{name}, all folds"] = scores[cv.chosen]
     print_table(rows, groups)
     means = [
         np.mean([v[groups == g, :2].sum(axis=1).mean() for g in settings]) for v in rows.values()

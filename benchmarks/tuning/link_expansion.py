@@ -1,6 +1,6 @@
 """How far the link index's expansion lifts the open-retrieval ceiling, and Recall@5 after it.
 
-    python benchmarks/link_expansion.py [--data DIR] [--graph-store FILE] [--out FILE]
+    python benchmarks/tuning/link_expansion.py [--data DIR] [--graph-store FILE] [--out FILE]
 
 Per DEV file (HotpotQA, 2Wiki, MuSiQue), with titles and without (``Passage(title="")``):
 
@@ -18,7 +18,8 @@ Without titles, a second rerank gives each passage its derived subject
 gain from subjects; retrieval, graphs and expansions are those of the untitled passages.
 
 Defaults are chosen by 5-fold cross-validation over questions pooled across the three files
-and both title settings (a question's two title settings fall in the same fold): on each
+and both title settings (a question's two title settings fall in the same fold; folds by a
+seeded shuffle, ``crossval.shuffled_folds``, the scheme this script chose with): on each
 training part a rule picks (s, l), scored on the held-out part. Two rules are reported: the
 best mean reranked Recall@5 (ties: fewer seeds, then the smaller limit), and the one-SE
 rule (the smallest expansion, by limit then seeds, whose mean is within one paired standard
@@ -31,12 +32,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
+from crossval import FOLDS, shuffled_folds
+from crossval.grids import EXPANSION_LIMITS as LIMITS
+from crossval.grids import EXPANSION_SEEDS as SEEDS
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
@@ -46,9 +52,6 @@ from cage_core.ranking.subjects import passage_subject
 FILES = ("hotpotqa", "2wikimultihopqa", "musique")
 K = 20
 TOP_N = 5
-SEEDS = (1, 2, 3, 4, 5, 6)
-LIMITS = (0, 3, 5, 8, 10, 15, 20)
-FOLDS = 5
 FOLD_SEED = 0
 
 
@@ -148,9 +151,7 @@ def one_se_setting(records: list[dict]) -> tuple[int, int]:
 
 def cross_validate(records: list[dict], choose) -> tuple[list[tuple[int, int]], float]:
     """Fold choices of ``choose`` and the held-out mean reranked Recall@5 (module docstring)."""
-    questions = sorted({(r["file"], r["question"]) for r in records})
-    random.Random(FOLD_SEED).shuffle(questions)
-    fold_of = {q: n % FOLDS for n, q in enumerate(questions)}
+    fold_of = shuffled_folds([(r["file"], r["question"]) for r in records], FOLD_SEED)
     choices, held_out = [], []
     for fold in range(FOLDS):
         train = [r for r in records if fold_of[(r["file"], r["question"])] != fold]

@@ -1,7 +1,7 @@
 """How the link index's document links were chosen: ``LinkWeights.adjacent`` / ``sibling``, 5-fold CV.
 
-    python benchmarks/sibling_cv.py --data ../shared/data --graph-store graphs.sqlite \
-        --pools pools/ [--out sibling-pools/]
+    python benchmarks/tuning/sibling_cv.py --data ../shared/data --graph-store graphs.sqlite \\
+        [--out sibling-pools/]
 
 The expansion step (``cage eval --expand``, the expansion retrievers) adds the chunks of a
 seed's document with weight ``adjacent`` (the chunks right before and after it) or ``sibling``
@@ -10,36 +10,40 @@ seed's document with weight ``adjacent`` (the chunks right before and after it) 
 pair with ``sibling > 0`` runs here with :func:`document_links` in its place. Only pools with document
 structure are changed by these weights (a Wikipedia paragraph has no ``doc_id``), so each
 weight pair rebuilds the expanded pools of the DEV files with documents (DragonBall, SciFact
-chunks: ``beyond_pools.py``'s ``-open-x`` settings, the same retrieval and gold) with the link
+chunks: ``crossval.dev_pools``' ``-open-x`` settings, the same retrieval and gold) with the link
 index under those weights, and ranks them with the shipped ranking (``score_pool``). Folds as
-in ``beyond_cv.py`` (a hash of the question id); for each fold the pair with the best mean
-``R@3 + R@5`` over the two settings on the other folds ranks it (ties: the first in grid
-order). Every other DEV setting is unchanged by these weights, so it is left out of the sum.
+in ``beyond_cv.py`` (``crossval.fold_of``, a hash of the question id); for each fold the pair
+with the best mean ``R@3 + R@5`` over the two settings on the other folds ranks it (ties: the
+first in grid order). Every other DEV setting is unchanged by these weights, so it is left out
+of the sum. Each pair's pools are kept in ``--out`` (``crossval.pool_files``: gzipped JSON)
+and reused.
 """
 
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beyond_cv import cage_order, hybrid_order, measures
-from beyond_pools import BEYOND, open_pools
-from chain_cv import FOLDS, fold_of
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
+from crossval import cross_validate, fold_array, group_objective
+from crossval.dev_pools import BEYOND, open_pools
+from crossval.grids import LINK_WEIGHT_GRID
+from crossval.measures import pool_measures
+from crossval.orders import cage_order, hybrid_order
+from crossval.pool_files import SUFFIX, read_pools, write_pools
 
 from cage_core import CageConfig, CageReranker
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.datasets import load_questions
-from cage_core.eval.open_retrieval import _CorpusState
+from cage_core.eval.open_retrieval import CorpusState
 from cage_core.expansion import index as link_index_module
 from cage_core.expansion.index import LinkIndex, LinkWeights
 
-GRID = ((1.0, 0.5), (1.0, 0.0), (0.5, 0.25), (1.0, 0.25), (1.5, 0.5), (1.0, 1.0), (0.0, 0.0))
-"""(adjacent, sibling) pairs; the first is the shipped default."""
+GRID = LINK_WEIGHT_GRID
 STEMS = ("dragonball", "scifact_chunks")
 SHIPPED = link_index_module.adjacent_links
 
@@ -66,17 +70,21 @@ def document_links(sibling: float):
     return links
 
 
-def pools_for(weights: tuple[float, float], data: Path, reranker: CageReranker,
-              states: dict, out: Path) -> list[dict]:  # fmt: skip
-    target = out / f"{weights[0]}-{weights[1]}.pkl"
+def pools_for(
+    weights: tuple[float, float],
+    data: Path,
+    reranker: CageReranker,
+    states: dict[str, CorpusState],
+    out: Path,
+) -> list[dict[str, Any]]:
+    target = out / f"{weights[0]}-{weights[1]}{SUFFIX}"
     if target.exists():
-        with target.open("rb") as handle:
-            return pickle.load(handle)
-    made: list[dict] = []
+        return read_pools([target])
+    made: list[dict[str, Any]] = []
     for stem in STEMS:
         qfile, cfile, titles = BEYOND[stem]
         if stem not in states:
-            states[stem] = _CorpusState(load_corpus(data / cfile, titles=titles), reranker)
+            states[stem] = CorpusState(load_corpus(data / cfile, titles=titles), reranker)
         state = states[stem]
         state.ensure_graphs(range(len(state.corpus)), full=False)
         index = state.ensure_link_index()
@@ -90,8 +98,7 @@ def pools_for(weights: tuple[float, float], data: Path, reranker: CageReranker,
         finally:
             link_index_module.adjacent_links = SHIPPED
             state.link_index = index
-    with target.open("wb") as handle:
-        pickle.dump(made, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    write_pools(target, made)
     return made
 
 
@@ -104,36 +111,27 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     config = CageConfig()
     reranker = CageReranker(config, graph_store=args.graph_store)
-    states: dict = {}
+    states: dict[str, CorpusState] = {}
     results = {}
     for weights in GRID:
         pools = pools_for(weights, args.data, reranker, states, args.out)
-        scores = np.array([measures(cage_order(p, config), p) for p in pools])
-        hybrid = np.array([measures(hybrid_order(p, config), p) for p in pools])
+        scores = np.array([pool_measures(cage_order(p, config), p) for p in pools])
+        hybrid = np.array([pool_measures(hybrid_order(p, config), p) for p in pools])
         results[weights] = (pools, scores, hybrid)
         print(f"{weights}: built {len(pools)} pools", file=sys.stderr, flush=True)
     pools = results[GRID[0]][0]
     groups = np.array([p["setting"] for p in pools])
-    folds = np.array([fold_of(p["id"]) for p in pools])
+    folds = fold_array(p["id"] for p in pools)
     for weights in GRID:  # the same questions in the same order for every pair
         assert [p["id"] for p in results[weights][0]] == [p["id"] for p in pools]
-
-    def objective(weights, mask):
-        s = results[weights][1]
-        return np.mean(
-            [s[mask & (groups == g), :2].sum(axis=1).mean() for g in sorted(set(groups))]
-        )
-
-    oof = np.zeros((len(pools), 3))
+    scores = np.array([results[weights][1] for weights in GRID])
+    cv = cross_validate(scores, folds, group_objective(scores, groups, sorted(set(groups))))
+    oof = cv.out_of_fold
     oof_hybrid = np.zeros((len(pools), 3))
-    for k in range(FOLDS):
-        best = max(GRID, key=lambda w: (objective(w, folds != k), -GRID.index(w)))
-        print(f"fold {k}: adjacent, sibling = {best}")
-        oof[folds == k] = results[best][1][folds == k]
-        oof_hybrid[folds == k] = results[best][2][folds == k]
-    everything = np.ones(len(pools), dtype=bool)
-    chosen = max(GRID, key=lambda w: (objective(w, everything), -GRID.index(w)))
-    print(f"all folds: {chosen}\n")
+    for k, best in enumerate(cv.fold_choices):
+        print(f"fold {k}: adjacent, sibling = {GRID[best]}")
+        oof_hybrid[folds == k] = results[GRID[best]][2][folds == k]
+    print(f"all folds: {GRID[cv.chosen]}\n")
     print(
         "| adjacent, sibling | "
         + " | ".join(f"{g} cage / hybrid R@3, R@5" for g in sorted(set(groups)))

@@ -1,9 +1,10 @@
 """How the short chain of untitled pools was chosen: a grid, 5-fold cross-validation over DEV questions.
 
-    python benchmarks/untitled_chain_cv.py --data ../shared/data [--graph-store graphs.sqlite]
+    python benchmarks/tuning/untitled_chain_cv.py --data ../shared/data \\
+        [--graph-store graphs.sqlite]
 
-The setting and the pools are those of ``untitled_cv.py`` (open retrieval without titles, top
-20 by cosine plus the link index's expansion). The subject core keeps its shipped settings
+The setting and the pools are those of ``untitled_cv.py`` (:mod:`crossval.untitled_pools`:
+open retrieval without titles, top 20 by cosine plus the link index's expansion). The subject core keeps its shipped settings
 (the other fields of :class:`~cage_core.config.UntitledConfig`); each grid point of the short
 chain's fields (``chain_window`` 0 is the subject core alone) reorders its ranking through
 :func:`~cage_core.ranking.untitled_core.short_chain`, exactly as :func:`~cage_core.ranking.fusion.score_pool`
@@ -17,65 +18,69 @@ together.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from untitled_cv import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
+from crossval import grid_points
+from crossval.grids import UNTITLED_CHAIN_GRID
+from crossval.measures import recalls
+from crossval.untitled_pools import (
     FILES,
+    closed_ramdocs_pools,
     grid_cv,
-    grid_points,
-    load_setting,
     ramdocs_guard,
-    recalls,
+    untitled_pools,
 )
 
-from cage_core import CageConfig
+from cage_core import CageConfig, CageReranker
 from cage_core.config import UntitledConfig
 from cage_core.ranking.fusion import ranked_first
 from cage_core.ranking.untitled_core import short_chain, subject_core_scores
 from cage_core.scoring import ranking
 
-GRID = {
-    "chain_window": (0, 5),
-    "chain_length": (2, 3),
-    "chain_mention_weight": (1.0, 2.0, 3.0, 4.0, 6.0, 10.0),
-    "chain_entity_weight": (0.0, 0.5, 1.0),
-    "chain_entity_cap": (2.0, 3.0),
-    "chain_query_named_penalty": (0.0, 1.0, 3.0, 6.0, 10.0),
-}
-# Until cage-rag 0.4 the grid also held "chain_same_subject_penalty": (0.0, 1.0, 3.0, 6.0), a
-# loss for a candidate sharing a name with a chain passage; the point chosen on all folds was 0
-# (off), so the penalty and its [k, k] matrix left the code.
 
-
-def rank(pool: dict, point: dict, config: CageConfig) -> np.ndarray:
+def rank(pool: dict[str, Any], point: dict[str, Any], config: CageConfig) -> np.ndarray:
     untitled = UntitledConfig(**point)
     links = pool["links"][untitled.aliases]
-    r, _, coherence, _ = subject_core_scores(pool["relevance"], links, core_size=config.core_size,
-                                             entity_weight=config.entity_weight, config=untitled)  # fmt: skip
+    r, _, coherence, _ = subject_core_scores(
+        pool["relevance"],
+        links,
+        core_size=config.core_size,
+        entity_weight=config.entity_weight,
+        config=untitled,
+    )
     fused = untitled.alpha * r + (1 - untitled.alpha) * coherence
     lead = short_chain(fused, r, links, untitled)
     return ranking(ranked_first(fused, [[i] for i in lead]))  # corpus passages are distinct
 
 
 def main() -> None:
-    config, pools, closed = load_setting(__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="the DEV files' folder")
+    parser.add_argument("--graph-store", default=None, help="SQLite graph store to reuse")
+    parser.add_argument("--limit", type=int, help="the first N questions of each file (smoke)")
+    args = parser.parse_args()
+    config = CageConfig()
+    reranker = CageReranker(config, graph_store=args.graph_store)
+    pools = untitled_pools(args.data, reranker, args.limit)
+    closed = closed_ramdocs_pools(args.data, reranker, args.limit)
     rank_fn = functools.partial(rank, config=config)
-    allowed = ramdocs_guard(
-        pools, closed, grid_points(GRID), rank_fn, recall=False, ks=(2,), config=config
-    )
-    cv = grid_cv(pools, GRID, rank_fn, allowed=allowed)
-    datasets = cv.datasets
-    alone = cv.points.index({**cv.points[0], "chain_window": 0})
+    points = grid_points(UNTITLED_CHAIN_GRID)
+    allowed = ramdocs_guard(pools, closed, points, rank_fn, recall=False, ks=(2,), config=config)
+    points, scores, cv = grid_cv(pools, UNTITLED_CHAIN_GRID, rank_fn, allowed=allowed)
+    datasets = np.array([p["dataset"] for p in pools])
+    alone = points.index({**points[0], "chain_window": 0})
     rows = {
         "hybrid (relevance order)": np.array([recalls(ranking(p["relevance"]), p) for p in pools]),
-        "subject core alone (chain_window 0)": cv.scores[alone],
+        "subject core alone (chain_window 0)": scores[alone],
         "short chain, out of fold": cv.out_of_fold,
-        "short chain, all-fold choice": cv.scores[cv.chosen],
+        "short chain, all-fold choice": scores[cv.chosen],
     }
     print("| ranking | " + " | ".join(f"{d} R@3 | {d} R@5" for d in FILES) + " |")
     print("|---|" + "---|---|" * len(FILES))
