@@ -73,8 +73,10 @@ def check(path: Path, graphs: PassageGraphs, folder: Path, limit: int | None) ->
                 expected = expand_pool(memory, corpus, question.question, retrieved, settings)
                 for store in (written, imported):
                     compared += 1
-                    differ += expand_pool(store, corpus, question.question, retrieved,
-                                          settings) != expected  # fmt: skip
+                    differ += (
+                        expand_pool(store, corpus, question.question, retrieved, settings)
+                        != expected
+                    )
     written.close()
     imported.close()
     return compared, differ

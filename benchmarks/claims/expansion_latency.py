@@ -98,11 +98,15 @@ def measure(name, base_call, expansion_calls, ids_of, questions, gold_ids, recal
             f"  expansion, added_score={mode:6s} {summary(times[mode])}  (+{extra:.2f} ms median)"
         )
     print(f"  passages added per query: mean {statistics.fmean(added):.2f}")
-    print(f"  gold passages in the base top {K}: {in_pool['base'] / gold_total:.3f}; "
-          f"in the expanded pool: {in_pool['pool'] / gold_total:.3f}")  # fmt: skip
+    print(
+        f"  gold passages in the base top {K}: {in_pool['base'] / gold_total:.3f}; "
+        f"in the expanded pool: {in_pool['pool'] / gold_total:.3f}"
+    )
     if recall_at_5:
-        print("  Recall@5 after CAGE: " + ", ".join(
-            f"{m} {statistics.fmean(v):.3f}" for m, v in recalls.items()))  # fmt: skip
+        print(
+            "  Recall@5 after CAGE: "
+            + ", ".join(f"{m} {statistics.fmean(v):.3f}" for m, v in recalls.items())
+        )
 
 
 def main() -> None:
@@ -140,15 +144,21 @@ def main() -> None:
     titled = LinkIndex.build((id_of[pair], p, g) for pair, p, g in zip(pairs, passages, graphs))
     untitled = LinkIndex.build((id_of[pair], Passage(pair[1]), g) for pair, g in zip(pairs, graphs))
     for label, index in (("with titles", titled), ("without titles", untitled)):
-        print(f"link index {label}: {len(index)} passages, {index.stored_bytes()} bytes stored, "
-              f"{index.bytes_per_passage():.0f} bytes per passage")  # fmt: skip
+        print(
+            f"link index {label}: {len(index)} passages, {index.stored_bytes()} bytes stored, "
+            f"{index.bytes_per_passage():.0f} bytes per passage"
+        )
 
     def recall_at_5(question, docs):
         ids = [d.id for d in docs]
         sims = np.asarray([d.metadata[RETRIEVAL_SCORE_KEY] for d in docs], dtype=np.float64)
-        ranked = reranker.rerank(question.question, [passages[position[i]] for i in ids],
-                                 top_n=TOP_N, query_similarities=sims,
-                                 graphs=[graphs[position[i]] for i in ids])  # fmt: skip
+        ranked = reranker.rerank(
+            question.question,
+            [passages[position[i]] for i in ids],
+            top_n=TOP_N,
+            query_similarities=sims,
+            graphs=[graphs[position[i]] for i in ids],
+        )
         gold = gold_ids[question.id]
         return len(gold & {ids[r.index] for r in ranked}) / len(gold)
 
@@ -157,26 +167,43 @@ def main() -> None:
         links = Path(scratch) / "links.jsonl"
         titled.save(links)
         settings = Settings(anonymized_telemetry=False)
-        docs = [Document(page_content=text, metadata={"title": title}, id=id_of[(title, text)])
-                for title, text in pairs]  # fmt: skip
+        docs = [
+            Document(page_content=text, metadata={"title": title}, id=id_of[(title, text)])
+            for title, text in pairs
+        ]
         sample = questions[: args.questions]
         frameworks = args.frameworks.split(",")
         if "langchain" in frameworks:
-            store = Chroma(collection_name=f"lc-{data.stem}", embedding_function=PackagedMiniLMEmbeddings(),
-                           persist_directory=str(directory / "lc"), client_settings=settings)  # fmt: skip
+            store = Chroma(
+                collection_name=f"lc-{data.stem}",
+                embedding_function=PackagedMiniLMEmbeddings(),
+                persist_directory=str(directory / "lc"),
+                client_settings=settings,
+            )
             if len(store.get_by_ids([d.id for d in docs])) != len(docs):
                 start = time.perf_counter()
                 store.add_documents(docs)
                 print(f"LangChain Chroma store filled in {time.perf_counter() - start:.1f}s")
             base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
-            expansions = {mode: CageExpansionRetriever(base_retriever=base, vectorstore=store,
-                                                       link_index=links, added_score=mode)
-                          for mode in MODES}  # fmt: skip
-            print(f"expansion settings: seeds={expansions['lowest'].seeds}, "
-                  f"limit={expansions['lowest'].limit}")  # fmt: skip
-            measure("LangChain (Chroma, ScoredVectorStoreRetriever)", base.invoke,
-                    {m: r.invoke for m, r in expansions.items()}, lambda found: [d.id for d in found],
-                    sample, gold_ids, recall_at_5)  # fmt: skip
+            expansions = {
+                mode: CageExpansionRetriever(
+                    base_retriever=base, vectorstore=store, link_index=links, added_score=mode
+                )
+                for mode in MODES
+            }
+            print(
+                f"expansion settings: seeds={expansions['lowest'].seeds}, "
+                f"limit={expansions['lowest'].limit}"
+            )
+            measure(
+                "LangChain (Chroma, ScoredVectorStoreRetriever)",
+                base.invoke,
+                {m: r.invoke for m, r in expansions.items()},
+                lambda found: [d.id for d in found],
+                sample,
+                gold_ids,
+                recall_at_5,
+            )
         if "llamaindex" in frameworks:
             from llama_index.core import StorageContext, VectorStoreIndex
             from llama_index.core.schema import TextNode
@@ -192,14 +219,22 @@ def main() -> None:
             if collection.count() != len(docs):
                 start = time.perf_counter()
                 nodes = [TextNode(text=d.page_content, id_=d.id, metadata=d.metadata) for d in docs]
-                VectorStoreIndex(nodes, embed_model=embed_model,
-                                 storage_context=StorageContext.from_defaults(vector_store=vector_store))  # fmt: skip
+                VectorStoreIndex(
+                    nodes,
+                    embed_model=embed_model,
+                    storage_context=StorageContext.from_defaults(vector_store=vector_store),
+                )
                 print(f"LlamaIndex Chroma store filled in {time.perf_counter() - start:.1f}s")
             index = VectorStoreIndex.from_vector_store(vector_store, embed_model=embed_model)
             li_base = index.as_retriever(similarity_top_k=K)
-            measure("LlamaIndex (Chroma, VectorIndexRetriever)", li_base.retrieve,
-                    {m: LlamaExpansion(li_base, index, links, added_score=m).retrieve for m in MODES},
-                    lambda found: [n.node.node_id for n in found], sample, gold_ids)  # fmt: skip
+            measure(
+                "LlamaIndex (Chroma, VectorIndexRetriever)",
+                li_base.retrieve,
+                {m: LlamaExpansion(li_base, index, links, added_score=m).retrieve for m in MODES},
+                lambda found: [n.node.node_id for n in found],
+                sample,
+                gold_ids,
+            )
 
 
 if __name__ == "__main__":

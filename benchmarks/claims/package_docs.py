@@ -55,8 +55,10 @@ def site_packages() -> Path:
 def file_text(root: Path, relative: str) -> str:
     path = root / relative
     if not path.is_file():
-        sys.exit(f"{path}: not found; the corpus is the docs of the packages installed with "
-                 f"cage-rag's test dependencies (see {DATA.name})")  # fmt: skip
+        sys.exit(
+            f"{path}: not found; the corpus is the docs of the packages installed with "
+            f"cage-rag's test dependencies (see {DATA.name})"
+        )
     text = path.read_text(encoding="utf-8")
     if relative.endswith("METADATA"):  # headers, a blank line, then the long description
         text = text.split("\n\n", 1)[1] if "\n\n" in text else ""
@@ -68,9 +70,11 @@ def split_corpus(spec: dict, root: Path) -> list:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     settings = spec["splitter"]
-    splitter = RecursiveCharacterTextSplitter(chunk_size=settings["chunk_size"],
-                                              chunk_overlap=settings["chunk_overlap"],
-                                              add_start_index=True)  # fmt: skip
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=settings["chunk_size"],
+        chunk_overlap=settings["chunk_overlap"],
+        add_start_index=True,
+    )
     documents = [Document(file_text(root, f), metadata={"source": f}) for f in spec["files"]]
     chunks = splitter.split_documents(documents)
     for chunk in chunks:
@@ -84,8 +88,12 @@ def gold_ids(spec: dict, chunks: Sequence) -> dict[str, list[str]]:
     for q in spec["questions"]:
         ids = []
         for selector in q["gold"]:
-            found = [c.id for c in chunks if c.metadata["source"] == selector["file"]
-                     and selector["contains"] in c.page_content]  # fmt: skip
+            found = [
+                c.id
+                for c in chunks
+                if c.metadata["source"] == selector["file"]
+                and selector["contains"] in c.page_content
+            ]
             if len(found) != 1:
                 problems.append(f"{q['id']}: {selector} matches {len(found)} chunks {found[:3]}")
             ids.extend(found[:1])
@@ -148,14 +156,23 @@ def run(k: int) -> dict:
     enriched = CageGraphTransformer(link_index=links).transform_documents(chunks)
     store = InMemoryVectorStore(PackagedMiniLMEmbeddings())
     store.add_documents(list(enriched))
-    print(f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
-          f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
-          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)  # fmt: skip
+    print(
+        f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
+        f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
+        f"{time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+    )
     base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
-    pools = {"": base, " --expand": CageExpansionRetriever(base_retriever=base, vectorstore=store,
-                                                           link_index=links)}  # fmt: skip
-    rerankers = {"hybrid": CageRerank(method="hybrid", top_n=None),
-                 "cage": CageRerank(method="cage", top_n=None)}  # fmt: skip
+    pools = {
+        "": base,
+        " --expand": CageExpansionRetriever(
+            base_retriever=base, vectorstore=store, link_index=links
+        ),
+    }
+    rerankers = {
+        "hybrid": CageRerank(method="hybrid", top_n=None),
+        "cage": CageRerank(method="cage", top_n=None),
+    }
     orders: dict[str, dict[str, list[str]]] = {}
     for suffix, retriever in pools.items():
         for q in spec["questions"]:
@@ -174,8 +191,14 @@ def run(k: int) -> dict:
             for name, order in ranked.items():
                 orders.setdefault(name + suffix, {})[q["id"]] = order
     parses = sum(r.reranker.parse_count for r in rerankers.values())
-    return {"spec": spec, "gold": gold, "orders": orders, "parses_at_query_time": parses,
-            "chunks": len(chunks), "k": k}  # fmt: skip
+    return {
+        "spec": spec,
+        "gold": gold,
+        "orders": orders,
+        "parses_at_query_time": parses,
+        "chunks": len(chunks),
+        "k": k,
+    }
 
 
 def summary(result: dict) -> dict:
@@ -207,13 +230,23 @@ def print_table(rows: dict, result: dict) -> None:
         f"k={result['k']}, {result['chunks']} chunks, {len(result['gold'])} questions, "
         f"{n_gold} gold chunks; query-time parses: {result['parses_at_query_time']}"
     )
-    header = ["ranking", "R@3", "R@5", "one-chunk R@3", "R@5", "two-chunk R@3", "R@5",
-              "gold in pool", "up / down vs hybrid"]  # fmt: skip
+    header = [
+        "ranking",
+        "R@3",
+        "R@5",
+        "one-chunk R@3",
+        "R@5",
+        "two-chunk R@3",
+        "R@5",
+        "gold in pool",
+        "up / down vs hybrid",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for name, row in rows.items():
-        cells = [name] + [f"{row[f'{g} R@{k}']:.3f}" for g in ("all", "one_chunk", "two_chunk")
-                          for k in KS]  # fmt: skip
+        cells = [name] + [
+            f"{row[f'{g} R@{k}']:.3f}" for g in ("all", "one_chunk", "two_chunk") for k in KS
+        ]
         reference = name in ("hybrid", "hybrid --expand")
         cells += [
             f"{row['gold in pool']}/{n_gold}",
@@ -245,8 +278,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = summary(result)
     print_table(rows, result)
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "orders": result["orders"],
-                                         "gold": result["gold"]}, indent=1))  # fmt: skip
+        args.json.write_text(
+            json.dumps({"rows": rows, "orders": result["orders"], "gold": result["gold"]}, indent=1)
+        )
 
 
 if __name__ == "__main__":

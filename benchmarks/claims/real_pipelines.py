@@ -304,12 +304,15 @@ def main() -> int:
                 cold = fresh_process(framework, path, k, qs[0])
                 p50, p95 = percentile(warm["step"], 0.5), percentile(warm["step"], 0.95)
                 embed = statistics.median(warm["embed_docs"])
-                print(f"| {framework} + Chroma | {k} | {statistics.median(sizes):.0f} ({max(sizes)}) | "
-                      f"{1e3 * warm['step'][0]:.1f}, {1e3 * p50:.1f} / {1e3 * p95:.1f} | "
-                      f"{1e3 * embed:.1f} | {p50 / embed:.2f} | "
-                      f"{1e3 * cold['step']:.0f} ({'yes' if cold['spacy'] else 'no'}) | "
-                      f"{warm['parses'] / len(qs):g} | {_warned(warm['warnings'])}; "
-                      f"{_warned(cold['warnings'])} |", flush=True)  # fmt: skip
+                print(
+                    f"| {framework} + Chroma | {k} | {statistics.median(sizes):.0f} ({max(sizes)}) | "
+                    f"{1e3 * warm['step'][0]:.1f}, {1e3 * p50:.1f} / {1e3 * p95:.1f} | "
+                    f"{1e3 * embed:.1f} | {p50 / embed:.2f} | "
+                    f"{1e3 * cold['step']:.0f} ({'yes' if cold['spacy'] else 'no'}) | "
+                    f"{warm['parses'] / len(qs):g} | {_warned(warm['warnings'])}; "
+                    f"{_warned(cold['warnings'])} |",
+                    flush=True,
+                )
     return 0
 
 

@@ -57,10 +57,50 @@ sys.path.insert(0, str(ROOT))
 from cage_core.expansion.index import LinkEntry, LinkIndex
 from cage_core.graphs.store import default_store_path
 
-SYLLABLES_FIRST = ["ka", "lo", "mi", "ren", "tos", "va", "del", "su", "ni", "gor",
-                   "fe", "ari", "bo", "che", "du", "el", "han", "io", "jun", "ky"]  # fmt: skip
-SYLLABLES_LAST = ["mar", "sten", "qui", "lor", "ba", "wick", "ton", "ez", "sky", "ran",
-                  "holm", "vic", "dre", "ssen", "ada", "mo", "ber", "tz", "ley", "nak"]  # fmt: skip
+SYLLABLES_FIRST = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tos",
+    "va",
+    "del",
+    "su",
+    "ni",
+    "gor",
+    "fe",
+    "ari",
+    "bo",
+    "che",
+    "du",
+    "el",
+    "han",
+    "io",
+    "jun",
+    "ky",
+]
+SYLLABLES_LAST = [
+    "mar",
+    "sten",
+    "qui",
+    "lor",
+    "ba",
+    "wick",
+    "ton",
+    "ez",
+    "sky",
+    "ran",
+    "holm",
+    "vic",
+    "dre",
+    "ssen",
+    "ada",
+    "mo",
+    "ber",
+    "tz",
+    "ley",
+    "nak",
+]
 MULTIPLIER = 1_000_003
 """Maps a Zipf rank to a name (a prime, coprime with every ``2N`` used): frequent names are
 spread over the subjects and the other names alike."""
@@ -121,8 +161,16 @@ def _block(block: int, universe: int, seed: int) -> list[LinkEntry]:
         drawn = dict.fromkeys(name(int(e)) for e in entities[at : at + count])
         at += count
         mentions = tuple(n for n in drawn if n not in keys)
-        out.append(LinkEntry(f"p{i}", keys[0].title(), keys, mentions,
-                             doc_id=f"d{i // DOC_CHUNKS}", position=i % DOC_CHUNKS))  # fmt: skip
+        out.append(
+            LinkEntry(
+                f"p{i}",
+                keys[0].title(),
+                keys,
+                mentions,
+                doc_id=f"d{i // DOC_CHUNKS}",
+                position=i % DOC_CHUNKS,
+            )
+        )
     return out
 
 
@@ -172,8 +220,12 @@ def build_graph_store(path: Path, n: int, source: Path) -> None:
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     GraphStore(path).close()
     with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src:
-        texts = [row[0] for row in src.execute("SELECT data FROM graphs WHERE data LIKE "
-                                               "'%\"level\":\"light\"%' LIMIT 5000")]  # fmt: skip
+        texts = [
+            row[0]
+            for row in src.execute(
+                'SELECT data FROM graphs WHERE data LIKE \'%"level":"light"%\' LIMIT 5000'
+            )
+        ]
     conn = sqlite3.connect(path)
     for start in range(0, n, 50_000):
         rows = ((graph_key(i), texts[i % len(texts)]) for i in range(start, min(n, start + 50_000)))
@@ -211,8 +263,10 @@ def ingest_rates(data: Path, sample: int) -> tuple[float, float]:
     begin = time.perf_counter()
     graphs = service.graphs(passages, level="light")
     parse_rate = len(passages) / (time.perf_counter() - begin)
-    rows = [{"id": f"r{i}", "title": p.title, "text": p.text, "cage_graph": g.to_text()}
-            for i, (p, g) in enumerate(zip(passages, graphs))]  # fmt: skip
+    rows = [
+        {"id": f"r{i}", "title": p.title, "text": p.text, "cage_graph": g.to_text()}
+        for i, (p, g) in enumerate(zip(passages, graphs))
+    ]
     begin, repeats = time.perf_counter(), 5
     for _ in range(repeats):
         link_entries(rows)
@@ -306,8 +360,9 @@ def check_memory(path: Path, n: int, queries: int) -> tuple[int, int]:
         for q, candidates in enumerate(query_sets(n, queries, seed=3)):
             for seeds, limit in ((3, 8), (5, 50)):
                 expected = memory.expand(f"question {q}", candidates, seeds=seeds, limit=limit)
-                equal += store.expand(f"question {q}", candidates, seeds=seeds,
-                                      limit=limit) == expected  # fmt: skip
+                equal += (
+                    store.expand(f"question {q}", candidates, seeds=seeds, limit=limit) == expected
+                )
                 total += 1
     return total, equal
 
@@ -316,8 +371,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "cage-scale-bench"))
-    parser.add_argument("--graph-store", default=str(default_store_path()),
-                        help="a graph store holding light graphs (read only)")
+    parser.add_argument(
+        "--graph-store",
+        default=str(default_store_path()),
+        help="a graph store holding light graphs (read only)",
+    )
     parser.add_argument("--data", default="../shared/data/hotpotqa.jsonl")
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--parse-sample", type=int, default=300, help="0: skip the parse")
@@ -329,8 +387,10 @@ def main() -> None:
         query_worker(links, graphs, int(n), int(queries))
         return
     if not Path(args.graph_store).is_file():
-        parser.error(f"--graph-store {args.graph_store}: no such graph store (one holding light "
-                     "graphs, e.g. filled by `cage eval --graph-store FILE`)")
+        parser.error(
+            f"--graph-store {args.graph_store}: no such graph store (one holding light "
+            "graphs, e.g. filled by `cage eval --graph-store FILE`)"
+        )
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
     if args.parse_sample:
@@ -351,19 +411,42 @@ def main() -> None:
         print(f"{n:,}: graph store filled in {time.perf_counter() - begin:.0f}s", flush=True)
         add, replace = write_rates(links, n)
         sample = synthetic_entries(0, 20_000, 2 * n)
-        jsonl = sum(len(json.dumps(e.to_dict(), ensure_ascii=False, separators=(",", ":"))) + 1
-                    for e in sample) / len(sample)  # fmt: skip
-        worker = subprocess.run([sys.executable, __file__, "--query-worker", str(links), str(graphs),
-                                 str(n), str(args.queries)], capture_output=True, text=True,
-                                check=True)  # fmt: skip
+        jsonl = sum(
+            len(json.dumps(e.to_dict(), ensure_ascii=False, separators=(",", ":"))) + 1
+            for e in sample
+        ) / len(sample)
+        worker = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--query-worker",
+                str(links),
+                str(graphs),
+                str(n),
+                str(args.queries),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         q = json.loads(worker.stdout.strip().splitlines()[-1])
         if n == args.check_memory:
             total, equal = check_memory(links, n, min(args.queries, 1000))
             print(
                 f"{n:,}: {equal} of {total} expansions equal to the in-memory index's", flush=True
             )
-        rows.append((n, write_rate, links.stat().st_size / n, jsonl, graphs.stat().st_size / n,
-                     q, add, replace))  # fmt: skip
+        rows.append(
+            (
+                n,
+                write_rate,
+                links.stat().st_size / n,
+                jsonl,
+                graphs.stat().st_size / n,
+                q,
+                add,
+                replace,
+            )
+        )
         print(f"{n:,}: {json.dumps(q)}", flush=True)
     print("\nwall time (CPU time of the process in brackets):\n")
     print(

@@ -57,8 +57,10 @@ def main() -> None:
             elif len(misses) < args.examples:
                 misses.append(f"    {title!r} -> {subject.name!r} ({subject.origin or 'none'})")
         n = len(pairs)
-        print(f"{name}: {n} passages; subjects by rule {dict(origins)}; equal to the title "
-              f"{equal / n:.3f}, containing or contained in it {overlapping / n:.3f}")  # fmt: skip
+        print(
+            f"{name}: {n} passages; subjects by rule {dict(origins)}; equal to the title "
+            f"{equal / n:.3f}, containing or contained in it {overlapping / n:.3f}"
+        )
         print("\n".join(misses))
 
 

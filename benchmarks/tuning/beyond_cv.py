@@ -88,6 +88,15 @@ def pool_relevance(pool: dict[str, Any], config: CageConfig) -> tuple[np.ndarray
     return zs, zb
 
 
+def view_measures(pool: dict[str, Any], relevance: np.ndarray, variant: Any) -> tuple:
+    """:func:`crossval.measures.pool_measures` of the document view alone under ``variant``
+    (a ``DocumentConfig``) over ``relevance``."""
+    from cage_core.ranking.document_links import document_view  # not in the code ``before``
+
+    view = document_view(pool["query"], pool["passages"], pool["graphs"], relevance, variant)
+    return pool_measures(ranking(view.fused), pool)
+
+
 def before(pools: list[dict[str, Any]], out: Path) -> None:
     """Per pool (setting, id) the default's figures under the importable cage_core."""
     config = CageConfig()
@@ -117,12 +126,13 @@ def main() -> None:
     by_gate: dict[tuple, np.ndarray] = {}
     for values in itertools.product(*(DOCUMENT_GRID[g] for g in GATE_FIELDS)):
         gate = config.gate.replace(**dict(zip(GATE_FIELDS.values(), values)))
-        by_gate[values] = fixed[untitled] if gate == config.gate else np.array(
-            [pool_measures(cage_order(p, config.replace(gate=gate)), p)
-             for p, u in zip(pools, untitled) if u])  # fmt: skip
+        if gate == config.gate:
+            by_gate[values] = fixed[untitled]
+        else:
+            gated = config.replace(gate=gate)
+            part = [p for p, u in zip(pools, untitled) if u]
+            by_gate[values] = np.array([pool_measures(cage_order(p, gated), p) for p in part])
     scores = np.repeat(fixed[None], len(points), axis=0)
-    from cage_core.ranking.document_links import document_view
-
     relevance = {int(i): pool_relevance(pools[i], config) for i in np.flatnonzero(documented)}
     views: dict[tuple, np.ndarray] = {}
     for n, point in enumerate(points):
@@ -132,16 +142,20 @@ def main() -> None:
         if doc_point not in views:
             variant = config.document.replace(**dict(doc_point))
             w = variant.lexical_weight
-            views[doc_point] = np.array([pool_measures(ranking(document_view(
-                pools[i]["query"], pools[i]["passages"], pools[i]["graphs"], zs + w * zb,
-                variant).fused), pools[i]) for i, (zs, zb) in relevance.items()])  # fmt: skip
+            views[doc_point] = np.array(
+                [view_measures(pools[i], zs + w * zb, variant) for i, (zs, zb) in relevance.items()]
+            )
         if relevance:
             scores[n, list(relevance)] = views[doc_point]
     settings = sorted(set(groups))
     ramdocs = [g for g in settings if g.startswith("ramdocs")]
     floor = [np.nanmean(fixed[groups == g, 2]) for g in ramdocs]
-    allowed = np.array([all(np.nanmean(scores[n, groups == g, 2]) <= f + 1e-9 for g, f in zip(ramdocs, floor))
-                        for n in range(len(points))])  # fmt: skip
+    allowed = np.array(
+        [
+            all(np.nanmean(scores[n, groups == g, 2]) <= f + 1e-9 for g, f in zip(ramdocs, floor))
+            for n in range(len(points))
+        ]
+    )
 
     cv = cross_validate(scores, folds, group_objective(scores, groups, settings, allowed))
     for k, best in enumerate(cv.fold_choices):
@@ -156,8 +170,16 @@ def main() -> None:
     }
     lex = points[chosen]["lexical_weight"]  # the relevance change alone, for comparison
     rows[f"view's relevance (w_lex {lex}) where documented"] = np.array(
-        [pool_measures(ranking(relevance[i][0] + lex * relevance[i][1]) if i in relevance
-                  else hybrid_order(p, config), p) for i, p in enumerate(pools)])  # fmt: skip
+        [
+            pool_measures(
+                ranking(relevance[i][0] + lex * relevance[i][1])
+                if i in relevance
+                else hybrid_order(p, config),
+                p,
+            )
+            for i, p in enumerate(pools)
+        ]
+    )
     if args.before is not None:
         old = json.loads(args.before.read_text())
         rows["cage before"] = np.array([old[f"{p['setting']}|{p['id']}"] for p in pools])
@@ -192,9 +214,11 @@ def main() -> None:
         if documented[mask].any():
             diff = out_of_fold[mask, :2] - rows["hybrid"][mask, :2]
             (lo3, lo5), (hi3, hi5) = paired_interval(diff)
-            print(f"| {g} | {int(mask.sum())} | {diff[:, 0].mean():+.3f} [{lo3:+.3f}, {hi3:+.3f}]"
-                  f" | {diff[:, 1].mean():+.3f} [{lo5:+.3f}, {hi5:+.3f}]"
-                  f" | {int((diff[:, 0] > 0).sum())} / {int((diff[:, 0] < 0).sum())} |")  # fmt: skip
+            print(
+                f"| {g} | {int(mask.sum())} | {diff[:, 0].mean():+.3f} [{lo3:+.3f}, {hi3:+.3f}]"
+                f" | {diff[:, 1].mean():+.3f} [{lo5:+.3f}, {hi5:+.3f}]"
+                f" | {int((diff[:, 0] > 0).sum())} / {int((diff[:, 0] < 0).sum())} |"
+            )
     stripped(pools, config, points[chosen])
 
 
@@ -203,8 +227,13 @@ def stripped(pools: list[dict[str, Any]], config: CageConfig, point: dict[str, A
     chunk pools with ``doc_id`` dropped (not in the objective), ranked by hybrid, by the
     defaults, by the defaults with the subject-share gate at the all-fold choice (``point``)
     and off, without the unnamed-subjects rule, and with the untitled gate on as well."""
-    chunks = [dict(p, passages=[dataclasses.replace(q, doc_id=None, position=None) for q in p["passages"]])
-              for p in pools if p["setting"].startswith(("scifact_chunks", "dragonball"))]  # fmt: skip
+    chunks = [
+        dict(
+            p, passages=[dataclasses.replace(q, doc_id=None, position=None) for q in p["passages"]]
+        )
+        for p in pools
+        if p["setting"].startswith(("scifact_chunks", "dragonball"))
+    ]
     if not chunks:
         return
     chosen = config.gate.replace(min_subject_share=point["subject_share"])
@@ -214,11 +243,19 @@ def stripped(pools: list[dict[str, Any]], config: CageConfig, point: dict[str, A
     variants = {
         "hybrid": None,
         "cage (the defaults)": config,
-        f"cage, subject-share gate {point['subject_share']} (all-fold choice)": config.replace(gate=chosen),
-        "cage, subject-share gate off": config.replace(gate=config.gate.replace(min_subject_share=0.0)),
-        "cage, unnamed-subjects rule off": config.replace(gate=chosen.replace(unnamed_subjects=False)),
-        "cage, all-fold choice and the untitled gate on": config.replace(gate=chosen.replace(untitled=True)),
-    }  # fmt: skip
+        f"cage, subject-share gate {point['subject_share']} (all-fold choice)": config.replace(
+            gate=chosen
+        ),
+        "cage, subject-share gate off": config.replace(
+            gate=config.gate.replace(min_subject_share=0.0)
+        ),
+        "cage, unnamed-subjects rule off": config.replace(
+            gate=chosen.replace(unnamed_subjects=False)
+        ),
+        "cage, all-fold choice and the untitled gate on": config.replace(
+            gate=chosen.replace(untitled=True)
+        ),
+    }
     settings = sorted({p["setting"] for p in chunks})
     print("| ranking | " + " | ".join(f"{s} R@3 / R@5" for s in settings) + " |")
     print("|---|" + "---|" * len(settings))
@@ -226,8 +263,14 @@ def stripped(pools: list[dict[str, Any]], config: CageConfig, point: dict[str, A
         cells = []
         for setting in settings:
             part = [p for p in chunks if p["setting"] == setting]
-            v = np.array([pool_measures(hybrid_order(p, config) if variant is None else cage_order(p, variant), p)
-                          for p in part])  # fmt: skip
+            v = np.array(
+                [
+                    pool_measures(
+                        hybrid_order(p, config) if variant is None else cage_order(p, variant), p
+                    )
+                    for p in part
+                ]
+            )
             cells.append(f"{v[:, 0].mean():.3f} / {v[:, 1].mean():.3f}")
         print(f"| {label} | " + " | ".join(cells) + " |")
 

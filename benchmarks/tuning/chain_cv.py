@@ -94,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--graph-store")
-    parser.add_argument("--limit", type=int, help="the first N questions of each file (a smoke run)")
+    parser.add_argument(
+        "--limit", type=int, help="the first N questions of each file (a smoke run)"
+    )
     args = parser.parse_args(argv)
     reranker = CageReranker(graph_store=args.graph_store)
     pools = load_pools(args.data, reranker, args.limit)

@@ -108,19 +108,23 @@ def every_chunk_texts(pool: dict) -> list[str]:
     return out
 
 
-def shipped(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-            extra: float) -> np.ndarray:  # fmt: skip
-    view = document_view(pool["query"], pool["passages"], pool["graphs"],
-                         zs + config.lexical_weight * zb, config)  # fmt: skip
+def shipped(
+    i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+) -> np.ndarray:
+    view = document_view(
+        pool["query"], pool["passages"], pool["graphs"], zs + config.lexical_weight * zb, config
+    )
     assert view is not None  # every pool here has document structure
     return view.fused
 
 
-def _terms(pool: dict, zs: np.ndarray, zb: np.ndarray,
-           config: DocumentConfig) -> tuple[DocumentView, np.ndarray, np.ndarray]:  # fmt: skip
+def _terms(
+    pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig
+) -> tuple[DocumentView, np.ndarray, np.ndarray]:
     """The view, and which chunks are adjacent to / share a document with a lead or anchor."""
-    view = document_view(pool["query"], pool["passages"], pool["graphs"],
-                         zs + config.lexical_weight * zb, config)  # fmt: skip
+    view = document_view(
+        pool["query"], pool["passages"], pool["graphs"], zs + config.lexical_weight * zb, config
+    )
     assert view is not None  # every pool here has document structure
     matrix = document_matrix(pool["passages"])
     order = [int(i) for i in ranking(view.relevance)]
@@ -132,14 +136,16 @@ def _terms(pool: dict, zs: np.ndarray, zb: np.ndarray,
     return view, np.asarray((near == 1.0).any(axis=1)), np.asarray((near > 0).any(axis=1))
 
 
-def summed(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-           extra: float) -> np.ndarray:  # fmt: skip
+def summed(
+    i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+) -> np.ndarray:
     view, adjacent, _ = _terms(pool, zs, zb, config)
     return view.relevance + config.adjacent_weight * adjacent
 
 
-def with_siblings(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-                  extra: float) -> np.ndarray:  # fmt: skip
+def with_siblings(
+    i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+) -> np.ndarray:
     view, adjacent, same = _terms(pool, zs, zb, config)
     r = zs + config.lexical_weight * zb
     return r + np.maximum.reduce(
@@ -157,8 +163,9 @@ def with_lead_bonus(multi_only: bool) -> Ranker:
     """The shipped ``f`` plus ``extra`` for each lead (with ``multi_only``: only where the
     query names two or more documents)."""
 
-    def rank(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-             extra: float) -> np.ndarray:  # fmt: skip
+    def rank(
+        i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+    ) -> np.ndarray:
         view, _, _ = _terms(pool, zs, zb, config)
         fused = view.fused.copy()
         if view.leads and (len(view.leads) >= 2 or not multi_only):
@@ -176,31 +183,40 @@ MONTH_YEAR = re.compile(
 )
 
 
-def with_neighbours(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-                    extra: float) -> np.ndarray:  # fmt: skip
+def with_neighbours(
+    i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+) -> np.ndarray:
     r = zs + config.lexical_weight * zb
     adjacent = document_matrix(pool["passages"]) == 1.0
     best = np.where(adjacent, r[None, :], -np.inf).max(axis=1, initial=-np.inf)
     return shipped(i, pool, zs, zb, config, 0.0) + extra * np.maximum(best, 0.0)
 
 
-def with_dates(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-               extra: float) -> np.ndarray:  # fmt: skip
+def with_dates(
+    i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+) -> np.ndarray:
     dates = {d.lower() for d in MONTH_YEAR.findall(pool["query"])}
     held = np.array([any(d in p.content.lower() for d in dates) for p in pool["passages"]])
     return shipped(i, pool, zs, zb, config, 0.0) + extra * held
 
 
-def within_document(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig,
-                    extra: float) -> np.ndarray:  # fmt: skip
-    view = document_view(pool["query"], pool["passages"], pool["graphs"],
-                         zs + config.lexical_weight * zb, config)  # fmt: skip
+def within_document(
+    i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+) -> np.ndarray:
+    view = document_view(
+        pool["query"], pool["passages"], pool["graphs"], zs + config.lexical_weight * zb, config
+    )
     assert view is not None  # every pool here has document structure
     docs = [p.doc_id for p in pool["passages"]]
     mean = np.array([zb[[j for j, e in enumerate(docs) if e == d]].mean() for d in docs])
     shrink = (1.0 - extra) * config.lexical_weight * (zb - mean) * view.named
-    again = document_view(pool["query"], pool["passages"], pool["graphs"],
-                          zs + config.lexical_weight * zb - shrink, config)  # fmt: skip
+    again = document_view(
+        pool["query"],
+        pool["passages"],
+        pool["graphs"],
+        zs + config.lexical_weight * zb - shrink,
+        config,
+    )
     assert again is not None
     return again.fused
 
@@ -233,10 +249,35 @@ def contextual_cosines(pools: list[dict], groups: np.ndarray) -> list[np.ndarray
         contextual.append(standardize(vectors[1:] @ vectors[0]))
     for g in sorted(set(groups)):
         n = np.array([c for c, pg in zip(inheriting, groups) if pg == g])
-        print(f"{g}: chunks that inherit a subject per pool (the contextual cosine embeds them"
-              f" again): mean {n.mean():.2f}, 95th percentile {np.percentile(n, 95):.0f}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{g}: chunks that inherit a subject per pool (the contextual cosine embeds them"
+            f" again): mean {n.mean():.2f}, 95th percentile {np.percentile(n, 95):.0f}",
+            file=sys.stderr,
+        )
     return contextual
+
+
+def grid_measures(
+    rank: Ranker,
+    points: list[dict],
+    pools: list[dict],
+    sims: list[np.ndarray],
+    lexical: list[np.ndarray],
+    base: CageConfig,
+) -> np.ndarray:
+    """``[points, pools, 3]``: the measures of ``rank`` at every grid point (the view's
+    settings, and ``extra`` where the grid has it) on every pool."""
+    out = []
+    for point in points:
+        view = base.document.replace(**{k: v for k, v in point.items() if k != "extra"})
+        extra = point.get("extra", 0.0)
+        out.append(
+            [
+                pool_measures(ranking(rank(i, p, zs, zb, view, extra)), p)
+                for i, (p, zs, zb) in enumerate(zip(pools, sims, lexical))
+            ]
+        )
+    return np.array(out)
 
 
 def main() -> None:
@@ -265,12 +306,18 @@ def main() -> None:
         "contextual cosine": (shipped, contextual, inherited, GRID),
     }
     if args.tried or wanted:
-        bigrams = [standardize(pool_bm25(bigram_texts(p["query"]),
-                                         [bigram_texts(t) for t in pool_subject_texts(p)]))
-                   for p in pools]  # fmt: skip
+        bigrams = [
+            standardize(
+                pool_bm25(
+                    bigram_texts(p["query"]), [bigram_texts(t) for t in pool_subject_texts(p)]
+                )
+            )
+            for p in pools
+        ]
 
-        def with_bigrams(i: int, pool: dict, zs: np.ndarray, zb: np.ndarray,
-                         config: DocumentConfig, extra: float) -> np.ndarray:  # fmt: skip
+        def with_bigrams(
+            i: int, pool: dict, zs: np.ndarray, zb: np.ndarray, config: DocumentConfig, extra: float
+        ) -> np.ndarray:
             return shipped(i, pool, zs + extra * bigrams[i], zb, config, 0.0)
 
         variants["siblings"] = (with_siblings, cosine, inherited, EXTRA)
@@ -278,8 +325,9 @@ def main() -> None:
         variants["wide grid"] = (shipped, cosine, inherited, WIDE_GRID)
         variants["lead bonus"] = (with_lead_bonus(False), cosine, inherited, LEAD_GRID)
         variants["lead bonus (2+ named)"] = (with_lead_bonus(True), cosine, inherited, LEAD_GRID)
-        stripped = [standardize(pool_bm25(names_stripped_query(p), pool_subject_texts(p)))
-                    for p in pools]  # fmt: skip
+        stripped = [
+            standardize(pool_bm25(names_stripped_query(p), pool_subject_texts(p))) for p in pools
+        ]
         variants["names stripped"] = (shipped, cosine, stripped, GRID)
         variants["neighbour relevance"] = (with_neighbours, cosine, inherited, NEIGHBOUR_GRID)
         variants["date phrases"] = (with_dates, cosine, inherited, LEAD_GRID)
@@ -294,9 +342,7 @@ def main() -> None:
     rows = {"hybrid": hybrid}
     for name, (rank, sims, lexical, grid) in variants.items():
         points = grid_points(grid)
-        scores = np.array([[pool_measures(ranking(rank(i, p, zs, zb, base.document.replace(
-            **{k: v for k, v in point.items() if k != "extra"}), point.get("extra", 0.0))), p)
-            for i, (p, zs, zb) in enumerate(zip(pools, sims, lexical))] for point in points])  # fmt: skip
+        scores = grid_measures(rank, points, pools, sims, lexical, base)
 
         cv = cross_validate(scores, folds, group_objective(scores, groups, settings))
         for k, best in enumerate(cv.fold_choices):

@@ -64,8 +64,13 @@ def subject_titled(passages: list[Passage], graphs: list) -> list[Passage]:
     return [Passage(text=p.text, title=passage_subject(p, g)) for p, g in zip(passages, graphs)]
 
 
-def run_file(name: str, data: Path, titles: bool, reranker: CageReranker, max_questions: int | None,
-             ) -> tuple[list[dict], dict]:  # fmt: skip
+def run_file(
+    name: str,
+    data: Path,
+    titles: bool,
+    reranker: CageReranker,
+    max_questions: int | None,
+) -> tuple[list[dict], dict]:
     everything = load_questions(data / f"{name}.jsonl")
     questions = everything[:max_questions]
     pairs = sorted({(p.title, p.text) for q in everything for p in q.passages})
@@ -95,8 +100,14 @@ def run_file(name: str, data: Path, titles: bool, reranker: CageReranker, max_qu
         order = np.argsort(-row, kind="stable")
         top = [ids[i] for i in order[:K]]
         gold = {id_of[(p.title, p.text)] for p in q.passages if p.gold}
-        record = {"file": name, "titles": titles, "question": q.id, "ceiling": recall(set(top), gold),
-                  "vanilla": recall(set(top[:TOP_N]), gold), "settings": {}}  # fmt: skip
+        record = {
+            "file": name,
+            "titles": titles,
+            "question": q.id,
+            "ceiling": recall(set(top), gold),
+            "vanilla": recall(set(top[:TOP_N]), gold),
+            "settings": {},
+        }
         reranked: dict[tuple[str, tuple[str, ...]], set[str]] = {}  # each distinct pool once
         for s in SEEDS:
             t0 = time.perf_counter()
@@ -105,21 +116,31 @@ def run_file(name: str, data: Path, titles: bool, reranker: CageReranker, max_qu
             for limit in LIMITS:
                 pool = top + [e.id for e in expansions[:limit]]
                 positions = [int(p[1:]) for p in pool]
-                result = {"pool": recall(set(pool), gold), "added": len(pool) - len(top),
-                          "kinds": [e.kind for e in expansions[:limit] if e.id in gold]}  # fmt: skip
+                result = {
+                    "pool": recall(set(pool), gold),
+                    "added": len(pool) - len(top),
+                    "kinds": [e.kind for e in expansions[:limit] if e.id in gold],
+                }
                 for variant, (pool_passages, pool_graphs) in variants.items():
                     if (variant, tuple(pool)) not in reranked:
-                        ranked = reranker.rerank(q.question, [pool_passages[i] for i in positions],
-                                                 top_n=TOP_N, query_similarities=row[positions],
-                                                 graphs=[pool_graphs[i] for i in positions])  # fmt: skip
+                        ranked = reranker.rerank(
+                            q.question,
+                            [pool_passages[i] for i in positions],
+                            top_n=TOP_N,
+                            query_similarities=row[positions],
+                            graphs=[pool_graphs[i] for i in positions],
+                        )
                         reranked[(variant, tuple(pool))] = {pool[r.index] for r in ranked}
                     result[variant] = recall(reranked[(variant, tuple(pool))], gold)
                 record["settings"][f"{s},{limit}"] = result
         records.append(record)
-    info = {"passages": len(passages), "bytes_per_passage": round(index.bytes_per_passage(), 1),
-            "build_s": round(build_s, 2),
-            "expand_ms_p50": round(1000 * statistics.median(expand_s), 3),
-            "expand_ms_p95": round(1000 * float(np.percentile(expand_s, 95)), 3)}  # fmt: skip
+    info = {
+        "passages": len(passages),
+        "bytes_per_passage": round(index.bytes_per_passage(), 1),
+        "build_s": round(build_s, 2),
+        "expand_ms_p50": round(1000 * statistics.median(expand_s), 3),
+        "expand_ms_p95": round(1000 * float(np.percentile(expand_s, 95)), 3),
+    }
     return records, info
 
 
@@ -165,17 +186,24 @@ def cross_validate(records: list[dict], choose) -> tuple[list[tuple[int, int]], 
 def table(records: list[dict], setting: tuple[int, int]) -> list[str]:
     s, limit = setting
     key = f"{s},{limit}"
-    header = (f"| file | titles | ceiling@{K} | with expansion | added | vanilla R@5 | "
-              f"cage R@5, top {K} | cage R@5, expanded | same, subjects as titles |")  # fmt: skip
+    header = (
+        f"| file | titles | ceiling@{K} | with expansion | added | vanilla R@5 | "
+        f"cage R@5, top {K} | cage R@5, expanded | same, subjects as titles |"
+    )
     lines = [header, "|---|---|---|---|---|---|---|---|---|"]
     for name in FILES:
         for titles in (True, False):
             rs = [r for r in records if r["file"] == name and r["titles"] == titles]
             if not rs:
                 continue
-            subjects = "" if titles else (
-                f"{mean([r['settings'][f'{s},0']['r5_subjects'] for r in rs]):.3f} → "
-                f"{mean([r['settings'][key]['r5_subjects'] for r in rs]):.3f}")  # fmt: skip
+            subjects = (
+                ""
+                if titles
+                else (
+                    f"{mean([r['settings'][f'{s},0']['r5_subjects'] for r in rs]):.3f} → "
+                    f"{mean([r['settings'][key]['r5_subjects'] for r in rs]):.3f}"
+                )
+            )
             lines.append(
                 f"| {name} | {'yes' if titles else 'no'} | {mean([r['ceiling'] for r in rs]):.3f} | "
                 f"{mean([r['settings'][key]['pool'] for r in rs]):.3f} | "
@@ -188,8 +216,10 @@ def table(records: list[dict], setting: tuple[int, int]) -> list[str]:
 
 
 def report(records: list[dict]) -> None:
-    print("\nmean cage R@5 over all questions (3 files x 2 title settings); rows: seeds, "
-          f"columns: limit {LIMITS}")  # fmt: skip
+    print(
+        "\nmean cage R@5 over all questions (3 files x 2 title settings); rows: seeds, "
+        f"columns: limit {LIMITS}"
+    )
     for s in SEEDS:
         print(f"  {s}: " + " ".join(f"{r5_of(records, (s, limit)).mean():.4f}" for limit in LIMITS))
     for label, choose in (("best mean", best_setting), ("one-SE rule", one_se_setting)):
@@ -229,8 +259,11 @@ def main() -> None:
             rs, info = run_file(name, Path(args.data), titles, reranker, args.max_questions)
             records += rs
             infos[f"{name},{titles}"] = info
-            print(f"{name} titles={titles}: {len(rs)} questions in {time.perf_counter() - start:.0f}s; "
-                  f"{json.dumps(info)}", flush=True)  # fmt: skip
+            print(
+                f"{name} titles={titles}: {len(rs)} questions in {time.perf_counter() - start:.0f}s; "
+                f"{json.dumps(info)}",
+                flush=True,
+            )
     Path(args.out).write_text(json.dumps({"records": records, "infos": infos}), encoding="utf-8")
     report(records)
 

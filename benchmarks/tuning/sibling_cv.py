@@ -60,8 +60,11 @@ def document_links(sibling: float):
         for entry in storage.document_entries(seed.doc_id):
             if entry.id == seed.id:
                 continue
-            near = (seed.position is not None and entry.position is not None
-                    and abs(entry.position - seed.position) == 1)  # fmt: skip
+            near = (
+                seed.position is not None
+                and entry.position is not None
+                and abs(entry.position - seed.position) == 1
+            )
             weight = weights.adjacent if near else sibling
             if weight > 0:
                 out.append((entry.id, weight))
@@ -93,8 +96,9 @@ def pools_for(
         state.link_index.add_entries(list(index.entries()))
         link_index_module.adjacent_links = document_links(sibling) if sibling else SHIPPED
         try:
-            made += open_pools(load_questions(data / qfile), state, reranker, stem, expand=True,
-                               by_id=True)  # fmt: skip
+            made += open_pools(
+                load_questions(data / qfile), state, reranker, stem, expand=True, by_id=True
+            )
         finally:
             link_index_module.adjacent_links = SHIPPED
             state.link_index = index
@@ -140,13 +144,17 @@ def main() -> None:
     print("|---|" + "---|" * len(set(groups)))
     for weights in GRID:
         _, s, h = results[weights]
-        cells = [f"{s[groups == g, 0].mean():.3f}, {s[groups == g, 1].mean():.3f} / "
-                 f"{h[groups == g, 0].mean():.3f}, {h[groups == g, 1].mean():.3f}"
-                 for g in sorted(set(groups))]  # fmt: skip
+        cells = [
+            f"{s[groups == g, 0].mean():.3f}, {s[groups == g, 1].mean():.3f} / "
+            f"{h[groups == g, 0].mean():.3f}, {h[groups == g, 1].mean():.3f}"
+            for g in sorted(set(groups))
+        ]
         print(f"| {weights} | " + " | ".join(cells) + " |")
-    cells = [f"{oof[groups == g, 0].mean():.3f}, {oof[groups == g, 1].mean():.3f} / "
-             f"{oof_hybrid[groups == g, 0].mean():.3f}, {oof_hybrid[groups == g, 1].mean():.3f}"
-             for g in sorted(set(groups))]  # fmt: skip
+    cells = [
+        f"{oof[groups == g, 0].mean():.3f}, {oof[groups == g, 1].mean():.3f} / "
+        f"{oof_hybrid[groups == g, 0].mean():.3f}, {oof_hybrid[groups == g, 1].mean():.3f}"
+        for g in sorted(set(groups))
+    ]
     print("| out of fold | " + " | ".join(cells) + " |")
 
 
