@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,11 +33,9 @@ def fold_array(question_ids: Iterable[str], folds: int = FOLDS) -> np.ndarray:
     return np.array([fold_of(q, folds) for q in question_ids], dtype=np.int64)
 
 
-def shuffled_folds(
-    keys: Sequence[Hashable], seed: int = 0, folds: int = FOLDS
-) -> dict[Hashable, int]:
+def shuffled_folds(keys: Sequence[Any], seed: int = 0, folds: int = FOLDS) -> dict[Any, int]:
     """Folds by a seeded shuffle: the distinct ``keys``, sorted, shuffled by
     ``random.Random(seed)``, then dealt round-robin (``n mod folds``)."""
-    order = sorted(set(keys))  # type: ignore[type-var]
+    order = sorted(set(keys))
     random.Random(seed).shuffle(order)
     return {key: n % folds for n, key in enumerate(order)}
