@@ -54,8 +54,13 @@ def _cases() -> list[object]:
     return cases
 
 
+README_FIRST_BLOCK = f"README.md:{python_blocks(README)[0][0]}"
+SAID_ORDER = {README_FIRST_BLOCK: ("marie_curie.md", "warsaw.md", "paris.md")}
+"""What the text after a block says it prints, in this order (the README's quickstart)."""
+
+
 @pytest.mark.parametrize(("name", "code"), _cases())
-def test_python_block_runs_as_printed(name, code, monkeypatch):
+def test_python_block_runs_as_printed(name, code, monkeypatch, capsys):
     if re.search(r"^import ray\b", code, re.M):
         _run_in_fresh_interpreter(name, code)
         return
@@ -65,6 +70,10 @@ def test_python_block_runs_as_printed(name, code, monkeypatch):
 
         SharedSystemClient.clear_system_cache()
     exec(compile(code, name, "exec"), {"__name__": "__main__"})
+    if name in SAID_ORDER:
+        printed = capsys.readouterr().out
+        positions = [printed.find(word) for word in SAID_ORDER[name]]
+        assert -1 not in positions and positions == sorted(positions), printed
 
 
 def _run_in_fresh_interpreter(name: str, code: str) -> None:
