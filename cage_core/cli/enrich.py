@@ -1,4 +1,9 @@
-"""``cage enrich``: passage graphs (and a link index) for a corpus, in process or on Ray."""
+"""``cage enrich``: passage graphs (and a link index) for a corpus, in process or on Ray.
+
+The input is a regular file (it is read twice: counted, then streamed) with at least one row;
+``--output`` names its format by its suffix (:data:`OUTPUT_SUFFIXES`) and ``--link-index`` its
+own (a link store or JSON Lines); another suffix is refused before anything is read (exit 2).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,13 @@ from typing import TextIO
 
 from cage_core.cli.options import add_config_options, config_from_args
 
-__all__ = ["HELP", "add_arguments", "cmd_enrich"]
+__all__ = ["HELP", "OUTPUT_SUFFIXES", "add_arguments", "check_paths", "cmd_enrich"]
 
 HELP = "passage graphs for a corpus (in process or on Ray)"
 """The command's line in ``cage --help``."""
+
+OUTPUT_SUFFIXES = (".jsonl", ".parquet")
+"""The formats ``--output`` writes: JSON Lines or Parquet."""
 
 
 def _integrity_key(variable: str | None) -> bytes | None:
@@ -27,6 +35,27 @@ def _integrity_key(variable: str | None) -> bytes | None:
             "empty (export the secret the rerankers are given as integrity_key)"
         )
     return value.encode("utf-8")
+
+
+def check_paths(source: Path, target: Path, links_target: Path | None) -> None:
+    """Raise :class:`ValueError` unless ``source`` is a regular file and each output's suffix
+    names a format the command writes."""
+    from cage_core.expansion.index import STORE_SUFFIXES, is_store_path
+
+    if target.suffix not in OUTPUT_SUFFIXES:
+        raise ValueError(
+            f"--output {target}: cage enrich writes JSON Lines (.jsonl) or Parquet (.parquet); "
+            "name the file with one of those suffixes"
+        )
+    if links_target is not None and not (
+        is_store_path(links_target) or links_target.suffix == ".jsonl"
+    ):
+        raise ValueError(
+            f"--link-index {links_target}: a link index is a SQLite store "
+            f"({'/'.join(STORE_SUFFIXES)}) or JSON Lines (.jsonl); name it with one of those"
+        )
+    if source.exists() and not source.is_file():
+        raise ValueError(f"--input {source}: not a regular file (the input is read twice)")
 
 
 def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
@@ -53,9 +82,12 @@ def cmd_enrich(args: argparse.Namespace, out: TextIO) -> int:
         links_target = link_store_path(args.graph_store)
     elif args.link_index:
         links_target = Path(args.link_index)
+    check_paths(source, target, links_target)
     config = config_from_args(args)
     key = _integrity_key(args.integrity_key_env)
     total = count_rows(source)
+    if not total:
+        raise ValueError(f"--input {source}: no rows (it is empty)")
     if args.ray_address:
         batches = enrich_ray(
             source,
@@ -103,7 +135,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--input", "-i", required=True, help="JSON Lines or Parquet with 'text' [, 'title']"
     )
     parser.add_argument(
-        "--output", "-o", required=True, help="output .jsonl or .parquet (adds 'cage_graph')"
+        "--output",
+        "-o",
+        required=True,
+        help="output .jsonl or .parquet, the format its suffix names (adds 'cage_graph')",
     )
     parser.add_argument(
         "--ray-address", help="run on Ray: a cluster address, or 'local' for a local instance"

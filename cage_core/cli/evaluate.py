@@ -1,4 +1,7 @@
-"""``cage eval``: Recall@k (and EM/F1 with a generator) of ranking methods on benchmark files."""
+"""``cage eval``: Recall@k (and EM/F1 with a generator) of ranking methods on benchmark files.
+
+A data file with no question is an error (exit 2), as is ``--limit`` below 1.
+"""
 
 from __future__ import annotations
 
@@ -41,8 +44,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     if args.generator:
         kwargs = json.loads(args.generator_kwargs) if args.generator_kwargs else {}
         generator = load_generator(args.generator, kwargs)
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {args.limit}")
     paths = resolve_data_paths(args.data)
-    total = sum(min(len(load_questions(p)), args.limit or 10**9) for p in paths)
+    counts = [len(load_questions(p)) for p in paths]
+    empty = [str(p) for p, n in zip(paths, counts) if not n]
+    if empty:
+        raise ValueError(f"{', '.join(empty)}: no questions (an empty data file)")
+    total = sum(min(n, args.limit or 10**9) for n in counts)
     reranker = CageReranker(
         config.replace(graph_cache_size=0), nlp=args.spacy_model, graph_store=args.graph_store
     )

@@ -20,10 +20,15 @@ def cmd_links(args: argparse.Namespace, out: TextIO) -> int:
     file into a SQLite store once, export a store, or copy one store into another."""
     from itertools import islice
 
-    from cage_core.expansion.index import LinkIndex, is_store_path
+    from cage_core.expansion.index import STORE_SUFFIXES, LinkIndex, is_store_path
     from cage_core.expansion.store import WRITE_BATCH_ENTRIES, import_jsonl
 
     source, target = Path(args.source), Path(args.target)
+    if not (is_store_path(target) or target.suffix == ".jsonl"):
+        raise ValueError(
+            f"{target}: a link index is written as a SQLite store "
+            f"({'/'.join(STORE_SUFFIXES)}) or JSON Lines (.jsonl); name it with one of those"
+        )
     if source.resolve() == target.resolve():
         raise ValueError("the source and the target are the same file")
     if is_store_path(target) and not is_store_path(source):

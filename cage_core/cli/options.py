@@ -9,7 +9,7 @@ from typing import Any
 from cage_core.config import PRESETS, CageConfig
 from cage_core.lang.en import STRING_RULES
 
-__all__ = ["add_config_options", "config_from_args"]
+__all__ = ["add_config_options", "check_query", "config_from_args"]
 
 
 def config_from_args(args: argparse.Namespace) -> CageConfig:
@@ -43,3 +43,10 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--spacy-model", help="spaCy pipeline name or path (default: best installed)"
     )
+
+
+def check_query(query: str) -> None:
+    """Raise :class:`ValueError` unless ``query`` has a non-blank character (an empty query
+    ranks nothing: every passage is equally far from it)."""
+    if not query.strip():
+        raise ValueError("the query is empty (give --query/-q a question or keywords)")
