@@ -4,13 +4,15 @@ Each command module (``demo``, ``rerank``, ``evaluate`` for ``cage eval``, ``exp
 ``enrich``, ``links``, ``bench``) holds its ``HELP`` line, its options (``add_arguments``) and
 the command itself (``cmd_<name>(args, out) -> exit code``). An error a user can act on (a bad
 file, a bad value) prints one line ``cage: error: …`` on stderr and exits with code 2
-(``-v`` adds the traceback).
+(``-v`` adds the traceback). Output into a pipe whose reader has gone (``| head -1``) ends
+the command quietly with :data:`CLOSED_PIPE_EXIT`.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -29,10 +31,12 @@ from cage_core.cli.rerank import cmd_rerank
 from cage_core.jsonl import DatasetFormatError
 
 __all__ = [
+    "CLOSED_PIPE_EXIT",
     "COMMANDS",
     "DEMO_FILE",
     "OPEN_ONLY_OPTIONS",
     "build_parser",
+    "closed_pipe_exit",
     "cmd_bench",
     "cmd_demo",
     "cmd_enrich",
@@ -43,6 +47,10 @@ __all__ = [
     "main",
     "method_names",
 ]
+
+CLOSED_PIPE_EXIT = 141
+"""The exit code when the output's reader closed the pipe: 128 + SIGPIPE, the code a shell
+reports for a command that SIGPIPE ended (as ``yes | head -1`` ends ``yes``)."""
 
 Command = Callable[[argparse.Namespace, TextIO], int]
 
@@ -89,8 +97,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         hf_logging.disable_progress_bar()
     except ImportError:  # pragma: no cover - sentence-transformers brings transformers
         pass
+    stream = out or sys.stdout
     try:
-        return int(args.func(args, out or sys.stdout))
+        code = int(args.func(args, stream))
+        stream.flush()  # a closed pipe shows here, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        return closed_pipe_exit(stream)
     except (
         DatasetFormatError,
         FileNotFoundError,
@@ -103,6 +116,21 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             traceback.print_exc()
         print(f"cage: error: {exc}", file=sys.stderr)
         return 2
+
+
+def closed_pipe_exit(stream: TextIO) -> int:
+    """The exit code when the reader of ``stream`` went away (``cage rerank … | head -1``):
+    :data:`CLOSED_PIPE_EXIT`, quietly. What is still buffered for a standard stream is sent to
+    ``os.devnull``, so the interpreter's last flush raises no second :class:`BrokenPipeError`
+    (the recipe of Python's ``signal`` documentation)."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a StringIO): nothing to redirect
+        return CLOSED_PIPE_EXIT
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
+    return CLOSED_PIPE_EXIT
 
 
 if __name__ == "__main__":  # pragma: no cover
