@@ -60,46 +60,34 @@ class CageConfig:
     The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
     to the query-relevant core of the pool; see :mod:`cage_core.ranking.links`).
     ``CageConfig.preset("paper")`` is the published method: R-GCN coherence, raw cosine
-    relevance, α = 0.7.
+    relevance, α = 0.7. With the chain on (``chain.length > 0``), a titled pool takes the
+    chain as its core (``core_size`` is read by untitled pools only) and an untitled pool
+    uses ``untitled.alpha`` (``alpha`` is read by titled pools only); a changed setting that
+    a pool does not read is logged once, when the first such pool is ranked. A pool with
+    document structure is ranked by the document view, with ``document.lexical_weight``.
 
     Attributes:
-        alpha: fusion weight α; in [0, 1]. An untitled pool (no passage has a title) ranked
-            with the chain on uses ``untitled.alpha`` instead (:class:`UntitledConfig`); a
-            changed ``alpha`` is logged once when the first such pool is ranked.
+        alpha: fusion weight α in [0, 1].
         coherence: ``"bridge"`` (default) or ``"rgcn"`` (the paper's coherence term).
-        lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0 = cosine
-            only) of pools without document structure (those with it use
-            ``document.lexical_weight``).
+        lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0: cosine only).
         entity_weight: weight of shared named entities against title mentions in bridge links.
         title_links: whether a passage naming another passage's title links them.
-        core_size: how many of the most relevant passages form the core that bridge
-            coherence is measured against: in every pool when the evidence chain is off
-            (``chain.length == 0``), else in untitled pools only (:class:`UntitledConfig`),
-            titled pools taking the chain as their core (a changed ``core_size`` is logged
-            once when the first titled pool is ranked with the chain on).
-        rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence
-            (0 skips the R-GCN entirely).
-        contradiction_weight: weight of the factual-consistency penalty (0 = off; see
-            :mod:`cage_core.ranking.contradiction`).
+        core_size: how many of the most relevant passages form the core of bridge coherence.
+        rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence (0: none).
+        contradiction_weight: weight of the factual-consistency penalty (0: off).
         contradiction_overlap: word overlap from which two passages can conflict.
-        max_parse_chars: passages longer than this are cut before parsing (a warning is
-            logged); bounds the work a single huge passage can cause.
-        graph_cache_size: passage graphs, and passage embeddings, kept in the reranker's
-            in-memory LRU caches (0 disables them).
-        chain: the evidence-chain selection that places the first passages
-            (:class:`ChainConfig`; bridge mode only).
-        untitled: how the default ranks a pool where no passage has a title, when the chain
-            is on (:class:`UntitledConfig`; bridge mode only).
-        document: how the default ranks a pool whose passages share documents (``doc_id``;
-            :class:`~cage_core.ranking.document_links.DocumentConfig`; bridge mode only).
-        gate: when an untitled pool keeps its relevance order
-            (:class:`~cage_core.ranking.relevance_gate.GateConfig`; the subject core only).
-        encoder: the graph encoder of the R-GCN coherence (``coherence="rgcn"`` or
-            ``rgcn_weight > 0``); its ``vector_dim`` also sets the width of the word vectors
-            attached to parsed graphs.
-        string_rules: the named string rules of the subjects and aliases applied (default
-            all of :data:`~cage_core.lang.en.STRING_RULES`); leave one out to measure it
-            (``cage eval --ablate-rule NAME``; bridge mode only).
+        max_parse_chars: passages longer than this are cut before parsing (with a warning).
+        graph_cache_size: graphs and embeddings kept in the in-memory LRU caches (0: none).
+        chain: the evidence chain that places a titled pool's first passages (:class:`ChainConfig`).
+        untitled: how a pool with no title is ranked, chain on (:class:`UntitledConfig`).
+        document: how a pool with document structure is ranked (:class:`DocumentConfig`).
+        gate: which pools keep their relevance order (:class:`GateConfig`).
+        encoder: the R-GCN encoder (its ``vector_dim`` also sizes parsed graphs' word vectors).
+        string_rules: the named string rules of subjects and aliases (``cage eval --ablate-rule``).
+
+    ``chain``, ``untitled``, ``document``, ``gate`` and ``string_rules`` act in bridge mode only.
+    Where each default comes from (grid, metric, out-of-fold result, script, commit):
+    ``docs/provenance.md``, one row per field.
 
     Compatibility: the encoder's settings (:data:`ENCODER_SETTINGS`: ``beta``,
     ``hidden_dim``, ``epochs``, ``learning_rate``, ``seed``, ``vector_dim``) are also

@@ -13,25 +13,18 @@ __all__ = ["ChainConfig"]
 
 @dataclass(frozen=True)
 class ChainConfig:
-    """Settings of the evidence-chain selection of the default coherence
-    (:mod:`cage_core.ranking.chain`, where the formula is). Chosen by 5-fold
-    cross-validation over the questions of the DEV files (README, "Evaluation").
+    """Settings of the evidence-chain selection that ranks a titled pool
+    (:mod:`cage_core.ranking.chain`, where the formula is).
 
     Attributes:
-        length: how many passages the chain selects before the rest of the pool is ranked
-            by bridge coherence to them; 0 turns the selection off (the ``core_size`` most
-            relevant passages then form the core, as before cage-rag 0.3).
-        title_weight: gain of a candidate whose title a selected passage's text names
-            (the forward hop of a bridge question).
-        entity_weight: gain per unit of shared-entity weight ``E_sj`` with a selected
-            passage (:func:`~cage_core.ranking.links.shared_entity_links`).
-        entity_cap: the shared-entity weight counted at most, so near-copies that share
-            many names do not outweigh a single bridge.
-        query_title_weight: gain of a candidate whose title the query names (both compared
-            entities of a comparison question, the first hop of a bridge question).
+        length: passages the chain selects first; 0 turns it off (``core_size`` forms the core).
+        title_weight: gain of a candidate whose title a selected passage's text names.
+        entity_weight: gain per unit of shared-entity weight ``E_sj`` with a selected passage.
+        entity_cap: the shared-entity weight counted at most (near-copies share many names).
+        query_title_weight: gain of a candidate whose title the query names.
 
-    A redundancy check (no link gain from a near-copy of a selected passage, by word overlap)
-    was cross-validated too and not chosen (commit d299c8b); it left in cage-rag 0.4.
+    Where each default comes from (grid, metric, out-of-fold result, script, commit):
+    ``docs/provenance.md``, rows ``chain.*``.
     """
 
     length: int = 3

@@ -28,16 +28,16 @@ class EncoderConfig:
     which a pool's encoding is shared (:class:`~cage_core.paper.encodings.EncodingCache`).
 
     Attributes:
-        kind: ``"rgcn"`` (relation-specific weights, the paper) or ``"gcn"`` (one shared
-            weight, the paper's ablation).
-        beta: min-out-degree reweighting factor β (features and adjacent edge weights of
-            the nodes with ``deg⁺(v) = δ⁺(G)`` are multiplied by it); ≥ 1, 1 disables it.
-        hidden_dim: size of the graph embedding ``Z_i``; paper: 128.
-        epochs: per-query training epochs of the diversity objective; paper: 30–60.
-        learning_rate: Adam learning rate; paper: 1e-3.
+        kind: ``"rgcn"`` (relation-specific weights) or ``"gcn"`` (one shared weight).
+        beta: min-out-degree reweighting factor β (≥ 1; 1 disables it).
+        hidden_dim: size of the graph embedding ``Z_i``.
+        epochs: per-query training epochs of the diversity objective.
+        learning_rate: Adam learning rate.
         seed: seed of the freshly initialised encoder, so rankings are reproducible.
-        vector_dim: width of the word-vector part of node features; vectors of another
-            width are truncated or zero-padded to it (300 = en_core_web_md/lg).
+        vector_dim: width of the word-vector part of node features (truncated or zero-padded).
+
+    Where each default comes from (grid, metric, out-of-fold result, script, commit):
+    ``docs/provenance.md``, rows ``encoder.*``.
     """
 
     kind: EncoderKind = "rgcn"

@@ -1,4 +1,5 @@
-"""Settings of the subject core that ranks an untitled pool (:mod:`cage_core.ranking.untitled_core`)."""
+"""Settings of the subject core that ranks an untitled pool
+(:mod:`cage_core.ranking.untitled_core`)."""
 
 from __future__ import annotations
 
@@ -14,40 +15,24 @@ __all__ = ["UntitledConfig"]
 @dataclass(frozen=True)
 class UntitledConfig:
     """Settings of the default coherence on a pool where no passage has a title, which the
-    evidence chain cannot rank (:mod:`cage_core.ranking.untitled_core`, where the formula is). Chosen
-    by 5-fold cross-validation over DEV questions pooled across HotpotQA, 2WikiMultihopQA and
-    MuSiQue, open retrieval without titles, among the settings that keep RAMDocs' closed-pool
-    Recall@5 and its misinformation in the top 5 and top 2 (closed and open pools) at least as
-    good as the 0.2 ranking's (``benchmarks/untitled_cv.py``; the ``chain_*`` fields:
-    ``benchmarks/untitled_chain_cv.py``).
+    evidence chain cannot rank (:mod:`cage_core.ranking.untitled_core`, where the formula is).
 
     Attributes:
-        query_subject_weight: relevance added to the most relevant passage about each subject
-            the query names (both compared entities of a comparison question).
-        forward_weight: link weight when a core passage's text names the candidate's subject
-            (the forward hop of a bridge question).
+        query_subject_weight: relevance added to the best passage on each subject the query names.
+        forward_weight: link weight when a core passage's text names the candidate's subject.
         backward_weight: link weight when the candidate's text names a core passage's subject.
-        core_decay: the link to the t-th most relevant core passage (0-based) counts
-            ``core_decay**t``: a link to the best passage outweighs one to the third.
-        alpha: fusion weight α of these pools, in place of :attr:`CageConfig.alpha` (which
-            then has no effect on them: a changed ``CageConfig.alpha`` is logged once, when
-            the first untitled pool is ranked).
-        aliases: match subjects also by their shorter forms
-            (:func:`~cage_core.ranking.subjects.subject_aliases`).
-        chain_window: the short chain reorders only the ``chain_window`` best passages of
-            the fused ranking, so Recall@``chain_window`` is the subject core's; 0 turns the
-            short chain off (chosen with ``benchmarks/untitled_chain_cv.py``, as are the
-            fields below).
+        core_decay: the link to the t-th most relevant core passage (from 0) counts ``decay**t``.
+        alpha: fusion weight α of these pools, in place of :attr:`CageConfig.alpha`.
+        aliases: match subjects also by their shorter forms (``subjects.subject_aliases``).
+        chain_window: the short chain reorders only this many best passages; 0 turns it off.
         chain_length: how many passages the short chain ranks first.
         chain_mention_weight: gain of a candidate whose subject a chain passage's text names.
-        chain_entity_weight: gain per shared-entity link to a chain passage, the link capped
-            at ``chain_entity_cap``.
+        chain_entity_weight: gain per shared-entity link to a chain passage, capped below.
         chain_entity_cap: cap of the shared-entity link in the short chain.
-        chain_query_named_penalty: loss of a candidate the query names that is not the most
-            relevant passage about that part of the query.
+        chain_query_named_penalty: loss of a query-named candidate not the best on its part.
 
-    A loss for a candidate sharing a name with a chain passage was cross-validated too
-    (``benchmarks/untitled_chain_cv.py`` before cage-rag 0.4) and not chosen; it left in 0.4.
+    Where each default comes from (grid, metric, out-of-fold result, script, commit):
+    ``docs/provenance.md``, rows ``untitled.*``.
     """
 
     query_subject_weight: float = 1.0
