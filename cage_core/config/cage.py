@@ -136,16 +136,24 @@ class CageConfig:
         **encoder_settings: Any,
     ) -> None:
         values = {
-            "alpha": alpha, "coherence": coherence, "lexical_weight": lexical_weight,
-            "entity_weight": entity_weight, "title_links": title_links, "core_size": core_size,
-            "rgcn_weight": rgcn_weight, "contradiction_weight": contradiction_weight,
-            "contradiction_overlap": contradiction_overlap, "max_parse_chars": max_parse_chars,
-            "graph_cache_size": graph_cache_size, "chain": ChainConfig() if chain is None else chain,
+            "alpha": alpha,
+            "coherence": coherence,
+            "lexical_weight": lexical_weight,
+            "entity_weight": entity_weight,
+            "title_links": title_links,
+            "core_size": core_size,
+            "rgcn_weight": rgcn_weight,
+            "contradiction_weight": contradiction_weight,
+            "contradiction_overlap": contradiction_overlap,
+            "max_parse_chars": max_parse_chars,
+            "graph_cache_size": graph_cache_size,
+            "chain": ChainConfig() if chain is None else chain,
             "untitled": UntitledConfig() if untitled is None else untitled,
-            "encoder": encoder_config(encoder, encoder_settings), "string_rules": string_rules,
+            "encoder": encoder_config(encoder, encoder_settings),
+            "string_rules": string_rules,
             "document": DocumentConfig() if document is None else document,
             "gate": GateConfig() if gate is None else gate,
-        }  # fmt: skip
+        }
         for name, value in values.items():
             object.__setattr__(self, name, value)
         self._validate()
@@ -208,24 +216,34 @@ class CageConfig:
         """The settings changed from their defaults that cannot change a ranking under this
         config, by the reason why (empty when every change matters)."""
         changed = dict(_changed(self))
-        unused = {
-            "coherence='bridge' with rgcn_weight=0 never trains the encoder":
-                tuple(f"encoder.{n}" for n, _ in _changed(self.encoder)) if not self.uses_rgcn else (),
-            "coherence='rgcn' reads no bridge relevance or links":
-                tuple(n for n in _BRIDGE_SETTINGS if n in changed) if self.coherence == "rgcn" else (),
-            "untitled pools are ranked by UntitledConfig only while the chain is on (chain.length > 0)":
-                ("untitled",) if self.coherence == "bridge" and not self.chain.length and "untitled" in changed
-                else (),
-            "document.enabled=False turns the document view off":
-                tuple(f"document.{n}" for n, _ in _changed(self.document) if n != "enabled")
-                if not self.document.enabled else (),
-            "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that read gate.min_query_subjects":
-                ("gate.min_query_subjects",) if "min_query_subjects" in dict(_changed(self.gate))
-                and not (self.gate.titled or self.gate.untitled or self.gate.sentence_titles) else (),
-            "contradiction_weight=0 turns the contradiction penalty off":
-                ("contradiction_overlap",) if not self.contradiction_weight and
-                "contradiction_overlap" in changed else (),
-        }  # fmt: skip
+        unused: dict[str, tuple[str, ...]] = {}
+        if not self.uses_rgcn:
+            unused["coherence='bridge' with rgcn_weight=0 never trains the encoder"] = tuple(
+                f"encoder.{n}" for n, _ in _changed(self.encoder)
+            )
+        if self.coherence == "rgcn":
+            unused["coherence='rgcn' reads no bridge relevance or links"] = tuple(
+                n for n in _BRIDGE_SETTINGS if n in changed
+            )
+        if self.coherence == "bridge" and not self.chain.length and "untitled" in changed:
+            unused[
+                "untitled pools are ranked by UntitledConfig only while the chain is on "
+                "(chain.length > 0)"
+            ] = ("untitled",)
+        if not self.document.enabled:
+            unused["document.enabled=False turns the document view off"] = tuple(
+                f"document.{n}" for n, _ in _changed(self.document) if n != "enabled"
+            )
+        gates_off = not (self.gate.titled or self.gate.untitled or self.gate.sentence_titles)
+        if gates_off and "min_query_subjects" in dict(_changed(self.gate)):
+            unused[
+                "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that "
+                "read gate.min_query_subjects"
+            ] = ("gate.min_query_subjects",)
+        if not self.contradiction_weight and "contradiction_overlap" in changed:
+            unused["contradiction_weight=0 turns the contradiction penalty off"] = (
+                "contradiction_overlap",
+            )
         return {reason: names for reason, names in unused.items() if names}
 
     def ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> tuple[str, ...]:

@@ -40,8 +40,13 @@ class GateConfig:
     @property
     def enabled(self) -> bool:
         """Whether the gate acts on any pool."""
-        return (self.titled or self.untitled or self.sentence_titles
-                or self.min_subject_share > 0 or self.unnamed_subjects)  # fmt: skip
+        return (
+            self.titled
+            or self.untitled
+            or self.sentence_titles
+            or self.min_subject_share > 0
+            or self.unnamed_subjects
+        )
 
     RANGES: ClassVar[Ranges] = {
         "titled": Flag(),
