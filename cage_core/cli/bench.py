@@ -40,7 +40,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cage_core.cli.options import add_config_options, config_from_args
+from cage_core.cli.options import add_config_options, at_least_one, config_from_args, positive_ints
 from cage_core.config import CageConfig
 from cage_core.eval.datasets import load_questions
 from cage_core.graphs.passage_graph import GraphLevel
@@ -305,7 +305,8 @@ def _format_scaling(rows: Sequence[Timing]) -> list[str]:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    ks = tuple(int(k) for k in args.k.split(","))
+    ks = positive_ints(args.k, "--k")
+    at_least_one(args.repeats, "--repeats")
     timings, peak = run_bench(
         ks=ks, repeats=args.repeats, config=config_from_args(args), nlp=args.spacy_model
     )

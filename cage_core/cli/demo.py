@@ -6,7 +6,7 @@ import argparse
 from importlib import resources
 from typing import TextIO
 
-from cage_core.cli.options import add_config_options, config_from_args
+from cage_core.cli.options import add_config_options, at_least_one, config_from_args
 from cage_core.cli.output import chain_vias, clip, via_text
 from cage_core.eval.datasets import load_questions
 from cage_core.extractive import extractive_answer
@@ -22,6 +22,7 @@ HELP = "rerank the bundled multi-hop questions"
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    at_least_one(args.top_n, "--top-n")
     path = resources.files("cage_core").joinpath("data", DEMO_FILE)
     with resources.as_file(path) as demo_path:
         questions = load_questions(demo_path)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cage_core import methods as registry
-from cage_core.cli.options import add_config_options, config_from_args
+from cage_core.cli.options import add_config_options, config_from_args, positive_ints
 from cage_core.config import config_as_json
 from cage_core.eval.corpus_retrieval import RETRIEVERS
 from cage_core.eval.datasets import load_questions
@@ -38,7 +38,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
 
     config = config_from_args(args)
     methods = [get_method(name, config) for name in method_names(args.methods)]
-    ks = _cutoffs(args.k, "--k")
+    ks = positive_ints(args.k, "--k")
     _check_open_options(args)
     generator = None
     if args.generator:
@@ -142,17 +142,6 @@ def method_names(option: str | None) -> list[str]:
     if not names:
         raise ValueError("--methods names no method")
     return names
-
-
-def _cutoffs(text: str, option: str) -> tuple[int, ...]:
-    """Comma-separated positive integers, e.g. ``"1,2,3,5"``."""
-    try:
-        values = tuple(int(k) for k in text.split(",") if k.strip())
-    except ValueError:
-        raise ValueError(f"{option} must be comma-separated integers, got {text!r}") from None
-    if not values or any(k < 1 for k in values):
-        raise ValueError(f"{option} values must be >= 1")
-    return values
 
 
 OPEN_ONLY_OPTIONS = (("corpus", "--corpus"), ("expand", "--expand"))

@@ -9,7 +9,13 @@ from typing import Any
 from cage_core.config import PRESETS, CageConfig
 from cage_core.lang.en import STRING_RULES
 
-__all__ = ["add_config_options", "check_query", "config_from_args"]
+__all__ = [
+    "add_config_options",
+    "at_least_one",
+    "check_query",
+    "config_from_args",
+    "positive_ints",
+]
 
 
 def config_from_args(args: argparse.Namespace) -> CageConfig:
@@ -50,3 +56,21 @@ def check_query(query: str) -> None:
     ranks nothing: every passage is equally far from it)."""
     if not query.strip():
         raise ValueError("the query is empty (give --query/-q a question or keywords)")
+
+
+def positive_ints(text: str, option: str) -> tuple[int, ...]:
+    """Comma-separated positive integers, e.g. ``"1,2,3,5"`` (``option`` names them in errors)."""
+    try:
+        values = tuple(int(k) for k in text.split(",") if k.strip())
+    except ValueError:
+        raise ValueError(f"{option} must be comma-separated integers, got {text!r}") from None
+    if not values or any(k < 1 for k in values):
+        raise ValueError(f"{option} values must be >= 1")
+    return values
+
+
+def at_least_one(value: int | None, option: str) -> None:
+    """Raise :class:`ValueError` when a count option (``--top-n``, ``--repeats``) is below 1;
+    ``None`` (not given) passes."""
+    if value is not None and value < 1:
+        raise ValueError(f"{option} must be >= 1, got {value}")

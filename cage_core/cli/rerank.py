@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import TextIO
 
-from cage_core.cli.options import add_config_options, check_query, config_from_args
+from cage_core.cli.options import add_config_options, at_least_one, check_query, config_from_args
 from cage_core.cli.output import clip
 from cage_core.cli.passages import MAX_PASSAGES_BYTES, read_passages
 from cage_core.reranker import CageReranker
@@ -25,6 +25,7 @@ HELP = "rerank passages from a file for one query"
 
 def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
     check_query(args.query)
+    at_least_one(args.top_n, "--top-n")
     passages = read_passages(args.passages)
     reranker = CageReranker(config_from_args(args), nlp=args.spacy_model)
     ranked = reranker.rerank(args.query, passages, top_n=args.top_n)

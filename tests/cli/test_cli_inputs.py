@@ -51,6 +51,15 @@ DEGENERATE = {
         ["enrich", "-i", "rows.jsonl", "-o", "o.jsonl", "--link-index", "l.csv"],
         "--link-index l.csv: a link index is a SQLite store",
     ),
+    "rerank, --top-n 0": (
+        ["rerank", "-q", "q", "-p", "p.txt", "--top-n", "0"],
+        "--top-n must be >= 1",
+    ),
+    "demo, --top-n -1": (["demo", "--top-n", "-1"], "--top-n must be >= 1, got -1"),
+    "bench, --k 0": (["bench", "--k", "0,10"], "--k values must be >= 1"),
+    "bench, --k not numbers": (["bench", "--k", "ten"], "--k must be comma-separated integers"),
+    "bench, --repeats 0": (["bench", "--repeats", "0"], "--repeats must be >= 1, got 0"),
+    "eval, --k 0": (["eval", "--data", "empty.jsonl", "--k", "0"], "--k values must be >= 1"),
     "links, target .csv": (
         ["links", "rows.jsonl", "x.csv"],
         "x.csv: a link index is written as a SQLite store",
