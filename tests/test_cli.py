@@ -45,7 +45,8 @@ def test_rerank_reads_jsonl_and_prints_json(tmp_path):
     )
     rows = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["id"] for r in rows] == ["w", None]
-    assert rows[0]["rank"] == 0 and set(rows[0]) >= {"score", "similarity", "coherence", "index"}
+    assert [(r["rank"], r["index"]) for r in rows] == [(1, 0), (2, 1)]  # rank from 1, as the table
+    assert set(rows[0]) >= {"score", "similarity", "coherence", "index"}
 
 
 def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
@@ -54,8 +55,8 @@ def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
     out = io.StringIO()
     assert main(["rerank", "-q", "capital of Poland", "-p", str(f), "--top-n", "1"], out=out) == 0
     lines = out.getvalue().splitlines()
-    assert lines[0].split() == ["rank", "index", "score", "relev", "coher", "passage"]
-    assert len(lines) == 2 and "Warsaw" in lines[1]
+    assert lines[0].split() == ["rank", "index", "score", "similarity", "coherence", "passage"]
+    assert len(lines) == 2 and "Warsaw" in lines[1] and lines[1].split()[:2] == ["1", "0"]
 
 
 def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
@@ -83,9 +84,12 @@ def test_explain_writes_a_png_heatmap(tmp_path):
     assert "wrote" in out.getvalue() and "(3 passages)" in out.getvalue()
     chain = out.getvalue().split("ranking and evidence chain", 1)[1].splitlines()[1:]
     assert len(chain) == 3
+    assert [line.split(".")[0].strip() for line in chain] == ["1", "2", "3"]  # the ranks
+    # passages are numbered as in the picture (file order, from 1), the via's passage too
     warsaw = next(line for line in chain if "Warsaw is the capital" in line)
     marie = next(line for line in chain if "Marie Curie was born" in line)
-    assert warsaw.endswith(f"← via 'Warsaw' from #{marie.split('.')[0].strip()}")
+    assert "#2 f=" in warsaw and "#1 f=" in marie
+    assert warsaw.endswith("← via 'Warsaw' from #1")
 
 
 def test_cage_bench_times_pools_the_relevance_gate_does_not_keep_in_relevance_order(reranker):

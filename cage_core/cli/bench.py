@@ -28,6 +28,7 @@ questions.
 
 from __future__ import annotations
 
+import argparse
 import re
 import resource
 import statistics
@@ -35,10 +36,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
+from cage_core.cli.options import add_config_options, at_least_one, config_from_args, positive_ints
 from cage_core.config import CageConfig
 from cage_core.eval.datasets import load_questions
 from cage_core.graphs.passage_graph import GraphLevel
@@ -52,11 +54,14 @@ __all__ = [
     "COLD_FULL",
     "ENRICH",
     "ENRICH_REPEATS",
+    "HELP",
     "SCALING_KS",
     "WARM_TITLED",
     "WORDS_PER_PASSAGE",
     "CrossEncoderTimer",
     "Timing",
+    "add_arguments",
+    "cmd_bench",
     "copy_tag",
     "demo_corpus",
     "format_bench",
@@ -64,6 +69,8 @@ __all__ = [
     "scaled_pool",
 ]
 
+HELP = "latency of CAGE vs bi-encoder and cross-encoder"
+"""The command's line in ``cage --help``."""
 WORDS_PER_PASSAGE = 100
 SCALING_KS = (100, 500, 1000)
 """Pool sizes of the warm scaling rows (see the module docstring)."""
@@ -295,3 +302,24 @@ def _format_scaling(rows: Sequence[Timing]) -> list[str]:
     lines += [f"| {t.k} | {t.p50_ms:.1f} | {t.p95_ms:.1f} | {t.p50_ms / base.p50_ms:.2f} |"
               for t in sorted(rows, key=lambda t: t.k)]  # fmt: skip
     return lines
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    ks = positive_ints(args.k, "--k")
+    at_least_one(args.repeats, "--repeats")
+    timings, peak = run_bench(
+        ks=ks, repeats=args.repeats, config=config_from_args(args), nlp=args.spacy_model
+    )
+    out.write(
+        f"cage bench: {args.repeats} queries per k, passages of ~100 words, "
+        f"torch threads={__import__('torch').get_num_threads()}\n\n"
+    )
+    out.write(format_bench(timings, peak) + "\n")
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``cage bench``."""
+    parser.add_argument("--k", default="10,20,50", help="pool sizes (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=20, help="queries per pool size")
+    add_config_options(parser)

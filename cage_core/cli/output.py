@@ -1,0 +1,34 @@
+"""How the commands print passages: a clipped one-line label and the evidence chain's
+"← via" note."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cage_core.passage import Passage, Via
+from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.fusion import PoolScores
+
+__all__ = ["chain_vias", "clip", "via_text"]
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with "…"."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def via_text(via: Via | None) -> str:
+    """``"← via 'Shirley Temple' from #1"`` (the passage is linked to rank #1 through that name)."""
+    return "" if via is None else f"← via '{via.name}' from #{via.rank + 1}"
+
+
+def chain_vias(
+    query: str, passages: Sequence[Passage], scores: PoolScores, order: Sequence[int] | np.ndarray
+) -> list[Via | None]:
+    """The vias of ``order`` (:mod:`cage_core.ranking.explanation`); ``None`` each without graphs."""
+    if len(scores.graphs) != len(passages):
+        return [None] * len(order)
+    return evidence_chain(query, passages, scores.graphs, order)

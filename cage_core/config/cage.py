@@ -1,0 +1,341 @@
+"""Settings of the CAGE reranker: the fusion, the parser and cache bounds, and one config per
+pool kind (:class:`ChainConfig`, :class:`UntitledConfig`, :class:`DocumentConfig`,
+:class:`GateConfig`, :class:`EncoderConfig`).
+
+A setting changed from its default that has no effect in the chosen mode is logged once as a
+warning; one that has no effect on one kind of pool (:meth:`CageConfig.ineffective_on`) is
+logged once when the first such pool is ranked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from cage_core.config.chain import ChainConfig
+from cage_core.config.compat import encoder_config
+from cage_core.config.document import DocumentConfig
+from cage_core.config.encoder import ENCODER_SETTINGS, EncoderConfig, EncoderKind
+from cage_core.config.gate import GateConfig
+from cage_core.config.untitled import UntitledConfig
+from cage_core.config.validation import (
+    UNIT,
+    WEIGHT,
+    Flag,
+    InstanceOf,
+    Int,
+    OneOf,
+    Ranges,
+    RuleSet,
+    validate,
+    warn_once,
+)
+from cage_core.lang.en import STRING_RULES
+
+__all__ = ["PRESETS", "CageConfig", "CoherenceKind", "config_as_json"]
+
+CoherenceKind = Literal["bridge", "rgcn"]
+
+_COHERENCE: tuple[str, ...] = ("bridge", "rgcn")
+
+_BRIDGE_SETTINGS: tuple[str, ...] = (
+    "lexical_weight",
+    "entity_weight",
+    "title_links",
+    "core_size",
+    "rgcn_weight",
+    "chain",
+    "untitled",
+    "document",
+    "gate",
+    "string_rules",
+)
+
+
+@dataclass(frozen=True, init=False)
+class CageConfig:
+    """Settings of the CAGE reranker (formulas in :mod:`cage_core.ranking.fusion`).
+
+    The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
+    to the query-relevant core of the pool; see :mod:`cage_core.ranking.links`).
+    ``CageConfig.preset("paper")`` is the published method: R-GCN coherence, raw cosine
+    relevance, α = 0.7. With the chain on (``chain.length > 0``), a titled pool takes the
+    chain as its core (``core_size`` is read by untitled pools only) and an untitled pool
+    uses ``untitled.alpha`` (``alpha`` is read by titled pools only); a changed setting that
+    a pool does not read is logged once, when the first such pool is ranked. A pool with
+    document structure is ranked by the document view, with ``document.lexical_weight``.
+
+    Attributes:
+        alpha: fusion weight α in [0, 1].
+        coherence: ``"bridge"`` (default) or ``"rgcn"`` (the paper's coherence term).
+        lexical_weight: weight of pool-IDF BM25 in the bridge-mode relevance (0: cosine only).
+        entity_weight: weight of shared named entities against title mentions in bridge links.
+        title_links: whether a passage naming another passage's title links them.
+        core_size: how many of the most relevant passages form the core of bridge coherence.
+        rgcn_weight: weight of the R-GCN coherence to the core added to bridge coherence (0: none).
+        contradiction_weight: weight of the factual-consistency penalty (0: off).
+        contradiction_overlap: word overlap from which two passages can conflict.
+        max_parse_chars: passages longer than this are cut before parsing (with a warning).
+        graph_cache_size: graphs and embeddings kept in the in-memory LRU caches (0: none).
+        chain: the evidence chain that places a titled pool's first passages (:class:`ChainConfig`).
+        untitled: how a pool with no title is ranked, chain on (:class:`UntitledConfig`).
+        document: how a pool with document structure is ranked (:class:`DocumentConfig`).
+        gate: which pools keep their relevance order (:class:`GateConfig`).
+        encoder: the R-GCN encoder (its ``vector_dim`` also sizes parsed graphs' word vectors).
+        string_rules: the named string rules of subjects and aliases (``cage eval --ablate-rule``).
+
+    ``chain``, ``untitled``, ``document``, ``gate`` and ``string_rules`` act in bridge mode only.
+    Where each default comes from (grid, metric, out-of-fold result, script, commit):
+    ``docs/provenance.md``, one row per field.
+
+    Compatibility: the encoder's settings (:data:`ENCODER_SETTINGS`: ``beta``,
+    ``hidden_dim``, ``epochs``, ``learning_rate``, ``seed``, ``vector_dim``) are also
+    accepted flat, by the constructor and :meth:`replace`, and read back as properties;
+    ``encoder`` may be given as just its kind (``encoder="gcn"``). A flat setting that
+    contradicts an ``encoder`` given in the same call raises :class:`ValueError`.
+    """
+
+    alpha: float = 1 / 3
+    coherence: CoherenceKind = "bridge"
+    lexical_weight: float = 0.5
+    entity_weight: float = 0.5
+    title_links: bool = True
+    core_size: int = 3
+    rgcn_weight: float = 0.0
+    contradiction_weight: float = 0.0
+    contradiction_overlap: float = 0.5
+    max_parse_chars: int = 20_000
+    graph_cache_size: int = 4096
+    chain: ChainConfig = field(default_factory=ChainConfig)
+    untitled: UntitledConfig = field(default_factory=UntitledConfig)
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    string_rules: frozenset[str] = STRING_RULES
+    document: DocumentConfig = field(default_factory=DocumentConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
+
+    def __init__(  # the fields' defaults above, plus the flat encoder settings
+        self,
+        alpha: float = alpha,
+        coherence: CoherenceKind = coherence,
+        lexical_weight: float = lexical_weight,
+        entity_weight: float = entity_weight,
+        title_links: bool = title_links,
+        core_size: int = core_size,
+        rgcn_weight: float = rgcn_weight,
+        contradiction_weight: float = contradiction_weight,
+        contradiction_overlap: float = contradiction_overlap,
+        max_parse_chars: int = max_parse_chars,
+        graph_cache_size: int = graph_cache_size,
+        chain: ChainConfig | None = None,
+        untitled: UntitledConfig | None = None,
+        encoder: EncoderConfig | EncoderKind | None = None,
+        string_rules: frozenset[str] = string_rules,
+        document: DocumentConfig | None = None,
+        gate: GateConfig | None = None,
+        **encoder_settings: Any,
+    ) -> None:
+        values = {
+            "alpha": alpha,
+            "coherence": coherence,
+            "lexical_weight": lexical_weight,
+            "entity_weight": entity_weight,
+            "title_links": title_links,
+            "core_size": core_size,
+            "rgcn_weight": rgcn_weight,
+            "contradiction_weight": contradiction_weight,
+            "contradiction_overlap": contradiction_overlap,
+            "max_parse_chars": max_parse_chars,
+            "graph_cache_size": graph_cache_size,
+            "chain": ChainConfig() if chain is None else chain,
+            "untitled": UntitledConfig() if untitled is None else untitled,
+            "encoder": encoder_config(encoder, encoder_settings),
+            "string_rules": string_rules,
+            "document": DocumentConfig() if document is None else document,
+            "gate": GateConfig() if gate is None else gate,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        self._validate()
+        _warn_ineffective(self)
+
+    RANGES: ClassVar[Ranges] = {
+        "alpha": UNIT,
+        "coherence": OneOf(_COHERENCE),
+        "lexical_weight": WEIGHT,
+        "entity_weight": WEIGHT,
+        "title_links": Flag(),
+        "core_size": Int(1, 10_000),
+        "rgcn_weight": WEIGHT,
+        "contradiction_weight": WEIGHT,
+        "contradiction_overlap": UNIT,
+        "max_parse_chars": Int(1, 10_000_000),
+        "graph_cache_size": Int(0, 10_000_000),
+        "chain": InstanceOf(ChainConfig),
+        "untitled": InstanceOf(UntitledConfig),
+        "document": InstanceOf(DocumentConfig),
+        "gate": InstanceOf(GateConfig),
+        "string_rules": RuleSet(),
+    }
+    """The accepted value of each field (checked by :func:`validate` at construction)."""
+
+    def _validate(self) -> None:
+        validate(self, self.RANGES)
+
+    # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
+    @property
+    def beta(self) -> float:
+        return self.encoder.beta
+
+    @property
+    def hidden_dim(self) -> int:
+        return self.encoder.hidden_dim
+
+    @property
+    def epochs(self) -> int:
+        return self.encoder.epochs
+
+    @property
+    def learning_rate(self) -> float:
+        return self.encoder.learning_rate
+
+    @property
+    def seed(self) -> int:
+        return self.encoder.seed
+
+    @property
+    def vector_dim(self) -> int:
+        return self.encoder.vector_dim
+
+    @property
+    def uses_rgcn(self) -> bool:
+        """Whether ranking under this config trains the encoder (reads node word vectors)."""
+        return self.coherence == "rgcn" or bool(self.rgcn_weight)
+
+    def ineffective_settings(self) -> dict[str, tuple[str, ...]]:
+        """The settings changed from their defaults that cannot change a ranking under this
+        config, by the reason why (empty when every change matters)."""
+        changed = dict(_changed(self))
+        unused: dict[str, tuple[str, ...]] = {}
+        if not self.uses_rgcn:
+            unused["coherence='bridge' with rgcn_weight=0 never trains the encoder"] = tuple(
+                f"encoder.{n}" for n, _ in _changed(self.encoder)
+            )
+        if self.coherence == "rgcn":
+            unused["coherence='rgcn' reads no bridge relevance or links"] = tuple(
+                n for n in _BRIDGE_SETTINGS if n in changed
+            )
+        if self.coherence == "bridge" and not self.chain.length and "untitled" in changed:
+            unused[
+                "untitled pools are ranked by UntitledConfig only while the chain is on "
+                "(chain.length > 0)"
+            ] = ("untitled",)
+        if not self.document.enabled:
+            unused["document.enabled=False turns the document view off"] = tuple(
+                f"document.{n}" for n, _ in _changed(self.document) if n != "enabled"
+            )
+        gates_off = not (self.gate.titled or self.gate.untitled or self.gate.sentence_titles)
+        if gates_off and "min_query_subjects" in dict(_changed(self.gate)):
+            unused[
+                "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that "
+                "read gate.min_query_subjects"
+            ] = ("gate.min_query_subjects",)
+        if not self.contradiction_weight and "contradiction_overlap" in changed:
+            unused["contradiction_weight=0 turns the contradiction penalty off"] = (
+                "contradiction_overlap",
+            )
+        return {reason: names for reason, names in unused.items() if names}
+
+    def ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> tuple[str, ...]:
+        """The settings changed from their defaults that cannot change the ranking of a
+        ``pool`` ("titled": some passage has a title; "untitled": none has; "document": a
+        pool with document structure, ranked by the document view) under this config,
+        though they change other pools': with the chain on, a titled pool's core is the
+        chain (``core_size`` is read by untitled pools only) and an untitled pool's α is
+        ``untitled.alpha`` (``alpha`` is read by titled pools only); the document view reads
+        none of ``alpha``, ``core_size`` and ``lexical_weight`` (its own is
+        ``document.lexical_weight``)."""
+        if self.coherence != "bridge":
+            return ()
+        if pool == "document":
+            names: tuple[str, ...] = ("alpha", "core_size", "lexical_weight")
+        elif not self.chain.length:
+            return ()
+        else:
+            names = ("core_size",) if pool == "titled" else ("alpha",)
+        fields = type(self).__dataclass_fields__
+        return tuple(n for n in names if getattr(self, n) != fields[n].default)
+
+    def warn_ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> None:
+        """Log :meth:`ineffective_on` once per process and setting (cheap when empty)."""
+        names = self.ineffective_on(pool)
+        if not names:
+            return
+        changed = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        if pool == "document":
+            warn_once(
+                f"CageConfig: {changed} has no effect on pools with document structure (the "
+                "document view ranks them, with document.lexical_weight as its BM25 weight); "
+                "it applies to the other pools only"
+            )
+            return
+        read = "untitled.alpha is their α" if pool == "untitled" else "the chain is their core"
+        warn_once(
+            f"CageConfig: {changed} has no effect on {pool} pools ({read}); it applies to "
+            f"{'titled' if pool == 'untitled' else 'untitled'} pools only"
+        )
+
+    def replace(self, **changes: Any) -> CageConfig:
+        """Return a copy with ``changes`` applied (validated like a new config); encoder
+        settings may be changed flat (``replace(epochs=7)``) or as ``encoder=``."""
+        flat = {n: changes.pop(n) for n in ENCODER_SETTINGS if n in changes}
+        given = changes.pop("encoder", None)
+        if isinstance(given, EncoderConfig):
+            encoder = encoder_config(given, flat)  # a flat setting must agree with it
+        else:
+            encoder = (self.encoder if given is None else self.encoder.replace(kind=given)).replace(
+                **flat
+            )
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return CageConfig(**{**values, **changes, "encoder": encoder})
+
+    @classmethod
+    def preset(cls, name: str) -> CageConfig:
+        """A named configuration: ``"paper"`` is the paper's method as published."""
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}") from None
+
+
+def _changed(config: Any) -> list[tuple[str, Any]]:
+    """The ``(name, value)`` fields of a config dataclass that differ from their defaults."""
+    changed = []
+    for f in dataclasses.fields(config):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if getattr(config, f.name) != default:
+            changed.append((f.name, getattr(config, f.name)))
+    return changed
+
+
+def _warn_ineffective(config: CageConfig) -> None:
+    """Log each of :meth:`CageConfig.ineffective_settings` once per process."""
+    for reason, names in config.ineffective_settings().items():
+        warn_once(
+            f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}"
+        )
+
+
+PRESETS: dict[str, CageConfig] = {
+    "default": CageConfig(),
+    "paper": CageConfig(
+        coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3
+    ),
+}
+
+
+def config_as_json(config: CageConfig) -> dict[str, Any]:
+    """``config`` as plain JSON values (nested configs as dicts, ``string_rules`` as a sorted
+    list): what serialisers (``cage eval``'s results.json, LlamaIndex's ``to_json`` and
+    ingestion cache keys) write."""
+    return {**dataclasses.asdict(config), "string_rules": sorted(config.string_rules)}
