@@ -35,6 +35,7 @@ from cage_core.extractive import prose_paragraphs, split_sentences
 
 __all__ = [
     "CHUNK_CHARS",
+    "PDF_SUFFIX",
     "TEXT_SUFFIXES",
     "Chunk",
     "ChunkStore",
@@ -43,6 +44,7 @@ __all__ = [
     "Section",
     "add_folder_arguments",
     "file_chunks",
+    "pdf_reader_installed",
     "read_sections",
     "source_label",
     "store_folder",
