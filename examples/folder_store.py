@@ -43,6 +43,7 @@ __all__ = [
     "LangChainChunkStore",
     "Section",
     "add_folder_arguments",
+    "check_folder_arguments",
     "file_chunks",
     "pdf_reader_installed",
     "read_sections",
@@ -345,6 +346,15 @@ def add_folder_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="where the folder's store is kept (default DIR/.cage-chat); a re-run reuses it",
     )
+
+
+def check_folder_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error when ``--docs`` is not a folder, or ``--store`` is given
+    without ``--docs`` (it would do nothing)."""
+    if args.docs is not None and not args.docs.is_dir():
+        parser.error(f"--docs {args.docs}: not a folder")
+    if args.store is not None and args.docs is None:
+        parser.error("--store needs --docs DIR (the folder whose store it keeps)")
 
 
 def store_folder(docs: Path, store: Path | None, kind: str) -> Path:

@@ -27,6 +27,7 @@ from chat_models import answer, llm_spec, load_chat_model, via_label
 from folder_store import (
     LangChainChunkStore,
     add_folder_arguments,
+    check_folder_arguments,
     source_label,
     store_folder,
     sync_folder,
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_folder_arguments(parser)
     args = parser.parse_args(argv)
+    check_folder_arguments(parser, args)
     model = load_chat_model(llm_spec(args.llm))
     store, over = None, DATA.name
     if args.docs is not None:

@@ -29,7 +29,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
 from chat_models import EXTRACTIVE, llm_spec, via_label
-from folder_store import Chunk, add_folder_arguments, source_label, store_folder, sync_folder
+from folder_store import (
+    Chunk,
+    add_folder_arguments,
+    check_folder_arguments,
+    source_label,
+    store_folder,
+    sync_folder,
+)
 from llama_index.core import Document, StorageContext, VectorStoreIndex, load_index_from_storage
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.llms import MockLLM
@@ -210,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_folder_arguments(parser)
     args = parser.parse_args(argv)
+    check_folder_arguments(parser, args)
     llm = load_llm(llm_spec(args.llm))  # first: a missing LLM package fails before ingesting
     index, over = None, DATA.name
     if args.docs is not None:

@@ -41,6 +41,7 @@ from folder_store import (
     TEXT_SUFFIXES,
     LangChainChunkStore,
     add_folder_arguments,
+    check_folder_arguments,
     source_label,
     store_folder,
     sync_folder,
@@ -178,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_folder_arguments(parser)
     args = parser.parse_args(argv)
+    check_folder_arguments(parser, args)
     app = WebChat(llm_spec(args.llm), args.docs, args.store).build()
     app.launch(server_name="127.0.0.1", server_port=args.port, share=False, show_error=True)
     return 0

@@ -2,6 +2,7 @@
 and heading, with no markup left (model-free: the store itself is exercised by
 tests/test_examples.py and tests/test_web_chat.py)."""
 
+import argparse
 import importlib.util
 import sys
 from pathlib import Path
@@ -92,3 +93,21 @@ def test_a_file_the_examples_do_not_read_is_refused(folder_store, tmp_path):
     (tmp_path / "data.csv").write_text("a,b\n", encoding="utf-8")
     with pytest.raises(ValueError, match="not a file the examples read"):
         folder_store.read_sections(tmp_path / "data.csv")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--store", "somewhere"], "--store needs --docs DIR (the folder whose store it keeps)"),
+        (["--docs", "no/such/folder"], "--docs no/such/folder: not a folder"),
+    ],
+)
+def test_folder_arguments_that_would_do_nothing_are_usage_errors(
+    folder_store, argv, message, capsys
+):
+    parser = argparse.ArgumentParser(prog="app.py")
+    folder_store.add_folder_arguments(parser)
+    with pytest.raises(SystemExit) as exit_:
+        folder_store.check_folder_arguments(parser, parser.parse_args(argv))
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"app.py: error: {message}"
