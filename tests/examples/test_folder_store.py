@@ -111,3 +111,38 @@ def test_folder_arguments_that_would_do_nothing_are_usage_errors(
         folder_store.check_folder_arguments(parser, parser.parse_args(argv))
     assert exit_.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"app.py: error: {message}"
+
+
+def _one_page_pdf(lines: list[str]) -> bytes:
+    """A one-page PDF showing ``lines`` in Helvetica, written by hand."""
+    shown = " ".join(f"({line}) '" for line in lines)
+    stream = f"BT /F1 12 Tf 72 720 Td 14 TL {shown} ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = "%PDF-1.4\n", []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n{body}\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n"
+    out += "".join(f"{o:010d} 00000 n \n" for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
+    return out.encode("latin-1")
+
+
+def test_a_pdf_is_read_page_by_page_when_pypdf_is_installed(folder_store, tmp_path):
+    pytest.importorskip("pypdf", reason="PDFs are skipped without pypdf (tests/test_examples.py)")
+    (tmp_path / "gauge.pdf").write_bytes(
+        _one_page_pdf(["The harbour master keeps the tide gauge.", "It is read every morning."])
+    )
+    [chunk] = folder_store.file_chunks(tmp_path / "gauge.pdf", "gauge.pdf")
+    assert (chunk.heading, chunk.text) == (
+        "page 1",
+        "The harbour master keeps the tide gauge. It is read every morning.",
+    )
