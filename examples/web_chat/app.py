@@ -83,14 +83,16 @@ class WebChat:
             self.docs = Path(tempfile.mkdtemp(prefix="cage-web-uploads-"))
             self.folder = store_folder(self.docs, None, "langchain")
             self.store = LangChainChunkStore(self.folder, bundled)
+            self.answering_from = f"the bundled passages ({DATA.name}) and uploads in {self.docs}"
             self.status = f"Answering from the bundled passages ({DATA.name})."
         else:
             self.docs = docs
+            self.answering_from = str(docs)
             self.folder = store_folder(docs, store, "langchain")
             self.store = LangChainChunkStore(self.folder)
             lines = sync_folder(docs, self.folder, self.store).lines()
             print("\n".join(lines), flush=True)
-            self.status = f"Answering from {docs}: " + "; ".join(lines) + "."
+            self.status = f"Answering from {self.answering_from}: " + "; ".join(lines) + "."
 
     def upload(self, files: list[str] | None, progress: gr.Progress = INGEST_PROGRESS) -> str:
         """Save the uploaded files into the folder and ingest them; the new status line."""
@@ -103,7 +105,7 @@ class WebChat:
             lines = sync_folder(self.docs, self.folder, self.store).lines()
         if refused:
             lines.insert(0, f"not read: {', '.join(refused)} (not {', '.join(UPLOADED)})")
-        self.status = f"Answering from {self.docs}: " + "; ".join(lines) + "."
+        self.status = f"Answering from {self.answering_from}: " + "; ".join(lines) + "."
         return self.status
 
     def ask(self, question: str, history: list[dict[str, str]]):
