@@ -10,6 +10,8 @@ from typing import Any, Literal
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, field_serializer
 from llama_index.core.callbacks import CBEventType, EventPayload
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
@@ -34,6 +36,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+dispatcher = get_dispatcher(__name__)
 
 SimilaritySource = Literal["auto", "embedding", "score", "embed"]
 
@@ -123,12 +126,22 @@ class CageRerank(BaseNodePostprocessor):
         nodes: list[NodeWithScore],
         query_bundle: QueryBundle | None = None,
     ) -> list[NodeWithScore]:
+        """The reranked nodes, between a ``ReRankStartEvent`` and a ``ReRankEndEvent`` sent
+        through the instrumentation dispatcher (as LlamaIndex's own rerankers do; ``top_n``
+        ``None`` is reported as the pool's size, ``model_name`` as ``"cage"``)."""
         if query_bundle is None:
             raise ValueError("CageRerank needs the query: pass query_bundle or query_str")
-        if not nodes:
-            return []
-        if self.top_n == 0:
-            return []
+        top_n = len(nodes) if self.top_n is None else self.top_n
+        dispatcher.event(
+            ReRankStartEvent(query=query_bundle, nodes=nodes, top_n=top_n, model_name="cage")
+        )
+        out = self._reranked(nodes, query_bundle) if nodes and top_n else []
+        dispatcher.event(ReRankEndEvent(nodes=out))
+        return out
+
+    def _reranked(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle
+    ) -> list[NodeWithScore]:
         passages = node_passages([n.node for n in nodes], self.title_key)
         sims, missing = self._similarities(nodes, query_bundle)
         if sims is None:

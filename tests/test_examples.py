@@ -1,5 +1,7 @@
 """The example chatbots run end to end on the offline default (scripted terminal input)."""
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +14,9 @@ ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?\n"
 
 
-def _chat(example: str, script: str) -> str:
+def _chat(example: str, script: str, *args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / example / "app.py")],
+        [sys.executable, str(ROOT / "examples" / example / "app.py"), *args],
         input=script,
         capture_output=True,
         text=True,
@@ -112,3 +114,73 @@ def test_the_llamaindex_example_checks_its_llm_before_ingesting(monkeypatch):
     )
     with pytest.raises(SystemExit, match="pip install llama-index-llms-openai-like"):
         app.main(["--llm", "openai:some-model"])
+
+
+SAMPLE_DOCS = ROOT / "examples" / "sample_docs"
+
+
+def _turns(out: str) -> list[tuple[str, list[str]]]:
+    """Each turn's answer line and its sources (``file › heading``)."""
+    turns = []
+    for turn in out.split("\nQ: ")[1:]:
+        lines = turn.splitlines()
+        answer = next(line for line in lines if line.startswith("A: "))
+        sources = [
+            line.split("]", 1)[1].split("  score=")[0].strip()
+            for line in lines
+            if line.strip().startswith("[")
+        ]
+        turns.append((answer, sources))
+    return turns
+
+
+@pytest.mark.parametrize(
+    ("example", "kind", "own_store"),
+    [("langchain_chat", "langchain", False), ("llamaindex_query_engine", "llamaindex", True)],
+)
+def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
+    example, kind, own_store, tmp_path
+):
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    (docs / "scan.pdf").write_bytes(b"%PDF-1.4 not a real PDF")
+    store = tmp_path / "store" if own_store else docs / ".cage-chat"
+    args = ["--docs", str(docs)] + (["--store", str(store)] if own_store else [])
+
+    out = _chat(example, "Which file does Tidewater read its settings from?\n\n", *args)
+    skipped, report = out.splitlines()[:2]
+    assert skipped.startswith("skipped ") and "scan.pdf" in skipped  # no PDF reader, or no PDF
+    assert report == "ingested 4 files (0 unchanged, 0 removed)"
+    [(answer, sources)] = _turns(out)
+    assert "[extractive answer" in answer
+    assert (
+        "Tidewater reads its settings from the file ~/.config/tidewater/config.toml when it "
+        "starts. [1]" in answer
+    )
+    assert sources[0] == "configuration.rst › Configuration file"
+    manifest = json.loads((store / kind / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(manifest["files"]) == [
+        "README.md",
+        "changelog.html",
+        "configuration.rst",
+        "faq.txt",
+    ]
+    assert own_store != (docs / ".cage-chat").exists()
+
+    again = _chat(example, "\n", *args)
+    assert again.splitlines()[1] == "ingested 0 files (4 unchanged, 0 removed)"
+
+    faq = docs / "faq.txt"
+    faq.write_text(
+        faq.read_text(encoding="utf-8")
+        + "\nCan Tidewater predict tsunamis?\n-------------------------------\n\n"
+        "Tidewater cannot predict tsunamis, which are caused by earthquakes.\n",
+        encoding="utf-8",
+    )
+    (docs / "changelog.html").unlink()
+    changed = _chat(example, "What causes tsunamis?\n\n", *args)
+    assert changed.splitlines()[1] == "ingested 1 file (2 unchanged, 1 removed)"
+    [(answer, sources)] = _turns(changed)
+    assert "Tidewater cannot predict tsunamis, which are caused by earthquakes. [1]" in answer
+    assert sources[0] == "faq.txt › Can Tidewater predict tsunamis?"
+    assert not any(s.startswith("changelog.html") for s in sources)

@@ -6,7 +6,7 @@ from importlib import resources
 import pytest
 
 from cage_core import Passage
-from cage_core.extractive import extractive_answer, rest_of_question
+from cage_core.extractive import extractive_answer, prose_paragraphs, rest_of_question
 from cage_core.metadata import chain_from_metadata, via_from_metadata
 from cage_core.passage import Via
 
@@ -142,3 +142,87 @@ def test_the_chain_travels_in_metadata_and_is_read_back_by_rank():
     # documents cut from the front: ranks are mapped to positions; a via to a missing one is dropped
     assert chain_from_metadata(metadatas[1:]) == [None, Via("Poland", 0)]
     assert chain_from_metadata(metadatas[::-1]) == [None, None, None]  # no via points backwards
+
+
+README_RST = """\
+CAGE
+====
+
+.. image:: https://img.shields.io/pypi/v/cage-rag.svg
+   :target: https://pypi.org/project/cage-rag
+
+|build| |coverage|
+
+CAGE reranks the passages a retriever returns by how well they fit together. Read
+`the guide <https://example.org/guide>`_ and :func:`cage_core.rerank` for **details**.
+
+.. note:: Install it with ``pip install cage-rag`` in a fresh environment.
+
+Example::
+
+    from cage_core import CageReranker
+
+After the example comes more text.
+
+.. |build| image:: https://ci.example.org/badge.svg
+.. _guide: https://example.org/guide
+"""
+README_MD = """\
+# CAGE
+
+[![PyPI](https://img.shields.io/pypi/v/cage-rag.svg)](https://pypi.org/project/cage-rag) ![logo](logo.png)
+
+CAGE is installed with `pip install cage-rag`; read [the guide](https://example.org/g) or
+<a href="https://example.org">the site</a> &amp; its notes.
+
+```python
+import cage_core
+```
+
+| option | meaning |
+|--------|---------|
+| alpha  | weight  |
+
+> The reranker runs on a CPU in milliseconds.
+<!-- a comment -->
+"""
+
+
+def test_prose_paragraphs_keep_the_text_of_restructuredtext_and_drop_its_markup():
+    assert prose_paragraphs(README_RST) == [
+        "CAGE reranks the passages a retriever returns by how well they fit together. Read "
+        "the guide and cage_core.rerank for details.",
+        "Install it with pip install cage-rag in a fresh environment.",
+        "Example:",
+        "After the example comes more text.",
+    ]
+
+
+def test_prose_paragraphs_keep_the_text_of_markdown_and_html_and_drop_their_markup():
+    assert prose_paragraphs(README_MD) == [
+        "CAGE is installed with pip install cage-rag; read the guide or the site & its notes.",
+        "The reranker runs on a CPU in milliseconds.",
+    ]
+
+
+def test_prose_paragraphs_leave_plain_text_as_it_is():
+    text = "Shirley Temple Black (April 23, 1928 – February 10, 2014) was an actress. She\nwas 5 * 3 years old."
+    assert prose_paragraphs(text) == [" ".join(text.split())]
+
+
+MARKUP = ("![", "](", "[!", "|", ".. ", "::", "`", "<", ">", "**", "shields.io", "badge", "```")
+
+
+def test_extractive_quotes_never_contain_markup_or_badges(embedder, nlp):
+    answer = extractive_answer(
+        "How is CAGE installed, and what does it rerank?",
+        [README_MD, README_RST],
+        max_sentences=4,
+        embedder=embedder,
+        nlp=nlp,
+    )
+    assert answer.sentences == (
+        "CAGE is installed with pip install cage-rag; read the guide or the site & its notes.",
+        "CAGE reranks the passages a retriever returns by how well they fit together.",
+    )
+    assert not [s for s in answer.sentences if any(m in s for m in MARKUP)]

@@ -30,11 +30,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def web_app():
+def _started(*args: str):
+    """The web chat started with ``args``: its URL, then stopped."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "examples" / "web_chat" / "app.py"), "--port", str(port)],
+        [
+            sys.executable,
+            str(ROOT / "examples" / "web_chat" / "app.py"),
+            "--port",
+            str(port),
+            *args,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -59,23 +65,35 @@ def web_app():
     proc.wait(timeout=30)
 
 
+@pytest.fixture
+def web_app():
+    yield from _started()
+
+
+@pytest.fixture
+def folder_web_app(tmp_path):
+    """The web chat over an empty folder of one's own (``--docs``)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    yield from _started("--docs", str(docs))
+
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
 def test_question_answer_table_and_heatmap_in_chromium(web_app, tmp_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 1600})
         page.goto(web_app)
         page.locator("#question textarea").fill(QUESTION)
@@ -96,3 +114,44 @@ def test_question_answer_table_and_heatmap_in_chromium(web_app, tmp_path):
     out_dir = os.environ.get("CAGE_SCREENSHOT_DIR")
     if out_dir:
         shutil.copy(shot, Path(out_dir) / "web_chat.png")
+
+
+UPLOADED = """\
+# Lighthouse keeping
+
+[![status](https://img.shields.io/badge/status-active-green.svg)](https://example.org)
+
+## The lamp
+
+The lamp of the Ar-Men lighthouse is lit every evening at sunset by the keeper on duty.
+The keeper winds the clockwork of the lens every four hours through the night.
+"""
+
+
+def test_an_uploaded_file_is_ingested_and_answers_with_its_sources(folder_web_app, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    upload = tmp_path / "lighthouse.md"
+    upload.write_text(UPLOADED, encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(folder_web_app)
+        page.wait_for_selector("#status :text('ingested 0 files (0 unchanged, 0 removed)')")
+        page.locator("#upload input[type=file]").set_input_files(str(upload))
+        page.wait_for_selector(
+            "#status :text('ingested 1 file (0 unchanged, 0 removed)')", timeout=180_000
+        )
+        page.locator("#question textarea").fill("When is the lamp of the lighthouse lit?")
+        page.locator("#ask").click()
+        page.wait_for_selector("#chat :text('extractive answer')", timeout=120_000)
+        chat = page.locator("#chat").inner_text()
+        expect(page.locator("#passages")).to_contain_text("lighthouse.md › The lamp")
+        sources = page.locator("#passages").inner_text()
+        browser.close()
+    assert "is lit every evening at sunset by the keeper on duty. [1]" in chat
+    assert "shields.io" not in chat and "](" not in chat
+    assert (
+        sources.count("lighthouse.md › The lamp") == 1
+    )  # its only chunk, named by file and heading
+    assert (upload.parent / "docs" / "lighthouse.md").read_text(encoding="utf-8") == UPLOADED

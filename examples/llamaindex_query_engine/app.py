@@ -1,13 +1,19 @@
 """A LlamaIndex query engine with CAGE reranking, in the terminal.
 
-    python examples/llamaindex_query_engine/app.py [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
+    python examples/llamaindex_query_engine/app.py [--docs DIR [--store PATH]]
+        [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
-IngestionPipeline(SentenceSplitter, CageGraphExtractor) → VectorStoreIndex with MiniLM
+Bundled passages: IngestionPipeline(SentenceSplitter, CageGraphExtractor) → VectorStoreIndex with MiniLM
 embeddings → query engine (similarity_top_k=10, node_postprocessors=[CageRerank(top_n=5)]).
 The default answerer quotes the best-matching sentences, following the evidence chain the
 reranker put in ``cage_via`` (no generation); the others are
 LlamaIndex LLMs (pip install llama-index-llms-openai-like / -ollama / -llama-cpp).
 Type questions; an empty line or end of input quits.
+
+With ``--docs DIR``: your own folder instead (examples/folder_store.py: chunks named by file
+and heading, one LlamaIndex document per file, graphs (CageGraphExtractor) and embeddings
+computed once and kept in DIR/.cage-chat/llamaindex/ by LlamaIndex's own ``persist``, only
+new and changed files ingested on a re-run).
 """
 
 from __future__ import annotations
@@ -23,12 +29,20 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
 from chat_models import EXTRACTIVE, llm_spec, via_label
-from llama_index.core import Document, VectorStoreIndex
+from folder_store import (
+    Chunk,
+    add_folder_arguments,
+    check_folder_arguments,
+    source_label,
+    store_folder,
+    sync_folder,
+)
+from llama_index.core import Document, StorageContext, VectorStoreIndex, load_index_from_storage
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.llms import MockLLM
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.response_synthesizers import BaseSynthesizer
-from llama_index.core.schema import NodeWithScore
+from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
 from cage_core.extractive import extractive_answer
 from cage_core.metadata import chain_from_metadata
@@ -123,8 +137,47 @@ def load_llm(spec: str) -> Any:
     )
 
 
-def build_query_engine(llm: Any = None, top_n: int = 5, k: int = 10) -> Any:
-    """The query engine over the example documents; ``llm=None``: the extractive answerer."""
+class LlamaIndexChunkStore:
+    """A folder's chunks in a ``VectorStoreIndex`` persisted in ``folder`` (LlamaIndex's
+    ``persist`` / ``load_index_from_storage``); each file is one reference document, so its
+    chunks are dropped together (``delete_ref_doc``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        embed_model = PackagedMiniLMEmbedding()
+        if (folder / "docstore.json").exists():
+            context = StorageContext.from_defaults(persist_dir=str(folder))
+            self.index = load_index_from_storage(context, embed_model=embed_model)
+        else:
+            self.index = VectorStoreIndex([], embed_model=embed_model)
+        self.extractor = CageGraphExtractor()
+
+    def add(self, chunks: Sequence[Chunk]) -> list[str]:
+        source = RelatedNodeInfo(node_id=chunks[0].source)
+        nodes = [
+            TextNode(
+                id_=c.id,
+                text=c.text,
+                metadata=c.metadata,
+                relationships={NodeRelationship.SOURCE: source},
+                excluded_llm_metadata_keys=list(c.metadata),
+                excluded_embed_metadata_keys=list(c.metadata),
+            )
+            for c in chunks
+        ]
+        self.index.insert_nodes(self.extractor(nodes))
+        return [source.node_id]
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for ref_doc_id in ids:
+            self.index.delete_ref_doc(ref_doc_id, delete_from_docstore=True)
+
+    def persist(self) -> None:
+        self.index.storage_context.persist(persist_dir=str(self.folder))
+
+
+def bundled_index() -> VectorStoreIndex:
+    """The bundled passages, split, with their graphs, in an index."""
     documents = [
         Document(
             text=r["title"] + ". " + r["text"],
@@ -137,7 +190,15 @@ def build_query_engine(llm: Any = None, top_n: int = 5, k: int = 10) -> Any:
     nodes = IngestionPipeline(
         transformations=[SentenceSplitter(chunk_size=256, chunk_overlap=0), CageGraphExtractor()]
     ).run(documents=documents)
-    index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+    return VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+
+
+def build_query_engine(
+    llm: Any = None, index: VectorStoreIndex | None = None, top_n: int = 5, k: int = 10
+) -> Any:
+    """The query engine over ``index`` (``None``: the bundled passages); ``llm=None``: the
+    extractive answerer."""
+    index = bundled_index() if index is None else index
     # the extractive answerer needs no LLM; MockLLM keeps LlamaIndex from resolving its default
     extra = (
         {"response_synthesizer": ExtractiveSynthesizer(), "llm": MockLLM()}
@@ -154,11 +215,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH"
     )
+    add_folder_arguments(parser)
     args = parser.parse_args(argv)
+    check_folder_arguments(parser, args)
     llm = load_llm(llm_spec(args.llm))  # first: a missing LLM package fails before ingesting
-    engine = build_query_engine(llm)
+    index, over = None, DATA.name
+    if args.docs is not None:
+        folder = store_folder(args.docs, args.store, "llamaindex")
+        chunk_store = LlamaIndexChunkStore(folder)
+        print("\n".join(sync_folder(args.docs, folder, chunk_store).lines()))
+        index, over = chunk_store.index, str(args.docs)
+    engine = build_query_engine(llm, index)
     print(
-        f"CAGE LlamaIndex query engine over {DATA.name} — answerer: {llm_spec(args.llm)}. Empty line quits."
+        f"CAGE LlamaIndex query engine over {over} — answerer: {llm_spec(args.llm)}. Empty line quits."
     )
     for line in sys.stdin:
         question = line.strip()
@@ -170,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, n in enumerate(response.source_nodes, 1):
             m = n.node.metadata
             print(
-                f"  [{i}] {m.get('title', '?')}  score={n.score:.2f} "
+                f"  [{i}] {source_label(m)}  score={n.score:.2f} "
                 f"similarity={m['cage_similarity']:.2f} coherence={m['cage_coherence']:.2f} "
                 f"{via_label(chain[i - 1])}".rstrip()
             )
