@@ -966,7 +966,7 @@ def _json_line(line: bytes | str | None) -> Any:
         return json.loads(text)
     except UnicodeDecodeError:
         raise LinkIndexFormatError("line is not UTF-8") from None
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # also a number past Python's int-string limit
         raise LinkIndexFormatError("line is not JSON") from None
 
 
