@@ -69,7 +69,9 @@ __all__ = [
     "open_database",
     "restrict_side_files",
     "retry_while_busy",
+    "remove_stale_side_files",
     "schema_problem",
+    "side_file_identities",
     "set_wal",
     "write_transaction",
 ]
@@ -215,6 +217,32 @@ def changed_file(store: str, path: Path, opened: FileIdentity) -> StoreFileChang
         "os.replace of a rebuilt store); swap a live store with SQLite's "
         "backup API instead (docs/reliability.md)"
     )
+
+
+def side_file_identities(path: Path) -> tuple[FileIdentity | None, ...]:
+    """The identities of the ``-wal`` and ``-shm`` files of ``path`` now (``None``: absent).
+
+    Taken right after a connection's first read, while it holds them open: SQLite removes
+    them only at the last connection's close, so they stay the connection's own files."""
+    return tuple(file_identity(Path(str(path) + suffix)) for suffix in SIDE_FILE_SUFFIXES)
+
+
+def remove_stale_side_files(store: str, path: Path, sides: Sequence[FileIdentity | None]) -> None:
+    """After the file at ``path`` was replaced or deleted under a connection: remove the
+    ``-wal`` and ``-shm`` still at the path that are that connection's (``sides``, from
+    :func:`side_file_identities`), so that whoever opens the path next does not read the old
+    file's WAL over the new file (SQLite leaves them there: it never checkpoints into, or
+    deletes the WAL of, a moved file)."""
+    for suffix, opened in zip(SIDE_FILE_SUFFIXES, sides):
+        side = Path(str(path) + suffix)
+        if opened is not None and file_identity(side) == opened:
+            try:
+                side.unlink()
+            except FileNotFoundError:
+                continue
+            logger.info(
+                "%s %s: removed %s, left by the file that was at the path", store, path, side.name
+            )
 
 
 class OperationBudget:

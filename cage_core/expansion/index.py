@@ -844,7 +844,7 @@ class LinkIndex:
         index = cls(weights)
         iterator = iter(lines)
         first = next(iterator, b"")
-        if not first:
+        if first in (b"", ""):  # None: a header past the length bound, which _header names
             raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
         header = _header(first, source)
         skipped: dict[str, int] = {}

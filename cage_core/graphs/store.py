@@ -75,10 +75,12 @@ from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
     file_identity,
     is_busy,
     open_database,
+    remove_stale_side_files,
     restrict_side_files,
     retry_while_busy,
     schema_problem,
     set_wal,
+    side_file_identities,
     write_transaction,
 )
 
@@ -174,6 +176,7 @@ class GraphStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._opened: FileIdentity | None = None
+        self._sides: tuple[FileIdentity | None, ...] = ()
         self._budget = OperationBudget()
         self._closed = False
         self.failures = 0
@@ -450,6 +453,7 @@ class GraphStore:
             if self._conn is not None and self._opened is not None:
                 changed = changed_file("graph store", self.path, self._opened)
                 if changed is not None:  # replaced: open the new file; deleted: an error
+                    remove_stale_side_files("graph store", self.path, self._sides)
                     self._conn.close()
                     self._conn = self._opened = None
                     if file_identity(self.path) is None:
@@ -490,6 +494,7 @@ class GraphStore:
         if file_identity(self.path) != opened:  # replaced while opening: open again
             conn.close()
             return self._connect()
+        self._sides = side_file_identities(self.path)
         return conn, opened
 
     def _forget_connection_after_fork(self) -> None:

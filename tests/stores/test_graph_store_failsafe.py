@@ -6,6 +6,7 @@ volume, a truncated or foreign file, a row that is not UTF-8 (even one that quot
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 
@@ -124,3 +125,20 @@ def test_a_reranker_over_a_damaged_store_serves_the_ranking_it_would_without(nlp
     assert damaged.rerank(query, pool, query_similarities=sims) == plain.rerank(
         query, pool, query_similarities=sims
     )
+
+
+def test_a_replaced_store_file_is_opened_afresh_and_a_deleted_one_is_a_miss(tmp_path, caplog):
+    live = tmp_path / "graphs.sqlite"
+    _filled(live, KEYS[:5])
+    store = GraphStore(live)
+    assert len(store.get_many(KEYS[:5])) == 5
+    rebuilt = tmp_path / "rebuilt.sqlite"
+    stored = _filled(rebuilt, KEYS[5:8])
+    os.replace(rebuilt, live)
+    assert _contents(store.get_many(KEYS[:8])) == stored  # the new file alone, never a mix
+    assert "replaced by another file" in caplog.text
+    live.unlink()
+    assert store.get_many(KEYS[:8]) == {}
+    store.put_many([("new", graph_for("new", 0))])
+    assert not live.exists()  # only the constructor creates the file
+    store.close()
