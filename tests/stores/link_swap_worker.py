@@ -36,8 +36,15 @@ WAIT_S = 30.0
 def batch(prefix: str, count: int) -> list[LinkEntry]:
     """``count`` entries ``{prefix}0..``, each about ``"{prefix} person {i}"`` and mentioning the
     next one."""
-    return [LinkEntry(f"{prefix}{i}", f"{prefix} person {i}", (f"{prefix} person {i}",),
-                      (f"{prefix} person {i + 1}",)) for i in range(count)]  # fmt: skip
+    return [
+        LinkEntry(
+            f"{prefix}{i}",
+            f"{prefix} person {i}",
+            (f"{prefix} person {i}",),
+            (f"{prefix} person {i + 1}",),
+        )
+        for i in range(count)
+    ]
 
 
 def _outcome(call) -> str:

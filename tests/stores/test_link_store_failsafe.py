@@ -36,10 +36,19 @@ class _Writer:
 
     def __init__(self, tmp_path: Path, store: Path, prefix: str, first: int, second: int):
         self.go_file, ready = tmp_path / f"{prefix}.go", tmp_path / f"{prefix}.ready"
-        options = {"prefix": prefix, "first": first, "second": second,
-                   "ready": str(ready), "go": str(self.go_file)}  # fmt: skip
-        self.proc = subprocess.Popen([sys.executable, str(WORKER), str(store), json.dumps(options)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        options = {
+            "prefix": prefix,
+            "first": first,
+            "second": second,
+            "ready": str(ready),
+            "go": str(self.go_file),
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER), str(store), json.dumps(options)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         while not ready.exists():
             assert self.proc.poll() is None, self.proc.communicate()
@@ -152,8 +161,9 @@ def test_postings_beyond_a_names_count_are_never_read(tmp_path):
     clean.close()
     with sqlite3.connect(path) as conn:  # 200k postings under a count of 1
         (nid,) = conn.execute("SELECT nid FROM names WHERE name = 'old person 4'").fetchone()
-        conn.executemany("INSERT INTO postings VALUES (?, 0, ?)",
-                         ((nid, 10**6 + i) for i in range(200_000)))  # fmt: skip
+        conn.executemany(
+            "INSERT INTO postings VALUES (?, 0, ?)", ((nid, 10**6 + i) for i in range(200_000))
+        )
     with LinkIndex.open(path) as index:
         start = time.perf_counter()
         got = index.expand(QUERY, ["old3"]), index.about("old person 4")
@@ -230,3 +240,19 @@ def test_a_json_lines_header_past_the_line_bound_is_named_not_called_empty(tmp_p
     for read in (LinkIndex.load, lambda p: import_jsonl(p, tmp_path / "links.sqlite")):
         with pytest.raises(LinkIndexFormatError, match="longer than"):
             read(path)
+
+
+def test_the_documented_swap_copies_a_rebuilt_store_into_the_live_one_for_open_readers(tmp_path):
+    live = _store(tmp_path / "links.sqlite", batch("old", 50))
+    reader = LinkIndex.open(live)
+    assert reader.expand(QUERY, ["old3"])
+    rebuilt = _store(tmp_path / "rebuilt.sqlite", batch("new", 30))
+    source, target = sqlite3.connect(rebuilt), sqlite3.connect(live)
+    source.backup(target)  # docs/reliability.md: the backup API, not a file swap
+    source.close()
+    target.close()
+    assert sorted(entry.id for entry in reader.entries()) == sorted(
+        entry.id for entry in batch("new", 30)
+    )
+    assert reader.expand("Who knew new person 3?", ["new3"])
+    reader.close()
