@@ -62,13 +62,30 @@ a write checks again after its commit; a replaced or deleted file raises
 :class:`~cage_core.sqlite_files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
 what to do, then and at every later call: the stale connection is closed, never used again,
 and the file now at the path is opened only by opening the store anew (while any process
-still holds the old file, SQLite would read its ``-wal`` over the new file). Errors name their cause
+still holds the old file, SQLite would read its ``-wal`` over the new file).
+
+Keyed integrity (optional, for stores others can write; like the graph store's,
+:mod:`cage_core.graphs.integrity`). With ``integrity_key``, every entry is written with
+
+    mac = HMAC-SHA256(key, "cage-link-mac/1" ␀ canonical entry JSON)
+
+(the entry's ``to_dict()`` with sorted keys) as one more field, ``"mac"``, of its ``data``
+(readers without a key ignore it), and the passage count with a MAC of its own (meta row
+``passages_mac``). A keyed reader rejects an entry without its valid MAC (one more invalid
+row); reads a name's counts only when its postings agree with them (counted up to
+``VERIFIED_POSTINGS``; a name whose counts disagree is skipped, with a warning); keeps a
+posting only when the entry it points to holds the name in that role; and recounts the
+passages when their MAC does not hold. So a flipped bit or an edit by whoever lacks the key
+changes no expansion silently. What it cannot see is a whole entry removed with its postings
+and counts made consistent: removing is within reach of anyone who can write the file. Errors name their cause
 (permission, read-only, corrupt or truncated, empty, newer version).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -93,6 +110,7 @@ from cage_core.expansion.index import (
     _json_line,
     _valid_id,
 )
+from cage_core.graphs.integrity import key_bytes
 from cage_core.sqlite_files import (
     BUSY_TIMEOUT_S,
     MAX_ATTEMPTS,
@@ -169,7 +187,15 @@ _SCHEMA = (
     ),
 )
 _DATA_FIELDS = frozenset({"subject", "keys", "mentions"})
+MAC_FIELD = "mac"
+"""The field of an entry's ``data`` holding its MAC (keyed stores)."""
+VERIFIED_POSTINGS = 4096
+"""A keyed reader counts a name's postings up to this many to check its stored counts (a
+count above it is checked to be above it: such a name makes no link unless ``max_link_df``
+is raised past it)."""
+_MAC_DOMAIN = b"cage-link-mac/1\x00"
 
+_SIGNED_FIELDS = _DATA_FIELDS | {MAC_FIELD}
 _T = TypeVar("_T")
 
 _STORES: weakref.WeakSet[SqliteLinkStorage] = weakref.WeakSet()
@@ -192,6 +218,9 @@ class SqliteLinkStorage:
         busy_timeout_s: how long SQLite waits for a lock per attempt.
         max_attempts: attempts per read or write transaction (at least 1).
         cache_kib: SQLite page cache of this process's connection (default ``CACHE_KIB``).
+        integrity_key: a secret (bytes or str): entries are written with a MAC under it and
+            read only with a valid one (module docstring); ``None``: rows are validated for
+            format only.
 
     Raises:
         FileNotFoundError: when ``path`` does not exist and not ``create``.
@@ -206,7 +235,9 @@ class SqliteLinkStorage:
         busy_timeout_s: float = BUSY_TIMEOUT_S,
         max_attempts: int = MAX_ATTEMPTS,
         cache_kib: int | None = None,
+        integrity_key: bytes | str | None = None,
     ) -> None:
+        self._integrity_key = key_bytes(integrity_key)
         cache_kib = CACHE_KIB if cache_kib is None else cache_kib
         if max_attempts < 1 or busy_timeout_s < 0 or cache_kib < 1:
             raise ValueError("max_attempts and cache_kib must be at least 1 and busy_timeout_s "
@@ -269,6 +300,18 @@ class SqliteLinkStorage:
                 out[name] = (nid, keyed, mentioned)
             else:
                 bad += 1
+        if self._integrity_key is not None and out:
+            agreeing = self._attempt(functools.partial(_agreeing_counts, out))
+            if len(agreeing) < len(out):
+                self._warn_once(
+                    "disagreeing counts",
+                    "link store %s: skipped %d names whose "
+                    "stored counts disagree with their postings (altered, or written "
+                    "without the integrity key)",
+                    self.path,
+                    len(out) - len(agreeing),
+                )
+            out = agreeing
         if self._read_nids is not None:  # inside reading(): holders() may use them
             self._read_nids.update(out)
         if bad:
@@ -302,10 +345,30 @@ class SqliteLinkStorage:
                 out.setdefault(name, set()).add(passage_id)
             else:
                 bad += 1
+        if self._integrity_key is not None and out:
+            bad += self._drop_unheld(out, role)
         if bad:
             self._warn_once("postings", "link store %s: ignored %d postings with an invalid "
                                         "passage id", self.path, bad)  # fmt: skip
         return out  # type: ignore[return-value]
+
+    def _drop_unheld(self, holders: dict[str, set[str]], role: NameRole) -> int:
+        """Keyed: keep only the postings whose (MAC-checked) entry holds the name in
+        ``role``; returns how many were dropped."""
+        entries = self.get([i for ids in holders.values() for i in ids])
+        dropped = 0
+        for name, ids in holders.items():
+            held = {
+                i
+                for i in ids
+                if i in entries
+                and name in (entries[i].keys if role == "key" else entries[i].mentions)
+            }
+            dropped += len(ids) - len(held)
+            ids &= held
+        for name in [name for name, ids in holders.items() if not ids]:
+            del holders[name]
+        return dropped
 
     def iter_entries(self) -> Iterator[LinkEntry]:
         """Every valid entry, in the order put, read in pages (no long read transaction)."""
@@ -389,7 +452,7 @@ class SqliteLinkStorage:
         delta: dict[str, list[int]] = {}
         gone: list[tuple[str, int, int]] = []
         for row in old:
-            entry = self._decode(row, quiet=True)
+            entry = self._decode(row, quiet=True, verify=False)  # its names, MAC or not
             if entry is None:  # its postings cannot be found; the join on pid hides them
                 logger.warning("link store %s: replaced an invalid entry row (pid %s); its "
                                "names' counts may be off by one", self.path, row[0])  # fmt: skip
@@ -404,7 +467,7 @@ class SqliteLinkStorage:
         for entry in entries:
             cursor = conn.execute(
                 "INSERT INTO entries (id, data, doc_id, position) VALUES (?, ?, ?, ?)",
-                (entry.id, _entry_data(entry), entry.doc_id, entry.position),
+                (entry.id, _entry_data(entry, self._integrity_key), entry.doc_id, entry.position),
             )
             pid = cursor.lastrowid
             for role, names in (("key", entry.keys), ("mention", entry.mentions)):
@@ -433,9 +496,38 @@ class SqliteLinkStorage:
         change = len(entries) - len(old)
         if change:
             conn.execute("UPDATE meta SET value = value + ? WHERE key = 'passages'", (change,))
+        if self._integrity_key is not None:
+            (passages,) = conn.execute("SELECT value FROM meta WHERE key = 'passages'").fetchone()
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('passages_mac', ?)",
+                (_mac(self._integrity_key, f"passages:{passages}"),),
+            )
         return len(old)
 
     # -- housekeeping -------------------------------------------------------------------
+    def check(self) -> list[str]:
+        """What is wrong with the whole store, read end to end ([] when sound): SQLite's
+        ``PRAGMA integrity_check`` (damaged pages and indexes: a flipped bit in an index
+        makes a lookup miss, which no row check can see) and, with an integrity key, the
+        entries without a valid MAC. Reads every page: for a backup or a schedule, not a
+        query path."""
+        problems = [
+            str(row[0])
+            for row in self._attempt(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
+            if row[0] != "ok"
+        ]
+        if self._integrity_key is not None:
+            where = "WHERE pid > ? ORDER BY pid LIMIT ?"
+            last, unsigned = 0, 0
+            while rows := self._attempt(
+                functools.partial(self._entry_rows, where, (last, READ_BATCH_KEYS))
+            ):
+                last = rows[-1][0]
+                unsigned += sum(self._decode(row, quiet=True) is None for row in rows)
+            if unsigned:
+                problems.append(f"{unsigned} entries without a valid MAC under the integrity key")
+        return problems
+
     def close(self) -> None:
         """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
         with self._lock:
@@ -449,8 +541,13 @@ class SqliteLinkStorage:
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled by path and settings: the copy opens its own connection (never creates)."""
-        return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
-                "max_attempts": self._max_attempts, "cache_kib": self._cache_kib}  # fmt: skip
+        return {
+            "path": self.path,
+            "busy_timeout_s": self._busy_timeout_s,
+            "max_attempts": self._max_attempts,
+            "cache_kib": self._cache_kib,
+            "integrity_key": self._integrity_key,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(  # type: ignore[misc]
@@ -458,6 +555,7 @@ class SqliteLinkStorage:
             busy_timeout_s=state["busy_timeout_s"],
             max_attempts=state["max_attempts"],
             cache_kib=state["cache_kib"],
+            integrity_key=state.get("integrity_key"),
         )
 
     def __repr__(self) -> str:
@@ -472,11 +570,19 @@ class SqliteLinkStorage:
 
     def _count(self, conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'passages'").fetchone()
-        if row is not None and _count_ok(row[0]):
+        if row is not None and _count_ok(row[0]) and self._count_signed(conn, row[0]):
             return int(row[0])
         logger.warning("link store %s: the stored passage count is invalid; counting",
                        self.path)  # fmt: skip
         return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+    def _count_signed(self, conn: sqlite3.Connection, passages: int) -> bool:
+        """Without a key: ``True``; with one: whether the count carries its valid MAC."""
+        if self._integrity_key is None:
+            return True
+        row = conn.execute("SELECT value FROM meta WHERE key = 'passages_mac'").fetchone()
+        expected = _mac(self._integrity_key, f"passages:{passages}")
+        return row is not None and isinstance(row[0], str) and hmac.compare_digest(row[0], expected)
 
     def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
         """The valid entries of entry rows; new invalid ones reported in one warning."""
@@ -492,8 +598,14 @@ class SqliteLinkStorage:
                            sum(reasons.values()), summary)  # fmt: skip
         return out
 
-    def _decode(self, row: tuple, *, quiet: bool = False,
-                reasons: dict[str, int] | None = None) -> LinkEntry | None:  # fmt: skip
+    def _decode(
+        self,
+        row: tuple,
+        *,
+        quiet: bool = False,
+        reasons: dict[str, int] | None = None,
+        verify: bool = True,
+    ) -> LinkEntry | None:
         """The entry of a row ``(pid, id, data, doc_id, position)``, validated as the JSON
         Lines loader validates a line; ``None`` (counted in ``reasons`` the first time this
         process sees the row) when invalid."""
@@ -504,14 +616,27 @@ class SqliteLinkStorage:
             if not isinstance(data, str):
                 raise LinkIndexFormatError("data is not text")
             stored = _json_line(data)
-            if not isinstance(stored, dict) or set(stored) != _DATA_FIELDS:
-                raise LinkIndexFormatError("data has exactly the fields subject, keys, mentions")
+            if not isinstance(stored, dict) or not _DATA_FIELDS <= set(stored) <= _SIGNED_FIELDS:
+                raise LinkIndexFormatError(
+                    "data has exactly the fields subject, keys, mentions (and mac)"
+                )
+            mac = stored.pop(MAC_FIELD, None)
             stored["id"] = passage_id
             if doc_id is not None:
                 stored["doc_id"] = doc_id
             if position is not None:
                 stored["position"] = position
-            return LinkEntry.from_stored(stored)
+            entry = LinkEntry.from_stored(stored)
+            if (
+                verify
+                and self._integrity_key is not None
+                and not (
+                    isinstance(mac, str)
+                    and hmac.compare_digest(mac, _entry_mac(entry, self._integrity_key))
+                )
+            ):
+                raise LinkIndexFormatError("no valid MAC under the integrity key")
+            return entry
         except LinkIndexFormatError as exc:
             if not quiet and reasons is not None and pid not in self._reported:
                 self._reported.add(pid)
@@ -951,9 +1076,39 @@ def _count_ok(value: object) -> bool:
     return type(value) is int and value >= 0
 
 
-def _entry_data(entry: LinkEntry) -> str:
+def _entry_data(entry: LinkEntry, key: bytes | None = None) -> str:
     data = {"subject": entry.subject, "keys": list(entry.keys), "mentions": list(entry.mentions)}
+    if key is not None:
+        data[MAC_FIELD] = _entry_mac(entry, key)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _mac(key: bytes, text: str) -> str:
+    return hmac.new(key, _MAC_DOMAIN + text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _entry_mac(entry: LinkEntry, key: bytes) -> str:
+    """The MAC of an entry (module docstring): over its canonical JSON, every field."""
+    return _mac(
+        key, json.dumps(entry.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    )
+
+
+def _agreeing_counts(
+    rows: dict[str, tuple[int, int, int]], conn: sqlite3.Connection
+) -> dict[str, tuple[int, int, int]]:
+    """The names of ``rows`` (``(nid, keyed, mentioned)``) whose postings agree with their
+    counts, up to ``VERIFIED_POSTINGS`` each."""
+    sql = "SELECT count(*) FROM (SELECT 1 FROM postings WHERE nid = ? AND role = ? LIMIT ?)"
+    out = {}
+    for name, (nid, *counts) in rows.items():
+        found = [
+            conn.execute(sql, (nid, role, VERIFIED_POSTINGS + 1)).fetchone()[0]
+            for role in ROLES.values()
+        ]
+        if all(min(count, VERIFIED_POSTINGS + 1) == n for count, n in zip(counts, found)):
+            out[name] = (nid, *counts)
+    return out
 
 
 def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> int:
