@@ -118,6 +118,17 @@ def test_a_store_on_a_read_only_volume_is_read_and_a_write_names_the_cause(tmp_p
                 index.add_entries(batch("more", 1))
 
 
+def test_a_full_disk_is_a_clear_error_and_the_committed_batches_stay_readable(tmp_path):
+    with tmpfs(tmp_path / "disk", size="1m") as disk:
+        path = _store(disk / "links.sqlite", batch("old", 50))
+        with LinkIndex.open(path) as index:
+            with pytest.raises(sqlite3.OperationalError, match="disk is full|I/O error"):
+                for start in range(0, 20_000, 1000):
+                    index.add_entries(batch(f"more{start}x", 1000))
+            assert index.entry("old3") is not None
+            assert index.expand(QUERY, ["old3"])
+
+
 # -- row 5: crafted stores -----------------------------------------------------------------------
 CRAFTED = {
     "a view for entries": "ALTER TABLE entries RENAME TO e2; CREATE VIEW entries AS SELECT * FROM e2",
