@@ -1101,13 +1101,14 @@ def _agreeing_counts(
     counts, up to ``VERIFIED_POSTINGS`` each."""
     sql = "SELECT count(*) FROM (SELECT 1 FROM postings WHERE nid = ? AND role = ? LIMIT ?)"
     out = {}
-    for name, (nid, *counts) in rows.items():
+    for name, row in rows.items():
+        nid, counts = row[0], row[1:]
         found = [
             conn.execute(sql, (nid, role, VERIFIED_POSTINGS + 1)).fetchone()[0]
             for role in ROLES.values()
         ]
         if all(min(count, VERIFIED_POSTINGS + 1) == n for count, n in zip(counts, found)):
-            out[name] = (nid, *counts)
+            out[name] = row
     return out
 
 
