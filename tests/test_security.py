@@ -36,6 +36,7 @@ HOSTILE = {
     "string too long": "x" * 10_000_000,
     "deeply nested": {"nodes": [[[[[["x"]]]]]]},
     "deeply nested text": "[" * 200_000,
+    "number past the int-string limit": '{"format": "cage-passage-graph", "n": ' + "1" * 5000 + "}",
     "bool as index": {"edges": [[True, 0, 0]]},
     "label too long": {"nodes": [["x" * 10_000, "NOUN"]]},
     "other pipeline": {"source": "en_core_web_sm-3.8.0/g2"},

@@ -844,7 +844,7 @@ class LinkIndex:
         index = cls(weights)
         iterator = iter(lines)
         first = next(iterator, b"")
-        if not first:
+        if first in (b"", ""):  # None: a header past the length bound, which _header names
             raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
         header = _header(first, source)
         skipped: dict[str, int] = {}
@@ -966,7 +966,7 @@ def _json_line(line: bytes | str | None) -> Any:
         return json.loads(text)
     except UnicodeDecodeError:
         raise LinkIndexFormatError("line is not UTF-8") from None
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # also a number past Python's int-string limit
         raise LinkIndexFormatError("line is not JSON") from None
 
 

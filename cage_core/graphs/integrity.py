@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.jsonl import StoredJsonError, decode_json
 
 __all__ = [
     "MAC_FIELD",
@@ -83,8 +84,8 @@ def stored_mac(data: Any) -> str | None:
     ``PassageGraph.from_stored``) carries, or ``None``."""
     if isinstance(data, str):
         try:
-            data = json.loads(data)
-        except ValueError:
+            data = decode_json(data)
+        except StoredJsonError:
             return None
     value = data.get(MAC_FIELD) if isinstance(data, Mapping) else None
     return value if isinstance(value, str) else None

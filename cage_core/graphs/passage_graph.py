@@ -208,7 +208,7 @@ class PassageGraph:
                 raise GraphFormatError(f"a stored graph is at most {MAX_STORED_CHARS} characters")
             try:
                 data = json.loads(data)
-            except (json.JSONDecodeError, RecursionError) as exc:
+            except (ValueError, RecursionError) as exc:  # also Python's int-string limit
                 raise GraphFormatError(f"a stored graph string must be JSON ({exc})") from None
         if not isinstance(data, Mapping):
             raise GraphFormatError(f"a stored graph must be a JSON string or a mapping, "

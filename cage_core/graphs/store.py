@@ -24,6 +24,18 @@ Sharing. One store file may be read and written at once by many processes (sever
 * A connection is never used across ``fork()``: a forked child opens its own on first use
   and leaves the parent's untouched (never closes it, as SQLite requires).
 
+A cache fails safe. Any other storage error — a full disk, a read-only volume, a truncated,
+corrupt or crafted file, a value too large or not UTF-8, a file replaced or deleted while
+open — is logged (a warning the first time each kind is met, debug after) and counted in
+:attr:`GraphStore.failures`; the lookup is a miss, the write is dropped, the ranking is
+served. A bad row is rejected alone (text is read as bytes and decoded here, as the link
+store does); an error of the whole file drops the connection, and the next operation opens
+the file at the path again (a replaced file is opened afresh; a deleted one is never
+re-created but by the constructor). A file that cannot be written is opened read-only
+(lookups work, writes are dropped). A file whose schema is not exactly this store's
+(a view, a trigger, another table) is never read (:func:`cage_core.sqlite_files.schema_problem`);
+values longer than ``MAX_ENTRY_BYTES`` are refused before they are read.
+
 The file is created with user-only permissions (0600), race-free when several processes
 create it at once, in a directory created 0700; SQLite gives the ``-wal`` and ``-shm`` side
 files the same mode. The default location is ``$XDG_CACHE_HOME/cage-rag``
@@ -46,7 +58,7 @@ from typing import TypeVar
 import numpy as np
 
 from cage_core.graphs.integrity import key_bytes, signed_text, verified
-from cage_core.graphs.passage_graph import GraphFormatError, PassageGraph
+from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
     BACKOFF_BASE_S,
     BACKOFF_CAP_S,
@@ -55,11 +67,20 @@ from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
     FILE_MODE,
     MAX_ATTEMPTS,
     SIDE_FILE_SUFFIXES,
+    FileIdentity,
+    OperationBudget,
+    changed_file,
     create_private_file,
+    describe,
+    file_identity,
     is_busy,
+    open_database,
+    remove_stale_side_files,
     restrict_side_files,
     retry_while_busy,
+    schema_problem,
     set_wal,
+    side_file_identities,
     write_transaction,
 )
 
@@ -117,6 +138,14 @@ class _Busy(Exception):
     """The database stayed locked through every attempt."""
 
 
+class _Failed(Exception):
+    """Any other storage error (module docstring); its cause is the original error."""
+
+
+_STORAGE_ERRORS = (sqlite3.DatabaseError, OSError)
+"""What a storage failure raises (``sqlite3.ProgrammingError``, a closed store, is not one)."""
+
+
 class GraphStore:
     """SQLite-backed mapping of keys to passage graphs and embeddings (see the module docstring).
 
@@ -146,14 +175,26 @@ class GraphStore:
         self._max_attempts = max_attempts
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._opened: FileIdentity | None = None
+        self._sides: tuple[FileIdentity | None, ...] = ()
+        self._budget = OperationBudget()
         self._closed = False
-        create_private_file(self.path)
+        self.failures = 0
+        """Storage errors met (module docstring): each made a lookup a miss or dropped a write."""
+        self._reported: set[str] = set()
         _STORES.add(self)
         try:
-            self._attempt(lambda conn: None)  # open now, so a bad path fails here
+            create_private_file(self.path)
+        except OSError as exc:
+            self._failed(exc, "cannot create the store; every lookup is a miss")
+            return
+        try:
+            self._attempt(lambda conn: None)  # open now, so a bad file is reported here
         except _Busy:
             logger.warning("graph store %s: still locked after %d attempts; will open on first use",
                            self.path, self._max_attempts)  # fmt: skip
+        except _Failed as exc:
+            self._failed(exc.__cause__, "cannot be used now; lookups are misses, writes dropped")
 
     # -- graphs -------------------------------------------------------------------------
     def get_many(self, keys: Sequence[str]) -> dict[str, PassageGraph]:
@@ -209,11 +250,15 @@ class GraphStore:
 
     # -- housekeeping -------------------------------------------------------------------
     def __len__(self) -> int:
-        """Number of stored graphs (raises ``sqlite3.OperationalError`` if it stays locked)."""
+        """Number of stored graphs (raises ``sqlite3.OperationalError`` if it stays locked,
+        or with the cause of any other storage error)."""
         try:
             return self._attempt(_count_graphs)
         except _Busy:
             raise sqlite3.OperationalError(f"graph store {self.path}: database is locked") from None
+        except _Failed as exc:
+            cause = describe(exc.__cause__) if exc.__cause__ is not None else "unknown"
+            raise sqlite3.OperationalError(f"graph store {self.path}: {cause}") from exc.__cause__
 
     def close(self) -> None:
         """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
@@ -248,13 +293,13 @@ class GraphStore:
         return signed_text(graph, self._integrity_key)
 
     def _decode_graph(self, key: str, data: object) -> PassageGraph | None:
-        if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES:
-            logger.warning("graph store %s: entry %s is not text or too large; dropping it",
+        if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES or not _is_utf8(data):
+            logger.warning("graph store %s: entry %s is not UTF-8 text or too large; dropping it",
                            self.path, key[:12])  # fmt: skip
             return None
         try:
             return PassageGraph.from_stored(data)
-        except (RecursionError, GraphFormatError) as exc:
+        except (RecursionError, ValueError) as exc:  # GraphFormatError is a ValueError
             logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
                            self.path, key[:12], exc)  # fmt: skip
             return None
@@ -285,9 +330,7 @@ class GraphStore:
             rows: list[tuple] = []
             for start in range(0, len(unique), READ_BATCH_KEYS):
                 chunk = unique[start : start + READ_BATCH_KEYS]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT {columns} FROM {table} WHERE key IN ({marks})"
-                rows += conn.execute(sql, chunk).fetchall()
+                rows += _rows_within_bound(conn, table, columns, chunk, self._oversized)
             return rows
 
         try:
@@ -300,7 +343,9 @@ class GraphStore:
                 len(unique),
                 table,
             )
-            return []
+        except _Failed as exc:
+            self._failed(exc.__cause__, f"{len(unique)} {table} lookups count as misses")
+        return []
 
     def _write(self, table: str, sql: str, rows: list[tuple]) -> None:
         """Run ``sql`` for every row, one ``BEGIN IMMEDIATE`` transaction per batch.
@@ -321,6 +366,9 @@ class GraphStore:
                     table,
                 )
                 return
+            except _Failed as exc:
+                self._failed(exc.__cause__, f"dropped {len(rows) - start} {table} writes")
+                return
 
     def _read_valid(self, table: str, columns: str, keys: Sequence[str],
                     decode: Callable[..., _T | None]) -> dict[str, _T]:  # fmt: skip
@@ -338,9 +386,30 @@ class GraphStore:
         return found
 
     def _drop_invalid(self, table: str, column: str, bad: list[tuple[str, object]]) -> None:
-        """Delete invalid rows, unless another writer has replaced them meanwhile."""
-        if bad:
-            self._write(table, f"DELETE FROM {table} WHERE key = ? AND {column} = ?", bad)
+        """Delete invalid rows, unless another writer has replaced them meanwhile (text that
+        is not UTF-8 is matched by its bytes)."""
+        text = [(key, _raw(value)) for key, value in bad if isinstance(value, str)]
+        other = [(key, value) for key, value in bad if not isinstance(value, str)]
+        if text:
+            sql = f"DELETE FROM {table} WHERE key = ? AND {column} = CAST(? AS TEXT)"
+            self._write(table, sql, text)
+        if other:
+            self._write(table, f"DELETE FROM {table} WHERE key = ? AND {column} = ?", other)
+
+    def _oversized(self, key: str) -> None:
+        self._failed(
+            sqlite3.DataError("value too large"),
+            f"entry {key[:12]} is larger than {MAX_ENTRY_BYTES} bytes; a miss",
+        )
+
+    def _failed(self, exc: BaseException | None, consequence: str) -> None:
+        """Count a storage error; warn the first time this store meets its kind."""
+        self.failures += 1
+        cause = describe(exc) if exc is not None else "unknown error"
+        kind = cause.split(" (")[0]
+        level = logging.DEBUG if kind in self._reported else logging.WARNING
+        self._reported.add(kind)
+        logger.log(level, "graph store %s: %s; %s", self.path, cause, consequence)
 
     def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
         """``op(connection)`` under the store lock, retried while the database is locked.
@@ -351,14 +420,29 @@ class GraphStore:
 
         def run() -> _T:
             with self._connection() as conn:
+                self._budget.start()
                 return op(conn)
 
         try:
             return retry_while_busy(run, self._max_attempts)
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc):
-                raise
-            raise _Busy() from exc
+        except sqlite3.ProgrammingError:
+            raise  # closed
+        except _STORAGE_ERRORS as exc:
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+                raise _Busy() from exc
+            if _of_the_file(exc):
+                self._drop_connection()
+            raise _Failed() from exc
+
+    def _drop_connection(self) -> None:
+        """Forget the connection after an error of the whole file: the next use reopens."""
+        with self._lock:
+            conn, self._conn, self._opened = self._conn, None, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -366,28 +450,52 @@ class GraphStore:
         with self._lock:
             if self._closed:
                 raise sqlite3.ProgrammingError(f"graph store {self.path} is closed")
+            if self._conn is not None and self._opened is not None:
+                changed = changed_file("graph store", self.path, self._opened)
+                if changed is not None:  # replaced: open the new file; deleted: an error
+                    remove_stale_side_files("graph store", self.path, self._sides)
+                    self._conn.close()
+                    self._conn = self._opened = None
+                    if file_identity(self.path) is None:
+                        raise changed
+                    self._failed(changed, "opening the file now at the path")
             if self._conn is None:
-                self._conn = self._connect()
+                self._conn, self._opened = self._connect()
             yield self._conn
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), timeout=self._busy_timeout_s, isolation_level=None,
-                               check_same_thread=False)  # fmt: skip
+    def _connect(self) -> tuple[sqlite3.Connection, FileIdentity | None]:
+        opened = file_identity(self.path)
+        conn, mode = open_database(
+            "graph store",
+            self.path,
+            timeout=self._busy_timeout_s,
+            max_value_bytes=MAX_ENTRY_BYTES + 1024,
+        )
+        conn.text_factory = _text
         try:
-            set_wal(conn, "graph store", self.path)
-            # NORMAL is crash-safe in WAL mode: a killed process loses no committed write.
-            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
             tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            present = {row[0] for row in tables}
-            if not present >= _TABLES.keys():
+            if not {row[0] for row in tables} and mode == "rw":
+                set_wal(conn, "graph store", self.path)
                 with write_transaction(conn):
                     for statement in _TABLES.values():
                         conn.execute(statement)
+            problem = schema_problem(conn, tuple(_TABLES.values()))
+            if problem is not None:
+                raise sqlite3.DatabaseError(f"not a cage graph store: {problem}")
+            if mode == "rw":
+                set_wal(conn, "graph store", self.path)
+            self._budget.install(conn)
         except BaseException:
             conn.close()
             raise
-        restrict_side_files(self.path)
-        return conn
+        if mode == "rw":
+            restrict_side_files(self.path)
+        if file_identity(self.path) != opened:  # replaced while opening: open again
+            conn.close()
+            return self._connect()
+        self._sides = side_file_identities(self.path)
+        return conn, opened
 
     def _forget_connection_after_fork(self) -> None:
         """In a forked child: a fresh lock, and the parent's connection left untouched."""
@@ -412,6 +520,61 @@ def _encode_embedding(key: str, vector: np.ndarray) -> tuple[int, bytes]:
     if not np.isfinite(data).all():
         raise ValueError(f"embedding {key[:12]}: values must be finite in float32")
     return int(arr.shape[0]), data.tobytes()
+
+
+def _of_the_file(exc: BaseException) -> bool:
+    """Whether ``exc`` may mean the open file itself is gone or bad (the next use reopens),
+    rather than a refused write (read-only, full) or one oversized value."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(exc, sqlite3.DataError) or code is None:
+        return not isinstance(exc, sqlite3.DataError)
+    return (code & 0xFF) not in (
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_TOOBIG,
+    )
+
+
+def _text(value: bytes) -> str:
+    """Stored text as ``str``; invalid UTF-8 becomes lone surrogates, which decoding rejects."""
+    return value.decode("utf-8", "surrogateescape")
+
+
+def _raw(value: str) -> bytes:
+    """The stored bytes of text read through :func:`_text`."""
+    return value.encode("utf-8", "surrogateescape")
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _rows_within_bound(
+    conn: sqlite3.Connection,
+    table: str,
+    columns: str,
+    keys: list[str],
+    oversized: Callable[[str], None],
+) -> list[tuple]:
+    """Rows of ``table`` for ``keys``; where one holds a value past the connection's length
+    bound (``sqlite3.DataError``, raised before the value is read), the others key by key,
+    and ``oversized(key)`` for each such one."""
+    sql = f"SELECT {columns} FROM {table} WHERE key IN ({','.join('?' * len(keys))})"
+    try:
+        return conn.execute(sql, keys).fetchall()
+    except sqlite3.DataError:
+        pass
+    rows: list[tuple] = []
+    for key in keys:
+        try:
+            rows += conn.execute(f"SELECT {columns} FROM {table} WHERE key = ?", (key,)).fetchall()
+        except sqlite3.DataError:
+            oversized(key)
+    return rows
 
 
 def _count_graphs(conn: sqlite3.Connection) -> int:
