@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import os
 import threading
 from collections.abc import Sequence
@@ -275,7 +276,8 @@ class CageReranker:
             passages have an empty graph and coherence 0 with every other passage.
 
         Raises:
-            TypeError: a non-string query or passage.
+            TypeError: a non-string query or passage; ``query_similarities`` that are not
+                real numbers (str, complex, Decimal, bool).
             ValueError: a negative ``top_n``; ``query_similarities`` of the wrong length or
                 with NaN/inf.
         """
@@ -373,14 +375,38 @@ def _check_top_n(top_n: object) -> int | None:
 
 
 def _check_similarities(values: Sequence[float] | np.ndarray, k: int) -> np.ndarray:
+    """``values`` as ``[k]`` float64: real numbers only (int, float, numpy numbers; not bool,
+    str, complex or Decimal), finite, one per passage."""
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        raw = np.asarray(values)
     except (TypeError, ValueError):
         raise TypeError("query_similarities must be a sequence of numbers") from None
+    if raw.dtype == object:
+        bad = [i for i, v in enumerate(raw.ravel()) if not _is_real(v)]
+        if bad:
+            raise TypeError(
+                f"query_similarities must be a sequence of numbers (int or float), "
+                f"got {type(raw.ravel()[bad[0]]).__name__} at position {bad[0]}"
+            )
+    elif raw.dtype.kind not in "iuf":
+        raise TypeError(
+            f"query_similarities must be a sequence of numbers (int or float), "
+            f"got values of dtype {raw.dtype}"
+        )
+    try:
+        arr = raw.astype(np.float64)
+    except OverflowError:  # an int beyond the float range
+        raise ValueError(
+            "query_similarities must be finite; an int beyond the float range"
+        ) from None
     if arr.ndim != 1 or arr.shape[0] != k:
         raise ValueError(f"query_similarities has shape {arr.shape}; expected one value for "
                          f"each of the {k} passages")  # fmt: skip
     if not np.isfinite(arr).all():
-        bad = [i for i, v in enumerate(arr) if not math.isfinite(v)]
-        raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad[:10]}")
+        bad_at = [i for i, v in enumerate(arr) if not math.isfinite(v)]
+        raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad_at[:10]}")
     return arr
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
