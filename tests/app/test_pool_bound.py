@@ -30,10 +30,11 @@ def test_a_pool_at_the_bound_is_ranked():
 
 
 @pytest.mark.parametrize("method", ["cage", "vanilla", "tegr"])
-def test_a_pool_over_the_default_bound_is_refused_before_any_model_loads(method):
+@pytest.mark.parametrize("k", [2_001, 10_000])
+def test_a_pool_over_the_default_bound_is_refused_before_any_model_loads(method, k):
     # not marked models: loading spaCy or MiniLM here would fail the test
-    with pytest.raises(ValueError, match=r"a pool of 2001 passages is larger than max_pool=2000"):
-        CageReranker(method=method).rerank("q", pool(2_001))
+    with pytest.raises(ValueError, match=rf"a pool of {k} passages is larger than max_pool=2000"):
+        CageReranker(method=method).rerank("q", pool(k))
     with pytest.raises(ValueError, match=r"pass CageReranker\(max_pool=None\)"):
         CageReranker(method=method).score("q", pool(2_001), query_similarities=sims(2_001))
 
