@@ -368,12 +368,13 @@ def configured_reranker(
     alpha: float | None = None,
     nlp: SpacyModel | None = None,
     method: str = "cage",
+    max_pool: int | None = DEFAULT_MAX_POOL,
 ) -> CageReranker:
     """The reranker a framework wrapper runs: ``config`` with ``alpha`` overriding its α when
-    given, running ``method`` (``"cage"``: CAGE itself)."""
+    given, running ``method`` (``"cage"``: CAGE itself) on pools of at most ``max_pool``."""
     if alpha is not None:
         config = config.replace(alpha=alpha)
-    return CageReranker(config, nlp=nlp, method=method)
+    return CageReranker(config, nlp=nlp, method=method, max_pool=max_pool)
 
 
 def _check_query(query: object) -> None:

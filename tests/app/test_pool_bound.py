@@ -60,3 +60,29 @@ def test_a_bad_bound_is_refused(value, error):
 def test_the_bound_survives_pickling():
     r = pickle.loads(pickle.dumps(CageReranker(method="vanilla", max_pool=7)))
     assert r.max_pool == 7
+
+
+def test_the_langchain_wrapper_passes_its_bound_on():
+    from langchain_core.documents import Document
+
+    from cage_langchain import CageRerank
+
+    docs = [Document(page_content=t, metadata={"retrieval_score": 0.5}) for t in pool(3)]
+    assert CageRerank().max_pool == DEFAULT_MAX_POOL
+    assert len(CageRerank(max_pool=3, method="vanilla").compress_documents(docs, "q")) == 3
+    with pytest.raises(ValueError, match="a pool of 3 passages is larger than max_pool=2"):
+        CageRerank(max_pool=2, method="vanilla").compress_documents(docs, "q")
+
+
+def test_the_llamaindex_wrapper_passes_its_bound_on():
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    from cage_llamaindex import CageRerank
+
+    nodes = [NodeWithScore(node=TextNode(text=t), score=0.5) for t in pool(3)]
+    assert CageRerank().max_pool == DEFAULT_MAX_POOL
+    assert (
+        len(CageRerank(max_pool=3, method="vanilla").postprocess_nodes(nodes, query_str="q")) == 3
+    )
+    with pytest.raises(ValueError, match="a pool of 3 passages is larger than max_pool=2"):
+        CageRerank(max_pool=2, method="vanilla").postprocess_nodes(nodes, query_str="q")
