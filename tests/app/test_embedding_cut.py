@@ -16,8 +16,9 @@ PARAGRAPH = (
 
 def uncut_embedding(embedder, text):
     """What the sentence-transformers model makes of the whole text (nothing cut)."""
-    out = embedder.model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
-                                show_progress_bar=False)  # fmt: skip
+    out = embedder.model.encode(
+        [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
     return np.asarray(out, dtype=np.float32)
 
 
