@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import json
 import logging
+import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "DEFAULT_EMBEDDER_ID",
     "DEFAULT_SPACY_PIPELINES",
     "QUERY_CACHE_SIZE",
@@ -157,8 +159,23 @@ def _try_load_spacy(name: str) -> Language | None:
     return nlp
 
 
+CHARS_PER_TOKEN = 32
+"""Texts up to ``max_seq_length × CHARS_PER_TOKEN`` characters go to the embedder whole; a
+longer one is cut first (:meth:`SentenceEmbedder.embedded_part`). English averages about 4
+to 5 characters per token, so ordinary passages (under 8,192 characters for the default
+embedder's 256 tokens) are never cut."""
+
+_WORD_THEN_SPACE = re.compile(r"\S ")
+
+
 class SentenceEmbedder:
-    """L2-normalised sentence embeddings from a sentence-transformers model (thread-safe)."""
+    """L2-normalised sentence embeddings from a sentence-transformers model (thread-safe).
+
+    The model reads at most ``max_seq_length`` tokens of a text (all-MiniLM-L6-v2: 256), but
+    tokenising a text costs its whole length (a 5 MB passage: 7 s and 700 MiB); so a text
+    is first cut to the part the model reads (:meth:`embedded_part`), which leaves its
+    embedding bit-identical.
+    """
 
     def __init__(self, model: Any, batch_size: int = 32) -> None:
         self.model = model
@@ -167,10 +184,61 @@ class SentenceEmbedder:
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        out = self.model.encode(list(texts), batch_size=self.batch_size,
-                                normalize_embeddings=True, convert_to_numpy=True,
-                                show_progress_bar=False)  # fmt: skip
+        out = self.model.encode(
+            [self.embedded_part(t) for t in texts],
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(out, dtype=np.float32)
+
+    def embedded_part(self, text: str) -> str:
+        """``text``, or a head of it that the model reads exactly as it reads ``text``.
+
+        A text of at most ``max_seq_length × CHARS_PER_TOKEN`` characters is returned whole.
+        A longer one is cut just before a space that follows a non-space character at or
+        after that length, where the tokenizer's words (split at spaces) are all complete,
+        so the head's tokens are the first tokens of the text; the head is used once it has
+        at least ``max_seq_length`` tokens, i.e. once it holds everything the model reads
+        (otherwise a head 4× as long is tried, and at last the whole text). A model without a
+        known ``max_seq_length`` or right-side truncation always gets the whole text.
+        """
+        limit = self._max_tokens()
+        if limit is None or len(text) <= limit * CHARS_PER_TOKEN:
+            return text
+        start = limit * CHARS_PER_TOKEN
+        while start < len(text):
+            found = _WORD_THEN_SPACE.search(text, start - 1)
+            if found is None:
+                return text
+            head = text[: found.start() + 1]
+            if self._token_count(head, limit) >= limit:
+                return head
+            start = 4 * len(head)
+        return text
+
+    def _max_tokens(self) -> int | None:
+        limit = getattr(self.model, "max_seq_length", None)
+        tokenizer = getattr(self.model, "tokenizer", None)
+        if not isinstance(limit, int) or limit <= 0 or not callable(tokenizer):
+            return None
+        return limit if getattr(tokenizer, "truncation_side", None) == "right" else None
+
+    def _token_count(self, text: str, limit: int) -> int:
+        """How many tokens the model's tokenizer makes of ``text`` (without special tokens),
+        counted up to ``limit``; padding and truncation as sentence-transformers asks for
+        them, so a fast tokenizer shared with a concurrent ``encode`` is not reconfigured."""
+        encoded = self.model.tokenizer(
+            text,
+            add_special_tokens=False,
+            padding=True,
+            truncation="longest_first",
+            max_length=limit,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+        )
+        return len(encoded["input_ids"])
 
 
 def default_embedder() -> SentenceEmbedder:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 import os
 import threading
 from collections.abc import Sequence
@@ -34,6 +35,7 @@ from cage_core.ranking.fusion import PoolScores
 from cage_core.scoring import cosine_matrix, ranking
 
 __all__ = [
+    "DEFAULT_MAX_POOL",
     "VIA_RANKS",
     "CageReranker",
     "configured_reranker",
@@ -47,6 +49,11 @@ logger = logging.getLogger(__name__)
 VIA_RANKS = 50
 """Ranks whose ``via`` is computed: explaining every rank of a pool of thousands would cost
 more than ranking it (shared entities pair up quadratically); a reader looks at the top."""
+
+DEFAULT_MAX_POOL = 2_000
+"""The largest pool a reranker ranks by default (``CageReranker(max_pool=...)``): memory and
+time grow with k² (pairwise links), so one request is bounded; see docs/limits.md for the
+measured cost at the bound."""
 
 
 class CageReranker:
@@ -73,6 +80,11 @@ class CageReranker:
         embedder_id: a name of ``embedder`` (e.g. its model name) under which passage
             embeddings are kept in ``graph_store``; without one, a custom embedder's
             embeddings are cached in memory only. The default embedder has its own.
+        max_pool: the most passages one call ranks (default :data:`DEFAULT_MAX_POOL`); a
+            larger pool raises ``ValueError`` before anything is parsed or embedded, since
+            memory and time grow with the square of the pool (docs/limits.md gives the
+            figures). ``None`` lifts the bound. Rerank the ``max_pool`` most similar
+            passages instead, or raise the bound knowingly.
 
     One instance may be shared by many threads; models load once per process.
     """
@@ -85,9 +97,13 @@ class CageReranker:
         graph_store: GraphStore | str | os.PathLike[str] | None = None,
         method: str | RankingMethod | None = None,
         embedder_id: str | None = None,
+        *,
+        max_pool: int | None = DEFAULT_MAX_POOL,
     ) -> None:
         if config is not None and not isinstance(config, CageConfig):
             raise TypeError(f"config must be a CageConfig, got {type(config).__name__}")
+        self.max_pool = _check_max_pool(max_pool)
+        """The most passages one call ranks (``None``: no bound)."""
         self.config = config or CageConfig()
         self._embedder: Embedder | None = as_embedder(embedder) if embedder is not None else None
         self._embedder_is_default = embedder is None
@@ -155,6 +171,7 @@ class CageReranker:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("max_pool", DEFAULT_MAX_POOL)  # pickled before the bound
         self._lock = threading.Lock()
 
     # -- stages -------------------------------------------------------------------------
@@ -237,6 +254,7 @@ class CageReranker:
         _check_query(query)
         items = as_passages(passages)
         k = len(items)
+        _check_pool_size(k, self.max_pool)
         relevance = (
             _check_similarities(query_similarities, k)
             if query_similarities is not None
@@ -275,9 +293,10 @@ class CageReranker:
             passages have an empty graph and coherence 0 with every other passage.
 
         Raises:
-            TypeError: a non-string query or passage.
+            TypeError: a non-string query or passage; ``query_similarities`` that are not
+                real numbers (str, complex, Decimal, bool).
             ValueError: a negative ``top_n``; ``query_similarities`` of the wrong length or
-                with NaN/inf.
+                with NaN/inf; more passages than ``max_pool``.
         """
         top_n = _check_top_n(top_n)
         items = as_passages(passages)
@@ -349,12 +368,13 @@ def configured_reranker(
     alpha: float | None = None,
     nlp: SpacyModel | None = None,
     method: str = "cage",
+    max_pool: int | None = DEFAULT_MAX_POOL,
 ) -> CageReranker:
     """The reranker a framework wrapper runs: ``config`` with ``alpha`` overriding its α when
-    given, running ``method`` (``"cage"``: CAGE itself)."""
+    given, running ``method`` (``"cage"``: CAGE itself) on pools of at most ``max_pool``."""
     if alpha is not None:
         config = config.replace(alpha=alpha)
-    return CageReranker(config, nlp=nlp, method=method)
+    return CageReranker(config, nlp=nlp, method=method, max_pool=max_pool)
 
 
 def _check_query(query: object) -> None:
@@ -372,15 +392,59 @@ def _check_top_n(top_n: object) -> int | None:
     return int(top_n)
 
 
+def _check_max_pool(max_pool: object) -> int | None:
+    if max_pool is None:
+        return None
+    if isinstance(max_pool, bool) or not isinstance(max_pool, (int, np.integer)):
+        raise TypeError(f"max_pool must be an int or None, got {type(max_pool).__name__}")
+    if max_pool < 1:
+        raise ValueError(f"max_pool must be >= 1 or None, got {max_pool}")
+    return int(max_pool)
+
+
+def _check_pool_size(k: int, max_pool: int | None) -> None:
+    if max_pool is not None and k > max_pool:
+        raise ValueError(
+            f"a pool of {k} passages is larger than max_pool={max_pool}: ranking costs memory "
+            f"and time that grow with the square of the pool (docs/limits.md); rerank the "
+            f"{max_pool} most similar passages, or pass CageReranker(max_pool=None) to lift "
+            f"the bound"
+        )
+
+
 def _check_similarities(values: Sequence[float] | np.ndarray, k: int) -> np.ndarray:
+    """``values`` as ``[k]`` float64: real numbers only (int, float, numpy numbers; not bool,
+    str, complex or Decimal), finite, one per passage."""
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        raw = np.asarray(values)
     except (TypeError, ValueError):
         raise TypeError("query_similarities must be a sequence of numbers") from None
+    if raw.dtype == object:
+        bad = [i for i, v in enumerate(raw.ravel()) if not _is_real(v)]
+        if bad:
+            raise TypeError(
+                f"query_similarities must be a sequence of numbers (int or float), "
+                f"got {type(raw.ravel()[bad[0]]).__name__} at position {bad[0]}"
+            )
+    elif raw.dtype.kind not in "iuf":
+        raise TypeError(
+            f"query_similarities must be a sequence of numbers (int or float), "
+            f"got values of dtype {raw.dtype}"
+        )
+    try:
+        arr = raw.astype(np.float64)
+    except OverflowError:  # an int beyond the float range
+        raise ValueError(
+            "query_similarities must be finite; an int beyond the float range"
+        ) from None
     if arr.ndim != 1 or arr.shape[0] != k:
         raise ValueError(f"query_similarities has shape {arr.shape}; expected one value for "
                          f"each of the {k} passages")  # fmt: skip
     if not np.isfinite(arr).all():
-        bad = [i for i, v in enumerate(arr) if not math.isfinite(v)]
-        raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad[:10]}")
+        bad_at = [i for i, v in enumerate(arr) if not math.isfinite(v)]
+        raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad_at[:10]}")
     return arr
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))

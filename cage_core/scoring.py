@@ -18,6 +18,7 @@ __all__ = [
     "coherence_scores",
     "cosine_matrix",
     "fuse",
+    "min_max",
     "ranking",
     "standardize",
 ]
@@ -67,7 +68,43 @@ def ranking(scores: np.ndarray) -> np.ndarray:
 
 
 def standardize(x: np.ndarray) -> np.ndarray:
-    """``(x − mean)/std`` within the pool; zeros when the values are (nearly) constant."""
+    """``(x − mean)/std`` within the pool; zeros when the values are (nearly) constant
+    (``std ≤ 1e-9``: values that differ by less than that are a tie).
+
+    Finite values too large for that formula (``|x|`` beyond about 1e154, where the squares
+    of the deviations overflow) are first divided by ``max |x|``, which leaves the z-scores
+    as they are; every other input takes the plain formula, so ordinary scores are
+    bit-identical to it.
+    """
     x = np.asarray(x, dtype=np.float64)
-    std = x.std()
-    return (x - x.mean()) / std if std > 1e-9 else np.zeros_like(x)
+    if not x.size:
+        return np.zeros_like(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, std = x.mean(), x.std()
+    if not (math.isfinite(mean) and math.isfinite(std)) and np.isfinite(x).all():
+        return _standardize_scaled(x)
+    return (x - mean) / std if std > 1e-9 else np.zeros_like(x)
+
+
+def _standardize_scaled(x: np.ndarray) -> np.ndarray:
+    """:func:`standardize` of finite ``x`` whose plain mean or std overflows: computed on
+    ``x / max |x|`` (in [-1, 1]), whose std is ``std(x) / max |x|``."""
+    scale = float(np.abs(x).max())
+    y = x / scale
+    std = y.std()
+    return (y - y.mean()) / std if std * scale > 1e-9 else np.zeros_like(x)
+
+
+def min_max(x: np.ndarray) -> np.ndarray:
+    """``(x − min)/(max − min)`` within the pool, in [0, 1]; ones when the values are (nearly)
+    constant (span ≤ 1e-12). Finite values whose span overflows (beyond about 1.8e308) are
+    first divided by ``max |x|``, as in :func:`standardize`; every other input takes the
+    plain formula."""
+    x = np.asarray(x, dtype=np.float64)
+    if not x.size:
+        return np.ones_like(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = x.max() - x.min()
+    if not math.isfinite(span) and np.isfinite(x).all():
+        return min_max(x / float(np.abs(x).max()))
+    return (x - x.min()) / span if span > 1e-12 else np.ones_like(x)

@@ -26,7 +26,7 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.passage import Passage
-from cage_core.reranker import configured_reranker
+from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
 
@@ -96,6 +96,9 @@ class CageRerank(BaseDocumentCompressor):
     method: str = "cage"
     """The ranking method: "cage" (default), or any name of :mod:`cage_core.methods` such as
     "grapher", "tegr", "cage-contra", "paper"."""
+    max_pool: int | None = Field(default=DEFAULT_MAX_POOL, ge=1)
+    """The most documents one call ranks (``None``: no bound); more raise ``ValueError``
+    (:class:`~cage_core.CageReranker`, docs/limits.md)."""
     integrity_key: SecretStr | None = None
     """A secret shared by ingest and rerank: stored graphs then carry an HMAC under it and
     only graphs with a valid one are used (:mod:`cage_core.graphs.integrity`); ``None``: the
@@ -110,7 +113,11 @@ class CageRerank(BaseDocumentCompressor):
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
             self._reranker = configured_reranker(
-                self.config, alpha=self.alpha, nlp=self.spacy_model, method=self.method
+                self.config,
+                alpha=self.alpha,
+                nlp=self.spacy_model,
+                method=self.method,
+                max_pool=self.max_pool,
             )
         return self._reranker
 

@@ -26,7 +26,7 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.relevance import relevance
-from cage_core.reranker import configured_reranker
+from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
 
@@ -86,6 +86,9 @@ class CageRerank(BaseNodePostprocessor):
         "cage-contra, paper, … (cage_core.methods)",
     )
 
+    max_pool: int | None = Field(
+        default=DEFAULT_MAX_POOL, ge=1, description="most nodes one call ranks (None: no bound)"
+    )
     integrity_key: SecretStr | None = Field(
         default=None,
         description="secret shared with CageGraphExtractor: only stored graphs with "
@@ -114,7 +117,11 @@ class CageRerank(BaseNodePostprocessor):
         """The core reranker (created on first use; models are shared per process)."""
         if self._reranker is None:
             self._reranker = configured_reranker(
-                self.config, alpha=self.alpha, nlp=self.spacy_model, method=self.method
+                self.config,
+                alpha=self.alpha,
+                nlp=self.spacy_model,
+                method=self.method,
+                max_pool=self.max_pool,
             )
         return self._reranker
 

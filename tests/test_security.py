@@ -65,7 +65,7 @@ def test_hostile_stored_graph_is_rejected_with_a_warning_and_the_passage_reparse
 
 
 def test_caps_are_documented_values():
-    assert (MAX_NODES, MAX_EDGES) == (20_000, 200_000)
+    assert (MAX_NODES, MAX_EDGES) == (5_000, 10_000)  # graph_limits(max_parse_chars=20,000)
 
 
 def test_no_code_execution_on_loaded_data():

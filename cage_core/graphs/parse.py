@@ -32,8 +32,10 @@ from cage_core.graphs.passage_graph import (
     GRAPH_FORMAT_VERSION,
     GRAPH_LEVELS,
     GraphLevel,
+    GraphLimits,
     PassageGraph,
     content_hash,
+    graph_limits,
 )
 from cage_core.graphs.pronouns import resolve_pronouns
 from cage_core.graphs.relations import (
@@ -96,21 +98,25 @@ def pipeline_fingerprint(meta: Mapping[str, object]) -> str:
 
 
 class _NodeTable:
-    """Accumulates distinct nodes in order of first appearance."""
+    """Accumulates distinct nodes in order of first appearance, at most ``limit`` of them
+    (a label first seen after that is no node)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self.index: dict[str, int] = {}
         self.labels: list[str] = []
         self.pos: list[str] = []
         self.ents: list[str] = []
 
-    def add(self, label: str, pos: str, ent: str) -> int:
+    def add(self, label: str, pos: str, ent: str) -> int | None:
         key = label.lower()
         found = self.index.get(key)
         if found is not None:
             if ent and not self.ents[found]:
                 self.ents[found] = ent
             return found
+        if len(self.labels) >= self.limit:
+            return None
         self.index[key] = len(self.labels)
         self.labels.append(label)
         self.pos.append(pos if pos in POS_TAGS else "X")
@@ -132,9 +138,10 @@ def _entity_label(span: Span) -> str:
 
 
 class _GraphBuilder:
-    def __init__(self, doc: Doc) -> None:
+    def __init__(self, doc: Doc, limits: GraphLimits) -> None:
         self.doc = doc
-        self.nodes = _NodeTable()
+        self.limits = limits
+        self.nodes = _NodeTable(limits.nodes)
         self.entity_of: dict[int, Span] = {
             i: e for e in entity_spans(doc) for i in range(e.start, e.end)
         }
@@ -167,7 +174,7 @@ class _GraphBuilder:
         return result
 
     def add_edge(self, src: int | None, dst: int | None, rel: Relation, verb: str = "") -> None:
-        if src is None or dst is None or src == dst:
+        if src is None or dst is None or src == dst or len(self.edges) >= self.limits.edges:
             return
         self.edges.setdefault((src, dst, int(rel)), verb)
 
@@ -262,6 +269,7 @@ class _GraphBuilder:
 
     def graph(self, source: str, content_sha: str) -> PassageGraph:
         nodes = self.nodes
+        _warn_if_full(nodes.limit, len(nodes.labels), self.limits.edges, len(self.edges))
         keys = list(self.edges)
         arr = np.array(keys, dtype=np.int64).reshape(-1, 3)
         return PassageGraph(
@@ -277,24 +285,45 @@ class _GraphBuilder:
         )
 
 
-def graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
-    """Build the full passage graph of a parsed spaCy ``Doc`` (see the module docstring)."""
-    builder = _GraphBuilder(doc)
+def graph_from_doc(
+    doc: Doc, *, source: str = "", content_sha: str = "", limits: GraphLimits | None = None
+) -> PassageGraph:
+    """Build the full passage graph of a parsed spaCy ``Doc`` (see the module docstring),
+    within ``limits`` (default: :func:`~cage_core.graphs.passage_graph.graph_limits` of the
+    default ``max_parse_chars``): nodes and edges past them are left out, with a warning
+    (no ordinary text comes near them)."""
+    builder = _GraphBuilder(doc, limits or graph_limits())
     builder.run()
     return builder.graph(source, content_sha)
 
 
-def light_graph_from_doc(doc: Doc, *, source: str = "", content_sha: str = "") -> PassageGraph:
+def light_graph_from_doc(
+    doc: Doc, *, source: str = "", content_sha: str = "", limits: GraphLimits | None = None
+) -> PassageGraph:
     """The light graph of a ``Doc``: its named entities, labelled and typed as in the full
     graph (one node per distinct lower-cased label, the first type seen), without edges.
-    Needs only the entity recogniser; POS is not known, so it reads ``"X"``."""
-    nodes = _NodeTable()
+    Needs only the entity recogniser; POS is not known, so it reads ``"X"``. At most
+    ``limits.nodes`` nodes, as :func:`graph_from_doc`."""
+    nodes = _NodeTable((limits or graph_limits()).nodes)
     for span in entity_spans(doc):
         nodes.add(_entity_label(span), "X", span.label_ if span.label_ in ENTITY_TYPES else "MISC")
+    _warn_if_full(nodes.limit, len(nodes.labels), 0, 0)
     empty = np.zeros(0, dtype=np.int64)
     return PassageGraph(labels=tuple(nodes.labels), pos=tuple(nodes.pos), entity_types=tuple(nodes.ents),
                         edge_src=empty, edge_dst=empty.copy(), edge_type=empty.copy(), edge_verbs=(),
                         source=source, content_sha=content_sha, level="light")  # fmt: skip
+
+
+def _warn_if_full(node_limit: int, nodes: int, edge_limit: int, edges: int) -> None:
+    if nodes >= node_limit or (edge_limit and edges >= edge_limit):
+        logger.warning(
+            "passage graph reached its limits (%d of %d nodes, %d of %d edges); "
+            "further nodes and edges were left out",
+            nodes,
+            node_limit,
+            edges,
+            edge_limit,
+        )
 
 
 class GraphParser:
@@ -314,6 +343,8 @@ class GraphParser:
         self.nlp = nlp
         self.vector_dim = vector_dim
         self.max_chars = max_chars
+        self.limits = graph_limits(max_chars)
+        """The most nodes and edges a graph of this parser holds (from ``max_chars``)."""
         self.fingerprint = pipeline_fingerprint(nlp.meta)
         self.label_vectors = LabelVectors(nlp, vector_dim)
         makers = _entity_makers(nlp)
@@ -330,15 +361,23 @@ class GraphParser:
         with self._lock:
             entity_docs = list(self.nlp.pipe(clipped, disable=self._entity_pass_off))
             if level == "light":
-                return [light_graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
-                        for d, t in zip(entity_docs, texts)]  # fmt: skip
+                return [
+                    light_graph_from_doc(
+                        d, source=self.fingerprint, content_sha=content_hash(t), limits=self.limits
+                    )
+                    for d, t in zip(entity_docs, texts)
+                ]
             docs = list(self.nlp.pipe(clipped, disable=self._parse_pass_off))
         from spacy.tokens import Span
 
         for doc, entity_doc in zip(docs, entity_docs):
             doc.ents = [Span(doc, e.start, e.end, label=e.label) for e in entity_doc.ents]
-        return [graph_from_doc(d, source=self.fingerprint, content_sha=content_hash(t))
-                for d, t in zip(docs, texts)]  # fmt: skip
+        return [
+            graph_from_doc(
+                d, source=self.fingerprint, content_sha=content_hash(t), limits=self.limits
+            )
+            for d, t in zip(docs, texts)
+        ]
 
     def _clip(self, text: str) -> str:
         text = encodable(text)  # lone surrogates would fail inside spaCy's string store

@@ -41,6 +41,8 @@ from cage_core.graphs.relations import ENTITY_TYPES, NUM_RELATIONS, POS_TAGS
 
 __all__ = [
     "CONTENT_HASH_CHARS",
+    "DEFAULT_MAX_PARSE_CHARS",
+    "EDGES_PER_CHAR",
     "FORMAT_TAG",
     "GRAPH_FORMAT_VERSION",
     "GRAPH_LEVELS",
@@ -48,10 +50,14 @@ __all__ = [
     "MAX_LABEL_CHARS",
     "MAX_NODES",
     "MAX_STORED_CHARS",
+    "NODES_PER_CHAR",
+    "STORED_CHARS_PER_CHAR",
     "GraphFormatError",
     "GraphLevel",
+    "GraphLimits",
     "PassageGraph",
     "content_hash",
+    "graph_limits",
     "serves",
 ]
 
@@ -59,19 +65,60 @@ GRAPH_FORMAT_VERSION = 2
 """Bump when the graph builder or the stored layout changes meaning (1: dicts with vectors)."""
 FORMAT_TAG = "cage-passage-graph"
 
-MAX_NODES = 20_000
-"""Stored graphs claiming more nodes than this are rejected."""
-MAX_EDGES = 200_000
-"""Stored graphs claiming more edges than this are rejected."""
+DEFAULT_MAX_PARSE_CHARS = 20_000
+"""The longest text a passage graph is built from by default (``CageConfig.max_parse_chars``:
+longer passages are cut before parsing); the graph limits follow from it."""
+NODES_PER_CHAR = 0.25
+"""A node is a distinct label from a token of the text holding a letter or digit. Measured
+with en_core_web_md on 20,000-character texts: 0.04 nodes per character on Wikipedia prose,
+at most 0.24 on adversarial ones (hyphenated or CJK words); the parser stops adding nodes
+at the limit."""
+EDGES_PER_CHAR = 0.5
+"""Edges are deduplicated links between nodes. Measured as :data:`NODES_PER_CHAR`: 0.09 per
+character on prose, up to 0.7 on adversarial texts (lists of numbers as subject and object:
+every pair is linked); the parser stops adding edges at the limit."""
+STORED_CHARS_PER_CHAR = 100
+"""A stored graph is at most about 30 characters of JSON per character of text (measured as
+:data:`NODES_PER_CHAR`: 2 on prose, 17 on lists of numbers)."""
 MAX_LABEL_CHARS = 512
 """Node labels and verb lemmas longer than this are rejected."""
-MAX_STORED_CHARS = 8_000_000
-"""Stored graph strings longer than this are rejected before they are parsed."""
 CONTENT_HASH_CHARS = 32
 """Hex digits of SHA-256 kept as the content hash (128 bits)."""
 GraphLevel = Literal["light", "full"]
 GRAPH_LEVELS: tuple[GraphLevel, ...] = ("light", "full")
 """Graph levels, each a superset of the one before it."""
+
+
+@dataclass(frozen=True)
+class GraphLimits:
+    """The largest passage graph a text of ``max_chars`` characters can give: what the parser
+    builds at most and what a stored graph may hold (:func:`graph_limits`)."""
+
+    nodes: int
+    edges: int
+    stored_chars: int
+    """Characters of the stored JSON string, checked before it is parsed."""
+
+
+def graph_limits(max_chars: int = DEFAULT_MAX_PARSE_CHARS) -> GraphLimits:
+    """The limits for graphs of texts of at most ``max_chars`` characters: ``max_chars ×``
+    :data:`NODES_PER_CHAR` nodes, ``×`` :data:`EDGES_PER_CHAR` edges and ``×``
+    :data:`STORED_CHARS_PER_CHAR` stored characters (at least those of a text of 1,000)."""
+    chars = max(int(max_chars), 1_000)
+    return GraphLimits(
+        nodes=int(chars * NODES_PER_CHAR),
+        edges=int(chars * EDGES_PER_CHAR),
+        stored_chars=int(chars * STORED_CHARS_PER_CHAR),
+    )
+
+
+MAX_NODES = graph_limits().nodes
+"""Stored graphs claiming more nodes than this are rejected (texts of the default
+:data:`DEFAULT_MAX_PARSE_CHARS`; :func:`graph_limits` for others)."""
+MAX_EDGES = graph_limits().edges
+"""Stored graphs claiming more edges than this are rejected (as :data:`MAX_NODES`)."""
+MAX_STORED_CHARS = graph_limits().stored_chars
+"""Stored graph strings longer than this are rejected before they are parsed."""
 
 
 def serves(level: str, needed: str) -> bool:
@@ -197,15 +244,20 @@ class PassageGraph:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_stored(cls, data: Any) -> PassageGraph:
-        """Rebuild a graph from :meth:`to_text` (or :meth:`to_dict`) output, validating it all.
+    def from_stored(cls, data: Any, *, max_chars: int = DEFAULT_MAX_PARSE_CHARS) -> PassageGraph:
+        """Rebuild a graph from :meth:`to_text` (or :meth:`to_dict`) output, validating it all,
+        in time linear in its size: it may hold no more than the parser builds from a text of
+        ``max_chars`` characters (``max_parse_chars``; :func:`graph_limits`).
 
         Raises:
             GraphFormatError: on any malformed, oversized, wrong-version or inconsistent input.
         """
+        limits = graph_limits(max_chars)
         if isinstance(data, str):
-            if len(data) > MAX_STORED_CHARS:
-                raise GraphFormatError(f"a stored graph is at most {MAX_STORED_CHARS} characters")
+            if len(data) > limits.stored_chars:
+                raise GraphFormatError(
+                    f"a stored graph is at most {limits.stored_chars} characters"
+                )
             try:
                 data = json.loads(data)
             except (ValueError, RecursionError) as exc:  # also Python's int-string limit
@@ -226,8 +278,8 @@ class PassageGraph:
         level = data.get("level")
         if level not in GRAPH_LEVELS:
             raise GraphFormatError(f"level must be one of {GRAPH_LEVELS}")
-        labels, pos, ents = _nodes(data.get("nodes"))
-        src, dst, rel, verbs = _edges(data.get("edges"), len(labels))
+        labels, pos, ents = _nodes(data.get("nodes"), limits.nodes)
+        src, dst, rel, verbs = _edges(data.get("edges"), len(labels), limits.edges)
         return cls(labels=labels, pos=pos, entity_types=ents,
                    edge_src=np.array(src, dtype=np.int64), edge_dst=np.array(dst, dtype=np.int64),
                    edge_type=np.array(rel, dtype=np.int64), edge_verbs=verbs, source=source,
@@ -242,41 +294,59 @@ def _short_str(value: Any) -> bool:
     return isinstance(value, str) and len(value) <= MAX_LABEL_CHARS
 
 
-def _nodes(value: Any) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    if not isinstance(value, list) or len(value) > MAX_NODES:
-        raise GraphFormatError(f"nodes must be a list of at most {MAX_NODES} entries")
+def _nodes(value: Any, limit: int) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    if not isinstance(value, list) or len(value) > limit:
+        raise GraphFormatError(f"nodes must be a list of at most {limit} entries")
     labels, pos, ents = [], [], []
     for node in value:
-        if (not isinstance(node, list) or len(node) not in (2, 3)
-                or not all(_short_str(v) for v in node)):  # fmt: skip
-            raise GraphFormatError(f"each node must be [label, pos] or [label, pos, entity type] "
-                                   f"strings of at most {MAX_LABEL_CHARS} chars")  # fmt: skip
-        if node[1] not in POS_TAGS:
-            raise GraphFormatError("unknown POS tag in stored graph")
+        if type(node) is not list or not 2 <= len(node) <= 3:
+            raise _bad_node()
         ent = node[2] if len(node) == 3 else ""
+        label, tag = node[0], node[1]
+        if not (_short_str(label) and type(tag) is str and type(ent) is str):
+            raise _bad_node()
+        if tag not in POS_TAGS:
+            raise GraphFormatError("unknown POS tag in stored graph")
         if ent and ent not in ENTITY_TYPES:
             raise GraphFormatError("unknown entity type in stored graph")
-        labels.append(node[0])
-        pos.append(node[1])
+        labels.append(label)
+        pos.append(tag)
         ents.append(ent)
     return tuple(labels), tuple(pos), tuple(ents)
 
 
-def _edges(value: Any, n: int) -> tuple[list[int], list[int], list[int], tuple[str, ...]]:
-    if not isinstance(value, list) or len(value) > MAX_EDGES:
-        raise GraphFormatError(f"edges must be a list of at most {MAX_EDGES} entries")
+def _bad_node() -> GraphFormatError:
+    return GraphFormatError(
+        f"each node must be [label, pos] or [label, pos, entity type] "
+        f"strings of at most {MAX_LABEL_CHARS} chars"
+    )
+
+
+def _edges(
+    value: Any, n: int, limit: int
+) -> tuple[list[int], list[int], list[int], tuple[str, ...]]:
+    if not isinstance(value, list) or len(value) > limit:
+        raise GraphFormatError(f"edges must be a list of at most {limit} entries")
     src, dst, rel, verbs = [], [], [], []
     for edge in value:
-        if (not isinstance(edge, list) or len(edge) not in (3, 4)
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in edge[:3])
-                or (len(edge) == 4 and not _short_str(edge[3]))):  # fmt: skip
-            raise GraphFormatError("each edge must be [src, dst, type] ints, optionally + verb")
-        if not (0 <= edge[0] < n and 0 <= edge[1] < n):
+        if type(edge) is not list or not 3 <= len(edge) <= 4:
+            raise _bad_edge()
+        s, d, t = edge[0], edge[1], edge[2]
+        verb = edge[3] if len(edge) == 4 else ""
+        if type(s) is not int or type(d) is not int or type(t) is not int:  # bool is no int
+            raise _bad_edge()
+        if len(edge) == 4 and not _short_str(verb):
+            raise _bad_edge()
+        if not (0 <= s < n and 0 <= d < n):
             raise GraphFormatError("edge endpoints must index existing nodes")
-        if not 0 <= edge[2] < NUM_RELATIONS:
+        if not 0 <= t < NUM_RELATIONS:
             raise GraphFormatError(f"edge types must be in [0, {NUM_RELATIONS})")
-        src.append(edge[0])
-        dst.append(edge[1])
-        rel.append(edge[2])
-        verbs.append(edge[3] if len(edge) == 4 else "")
+        src.append(s)
+        dst.append(d)
+        rel.append(t)
+        verbs.append(verb)
     return src, dst, rel, tuple(verbs)
+
+
+def _bad_edge() -> GraphFormatError:
+    return GraphFormatError("each edge must be [src, dst, type] ints, optionally + verb")

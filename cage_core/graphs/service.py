@@ -244,10 +244,11 @@ class PassageGraphs:
         """The graphs stored elsewhere (``PassageGraph.to_text()`` output, or its mapping)
         for ``passages``, one per passage; ``None`` where the passage must be parsed.
 
-        A value is ignored when it is malformed, oversized, of another format version, built
-        by another pipeline, or built from other content than the passage it is attached to
-        (a stale graph, e.g. a chunk that inherited its parent document's graph through a
-        text splitter). ``None`` values are simply missing. With ``integrity_key``
+        A value is ignored when it is malformed, oversized (larger than the parser builds
+        from ``max_parse_chars`` characters, :func:`~cage_core.graphs.passage_graph.graph_limits`),
+        of another format version, built by another pipeline, or built from other content
+        than the passage it is attached to (a stale graph, e.g. a chunk that inherited its
+        parent document's graph through a text splitter). ``None`` values are simply missing. With ``integrity_key``
         (:mod:`cage_core.graphs.integrity`), a value without the right MAC under that key is
         ignored too (a forged or unsigned graph). One warning per call summarises what was
         ignored and why.
@@ -277,7 +278,7 @@ class PassageGraphs:
         if data is None:
             return None, None
         try:
-            graph = PassageGraph.from_stored(data)
+            graph = PassageGraph.from_stored(data, max_chars=self.max_parse_chars)
         except (GraphFormatError, RecursionError) as exc:
             return None, f"invalid: {exc}"
         if graph.source != self.fingerprint:

@@ -38,7 +38,7 @@ from cage_core.ranking.pair_index import (
     similar_set_pairs,
     substring_mentions,
 )
-from cage_core.scoring import cosine_matrix
+from cage_core.scoring import cosine_matrix, min_max
 
 __all__ = [
     "EDGE_TYPES",
@@ -358,8 +358,7 @@ class TEGRMethod:
         if k == 0:
             return np.zeros(0)
         sims = np.asarray(pool.similarities, dtype=np.float64)
-        span = sims.max() - sims.min()
-        initial = (sims - sims.min()) / span if span > 1e-12 else np.ones(k)
+        initial = min_max(sims)
         chunks = [Chunk(p.text, p.title, g) for p, g in zip(pool.passages, pool.graphs)]
         classifier = self.classifier or RuleEdgeClassifier(self.config.contradiction_overlap)
         vectors = pool.passage_vectors
