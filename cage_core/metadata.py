@@ -31,10 +31,11 @@ and ``cage_expanded_from`` (the id of the retrieved document it was reached from
   LlamaIndex ``start_char_idx``), after the page (:data:`PAGE_METADATA_KEYS`, for loaders
   that split a file into pages first); where an ingest component wrote the chunk's order
   (:data:`ORDER_METADATA_KEY`: the splitter kept no offset,
-  :mod:`cage_core.integrations.chunk_order`), that order instead of the offset. Ranked positions keep the document's order, not its
-  distances: chunks 3 and 7 of a report, retrieved together, get positions 0 and 1. The
-  ingest components see a document's chunks together, so the positions they store are its
-  true order when a document is split and ingested in one call.
+  :mod:`cage_core.integrations.chunk_order`), that order instead of the offset. Ranked
+  positions keep the document's order, not its distances: chunks 3 and 7 of a report,
+  retrieved together, get positions 0 and 1. The ingest components see a document's chunks
+  together, so the positions they store are its true order when a document is split and
+  ingested in one call.
 
 A chunk without a document gets ``doc_id=None`` and ``position=None`` (it is its own
 document); a chunk of a known document whose place is unknown gets ``position=None``.
@@ -190,7 +191,7 @@ class ChunkPlace:
     Attributes:
         doc_id: its document, or ``None``.
         position: its explicit 0-based position, or ``None``.
-        order: ``(page, character offset)`` when the offset is known, else ``None``.
+        order: ``(page, cage_chunk_order or character offset)`` when one is known, else ``None``.
     """
 
     doc_id: str | None

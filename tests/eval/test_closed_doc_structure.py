@@ -13,7 +13,8 @@ from cage_core.eval.runner import run_evaluation
 from cage_core.methods import get_method
 
 QUESTION = "Did Acme Foods Ltd. raise its dividend in March 2021?"
-CHUNKS = [  # text, doc_id, position, gold: two reports; after its first chunk Acme's says "the company"
+# text, doc_id, position, gold: two reports; after its first chunk Acme's says "the company"
+CHUNKS = [
     ("Bolt Motors raised its dividend in March 2021.", "bolt.pdf", 0, False),
     ("In March 2021 the company raised its dividend.", "acme.pdf", 2, True),
     ("Acme Foods Ltd. is a food company founded in 1990.", "acme.pdf", 0, False),

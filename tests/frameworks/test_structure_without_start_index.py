@@ -21,7 +21,7 @@ BOLT = (
 )
 QUESTION = "How many anvils did Acme Corp sell in 2023, and who leads the company?"
 POOL = (3, 1, 4, 5, 2)
-"""The retrieved chunks, by index in the split: Acme's fourth and second, Bolt's two, Acme's third."""
+"""The retrieved chunks, by index in the split: Acme's 4th and 2nd, Bolt's two, Acme's 3rd."""
 PLACES = [
     ("acme.md", 0),
     ("acme.md", 1),
