@@ -29,10 +29,13 @@ and ``cage_expanded_from`` (the id of the retrieved document it was reached from
   else the rank, among the list's chunks of the same document, of their character offset
   (LangChain ``metadata["start_index"]`` from a splitter with ``add_start_index=True``;
   LlamaIndex ``start_char_idx``), after the page (:data:`PAGE_METADATA_KEYS`, for loaders
-  that split a file into pages first). Ranked positions keep the document's order, not its
-  distances: chunks 3 and 7 of a report, retrieved together, get positions 0 and 1. The
-  ingest components see a document's chunks together, so the positions they store are its
-  true order when a document is split and ingested in one call.
+  that split a file into pages first); where an ingest component wrote the chunk's order
+  (:data:`ORDER_METADATA_KEY`: the splitter kept no offset,
+  :mod:`cage_core.integrations.chunk_order`), that order instead of the offset. Ranked
+  positions keep the document's order, not its distances: chunks 3 and 7 of a report,
+  retrieved together, get positions 0 and 1. The ingest components see a document's chunks
+  together, so the positions they store are its true order when a document is split and
+  ingested in one call.
 
 A chunk without a document gets ``doc_id=None`` and ``position=None`` (it is its own
 document); a chunk of a known document whose place is unknown gets ``position=None``.
@@ -101,6 +104,9 @@ POSITION_METADATA_KEYS: tuple[str, ...] = ("position", "chunk_index")
 """Metadata keys of a chunk's explicit 0-based position in its document, in this order."""
 OFFSET_METADATA_KEY = "start_index"
 """Metadata key of a chunk's character offset in its document (LangChain ``add_start_index``)."""
+ORDER_METADATA_KEY = "cage_chunk_order"
+"""Metadata key of a chunk's order among its document's chunks, written at ingest where the
+splitter kept no offset (:mod:`cage_core.integrations.chunk_order`); read before the offset."""
 PAGE_METADATA_KEYS: tuple[str, ...] = ("page", "page_number")
 """Metadata keys of the page a chunk was cut from (ordered before the offset)."""
 
@@ -185,7 +191,7 @@ class ChunkPlace:
     Attributes:
         doc_id: its document, or ``None``.
         position: its explicit 0-based position, or ``None``.
-        order: ``(page, character offset)`` when the offset is known, else ``None``.
+        order: ``(page, cage_chunk_order or character offset)`` when one is known, else ``None``.
     """
 
     doc_id: str | None
@@ -229,7 +235,9 @@ def chunk_place(
             document = f"{document}#{title.strip()}"
     if document is None:
         return ChunkPlace(None)
-    start = _count(offset)
+    start = _count(metadata.get(ORDER_METADATA_KEY))
+    if start is None:
+        start = _count(offset)
     if start is None:
         start = _count(metadata.get(OFFSET_METADATA_KEY))
     page = _first_count(metadata, PAGE_METADATA_KEYS) or 0

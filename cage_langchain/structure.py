@@ -7,7 +7,10 @@ and, with ``add_start_index=True``, its character offset in ``metadata["start_in
 <cage_core.passage.Passage.position>` by the rules of :mod:`cage_core.metadata` (keys
 ``doc_id``, ``document_id``, ``source``, ``file_path`` in that order; an explicit
 ``position`` or ``chunk_index``, else the rank of ``(page, start_index)`` among the list's
-chunks of the same document). Documents without them are each their own document.
+chunks of the same document). Documents without them are each their own document. A splitter
+without ``add_start_index`` keeps no offset: :class:`~cage_langchain.CageGraphTransformer`
+then writes each chunk's order in its document (``metadata["cage_chunk_order"]``,
+:mod:`cage_core.integrations.chunk_order`), ranked here in place of ``start_index``.
 """
 
 from __future__ import annotations

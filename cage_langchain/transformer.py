@@ -15,6 +15,7 @@ from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import index_documents
 from cage_core.graphs.integrity import key_bytes, signed_text
 from cage_core.graphs.service import PassageGraphs
+from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY
 from cage_core.passage import Passage
@@ -52,6 +53,13 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     (``doc_id``, ``position``: :func:`~cage_langchain.structure.document_passages`, over the
     documents of one call), so the expansion retriever can add a retrieved chunk's
     neighbours: transform a document's chunks in one call for their true order.
+
+    A splitter without ``add_start_index=True`` keeps no offset; the chunks of such a
+    document then get ``metadata["cage_chunk_order"]``, their order in the call
+    (:mod:`cage_core.integrations.chunk_order`), which the reranker reads as it reads
+    ``start_index``: the positions, and so every ranking, are the same with and without
+    ``add_start_index``, as long as a document's chunks are transformed in one call, in the
+    splitter's order.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -87,8 +95,13 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     ) -> Sequence[Document]:
         if not documents:
             return []
-        passages = document_passages(documents, self.title_key, with_ids=False)
-        ids = _ids(documents, passages)
+        metadatas = ordered_metadatas([d.metadata for d in documents], self.title_key)
+        ordered = [
+            Document(page_content=d.page_content, id=d.id, metadata=m)
+            for d, m in zip(documents, metadatas)
+        ]
+        passages = document_passages(ordered, self.title_key, with_ids=False)
+        ids = _ids(ordered, passages)
         key = key_bytes(self.integrity_key)
         graphs = self.graph_service.graphs(
             passages, level=method_graph_level(self.config, self.method)
@@ -96,15 +109,15 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         if self.link_index is not None:
             index_documents(
                 self.link_index,
-                [(i, p, g, d.metadata) for i, d, p, g in zip(ids, documents, passages, graphs)],
+                [(i, p, g, d.metadata) for i, d, p, g in zip(ids, ordered, passages, graphs)],
             )
         return [
             Document(
                 page_content=d.page_content,
                 id=i,
                 metadata={**d.metadata, self.graph_key: signed_text(g, key)},
-            )  # fmt: skip
-            for i, d, g in zip(ids, documents, graphs)
+            )
+            for i, d, g in zip(ids, ordered, graphs)
         ]
 
     async def atransform_documents(

@@ -15,10 +15,11 @@ from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import index_documents
 from cage_core.graphs.integrity import key_bytes, signed_text
 from cage_core.graphs.service import PassageGraphs
+from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.pickled_state import without_private_attributes
-from cage_core.metadata import GRAPH_KEY, TITLE_KEY
+from cage_core.metadata import GRAPH_KEY, ORDER_METADATA_KEY, TITLE_KEY
 from cage_core.reranker import method_graph_level
-from cage_llamaindex.structure import node_passages
+from cage_llamaindex.structure import node_passages, node_successors
 
 __all__ = [
     "CageGraphExtractor",
@@ -46,6 +47,13 @@ class CageGraphExtractor(TransformComponent):
     skips this step, so it adds nothing to the link index. Each entry keeps the node's place
     (``doc_id`` = ``ref_doc_id``, ``position``: :func:`~cage_llamaindex.structure.node_passages`
     over the nodes of one call, the whole document when it is parsed in the same pipeline run).
+
+    A node without ``start_char_idx`` (a parser that records none, or a chunk it could not
+    find verbatim in its document) gets, with the other nodes of its document in the call,
+    ``metadata["cage_chunk_order"]``: the document's order, following ``PREVIOUS`` / ``NEXT``
+    (:mod:`cage_core.integrations.chunk_order`), read by the reranker before the offset; the
+    positions, and so every ranking, are the same with and without ``start_char_idx``. That
+    key, too, is excluded from the embed and LLM metadata.
     """
 
     config: CageConfig = Field(default_factory=CageConfig)
@@ -105,22 +113,32 @@ class CageGraphExtractor(TransformComponent):
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:
             return []
-        passages = node_passages(nodes, self.title_key, with_ids=False)
+        metadatas = ordered_metadatas(
+            [n.metadata for n in nodes],
+            self.title_key,
+            doc_ids=[n.ref_doc_id for n in nodes],
+            offsets=[getattr(n, "start_char_idx", None) for n in nodes],
+            successors=node_successors(nodes),
+        )
+        ordered = []
+        for node, metadata in zip(nodes, metadatas):
+            copy = node.model_copy()
+            copy.metadata = metadata
+            ordered.append(copy)
+        passages = node_passages(ordered, self.title_key, with_ids=False)
         graphs = self.graph_service.graphs(
             passages, level=method_graph_level(self.config, self.method)
         )
         if self.link_index is not None:
             index_documents(
                 self.link_index,
-                [(n.node_id, p, g, n.metadata) for n, p, g in zip(nodes, passages, graphs)],
+                [(n.node_id, p, g, n.metadata) for n, p, g in zip(ordered, passages, graphs)],
             )
-        out = []
         key = key_bytes(self.integrity_key)
-        for node, graph in zip(nodes, graphs):
-            copy = node.model_copy()
-            copy.metadata = {**node.metadata, self.graph_key: signed_text(graph, key)}
+        hidden = (self.graph_key, ORDER_METADATA_KEY)
+        for node, copy, graph in zip(nodes, ordered, graphs):
+            copy.metadata = {**copy.metadata, self.graph_key: signed_text(graph, key)}
             for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
                 keys = list(getattr(node, attr))
-                setattr(copy, attr, keys if self.graph_key in keys else keys + [self.graph_key])
-            out.append(copy)
-        return out
+                setattr(copy, attr, keys + [k for k in hidden if k not in keys])
+        return ordered

@@ -10,6 +10,12 @@ and ``NEXT``, when they come from the same document) and records its character o
 value, else the rank of ``start_char_idx`` among the list's nodes of the same document);
 :func:`adjacent_node_ids` gives the ids of a node's neighbours, which the expansion
 retriever adds. Nodes without them are each their own document.
+
+Where a node has no ``start_char_idx`` (a parser that records none, or a chunk it could not
+find verbatim in its document), :class:`~cage_llamaindex.CageGraphExtractor` writes each node's
+order in its document (``metadata["cage_chunk_order"]``, :mod:`cage_core.integrations.chunk_order`),
+following ``PREVIOUS`` / ``NEXT`` (:func:`node_successors`); it is ranked here in place of the
+offset, so the positions are the same with and without ``start_char_idx``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from cage_core.passage import Passage
 __all__ = [
     "adjacent_node_ids",
     "node_passages",
+    "node_successors",
 ]
 
 
@@ -40,6 +47,31 @@ def node_passages(
         doc_ids=[n.ref_doc_id for n in nodes],
         offsets=[getattr(n, "start_char_idx", None) for n in nodes],
     )  # fmt: skip
+
+
+def node_successors(nodes: Sequence[BaseNode]) -> list[int | None]:
+    """For each node, the list index of the node that follows it in its document: its ``NEXT``
+    node, else the node naming it as ``PREVIOUS``, when that node is in ``nodes`` (the first
+    such; ``None`` otherwise)."""
+    index: dict[str, int] = {}
+    for i, node in enumerate(nodes):
+        index.setdefault(node.node_id, i)
+    out: list[int | None] = [None] * len(nodes)
+    for i, node in enumerate(nodes):
+        following = _related_id(node, NodeRelationship.NEXT)
+        if following is not None and index.get(following, i) != i:
+            out[i] = index[following]
+    for i, node in enumerate(nodes):
+        before = _related_id(node, NodeRelationship.PREVIOUS)
+        j = None if before is None else index.get(before)
+        if j is not None and j != i and out[j] is None:
+            out[j] = i
+    return out
+
+
+def _related_id(node: BaseNode, relation: NodeRelationship) -> str | None:
+    related = node.relationships.get(relation)
+    return related.node_id if isinstance(related, RelatedNodeInfo) and related.node_id else None
 
 
 def adjacent_node_ids(node: BaseNode) -> list[str]:

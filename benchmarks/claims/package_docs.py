@@ -30,6 +30,16 @@ questions), overall and per question type, and for each reranking the number of 
 run from the repository root::
 
     python benchmarks/claims/package_docs.py [--k 20] [--json OUT.json] [--check-gold]
+        [--no-start-index] [--compare OTHER.json]
+
+``--no-start-index`` splits with ``add_start_index=False`` (what a user who leaves the
+splitter's default gets): the same chunks under the same ids, but no ``start_index``, so the
+chunks' order comes from the ingest component (``metadata["cage_chunk_order"]``,
+:mod:`cage_core.integrations.chunk_order`). ``--compare`` prints how many of the rankings
+differ from those of an earlier run's ``--json`` file: with and without ``start_index``::
+
+    python benchmarks/claims/package_docs.py --json with.json
+    python benchmarks/claims/package_docs.py --no-start-index --compare with.json
 """
 
 from __future__ import annotations
@@ -65,20 +75,30 @@ def file_text(root: Path, relative: str) -> str:
     return text
 
 
-def split_corpus(spec: dict, root: Path) -> list:
+def split_corpus(spec: dict, root: Path, start_index: bool = True) -> list:
+    """The chunks of the corpus files, each with the id ``"<source>:<start_index>"``; without
+    ``start_index`` the same chunks (checked) under the same ids, with no ``start_index``."""
     from langchain_core.documents import Document
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-    settings = spec["splitter"]
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=settings["chunk_size"],
-        chunk_overlap=settings["chunk_overlap"],
-        add_start_index=True,
-    )
-    documents = [Document(file_text(root, f), metadata={"source": f}) for f in spec["files"]]
-    chunks = splitter.split_documents(documents)
-    for chunk in chunks:
-        chunk.id = f"{chunk.metadata['source']}:{chunk.metadata['start_index']}"
+    def split(add_start_index: bool) -> list:
+        settings = spec["splitter"]
+        splitter = RecursiveCharacterTextSplitter(
+            chunk_size=settings["chunk_size"],
+            chunk_overlap=settings["chunk_overlap"],
+            add_start_index=add_start_index,
+        )
+        files = spec["files"]
+        return splitter.split_documents(
+            [Document(file_text(root, f), metadata={"source": f}) for f in files]
+        )
+
+    with_offsets = split(True)
+    chunks = with_offsets if start_index else split(False)
+    if [c.page_content for c in chunks] != [c.page_content for c in with_offsets]:
+        sys.exit("the splitter cuts differently without add_start_index")
+    for chunk, reference in zip(chunks, with_offsets):
+        chunk.id = f"{reference.metadata['source']}:{reference.metadata['start_index']}"
     return chunks
 
 
@@ -107,12 +127,15 @@ def gold_ids(spec: dict, chunks: Sequence) -> dict[str, list[str]]:
 
 def without_structure(documents: Sequence) -> list:
     """The documents with ``source`` renamed ``file_name`` (the same file-name subject) and no
-    ``start_index``: no document structure."""
+    ``start_index`` or ``cage_chunk_order``: no document structure."""
     from langchain_core.documents import Document
 
+    from cage_core.metadata import ORDER_METADATA_KEY
+
+    dropped = ("source", "start_index", ORDER_METADATA_KEY)
     out = []
     for d in documents:
-        metadata = {k: v for k, v in d.metadata.items() if k not in ("source", "start_index")}
+        metadata = {k: v for k, v in d.metadata.items() if k not in dropped}
         if "source" in d.metadata:
             metadata["file_name"] = d.metadata["source"]
         out.append(Document(d.page_content, metadata=metadata, id=d.id))
@@ -133,10 +156,11 @@ def moves(order: Sequence[str], reference: Sequence[str], gold: Sequence[str]) -
     return up, down
 
 
-def run(k: int) -> dict:
+def run(k: int, start_index: bool = True) -> dict:
     from langchain_core.vectorstores import InMemoryVectorStore
 
     from cage_core.expansion.index import LinkIndex
+    from cage_core.metadata import ORDER_METADATA_KEY
     from cage_langchain import (
         CageExpansionRetriever,
         CageGraphTransformer,
@@ -146,7 +170,7 @@ def run(k: int) -> dict:
     )
 
     spec = json.loads(DATA.read_text(encoding="utf-8"))
-    chunks = split_corpus(spec, site_packages())
+    chunks = split_corpus(spec, site_packages(), start_index)
     gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
     import cage_core
 
@@ -159,7 +183,8 @@ def run(k: int) -> dict:
     print(
         f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
         f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
-        f"{time.perf_counter() - started:.0f} s",
+        f"{time.perf_counter() - started:.0f} s; start_index {'kept' if start_index else 'not kept'}"
+        f", {sum(ORDER_METADATA_KEY in d.metadata for d in enriched)} chunks ordered at ingest",
         file=sys.stderr,
     )
     base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
@@ -255,6 +280,16 @@ def print_table(rows: dict, result: dict) -> None:
         print("| " + " | ".join(cells) + " |")
 
 
+def print_comparison(orders: dict, other: dict) -> None:
+    """How many of the rankings (a ranking per question) differ from ``other``'s, per ranking."""
+    total = changed = 0
+    for name, by_question in orders.items():
+        differ = [q for q, order in by_question.items() if other.get(name, {}).get(q) != order]
+        total, changed = total + len(by_question), changed + len(differ)
+        print(f"{name}: {len(differ)} of {len(by_question)} rankings differ {differ}")
+    print(f"all: {changed} of {total} rankings differ")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--k", type=int, default=20, help="retrieved chunks per question")
@@ -264,19 +299,31 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="only split the corpus and check the gold selectors",
     )
+    parser.add_argument(
+        "--no-start-index",
+        action="store_true",
+        help="split without add_start_index (the same chunks and ids, no start_index)",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        help="print how many rankings differ from those of this earlier --json file",
+    )
     args = parser.parse_args(argv)
     if args.check_gold:
         spec = json.loads(DATA.read_text(encoding="utf-8"))
-        chunks = split_corpus(spec, site_packages())
+        chunks = split_corpus(spec, site_packages(), not args.no_start_index)
         gold = gold_ids(spec, chunks)
         print(
             f"{len(chunks)} chunks; {sum(len(g) for g in gold.values())} gold chunks of "
             f"{len(gold)} questions, each selector names exactly one chunk"
         )
         return
-    result = run(args.k)
+    result = run(args.k, not args.no_start_index)
     rows = summary(result)
     print_table(rows, result)
+    if args.compare:
+        print_comparison(result["orders"], json.loads(args.compare.read_text())["orders"])
     if args.json:
         args.json.write_text(
             json.dumps({"rows": rows, "orders": result["orders"], "gold": result["gold"]}, indent=1)

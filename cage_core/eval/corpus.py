@@ -108,8 +108,9 @@ def build_corpus(items: Iterable[CorpusItem], *, source: str, titles: bool) -> C
 
 
 def corpus_from_pools(questions: Sequence[EvalQuestion], *, titles: bool = True) -> Corpus:
-    """The distinct passages of the pools of ``questions``; ids are their corpus indices."""
-    items = ((None, p.title, p.text, None, None) for q in questions for p in q.passages)
+    """The distinct passages of the pools of ``questions`` (with their ``doc_id`` /
+    ``position``); ids are their corpus indices."""
+    items = ((None, p.title, p.text, p.doc_id, p.position) for q in questions for p in q.passages)
     return build_corpus(items, source="pools", titles=titles)
 
 

@@ -4,7 +4,8 @@ Each line is an object::
 
     {"id": "q1", "dataset": "hotpotqa", "question": "...", "answers": ["..."],
      "type": "bridge" | null,
-     "passages": [{"title": "...", "text": "...", "gold": true}, ...],
+     "passages": [{"title": "...", "text": "...", "gold": true,
+                   "doc_id": "report.pdf", "position": 3}, ...],
      "meta": {...}}
 
 Required: ``question`` (str) and ``passages`` (a non-empty list of objects with a string
@@ -12,6 +13,16 @@ Required: ``question`` (str) and ``passages`` (a non-empty list of objects with 
 stem), ``answers`` (list of str), ``type`` (str or null), ``title`` (str) and ``gold``
 (bool, default false) on passages, and ``meta`` (any object, kept as is). This is the
 format of the evaluation files of ``../shared/data`` and of ``cage_core/data/demo.jsonl``.
+
+A passage that is a chunk of a longer document may say which one and where:
+``doc_id`` (str or int, read as a string) and ``position`` (its 0-based place in that
+document, an int >= 0), the fields of the open setting's corpus
+(:mod:`cage_core.eval.corpus`). They become :attr:`Passage.doc_id
+<cage_core.passage.Passage.doc_id>` and ``Passage.position``, so a pool whose passages share
+a ``doc_id`` is ranked with the document view (:mod:`cage_core.ranking.document_links`), as
+the framework rerankers rank split documents: a user measures it on their own chunks. A
+``position`` without a ``doc_id`` says nothing and is ignored (the passage is its own
+document); ``null`` is the same as leaving a field out.
 
 A malformed line raises :class:`DatasetFormatError` naming the file and the line.
 """
@@ -29,6 +40,7 @@ __all__ = [
     "DatasetFormatError",
     "EvalPassage",
     "EvalQuestion",
+    "document_place",
     "iter_questions",
     "json_lines",
     "load_questions",
@@ -38,9 +50,14 @@ __all__ = [
 
 @dataclass(frozen=True)
 class EvalPassage:
+    """One passage of a question's pool; ``doc_id`` / ``position``: its document and its
+    0-based place in it, or ``None`` (module docstring)."""
+
     text: str
     title: str = ""
     gold: bool = False
+    doc_id: str | None = None
+    position: int | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +110,10 @@ def parse_record(record: Any, *, where: str, default_id: str, default_dataset: s
             raise DatasetFormatError(
                 f"{where}: passages[{i}] has a non-string title or non-bool gold"
             )
-        passages.append(EvalPassage(text=p["text"], title=title, gold=gold))
+        doc_id, position = document_place(p, f"{where}: passages[{i}]")
+        passages.append(
+            EvalPassage(text=p["text"], title=title, gold=gold, doc_id=doc_id, position=position)
+        )
     answers = record.get("answers") or []
     if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
         raise DatasetFormatError(f"{where}: 'answers' must be a list of strings")
@@ -109,3 +129,20 @@ def parse_record(record: Any, *, where: str, default_id: str, default_dataset: s
         raise DatasetFormatError(f"{where}: 'id' and 'dataset' must be strings")
     return EvalQuestion(id=qid, dataset=dataset, question=question, passages=tuple(passages),
                         answers=tuple(answers), type=qtype, meta=meta)  # fmt: skip
+
+
+def document_place(item: dict[str, Any], where: str) -> tuple[str | None, int | None]:
+    """``(doc_id, position)`` of a passage object (module docstring): ``doc_id`` a string or
+    an int (as a string), ``position`` an int >= 0, each absent or ``null`` for ``None``; a
+    ``position`` without a ``doc_id`` is ``None``. Anything else raises
+    :class:`DatasetFormatError` naming ``where``."""
+    doc_id, position = item.get("doc_id"), item.get("position")
+    if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
+        raise DatasetFormatError(f"{where}: 'doc_id' must be a string or an integer")
+    if position is not None and (
+        isinstance(position, bool) or not isinstance(position, int) or position < 0
+    ):
+        raise DatasetFormatError(f"{where}: 'position' must be an integer >= 0")
+    if doc_id is None:
+        return None, None
+    return str(doc_id), position

@@ -7,7 +7,9 @@ first (its source order leaks the gold position); ``shuffle="always"``/``"never"
 Latency is the time of ``method.score`` on one pool, plus the seconds of the encodings it
 reused from another variant with the same encoder (``Pool.encodings``), so every CAGE row
 pays for its own encoding. ``titles=False`` drops every passage's title (from its content and
-its metadata) before anything is embedded or parsed.
+its metadata) before anything is embedded or parsed. A passage's ``doc_id`` / ``position``
+(:mod:`cage_core.eval.datasets`) are kept, whatever the shuffle: a pool of chunks that share a
+document is ranked with the document view, as the framework rerankers rank it.
 
 The open setting (a corpus, a retriever, then these pools) is
 :mod:`cage_core.eval.open_retrieval`; it ranks its pools with :func:`rank_pool` too.
@@ -25,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from cage_core.eval.datasets import EvalQuestion, load_questions
+from cage_core.eval.datasets import EvalPassage, EvalQuestion, load_questions
 from cage_core.eval.generation import generate_answer
 from cage_core.eval.metrics import (
     all_gold_in_top_k,
@@ -200,8 +202,9 @@ def run_evaluation(
         shuffled = shuffle == "always" or (shuffle == "auto" and name in SHUFFLED_BY_DEFAULT)
         perms = [(pool_permutation(seed, q.id, len(q.passages)) if shuffled
                   else np.arange(len(q.passages))) for q in questions]  # fmt: skip
-        pools_passages = [[Passage(text=q.passages[i].text, title=q.passages[i].title if titles else "")
-                           for i in perm] for q, perm in zip(questions, perms)]  # fmt: skip
+        pools_passages = [
+            [_passage(q.passages[i], titles) for i in perm] for q, perm in zip(questions, perms)
+        ]
         flat = [p for ps in pools_passages for p in ps]
         start = time.perf_counter()
         sims = pool_similarities(reranker, questions, pools_passages)
@@ -229,6 +232,13 @@ def run_evaluation(
             if progress is not None:
                 progress(1, name)
     return run
+
+
+def _passage(passage: EvalPassage, titles: bool) -> Passage:
+    """The pool passage of a record's passage: its text, title (unless ``titles=False``) and
+    document place (``doc_id`` / ``position``: :mod:`cage_core.eval.datasets`)."""
+    title = passage.title if titles else ""
+    return Passage(passage.text, title=title, doc_id=passage.doc_id, position=passage.position)
 
 
 def pool_similarities(
