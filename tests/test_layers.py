@@ -6,14 +6,15 @@ Layers, lowest first (a module may import its own layer and the ones below)::
     0 foundation  passage, passage_ids, relevance, config, models, scoring, jsonl, metadata,
                   sqlite_files, lang/
     1 graphs/     one passage's typed entity graph: parse, store, cache
-    2 paper/      the paper's R-GCN coherence
-    3 ranking/    one pool: relevance, links, subjects, chain, fusion, explanation
-    4 methods/    ranking methods behind one protocol
-    5 expansion/  the ingest-time link index that reaches the missed hop
-    6 app         reranker, extractive, heatmap
-    7 integrations/
-    8 eval/
-    9 cli/
+    2 names/      the name rules ingest and query time share: forms, may link, subjects
+    3 paper/      the paper's R-GCN coherence
+    4 ranking/    one pool: relevance, links, chain, fusion, explanation
+    5 methods/    ranking methods behind one protocol
+    6 expansion/  the ingest-time link index that reaches the missed hop
+    7 app         reranker, extractive, heatmap
+    8 integrations/
+    9 eval/
+   10 cli/
 
 Every import counts: module level, inside functions (lazy imports) and under TYPE_CHECKING.
 """
@@ -29,14 +30,15 @@ PACKAGE = ROOT / "cage_core"
 LAYERS = {
     "foundation": 0,
     "graphs": 1,
-    "paper": 2,
-    "ranking": 3,
-    "methods": 4,
-    "expansion": 5,
-    "app": 6,
-    "integrations": 7,
-    "eval": 8,
-    "cli": 9,
+    "names": 2,
+    "paper": 3,
+    "ranking": 4,
+    "methods": 5,
+    "expansion": 6,
+    "app": 7,
+    "integrations": 8,
+    "eval": 9,
+    "cli": 10,
 }
 TOP_LEVEL = {
     "passage": "foundation",
@@ -55,6 +57,7 @@ TOP_LEVEL = {
 SUBPACKAGES = {
     "lang": "foundation",
     "graphs": "graphs",
+    "names": "names",
     "paper": "paper",
     "ranking": "ranking",
     "methods": "methods",
