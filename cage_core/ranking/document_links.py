@@ -11,7 +11,7 @@ construction). With the settings of :class:`DocumentConfig`:
 
 * the *names* of document d (:func:`document_names`): the title of its chunks when one has
   a title; else the subject of its first chunk (position 0) when that chunk is in the pool and
-  opens "X is …" (:func:`~cage_core.ranking.subjects.first_sentence_subject`), and the name its
+  opens "X is …" (:func:`~cage_core.names.subjects.first_sentence_subject`), and the name its
   pool chunks name most often (the non-numeric entities of their graphs that are link names,
   :func:`~cage_core.names.may_link.may_link`, a possessive ``'s`` dropped; ties: first in
   pool order). Its *subject* ``s_d`` is the first of them; every chunk of d inherits them;
@@ -58,9 +58,9 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.names.forms import normal_name, normal_text
 from cage_core.names.may_link import may_link
+from cage_core.names.subjects import first_sentence_subject
 from cage_core.passage import Passage, Via
 from cage_core.ranking.pool_bm25 import pool_bm25
-from cage_core.ranking.subjects import first_sentence_subject
 from cage_core.scoring import ranking, standardize
 
 __all__ = [
