@@ -62,18 +62,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cage_core.expansion.index import (
-    FORMAT_TAG,
-    MAX_POSITION,
-    LinkEntry,
-    LinkIndexFormatError,
-    NameRole,
-    _bounded_lines,
-    _chunk_order,
-    _header,
-    _json_line,
-    _valid_id,
-)
+from cage_core.expansion.jsonl import FORMAT_TAG, bounded_lines, header_count, parse_line
+from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatError, valid_id
+from cage_core.expansion.storage import NameRole, chunk_order
 from cage_core.sqlite_files import (
     BUSY_TIMEOUT_S,
     MAX_ATTEMPTS,
@@ -244,7 +235,7 @@ class SqliteLinkStorage:
         out: dict[str, set[str]] = {}
         bad = 0
         for name, passage_id in rows:
-            if name in wanted and _valid_id(passage_id):
+            if name in wanted and valid_id(passage_id):
                 out.setdefault(name, set()).add(passage_id)
             else:
                 bad += 1
@@ -277,7 +268,7 @@ class SqliteLinkStorage:
                 return []
             sql += f" AND position IN ({','.join('?' * len(wanted))})"
         rows = self._attempt(lambda conn: conn.execute(sql, (doc_id, *wanted)).fetchall())
-        return sorted(self._decoded(rows), key=_chunk_order)
+        return sorted(self._decoded(rows), key=chunk_order)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -438,7 +429,7 @@ class SqliteLinkStorage:
         try:
             if not isinstance(data, str):
                 raise LinkIndexFormatError("data is not text")
-            stored = _json_line(data)
+            stored = parse_line(data)
             if not isinstance(stored, dict) or set(stored) != _DATA_FIELDS:
                 raise LinkIndexFormatError("data has exactly the fields subject, keys, mentions")
             stored["id"] = passage_id
@@ -678,14 +669,14 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str])
     imported = 0
     try:
         with open(source, "rb") as handle:
-            lines = _bounded_lines(handle)
+            lines = bounded_lines(handle)
             first = next(lines, b"")
             if not first:
                 raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
-            _header(first, str(source))
+            header_count(first, str(source))
             for line in lines:
                 try:
-                    entry = LinkEntry.from_stored(_json_line(line))
+                    entry = LinkEntry.from_stored(parse_line(line))
                     if entry.id in seen:
                         raise LinkIndexFormatError("repeated id")
                 except LinkIndexFormatError as exc:
