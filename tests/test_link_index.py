@@ -22,9 +22,9 @@ from cage_core.expansion.index import (
     LinkIndex,
     LinkIndexFormatError,
     LinkWeights,
-    _is_link_name,
     link_name,
 )
+from cage_core.names.forms import is_normal_name
 
 # The 2Wiki chain "Where was Charles Mathew's father buried?": a (first hop) names b (his
 # father), b names Cork; c shares the rare "Lincoln's Inn" with a; d names a; e is unrelated.
@@ -344,5 +344,5 @@ def test_enrich_without_a_graph_store_needs_a_link_index_path(tmp_path, capsys):
 )
 def test_a_stored_name_is_valid_exactly_when_it_is_its_own_link_name(name):
     """The reader's fast check of ASCII names agrees with link_name everywhere."""
-    _is_link_name.cache_clear()
-    assert _is_link_name(name) == (link_name(name) == name)
+    is_normal_name.cache_clear()
+    assert is_normal_name(name) == (link_name(name) == name)

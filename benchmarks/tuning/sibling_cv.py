@@ -40,7 +40,7 @@ from cage_core import CageConfig, CageReranker
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.open_retrieval import CorpusState
-from cage_core.expansion import index as link_index_module
+from cage_core.expansion import algorithm as link_index_module
 from cage_core.expansion.index import LinkIndex, LinkWeights
 
 GRID = LINK_WEIGHT_GRID

@@ -3,7 +3,7 @@
 :class:`cage_langchain.CageGraphTransformer` and :class:`cage_llamaindex.CageGraphExtractor`
 parse every document into its graph; given a ``link_index`` target they also add each
 document's :func:`~cage_core.expansion.index.entry_for` entry (its subject, from the title, the
-metadata of :data:`~cage_core.ranking.subjects.SUBJECT_METADATA_KEYS` or the text, and the
+metadata of :data:`~cage_core.names.subjects.SUBJECT_METADATA_KEYS` or the text, and the
 entities of its graph) to a :class:`~cage_core.expansion.index.LinkIndex`: no extra parse.
 
 The target is either

@@ -98,18 +98,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cage_core.expansion.index import (
-    FORMAT_TAG,
-    MAX_POSITION,
-    LinkEntry,
-    LinkIndexFormatError,
-    NameRole,
-    _bounded_lines,
-    _chunk_order,
-    _header,
-    _json_line,
-    _valid_id,
-)
+from cage_core.expansion.jsonl import FORMAT_TAG, bounded_lines, header_count, parse_line
+from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatError, valid_id
+from cage_core.expansion.storage import NameRole, chunk_order
 from cage_core.graphs.integrity import key_bytes
 from cage_core.sqlite_files import (
     BUSY_TIMEOUT_S,
@@ -276,7 +267,7 @@ class SqliteLinkStorage:
         return self._attempt(self._count)
 
     def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
-        wanted = [i for i in dict.fromkeys(ids) if _valid_id(i)]  # no other id is ever stored
+        wanted = [i for i in dict.fromkeys(ids) if valid_id(i)]  # no other id is ever stored
         rows = self._select(
             "SELECT pid, id, data, doc_id, position FROM entries WHERE id IN", wanted
         )
@@ -341,7 +332,7 @@ class SqliteLinkStorage:
         out: dict[str, set[str]] = {}
         bad = 0
         for name, passage_id in rows:
-            if name in wanted and _valid_id(passage_id):
+            if name in wanted and valid_id(passage_id):
                 out.setdefault(name, set()).add(passage_id)
             else:
                 bad += 1
@@ -385,7 +376,7 @@ class SqliteLinkStorage:
     def document_entries(
         self, doc_id: str, positions: Collection[int] | None = None
     ) -> list[LinkEntry]:
-        if not _valid_id(doc_id):
+        if not valid_id(doc_id):
             return []  # no other document id is ever stored
         where = "WHERE doc_id = ?"
         wanted: list[int] = []
@@ -395,7 +386,7 @@ class SqliteLinkStorage:
                 return []
             where += f" AND position IN ({','.join('?' * len(wanted))})"
         rows = self._attempt(functools.partial(self._entry_rows, where, (doc_id, *wanted)))
-        return sorted(self._decoded(rows), key=_chunk_order)
+        return sorted(self._decoded(rows), key=chunk_order)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -615,7 +606,7 @@ class SqliteLinkStorage:
                 raise LinkIndexFormatError(f"a value is larger than {MAX_VALUE_BYTES} bytes")
             if not isinstance(data, str):
                 raise LinkIndexFormatError("data is not text")
-            stored = _json_line(data)
+            stored = parse_line(data)
             if not isinstance(stored, dict) or not _DATA_FIELDS <= set(stored) <= _SIGNED_FIELDS:
                 raise LinkIndexFormatError(
                     "data has exactly the fields subject, keys, mentions (and mac)"
@@ -1130,14 +1121,14 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str])
     imported = 0
     try:
         with open(source, "rb") as handle:
-            lines = _bounded_lines(handle)
+            lines = bounded_lines(handle)
             first = next(lines, b"")
-            if first == b"":  # None: a first line past the length bound, which _header names
+            if first == b"":  # None: a first line past the length bound, which header_count names
                 raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
-            _header(first, str(source))
+            header_count(first, str(source))
             for line in lines:
                 try:
-                    entry = LinkEntry.from_stored(_json_line(line))
+                    entry = LinkEntry.from_stored(parse_line(line))
                     if entry.id in seen:
                         raise LinkIndexFormatError("repeated id")
                 except LinkIndexFormatError as exc:

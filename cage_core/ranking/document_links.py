@@ -11,9 +11,9 @@ construction). With the settings of :class:`DocumentConfig`:
 
 * the *names* of document d (:func:`document_names`): the title of its chunks when one has
   a title; else the subject of its first chunk (position 0) when that chunk is in the pool and
-  opens "X is …" (:func:`~cage_core.ranking.subjects.first_sentence_subject`), and the name its
+  opens "X is …" (:func:`~cage_core.names.subjects.first_sentence_subject`), and the name its
   pool chunks name most often (the non-numeric entities of their graphs that are link names,
-  :func:`~cage_core.ranking.link_names.is_link_name`, a possessive ``'s`` dropped; ties: first in
+  :func:`~cage_core.names.may_link.may_link`, a possessive ``'s`` dropped; ties: first in
   pool order). Its *subject* ``s_d`` is the first of them; every chunk of d inherits them;
 * the view's relevance (:func:`document_relevance`) is
   ``r_i = z(sim_i) + w_lex · z(bm25_i)`` (``w_lex`` = ``lexical_weight``), where an untitled
@@ -22,7 +22,7 @@ construction). With the settings of :class:`DocumentConfig`:
   inherited for the lexical term too, once, so a chunk that says "the company" matches the
   company the query names as the one that names it does, and no more;
 * ``D_q`` = the documents one of whose names the query names (whole words,
-  case-insensitive, :func:`~cage_core.expansion.index.link_name` form); ``N_i = 1`` when passage
+  case-insensitive, :func:`~cage_core.names.forms.normal_name` form); ``N_i = 1`` when passage
   i's document is in ``D_q``;
 * ``r'_i = r_i + w_d · N_i`` (``w_d`` = ``document_weight``);
 * the *leads*: for each document of ``D_q`` its chunk of highest ``r'`` (ties: input order) —
@@ -56,11 +56,11 @@ import numpy as np
 from cage_core.config import DocumentConfig  # defined with the other settings
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.names.forms import normal_name, normal_text
+from cage_core.names.may_link import may_link
+from cage_core.names.subjects import first_sentence_subject
 from cage_core.passage import Passage, Via
-from cage_core.ranking.link_names import is_link_name
-from cage_core.ranking.links import link_name
 from cage_core.ranking.pool_bm25 import pool_bm25
-from cage_core.ranking.subjects import first_sentence_subject
 from cage_core.scoring import ranking, standardize
 
 __all__ = [
@@ -80,6 +80,8 @@ __all__ = [
 _POSSESSIVE = re.compile(r"['’]s?$")
 SIBLING_LINK = 0.5
 """Weight of two non-adjacent chunks of one document in :attr:`DocumentView.matrix`."""
+link_name_words = normal_text
+"""The former name of :func:`~cage_core.names.forms.normal_text`, kept for importers."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,13 +136,13 @@ def document_names(passages: Sequence[Passage],
             titles[p.doc_id] = p.title.strip()
         if p.position == 0 and p.doc_id not in openers:
             opener = first_sentence_subject(p.text)
-            if opener and is_link_name(opener) and link_name(opener):
+            if opener and may_link(opener) and normal_name(opener):
                 openers[p.doc_id] = opener
         names = counts.setdefault(p.doc_id, Counter())
         order = first_seen.setdefault(p.doc_id, {})
         for label, ent in zip(g.labels, g.entity_types):
             label = _POSSESSIVE.sub("", label)
-            if ent and ent not in NUMERIC_ENTITY_TYPES and is_link_name(label) and link_name(label):
+            if ent and ent not in NUMERIC_ENTITY_TYPES and may_link(label) and normal_name(label):
                 names[label] += 1
                 order.setdefault(label, n * 100_000 + len(order))
     out: dict[str, tuple[str, ...]] = {}
@@ -165,7 +167,7 @@ def subject_texts(passages: Sequence[Passage],
     out = []
     for p in passages:
         names = names_of.get(p.doc_id, ()) if p.doc_id is not None else ()
-        if names and not p.title.strip() and not _names_any(link_name_words(p.content), names):
+        if names and not p.title.strip() and not _names_any(normal_text(p.content), names):
             out.append(f"{names[0]}. {p.content}")
         else:
             out.append(p.content)
@@ -173,10 +175,10 @@ def subject_texts(passages: Sequence[Passage],
 
 
 def _names_any(words: str, names: Sequence[str]) -> bool:
-    """Whether a text whose :func:`link_name_words` are ``words`` names one of ``names``
-    (whole words, case-insensitive)."""
+    """Whether a text whose :func:`~cage_core.names.forms.normal_text` is ``words`` names one
+    of ``names`` (whole words, case-insensitive)."""
     padded = f" {words} "
-    return any(f" {name} " in padded for name in map(link_name, names) if name)
+    return any(f" {name} " in padded for name in map(normal_name, names) if name)
 
 
 def document_relevance(query: str, passages: Sequence[Passage], similarities: np.ndarray,
@@ -204,7 +206,7 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
         names_of = document_names(passages, graphs)
     docs = [p.doc_id for p in passages]
     subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
-    query_words = link_name_words(query)
+    query_words = normal_text(query)
     named_docs = {d for d, names in names_of.items() if _names_any(query_words, names)}
     named = np.array([1.0 if d in named_docs else 0.0 for d in docs])
     r_doc = r + config.document_weight * named
@@ -220,11 +222,6 @@ def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[Pass
         adjacent = (matrix[:, anchors] == 1.0).any(axis=1)
         fused = np.maximum(r_doc, r + config.adjacent_weight * adjacent)
     return DocumentView(r_doc, fused, matrix, subjects, named, tuple(leads)) if k else None
-
-
-def link_name_words(text: str) -> str:
-    """``text`` lower-cased, as its ``\\w+`` words joined by one space (how names are matched)."""
-    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def document_matrix(passages: Sequence[Passage]) -> np.ndarray:

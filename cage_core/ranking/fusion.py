@@ -54,6 +54,7 @@ import numpy as np
 
 from cage_core.config import CageConfig
 from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.names.subjects import Subject, derive_subject
 from cage_core.passage import Passage
 from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
 from cage_core.ranking.contradiction import contradiction_penalty
@@ -79,7 +80,6 @@ from cage_core.ranking.relevance_gate import (
     weak_link_evidence,
     weak_title_evidence,
 )
-from cage_core.ranking.subjects import Subject, derive_subject
 from cage_core.ranking.untitled_core import (
     short_chain,
     subject_core_scores,

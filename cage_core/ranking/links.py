@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -32,8 +31,16 @@ import numpy as np
 
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
-from cage_core.ranking.link_names import is_link_name
-from cage_core.ranking.pair_index import index_sets, shared_key_pairs, whole_word_mentions, words
+from cage_core.names.forms import (  # the forms of a name: re-exported
+    MAX_NAME_CHARS,
+    MAX_NAME_WORDS,
+    MIN_NAME_CHARS,
+    bare_title,
+    normal_name,
+    written_title,
+)
+from cage_core.names.may_link import may_link
+from cage_core.ranking.pair_index import index_sets, shared_key_pairs, whole_word_mentions
 from cage_core.scoring import ranking
 
 __all__ = [
@@ -64,50 +71,21 @@ __all__ = [
     "written_title",
 ]
 
-_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
-MIN_TITLE_CHARS = 3
-"""Titles shorter than this (after dropping qualifiers) never form links."""
-MIN_NAME_CHARS = 3
-"""Names shorter than this (in :func:`link_name` form) never link (as for bridge titles)."""
-MAX_NAME_WORDS = 12
-"""Names of more words than this are no names (a sentence, not an entity)."""
-MAX_NAME_CHARS = 200
-"""Stored names longer than this are rejected."""
-
-
-def bare_title(title: str) -> str:
-    """``"Kiss and Tell (1945 film)"`` → ``"kiss and tell"``."""
-    return _PARENTHETICAL.sub("", title).strip().lower()
-
-
-def link_name(name: str) -> str:
-    """``name`` in the form names are compared in by the link index and the document links
-    (:mod:`cage_core.expansion.index`): lower-cased words (``\\w+`` runs) joined by one space, a
-    trailing parenthetical dropped; "" if it cannot link (fewer than ``MIN_NAME_CHARS``
-    characters, more than ``MAX_NAME_WORDS`` words or ``MAX_NAME_CHARS`` characters)."""
-    if not isinstance(name, str):
-        return ""
-    tokens = words(bare_title(name))
-    normal = " ".join(tokens)
-    if len(normal) < MIN_NAME_CHARS or len(tokens) > MAX_NAME_WORDS or len(normal) > MAX_NAME_CHARS:
-        return ""
-    return normal
-
-
-def written_title(title: str) -> str:
-    """``"Kiss and Tell (1945 film)"`` → ``"Kiss and Tell"``: the title as written, qualifier
-    dropped (:func:`bare_title` is its lower-cased form)."""
-    return _PARENTHETICAL.sub("", title).strip()
+MIN_TITLE_CHARS = MIN_NAME_CHARS
+"""The former name of :data:`~cage_core.names.forms.MIN_NAME_CHARS` (titles shorter than it
+never form links), kept for importers."""
+link_name = normal_name
+"""The former name of :func:`~cage_core.names.forms.normal_name`, kept for importers."""
 
 
 def linkable_names(names: Sequence[Iterable[str]]) -> tuple[list[str], list[int]]:
     """The distinct :func:`bare_title` forms of each passage's names that can link (at least
-    ``MIN_TITLE_CHARS`` long), and the position of the passage each one names."""
+    ``MIN_NAME_CHARS`` long), and the position of the passage each one names."""
     needles: list[str] = []
     owners: list[int] = []
     for j, forms in enumerate(names):
         for bare in sorted({bare_title(f) for f in forms}):
-            if len(bare) >= MIN_TITLE_CHARS:
+            if len(bare) >= MIN_NAME_CHARS:
                 needles.append(bare)
                 owners.append(j)
     return needles, owners
@@ -133,7 +111,7 @@ def name_mention_pairs(
     j's title, or a derived subject and its short forms).
 
     "Names" means: the lower-cased text contains :func:`bare_title` of the name, at least
-    ``MIN_TITLE_CHARS`` long, with no word character right before or after it. Found
+    ``MIN_NAME_CHARS`` long, with no word character right before or after it. Found
     through a word index (:func:`~cage_core.ranking.pair_index.whole_word_mentions`), so the work
     follows the mentions, not the k² pairs.
     """
@@ -176,9 +154,9 @@ def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
 
 def entity_names(graph: PassageGraph) -> set[str]:
     """Lower-cased labels of the graph's non-numeric named-entity nodes that are names
-    (:func:`~cage_core.ranking.link_names.is_link_name`: no code, markup or amount fragments)."""
+    (that :func:`~cage_core.names.may_link.may_link`: no code, markup or amount fragments)."""
     return {label.lower() for label, ent in zip(graph.labels, graph.entity_types)
-            if ent and ent not in NUMERIC_ENTITY_TYPES and is_link_name(label)}  # fmt: skip
+            if ent and ent not in NUMERIC_ENTITY_TYPES and may_link(label)}  # fmt: skip
 
 
 def bridge_entity_weights(names: Sequence[AbstractSet[str]], query: str) -> dict[str, float]:

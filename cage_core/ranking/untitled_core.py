@@ -54,6 +54,7 @@ import numpy as np
 
 from cage_core.config import UntitledConfig
 from cage_core.lang.en import STRING_RULES
+from cage_core.names.subjects import Subject, also_known_as, subject_aliases
 from cage_core.ranking.link_names import is_link_name
 from cage_core.ranking.links import (
     coherence_to_core,
@@ -62,7 +63,6 @@ from cage_core.ranking.links import (
     mention_matrix,
     name_mention_pairs,
 )
-from cage_core.ranking.subjects import Subject, also_known_as, subject_aliases
 from cage_core.scoring import ranking
 
 __all__ = [

@@ -1,0 +1,147 @@
+"""Where a link index keeps its entries: the :class:`LinkStorage` protocol, and its in-memory
+twin :class:`MemoryLinkStorage`.
+
+:meth:`LinkIndex.expand <cage_core.expansion.index.LinkIndex.expand>` is one algorithm over
+every storage: it reads entries and postings only through the few methods of
+:class:`LinkStorage`. :class:`MemoryLinkStorage` holds them in dicts (what
+:meth:`LinkIndex.load <cage_core.expansion.index.LinkIndex.load>` fills);
+:class:`cage_core.expansion.store.SqliteLinkStorage` in a SQLite file, read per query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import Literal, Protocol
+
+from cage_core.expansion.record import LinkEntry
+
+__all__ = ["LinkStorage", "MemoryLinkStorage", "NameRole", "chunk_order"]
+
+NameRole = Literal["key", "mention"]
+"""How an entry holds a name: as a key (it is about it) or as a mention (it names it)."""
+
+
+class LinkStorage(Protocol):
+    """Where a :class:`~cage_core.expansion.index.LinkIndex` keeps its entries and postings:
+    the little it reads them through (module docstring).
+
+    Names are in :func:`~cage_core.names.forms.normal_name` form; ``role`` is ``"key"`` or
+    ``"mention"``.
+    """
+
+    def __len__(self) -> int:
+        """``N``: the entries held."""
+        ...
+
+    def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
+        """The entries held among ``ids`` (distinct strings), by id."""
+        ...
+
+    def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
+        """``(passages keyed by it, passages mentioning it)`` of each name held by some entry."""
+        ...
+
+    def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
+        """The ids of the passages holding each name in ``role`` (names held so by none: absent)."""
+        ...
+
+    def put(self, entries: Sequence[LinkEntry]) -> None:
+        """Add entries, each replacing the one with its id (in order: a repeated id, the last)."""
+        ...
+
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove the entries of ``ids``; how many were held."""
+        ...
+
+    def iter_entries(self) -> Iterator[LinkEntry]:
+        """Every entry, in the order it was (last) put."""
+        ...
+
+    def document_entries(
+        self, doc_id: str, positions: Collection[int] | None = None
+    ) -> list[LinkEntry]:
+        """The document's entries ordered by (position, id), those without one last; with
+        ``positions``, only those at one of them."""
+        ...
+
+    def reading(self) -> AbstractContextManager[object]:
+        """A block whose reads all see one state of the storage (one expansion's reads)."""
+        ...
+
+
+class MemoryLinkStorage:
+    """:class:`LinkStorage` in dicts: entries by id, and name → ids postings per role."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, LinkEntry] = {}
+        self._postings: dict[NameRole, dict[str, set[str]]] = {"key": {}, "mention": {}}
+        self._documents: dict[str, set[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
+        return {pid: self._entries[pid] for pid in ids if pid in self._entries}
+
+    def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
+        keyed, mentioned = self._postings["key"], self._postings["mention"]
+        return {n: (len(keyed.get(n, ())), len(mentioned.get(n, ())))
+                for n in names if n in keyed or n in mentioned}  # fmt: skip
+
+    def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
+        postings = self._postings[role]
+        return {n: postings[n] for n in names if n in postings}
+
+    def put(self, entries: Sequence[LinkEntry]) -> None:
+        for entry in entries:
+            self.delete([entry.id])
+            self._entries[entry.id] = entry
+            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+                postings = self._postings[role]  # type: ignore[index]
+                for name in names:
+                    postings.setdefault(name, set()).add(entry.id)
+            if entry.doc_id is not None:
+                self._documents.setdefault(entry.doc_id, set()).add(entry.id)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        removed = 0
+        for pid in ids:
+            entry = self._entries.pop(pid, None)
+            if entry is None:
+                continue
+            removed += 1
+            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+                postings = self._postings[role]  # type: ignore[index]
+                for name in names:
+                    _discard(postings, name, pid)
+            if entry.doc_id is not None:
+                _discard(self._documents, entry.doc_id, pid)
+        return removed
+
+    def iter_entries(self) -> Iterator[LinkEntry]:
+        return iter(list(self._entries.values()))
+
+    def document_entries(
+        self, doc_id: str, positions: Collection[int] | None = None
+    ) -> list[LinkEntry]:
+        held = (self._entries[pid] for pid in self._documents.get(doc_id, ()))
+        if positions is not None:
+            held = (e for e in held if e.position is not None and e.position in positions)
+        return sorted(held, key=chunk_order)
+
+    def reading(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+
+def _discard(postings: dict[str, set[str]], name: str, pid: str) -> None:
+    holders = postings[name]
+    holders.discard(pid)
+    if not holders:
+        del postings[name]
+
+
+def chunk_order(entry: LinkEntry) -> tuple[bool, int, str]:
+    """The order of a document's chunks (:meth:`LinkStorage.document_entries`): by position,
+    then id; no position last."""
+    return (entry.position is None, entry.position or 0, entry.id)

@@ -1,0 +1,16 @@
+"""Stage 1½, names: the rules for names that ingest (``expansion/``) and query time
+(``ranking/``) share, below both, so that both read a name the same way.
+
+Modules: ``forms`` (the words of a text, a title's qualifier dropped, the normal form of a
+name), ``may_link`` (which strings are names that may link passages), ``subjects`` (what a
+passage is about).
+
+One word per meaning:
+
+* a *name* is any string that may denote an entity (a title, a subject, an entity label);
+* its *normal form* (:func:`~cage_core.names.forms.normal_name`) is the form names are
+  compared in by the link index and the document links; a stored name must already be in it
+  (:func:`~cage_core.names.forms.is_normal_name`);
+* a name *may link* (:func:`~cage_core.names.may_link.may_link`) when it is no code, markup,
+  amount, number or generic word.
+"""
