@@ -27,6 +27,11 @@ untitled chunks, the top 20 (``scifact``, ``scifact-chunks``). ``--compare`` pri
 and method, how many pools have identical rankings, scores and vias, and the first differences;
 it exits 1 when anything differs or a pool is missing on one side.
 
+The dump is portable: it names the tree's ``cage_core`` relative to the tree's root and holds
+no timings (those go to stderr), so two runs of the same tree on different machines write the
+same file. It is laid out one line per pool and method, so that ``git diff`` of a committed
+dump (``tests/data/identical_rankings_sample.json``, the CI sample) shows which rankings moved.
+
 Cost: the open settings reuse the graph store's corpus embeddings and graphs (seconds per 50
 pools once warm); the closed ones embed every pool passage again (the closed runner does not
 use the store's embeddings), about 2 s per question on a loaded 2-core machine. ``--limit 50``
@@ -54,6 +59,8 @@ a loaded 2-core machine), hours on every DEV pool; add it with ``--methods`` and
 MULTIHOP = ("hotpotqa", "2wikimultihopqa", "musique")
 WIKIPEDIA = (*MULTIHOP, "ramdocs")
 PREFIX = "identity:"
+RECORD_DEPTH = 4
+"""The dump's nesting depth of one method's record on one pool (written on one line)."""
 
 
 def settings(data: Path) -> dict[str, list[tuple[str, list[str]]]]:
@@ -178,13 +185,14 @@ def _import_tree() -> dict[str, Any]:
     from cage_core.cli.commands import main
 
     here = Path(os.getcwd()).resolve()
-    if here not in Path(cage_core.__file__).resolve().parents:
+    source = Path(cage_core.__file__).resolve()
+    if here not in source.parents:
         raise SystemExit(
             f"cage_core comes from {cage_core.__file__}, not from {here}: run this "
             "from the root of the tree to check"
         )
     return {
-        "cage_core": cage_core,
+        "cage_core": source.relative_to(here).as_posix(),  # no machine path in the dump
         "methods": methods,
         "main": main,
         "tools": {
@@ -215,11 +223,10 @@ def dump(args: argparse.Namespace) -> int:
             lambda config, name=name: Recorder(methods.get_method(name, config), sink, tools),
         )
     out: dict[str, Any] = {
-        "cage_core": tree["cage_core"].__file__,
+        "cage_core": tree["cage_core"],
         "methods": names,
         "limit": args.limit,
         "settings": {},
-        "seconds": {},
     }
     common = [
         "--methods",
@@ -244,18 +251,26 @@ def dump(args: argparse.Namespace) -> int:
                 if code != 0:
                     raise SystemExit(f"{key}: cage eval exited with {code}")
                 out["settings"][key] = dict(sink)
-                out["seconds"][key] = round(time.perf_counter() - start, 1)
                 print(
                     f"{key}: {len(sink)} pools x {len(names)} methods in "
-                    f"{out['seconds'][key]:.0f} s",
+                    f"{time.perf_counter() - start:.0f} s",
                     file=sys.stderr,
                     flush=True,
                 )
-                Path(args.out).write_text(json.dumps(out), encoding="utf-8")  # so far
-    out["seconds"]["total"] = round(time.perf_counter() - total, 1)
-    Path(args.out).write_text(json.dumps(out), encoding="utf-8")
-    print(f"wrote {args.out} ({len(out['settings'])} files, {out['seconds']['total']:.0f} s)")
+                Path(args.out).write_text(_layout(out), encoding="utf-8")  # so far
+    Path(args.out).write_text(_layout(out), encoding="utf-8")
+    seconds = time.perf_counter() - total
+    print(f"wrote {args.out} ({len(out['settings'])} files, {seconds:.0f} s)")
     return 0
+
+
+def _layout(value: Any, depth: int = 0) -> str:
+    """JSON with one line per pool and method: dump -> setting -> pool -> method -> record."""
+    if depth == RECORD_DEPTH or not isinstance(value, dict) or not value:
+        return json.dumps(value)
+    pad = " " * (depth + 1)
+    items = ",\n".join(f"{pad}{json.dumps(k)}: {_layout(v, depth + 1)}" for k, v in value.items())
+    return "{\n" + items + "\n" + " " * depth + "}" + ("\n" if depth == 0 else "")
 
 
 def _first_difference(a: list[Any], b: list[Any]) -> str:
@@ -270,7 +285,7 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
 def compare(path_a: str, path_b: str, shown: int) -> int:
     a = json.loads(Path(path_a).read_text(encoding="utf-8"))
     b = json.loads(Path(path_b).read_text(encoding="utf-8"))
-    print(f"A = {path_a} ({a['cage_core']})\nB = {path_b} ({b['cage_core']})")
+    print(f"A = {path_a}\nB = {path_b}")  # which tree made a dump is not compared
     differs = False
     for key in sorted(set(a["settings"]) | set(b["settings"])):
         pools_a, pools_b = a["settings"].get(key), b["settings"].get(key)
