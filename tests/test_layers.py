@@ -105,8 +105,12 @@ def _imports(path: Path, package: str = "cage_core") -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
-            found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+            # `from package import submodule` imports the submodule; the package itself only
+            # as every submodule import does (implicitly), which is not an edge
+            names = [f"{node.module}.{a.name}" for a in node.names]
+            if not all(_known(name) for name in names):
+                found.append((node.lineno, node.module))
+            found += [(node.lineno, name) for name in names]
     return [(line, name) for line, name in found if name.split(".")[0] == package]
 
 
