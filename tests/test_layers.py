@@ -4,7 +4,7 @@ and nothing but ``eval/`` and ``cli/`` imports ``cage_core.eval`` or ``cage_core
 Layers, lowest first (a module may import its own layer and the ones below)::
 
     0 foundation  passage, passage_ids, relevance, config, models, scoring, jsonl, metadata,
-                  sqlite_files, lang/
+                  sqlite_files, prose, lang/
     1 graphs/     one passage's typed entity graph: parse, store, cache
     2 names/      the name rules ingest and query time share: forms, may link, subjects
     3 paper/      the paper's R-GCN coherence
@@ -64,6 +64,7 @@ TOP_LEVEL = {
     "jsonl": "foundation",
     "metadata": "foundation",
     "sqlite_files": "foundation",
+    "prose": "foundation",
     "reranker": "app",
     "extractive": "app",
     "heatmap": "app",
