@@ -42,7 +42,6 @@ __all__ = [
     "SIGNED_FIELDS",
     "VERIFIED_POSTINGS",
     "agreeing_counts",
-    "check_storable",
     "count_ok",
     "count_signed",
     "drop_unheld",
@@ -98,16 +97,6 @@ def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> Lin
     ):
         raise LinkIndexFormatError("no valid MAC under the integrity key")
     return entry
-
-
-def check_storable(entry: LinkEntry) -> None:
-    """Refuse an entry a reader would reject (:meth:`LinkEntry.from_stored`'s rules)."""
-    try:
-        LinkEntry.from_stored(entry.to_dict())
-    except LinkIndexFormatError as exc:
-        raise ValueError(
-            f"link entry {entry.id!r:.60} would not be readable back: {exc}; nothing was written"
-        ) from None
 
 
 def is_text(value: object) -> bool:

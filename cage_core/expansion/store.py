@@ -62,7 +62,6 @@ from cage_core.expansion.link_rows import (
     ROLES,
     VERIFIED_POSTINGS,
     agreeing_counts,
-    check_storable,
     count_ok,
     count_signed,
     drop_unheld,
@@ -81,7 +80,7 @@ from cage_core.expansion.link_store_file import (
 )
 from cage_core.expansion.link_writes import replace_entries
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError, valid_id
-from cage_core.expansion.storage import NameRole, chunk_order
+from cage_core.expansion.storage import NameRole, check_storable, chunk_order
 from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES, WalCheckpointer
 from cage_core.graphs.integrity import key_bytes
 from cage_core.sqlite_files import BUSY_TIMEOUT_S, MAX_ATTEMPTS
