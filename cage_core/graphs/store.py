@@ -59,7 +59,7 @@ from typing import TypeVar
 import numpy as np
 
 from cage_core.graphs.integrity import key_bytes, signed_text, verified
-from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.graphs.passage_graph import DEFAULT_MAX_PARSE_CHARS, PassageGraph
 from cage_core.graphs.store_connection import GraphStoreConnection, StoreBusy, StoreFailed
 from cage_core.graphs.store_database import count_graphs, execute_batch, rows_within_bound
 from cage_core.graphs.stored_values import (  # the value limits, re-exported
@@ -125,6 +125,13 @@ class GraphStore(GraphStoreConnection):
             only entries with a valid one are read (:mod:`cage_core.graphs.integrity`; others
             are dropped as misses, with one warning per lookup); ``None``: entries are
             validated for format only (the file's 0600 mode is then their only protection).
+        max_parse_chars: the longest text the graphs stored here are built from (the parser's
+            ``max_parse_chars``): a stored graph is valid within the limits of a text of that
+            length (:func:`~cage_core.graphs.passage_graph.graph_limits`), so graphs of longer
+            passages, when so configured, are read back rather than dropped, and a graph
+            larger than such a text gives is refused. The store cannot see the setting of the
+            parser that wrote an entry: pass the one the readers and writers share
+            (:class:`~cage_core.graphs.service.PassageGraphs` does for a store it opens).
     """
 
     def __init__(
@@ -134,10 +141,16 @@ class GraphStore(GraphStoreConnection):
         busy_timeout_s: float = BUSY_TIMEOUT_S,
         max_attempts: int = MAX_ATTEMPTS,
         integrity_key: bytes | str | None = None,
+        max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS,
     ) -> None:
         self._integrity_key = key_bytes(integrity_key)
         if max_attempts < 1 or busy_timeout_s < 0:
             raise ValueError("max_attempts must be at least 1 and busy_timeout_s non-negative")
+        if isinstance(max_parse_chars, bool) or not isinstance(max_parse_chars, int):
+            raise TypeError(f"max_parse_chars must be an int, got {max_parse_chars!r}")
+        if max_parse_chars < 1:
+            raise ValueError(f"max_parse_chars must be at least 1, got {max_parse_chars}")
+        self.max_parse_chars = max_parse_chars
         super().__init__(
             Path(path) if path is not None else default_store_path(), busy_timeout_s, max_attempts
         )
@@ -223,9 +236,13 @@ class GraphStore(GraphStoreConnection):
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled (and deep-copied) by path and settings: the copy opens its own connection."""
-        return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
-                "max_attempts": self._max_attempts,
-                "integrity_key": self._integrity_key}  # fmt: skip
+        return {
+            "path": self.path,
+            "busy_timeout_s": self._busy_timeout_s,
+            "max_attempts": self._max_attempts,
+            "integrity_key": self._integrity_key,
+            "max_parse_chars": self.max_parse_chars,
+        }
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__init__(  # type: ignore[misc]
@@ -233,6 +250,7 @@ class GraphStore(GraphStoreConnection):
             busy_timeout_s=state["busy_timeout_s"],
             max_attempts=state["max_attempts"],
             integrity_key=state.get("integrity_key"),
+            max_parse_chars=state.get("max_parse_chars", DEFAULT_MAX_PARSE_CHARS),
         )
 
     def __exit__(self, *exc: object) -> None:
@@ -248,7 +266,7 @@ class GraphStore(GraphStoreConnection):
                            self.path, key[:12])  # fmt: skip
             return None
         try:
-            return PassageGraph.from_stored(data)
+            return PassageGraph.from_stored(data, max_chars=self.max_parse_chars)
         except (RecursionError, ValueError) as exc:  # GraphFormatError is a ValueError
             logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
                            self.path, key[:12], exc)  # fmt: skip
