@@ -128,14 +128,14 @@ __all__ = [
     "name_aliases",
 ]
 
+logger = logging.getLogger(__name__)
+
 link_name = normal_name
 """The former name of :func:`~cage_core.names.forms.normal_name`, kept for importers."""
 LINK_INDEX_SUFFIX = ".links.jsonl"
 """The JSON Lines link index of a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
 LINK_STORE_SUFFIX = ".links.sqlite"
 """The SQLite link store of a graph store ``graphs.sqlite`` is ``graphs.links.sqlite``."""
-logger = logging.getLogger(__name__)
-
 STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 """A link index path ending in one of these is a SQLite link store (:mod:`cage_core.expansion.store`)."""
 
