@@ -42,6 +42,7 @@ dropped (``"Kiss and Tell (1945 film)"`` → ``"kiss and tell"``), at least
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -126,6 +127,8 @@ __all__ = [
     "link_store_path",
     "name_aliases",
 ]
+
+logger = logging.getLogger(__name__)
 
 link_name = normal_name
 """The former name of :func:`~cage_core.names.forms.normal_name`, kept for importers."""
@@ -213,6 +216,13 @@ class LinkIndex:
 
         The storage's work is proportional to the entries given, not to the index (a
         SQLite store writes them in transactions of at most ``WRITE_BATCH_ENTRIES``).
+
+        Raises:
+            TypeError: when an entry is not a :class:`LinkEntry`.
+            ValueError: when an entry is one a reader would reject (an empty, too long or
+                not UTF-8 id, names not in ``link_name`` form, ...:
+                :func:`~cage_core.expansion.storage.check_storable`), in memory as in a SQLite
+                store; checked for all before anything is stored.
         """
         batch = list(entries)
         for entry in batch:
@@ -322,9 +332,13 @@ class LinkIndex:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str], *, weights: LinkWeights | None = None,
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        weights: LinkWeights | None = None,
         create: bool = False,
-    ) -> LinkIndex:  # fmt: skip
+        integrity_key: bytes | str | None = None,
+    ) -> LinkIndex:
         """The index stored at ``path``: a SQLite link store when the name ends in one of
         :data:`STORE_SUFFIXES` (opened without loading, read per query:
         :mod:`cage_core.expansion.store`), else the JSON Lines file, loaded (:meth:`load`).
@@ -332,6 +346,10 @@ class LinkIndex:
         Args:
             create: create an empty SQLite store when there is none (writers: ingest);
                 readers leave it ``False``, so a mistyped path is an error, not an empty index.
+            integrity_key: the SQLite store's secret (its keyed integrity:
+                :mod:`cage_core.expansion.store`): entries are written with a MAC under it and
+                read only with a valid one. A JSON Lines file carries no MACs: there it has no
+                effect, which is logged.
 
         Raises:
             FileNotFoundError: when nothing is stored at ``path`` (and not ``create``).
@@ -340,7 +358,15 @@ class LinkIndex:
         if is_store_path(path):
             from cage_core.expansion.store import SqliteLinkStorage
 
-            return cls(weights, storage=SqliteLinkStorage(path, create=create))
+            storage = SqliteLinkStorage(path, create=create, integrity_key=integrity_key)
+            return cls(weights, storage=storage)
+        if integrity_key is not None:
+            logger.warning(
+                "%s: a JSON Lines link index carries no MACs; integrity_key has no effect "
+                "(use a SQLite store, %s)",
+                path,
+                ", ".join(STORE_SUFFIXES),
+            )
         return cls.load(path, weights=weights)
 
     @classmethod
@@ -367,7 +393,7 @@ class LinkIndex:
         A line longer than ``MAX_LINE_CHARS`` is rejected; pass ``None`` in place of a line
         to count one that was cut off by the reader.
         """
-        index = cls(weights)
-        for entry in read_entries(lines, source):
-            index.add_entry(entry)
+        storage = MemoryLinkStorage()
+        index = cls(weights, storage=storage)
+        storage.put_validated(read_entries(lines, source))  # validated as read: not again
         return index

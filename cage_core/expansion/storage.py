@@ -10,13 +10,19 @@ every storage: it reads entries and postings only through the few methods of
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Literal, Protocol
 
-from cage_core.expansion.record import LinkEntry
+from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
 
-__all__ = ["LinkStorage", "MemoryLinkStorage", "NameRole", "chunk_order"]
+__all__ = [
+    "LinkStorage",
+    "MemoryLinkStorage",
+    "NameRole",
+    "check_storable",
+    "chunk_order",
+]
 
 NameRole = Literal["key", "mention"]
 """How an entry holds a name: as a key (it is about it) or as a mention (it names it)."""
@@ -94,6 +100,20 @@ class MemoryLinkStorage:
         return {n: postings[n] for n in names if n in postings}
 
     def put(self, entries: Sequence[LinkEntry]) -> None:
+        """Upsert ``entries``, as :class:`~cage_core.expansion.store.SqliteLinkStorage` does.
+
+        Raises:
+            ValueError: when an entry is one a reader would reject (:func:`check_storable`);
+                checked for all before anything is stored.
+        """
+        for entry in entries:
+            check_storable(entry)
+        self.put_validated(entries)
+
+    def put_validated(self, entries: Iterable[LinkEntry]) -> None:
+        """Upsert entries already read through :meth:`LinkEntry.from_stored
+        <cage_core.expansion.record.LinkEntry.from_stored>` (what
+        :func:`~cage_core.expansion.jsonl.read_entries` yields), without checking them again."""
         for entry in entries:
             self.delete([entry.id])
             self._entries[entry.id] = entry
@@ -145,3 +165,13 @@ def chunk_order(entry: LinkEntry) -> tuple[bool, int, str]:
     """The order of a document's chunks (:meth:`LinkStorage.document_entries`): by position,
     then id; no position last."""
     return (entry.position is None, entry.position or 0, entry.id)
+
+
+def check_storable(entry: LinkEntry) -> None:
+    """Refuse an entry a reader would reject (:meth:`LinkEntry.from_stored`'s rules)."""
+    try:
+        LinkEntry.from_stored(entry.to_dict())
+    except LinkIndexFormatError as exc:
+        raise ValueError(
+            f"link entry {entry.id!r:.60} would not be readable back: {exc}; nothing was written"
+        ) from None

@@ -74,7 +74,9 @@ class PassageGraphs:
     ) -> None:
         self._nlp_spec = nlp
         self.store: GraphStore | None = (
-            store if isinstance(store, GraphStore) or store is None else GraphStore(store)
+            store
+            if isinstance(store, GraphStore) or store is None
+            else GraphStore(store, max_parse_chars=max_parse_chars)
         )
         self.cache = GraphCache(cache_size)
         self.max_parse_chars = max_parse_chars

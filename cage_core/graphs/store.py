@@ -40,6 +40,10 @@ The file is created with user-only permissions (0600), race-free when several pr
 create it at once, in a directory created 0700; SQLite gives the ``-wal`` and ``-shm`` side
 files the same mode. The default location is ``$XDG_CACHE_HOME/cage-rag``
 (``~/.cache/cage-rag``), never a shared world-writable path.
+
+The value formats live in :mod:`cage_core.graphs.stored_values`, the schema and statements in
+:mod:`cage_core.graphs.store_database`, the connection's life cycle (locking, retries, reopening,
+fork safety) in :mod:`cage_core.graphs.store_connection`.
 """
 
 from __future__ import annotations
@@ -48,17 +52,24 @@ import functools
 import logging
 import os
 import sqlite3
-import threading
-import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 
 from cage_core.graphs.integrity import key_bytes, signed_text, verified
-from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.graphs.passage_graph import DEFAULT_MAX_PARSE_CHARS, PassageGraph
+from cage_core.graphs.store_connection import GraphStoreConnection, StoreBusy, StoreFailed
+from cage_core.graphs.store_database import count_graphs, execute_batch, rows_within_bound
+from cage_core.graphs.stored_values import (  # the value limits, re-exported
+    MAX_EMBEDDING_DIM,
+    MAX_ENTRY_BYTES,
+    embedding_from_row,
+    embedding_row,
+    is_utf8,
+    stored_bytes,
+)
 from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
     BACKOFF_BASE_S,
     BACKOFF_CAP_S,
@@ -67,21 +78,8 @@ from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
     FILE_MODE,
     MAX_ATTEMPTS,
     SIDE_FILE_SUFFIXES,
-    FileIdentity,
-    OperationBudget,
-    changed_file,
     create_private_file,
     describe,
-    file_identity,
-    is_busy,
-    open_database,
-    remove_stale_side_files,
-    restrict_side_files,
-    retry_while_busy,
-    schema_problem,
-    set_wal,
-    side_file_identities,
-    write_transaction,
 )
 
 __all__ = [
@@ -102,30 +100,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-MAX_ENTRY_BYTES = 8_000_000
-"""Stored entries larger than this are treated as corrupt (a 20,000-character passage's
-graph is well under 1 MB)."""
-MAX_EMBEDDING_DIM = 4096
-"""Stored embeddings wider than this are treated as corrupt."""
 WRITE_BATCH_ROWS = 256
 """Entries per write transaction: short enough that other writers wait only briefly."""
 READ_BATCH_KEYS = 500
 """Keys per ``SELECT … IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
 
-_EMBEDDING_DTYPE = np.dtype("<f4")
-_TABLES = {
-    "graphs": "CREATE TABLE IF NOT EXISTS graphs (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
-    "embeddings": "CREATE TABLE IF NOT EXISTS embeddings "
-                  "(key TEXT PRIMARY KEY, dim INTEGER NOT NULL, data BLOB NOT NULL)",
-}  # fmt: skip
-
 _T = TypeVar("_T")
-
-_STORES: weakref.WeakSet[GraphStore] = weakref.WeakSet()
-"""Every open store in this process, so a forked child can drop their connections."""
-_INHERITED: list[sqlite3.Connection] = []
-"""Connections a forked child inherited: kept alive, never used or closed (closing one
-could release or checkpoint state that belongs to the parent)."""
 
 
 def default_store_path() -> Path:
@@ -134,19 +114,7 @@ def default_store_path() -> Path:
     return Path(base) / "cage-rag" / "graphs.sqlite"
 
 
-class _Busy(Exception):
-    """The database stayed locked through every attempt."""
-
-
-class _Failed(Exception):
-    """Any other storage error (module docstring); its cause is the original error."""
-
-
-_STORAGE_ERRORS = (sqlite3.DatabaseError, OSError)
-"""What a storage failure raises (``sqlite3.ProgrammingError``, a closed store, is not one)."""
-
-
-class GraphStore:
+class GraphStore(GraphStoreConnection):
     """SQLite-backed mapping of keys to passage graphs and embeddings (see the module docstring).
 
     Args:
@@ -157,6 +125,13 @@ class GraphStore:
             only entries with a valid one are read (:mod:`cage_core.graphs.integrity`; others
             are dropped as misses, with one warning per lookup); ``None``: entries are
             validated for format only (the file's 0600 mode is then their only protection).
+        max_parse_chars: the longest text the graphs stored here are built from (the parser's
+            ``max_parse_chars``): a stored graph is valid within the limits of a text of that
+            length (:func:`~cage_core.graphs.passage_graph.graph_limits`), so graphs of longer
+            passages, when so configured, are read back rather than dropped, and a graph
+            larger than such a text gives is refused. The store cannot see the setting of the
+            parser that wrote an entry: pass the one the readers and writers share
+            (:class:`~cage_core.graphs.service.PassageGraphs` does for a store it opens).
     """
 
     def __init__(
@@ -166,23 +141,19 @@ class GraphStore:
         busy_timeout_s: float = BUSY_TIMEOUT_S,
         max_attempts: int = MAX_ATTEMPTS,
         integrity_key: bytes | str | None = None,
+        max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS,
     ) -> None:
         self._integrity_key = key_bytes(integrity_key)
         if max_attempts < 1 or busy_timeout_s < 0:
             raise ValueError("max_attempts must be at least 1 and busy_timeout_s non-negative")
-        self.path = Path(path) if path is not None else default_store_path()
-        self._busy_timeout_s = busy_timeout_s
-        self._max_attempts = max_attempts
-        self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = None
-        self._opened: FileIdentity | None = None
-        self._sides: tuple[FileIdentity | None, ...] = ()
-        self._budget = OperationBudget()
-        self._closed = False
-        self.failures = 0
-        """Storage errors met (module docstring): each made a lookup a miss or dropped a write."""
-        self._reported: set[str] = set()
-        _STORES.add(self)
+        if isinstance(max_parse_chars, bool) or not isinstance(max_parse_chars, int):
+            raise TypeError(f"max_parse_chars must be an int, got {max_parse_chars!r}")
+        if max_parse_chars < 1:
+            raise ValueError(f"max_parse_chars must be at least 1, got {max_parse_chars}")
+        self.max_parse_chars = max_parse_chars
+        super().__init__(
+            Path(path) if path is not None else default_store_path(), busy_timeout_s, max_attempts
+        )
         try:
             create_private_file(self.path)
         except OSError as exc:
@@ -190,10 +161,10 @@ class GraphStore:
             return
         try:
             self._attempt(lambda conn: None)  # open now, so a bad file is reported here
-        except _Busy:
+        except StoreBusy:
             logger.warning("graph store %s: still locked after %d attempts; will open on first use",
                            self.path, self._max_attempts)  # fmt: skip
-        except _Failed as exc:
+        except StoreFailed as exc:
             self._failed(exc.__cause__, "cannot be used now; lookups are misses, writes dropped")
 
     # -- graphs -------------------------------------------------------------------------
@@ -244,7 +215,7 @@ class GraphStore:
             ValueError: if a vector is not 1-D, is wider than ``MAX_EMBEDDING_DIM`` or has a
                 value that is not finite in float32 (checked before anything is written).
         """
-        rows = [(key, *_encode_embedding(key, vector)) for key, vector in items]
+        rows = [(key, *embedding_row(key, vector)) for key, vector in items]
         sql = "INSERT OR REPLACE INTO embeddings (key, dim, data) VALUES (?, ?, ?)"
         self._write("embeddings", sql, rows)
 
@@ -253,29 +224,25 @@ class GraphStore:
         """Number of stored graphs (raises ``sqlite3.OperationalError`` if it stays locked,
         or with the cause of any other storage error)."""
         try:
-            return self._attempt(_count_graphs)
-        except _Busy:
+            return self._attempt(count_graphs)
+        except StoreBusy:
             raise sqlite3.OperationalError(f"graph store {self.path}: database is locked") from None
-        except _Failed as exc:
+        except StoreFailed as exc:
             cause = describe(exc.__cause__) if exc.__cause__ is not None else "unknown"
             raise sqlite3.OperationalError(f"graph store {self.path}: {cause}") from exc.__cause__
-
-    def close(self) -> None:
-        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
-        with self._lock:
-            self._closed = True
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
 
     def __enter__(self) -> GraphStore:
         return self
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled (and deep-copied) by path and settings: the copy opens its own connection."""
-        return {"path": self.path, "busy_timeout_s": self._busy_timeout_s,
-                "max_attempts": self._max_attempts,
-                "integrity_key": self._integrity_key}  # fmt: skip
+        return {
+            "path": self.path,
+            "busy_timeout_s": self._busy_timeout_s,
+            "max_attempts": self._max_attempts,
+            "integrity_key": self._integrity_key,
+            "max_parse_chars": self.max_parse_chars,
+        }
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__init__(  # type: ignore[misc]
@@ -283,6 +250,7 @@ class GraphStore:
             busy_timeout_s=state["busy_timeout_s"],
             max_attempts=state["max_attempts"],
             integrity_key=state.get("integrity_key"),
+            max_parse_chars=state.get("max_parse_chars", DEFAULT_MAX_PARSE_CHARS),
         )
 
     def __exit__(self, *exc: object) -> None:
@@ -293,31 +261,24 @@ class GraphStore:
         return signed_text(graph, self._integrity_key)
 
     def _decode_graph(self, key: str, data: object) -> PassageGraph | None:
-        if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES or not _is_utf8(data):
+        if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES or not is_utf8(data):
             logger.warning("graph store %s: entry %s is not UTF-8 text or too large; dropping it",
                            self.path, key[:12])  # fmt: skip
             return None
         try:
-            return PassageGraph.from_stored(data)
+            return PassageGraph.from_stored(data, max_chars=self.max_parse_chars)
         except (RecursionError, ValueError) as exc:  # GraphFormatError is a ValueError
             logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
                            self.path, key[:12], exc)  # fmt: skip
             return None
 
     def _decode_embedding(self, key: str, dim: object, data: object) -> np.ndarray | None:
-        problem = None
-        if isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_EMBEDDING_DIM:
-            problem = f"width {dim!r} is not an int in [1, {MAX_EMBEDDING_DIM}]"
-        elif not isinstance(data, bytes) or len(data) != dim * _EMBEDDING_DTYPE.itemsize:
-            problem = f"data is not {dim * _EMBEDDING_DTYPE.itemsize} bytes"
-        else:
-            vector = np.frombuffer(data, dtype=_EMBEDDING_DTYPE).astype(np.float32)
-            if np.isfinite(vector).all():
-                return vector
-            problem = "values are not finite"
-        logger.warning("graph store %s: embedding %s is invalid (%s); dropping it",
-                       self.path, key[:12], problem)  # fmt: skip
-        return None
+        try:
+            return embedding_from_row(dim, data)
+        except ValueError as exc:
+            logger.warning("graph store %s: embedding %s is invalid (%s); dropping it",
+                           self.path, key[:12], exc)  # fmt: skip
+            return None
 
     # -- SQLite access: locking, retries, fork safety -----------------------------------
     def _select(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple]:
@@ -330,12 +291,12 @@ class GraphStore:
             rows: list[tuple] = []
             for start in range(0, len(unique), READ_BATCH_KEYS):
                 chunk = unique[start : start + READ_BATCH_KEYS]
-                rows += _rows_within_bound(conn, table, columns, chunk, self._oversized)
+                rows += rows_within_bound(conn, table, columns, chunk, self._oversized)
             return rows
 
         try:
             return self._attempt(read)
-        except _Busy:
+        except StoreBusy:
             logger.warning(
                 "graph store %s: still locked after %d attempts; %d %s lookups count as misses",
                 self.path,
@@ -343,7 +304,7 @@ class GraphStore:
                 len(unique),
                 table,
             )
-        except _Failed as exc:
+        except StoreFailed as exc:
             self._failed(exc.__cause__, f"{len(unique)} {table} lookups count as misses")
         return []
 
@@ -356,8 +317,8 @@ class GraphStore:
         for start in range(0, len(rows), WRITE_BATCH_ROWS):
             batch = rows[start : start + WRITE_BATCH_ROWS]
             try:
-                self._attempt(functools.partial(_execute_batch, sql, batch))
-            except _Busy:
+                self._attempt(functools.partial(execute_batch, sql, batch))
+            except StoreBusy:
                 logger.warning(
                     "graph store %s: still locked after %d attempts; dropped %d %s writes",
                     self.path,
@@ -366,7 +327,7 @@ class GraphStore:
                     table,
                 )
                 return
-            except _Failed as exc:
+            except StoreFailed as exc:
                 self._failed(exc.__cause__, f"dropped {len(rows) - start} {table} writes")
                 return
 
@@ -388,7 +349,7 @@ class GraphStore:
     def _drop_invalid(self, table: str, column: str, bad: list[tuple[str, object]]) -> None:
         """Delete invalid rows, unless another writer has replaced them meanwhile (text that
         is not UTF-8 is matched by its bytes)."""
-        text = [(key, _raw(value)) for key, value in bad if isinstance(value, str)]
+        text = [(key, stored_bytes(value)) for key, value in bad if isinstance(value, str)]
         other = [(key, value) for key, value in bad if not isinstance(value, str)]
         if text:
             sql = f"DELETE FROM {table} WHERE key = ? AND {column} = CAST(? AS TEXT)"
@@ -401,190 +362,3 @@ class GraphStore:
             sqlite3.DataError("value too large"),
             f"entry {key[:12]} is larger than {MAX_ENTRY_BYTES} bytes; a miss",
         )
-
-    def _failed(self, exc: BaseException | None, consequence: str) -> None:
-        """Count a storage error; warn the first time this store meets its kind."""
-        self.failures += 1
-        cause = describe(exc) if exc is not None else "unknown error"
-        kind = cause.split(" (")[0]
-        level = logging.DEBUG if kind in self._reported else logging.WARNING
-        self._reported.add(kind)
-        logger.log(level, "graph store %s: %s; %s", self.path, cause, consequence)
-
-    def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
-        """``op(connection)`` under the store lock, retried while the database is locked.
-
-        Raises:
-            _Busy: (from the last ``sqlite3.OperationalError``) when every attempt found it locked.
-        """
-
-        def run() -> _T:
-            with self._connection() as conn:
-                self._budget.start()
-                return op(conn)
-
-        try:
-            return retry_while_busy(run, self._max_attempts)
-        except sqlite3.ProgrammingError:
-            raise  # closed
-        except _STORAGE_ERRORS as exc:
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                raise _Busy() from exc
-            if _of_the_file(exc):
-                self._drop_connection()
-            raise _Failed() from exc
-
-    def _drop_connection(self) -> None:
-        """Forget the connection after an error of the whole file: the next use reopens."""
-        with self._lock:
-            conn, self._conn, self._opened = self._conn, None, None
-        if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
-
-    @contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        """This process's connection (opened on first use), held under the store lock."""
-        with self._lock:
-            if self._closed:
-                raise sqlite3.ProgrammingError(f"graph store {self.path} is closed")
-            if self._conn is not None and self._opened is not None:
-                changed = changed_file("graph store", self.path, self._opened)
-                if changed is not None:  # replaced: open the new file; deleted: an error
-                    remove_stale_side_files("graph store", self.path, self._sides)
-                    self._conn.close()
-                    self._conn = self._opened = None
-                    if file_identity(self.path) is None:
-                        raise changed
-                    self._failed(changed, "opening the file now at the path")
-            if self._conn is None:
-                self._conn, self._opened = self._connect()
-            yield self._conn
-
-    def _connect(self) -> tuple[sqlite3.Connection, FileIdentity | None]:
-        opened = file_identity(self.path)
-        conn, mode = open_database(
-            "graph store",
-            self.path,
-            timeout=self._busy_timeout_s,
-            max_value_bytes=MAX_ENTRY_BYTES + 1024,
-        )
-        conn.text_factory = _text
-        try:
-            conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
-            tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if not {row[0] for row in tables} and mode == "rw":
-                set_wal(conn, "graph store", self.path)
-                with write_transaction(conn):
-                    for statement in _TABLES.values():
-                        conn.execute(statement)
-            problem = schema_problem(conn, tuple(_TABLES.values()))
-            if problem is not None:
-                raise sqlite3.DatabaseError(f"not a cage graph store: {problem}")
-            if mode == "rw":
-                set_wal(conn, "graph store", self.path)
-            self._budget.install(conn)
-        except BaseException:
-            conn.close()
-            raise
-        if mode == "rw":
-            restrict_side_files(self.path)
-        if file_identity(self.path) != opened:  # replaced while opening: open again
-            conn.close()
-            return self._connect()
-        self._sides = side_file_identities(self.path)
-        return conn, opened
-
-    def _forget_connection_after_fork(self) -> None:
-        """In a forked child: a fresh lock, and the parent's connection left untouched."""
-        self._lock = threading.Lock()
-        if self._conn is not None:
-            _INHERITED.append(self._conn)
-            self._conn = None
-
-
-def _execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
-    with write_transaction(conn):
-        conn.executemany(sql, batch)
-
-
-def _encode_embedding(key: str, vector: np.ndarray) -> tuple[int, bytes]:
-    arr = np.asarray(vector)
-    if arr.ndim != 1 or not 1 <= arr.shape[0] <= MAX_EMBEDDING_DIM:
-        raise ValueError(f"embedding {key[:12]}: expected a 1-D vector of 1 to {MAX_EMBEDDING_DIM} "
-                         f"values, got shape {arr.shape}")  # fmt: skip
-    with np.errstate(over="ignore"):
-        data = arr.astype(_EMBEDDING_DTYPE)
-    if not np.isfinite(data).all():
-        raise ValueError(f"embedding {key[:12]}: values must be finite in float32")
-    return int(arr.shape[0]), data.tobytes()
-
-
-def _of_the_file(exc: BaseException) -> bool:
-    """Whether ``exc`` may mean the open file itself is gone or bad (the next use reopens),
-    rather than a refused write (read-only, full) or one oversized value."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(exc, sqlite3.DataError) or code is None:
-        return not isinstance(exc, sqlite3.DataError)
-    return (code & 0xFF) not in (
-        sqlite3.SQLITE_READONLY,
-        sqlite3.SQLITE_FULL,
-        sqlite3.SQLITE_TOOBIG,
-    )
-
-
-def _text(value: bytes) -> str:
-    """Stored text as ``str``; invalid UTF-8 becomes lone surrogates, which decoding rejects."""
-    return value.decode("utf-8", "surrogateescape")
-
-
-def _raw(value: str) -> bytes:
-    """The stored bytes of text read through :func:`_text`."""
-    return value.encode("utf-8", "surrogateescape")
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _rows_within_bound(
-    conn: sqlite3.Connection,
-    table: str,
-    columns: str,
-    keys: list[str],
-    oversized: Callable[[str], None],
-) -> list[tuple]:
-    """Rows of ``table`` for ``keys``; where one holds a value past the connection's length
-    bound (``sqlite3.DataError``, raised before the value is read), the others key by key,
-    and ``oversized(key)`` for each such one."""
-    sql = f"SELECT {columns} FROM {table} WHERE key IN ({','.join('?' * len(keys))})"
-    try:
-        return conn.execute(sql, keys).fetchall()
-    except sqlite3.DataError:
-        pass
-    rows: list[tuple] = []
-    for key in keys:
-        try:
-            rows += conn.execute(f"SELECT {columns} FROM {table} WHERE key = ?", (key,)).fetchall()
-        except sqlite3.DataError:
-            oversized(key)
-    return rows
-
-
-def _count_graphs(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
-
-
-def _after_fork_in_child() -> None:
-    for store in list(_STORES):
-        store._forget_connection_after_fork()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -98,7 +98,8 @@ class GraphEnricher:
     def graph_service(self) -> PassageGraphs:
         if self._graphs is None:  # one per actor, created with the first batch
             store = None if self.graph_store is None else GraphStore(
-                self.graph_store, integrity_key=self.integrity_key)  # fmt: skip
+                self.graph_store, integrity_key=self.integrity_key,
+                max_parse_chars=self.config.max_parse_chars)  # fmt: skip
             self._graphs = PassageGraphs(self.spacy_model, cache_size=0, store=store,
                                          max_parse_chars=self.config.max_parse_chars)  # fmt: skip
         return self._graphs

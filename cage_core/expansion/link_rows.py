@@ -1,0 +1,193 @@
+"""The link store's rows (:mod:`cage_core.expansion.store`): how an entry is written to a row
+and read back, the checks of counts and postings, and the entries' MACs.
+
+An entry row is ``(pid, id, data, doc_id, position)`` with ``data`` the JSON object
+``{"subject", "keys", "mentions"}`` (and ``"mac"`` in a keyed store); it is read back through
+:meth:`LinkEntry.from_stored <cage_core.expansion.record.LinkEntry.from_stored>`, the rules of
+the JSON Lines loader, and an entry is written only when those rules accept it.
+
+Keyed integrity (optional, for stores others can write; like the graph store's,
+:mod:`cage_core.graphs.integrity`). With ``integrity_key``, every entry is written with
+
+    mac = HMAC-SHA256(key, "cage-link-mac/1" ␀ canonical entry JSON)
+
+(the entry's ``to_dict()`` with sorted keys) as one more field, ``"mac"``, of its ``data``
+(readers without a key ignore it), and the passage count with a MAC of its own (meta row
+``passages_mac``). A keyed reader rejects an entry without its valid MAC (one more invalid
+row); reads a name's counts only when its postings agree with them (counted up to
+``VERIFIED_POSTINGS``; a name whose counts disagree is skipped, with a warning); keeps a
+posting only when the entry it points to holds the name in that role; and recounts the
+passages when their MAC does not hold. So a flipped bit or an edit by whoever lacks the key
+changes no expansion silently. What it cannot see is a whole entry removed with its postings
+and counts made consistent: removing is within reach of anyone who can write the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import sqlite3
+
+from cage_core.expansion.jsonl import parse_line
+from cage_core.expansion.link_store_file import MAX_VALUE_BYTES
+from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatError
+from cage_core.expansion.storage import NameRole
+
+__all__ = [
+    "DATA_FIELDS",
+    "MAC_DOMAIN",
+    "MAC_FIELD",
+    "ROLES",
+    "SIGNED_FIELDS",
+    "VERIFIED_POSTINGS",
+    "agreeing_counts",
+    "count_ok",
+    "count_signed",
+    "drop_unheld",
+    "entry_data",
+    "entry_from_row",
+    "entry_mac",
+    "is_text",
+    "position_ok",
+    "postings_of",
+    "text_mac",
+]
+
+ROLES: dict[NameRole, int] = {"key": 0, "mention": 1}
+"""How a posting's role is stored."""
+DATA_FIELDS = frozenset({"subject", "keys", "mentions"})
+MAC_FIELD = "mac"
+"""The field of an entry's ``data`` holding its MAC (keyed stores)."""
+VERIFIED_POSTINGS = 4096
+"""A keyed reader counts a name's postings up to this many to check its stored counts (a
+count above it is checked to be above it: such a name makes no link unless ``max_link_df``
+is raised past it)."""
+MAC_DOMAIN = b"cage-link-mac/1\x00"
+
+SIGNED_FIELDS = DATA_FIELDS | {MAC_FIELD}
+
+
+def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> LinkEntry:
+    """The entry of a row ``(pid, id, data, doc_id, position)``, validated as the JSON Lines
+    loader validates a line, and, with ``key`` and ``verify``, its MAC checked.
+
+    Raises:
+        LinkIndexFormatError: saying what is wrong with the row.
+    """
+    _, passage_id, data, doc_id, position = row
+    if data is None and passage_id is None:
+        raise LinkIndexFormatError(f"a value is larger than {MAX_VALUE_BYTES} bytes")
+    if not isinstance(data, str):
+        raise LinkIndexFormatError("data is not text")
+    stored = parse_line(data)
+    if not isinstance(stored, dict) or not DATA_FIELDS <= set(stored) <= SIGNED_FIELDS:
+        raise LinkIndexFormatError("data has exactly the fields subject, keys, mentions (and mac)")
+    mac = stored.pop(MAC_FIELD, None)
+    stored["id"] = passage_id
+    if doc_id is not None:
+        stored["doc_id"] = doc_id
+    if position is not None:
+        stored["position"] = position
+    entry = LinkEntry.from_stored(stored)
+    if (
+        verify
+        and key is not None
+        and not (isinstance(mac, str) and hmac.compare_digest(mac, entry_mac(entry, key)))
+    ):
+        raise LinkIndexFormatError("no valid MAC under the integrity key")
+    return entry
+
+
+def is_text(value: object) -> bool:
+    """A string SQLite can bind (valid UTF-8: no lone surrogates)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def postings_of(
+    sql: str, role: int, bounds: list[tuple[str, int, int]], conn: sqlite3.Connection
+) -> list[tuple[str, str]]:
+    """``(name, passage id)`` of the postings of each ``(name, nid, most)`` in ``role``, at
+    most ``most`` each."""
+    rows: list[tuple[str, str]] = []
+    for name, nid, most in bounds:
+        rows += [(name, passage_id) for (passage_id,) in conn.execute(sql, (nid, role, most))]
+    return rows
+
+
+def position_ok(value: object) -> bool:
+    """A position SQLite can compare (an int in the stored range; never a bool)."""
+    return type(value) is int and 0 <= value <= MAX_POSITION
+
+
+def count_ok(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def entry_data(entry: LinkEntry, key: bytes | None = None) -> str:
+    data = {"subject": entry.subject, "keys": list(entry.keys), "mentions": list(entry.mentions)}
+    if key is not None:
+        data[MAC_FIELD] = entry_mac(entry, key)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def text_mac(key: bytes, text: str) -> str:
+    return hmac.new(key, MAC_DOMAIN + text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def entry_mac(entry: LinkEntry, key: bytes) -> str:
+    """The MAC of an entry (module docstring): over its canonical JSON, every field."""
+    return text_mac(
+        key, json.dumps(entry.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    )
+
+
+def agreeing_counts(
+    rows: dict[str, tuple[int, int, int]], conn: sqlite3.Connection
+) -> dict[str, tuple[int, int, int]]:
+    """The names of ``rows`` (``(nid, keyed, mentioned)``) whose postings agree with their
+    counts, up to ``VERIFIED_POSTINGS`` each."""
+    sql = "SELECT count(*) FROM (SELECT 1 FROM postings WHERE nid = ? AND role = ? LIMIT ?)"
+    out = {}
+    for name, row in rows.items():
+        nid, counts = row[0], row[1:]
+        found = [
+            conn.execute(sql, (nid, role, VERIFIED_POSTINGS + 1)).fetchone()[0]
+            for role in ROLES.values()
+        ]
+        if all(min(count, VERIFIED_POSTINGS + 1) == n for count, n in zip(counts, found)):
+            out[name] = row
+    return out
+
+
+def drop_unheld(holders: dict[str, set[str]], entries: dict[str, LinkEntry], role: NameRole) -> int:
+    """Keyed: keep in ``holders`` (name → passage ids) only the postings whose (MAC-checked)
+    entry, of ``entries``, holds the name in ``role``; returns how many were dropped."""
+    dropped = 0
+    for name, ids in holders.items():
+        held = {
+            i
+            for i in ids
+            if i in entries and name in (entries[i].keys if role == "key" else entries[i].mentions)
+        }
+        dropped += len(ids) - len(held)
+        ids &= held
+    for name in [name for name, ids in holders.items() if not ids]:
+        del holders[name]
+    return dropped
+
+
+def count_signed(conn: sqlite3.Connection, key: bytes | None, passages: int) -> bool:
+    """Without a key: ``True``; with one: whether the stored passage count ``passages``
+    carries its valid MAC."""
+    if key is None:
+        return True
+    row = conn.execute("SELECT value FROM meta WHERE key = 'passages_mac'").fetchone()
+    expected = text_mac(key, f"passages:{passages}")
+    return row is not None and isinstance(row[0], str) and hmac.compare_digest(row[0], expected)
