@@ -6,14 +6,16 @@ Layers, lowest first (a module may import its own layer and the ones below)::
     0 foundation  passage, passage_ids, relevance, config, models, scoring, jsonl, metadata,
                   sqlite_files, lang/
     1 graphs/     one passage's typed entity graph: parse, store, cache
-    2 paper/      the paper's R-GCN coherence
-    3 ranking/    one pool: relevance, links, subjects, chain, fusion, explanation
-    4 methods/    ranking methods behind one protocol
-    5 expansion/  the ingest-time link index that reaches the missed hop
-    6 app         reranker, extractive, heatmap
-    7 integrations/
-    8 eval/
-    9 cli/
+    2 ranking/    one pool: relevance, links, subjects, chain, gates, the default pool kinds
+                  (ranking/kinds/), explanation
+    3 paper/      the paper's R-GCN coherence: its pool kind and the add-on term to the core
+    4 fusion      ranking/fusion.py alone: the pool kind and the dispatch over kinds
+    5 methods/    ranking methods behind one protocol
+    6 expansion/  the ingest-time link index that reaches the missed hop
+    7 app         reranker, extractive, heatmap
+    8 integrations/
+    9 eval/
+   10 cli/
 
 Every import counts: module level, inside functions (lazy imports) and under TYPE_CHECKING.
 """
@@ -29,15 +31,18 @@ PACKAGE = ROOT / "cage_core"
 LAYERS = {
     "foundation": 0,
     "graphs": 1,
-    "paper": 2,
-    "ranking": 3,
-    "methods": 4,
-    "expansion": 5,
-    "app": 6,
-    "integrations": 7,
-    "eval": 8,
-    "cli": 9,
+    "ranking": 2,
+    "paper": 3,
+    "fusion": 4,
+    "methods": 5,
+    "expansion": 6,
+    "app": 7,
+    "integrations": 8,
+    "eval": 9,
+    "cli": 10,
 }
+MODULES = {"ranking.fusion": "fusion"}
+"""Modules whose layer is not their subpackage's (by their path below ``cage_core``)."""
 TOP_LEVEL = {
     "passage": "foundation",
     "passage_ids": "foundation",
@@ -90,6 +95,8 @@ def layer_of(module: str) -> str | None:
     parts = module.split(".")
     if len(parts) == 1:
         return None
+    if ".".join(parts[1:3]) in MODULES:
+        return MODULES[".".join(parts[1:3])]
     if parts[1] in SUBPACKAGES:
         return SUBPACKAGES[parts[1]]
     return TOP_LEVEL.get(parts[1], "unplaced")
@@ -169,6 +176,6 @@ def test_the_layer_rule_catches_an_upward_import():
     assert layer_of("cage_core.graphs.store") == "graphs"
     assert layer_of("cage_core.reranker") == "app"
     assert layer_of("cage_core.lang.en") == "foundation"
-    ranking, paper = layer_of("cage_core.ranking.fusion"), layer_of("cage_core.paper.encoder")
-    assert LAYERS[ranking] > LAYERS[paper]
+    fusion, paper = layer_of("cage_core.ranking.fusion"), layer_of("cage_core.paper.encoder")
+    assert LAYERS[fusion] > LAYERS[paper] > LAYERS[layer_of("cage_core.ranking.kinds.titled")]
     assert layer_of("cage_core.somewhere_new") == "unplaced"
