@@ -310,6 +310,7 @@ class CageReranker:
                 title=items[i].title,
                 id=items[i].id,
                 via=vias[rank],
+                path=scores.path,
             )
             for rank, i in enumerate(order)
         ]

@@ -46,6 +46,7 @@ def test_rerank_reads_jsonl_and_prints_json(tmp_path):
     rows = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["id"] for r in rows] == ["w", None]
     assert rows[0]["rank"] == 0 and set(rows[0]) >= {"score", "similarity", "coherence", "index"}
+    assert rows[0]["path"] == rows[1]["path"] == "untitled"  # the path the pool took
 
 
 def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
@@ -55,7 +56,7 @@ def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
     assert main(["rerank", "-q", "capital of Poland", "-p", str(f), "--top-n", "1"], out=out) == 0
     lines = out.getvalue().splitlines()
     assert lines[0].split() == ["rank", "index", "score", "relev", "coher", "passage"]
-    assert len(lines) == 2 and "Warsaw" in lines[1]
+    assert len(lines) == 3 and "Warsaw" in lines[1] and lines[2] == "path: untitled"
 
 
 def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
@@ -81,6 +82,7 @@ def test_explain_writes_a_png_heatmap(tmp_path):
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
     assert "wrote" in out.getvalue() and "(3 passages)" in out.getvalue()
+    assert "\npath: untitled" in out.getvalue()  # the path the pool took
     chain = out.getvalue().split("ranking and evidence chain", 1)[1].splitlines()[1:]
     assert len(chain) == 3
     warsaw = next(line for line in chain if "Warsaw is the capital" in line)

@@ -163,7 +163,7 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
         for r in ranked:
             out.write(json.dumps({"rank": r.rank, "index": r.index, "id": r.id, "title": r.title,
                                   "score": r.score, "similarity": r.similarity,
-                                  "coherence": r.coherence, "text": r.text},
+                                  "coherence": r.coherence, "path": r.path, "text": r.text},
                                  ensure_ascii=False) + "\n")  # fmt: skip
         return 0
     out.write(f"{'rank':>4} {'index':>5} {'score':>7} {'relev':>7} {'coher':>7}  passage\n")
@@ -171,6 +171,8 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
         label = f"{r.title}: {r.text}" if r.title else r.text
         out.write(f"{r.rank + 1:>4} {r.index:>5} {r.score:7.3f} {r.similarity:7.3f} "
                   f"{r.coherence:+7.3f}  {_clip(label, 70)}\n")  # fmt: skip
+    if ranked:
+        out.write(f"path: {ranked[0].path}\n")
     return 0
 
 
@@ -322,6 +324,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"wrote {path} ({len(passages)} passages)\n")
     order = ranking(scores.fused)
     chain = _chain(args.query, passages, scores, order)
+    out.write(f"path: {scores.path}\n")
     out.write("ranking and evidence chain (← via: the earlier passage it is linked to):\n")
     for r, i in enumerate(order):
         p = passages[int(i)]
