@@ -172,7 +172,7 @@ def test_a_method_that_is_not_cage_reports_its_name_and_a_cage_variant_its_kind(
 @pytest.mark.models  # trains the R-GCN (torch)
 def test_the_papers_mode_is_the_paper_kind():
     full = [entity_graph([("Ann Reeve", "PERSON")]), entity_graph([("Ann Reeve", "PERSON")])]
-    config = CageConfig.preset("paper").replace(epochs=1)
+    config = CageConfig.preset("paper").replace(epochs=1, vector_dim=4)  # the graphs' 4-d vectors
     scores, path = _path(SKY_QUERY, SKY[:2], SKY_SIMS[:2], full, config)
     assert (scores.kind, scores.gate, path) == ("paper", None, "paper")
     assert scores.matrix.shape == (2, 2)
