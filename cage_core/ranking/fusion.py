@@ -37,33 +37,26 @@ from cage_core.config import CageConfig
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.paper.encodings import EncodingCache
 from cage_core.paper.mode import paper_scores
-from cage_core.paper.rgcn_term import plus_rgcn_to_core, rgcn_matrix
+from cage_core.paper.rgcn_term import plus_rgcn_to_core
 from cage_core.passage import Passage
 from cage_core.ranking.contradiction import contradiction_demotion
 from cage_core.ranking.document_links import has_document_structure
-from cage_core.ranking.kinds.bridge import BridgeInputs, bridge_inputs
+from cage_core.ranking.kinds.bridge import bridge_inputs
 from cage_core.ranking.kinds.document import document_scores
 from cage_core.ranking.kinds.titled import titled_scores
 from cage_core.ranking.kinds.untitled import untitled_scores
-from cage_core.ranking.lift import chain_first, ranked_first
-from cage_core.ranking.pool_scores import PoolKind, PoolScores
+from cage_core.ranking.lift import chain_first, ranked_first  # re-exported
+from cage_core.ranking.pool_scores import PoolKind, PoolScores  # re-exported
 from cage_core.scoring import standardize  # re-exported
 
 __all__ = [
-    "BridgeInputs",
     "PoolKind",
     "PoolScores",
-    "bridge_inputs",
     "chain_first",
-    "contradiction_demotion",
-    "paper_scores",
     "pool_kind",
     "ranked_first",
-    "rgcn_matrix",
     "score_pool",
     "standardize",
-    "titled_scores",
-    "untitled_scores",
 ]
 
 

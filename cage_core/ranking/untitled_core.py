@@ -4,7 +4,7 @@ The evidence chain (:mod:`cage_core.ranking.chain`) hops along given titles; a d
 (:mod:`cage_core.ranking.subjects`) is too unsure a name for the chain's large title gain (on
 DEV open retrieval without titles, chaining on derived subjects cost HotpotQA Recall@5 .10).
 Such a pool keeps the core of the most relevant passages, with changes that use the subjects
-only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.ranking.fusion`),
+only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.ranking.kinds.bridge`),
 the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
 :class:`SubjectLinks` (:func:`subject_links`):
 
@@ -203,7 +203,7 @@ def subject_core_scores(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(r', A, c, L)`` of the module docstring for one pool: the relevance with the query
     subject gain, the core (most relevant first), the coherence and the directed link matrix
-    (zero diagonal). The fusion ``f`` is left to the caller (:mod:`cage_core.ranking.fusion`).
+    (zero diagonal). The fusion ``f`` is left to the caller (:mod:`cage_core.ranking.kinds.untitled`).
 
     Args:
         relevance: ``[k]`` the pool relevance ``r``.
