@@ -3,8 +3,10 @@
 A reranked document/node gains ``relevance_score`` (a 0–1 relevance, σ of the fused score:
 :mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
 itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
-``cage_rank`` and ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
-as ``{"name": str, "rank": int}``, or ``None``: JSON-safe). A passage graph
+``cage_rank``, ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
+as ``{"name": str, "rank": int}``, or ``None``: JSON-safe) and ``cage_path`` (the path the
+pool took, :attr:`RankedPassage.path <cage_core.passage.RankedPassage.path>`, e.g.
+``"untitled, gated: few_subjects"``). A passage graph
 computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
 string, so flat-metadata vector stores accept it). A retriever's own query similarity
 travels under ``retrieval_score``. A document an expansion retriever added
@@ -58,6 +60,7 @@ from cage_core.relevance import relevance
 
 __all__ = [
     "CAGE_COHERENCE_KEY",
+    "CAGE_PATH_KEY",
     "CAGE_RANK_KEY",
     "CAGE_SIMILARITY_KEY",
     "CAGE_VIA_KEY",
@@ -86,10 +89,11 @@ CAGE_SIMILARITY_KEY = "cage_similarity"
 CAGE_COHERENCE_KEY = "cage_coherence"
 CAGE_RANK_KEY = "cage_rank"
 CAGE_VIA_KEY = "cage_via"
+CAGE_PATH_KEY = "cage_path"
 SCORE_KEYS: tuple[str, ...] = (
     RELEVANCE_SCORE_KEY, CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
 )  # fmt: skip
-RANKED_KEYS: tuple[str, ...] = (*SCORE_KEYS, CAGE_VIA_KEY)
+RANKED_KEYS: tuple[str, ...] = (*SCORE_KEYS, CAGE_VIA_KEY, CAGE_PATH_KEY)
 """Every key :func:`ranked_metadata` writes."""
 EXPANDED_VIA_KEY = "cage_expanded_via"
 EXPANDED_FROM_KEY = "cage_expanded_from"
@@ -130,6 +134,7 @@ def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str
     out[CAGE_VIA_KEY] = (
         None if ranked.via is None else {"name": ranked.via.name, "rank": ranked.via.rank}
     )
+    out[CAGE_PATH_KEY] = ranked.path
     return out
 
 

@@ -99,6 +99,11 @@ class RankedPassage:
             (:func:`cage_core.ranking.explanation.evidence_chain`); ``None`` for the first
             passage, for one linked to no earlier passage, and for methods that read no
             passage graphs.
+        path: the path the pool took, the same for every passage of one result: the pool's
+            kind and, when a gate kept the relevance order, the gate's name
+            (:attr:`PoolScores.path <cage_core.ranking.pool_scores.PoolScores.path>`), as
+            ``"titled"`` or ``"untitled, gated: few_subjects"``; for a method that is not
+            CAGE, its name (``"tegr"``); ``""`` when not ranked by a reranker.
     """
 
     index: int
@@ -110,6 +115,7 @@ class RankedPassage:
     title: str = ""
     id: str | None = None
     via: Via | None = None
+    path: str = ""
 
     @property
     def relevance(self) -> float:

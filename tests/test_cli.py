@@ -47,6 +47,7 @@ def test_rerank_reads_jsonl_and_prints_json(tmp_path):
     assert [r["id"] for r in rows] == ["w", None]
     assert [(r["rank"], r["index"]) for r in rows] == [(1, 0), (2, 1)]  # rank from 1, as the table
     assert set(rows[0]) >= {"score", "similarity", "coherence", "index"}
+    assert rows[0]["path"] == rows[1]["path"] == "untitled"  # the path the pool took
 
 
 def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
@@ -56,7 +57,8 @@ def test_rerank_reads_text_blocks_and_prints_a_table(tmp_path):
     assert main(["rerank", "-q", "capital of Poland", "-p", str(f), "--top-n", "1"], out=out) == 0
     lines = out.getvalue().splitlines()
     assert lines[0].split() == ["rank", "index", "score", "similarity", "coherence", "passage"]
-    assert len(lines) == 2 and "Warsaw" in lines[1] and lines[1].split()[:2] == ["1", "0"]
+    assert len(lines) == 3 and "Warsaw" in lines[1] and lines[1].split()[:2] == ["1", "0"]
+    assert lines[2] == "path: untitled"
 
 
 def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
@@ -82,6 +84,7 @@ def test_explain_writes_a_png_heatmap(tmp_path):
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
     assert "wrote" in out.getvalue() and "(3 passages)" in out.getvalue()
+    assert "\npath: untitled" in out.getvalue()  # the path the pool took
     chain = out.getvalue().split("ranking and evidence chain", 1)[1].splitlines()[1:]
     assert len(chain) == 3
     assert [line.split(".")[0].strip() for line in chain] == ["1", "2", "3"]  # the ranks

@@ -3,18 +3,20 @@ and nothing but ``eval/`` and ``cli/`` imports ``cage_core.eval`` or ``cage_core
 
 Layers, lowest first (a module may import its own layer and the ones below)::
 
-    0 foundation  passage, passage_ids, relevance, config, models, scoring, jsonl, metadata,
+    0 foundation  passage, call_checks, passage_ids, relevance, config, models, scoring, jsonl, metadata,
                   sqlite_files, prose, lang/
     1 graphs/     one passage's typed entity graph: parse, store, cache
     2 names/      the name rules ingest and query time share: forms, may link, subjects
-    3 paper/      the paper's R-GCN coherence
-    4 ranking/    one pool: relevance, links, chain, fusion, explanation
-    5 methods/    ranking methods behind one protocol
-    6 expansion/  the ingest-time link index that reaches the missed hop
-    7 app         reranker, extractive, heatmap
-    8 integrations/
-    9 eval/
-   10 cli/
+    3 ranking/    one pool: relevance, links, chain, gates, the default pool kinds
+                  (ranking/kinds/), explanation
+    4 paper/      the paper's R-GCN coherence: its pool kind and the add-on term to the core
+    5 fusion      ranking/fusion.py alone: the pool kind and the dispatch over kinds
+    6 methods/    ranking methods behind one protocol
+    7 expansion/  the ingest-time link index that reaches the missed hop
+    8 app         reranker, extractive, heatmap
+    9 integrations/
+   10 eval/
+   11 cli/
 
 Every import counts: module level, inside functions (lazy imports) and under TYPE_CHECKING.
 
@@ -45,17 +47,21 @@ LAYERS = {
     "foundation": 0,
     "graphs": 1,
     "names": 2,
-    "paper": 3,
-    "ranking": 4,
-    "methods": 5,
-    "expansion": 6,
-    "app": 7,
-    "integrations": 8,
-    "eval": 9,
-    "cli": 10,
+    "ranking": 3,
+    "paper": 4,
+    "fusion": 5,
+    "methods": 6,
+    "expansion": 7,
+    "app": 8,
+    "integrations": 9,
+    "eval": 10,
+    "cli": 11,
 }
+MODULES = {"ranking.fusion": "fusion"}
+"""Modules whose layer is not their subpackage's (by their path below ``cage_core``)."""
 TOP_LEVEL = {
     "passage": "foundation",
+    "call_checks": "foundation",
     "passage_ids": "foundation",
     "relevance": "foundation",
     "config": "foundation",
@@ -117,6 +123,8 @@ def layer_of(module: str) -> str | None:
     parts = module.split(".")
     if len(parts) == 1:
         return None
+    if ".".join(parts[1:3]) in MODULES:
+        return MODULES[".".join(parts[1:3])]
     if parts[1] in SUBPACKAGES:
         return SUBPACKAGES[parts[1]]
     return TOP_LEVEL.get(parts[1], "unplaced")
@@ -196,8 +204,8 @@ def test_the_layer_rule_catches_an_upward_import():
     assert layer_of("cage_core.graphs.store") == "graphs"
     assert layer_of("cage_core.reranker") == "app"
     assert layer_of("cage_core.lang.en") == "foundation"
-    ranking, paper = layer_of("cage_core.ranking.fusion"), layer_of("cage_core.paper.encoder")
-    assert LAYERS[ranking] > LAYERS[paper]
+    fusion, paper = layer_of("cage_core.ranking.fusion"), layer_of("cage_core.paper.encoder")
+    assert LAYERS[fusion] > LAYERS[paper] > LAYERS[layer_of("cage_core.ranking.kinds.titled")]
     assert layer_of("cage_core.somewhere_new") == "unplaced"
 
 

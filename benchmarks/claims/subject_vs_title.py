@@ -18,9 +18,9 @@ from pathlib import Path
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
+from cage_core.names.subjects import derive_subject
 from cage_core.ranking.links import bare_title
 from cage_core.ranking.pair_index import words
-from cage_core.ranking.subjects import derive_subject
 
 FILES = ("hotpotqa", "2wikimultihopqa", "musique")
 

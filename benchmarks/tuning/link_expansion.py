@@ -47,7 +47,7 @@ from crossval.grids import EXPANSION_SEEDS as SEEDS
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
 from cage_core.expansion.index import LinkIndex
-from cage_core.ranking.subjects import passage_subject
+from cage_core.names.subjects import passage_subject
 
 FILES = ("hotpotqa", "2wikimultihopqa", "musique")
 K = 20

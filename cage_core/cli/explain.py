@@ -49,6 +49,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"wrote {path} ({len(passages)} passages)\n")
     order = ranking(scores.fused)
     chain = chain_vias(args.query, passages, scores, order)
+    out.write(f"path: {scores.path}\n")
     out.write(
         "ranking and evidence chain (#N: passage N of the file, as numbered in the picture; "
         "← via: the earlier passage it is linked to):\n"

@@ -3,7 +3,8 @@
 It prints a table, or with ``--json`` one JSON object per line, of the same fields under the
 same names: ``rank`` (1 for the first passage, in both), ``index`` (the passage's position in
 the file, from 0), ``score`` (the fused score), ``similarity`` (the embedder's cosine to the
-query), ``coherence`` and the passage. An empty query or passages file is an error (exit 2).
+query), ``coherence``, the ``path`` the pool took (its kind and the gate that fired: one line
+under the table) and the passage. An empty query or passages file is an error (exit 2).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
                         "score": r.score,
                         "similarity": r.similarity,
                         "coherence": r.coherence,
+                        "path": r.path,
                         "text": r.text,
                     },
                     ensure_ascii=False,
@@ -57,6 +59,8 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
             f"{r.rank + 1:>4} {r.index:>5} {r.score:7.3f} {r.similarity:10.3f} "
             f"{r.coherence:+9.3f}  {clip(label, 70)}\n"
         )
+    if ranked:
+        out.write(f"path: {ranked[0].path}\n")
     return 0
 
 

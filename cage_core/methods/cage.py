@@ -8,7 +8,8 @@ import numpy as np
 
 from cage_core.config import CageConfig
 from cage_core.methods.base import Pool
-from cage_core.ranking.fusion import PoolScores, score_pool
+from cage_core.ranking.fusion import score_pool
+from cage_core.ranking.pool_scores import PoolScores
 
 __all__ = [
     "CageMethod",

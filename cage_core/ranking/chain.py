@@ -7,7 +7,7 @@ for ``t < n`` (``n`` = :attr:`ChainConfig.length <cage_core.config.ChainConfig>`
 
 ``g_j(S) = r_j + w_q · Q_j + max_{s ∈ S} (w_t · M_sj + w_e · min(E_sj, c))``
 
-* ``r_j`` the pool relevance (:mod:`cage_core.ranking.fusion`), minus any demotion given;
+* ``r_j`` the pool relevance (:mod:`cage_core.ranking.kinds.bridge`), minus any demotion given;
 * ``Q_j = 1`` when the query names passage j's title (the compared entities of a comparison
   question, the first hop of many bridge questions), ``w_q`` = ``query_title_weight``;
 * ``M_sj = 1`` when selected passage s's text names passage j's title — the forward hop,

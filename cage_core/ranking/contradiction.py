@@ -13,6 +13,10 @@ values. For two passages i, j:
 
 TEGR's contradiction-inversion strength of a conflicting pair is
 ``keyword_overlap × (1.5 − cosine)`` (:func:`inversion_score`).
+
+CAGE's contradiction demotion (``CageConfig.contradiction_weight`` = ``w > 0``, every pool
+kind) subtracts ``w · contradiction_penalty_i`` from ``f_i`` (and from ``r_i`` where the
+evidence chain is selected): :func:`contradiction_demotion`.
 """
 
 from __future__ import annotations
@@ -22,10 +26,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cage_core.config import CageConfig
 from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.passage import Passage
 
 __all__ = [
     "conflicts",
+    "contradiction_demotion",
     "contradiction_penalty",
     "inversion_score",
     "keyword_overlap",
@@ -84,3 +91,16 @@ def contradiction_penalty(
         if loser is not None:
             penalty[loser] = max(penalty[loser], overlap)
     return penalty
+
+
+def contradiction_demotion(
+    passages: Sequence[Passage], graphs: Sequence[PassageGraph], config: CageConfig
+) -> np.ndarray:
+    """``[k]`` ``w · contradiction_penalty_i`` (zeros when ``contradiction_weight`` is 0 or
+    the pool has one passage)."""
+    k = len(passages)
+    if not config.contradiction_weight or k < 2:
+        return np.zeros(k)
+    return config.contradiction_weight * contradiction_penalty(
+        [p.content for p in passages], graphs, config.contradiction_overlap
+    )

@@ -4,7 +4,7 @@ The evidence chain (:mod:`cage_core.ranking.chain`) hops along given titles; a d
 (:mod:`cage_core.ranking.subjects`) is too unsure a name for the chain's large title gain (on
 DEV open retrieval without titles, chaining on derived subjects cost HotpotQA Recall@5 .10).
 Such a pool keeps the core of the most relevant passages, with changes that use the subjects
-only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.ranking.fusion`),
+only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.ranking.kinds.bridge`),
 the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
 :class:`SubjectLinks` (:func:`subject_links`):
 
@@ -54,8 +54,8 @@ import numpy as np
 
 from cage_core.config import UntitledConfig
 from cage_core.lang.en import STRING_RULES
+from cage_core.names.may_link import may_link
 from cage_core.names.subjects import Subject, also_known_as, subject_aliases
-from cage_core.ranking.link_names import is_link_name
 from cage_core.ranking.links import (
     coherence_to_core,
     core_indices,
@@ -82,8 +82,8 @@ def untitled_subject(subject: Subject) -> str:
     """The name a passage of an untitled pool is linked by: its derived subject, except one
     from the entity fallback (the most frequent entity of a chunk is too often what it
     mentions, not what it is about: "America East" for a team's season), which is "", and
-    one that is no name (a sentence opener such as "To": :func:`~cage_core.ranking.link_names.is_link_name`)."""
-    return "" if subject.origin == "entity" or not is_link_name(subject.name) else subject.name
+    one that is no name (a sentence opener such as "To": :func:`~cage_core.names.may_link.may_link`)."""
+    return "" if subject.origin == "entity" or not may_link(subject.name) else subject.name
 
 
 def subject_forms(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool,
@@ -203,7 +203,7 @@ def subject_core_scores(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(r', A, c, L)`` of the module docstring for one pool: the relevance with the query
     subject gain, the core (most relevant first), the coherence and the directed link matrix
-    (zero diagonal). The fusion ``f`` is left to the caller (:mod:`cage_core.ranking.fusion`).
+    (zero diagonal). The fusion ``f`` is left to the caller (:mod:`cage_core.ranking.kinds.untitled`).
 
     Args:
         relevance: ``[k]`` the pool relevance ``r``.

@@ -1,0 +1,91 @@
+"""The checks of a rerank call's arguments: each returns the value in the form the reranker
+uses, or raises a ``TypeError`` / ``ValueError`` that names the argument and what it must be."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "check_max_pool",
+    "check_pool_size",
+    "check_query",
+    "check_similarities",
+    "check_top_n",
+]
+
+
+def check_query(query: object) -> None:
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+
+
+def check_top_n(top_n: object) -> int | None:
+    if top_n is None:
+        return None
+    if isinstance(top_n, bool) or not isinstance(top_n, (int, np.integer)):
+        raise TypeError(f"top_n must be an int or None, got {type(top_n).__name__}")
+    if top_n < 0:
+        raise ValueError(f"top_n must be >= 0 or None, got {top_n}")
+    return int(top_n)
+
+
+def check_max_pool(max_pool: object) -> int | None:
+    if max_pool is None:
+        return None
+    if isinstance(max_pool, bool) or not isinstance(max_pool, (int, np.integer)):
+        raise TypeError(f"max_pool must be an int or None, got {type(max_pool).__name__}")
+    if max_pool < 1:
+        raise ValueError(f"max_pool must be >= 1 or None, got {max_pool}")
+    return int(max_pool)
+
+
+def check_pool_size(k: int, max_pool: int | None) -> None:
+    if max_pool is not None and k > max_pool:
+        raise ValueError(
+            f"a pool of {k} passages is larger than max_pool={max_pool}: ranking costs memory "
+            f"and time that grow with the square of the pool (docs/limits.md); rerank the "
+            f"{max_pool} most similar passages, or pass CageReranker(max_pool=None) to lift "
+            f"the bound"
+        )
+
+
+def check_similarities(values: Sequence[float] | np.ndarray, k: int) -> np.ndarray:
+    """``values`` as ``[k]`` float64: real numbers only (int, float, numpy numbers; not bool,
+    str, complex or Decimal), finite, one per passage."""
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raise TypeError("query_similarities must be a sequence of numbers") from None
+    if raw.dtype == object:
+        bad = [i for i, v in enumerate(raw.ravel()) if not _is_real(v)]
+        if bad:
+            raise TypeError(
+                f"query_similarities must be a sequence of numbers (int or float), "
+                f"got {type(raw.ravel()[bad[0]]).__name__} at position {bad[0]}"
+            )
+    elif raw.dtype.kind not in "iuf":
+        raise TypeError(
+            f"query_similarities must be a sequence of numbers (int or float), "
+            f"got values of dtype {raw.dtype}"
+        )
+    try:
+        arr = raw.astype(np.float64)
+    except OverflowError:  # an int beyond the float range
+        raise ValueError(
+            "query_similarities must be finite; an int beyond the float range"
+        ) from None
+    if arr.ndim != 1 or arr.shape[0] != k:
+        raise ValueError(f"query_similarities has shape {arr.shape}; expected one value for "
+                         f"each of the {k} passages")  # fmt: skip
+    if not np.isfinite(arr).all():
+        bad_at = [i for i, v in enumerate(arr) if not math.isfinite(v)]
+        raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad_at[:10]}")
+    return arr
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
