@@ -79,8 +79,10 @@ def check_similarities(values: Sequence[float] | np.ndarray, k: int) -> np.ndarr
             "query_similarities must be finite; an int beyond the float range"
         ) from None
     if arr.ndim != 1 or arr.shape[0] != k:
-        raise ValueError(f"query_similarities has shape {arr.shape}; expected one value for "
-                         f"each of the {k} passages")  # fmt: skip
+        raise ValueError(
+            f"query_similarities has shape {arr.shape}; expected one value for "
+            f"each of the {k} passages"
+        )
     if not np.isfinite(arr).all():
         bad_at = [i for i, v in enumerate(arr) if not math.isfinite(v)]
         raise ValueError(f"query_similarities must be finite; NaN/inf at positions {bad_at[:10]}")

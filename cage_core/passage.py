@@ -40,8 +40,9 @@ class Passage:
             )
         if self.position is not None:
             if isinstance(self.position, bool) or not isinstance(self.position, int):
-                raise TypeError(f"Passage.position must be an int or None, got "
-                                f"{type(self.position).__name__}")  # fmt: skip
+                raise TypeError(
+                    f"Passage.position must be an int or None, got {type(self.position).__name__}"
+                )
             if self.position < 0:
                 raise ValueError(f"Passage.position must be >= 0, got {self.position}")
 
@@ -120,8 +121,11 @@ class RankedPassage:
     @property
     def relevance(self) -> float:
         """Deprecated name of :attr:`similarity` (cage-rag 0.1)."""
-        warnings.warn("RankedPassage.relevance is now RankedPassage.similarity",
-                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        warnings.warn(
+            "RankedPassage.relevance is now RankedPassage.similarity",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.similarity
 
 

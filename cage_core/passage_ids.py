@@ -43,8 +43,9 @@ def content_id(text: str, title: str = "", repeat: int = 0) -> str:
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
         raise ValueError(f"repeat must be a non-negative int, got {repeat!r}")
     parts = [title, text] + ([str(repeat)] if repeat else [])
-    digest = hashlib.blake2b(_SEPARATOR.join(parts).encode("utf-8", "surrogatepass"),
-                             digest_size=16).digest()  # fmt: skip
+    digest = hashlib.blake2b(
+        _SEPARATOR.join(parts).encode("utf-8", "surrogatepass"), digest_size=16
+    ).digest()
     return str(uuid.UUID(bytes=digest))
 
 

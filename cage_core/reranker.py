@@ -189,8 +189,9 @@ class CageReranker:
     ) -> list[PassageGraph]:
         """Passage graphs of ``passages`` at ``level`` (default :attr:`graph_level`) or above;
         see :meth:`PassageGraphs.graphs <cage_core.graphs.service.PassageGraphs.graphs>`."""
-        return self.graph_service.graphs(passages, level=level or self.graph_level,
-                                         with_vectors=with_vectors)  # fmt: skip
+        return self.graph_service.graphs(
+            passages, level=level or self.graph_level, with_vectors=with_vectors
+        )
 
     def stored_graphs(
         self, values: Sequence[Any], passages: Sequence[PassageLike], *, integrity_key: Any = None
@@ -344,8 +345,9 @@ class CageReranker:
     ) -> list[PassageGraph]:
         if graphs is None:
             return self.graphs(items, with_vectors=self.needs_vectors)
-        return self.graph_service.complete(items, graphs, level=self.graph_level,
-                                           with_vectors=self.needs_vectors)  # fmt: skip
+        return self.graph_service.complete(
+            items, graphs, level=self.graph_level, with_vectors=self.needs_vectors
+        )
 
 
 def needs_vectors(config: CageConfig, method: RankingMethod | None = None) -> bool:

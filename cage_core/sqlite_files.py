@@ -154,8 +154,12 @@ def set_wal(conn: sqlite3.Connection, store: str, path: Path) -> None:
     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if mode != "wal":
-            logger.warning("%s %s: WAL mode unavailable (journal mode %s); readers will wait "
-                           "for writers", store, path, mode)  # fmt: skip
+            logger.warning(
+                "%s %s: WAL mode unavailable (journal mode %s); readers will wait for writers",
+                store,
+                path,
+                mode,
+            )
 
 
 def create_private_file(path: Path) -> bool:

@@ -109,9 +109,11 @@ class CageExpansionRetriever(BaseRetriever):
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
         if type(self.vectorstore).get_by_ids is VectorStore.get_by_ids:
-            raise TypeError(f"{type(self.vectorstore).__name__} does not implement get_by_ids; the "
-                            "expansion fetches linked passages by id (Chroma, FAISS and "
-                            "InMemoryVectorStore do)")  # fmt: skip
+            raise TypeError(
+                f"{type(self.vectorstore).__name__} does not implement get_by_ids; the "
+                "expansion fetches linked passages by id (Chroma, FAISS and "
+                "InMemoryVectorStore do)"
+            )
         self._index = load_link_index(self.link_index)
 
     @property
@@ -134,8 +136,9 @@ class CageExpansionRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        docs = self.base_retriever.invoke(query, config={"callbacks": run_manager.get_child()},
-                                          **kwargs)  # fmt: skip
+        docs = self.base_retriever.invoke(
+            query, config={"callbacks": run_manager.get_child()}, **kwargs
+        )
         expansions = self._expansions(query, docs)
         if not expansions:
             return list(docs)
@@ -155,8 +158,11 @@ class CageExpansionRetriever(BaseRetriever):
             return list(docs)
         found = await self.vectorstore.aget_by_ids([e.id for e in expansions])
         chosen = self._chosen(expansions, found, docs)
-        scores = (await asyncio.to_thread(self.relevance, query, [e.id for e, _ in chosen])
-                  if self._scored(docs) else {})  # fmt: skip
+        scores = (
+            await asyncio.to_thread(self.relevance, query, [e.id for e, _ in chosen])
+            if self._scored(docs)
+            else {}
+        )
         return list(docs) + self._added(chosen, scores, docs)
 
     # -- the steps of cage_core.expansion.contract ---------------------------------------------
@@ -165,15 +171,20 @@ class CageExpansionRetriever(BaseRetriever):
         linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
         known = [i for i in ids if isinstance(i, str) and i in self.index]
         return linked + sibling_expansions(
-            known, lambda pid: index_neighbours(self.index, pid), seeds=self.seeds,
-            limit=self.siblings, excluded={e.id for e in linked},
-        )  # fmt: skip
+            known,
+            lambda pid: index_neighbours(self.index, pid),
+            seeds=self.seeds,
+            limit=self.siblings,
+            excluded={e.id for e in linked},
+        )
 
-    def _chosen(self, expansions: list[Expansion], found: Sequence[Document],
-                docs: Sequence[Document]) -> list[tuple[Expansion, Document]]:  # fmt: skip
+    def _chosen(
+        self, expansions: list[Expansion], found: Sequence[Document], docs: Sequence[Document]
+    ) -> list[tuple[Expansion, Document]]:
         by_id = {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
-        return in_expansion_order(expansions, by_id, {d.page_content for d in docs},
-                                  lambda d: d.page_content)  # fmt: skip
+        return in_expansion_order(
+            expansions, by_id, {d.page_content for d in docs}, lambda d: d.page_content
+        )
 
     def _scored(self, docs: Sequence[Document]) -> bool:
         """Whether the store is asked for the added documents' scores."""
@@ -182,8 +193,12 @@ class CageExpansionRetriever(BaseRetriever):
             and fallback_score([d.metadata.get(self.score_key) for d in docs]) is not None
         )
 
-    def _added(self, chosen: list[tuple[Expansion, Document]], scores: dict[str, float],
-               docs: Sequence[Document]) -> list[Document]:  # fmt: skip
+    def _added(
+        self,
+        chosen: list[tuple[Expansion, Document]],
+        scores: dict[str, float],
+        docs: Sequence[Document],
+    ) -> list[Document]:
         fallback = fallback_score([d.metadata.get(self.score_key) for d in docs])
         out = []
         for expansion, doc in chosen:
@@ -193,6 +208,9 @@ class CageExpansionRetriever(BaseRetriever):
                 metadata[self.score_key] = score
             else:  # a value stored with the document is no score for this query
                 metadata.pop(self.score_key, None)
-            out.append(Document(page_content=doc.page_content, metadata=metadata,
-                                id=doc.id or expansion.id))  # fmt: skip
+            out.append(
+                Document(
+                    page_content=doc.page_content, metadata=metadata, id=doc.id or expansion.id
+                )
+            )
         return out

@@ -67,12 +67,16 @@ class ScoredVectorStoreRetriever(BaseRetriever):
         return [self._scored(doc, score) for doc, score in found]
 
     def _scored(self, doc: Document, score: float) -> Document:
-        return Document(page_content=doc.page_content, id=doc.id,
-                        metadata={**doc.metadata, self.score_key: float(score)})  # fmt: skip
+        return Document(
+            page_content=doc.page_content,
+            id=doc.id,
+            metadata={**doc.metadata, self.score_key: float(score)},
+        )
 
 
-def relevance_search(store: VectorStore, query: str, k: int,
-                     **kwargs: Any) -> list[tuple[Document, float]]:  # fmt: skip
+def relevance_search(
+    store: VectorStore, query: str, k: int, **kwargs: Any
+) -> list[tuple[Document, float]]:
     """``store``'s top ``k`` for ``query`` with its relevance scores, as
     ``similarity_search_with_relevance_scores`` computes them, without its range check.
 
@@ -99,8 +103,9 @@ def relevance_search(store: VectorStore, query: str, k: int,
     return _above(found, threshold)
 
 
-async def arelevance_search(store: VectorStore, query: str, k: int,
-                            **kwargs: Any) -> list[tuple[Document, float]]:  # fmt: skip
+async def arelevance_search(
+    store: VectorStore, query: str, k: int, **kwargs: Any
+) -> list[tuple[Document, float]]:
     """Async :func:`relevance_search`."""
     if isinstance(store, InMemoryVectorStore):
         return await store.asimilarity_search_with_score(query, k=k, **kwargs)
@@ -120,8 +125,9 @@ def _overrides(store: VectorStore, method: str) -> bool:
     return getattr(type(store), method) is not getattr(VectorStore, method)
 
 
-def _above(found: list[tuple[Document, float]],
-           threshold: float | None) -> list[tuple[Document, float]]:  # fmt: skip
+def _above(
+    found: list[tuple[Document, float]], threshold: float | None
+) -> list[tuple[Document, float]]:
     return found if threshold is None else [(d, s) for d, s in found if s >= threshold]
 
 

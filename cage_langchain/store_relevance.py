@@ -79,8 +79,11 @@ class StoreRelevance:
             else:
                 return {}
         except Exception as exc:
-            logger.debug("%s could not score the linked passages (%s); using the fallback score",
-                         type(self.store).__name__, exc)  # fmt: skip
+            logger.debug(
+                "%s could not score the linked passages (%s); using the fallback score",
+                type(self.store).__name__,
+                exc,
+            )
             return {}
         scores = {stored_id(doc, self.title_key): float(score) for doc, score in found}
         return {i: s for i, s in scores.items() if i in wanted}
@@ -105,8 +108,11 @@ class StoreRelevance:
         )
         relevance = store._select_relevance_score_fn()
         id_at = {p: i for i, p in known}
-        return {id_at[int(p)]: float(relevance(d))
-                for d, p in zip(distances[0], found[0]) if int(p) in id_at}  # fmt: skip
+        return {
+            id_at[int(p)]: float(relevance(d))
+            for d, p in zip(distances[0], found[0])
+            if int(p) in id_at
+        }
 
     def _faiss_position(self, doc_id: str) -> int | None:
         mapping: dict[int, str] = self.store.index_to_docstore_id  # type: ignore[attr-defined]

@@ -33,6 +33,8 @@ def document_passages(
     """The passages of ``documents``: text, title (``metadata[title_key]``), ``Document.id``
     when ``with_ids``, and ``doc_id`` / ``position`` resolved over the whole list."""
     return passages_from_metadata(
-        [d.page_content for d in documents], [d.metadata for d in documents], title_key,
+        [d.page_content for d in documents],
+        [d.metadata for d in documents],
+        title_key,
         [d.id for d in documents] if with_ids else None,
-    )  # fmt: skip
+    )

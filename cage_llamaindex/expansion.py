@@ -90,8 +90,9 @@ class CageExpansionRetriever(BaseRetriever):
         verbose: bool = False,
     ) -> None:
         if not isinstance(retriever, BaseRetriever):
-            raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got "
-                            f"{type(retriever).__name__}")  # fmt: skip
+            raise TypeError(
+                f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}"
+            )
         if not isinstance(index, VectorStoreIndex):
             raise TypeError(f"index must be a VectorStoreIndex, got {type(index).__name__}")
         self.retriever = retriever
@@ -117,14 +118,16 @@ class CageExpansionRetriever(BaseRetriever):
         if not expansions:
             return list(nodes)
         chosen = self._chosen(expansions, await self._afetch([e.id for e in expansions]), nodes)
-        return list(nodes) + self._added(chosen, await self._ascores(query_bundle, chosen, nodes),
-                                         nodes)  # fmt: skip
+        return list(nodes) + self._added(
+            chosen, await self._ascores(query_bundle, chosen, nodes), nodes
+        )
 
     # -- the steps of cage_core.expansion.contract ---------------------------------------------
     def _expansions(self, bundle: QueryBundle, nodes: Sequence[NodeWithScore]) -> list[Expansion]:
         ids = [n.node.node_id for n in nodes]
-        linked = expansions_for(self.link_index, bundle.query_str, ids, seeds=self.seeds,
-                                limit=self.limit)  # fmt: skip
+        linked = expansions_for(
+            self.link_index, bundle.query_str, ids, seeds=self.seeds, limit=self.limit
+        )
         by_id = {n.node.node_id: n.node for n in reversed(nodes)}  # a repeated id: the first
 
         def neighbours(node_id: str) -> Neighbours:
@@ -135,9 +138,12 @@ class CageExpansionRetriever(BaseRetriever):
             return index_neighbours(self.link_index, node_id)
 
         return linked + sibling_expansions(
-            [i for i in ids if i], neighbours, seeds=self.seeds, limit=self.siblings,
+            [i for i in ids if i],
+            neighbours,
+            seeds=self.seeds,
+            limit=self.siblings,
             excluded={e.id for e in linked},
-        )  # fmt: skip
+        )
 
     def _fetch(self, ids: list[str]) -> dict[str, BaseNode]:
         found: dict[str, BaseNode] = {}
@@ -169,8 +175,9 @@ class CageExpansionRetriever(BaseRetriever):
         return found
 
     @staticmethod
-    def _chosen(expansions: list[Expansion], found: dict[str, BaseNode],
-                nodes: Sequence[NodeWithScore]) -> list[tuple[Expansion, BaseNode]]:  # fmt: skip
+    def _chosen(
+        expansions: list[Expansion], found: dict[str, BaseNode], nodes: Sequence[NodeWithScore]
+    ) -> list[tuple[Expansion, BaseNode]]:
         texts = {_text(n.node) for n in nodes}
         return in_expansion_order(expansions, found, texts, _text)
 
@@ -188,14 +195,22 @@ class CageExpansionRetriever(BaseRetriever):
             vector_store_kwargs={"ids": list(ids)} if restrict else {},
         )
 
-    def _store_scored(self, chosen: list[tuple[Expansion, BaseNode]],
-                      nodes: Sequence[NodeWithScore]) -> bool:  # fmt: skip
+    def _store_scored(
+        self, chosen: list[tuple[Expansion, BaseNode]], nodes: Sequence[NodeWithScore]
+    ) -> bool:
         """Whether the store is asked for the chosen nodes' scores."""
-        return (self.added_score == "store" and bool(chosen)
-                and fallback_score([n.score for n in nodes]) is not None)  # fmt: skip
+        return (
+            self.added_score == "store"
+            and bool(chosen)
+            and fallback_score([n.score for n in nodes]) is not None
+        )
 
-    def _scores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
-                nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
+    def _scores(
+        self,
+        bundle: QueryBundle,
+        chosen: list[tuple[Expansion, BaseNode]],
+        nodes: Sequence[NodeWithScore],
+    ) -> dict[str, float]:
         """The store's scores of the chosen nodes (none when a base node has no score)."""
         if not self._store_scored(chosen, nodes):
             return {}
@@ -207,8 +222,12 @@ class CageExpansionRetriever(BaseRetriever):
             return {}
         return _scores_of(found, ids)
 
-    async def _ascores(self, bundle: QueryBundle, chosen: list[tuple[Expansion, BaseNode]],
-                       nodes: Sequence[NodeWithScore]) -> dict[str, float]:  # fmt: skip
+    async def _ascores(
+        self,
+        bundle: QueryBundle,
+        chosen: list[tuple[Expansion, BaseNode]],
+        nodes: Sequence[NodeWithScore],
+    ) -> dict[str, float]:
         """Async :meth:`_scores`."""
         if not self._store_scored(chosen, nodes):
             return {}
@@ -221,8 +240,11 @@ class CageExpansionRetriever(BaseRetriever):
         return _scores_of(found, ids)
 
     @staticmethod
-    def _added(chosen: list[tuple[Expansion, BaseNode]], scores: dict[str, float],
-               nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:  # fmt: skip
+    def _added(
+        chosen: list[tuple[Expansion, BaseNode]],
+        scores: dict[str, float],
+        nodes: Sequence[NodeWithScore],
+    ) -> list[NodeWithScore]:
         fallback = fallback_score([n.score for n in nodes])
         out = []
         for expansion, node in chosen:
@@ -243,14 +265,20 @@ def _text(node: BaseNode) -> str:
 
 def _bundle_copy(bundle: QueryBundle) -> QueryBundle:
     """A query bundle to hand the scoring retriever (which may set its embedding)."""
-    return QueryBundle(query_str=bundle.query_str, image_path=bundle.image_path,
-                       custom_embedding_strs=bundle.custom_embedding_strs,
-                       embedding=bundle.embedding)  # fmt: skip
+    return QueryBundle(
+        query_str=bundle.query_str,
+        image_path=bundle.image_path,
+        custom_embedding_strs=bundle.custom_embedding_strs,
+        embedding=bundle.embedding,
+    )
 
 
 def _scores_of(found: Sequence[NodeWithScore], ids: list[str]) -> dict[str, float]:
     """Scores of the wanted ``ids`` among ``found`` (a store that ignores the restriction
     returns other nodes: those are dropped)."""
     wanted = set(ids)
-    return {n.node.node_id: float(n.score) for n in found
-            if n.node.node_id in wanted and n.score is not None}  # fmt: skip
+    return {
+        n.node.node_id: float(n.score)
+        for n in found
+        if n.node.node_id in wanted and n.score is not None
+    }

@@ -104,8 +104,13 @@ class CageGraphExtractor(TransformComponent):
     def _serialised_link_index(self, value: LinkIndex | str | Path | None) -> str | None:
         """Serialised (``to_dict``, ``to_json``, the ingestion cache key): a path as a string, an
         in-memory index by its class name."""
-        return None if value is None else type(value).__name__ if isinstance(value, LinkIndex) \
-            else str(value)  # fmt: skip
+        return (
+            None
+            if value is None
+            else type(value).__name__
+            if isinstance(value, LinkIndex)
+            else str(value)
+        )
 
     def __getstate__(self) -> dict[Any, Any]:
         return without_private_attributes(super().__getstate__())

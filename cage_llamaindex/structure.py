@@ -42,11 +42,12 @@ def node_passages(
     resolved over the whole list."""
     return passages_from_metadata(
         [n.get_content(metadata_mode=MetadataMode.NONE) for n in nodes],
-        [n.metadata for n in nodes], title_key,
+        [n.metadata for n in nodes],
+        title_key,
         [n.node_id for n in nodes] if with_ids else None,
         doc_ids=[n.ref_doc_id for n in nodes],
         offsets=[getattr(n, "start_char_idx", None) for n in nodes],
-    )  # fmt: skip
+    )
 
 
 def node_successors(nodes: Sequence[BaseNode]) -> list[int | None]:

@@ -24,8 +24,23 @@ def entity_graph(
     labels, types = tuple(label for label, _ in pairs), tuple(t for _, t in pairs)
     n = len(pairs)
     if light:
-        return PassageGraph(labels=labels, pos=("X",) * n, entity_types=types, edge_src=_NO_EDGES,
-                            edge_dst=_NO_EDGES, edge_type=_NO_EDGES, edge_verbs=(), level="light")  # fmt: skip
-    return PassageGraph(labels=labels, pos=("PROPN",) * n, entity_types=types,
-                        vectors=np.zeros((n, 4), np.float32), edge_src=_NO_EDGES, edge_dst=_NO_EDGES,
-                        edge_type=_NO_EDGES, edge_verbs=())  # fmt: skip
+        return PassageGraph(
+            labels=labels,
+            pos=("X",) * n,
+            entity_types=types,
+            edge_src=_NO_EDGES,
+            edge_dst=_NO_EDGES,
+            edge_type=_NO_EDGES,
+            edge_verbs=(),
+            level="light",
+        )
+    return PassageGraph(
+        labels=labels,
+        pos=("PROPN",) * n,
+        entity_types=types,
+        vectors=np.zeros((n, 4), np.float32),
+        edge_src=_NO_EDGES,
+        edge_dst=_NO_EDGES,
+        edge_type=_NO_EDGES,
+        edge_verbs=(),
+    )

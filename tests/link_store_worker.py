@@ -51,8 +51,11 @@ from cage_core.expansion.index import LinkIndex, LinkIndexFormatError
 from cage_core.expansion.ingest import link_entries, write_link_partition
 from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
-SHARED_NAMES = [f"{first} {last}" for first in ("Ada", "Boris", "Chen", "Dana", "Emil")
-                for last in ("Kovacs", "Lindqvist", "Moreau", "Nakamura")]  # fmt: skip
+SHARED_NAMES = [
+    f"{first} {last}"
+    for first in ("Ada", "Boris", "Chen", "Dana", "Emil")
+    for last in ("Kovacs", "Lindqvist", "Moreau", "Nakamura")
+]
 """Names every partition mentions: their postings and counts are written by every writer."""
 WAIT_POLL_S = 0.002
 GO_TIMEOUT_S = 30.0
@@ -72,16 +75,30 @@ def partition_rows(partition: int, size: int) -> list[dict[str, Any]]:
     rng = random.Random(partition)
     rows = []
     for i in range(size):
-        named = rng.sample(SHARED_NAMES, 4) + [title(rng.randrange(8), rng.randrange(size))
-                                               for _ in range(3)]  # fmt: skip
+        named = rng.sample(SHARED_NAMES, 4) + [
+            title(rng.randrange(8), rng.randrange(size)) for _ in range(3)
+        ]
         labels = tuple(dict.fromkeys([title(partition, i), *named]))
         text = f"{title(partition, i)} knew {', '.join(named)}."
-        graph = PassageGraph(labels=labels, pos=("X",) * len(labels),
-                             entity_types=("PERSON",) * len(labels), edge_src=_EMPTY,
-                             edge_dst=_EMPTY, edge_type=_EMPTY, edge_verbs=(), level="light",
-                             content_sha=content_hash(f"{title(partition, i)}\n\n{text}"))  # fmt: skip
-        rows.append({"id": f"r{partition}-{i}", "title": title(partition, i), "text": text,
-                     "cage_graph": graph.to_text()})  # fmt: skip
+        graph = PassageGraph(
+            labels=labels,
+            pos=("X",) * len(labels),
+            entity_types=("PERSON",) * len(labels),
+            edge_src=_EMPTY,
+            edge_dst=_EMPTY,
+            edge_type=_EMPTY,
+            edge_verbs=(),
+            level="light",
+            content_sha=content_hash(f"{title(partition, i)}\n\n{text}"),
+        )
+        rows.append(
+            {
+                "id": f"r{partition}-{i}",
+                "title": title(partition, i),
+                "text": text,
+                "cage_graph": graph.to_text(),
+            }
+        )
     return rows
 
 

@@ -77,11 +77,17 @@ def graph_for(key: str, writer: int, nodes: int = 3) -> PassageGraph:
     """A valid graph that names its key and writer (a chain of edges)."""
     labels = (key, f"writer {writer}") + tuple(f"node {i}" for i in range(nodes - 2))
     chain = np.arange(nodes - 1, dtype=np.int64)
-    return PassageGraph(labels=labels, pos=("PROPN",) * nodes,
-                        entity_types=("PERSON",) + ("",) * (nodes - 1),
-                        edge_src=chain, edge_dst=chain + 1,
-                        edge_type=np.zeros(nodes - 1, np.int64), edge_verbs=("link",) * (nodes - 1),
-                        source=f"test-writer-{writer}", content_sha=content_hash(key))  # fmt: skip
+    return PassageGraph(
+        labels=labels,
+        pos=("PROPN",) * nodes,
+        entity_types=("PERSON",) + ("",) * (nodes - 1),
+        edge_src=chain,
+        edge_dst=chain + 1,
+        edge_type=np.zeros(nodes - 1, np.int64),
+        edge_verbs=("link",) * (nodes - 1),
+        source=f"test-writer-{writer}",
+        content_sha=content_hash(key),
+    )
 
 
 def embedding_for(key: str, writer: int) -> np.ndarray:
@@ -91,9 +97,17 @@ def embedding_for(key: str, writer: int) -> np.ndarray:
 
 def content(graph: PassageGraph) -> tuple:
     """Everything a graph holds, comparable with ``==``."""
-    return (graph.labels, graph.pos, graph.entity_types, graph.edge_src.tolist(),
-            graph.edge_dst.tolist(), graph.edge_type.tolist(), graph.edge_verbs, graph.source,
-            graph.content_sha)  # fmt: skip
+    return (
+        graph.labels,
+        graph.pos,
+        graph.entity_types,
+        graph.edge_src.tolist(),
+        graph.edge_dst.tolist(),
+        graph.edge_type.tolist(),
+        graph.edge_verbs,
+        graph.source,
+        graph.content_sha,
+    )
 
 
 def _fail(reason: str) -> None:

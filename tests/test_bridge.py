@@ -127,8 +127,12 @@ def test_bridge_rescue_end_to_end_with_real_parses(nlp):
 
 
 def test_pool_links_named_by_keeps_the_rankings_names_and_refuses_a_wrong_size():
-    links = pool_links("q", ["", ""], ["Ann Reeve sang.", "Ann Reeve was born in Toronto."],
-                       [entity_graph([]), entity_graph([])])  # fmt: skip
+    links = pool_links(
+        "q",
+        ["", ""],
+        ["Ann Reeve sang.", "Ann Reeve was born in Toronto."],
+        [entity_graph([]), entity_graph([])],
+    )
     named = links.named_by(["Toronto", "Ann Reeve"], np.array([[0.0, 1.0], [0.0, 0.0]]))
     assert (named.link_names, named.name_pairs, named.title_pairs) == (
         ("Toronto", "Ann Reeve"),

@@ -86,8 +86,9 @@ def test_a_position_without_a_document_is_dropped():
 
 
 def test_passages_keep_text_title_and_id_and_lists_of_other_lengths_are_refused():
-    [p] = passages_from_metadata(["t"], [{"title": "T", "source": "s", "start_index": 0}], "title",
-                                 ["id1"])  # fmt: skip
+    [p] = passages_from_metadata(
+        ["t"], [{"title": "T", "source": "s", "start_index": 0}], "title", ["id1"]
+    )
     assert p == Passage("t", title="T", id="id1", doc_id="s#T", position=0)
     assert p.content == "T. t"  # the structure is never parsed or embedded
     with pytest.raises(ValueError, match="differ in length"):
@@ -97,14 +98,21 @@ def test_passages_keep_text_title_and_id_and_lists_of_other_lengths_are_refused(
 def test_a_source_holding_passages_of_several_titles_is_a_collection_not_one_document():
     """The examples' passages all say source="hotpotqa" (a dataset): without the title in
     their document id, a whole corpus would be one document to the document view."""
-    metadatas = [{"title": "Nola (film)", "source": "hotpotqa"},
-                 {"title": "Big Stone Gap (film)", "source": "hotpotqa"},
-                 {"title": "Big Stone Gap (film)", "source": "hotpotqa", "start_index": 9},
-                 {"source": "hotpotqa"}, {"title": "X", "doc_id": "d1"}]  # fmt: skip
+    metadatas = [
+        {"title": "Nola (film)", "source": "hotpotqa"},
+        {"title": "Big Stone Gap (film)", "source": "hotpotqa"},
+        {"title": "Big Stone Gap (film)", "source": "hotpotqa", "start_index": 9},
+        {"source": "hotpotqa"},
+        {"title": "X", "doc_id": "d1"},
+    ]
     passages = passages_from_metadata(["t"] * 5, metadatas, "title")
     assert [p.doc_id for p in passages] == [
-        "hotpotqa#Nola (film)", "hotpotqa#Big Stone Gap (film)", "hotpotqa#Big Stone Gap (film)",
-        "hotpotqa", "d1"]  # fmt: skip
+        "hotpotqa#Nola (film)",
+        "hotpotqa#Big Stone Gap (film)",
+        "hotpotqa#Big Stone Gap (film)",
+        "hotpotqa",
+        "d1",
+    ]
 
 
 def test_passage_validates_doc_id_and_position():
@@ -144,8 +152,14 @@ def test_chunks_of_orders_by_position_then_id_and_follows_removals():
 def test_doc_id_and_position_round_trip_through_the_stored_form_and_are_omitted_when_none():
     index = _structured_index()
     lines = list(index.to_lines())
-    assert json.loads(lines[1]) == {"id": "r#2", "subject": "", "keys": [], "mentions": [],
-                                    "doc_id": "report", "position": 2}  # fmt: skip
+    assert json.loads(lines[1]) == {
+        "id": "r#2",
+        "subject": "",
+        "keys": [],
+        "mentions": [],
+        "doc_id": "report",
+        "position": 2,
+    }
     assert "doc_id" not in json.loads(lines[-1]) and "position" not in json.loads(lines[-1])
     loaded = LinkIndex.from_lines(lines)
     assert list(loaded.entries()) == list(index.entries())
@@ -186,12 +200,31 @@ def test_enrich_rows_with_doc_id_and_position_columns_keep_them_in_the_link_inde
     graph = dataclasses.replace(
         entity_graph([("Acme Corp", "ORG")], light=True), content_sha="0" * 32
     ).to_text()
-    rows = [{"id": "c1", "text": "The company grew.", "doc_id": "r", "position": 1, GRAPH_COLUMN: graph},
-            {"id": "c0", "text": "Acme Corp makes anvils.", "doc_id": "r", "position": 0,
-             GRAPH_COLUMN: graph},
-            {"id": "s1", "text": "Later on.", "source": "notes.md", "start_index": 40, GRAPH_COLUMN: graph},
-            {"id": "s0", "text": "First.", "source": "notes.md", "start_index": 0, GRAPH_COLUMN: graph},
-            {"id": "z", "text": "Alone.", GRAPH_COLUMN: graph}]  # fmt: skip
+    rows = [
+        {
+            "id": "c1",
+            "text": "The company grew.",
+            "doc_id": "r",
+            "position": 1,
+            GRAPH_COLUMN: graph,
+        },
+        {
+            "id": "c0",
+            "text": "Acme Corp makes anvils.",
+            "doc_id": "r",
+            "position": 0,
+            GRAPH_COLUMN: graph,
+        },
+        {
+            "id": "s1",
+            "text": "Later on.",
+            "source": "notes.md",
+            "start_index": 40,
+            GRAPH_COLUMN: graph,
+        },
+        {"id": "s0", "text": "First.", "source": "notes.md", "start_index": 0, GRAPH_COLUMN: graph},
+        {"id": "z", "text": "Alone.", GRAPH_COLUMN: graph},
+    ]
     index = LinkIndex()
     index.add_entries(link_entries(rows))
     assert index.chunks_of("r") == ["c0", "c1"] and index.chunks_of("notes.md") == ["s0", "s1"]
@@ -217,8 +250,13 @@ def test_sibling_expansions_go_seed_by_seed_skip_known_ids_and_stop_at_the_limit
     siblings = {"s1": ["a", "b"], "s2": ["b", "s1", "c", "d"], "s3": ["e"]}.get
 
     def found(seeds, limit, excluded=()):
-        out = sibling_expansions(["s1", "s2", "s3"], lambda s: ("d", siblings(s, [])), seeds=seeds,
-                                 limit=limit, excluded=excluded)  # fmt: skip
+        out = sibling_expansions(
+            ["s1", "s2", "s3"],
+            lambda s: ("d", siblings(s, [])),
+            seeds=seeds,
+            limit=limit,
+            excluded=excluded,
+        )
         return [(e.id, e.seed) for e in out]
 
     assert found(3, 10) == [("a", "s1"), ("b", "s1"), ("c", "s2"), ("d", "s2"), ("e", "s3")]
@@ -228,8 +266,11 @@ def test_sibling_expansions_go_seed_by_seed_skip_known_ids_and_stop_at_the_limit
     assert found(3, 0) == [] and found(0, 5) == []
     [first] = sibling_expansions(["s"], lambda s: ("doc", ["n"]), seeds=1, limit=1)
     assert first == Expansion(id="n", via="doc", seed="s", weight=0.0, kind="document")
-    assert expansion_metadata({"k": 1}, first) == {"k": 1, "cage_expanded_via": SAME_DOCUMENT_VIA,
-                                                   "cage_expanded_from": "s"}  # fmt: skip
+    assert expansion_metadata({"k": 1}, first) == {
+        "k": 1,
+        "cage_expanded_via": SAME_DOCUMENT_VIA,
+        "cage_expanded_from": "s",
+    }
     with pytest.raises(ValueError):
         sibling_expansions(["s"], lambda s: (None, []), seeds=-1, limit=1)
 
@@ -301,8 +342,11 @@ def test_llamaindex_markdown_node_parser_sections_get_their_document_and_order()
 
     text = "# Acme\n\nAcme Corp makes anvils.\n\n## Sales\n\nThe company sold many.\n\n## People\n\nIt hired."
     nodes = MarkdownNodeParser().get_nodes_from_documents([Document(text=text, id_="acme.md")])
-    assert [(p.doc_id, p.position) for p in node_passages(nodes[::-1], None)] == \
-        [("acme.md", 2), ("acme.md", 1), ("acme.md", 0)]  # fmt: skip
+    assert [(p.doc_id, p.position) for p in node_passages(nodes[::-1], None)] == [
+        ("acme.md", 2),
+        ("acme.md", 1),
+        ("acme.md", 0),
+    ]
     assert adjacent_node_ids(nodes[1]) == [nodes[0].node_id, nodes[2].node_id]
 
 
@@ -324,18 +368,26 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
         ),
     )
     monkeypatch.setattr(CageReranker, "stored_graphs", lambda self, stored, passages, **kw: None)
-    docs = [Document("b", metadata={"source": "r.md", "start_index": 90, "retrieval_score": 0.5},
-                     id="c1"),
-            Document("a", metadata={"source": "r.md", "start_index": 0, "retrieval_score": 0.4},
-                     id="c0"),
-            Document("z", metadata={"retrieval_score": 0.3}, id="z")]  # fmt: skip
+    docs = [
+        Document(
+            "b", metadata={"source": "r.md", "start_index": 90, "retrieval_score": 0.5}, id="c1"
+        ),
+        Document(
+            "a", metadata={"source": "r.md", "start_index": 0, "retrieval_score": 0.4}, id="c0"
+        ),
+        Document("z", metadata={"retrieval_score": 0.3}, id="z"),
+    ]
     LangChainRerank().compress_documents(docs, "q")
-    nodes = [TextNode(text="b", id_="n1", start_char_idx=90), TextNode(text="a", id_="n0",
-             start_char_idx=0), TextNode(text="z", id_="z")]  # fmt: skip
+    nodes = [
+        TextNode(text="b", id_="n1", start_char_idx=90),
+        TextNode(text="a", id_="n0", start_char_idx=0),
+        TextNode(text="z", id_="z"),
+    ]
     for node in nodes[:2]:
         node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id="r")
-    LlamaIndexRerank().postprocess_nodes([NodeWithScore(node=n, score=0.5) for n in nodes],
-                                         query_str="q")  # fmt: skip
+    LlamaIndexRerank().postprocess_nodes(
+        [NodeWithScore(node=n, score=0.5) for n in nodes], query_str="q"
+    )
     assert seen == [
         [("c1", "r.md", 1), ("c0", "r.md", 0), ("z", None, None)],
         [("n1", "r", 1), ("n0", "r", 0), ("z", None, None)],
@@ -346,10 +398,19 @@ def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
     from cage_core.cli.commands import _read_passages
 
     path = tmp_path / "chunks.jsonl"
-    path.write_text("\n".join(json.dumps(row) for row in [
-        {"text": "b", "id": 7, "doc_id": "r", "position": 1},
-        {"text": "a", "title": "T", "source": "s.md", "start_index": 0},
-        "plain"]), encoding="utf-8")  # fmt: skip
-    assert _read_passages(str(path)) == [Passage("b", id="7", doc_id="r", position=1),
-                                         Passage("a", title="T", doc_id="s.md#T", position=0),
-                                         Passage("plain")]  # fmt: skip
+    path.write_text(
+        "\n".join(
+            json.dumps(row)
+            for row in [
+                {"text": "b", "id": 7, "doc_id": "r", "position": 1},
+                {"text": "a", "title": "T", "source": "s.md", "start_index": 0},
+                "plain",
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert _read_passages(str(path)) == [
+        Passage("b", id="7", doc_id="r", position=1),
+        Passage("a", title="T", doc_id="s.md#T", position=0),
+        Passage("plain"),
+    ]

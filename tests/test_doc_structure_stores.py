@@ -89,8 +89,10 @@ def _split_reports():
     """The reports split by LangChain's own splitter (one chunk per paragraph), each chunk
     given the id ``"<source>:<start_index>"`` (the splitter gives none)."""
     splitter = RecursiveCharacterTextSplitter(chunk_size=220, chunk_overlap=0, add_start_index=True)
-    documents = [Document("\n\n".join(paragraphs), metadata={"source": source})
-                 for source, paragraphs in REPORTS.items()]  # fmt: skip
+    documents = [
+        Document("\n\n".join(paragraphs), metadata={"source": source})
+        for source, paragraphs in REPORTS.items()
+    ]
     chunks = splitter.split_documents(documents)
     for chunk in chunks:
         chunk.id = f"{chunk.metadata['source']}:{chunk.metadata['start_index']}"
@@ -133,8 +135,12 @@ def _store(kind, tmp_path, embeddings, docs):
             persist_directory=str(tmp_path),
             client_settings=_no_telemetry(),
         )
-        return Chroma(collection_name="reports", embedding_function=embeddings,
-                      persist_directory=str(tmp_path), client_settings=_no_telemetry())  # fmt: skip
+        return Chroma(
+            collection_name="reports",
+            embedding_function=embeddings,
+            persist_directory=str(tmp_path),
+            client_settings=_no_telemetry(),
+        )
     if kind == "faiss":
         from langchain_community.vectorstores import FAISS
 
@@ -153,8 +159,9 @@ def test_ingest_link_entries_keep_each_chunks_document_and_true_position(ingeste
     for source in REPORTS:
         ids = index.chunks_of(source)
         assert [TRUE_PLACE[i] for i in ids] == [(source, p) for p in range(3)]
-        assert [(index.entry(i).doc_id, index.entry(i).position) for i in ids] == \
-            [TRUE_PLACE[i] for i in ids]  # fmt: skip
+        assert [(index.entry(i).doc_id, index.entry(i).position) for i in ids] == [
+            TRUE_PLACE[i] for i in ids
+        ]
 
 
 @pytest.mark.parametrize("kind", STORES)
@@ -173,9 +180,14 @@ def test_langchain_store_round_trip_keeps_the_structure_the_reranker_reads(
     out = rerank.compress_documents(retrieved, QUERY)
     assert rerank.reranker.parse_count == 0  # the stored graphs were used
     fresh = CageRerank(top_n=TOP_N)
-    plain = [Document(d.page_content, id=d.id,
-                      metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"})
-             for d in retrieved]  # fmt: skip
+    plain = [
+        Document(
+            d.page_content,
+            id=d.id,
+            metadata={k: v for k, v in d.metadata.items() if k != "cage_graph"},
+        )
+        for d in retrieved
+    ]
     expected = fresh.compress_documents(plain, QUERY)
     assert fresh.reranker.parse_count == len(plain)
     assert [(d.id, d.metadata["relevance_score"], d.metadata["cage_via"]) for d in out] == [
@@ -193,16 +205,18 @@ def test_langchain_expansion_adds_the_retrieved_chunks_same_document_neighbour(
     base = ScoredVectorStoreRetriever(vectorstore=store, k=1)
     [seed] = base.invoke(question)
     assert TRUE_PLACE[seed.id] == ("reports/acme.txt", 0)
-    out = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=index,
-                                 limit=0, siblings=2).invoke(question)  # fmt: skip
+    out = CageExpansionRetriever(
+        base_retriever=base, vectorstore=store, link_index=index, limit=0, siblings=2
+    ).invoke(question)
     assert [d.id for d in out][:1] == [seed.id]
     [added] = out[1:]  # the first paragraph has one neighbour: the second
     assert TRUE_PLACE[added.id] == ("reports/acme.txt", 1)
     assert added.metadata["cage_expanded_via"] == SAME_DOCUMENT_VIA
     assert added.metadata["cage_expanded_from"] == seed.id
     assert isinstance(added.metadata["retrieval_score"], float)  # the store's own score
-    without = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=index,
-                                     limit=0, siblings=0).invoke(question)  # fmt: skip
+    without = CageExpansionRetriever(
+        base_retriever=base, vectorstore=store, link_index=index, limit=0, siblings=0
+    ).invoke(question)
     assert [d.id for d in without] == [seed.id]
 
 
@@ -221,9 +235,14 @@ def test_the_same_document_link_lifts_the_chunk_that_says_the_company(embeddings
     store = _store("in_memory", None, embeddings, docs)
     retrieved = ScoredVectorStoreRetriever(vectorstore=store, k=len(docs)).invoke(QUERY)
     answer = next(d.id for d in retrieved if TRUE_PLACE[d.id] == ANSWER)
-    unstructured = [Document(d.page_content, id=d.id, metadata={
-        k: v for k, v in d.metadata.items() if k not in ("source", "start_index")})
-        for d in retrieved]  # fmt: skip
+    unstructured = [
+        Document(
+            d.page_content,
+            id=d.id,
+            metadata={k: v for k, v in d.metadata.items() if k not in ("source", "start_index")},
+        )
+        for d in retrieved
+    ]
     with_structure, without = _ranking(retrieved, QUERY), _ranking(unstructured, QUERY)
     assert with_structure.index(answer) < without.index(answer)
     others = [d.id for d in retrieved if TRUE_PLACE[d.id][1] == 1 and d.id != answer]
@@ -235,8 +254,10 @@ def test_the_same_document_link_lifts_the_chunk_that_says_the_company(embeddings
 def _llama_documents():
     from llama_index.core import Document as LlamaDocument
 
-    return [LlamaDocument(text="\n\n".join(paragraphs), id_=source)
-            for source, paragraphs in REPORTS.items()]  # fmt: skip
+    return [
+        LlamaDocument(text="\n\n".join(paragraphs), id_=source)
+        for source, paragraphs in REPORTS.items()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -249,9 +270,12 @@ def llama_ingested(tmp_path_factory):
     from cage_llamaindex import CageGraphExtractor
 
     path = tmp_path_factory.mktemp("llama_links") / "links.jsonl"
-    pipeline = IngestionPipeline(transformations=[
-        SentenceSplitter(chunk_size=48, chunk_overlap=0, paragraph_separator="\n\n"),
-        CageGraphExtractor(link_index=path)])  # fmt: skip
+    pipeline = IngestionPipeline(
+        transformations=[
+            SentenceSplitter(chunk_size=48, chunk_overlap=0, paragraph_separator="\n\n"),
+            CageGraphExtractor(link_index=path),
+        ]
+    )
     nodes = pipeline.run(documents=_llama_documents())
     return nodes, path
 
@@ -267,15 +291,20 @@ def _llama_index(kind, tmp_path, nodes):
 
         client = chromadb.PersistentClient(path=str(tmp_path), settings=_no_telemetry())
         store = ChromaVectorStore(chroma_collection=client.get_or_create_collection("reports"))
-        VectorStoreIndex(nodes, storage_context=StorageContext.from_defaults(vector_store=store),
-                         embed_model=embed_model)  # fmt: skip
+        VectorStoreIndex(
+            nodes,
+            storage_context=StorageContext.from_defaults(vector_store=store),
+            embed_model=embed_model,
+        )
         client = chromadb.PersistentClient(path=str(tmp_path), settings=_no_telemetry())
         return VectorStoreIndex.from_vector_store(
             ChromaVectorStore(chroma_collection=client.get_collection("reports")),
-            embed_model=embed_model)  # fmt: skip
+            embed_model=embed_model,
+        )
     VectorStoreIndex(nodes, embed_model=embed_model).storage_context.persist(str(tmp_path))
-    return load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path)),
-                                   embed_model=embed_model)  # fmt: skip
+    return load_index_from_storage(
+        StorageContext.from_defaults(persist_dir=str(tmp_path)), embed_model=embed_model
+    )
 
 
 def _llama_true_places(nodes):

@@ -35,16 +35,30 @@ def report_pool():
         Passage("The dividend rose again after that, the company said.", doc_id="a", position=3),
         Passage("Bolt Motors builds cars.", doc_id="b", position=1),
     ]
-    graphs = [entity_graph([BOLT, ("March 2021", "DATE")], light=True),
-              entity_graph([("March 2021", "DATE")], light=True),
-              entity_graph([ACME, ("1990", "DATE")], light=True),
-              entity_graph([], light=True),
-              entity_graph([BOLT], light=True)]  # fmt: skip
+    graphs = [
+        entity_graph([BOLT, ("March 2021", "DATE")], light=True),
+        entity_graph([("March 2021", "DATE")], light=True),
+        entity_graph([ACME, ("1990", "DATE")], light=True),
+        entity_graph([], light=True),
+        entity_graph([BOLT], light=True),
+    ]
     return passages, graphs
 
 
-@pytest.mark.parametrize("name", ["$", "str | None", "= Annotated[str, Depends(get_username",
-                                  "<div>", "40%", "To", "through", "A", "1990"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "$",
+        "str | None",
+        "= Annotated[str, Depends(get_username",
+        "<div>",
+        "40%",
+        "To",
+        "through",
+        "A",
+        "1990",
+    ],
+)
 def test_code_markup_amounts_numbers_and_generic_words_are_no_link_names(name):
     assert not is_link_name(name)
 
@@ -88,24 +102,37 @@ def test_adjacent_chunks_of_one_document_are_linked_more_strongly_than_other_sib
 def test_the_chunks_of_the_document_the_query_names_rise_and_its_best_chunk_leads():
     passages, graphs = report_pool()
     relevance = np.array([2.0, 1.9, 0.0, -0.5, -1.0])  # Bolt's chunk is the most similar
-    view = document_view("Did Acme Foods Ltd. raise its dividend in March 2021?", passages, graphs,
-                         relevance, DocumentConfig(document_weight=2.0, adjacent_weight=2.5,
-                                                   anchors=0))  # fmt: skip
+    view = document_view(
+        "Did Acme Foods Ltd. raise its dividend in March 2021?",
+        passages,
+        graphs,
+        relevance,
+        DocumentConfig(document_weight=2.0, adjacent_weight=2.5, anchors=0),
+    )
     assert view.named.tolist() == [0, 1, 1, 1, 0]
     assert view.leads == (1,)  # the best chunk of Acme's report, though it never names Acme
     assert view.relevance.tolist() == [2.0, 3.9, 2.0, 1.5, -1.0]
     assert view.fused.tolist() == [2.0, 3.9, 2.0, 2.0, -1.0]  # chunk 3 is adjacent to the lead
     assert ranking(view.fused).tolist()[:2] == [1, 0]
-    assert view.subjects == ("Bolt Motors", "Acme Foods Ltd", "Acme Foods Ltd", "Acme Foods Ltd",
-                             "Bolt Motors")  # fmt: skip
+    assert view.subjects == (
+        "Bolt Motors",
+        "Acme Foods Ltd",
+        "Acme Foods Ltd",
+        "Acme Foods Ltd",
+        "Bolt Motors",
+    )
 
 
 def test_a_chunk_of_a_named_document_counts_its_document_once_by_its_stronger_link():
     passages, graphs = report_pool()
     relevance = np.array([2.0, 1.9, 0.0, -0.5, -1.0])
-    view = document_view("Did Acme Foods Ltd. raise its dividend in March 2021?", passages, graphs,
-                         relevance, DocumentConfig(document_weight=2.0, adjacent_weight=0.5,
-                                                   anchors=0))  # fmt: skip
+    view = document_view(
+        "Did Acme Foods Ltd. raise its dividend in March 2021?",
+        passages,
+        graphs,
+        relevance,
+        DocumentConfig(document_weight=2.0, adjacent_weight=0.5, anchors=0),
+    )
     # chunk 3 is named (+2.0) and adjacent to the lead (+0.5): it gains max(2.0, 0.5), not both
     assert view.fused.tolist() == [2.0, 3.9, 2.0, 1.5, -1.0]
     assert (view.fused - view.relevance).tolist() == [0.0] * 5
@@ -114,9 +141,13 @@ def test_a_chunk_of_a_named_document_counts_its_document_once_by_its_stronger_li
 def test_a_comparison_anchors_the_evidence_around_the_best_chunk_of_each_document_it_names():
     passages, graphs = report_pool()
     relevance = np.array([0.0, 1.0, 0.9, 0.8, -1.0])
-    view = document_view("Compare the dividends of Acme Foods Ltd. and Bolt Motors.", passages, graphs,
-                         relevance, DocumentConfig(document_weight=0.0, adjacent_weight=1.0,
-                                                   anchors=0))  # fmt: skip
+    view = document_view(
+        "Compare the dividends of Acme Foods Ltd. and Bolt Motors.",
+        passages,
+        graphs,
+        relevance,
+        DocumentConfig(document_weight=0.0, adjacent_weight=1.0, anchors=0),
+    )
     assert view.leads == (1, 0)  # Acme's best chunk, then Bolt's
     assert view.fused.tolist() == [0.0, 1.0, 0.9, 1.8, 0.0]  # each lead's next chunk rises
 
@@ -155,15 +186,23 @@ def _bm25(query, passages, graphs):
 def test_a_via_names_the_document_link_adjacent_chunk_first():
     passages, _ = report_pool()
     order = [1, 0, 2, 3, 4]
-    vias = document_vias(passages, order, [None, None, Via("dividend", 0), None, None],
-                         ["Bolt Motors", "Acme", "Acme", "Acme", "Bolt Motors"])  # fmt: skip
+    vias = document_vias(
+        passages,
+        order,
+        [None, None, Via("dividend", 0), None, None],
+        ["Bolt Motors", "Acme", "Acme", "Acme", "Bolt Motors"],
+    )
     assert vias == [None, None, Via("Acme", 0), Via("Acme", 0), Via("Bolt Motors", 1)]
 
 
 def test_rerank_explains_a_sibling_by_its_document_subject():
     passages, graphs = report_pool()
-    ranked = CageReranker().rerank("Did Acme Foods Ltd. raise its dividend in March 2021?", passages,
-                                   query_similarities=[0.9, 0.8, 0.3, 0.2, 0.1], graphs=graphs)  # fmt: skip
+    ranked = CageReranker().rerank(
+        "Did Acme Foods Ltd. raise its dividend in March 2021?",
+        passages,
+        query_similarities=[0.9, 0.8, 0.3, 0.2, 0.1],
+        graphs=graphs,
+    )
     assert ranked[0].index == 1
     by_index = {r.index: r for r in ranked}
     assert by_index[3].via == Via("Acme Foods Ltd", 0)  # adjacent to the lead, at rank 0
@@ -239,8 +278,11 @@ def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_name
         Passage("Bolt Motors is a car maker. It works with Acme Foods Ltd."),
         Passage("Acme Foods Ltd. is a food company. It buys from Bolt Motors."),
     ]
-    graphs = [entity_graph([], light=True), entity_graph([BOLT, ACME], light=True),
-              entity_graph([ACME, BOLT], light=True)]  # fmt: skip
+    graphs = [
+        entity_graph([], light=True),
+        entity_graph([BOLT, ACME], light=True),
+        entity_graph([ACME, BOLT], light=True),
+    ]
     sims = np.array([0.5, 0.45, 0.1])
     gated = CageConfig(gate=GateConfig(untitled=True))
     scores = score_pool("Do blood levels fall with age?", passages, sims, graphs, gated)
@@ -297,11 +339,15 @@ def test_subjects_are_names_when_the_parser_tags_them_or_the_query_names_them():
     light = lambda *entities: entity_graph(list(entities), light=True)  # noqa: E731
     tech = ("Georgia Tech", "ORG")
     # 2 of 3 names: an entity, and an entity inside the subject's words; "" is no subject
-    assert subjects_are_names(["Marie Curie", "Hypoxia", "", "1953 Georgia Tech"],
-                              [light("Marie Curie"), light(), light(), light(tech)], "q")  # fmt: skip
+    assert subjects_are_names(
+        ["Marie Curie", "Hypoxia", "", "1953 Georgia Tech"],
+        [light("Marie Curie"), light(), light(), light(tech)],
+        "q",
+    )
     # 1 of 3: capitalised common nouns are no names
-    assert not subjects_are_names(["Hypoxia", "Metastasis", "Marie Curie"],
-                                  [light(), light(), light("Marie Curie")], "q")  # fmt: skip
+    assert not subjects_are_names(
+        ["Hypoxia", "Metastasis", "Marie Curie"], [light(), light(), light("Marie Curie")], "q"
+    )
     # a numeric entity confirms nothing ("2021" in "2021 Annual")
     assert not subjects_are_names(["2021 Annual"], [light(("2021", "DATE"))], "q")
     # a title the parser did not tag, named by the query (whole words)
@@ -349,8 +395,10 @@ def test_an_untitled_pool_whose_subjects_are_no_names_keeps_the_hybrid_order():
 def test_document_and_gate_settings_say_when_they_have_no_effect():
     from cage_core.ranking.relevance_gate import GateConfig
 
-    off = CageConfig(document=DocumentConfig(enabled=False, anchors=3),
-                     gate=GateConfig(sentence_titles=False, min_query_subjects=2))  # fmt: skip
+    off = CageConfig(
+        document=DocumentConfig(enabled=False, anchors=3),
+        gate=GateConfig(sentence_titles=False, min_query_subjects=2),
+    )
     assert off.ineffective_settings() == {
         "document.enabled=False turns the document view off": ("document.anchors",),
         "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that read "
@@ -373,10 +421,14 @@ def test_document_and_gate_settings_say_when_they_have_no_effect():
 def test_paper_titles_are_not_names_and_wikipedia_titles_are():
     from cage_core.ranking.relevance_gate import titles_are_names
 
-    papers = ["Birth size and breast cancer risk: re-analysis of individual participant data "
-              "from 32 studies", "Aspirin", "Preoperative C-reactive protein predicts long-term "
-              "mortality and hospital length of stay after primary, non-emergent coronary artery "
-              "bypass grafting"]  # fmt: skip
+    papers = [
+        "Birth size and breast cancer risk: re-analysis of individual participant data "
+        "from 32 studies",
+        "Aspirin",
+        "Preoperative C-reactive protein predicts long-term "
+        "mortality and hospital length of stay after primary, non-emergent coronary artery "
+        "bypass grafting",
+    ]
     assert not titles_are_names(papers)  # one name of three
     assert titles_are_names(["Copake Lake, New York", "Kiss and Tell (1945 film)", papers[0]])
     assert titles_are_names(["", " "])  # no titles: nothing to say
@@ -390,14 +442,18 @@ def test_the_sentence_titles_gate_keeps_the_relevance_order_of_a_pool_of_paper_t
         "Vitamin D supplementation in older adults with a history of falls and fractures",
         "Calcium intake and the risk of hip fracture in a cohort of postmenopausal women",
     ]
-    texts = ["Vitamin D was measured in 900 elderly women in Oslo.",
-             "Older adults in Oslo took Vitamin D for two years.",
-             "Calcium intake was recorded in Oslo over ten years."]  # fmt: skip
+    texts = [
+        "Vitamin D was measured in 900 elderly women in Oslo.",
+        "Older adults in Oslo took Vitamin D for two years.",
+        "Calcium intake was recorded in Oslo over ten years.",
+    ]
     passages = [Passage(t, title=h) for t, h in zip(texts, titles)]
     oslo = ("Oslo", "GPE")
-    graphs = [entity_graph([("Vitamin D", "PRODUCT"), oslo], light=True),
-              entity_graph([oslo, ("Vitamin D", "PRODUCT")], light=True),
-              entity_graph([oslo], light=True)]  # fmt: skip
+    graphs = [
+        entity_graph([("Vitamin D", "PRODUCT"), oslo], light=True),
+        entity_graph([oslo, ("Vitamin D", "PRODUCT")], light=True),
+        entity_graph([oslo], light=True),
+    ]
     sims = np.array([0.5, 0.2, 0.45])
     query = "Vitamin D lowers the risk of fracture."
     gated = score_pool(
@@ -442,12 +498,18 @@ def test_an_untitled_chunk_inherits_its_documents_subject_for_bm25_once():
 
 def test_of_two_chunks_alike_the_one_of_the_document_the_query_names_is_more_relevant():
     same = "The company raised its dividend in March 2021."
-    passages = [Passage("Acme Foods Ltd. is a food company.", doc_id="a", position=0),
-                Passage(same, doc_id="a", position=1),
-                Passage("Bolt Motors is a car maker.", doc_id="b", position=0),
-                Passage(same, doc_id="b", position=1)]  # fmt: skip
-    graphs = [entity_graph([ACME], light=True), entity_graph([], light=True),
-              entity_graph([BOLT], light=True), entity_graph([], light=True)]  # fmt: skip
+    passages = [
+        Passage("Acme Foods Ltd. is a food company.", doc_id="a", position=0),
+        Passage(same, doc_id="a", position=1),
+        Passage("Bolt Motors is a car maker.", doc_id="b", position=0),
+        Passage(same, doc_id="b", position=1),
+    ]
+    graphs = [
+        entity_graph([ACME], light=True),
+        entity_graph([], light=True),
+        entity_graph([BOLT], light=True),
+        entity_graph([], light=True),
+    ]
     query = "Did Acme Foods raise its dividend?"
     plain = pool_bm25(query, [p.content for p in passages])
     names = document_names(passages, graphs)

@@ -72,8 +72,9 @@ def test_rerunning_a_stopped_run_completes_the_link_store_without_parsing_or_dup
     store = LinkIndex.open(folder / "links.sqlite")
     expected = LinkIndex()
     expected.add_entries(link_entries(enriched))
-    assert sorted(store.entries(), key=lambda e: e.id) == sorted(expected.entries(),
-                                                                 key=lambda e: e.id)  # fmt: skip
+    assert sorted(store.entries(), key=lambda e: e.id) == sorted(
+        expected.entries(), key=lambda e: e.id
+    )
     assert stored_counts(folder / "links.sqlite") == recount(expected)
     written = [json.loads(line) for line in (folder / "out.jsonl").read_text().splitlines()]
     assert written == enriched  # in input order, the stored graphs
@@ -96,9 +97,24 @@ def test_parquet_output_is_written_batch_by_batch_and_reads_back_whole(stopped_r
         pq.read_table(folder / "out.parquet").drop(["cage_graph"]), folder / "in.parquet"
     )
     out = io.StringIO()
-    assert main(["enrich", "-i", str(folder / "in.parquet"), "-o", str(folder / "again.jsonl"),
-                 "--graph-store", str(folder / "graphs.sqlite"), "--batch-size", "10",
-                 "--no-progress"], out=out) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "enrich",
+                "-i",
+                str(folder / "in.parquet"),
+                "-o",
+                str(folder / "again.jsonl"),
+                "--graph-store",
+                str(folder / "graphs.sqlite"),
+                "--batch-size",
+                "10",
+                "--no-progress",
+            ],
+            out=out,
+        )
+        == 0
+    )
     again = [json.loads(line) for line in (folder / "again.jsonl").read_text().splitlines()]
     assert again == enriched
 
@@ -108,9 +124,21 @@ def test_a_json_lines_link_index_still_refuses_a_repeated_id(stopped_run):
     rows = (folder / "in.jsonl").read_text().splitlines()
     (folder / "in.jsonl").write_text("\n".join([*rows, rows[0]]) + "\n")
     out = io.StringIO()
-    code = main(["enrich", "-i", str(folder / "in.jsonl"), "-o", str(folder / "o.jsonl"),
-                 "--graph-store", str(folder / "graphs.sqlite"), "--no-progress",
-                 "--link-index", str(folder / "l.jsonl")], out=out)  # fmt: skip
+    code = main(
+        [
+            "enrich",
+            "-i",
+            str(folder / "in.jsonl"),
+            "-o",
+            str(folder / "o.jsonl"),
+            "--graph-store",
+            str(folder / "graphs.sqlite"),
+            "--no-progress",
+            "--link-index",
+            str(folder / "l.jsonl"),
+        ],
+        out=out,
+    )
     assert code == 2
 
 
@@ -124,15 +152,17 @@ def test_a_signed_run_signs_every_graph_and_reads_only_graphs_signed_under_its_k
     rows, passages = [], []
     with GraphStore(tmp_path / "graphs.sqlite", integrity_key=KEY) as store:  # signed entries
         for pid, (passage, graph) in corpus(12).items():
-            store.put(graph_key(passage.content, fingerprint, "light"),
-                      replace(graph, source=fingerprint))  # fmt: skip
+            store.put(
+                graph_key(passage.content, fingerprint, "light"), replace(graph, source=fingerprint)
+            )
             rows.append({"id": pid, "title": passage.title, "text": passage.text})
             passages.append(passage)
     (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     monkeypatch.setenv("CAGE_TEST_KEY", KEY)
     enrich(tmp_path, "out.jsonl", "--integrity-key-env", "CAGE_TEST_KEY")  # nothing parsed
-    column = [json.loads(line)["cage_graph"]
-              for line in (tmp_path / "out.jsonl").read_text().splitlines()]  # fmt: skip
+    column = [
+        json.loads(line)["cage_graph"] for line in (tmp_path / "out.jsonl").read_text().splitlines()
+    ]
     service = PassageGraphs()
     assert all(g is not None for g in service.stored(column, passages, integrity_key=KEY))
     assert service.stored(column, passages, integrity_key="another key") == [None] * 12
@@ -148,8 +178,18 @@ def test_a_signed_run_does_not_trust_a_store_written_without_its_key(stopped_run
 def test_an_unset_key_variable_is_a_clear_error(stopped_run, monkeypatch, capsys):
     folder, _ = stopped_run
     monkeypatch.delenv("CAGE_TEST_KEY", raising=False)
-    code = main(["enrich", "-i", str(folder / "in.jsonl"), "-o", str(folder / "o.jsonl"),
-                 "--integrity-key-env", "CAGE_TEST_KEY", "--no-progress"])  # fmt: skip
+    code = main(
+        [
+            "enrich",
+            "-i",
+            str(folder / "in.jsonl"),
+            "-o",
+            str(folder / "o.jsonl"),
+            "--integrity-key-env",
+            "CAGE_TEST_KEY",
+            "--no-progress",
+        ]
+    )
     assert code == 2
     assert "CAGE_TEST_KEY: the environment variable is unset or empty" in capsys.readouterr().err
     assert not (folder / "o.jsonl").exists()

@@ -54,8 +54,10 @@ def _titles(docs):
 
 def _view(docs):
     """What a test compares of retrieved documents: id, metadata (graph left out), text."""
-    return [(d.id, {k: v for k, v in d.metadata.items() if k != "cage_graph"}, d.page_content)
-            for d in docs]  # fmt: skip
+    return [
+        (d.id, {k: v for k, v in d.metadata.items() if k != "cage_graph"}, d.page_content)
+        for d in docs
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +69,10 @@ def embeddings():
 def ingested(tmp_path_factory):
     """Documents enriched by the transformer, which also wrote the link index to a path."""
     path = tmp_path_factory.mktemp("links") / "links.jsonl"
-    docs = [Document(page_content=r["text"], metadata={"title": r["title"]}, id=ID[r["title"]])
-            for r in ROWS]  # fmt: skip
+    docs = [
+        Document(page_content=r["text"], metadata={"title": r["title"]}, id=ID[r["title"]])
+        for r in ROWS
+    ]
     return CageGraphTransformer(link_index=path).transform_documents(docs), path
 
 
@@ -144,8 +148,9 @@ def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_
     assert [d.metadata["retrieval_score"] for d in lowest[K:]] == [least] * len(out[K:])
 
     def reranked(retriever):
-        pipeline = ContextualCompressionRetriever(base_compressor=CageRerank(top_n=TOP_N),
-                                                  base_retriever=retriever)  # fmt: skip
+        pipeline = ContextualCompressionRetriever(
+            base_compressor=CageRerank(top_n=TOP_N), base_retriever=retriever
+        )
         return _titles(pipeline.invoke(QUERY))
 
     assert ACTRESS not in reranked(ScoredVectorStoreRetriever(vectorstore=store, k=K))
@@ -304,8 +309,11 @@ def test_without_base_scores_the_added_documents_carry_none_and_cage_embeds_the_
     chroma_dir, embeddings, ingested
 ):
     store = _chroma(chroma_dir, embeddings)
-    retriever = CageExpansionRetriever(base_retriever=store.as_retriever(search_kwargs={"k": K}),
-                                       vectorstore=store, link_index=ingested[1])  # fmt: skip
+    retriever = CageExpansionRetriever(
+        base_retriever=store.as_retriever(search_kwargs={"k": K}),
+        vectorstore=store,
+        link_index=ingested[1],
+    )
     out = retriever.invoke(QUERY)
     assert ACTRESS in _titles(out[K:])
     assert not any("retrieval_score" in d.metadata for d in out)
@@ -322,21 +330,29 @@ def test_base_documents_without_ids_do_not_seed_and_are_not_added_again(
     store = InMemoryVectorStore.from_documents(ingested[0], embeddings)
     fitted = TFIDFRetriever.from_documents(ingested[0], k=K)
     assert all(d.id is None for d in fitted.invoke(QUERY))  # this retriever drops the ids
-    out = CageExpansionRetriever(base_retriever=fitted, vectorstore=store,
-                                 link_index=ingested[1]).invoke(QUERY)  # fmt: skip
+    out = CageExpansionRetriever(
+        base_retriever=fitted, vectorstore=store, link_index=ingested[1]
+    ).invoke(QUERY)
     # their content ids (the fallback) are not the ids these documents were indexed under
     assert _view(out) == _view(fitted.invoke(QUERY))
 
     # Its documents given back their ids, but for the film's: the others seed; the film
     # passage, linked from them, is not added again (its text was retrieved).
-    docs = [Document(page_content=d.page_content, metadata=d.metadata,
-                     id=None if d.metadata["title"] == FILM else d.id) for d in ingested[0]]  # fmt: skip
+    docs = [
+        Document(
+            page_content=d.page_content,
+            metadata=d.metadata,
+            id=None if d.metadata["title"] == FILM else d.id,
+        )
+        for d in ingested[0]
+    ]
     base = fitted.model_copy(update={"docs": docs})
     assert FILM in _titles(base.invoke(QUERY)) and ACTRESS not in _titles(base.invoke(QUERY))
     caplog.clear()
     with caplog.at_level(logging.DEBUG, logger="cage_core.expansion.contract"):
-        out = CageExpansionRetriever(base_retriever=base, vectorstore=store,
-                                     link_index=ingested[1]).invoke(QUERY)  # fmt: skip
+        out = CageExpansionRetriever(
+            base_retriever=base, vectorstore=store, link_index=ingested[1]
+        ).invoke(QUERY)
     assert ACTRESS in _titles(out[K:]) and _titles(out).count(FILM) == 1
     assert "1 linked passages repeat a retrieved text" in caplog.text
 
@@ -356,12 +372,14 @@ def _hostile_copy(source: Path, target: Path) -> int:
         json.dumps({"id": "p2", "subject": "", "keys": ["Not Normal Form"], "mentions": []}),
         json.dumps([1, 2, 3]),
     ]
-    ghost = json.dumps({"id": "ghost-not-in-store", "subject": "", "keys": ["shirley temple"],
-                        "mentions": []})  # fmt: skip
+    ghost = json.dumps(
+        {"id": "ghost-not-in-store", "subject": "", "keys": ["shirley temple"], "mentions": []}
+    )
     header = json.loads(lines[0])
     header["passages"] = len(lines) - 1 + len(hostile) + 1
-    target.write_text("\n".join([json.dumps(header), *lines[1:], *hostile, ghost]) + "\n",
-                      encoding="utf-8")  # fmt: skip
+    target.write_text(
+        "\n".join([json.dumps(header), *lines[1:], *hostile, ghost]) + "\n", encoding="utf-8"
+    )
     return len(hostile)
 
 
@@ -381,12 +399,15 @@ def test_a_hostile_index_file_is_skipped_with_one_warning_and_retrieval_still_wo
     assert "linked passage ids are not in the vector store" in caplog.text
 
 
-@pytest.mark.parametrize("content, message", [
-    ("", "empty"),
-    ('{"format": "cage-link-index", "version": 99, "passages": 0}\n', "version 99"),
-    ("[]\n", "missing format tag"),
-    ("\x00\xff garbage\n", "not a cage link index"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "empty"),
+        ('{"format": "cage-link-index", "version": 99, "passages": 0}\n', "version 99"),
+        ("[]\n", "missing format tag"),
+        ("\x00\xff garbage\n", "not a cage link index"),
+    ],
+)
 def test_an_index_file_with_a_bad_header_is_a_clear_error_when_the_retriever_is_made(
     tmp_path, chroma_dir, embeddings, content, message
 ):
@@ -408,8 +429,9 @@ def test_a_store_without_get_by_ids_is_a_clear_error(embeddings):
 
     store = SKLearnVectorStore(embedding=embeddings)
     with pytest.raises(TypeError, match="does not implement get_by_ids"):
-        CageExpansionRetriever(base_retriever=store.as_retriever(), vectorstore=store,
-                               link_index=LinkIndex())  # fmt: skip
+        CageExpansionRetriever(
+            base_retriever=store.as_retriever(), vectorstore=store, link_index=LinkIndex()
+        )
 
 
 # -- LlamaIndex -------------------------------------------------------------------------------
@@ -440,8 +462,11 @@ def li_chroma_dir(tmp_path_factory, li_ingested):
     directory = tmp_path_factory.mktemp("li-chroma")
     client = chromadb.PersistentClient(path=str(directory), settings=_no_telemetry())
     store = ChromaVectorStore(chroma_collection=client.get_or_create_collection("cage"))
-    VectorStoreIndex(li_ingested[0], storage_context=StorageContext.from_defaults(vector_store=store),
-                     embed_model=PackagedMiniLMEmbedding())  # fmt: skip
+    VectorStoreIndex(
+        li_ingested[0],
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=PackagedMiniLMEmbedding(),
+    )
     return directory
 
 
@@ -459,8 +484,10 @@ def _li_chroma_index(directory):
 
 
 def _li_view(nodes):
-    return [(n.node.node_id, n.score, {k: v for k, v in n.node.metadata.items() if k != "cage_graph"})
-            for n in nodes]  # fmt: skip
+    return [
+        (n.node.node_id, n.score, {k: v for k, v in n.node.metadata.items() if k != "cage_graph"})
+        for n in nodes
+    ]
 
 
 def _li_full_search_scores(index):
@@ -510,8 +537,11 @@ def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
         retriever, llm=MockLLM(), node_postprocessors=[LlamaRerank(top_n=TOP_N)]
     )
     assert ACTRESS in _li_titles(engine.query(QUERY).source_nodes)
-    reloaded = LlamaExpansion(index.as_retriever(similarity_top_k=K), _li_chroma_index(li_chroma_dir),
-                              LinkIndex.load(li_ingested[1])).retrieve(QUERY)  # fmt: skip
+    reloaded = LlamaExpansion(
+        index.as_retriever(similarity_top_k=K),
+        _li_chroma_index(li_chroma_dir),
+        LinkIndex.load(li_ingested[1]),
+    ).retrieve(QUERY)
     assert _li_view(reloaded) == _li_view(out)
 
 
@@ -565,9 +595,11 @@ def test_ingest_components_with_a_link_index_still_pickle_and_copy(tmp_path, li_
 
     from cage_llamaindex import CageGraphExtractor
 
-    for component in (CageGraphTransformer(link_index=tmp_path / "a.jsonl"),
-                      CageGraphExtractor(link_index=tmp_path / "b.jsonl"),
-                      CageGraphExtractor(link_index=LinkIndex())):  # fmt: skip
+    for component in (
+        CageGraphTransformer(link_index=tmp_path / "a.jsonl"),
+        CageGraphExtractor(link_index=tmp_path / "b.jsonl"),
+        CageGraphExtractor(link_index=LinkIndex()),
+    ):
         for clone in (pickle.loads(pickle.dumps(component)), copy.deepcopy(component)):
             assert type(clone.link_index) is type(component.link_index)
     extractor = pickle.loads(pickle.dumps(CageGraphExtractor(link_index=tmp_path / "b.jsonl")))

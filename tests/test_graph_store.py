@@ -132,8 +132,10 @@ def test_memory_cache_hit_gives_bit_identical_scores(nlp):
 
 
 def test_embeddings_round_trip_exactly_as_float32(tmp_path):
-    vectors = {"a": np.array([0.1, -2.5, 1e-30, 3.4e38], np.float32),
-               "b": np.arange(4096, dtype=np.float64) / 3}  # fmt: skip
+    vectors = {
+        "a": np.array([0.1, -2.5, 1e-30, 3.4e38], np.float32),
+        "b": np.arange(4096, dtype=np.float64) / 3,
+    }
     with GraphStore(tmp_path / "g.sqlite") as store:
         store.put_embeddings(vectors.items())
         got = store.get_embeddings(["a", "b", "missing", "a"])
@@ -152,15 +154,18 @@ def test_embeddings_are_stored_as_little_endian_float32_bytes(tmp_path):
         ]
 
 
-@pytest.mark.parametrize(("dim", "data"), [
-    (0, b""),  # no values
-    (4097, np.zeros(4097, "<f4").tobytes()),  # wider than any supported model
-    (2.5, np.zeros(2, "<f4").tobytes()),  # width not an int
-    ("two", np.zeros(2, "<f4").tobytes()),
-    (3, np.zeros(2, "<f4").tobytes()),  # 8 bytes for 3 values
-    (2, np.array([1.0, np.nan], "<f4").tobytes()),  # not finite
-    (2, "not bytes"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("dim", "data"),
+    [
+        (0, b""),  # no values
+        (4097, np.zeros(4097, "<f4").tobytes()),  # wider than any supported model
+        (2.5, np.zeros(2, "<f4").tobytes()),  # width not an int
+        ("two", np.zeros(2, "<f4").tobytes()),
+        (3, np.zeros(2, "<f4").tobytes()),  # 8 bytes for 3 values
+        (2, np.array([1.0, np.nan], "<f4").tobytes()),  # not finite
+        (2, "not bytes"),
+    ],
+)
 def test_invalid_embedding_rows_are_dropped_with_a_warning(tmp_path, caplog, dim, data):
     path = tmp_path / "g.sqlite"
     with GraphStore(path) as store:
@@ -174,8 +179,10 @@ def test_invalid_embedding_rows_are_dropped_with_a_warning(tmp_path, caplog, dim
         assert conn.execute("SELECT key FROM embeddings").fetchall() == [("good",)]
 
 
-@pytest.mark.parametrize("vector", [np.ones((2, 2)), np.ones(0), np.ones(4097),
-                                    np.array([1.0, np.inf]), np.array([1e39])])  # fmt: skip
+@pytest.mark.parametrize(
+    "vector",
+    [np.ones((2, 2)), np.ones(0), np.ones(4097), np.array([1.0, np.inf]), np.array([1e39])],
+)
 def test_embeddings_that_could_not_be_read_back_are_refused_before_writing(tmp_path, vector):
     with GraphStore(tmp_path / "g.sqlite") as store:
         with pytest.raises(ValueError):

@@ -254,10 +254,16 @@ def random_text(rng: random.Random) -> str:
 def random_graph(rng: random.Random) -> PassageGraph:
     entities = [(rng.choice(NAMES), rng.choice(TYPES)) for _ in range(rng.randint(0, 5))]
     n = len(entities)
-    return PassageGraph(labels=tuple(label for label, _ in entities), pos=("PROPN",) * n,
-                        entity_types=tuple(t for _, t in entities), vectors=np.zeros((n, 4), np.float32),
-                        edge_src=np.zeros(0, np.int64), edge_dst=np.zeros(0, np.int64),
-                        edge_type=np.zeros(0, np.int64), edge_verbs=())  # fmt: skip
+    return PassageGraph(
+        labels=tuple(label for label, _ in entities),
+        pos=("PROPN",) * n,
+        entity_types=tuple(t for _, t in entities),
+        vectors=np.zeros((n, 4), np.float32),
+        edge_src=np.zeros(0, np.int64),
+        edge_dst=np.zeros(0, np.int64),
+        edge_type=np.zeros(0, np.int64),
+        edge_verbs=(),
+    )
 
 
 def random_pool(seed: int):
@@ -300,8 +306,9 @@ def test_link_matrix_equals_the_reference_under_every_setting(seed):
         found = link_matrix(
             query, titles, texts, graphs, entity_weight=entity_weight, use_titles=use_titles
         )
-        expected = reference_link_matrix(query, titles, texts, graphs, entity_weight=entity_weight,
-                                         use_titles=use_titles)  # fmt: skip
+        expected = reference_link_matrix(
+            query, titles, texts, graphs, entity_weight=entity_weight, use_titles=use_titles
+        )
         assert np.array_equal(found, expected)
 
 
@@ -398,8 +405,12 @@ lower case is longer than themselves."""
 @settings(max_examples=300, deadline=None)
 @given(needles=st.lists(TRICKY, max_size=6), texts=st.lists(TRICKY, max_size=6))
 def test_whole_word_mentions_match_the_lookaround_regex(needles, texts):
-    expected = [(i, n) for i, x in enumerate(texts) for n, t in enumerate(needles)
-                if re.search(r"(?<!\w)" + re.escape(t) + r"(?!\w)", x)]  # fmt: skip
+    expected = [
+        (i, n)
+        for i, x in enumerate(texts)
+        for n, t in enumerate(needles)
+        if re.search(r"(?<!\w)" + re.escape(t) + r"(?!\w)", x)
+    ]
     assert whole_word_mentions(needles, texts) == expected
     assert all(occurs_as_whole_words(needles[n], texts[i]) for i, n in expected)
 
@@ -427,8 +438,11 @@ def test_similar_set_pairs_are_the_pairs_over_the_threshold(sets, threshold):
     def jaccard(a, b):
         return len(a & b) / len(a | b) if a | b else 0.0
 
-    expected = {(a, b) for a, b in itertools.combinations(range(len(sets)), 2)
-                if jaccard(sets[a], sets[b]) >= threshold}  # fmt: skip
+    expected = {
+        (a, b)
+        for a, b in itertools.combinations(range(len(sets)), 2)
+        if jaccard(sets[a], sets[b]) >= threshold
+    }
     assert similar_set_pairs(sets, threshold) == expected
 
 

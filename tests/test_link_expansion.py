@@ -73,8 +73,12 @@ def test_results_without_an_id_do_not_seed_and_are_logged_at_debug(caplog):
 
 
 def test_fetched_items_keep_the_expansion_order_less_missing_ids_and_repeated_texts(caplog):
-    expansions = [Expansion("a", "x", "s", 0.9), Expansion("gone", "x", "s", 0.8),
-                  Expansion("b", "y", "s", 0.7), Expansion("c", "z", "s", 0.6)]  # fmt: skip
+    expansions = [
+        Expansion("a", "x", "s", 0.9),
+        Expansion("gone", "x", "s", 0.8),
+        Expansion("b", "y", "s", 0.7),
+        Expansion("c", "z", "s", 0.6),
+    ]
     found = {"c": "text c", "b": "text b", "a": "text a"}
     with caplog.at_level(logging.DEBUG, logger="cage_core.expansion.contract"):
         chosen = in_expansion_order(expansions, found, {"text b"}, lambda text: text)
@@ -113,8 +117,13 @@ def test_bounds_must_be_ints_at_least_zero(value):
 
 def test_ingest_indexes_documents_with_ids_and_warns_once_about_the_rest(caplog):
     index = LinkIndex()
-    items = [("film", *FILM, {}), (None, *ACTRESS, {}), ("", *OTHER, {}), ("x" * 600, *OTHER, {}),
-             ("\ud800", *OTHER, {})]  # fmt: skip
+    items = [
+        ("film", *FILM, {}),
+        (None, *ACTRESS, {}),
+        ("", *OTHER, {}),
+        ("x" * 600, *OTHER, {}),
+        ("\ud800", *OTHER, {}),
+    ]
     with caplog.at_level(logging.WARNING, logger="cage_core.expansion.ingest"):
         assert index_documents(index, items) == 1
     assert [e.id for e in index.entries()] == ["film"]

@@ -29,27 +29,61 @@ from cage_core.names.forms import is_normal_name
 # The 2Wiki chain "Where was Charles Mathew's father buried?": a (first hop) names b (his
 # father), b names Cork; c shares the rare "Lincoln's Inn" with a; d names a; e is unrelated.
 CORPUS = {
-    "a": (Passage("Charles James Mathew (1872–1923) was a barrister, the son of Sir James Charles "
-                  "Mathew. He was called to the bar at Lincoln's Inn.", title="Charles Mathew"),
-          entity_graph([("Charles James Mathew", "PERSON"), ("1872", "DATE"),
-                 ("Sir James Charles Mathew", "PERSON"), ("Lincoln's Inn", "ORG")], light=True)),
-    "b": (Passage("Sir James Charles Mathew (1830–1908) was an Irish judge, buried in Cork.",
-                  title="James Charles Mathew"),
-          entity_graph([("Sir James Charles Mathew", "PERSON"), ("1830", "DATE"), ("Irish", "NORP"),
-                 ("Cork", "GPE")], light=True)),
-    "c": (Passage("Harry Gosling (1861–1930) trained at Lincoln's Inn.", title="Harry Gosling"),
-          entity_graph([("Harry Gosling", "PERSON"), ("Lincoln's Inn", "ORG")], light=True)),
-    "d": (Passage("The Whitechapel by-election followed the death of Charles Mathew.",
-                  title="1923 Whitechapel by-election"),
-          entity_graph([("Whitechapel", "GPE"), ("Charles Mathew", "PERSON")], light=True)),
-    "e": (Passage("Cork is a city in Ireland.", title="Cork"), entity_graph([("Ireland", "GPE")], light=True)),
-}  # fmt: skip
+    "a": (
+        Passage(
+            "Charles James Mathew (1872–1923) was a barrister, the son of Sir James Charles "
+            "Mathew. He was called to the bar at Lincoln's Inn.",
+            title="Charles Mathew",
+        ),
+        entity_graph(
+            [
+                ("Charles James Mathew", "PERSON"),
+                ("1872", "DATE"),
+                ("Sir James Charles Mathew", "PERSON"),
+                ("Lincoln's Inn", "ORG"),
+            ],
+            light=True,
+        ),
+    ),
+    "b": (
+        Passage(
+            "Sir James Charles Mathew (1830–1908) was an Irish judge, buried in Cork.",
+            title="James Charles Mathew",
+        ),
+        entity_graph(
+            [
+                ("Sir James Charles Mathew", "PERSON"),
+                ("1830", "DATE"),
+                ("Irish", "NORP"),
+                ("Cork", "GPE"),
+            ],
+            light=True,
+        ),
+    ),
+    "c": (
+        Passage("Harry Gosling (1861–1930) trained at Lincoln's Inn.", title="Harry Gosling"),
+        entity_graph([("Harry Gosling", "PERSON"), ("Lincoln's Inn", "ORG")], light=True),
+    ),
+    "d": (
+        Passage(
+            "The Whitechapel by-election followed the death of Charles Mathew.",
+            title="1923 Whitechapel by-election",
+        ),
+        entity_graph([("Whitechapel", "GPE"), ("Charles Mathew", "PERSON")], light=True),
+    ),
+    "e": (
+        Passage("Cork is a city in Ireland.", title="Cork"),
+        entity_graph([("Ireland", "GPE")], light=True),
+    ),
+}
 QUERY = "Where was Charles Mathew's father buried?"
 
 
 def _index(corpus=CORPUS, **weights):
-    return LinkIndex.build(((pid, p, g) for pid, (p, g) in corpus.items()),
-                           weights=LinkWeights(**weights) if weights else None)  # fmt: skip
+    return LinkIndex.build(
+        ((pid, p, g) for pid, (p, g) in corpus.items()),
+        weights=LinkWeights(**weights) if weights else None,
+    )
 
 
 def _spec(df, n):
@@ -58,38 +92,64 @@ def _spec(df, n):
 
 def test_entries_hold_the_subject_its_alias_and_the_named_entities():
     entry = _index().entry("a")
-    assert entry == LinkEntry(id="a", subject="Charles Mathew",
-                              keys=("charles mathew", "charles james mathew"),
-                              mentions=("sir james charles mathew", "lincoln s inn"))  # fmt: skip
+    assert entry == LinkEntry(
+        id="a",
+        subject="Charles Mathew",
+        keys=("charles mathew", "charles james mathew"),
+        mentions=("sir james charles mathew", "lincoln s inn"),
+    )
 
 
 def test_a_seed_reaches_the_passage_about_an_entity_it_names_forward():
     found = _index().expand(QUERY, ["a"], seeds=1, limit=10)
     # "sir james charles mathew": named by a, a key of b (df 2); its sub-span and alias, keys
     # of b as well, weigh the same, and the first link found (the exact name) is kept.
-    assert found[0] == Expansion(id="b", via="sir james charles mathew", seed="a",
-                                 weight=pytest.approx(_spec(2, 5)), kind="forward")  # fmt: skip
+    assert found[0] == Expansion(
+        id="b",
+        via="sir james charles mathew",
+        seed="a",
+        weight=pytest.approx(_spec(2, 5)),
+        kind="forward",
+    )
 
 
 def test_a_name_reached_through_a_longer_mention_counts_the_seed_in_its_df():
-    corpus = {"x": (Passage("A letter to Sir John Smith."), entity_graph([("Sir John Smith", "PERSON")], light=True)),
-              "y": (Passage("He wrote letters.", title="John Smith"), entity_graph(light=True))}  # fmt: skip
+    corpus = {
+        "x": (
+            Passage("A letter to Sir John Smith."),
+            entity_graph([("Sir John Smith", "PERSON")], light=True),
+        ),
+        "y": (Passage("He wrote letters.", title="John Smith"), entity_graph(light=True)),
+    }
     found = _index(corpus).expand("Who got the letter?", ["x"], seeds=1, limit=5)
-    assert found == [Expansion(id="y", via="john smith", seed="x",
-                               weight=pytest.approx(_spec(2, 2)), kind="forward")]  # fmt: skip
+    assert found == [
+        Expansion(
+            id="y", via="john smith", seed="x", weight=pytest.approx(_spec(2, 2)), kind="forward"
+        )
+    ]
 
 
 def test_the_passages_naming_the_seed_are_reached_backward_with_the_documented_weight():
     found = {e.id: e for e in _index().expand(QUERY, ["a"], seeds=1, limit=10)}
     # "charles mathew" is a key of a and a mention of d: df = 2 of N = 5.
-    assert found["d"] == Expansion(id="d", via="charles mathew", seed="a",
-                                   weight=pytest.approx(0.5 * _spec(2, 5)), kind="backward")  # fmt: skip
+    assert found["d"] == Expansion(
+        id="d",
+        via="charles mathew",
+        seed="a",
+        weight=pytest.approx(0.5 * _spec(2, 5)),
+        kind="backward",
+    )
 
 
 def test_a_rare_shared_entity_links_unless_the_query_names_it():
     found = {e.id: e for e in _index().expand(QUERY, ["a"], seeds=1, limit=10)}
-    assert found["c"] == Expansion(id="c", via="lincoln s inn", seed="a",
-                                   weight=pytest.approx(0.5 * _spec(2, 5)), kind="shared")  # fmt: skip
+    assert found["c"] == Expansion(
+        id="c",
+        via="lincoln s inn",
+        seed="a",
+        weight=pytest.approx(0.5 * _spec(2, 5)),
+        kind="shared",
+    )
     named = _index().expand("Who studied at Lincoln's Inn?", ["a"], seeds=1, limit=10)
     assert "c" not in {e.id for e in named}
 
@@ -148,8 +208,9 @@ def test_unknown_candidate_ids_are_skipped_as_seeds_and_logged_at_debug(caplog):
 
 def test_expansion_does_not_depend_on_insertion_order():
     reverse = dict(reversed(list(CORPUS.items())))
-    assert _index(reverse).expand(QUERY, ["a", "d"], seeds=2, limit=10) == \
-        _index().expand(QUERY, ["a", "d"], seeds=2, limit=10)  # fmt: skip
+    assert _index(reverse).expand(QUERY, ["a", "d"], seeds=2, limit=10) == _index().expand(
+        QUERY, ["a", "d"], seeds=2, limit=10
+    )
 
 
 def test_adding_an_id_again_replaces_its_entry_and_remove_forgets_it():
@@ -173,8 +234,12 @@ def test_without_titles_the_first_sentence_subject_still_links():
 
 def test_metadata_gives_the_subject_of_a_chunk_without_title():
     index = LinkIndex()
-    entry = index.add("m", Passage("He was born in Warsaw."), entity_graph([("Warsaw", "GPE")], light=True),
-                      metadata={"source": "docs/marie_curie.md"})  # fmt: skip
+    entry = index.add(
+        "m",
+        Passage("He was born in Warsaw."),
+        entity_graph([("Warsaw", "GPE")], light=True),
+        metadata={"source": "docs/marie_curie.md"},
+    )
     assert entry.keys == ("marie curie",) and index.about("Marie Curie") == ["m"]
 
 
@@ -222,16 +287,21 @@ def test_save_and_load_round_trip_entries_and_expansions(tmp_path):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     loaded = LinkIndex.load(path)
     assert list(loaded.entries()) == list(index.entries())
-    assert loaded.expand(QUERY, ["a", "d"], seeds=2, limit=10) == \
-        index.expand(QUERY, ["a", "d"], seeds=2, limit=10)  # fmt: skip
+    assert loaded.expand(QUERY, ["a", "d"], seeds=2, limit=10) == index.expand(
+        QUERY, ["a", "d"], seeds=2, limit=10
+    )
     assert index.bytes_per_passage() == pytest.approx(written / 5)
 
 
 def _stored(tmp_path, lines, header=None):
     path = tmp_path / "links.jsonl"
     header = header or {"format": "cage-link-index", "version": 1, "passages": len(lines)}
-    path.write_bytes(b"\n".join([json.dumps(header).encode()] +
-                                [ln if isinstance(ln, bytes) else ln.encode() for ln in lines]))  # fmt: skip
+    path.write_bytes(
+        b"\n".join(
+            [json.dumps(header).encode()]
+            + [ln if isinstance(ln, bytes) else ln.encode() for ln in lines]
+        )
+    )
     return path
 
 
@@ -244,15 +314,21 @@ HOSTILE = [
     '{"id":"x","subject":"X","keys":[1],"mentions":[]}',  # a name that is no string
     '{"id":"x","subject":"X","keys":["Not Normal"],"mentions":[]}',  # not in link_name form
     json.dumps({"id": "x", "subject": "X", "keys": ["y" * (MAX_NAME_CHARS + 1)], "mentions": []}),
-    json.dumps({"id": "x", "subject": "X", "keys": [f"k{i:03}" for i in range(MAX_KEYS + 1)],
-                "mentions": []}),  # over the count limit
+    json.dumps(
+        {
+            "id": "x",
+            "subject": "X",
+            "keys": [f"k{i:03}" for i in range(MAX_KEYS + 1)],
+            "mentions": [],
+        }
+    ),  # over the count limit
     '{"id":"x","subject":"X","keys":["aaa"],"mentions":["aaa"]}',  # key and mention at once
     '{"id":"x","subject":"X","keys":[],"mentions":[],"extra":1}',  # unknown field
     '["a list"]',
     '{"id":"\\ud800","subject":"X","keys":[],"mentions":[]}',  # a lone surrogate: not UTF-8
     json.dumps({"id": "x", "subject": "X", "keys": [], "mentions": ["z" * MAX_LINE_CHARS]}),
     GOOD,  # repeated id
-]  # fmt: skip
+]
 
 
 def test_hostile_entries_are_skipped_with_one_summary_warning(tmp_path, caplog):
@@ -274,12 +350,15 @@ def test_a_header_count_that_does_not_match_is_reported(tmp_path, caplog):
     assert "announces 3 entries but 1 lines follow" in caplog.text
 
 
-@pytest.mark.parametrize("header, message", [
-    ({"format": "cage-link-index", "version": 2, "passages": 0}, "version 2 is not 1"),
-    ({"format": "something-else", "version": 1, "passages": 0}, "missing format tag"),
-    ({"format": "cage-link-index", "version": 1, "passages": -1}, "passage count"),
-    ({"format": "cage-link-index", "version": 1, "passages": "1"}, "passage count"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        ({"format": "cage-link-index", "version": 2, "passages": 0}, "version 2 is not 1"),
+        ({"format": "something-else", "version": 1, "passages": 0}, "missing format tag"),
+        ({"format": "cage-link-index", "version": 1, "passages": -1}, "passage count"),
+        ({"format": "cage-link-index", "version": 1, "passages": "1"}, "passage count"),
+    ],
+)
 def test_a_bad_header_is_a_clear_error(tmp_path, header, message):
     with pytest.raises(LinkIndexFormatError, match=message):
         LinkIndex.load(_stored(tmp_path, [GOOD], header=header))
@@ -299,14 +378,23 @@ def test_files_that_are_no_index_are_clear_errors(tmp_path):
 # -- cage enrich ------------------------------------------------------------------------------
 
 ROWS = [
-    {"id": "mathew", "title": "Charles Mathew",
-     "text": "Charles James Mathew (1872–1923) was a British barrister. He was the second son of "
-             "Sir James Charles Mathew, a Lord Justice of Appeal."},
-    {"id": "father", "title": "James Charles Mathew",
-     "text": "Sir James Charles Mathew (1830–1908) was an Irish judge. He was buried in Cork."},
-    {"id": "curie", "source": "docs/marie_curie.md",
-     "text": "She was born in Warsaw and moved to Paris, where she met Pierre Curie."},
-]  # fmt: skip
+    {
+        "id": "mathew",
+        "title": "Charles Mathew",
+        "text": "Charles James Mathew (1872–1923) was a British barrister. He was the second son of "
+        "Sir James Charles Mathew, a Lord Justice of Appeal.",
+    },
+    {
+        "id": "father",
+        "title": "James Charles Mathew",
+        "text": "Sir James Charles Mathew (1830–1908) was an Irish judge. He was buried in Cork.",
+    },
+    {
+        "id": "curie",
+        "source": "docs/marie_curie.md",
+        "text": "She was born in Warsaw and moved to Paris, where she met Pierre Curie.",
+    },
+]
 
 
 @pytest.mark.models
@@ -318,8 +406,17 @@ def test_enrich_writes_the_link_index_next_to_the_graph_store(tmp_path):
     src, store = tmp_path / "in.jsonl", tmp_path / "graphs.sqlite"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     out = io.StringIO()
-    args = ["enrich", "-i", str(src), "-o", str(tmp_path / "out.jsonl"), "--graph-store", str(store),
-            "--link-index", "--no-progress"]  # fmt: skip
+    args = [
+        "enrich",
+        "-i",
+        str(src),
+        "-o",
+        str(tmp_path / "out.jsonl"),
+        "--graph-store",
+        str(store),
+        "--link-index",
+        "--no-progress",
+    ]
     assert main(args, out=out) == 0
     assert "wrote 3 link entries to the link store" in out.getvalue()
     index = LinkIndex.open(tmp_path / "graphs.links.sqlite")  # a SQLite store by default

@@ -49,8 +49,11 @@ from cage_core.graphs.store import GraphStore
 FIRST = ["John", "Mary", "James", "Anna", "Robert", "Elena", "Charles", "Sofia", "Pierre", "Li"]
 LAST = ["Smith", "Curie", "Mathew", "Temple", "Gosling", "Stemmle", "Novak", "Okafor", "Wei"]
 PLACES = ["Cork", "Warsaw", "Paris", "Lincoln's Inn", "Whitechapel", "Kyoto", "Lagos", "Lima"]
-QUERIES = ["Where was John Smith buried?", "Who taught Mary Curie in Warsaw?",
-           "Which club did Sir Robert A. Stemmle found in Paris?"]  # fmt: skip
+QUERIES = [
+    "Where was John Smith buried?",
+    "Who taught Mary Curie in Warsaw?",
+    "Which club did Sir Robert A. Stemmle found in Paris?",
+]
 
 
 def _people(rng: random.Random, count: int) -> list[str]:
@@ -87,15 +90,18 @@ def corpus(n: int = 400, seed: int = 0) -> dict[str, tuple[Passage, PassageGraph
 
 def entries(n: int = 400, seed: int = 0, doc_size: int = 5) -> list[LinkEntry]:
     """The entries of :func:`corpus`, chunks of documents of ``doc_size`` passages."""
-    return [replace(entry_for(pid, p, g), doc_id=f"doc{i // doc_size}", position=i % doc_size)
-            for i, (pid, (p, g)) in enumerate(corpus(n, seed).items())]  # fmt: skip
+    return [
+        replace(entry_for(pid, p, g), doc_id=f"doc{i // doc_size}", position=i % doc_size)
+        for i, (pid, (p, g)) in enumerate(corpus(n, seed).items())
+    ]
 
 
 def both(tmp_path, batch, **weights):
     memory = LinkIndex(LinkWeights(**weights) if weights else None)
     memory.add_entries(batch)
-    store = LinkIndex.open(tmp_path / "links.sqlite", create=True,
-                           weights=LinkWeights(**weights) if weights else None)  # fmt: skip
+    store = LinkIndex.open(
+        tmp_path / "links.sqlite", create=True, weights=LinkWeights(**weights) if weights else None
+    )
     store.add_entries(batch)
     return memory, store
 
@@ -137,8 +143,9 @@ def test_the_store_expands_exactly_as_the_in_memory_index(tmp_path, weights):
                 assert store.expand(query, candidates, seeds=seeds, limit=limit) == expected
                 checked += bool(expected)
     assert checked > 300  # most calls really expand: the equality is not of empty lists
-    kinds = {e.kind for c in candidate_lists(ids, 50)
-             for e in memory.expand(QUERIES[0], c, limit=50)}  # fmt: skip
+    kinds = {
+        e.kind for c in candidate_lists(ids, 50) for e in memory.expand(QUERIES[0], c, limit=50)
+    }
     assert kinds == {"forward", "backward", "shared", "document"}
 
 
@@ -157,9 +164,13 @@ def test_the_store_answers_every_other_question_as_the_in_memory_index(tmp_path)
 
 
 def test_chunks_are_ordered_by_position_then_id_and_those_without_one_come_last(tmp_path):
-    made = [LinkEntry("c", "", ("cat",), (), "d", 1), LinkEntry("a", "", ("ant",), (), "d", None),
-            LinkEntry("b", "", ("bee",), (), "d", 1), LinkEntry("z", "", ("zebra",), (), "d", 0),
-            LinkEntry("x", "", ("fox",), (), "other", 0)]  # fmt: skip
+    made = [
+        LinkEntry("c", "", ("cat",), (), "d", 1),
+        LinkEntry("a", "", ("ant",), (), "d", None),
+        LinkEntry("b", "", ("bee",), (), "d", 1),
+        LinkEntry("z", "", ("zebra",), (), "d", 0),
+        LinkEntry("x", "", ("fox",), (), "other", 0),
+    ]
     memory, store = both(tmp_path, made)
     assert store.chunks_of("d") == memory.chunks_of("d") == ["z", "b", "c", "a"]
 
@@ -170,8 +181,14 @@ def test_the_json_lines_form_round_trips_doc_id_and_position_and_omits_them_when
     index.add_entries(made)
     index.save(tmp_path / "l.jsonl")
     lines = (tmp_path / "l.jsonl").read_text().splitlines()
-    assert json.loads(lines[1]) == {"id": "a", "subject": "A", "keys": ["ant"], "mentions": ["bee"],
-                                    "doc_id": "doc", "position": 2}  # fmt: skip
+    assert json.loads(lines[1]) == {
+        "id": "a",
+        "subject": "A",
+        "keys": ["ant"],
+        "mentions": ["bee"],
+        "doc_id": "doc",
+        "position": 2,
+    }
     assert set(json.loads(lines[2])) == {"id", "subject", "keys", "mentions"}
     assert list(LinkIndex.load(tmp_path / "l.jsonl").entries()) == made
 
@@ -187,8 +204,9 @@ def test_adding_replacing_and_removing_in_batches_keeps_every_count_right(tmp_pa
         renamed = rng.sample(second, 40)  # ids already held: their old postings are taken back
         add = first[200 + 15 * step : 215 + 15 * step]
         drop = [f"p{i}" for i in rng.sample(range(300), 25)]
-        held = len({pid for pid in drop if pid in memory} | {e.id for e in renamed + add
-                                                             if e.id in drop})  # fmt: skip
+        held = len(
+            {pid for pid in drop if pid in memory} | {e.id for e in renamed + add if e.id in drop}
+        )
         for index in (memory, store):
             index.add_entries(renamed + add)
             assert index.remove_many(drop + ["never held"]) == held
@@ -212,8 +230,10 @@ def test_remove_reports_what_was_held_and_a_repeated_id_in_one_batch_keeps_the_l
 
 
 def test_writing_the_same_partition_twice_leaves_the_store_as_once(tmp_path):
-    rows = [{"id": pid, "text": p.text, "title": p.title, "cage_graph": g.to_text()}
-            for pid, (p, g) in list(corpus(60).items())]  # fmt: skip
+    rows = [
+        {"id": pid, "text": p.text, "title": p.title, "cage_graph": g.to_text()}
+        for pid, (p, g) in list(corpus(60).items())
+    ]
     path = tmp_path / "links.sqlite"
     assert write_link_partition(path, rows[:30], 0) == 30
     write_link_partition(path, rows[30:], 30)
@@ -330,8 +350,9 @@ def test_an_old_json_lines_index_is_imported_once_streaming_and_validated(tmp_pa
     store = LinkIndex.open(tmp_path / "graphs.links.sqlite")
     assert list(store.entries()) == list(memory.entries())
     ids = [e.id for e in memory.entries()]
-    assert all(store.expand(q, c) == memory.expand(q, c)
-               for q in QUERIES for c in candidate_lists(ids, 30))  # fmt: skip
+    assert all(
+        store.expand(q, c) == memory.expand(q, c) for q in QUERIES for c in candidate_lists(ids, 30)
+    )
     (tmp_path / "bad.jsonl").write_text('{"format": "something else"}\n')
     with pytest.raises(LinkIndexFormatError, match="missing format tag"):
         import_jsonl(tmp_path / "bad.jsonl", tmp_path / "graphs.links.sqlite")
@@ -354,8 +375,9 @@ def test_ingest_components_write_a_store_path_in_place_of_a_json_lines_file(tmp_
     memory = LinkIndex()
     index_documents(memory, items)
     store = LinkIndex.open(path)
-    assert sorted(e.id for e in store.entries()) == sorted([*(e.id for e in memory.entries()),
-                                                            "extra"])  # fmt: skip
+    assert sorted(e.id for e in store.entries()) == sorted(
+        [*(e.id for e in memory.entries()), "extra"]
+    )
 
 
 def test_cage_links_imports_an_old_file_once_and_exports_the_store_again(tmp_path):
@@ -367,8 +389,10 @@ def test_cage_links_imports_an_old_file_once_and_exports_the_store_again(tmp_pat
     memory.add_entries(entries(60))
     memory.save(tmp_path / "old.links.jsonl")
     out = io.StringIO()
-    assert main(["links", str(tmp_path / "old.links.jsonl"), str(tmp_path / "links.sqlite")],
-                out=out) == 0  # fmt: skip
+    assert (
+        main(["links", str(tmp_path / "old.links.jsonl"), str(tmp_path / "links.sqlite")], out=out)
+        == 0
+    )
     assert main(["links", str(tmp_path / "links.sqlite"), str(tmp_path / "copy.db")], out=out) == 0
     assert main(["links", str(tmp_path / "copy.db"), str(tmp_path / "export.jsonl")], out=out) == 0
     assert out.getvalue().count("copied 60 link entries") == 3

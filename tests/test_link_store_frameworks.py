@@ -30,8 +30,10 @@ QUERY = (
 
 
 def _docs():
-    return [Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"p{i}")
-            for i, r in enumerate(ROWS)]  # fmt: skip
+    return [
+        Document(page_content=r["text"], metadata={"title": r["title"]}, id=f"p{i}")
+        for i, r in enumerate(ROWS)
+    ]
 
 
 def test_langchain_ingest_and_expansion_through_a_store_path_equal_the_in_memory_index(tmp_path):
@@ -51,8 +53,9 @@ def test_langchain_ingest_and_expansion_through_a_store_path_equal_the_in_memory
 
     def retrieve(link_index):
         base = ScoredVectorStoreRetriever(vectorstore=vectors, k=3)
-        return CageExpansionRetriever(base_retriever=base, vectorstore=vectors,
-                                      link_index=link_index).invoke(QUERY)  # fmt: skip
+        return CageExpansionRetriever(
+            base_retriever=base, vectorstore=vectors, link_index=link_index
+        ).invoke(QUERY)
 
     from_store, from_memory = retrieve(str(path)), retrieve(memory)
     assert [d.id for d in from_store] == [d.id for d in from_memory]
@@ -64,8 +67,10 @@ def test_the_llamaindex_extractor_writes_a_store_path(tmp_path):
 
     from cage_llamaindex import CageGraphExtractor
 
-    nodes = [TextNode(text=r["text"], id_=f"p{i}", metadata={"title": r["title"]})
-             for i, r in enumerate(ROWS[:10])]  # fmt: skip
+    nodes = [
+        TextNode(text=r["text"], id_=f"p{i}", metadata={"title": r["title"]})
+        for i, r in enumerate(ROWS[:10])
+    ]
     CageGraphExtractor(link_index=tmp_path / "links.db")(nodes)
     memory = LinkIndex()
     CageGraphExtractor(link_index=memory)(nodes)

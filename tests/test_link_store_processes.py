@@ -36,7 +36,10 @@ class LinkWorkers(Workers):
         options.update(ready=str(self.tmp / f"ready-{name}"), go=str(self.go))
         self.procs[name] = subprocess.Popen(
             [sys.executable, str(WORKER), role, str(self.store), json.dumps(options)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
 
 def in_memory(partitions) -> LinkIndex:
@@ -85,10 +88,19 @@ def test_partition_writers_and_a_reader_share_one_store_without_errors_or_lost_e
     workers = LinkWorkers(tmp_path, store_path)
     try:
         for w in range(WRITERS):
-            workers.start(f"writer{w}", "writer", size=SIZE,
-                          partitions=list(range(w * PARTITIONS, (w + 1) * PARTITIONS)))  # fmt: skip
-        workers.start("reader", "reader", size=SIZE, partitions=WRITERS * PARTITIONS,
-                      stop=str(tmp_path / "stop"))  # fmt: skip
+            workers.start(
+                f"writer{w}",
+                "writer",
+                size=SIZE,
+                partitions=list(range(w * PARTITIONS, (w + 1) * PARTITIONS)),
+            )
+        workers.start(
+            "reader",
+            "reader",
+            size=SIZE,
+            partitions=WRITERS * PARTITIONS,
+            stop=str(tmp_path / "stop"),
+        )
         workers.release()
         results = [workers.finish(f"writer{w}") for w in range(WRITERS)]
         (tmp_path / "stop").touch()
@@ -108,8 +120,9 @@ def test_a_writer_killed_inside_a_partition_loses_it_whole_and_a_rerun_resumes_e
     in_transaction = tmp_path / "in-transaction"
     workers = LinkWorkers(tmp_path, store_path)
     try:
-        workers.start("killable", "killable", size=SIZE, pending=SIZE * 5,
-                      in_transaction=str(in_transaction))  # fmt: skip
+        workers.start(
+            "killable", "killable", size=SIZE, pending=SIZE * 5, in_transaction=str(in_transaction)
+        )
         workers.release()
         wait_for(in_transaction)
         workers.procs["killable"].send_signal(signal.SIGKILL)

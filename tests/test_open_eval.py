@@ -432,8 +432,14 @@ def test_a_corpus_file_gives_each_chunk_its_document_and_position(tmp_path):
     assert [(p.doc_id, p.position) for p in corpus.passages] == [("r", 0), ("7", 1), (None, None)]
 
 
-@pytest.mark.parametrize("row", ['{"text": "x", "position": -1}', '{"text": "x", "position": true}',
-                                 '{"text": "x", "doc_id": [1]}'])  # fmt: skip
+@pytest.mark.parametrize(
+    "row",
+    [
+        '{"text": "x", "position": -1}',
+        '{"text": "x", "position": true}',
+        '{"text": "x", "doc_id": [1]}',
+    ],
+)
 def test_a_bad_doc_id_or_position_names_the_line(tmp_path, row):
     f = tmp_path / "corpus.jsonl"
     f.write_text(row + "\n")
@@ -453,12 +459,24 @@ def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_
     corpus = load_corpus(f)
     assert len(corpus) == 3  # equal text in two documents: two chunks
     q = tmp_path / "q.jsonl"
-    q.write_text("\n".join(json.dumps({"question": "?", "passages": [{"text": "Other words.", "gold": True}],
-                                       "meta": meta}) for meta in (
-        {"gold_chunk_ids": ["d2#1"], "gold_ids": ["d2"]},
-        {"gold_chunk_ids": [], "gold_ids": ["d1#0"]},
-        {"gold_chunk_ids": [], "gold_ids": ["d9"]},
-        {})) + "\n")  # fmt: skip
+    q.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "question": "?",
+                    "passages": [{"text": "Other words.", "gold": True}],
+                    "meta": meta,
+                }
+            )
+            for meta in (
+                {"gold_chunk_ids": ["d2#1"], "gold_ids": ["d2"]},
+                {"gold_chunk_ids": [], "gold_ids": ["d1#0"]},
+                {"gold_chunk_ids": [], "gold_ids": ["d9"]},
+                {},
+            )
+        )
+        + "\n"
+    )
     questions = load_questions(q)
     assert [gold_ids_in_corpus(x, corpus) for x in questions] == [(2,), (0,), (), None]
     assert gold_in_corpus(questions[0], corpus) == (2,) and gold_in_corpus(

@@ -66,9 +66,13 @@ def test_a_keyed_enricher_on_ray_signs_its_graphs_and_a_keyed_batch_reranker_use
     key = "a secret the rerankers share"
     untitled = [{"title": "", "text": r["text"]} for r in ROWS[:4]]  # as the pool passes them
     ds = ray.data.from_items(untitled).map_batches(
-        GraphEnricher, fn_constructor_kwargs={"integrity_key": key}, concurrency=1,
-        batch_size=2, batch_format="pandas", num_cpus=0.5,
-    )  # fmt: skip
+        GraphEnricher,
+        fn_constructor_kwargs={"integrity_key": key},
+        concurrency=1,
+        batch_size=2,
+        batch_format="pandas",
+        num_cpus=0.5,
+    )
     signed = {r["text"]: r["cage_graph"] for r in ds.take_all()}
     texts = [r["text"] for r in ROWS[:4]]
     assert all(

@@ -43,7 +43,10 @@ class Workers:
         options.update(ready=str(self.tmp / f"ready-{name}"), go=str(self.go))
         self.procs[name] = subprocess.Popen(
             [sys.executable, str(WORKER), role, str(self.store), json.dumps(options)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def release(self) -> None:
         """Start them all at once, when every worker has imported and is waiting."""
@@ -76,8 +79,14 @@ def test_four_writers_and_a_reader_share_one_store_without_errors_or_lost_entrie
     try:
         for w in range(WRITERS):
             workers.start(f"writer{w}", "writer", writer=w, rounds=ROUNDS, batch=BATCH)
-        workers.start("reader", "reader", writers=WRITERS, rounds=ROUNDS, batch=BATCH,
-                      stop=str(tmp_path / "stop"))  # fmt: skip
+        workers.start(
+            "reader",
+            "reader",
+            writers=WRITERS,
+            rounds=ROUNDS,
+            batch=BATCH,
+            stop=str(tmp_path / "stop"),
+        )
         workers.release()
         results = [workers.finish(f"writer{w}") for w in range(WRITERS)]
         (tmp_path / "stop").touch()
@@ -98,8 +107,10 @@ def test_four_writers_and_a_reader_share_one_store_without_errors_or_lost_entrie
         assert all(np.array_equal(vectors[k], embedding_for(k, int(k.split("-")[1]))) for k in own)
         shared = store.get_many([shared_key(j) for j in range(SHARED_KEYS)])
         assert len(shared) == SHARED_KEYS  # each holds one writer's value, whole
-        assert all(any(content(g) == content(graph_for(k, w)) for w in range(WRITERS))
-                   for k, g in shared.items())  # fmt: skip
+        assert all(
+            any(content(g) == content(graph_for(k, w)) for w in range(WRITERS))
+            for k, g in shared.items()
+        )
         assert len(store) == len(own) + SHARED_KEYS
     with sqlite3.connect(store_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -115,9 +126,15 @@ def test_a_writer_killed_inside_a_transaction_leaves_a_store_that_works(tmp_path
     in_transaction = tmp_path / "in-transaction"
     workers = Workers(tmp_path, store_path)
     try:
-        workers.start("killable", "killable", committed_keys=committed, pending_keys=pending,
-                      pending=len(pending), nodes=30,
-                      in_transaction=str(in_transaction))  # fmt: skip
+        workers.start(
+            "killable",
+            "killable",
+            committed_keys=committed,
+            pending_keys=pending,
+            pending=len(pending),
+            nodes=30,
+            in_transaction=str(in_transaction),
+        )
         workers.release()
         wait_for(in_transaction)
         workers.procs["killable"].send_signal(signal.SIGKILL)

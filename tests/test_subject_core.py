@@ -25,10 +25,12 @@ from cage_core.scoring import ranking
 def links_of(mentions, entities=None, named=None, query_named=None):
     """The SubjectLinks of a k-passage pool from its matrices (zeros where not given)."""
     k = len(mentions)
-    return SubjectLinks(np.asarray(mentions, dtype=float),
-                        np.zeros((k, k)) if entities is None else np.asarray(entities, dtype=float),
-                        np.zeros(k) if named is None else np.asarray(named, dtype=float),
-                        np.zeros(k) if query_named is None else np.asarray(query_named, dtype=float))  # fmt: skip
+    return SubjectLinks(
+        np.asarray(mentions, dtype=float),
+        np.zeros((k, k)) if entities is None else np.asarray(entities, dtype=float),
+        np.zeros(k) if named is None else np.asarray(named, dtype=float),
+        np.zeros(k) if query_named is None else np.asarray(query_named, dtype=float),
+    )
 
 
 def test_a_full_name_of_three_capitalised_words_also_goes_by_its_short_forms():
@@ -76,10 +78,21 @@ def test_a_passage_goes_by_its_subject_its_short_forms_and_the_names_its_opening
 
 def test_subject_links_hold_the_query_parts_and_the_mentions():
     subjects = ["Kiss and Tell", "Kiss", "Shirley Temple Black", "Shirley Temple", ""]
-    texts = ["Kiss and Tell stars Shirley Temple.", "Kiss is an album.", "Shirley Temple Black was an actress.",
-             "Shirley Temple is a drink.", "Nothing here."]  # fmt: skip
-    links = subject_links("Who starred in Kiss and Tell?", subjects, texts, np.array([1.0, 2.0, 0.0, 0.5, 0.0]),
-                          np.zeros((5, 5)), aliases=True)  # fmt: skip
+    texts = [
+        "Kiss and Tell stars Shirley Temple.",
+        "Kiss is an album.",
+        "Shirley Temple Black was an actress.",
+        "Shirley Temple is a drink.",
+        "Nothing here.",
+    ]
+    links = subject_links(
+        "Who starred in Kiss and Tell?",
+        subjects,
+        texts,
+        np.array([1.0, 2.0, 0.0, 0.5, 0.0]),
+        np.zeros((5, 5)),
+        aliases=True,
+    )
     assert links.query_subjects.tolist() == [
         1.0,
         0.0,
@@ -136,8 +149,13 @@ def test_each_part_of_the_query_brings_one_passage_whichever_name_matched_it():
     ]
     assert query_named_subjects(query, subjects, relevance).tolist() == [1.0, 0.0, 0.0]
     texts = ["", "", "Damon Gough, known by the stage name Badly Drawn Boy, is a singer."]
-    named = query_named_subjects("Is Badly Drawn Boy a band?", ["A", "B", "Damon Michael Gough"],
-                                 relevance, texts=texts, aliases=True)  # fmt: skip
+    named = query_named_subjects(
+        "Is Badly Drawn Boy a band?",
+        ["A", "B", "Damon Michael Gough"],
+        relevance,
+        texts=texts,
+        aliases=True,
+    )
     assert named.tolist() == [0.0, 0.0, 1.0]
 
 
@@ -162,22 +180,30 @@ def test_the_forward_hop_from_the_best_core_passage_counts_most():
 def test_a_named_subject_enters_the_core_ahead_of_a_more_relevant_passage():
     relevance = np.array([3.0, 2.0, 1.5, 1.0])
     config = UntitledConfig(query_subject_weight=1.0)
-    r, core, _, _ = subject_core_scores(relevance, links_of(np.zeros((4, 4)), named=[0, 0, 0, 1]),
-                                        core_size=3, entity_weight=0.5, config=config)  # fmt: skip
+    r, core, _, _ = subject_core_scores(
+        relevance,
+        links_of(np.zeros((4, 4)), named=[0, 0, 0, 1]),
+        core_size=3,
+        entity_weight=0.5,
+        config=config,
+    )
     assert r.tolist() == [3.0, 2.0, 1.5, 2.0]
     assert core.tolist() == [0, 1, 3]  # 3 ties 1 at 2.0 and comes later in the pool
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("query_subject_weight", -1.0, "query_subject_weight must be in"),
-    ("forward_weight", float("inf"), "forward_weight must be in"),
-    ("core_decay", 1.5, "core_decay must be in"),
-    ("alpha", -0.1, "alpha must be in"),
-    ("chain_window", -1, "chain_window must be in"),
-    ("chain_length", 0, "chain_length must be in"),
-    ("chain_mention_weight", -1.0, "chain_mention_weight must be in"),
-    ("chain_entity_cap", float("nan"), "chain_entity_cap must be"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("query_subject_weight", -1.0, "query_subject_weight must be in"),
+        ("forward_weight", float("inf"), "forward_weight must be in"),
+        ("core_decay", 1.5, "core_decay must be in"),
+        ("alpha", -0.1, "alpha must be in"),
+        ("chain_window", -1, "chain_window must be in"),
+        ("chain_length", 0, "chain_length must be in"),
+        ("chain_mention_weight", -1.0, "chain_mention_weight must be in"),
+        ("chain_entity_cap", float("nan"), "chain_entity_cap must be"),
+    ],
+)
 def test_invalid_untitled_settings_are_refused(field, value, message):
     with pytest.raises(ValueError, match=message):
         UntitledConfig(**{field: value})
@@ -239,8 +265,13 @@ def test_the_short_chain_takes_named_subjects_then_the_strongest_link_within_the
     entities = np.zeros((6, 6))
     entities[0, 1] = entities[1, 0] = 5.0  # shares entities with the first chain passage
     named = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
-    config = UntitledConfig(chain_window=5, chain_length=3, chain_mention_weight=4.0,
-                            chain_entity_weight=1.0, chain_entity_cap=1.0)  # fmt: skip
+    config = UntitledConfig(
+        chain_window=5,
+        chain_length=3,
+        chain_mention_weight=4.0,
+        chain_entity_weight=1.0,
+        chain_entity_cap=1.0,
+    )
     # 0: highest r'; 3: named by the query; then 4 (0.5 + 4) over 1 (2 + 1 · min(5, 1))
 
     links = links_of(mentions, entities, named)
@@ -317,10 +348,12 @@ def test_the_short_chain_puts_both_compared_entities_first(parser):
 
 
 def test_an_untitled_passage_is_explained_by_the_subject_the_ranking_linked_it_by(parser):
-    texts = ["Sisters is a drama series starring Sela Ward.",
-             "Many television series were filmed in Los Angeles.",
-             "Sela Ann Ward is an actress born in Meridian, Mississippi.",
-             "Meridian is a city in Mississippi."]  # fmt: skip
+    texts = [
+        "Sisters is a drama series starring Sela Ward.",
+        "Many television series were filmed in Los Angeles.",
+        "Sela Ann Ward is an actress born in Meridian, Mississippi.",
+        "Meridian is a city in Mississippi.",
+    ]
     query = "Which city was the star of Sisters born in?"
     passages, graphs = [Passage(t) for t in texts], parser.parse(texts)
     scores = score_pool(

@@ -96,8 +96,10 @@ def demo_corpus() -> tuple[list[str], list[str]]:
     """Questions and ~100-word passages made from the bundled demo data."""
     questions = _demo_questions()
     words = [w for q in questions for passage in q.passages for w in passage.text.split()]
-    passages = [" ".join(words[i : i + WORDS_PER_PASSAGE])
-                for i in range(0, len(words) - WORDS_PER_PASSAGE, WORDS_PER_PASSAGE // 2)]  # fmt: skip
+    passages = [
+        " ".join(words[i : i + WORDS_PER_PASSAGE])
+        for i in range(0, len(words) - WORDS_PER_PASSAGE, WORDS_PER_PASSAGE // 2)
+    ]
     return [q.question for q in questions], passages
 
 
@@ -172,8 +174,14 @@ class CrossEncoderTimer:
         self.torch = torch
 
     def __call__(self, query: str, passages: Sequence[str]) -> np.ndarray:
-        batch = self.tokenizer([query] * len(passages), list(passages), padding=True,
-                               truncation=True, max_length=512, return_tensors="pt")  # fmt: skip
+        batch = self.tokenizer(
+            [query] * len(passages),
+            list(passages),
+            padding=True,
+            truncation=True,
+            max_length=512,
+            return_tensors="pt",
+        )
         with self.torch.inference_mode():
             cls = self.model(**batch).last_hidden_state[:, 0]
             return self.head(cls).squeeze(-1).numpy()
@@ -269,15 +277,21 @@ def format_bench(timings: Sequence[Timing], peak_mb: float) -> str:
         for t in timings
         if not t.name.startswith(ENRICH)
     ]
-    lines += ["", "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder | "
-              "cold full / cross-encoder | cold / cold full |", "|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "| k | warm / bi-encoder | warm / cross-encoder | cold / cross-encoder | "
+        "cold full / cross-encoder | cold / cold full |",
+        "|---|---|---|---|---|---|",
+    ]
     for k in sorted({t.k for t in timings if t.name.startswith("cross-encoder")}):
         by = {t.name: t.p50_ms for t in timings if t.k == k}
         cross = by["cross-encoder MiniLM-L6 (k pairs)"]
         warm = by["cage warm (graphs cached, sims given)"]
-        lines.append(f"| {k} | {warm / by['bi-encoder (embed query + k passages)']:.2f} | "
-                     f"{warm / cross:.3f} | {by[COLD] / cross:.2f} | {by[COLD_FULL] / cross:.2f} | "
-                     f"{by[COLD] / by[COLD_FULL]:.2f} |")  # fmt: skip
+        lines.append(
+            f"| {k} | {warm / by['bi-encoder (embed query + k passages)']:.2f} | "
+            f"{warm / cross:.3f} | {by[COLD] / cross:.2f} | {by[COLD_FULL] / cross:.2f} | "
+            f"{by[COLD] / by[COLD_FULL]:.2f} |"
+        )
     enrich = {t.name.rsplit(" ", 1)[1]: t for t in timings if t.name.startswith(ENRICH)}
     if enrich:
         rate = {level: t.k / (t.p50_ms / 1000) for level, t in enrich.items()}
@@ -286,9 +300,12 @@ def format_bench(timings: Sequence[Timing], peak_mb: float) -> str:
         if {"light", "full"} <= rate.keys():
             lines.append(f"| light / full | {rate['light'] / rate['full']:.2f} |")
     lines += _format_scaling([t for t in timings if t.name == WARM_TITLED])
-    lines += ["", f"peak resident memory: {peak_mb:.0f} MB",
-              "cross-encoder: ms-marco-MiniLM-L-6-v2's architecture from the packaged MiniLM "
-              "weights with a fresh head — timing only, its scores are meaningless."]  # fmt: skip
+    lines += [
+        "",
+        f"peak resident memory: {peak_mb:.0f} MB",
+        "cross-encoder: ms-marco-MiniLM-L-6-v2's architecture from the packaged MiniLM "
+        "weights with a fresh head — timing only, its scores are meaningless.",
+    ]
     return "\n".join(lines)
 
 
@@ -297,10 +314,17 @@ def _format_scaling(rows: Sequence[Timing]) -> list[str]:
     if not rows:
         return []
     base = min(rows, key=lambda t: t.k)
-    lines = ["", f"warm rerank scaling (titled pools, see cage_core.cli.bench): t(k) / t({base.k})", "",
-             f"| k | p50 ms | p95 ms | t(k) / t({base.k}) |", "|---|---|---|---|"]  # fmt: skip
-    lines += [f"| {t.k} | {t.p50_ms:.1f} | {t.p95_ms:.1f} | {t.p50_ms / base.p50_ms:.2f} |"
-              for t in sorted(rows, key=lambda t: t.k)]  # fmt: skip
+    lines = [
+        "",
+        f"warm rerank scaling (titled pools, see cage_core.cli.bench): t(k) / t({base.k})",
+        "",
+        f"| k | p50 ms | p95 ms | t(k) / t({base.k}) |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {t.k} | {t.p50_ms:.1f} | {t.p95_ms:.1f} | {t.p50_ms / base.p50_ms:.2f} |"
+        for t in sorted(rows, key=lambda t: t.k)
+    ]
     return lines
 
 

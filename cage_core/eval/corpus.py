@@ -102,9 +102,14 @@ def build_corpus(items: Iterable[CorpusItem], *, source: str, titles: bool) -> C
         passages.append(Passage(text=text, title=title, id=pid, doc_id=doc_id, position=position))
     if not passages:
         raise DatasetFormatError(f"{source}: the corpus has no passages")
-    return Corpus(tuple(passages), source, titles, by_content,
-                  {t: tuple(ids) for t, ids in by_text.items()},
-                  {p.id: i for i, p in enumerate(passages) if p.id is not None})  # fmt: skip
+    return Corpus(
+        tuple(passages),
+        source,
+        titles,
+        by_content,
+        {t: tuple(ids) for t, ids in by_text.items()},
+        {p.id: i for i, p in enumerate(passages) if p.id is not None},
+    )
 
 
 def corpus_from_pools(questions: Sequence[EvalQuestion], *, titles: bool = True) -> Corpus:

@@ -38,8 +38,10 @@ class BM25Index:
             for term, tf in Counter(doc).items():
                 postings[term][0].append(i)
                 postings[term][1].append(tf)
-        self._postings = {term: (np.array(ids, dtype=np.int64), np.array(tfs, dtype=np.float64))
-                          for term, (ids, tfs) in postings.items()}  # fmt: skip
+        self._postings = {
+            term: (np.array(ids, dtype=np.int64), np.array(tfs, dtype=np.float64))
+            for term, (ids, tfs) in postings.items()
+        }
         self._empty = avgdl == 0
 
     def scores(self, query: str) -> np.ndarray:

@@ -50,8 +50,13 @@ class CorpusRetriever:
         lexical_weight: ``w_lex`` of ``"hybrid"``.
     """
 
-    def __init__(self, texts: Sequence[str], cosines: np.ndarray, retriever: Retriever = "cosine",
-                 lexical_weight: float = 0.5) -> None:  # fmt: skip
+    def __init__(
+        self,
+        texts: Sequence[str],
+        cosines: np.ndarray,
+        retriever: Retriever = "cosine",
+        lexical_weight: float = 0.5,
+    ) -> None:
         if retriever not in RETRIEVERS:
             raise ValueError(
                 f"unknown retriever {retriever!r}; choose from {', '.join(RETRIEVERS)}"
@@ -76,8 +81,12 @@ class CorpusRetriever:
             return [int(i) for i in ranking(lexical)[:k]]
         width = max(k, HYBRID_CANDIDATES)
         cosine = self._cosines[row]
-        candidates = np.array(sorted({int(i) for i in ranking(cosine)[:width]}
-                                     | {int(i) for i in ranking(lexical)[:width]}))  # fmt: skip
+        candidates = np.array(
+            sorted(
+                {int(i) for i in ranking(cosine)[:width]}
+                | {int(i) for i in ranking(lexical)[:width]}
+            )
+        )
         fused = standardize(cosine[candidates]) + self.lexical_weight * standardize(
             lexical[candidates]
         )

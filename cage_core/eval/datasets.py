@@ -84,8 +84,12 @@ def iter_questions(path: str | Path) -> Iterator[EvalQuestion]:
     path = Path(path)
     with path.open("r", encoding="utf-8", errors="strict") as handle:
         for number, record in json_lines(handle, str(path)):
-            yield parse_record(record, where=f"{path}:{number}", default_id=f"{path.stem}-{number}",
-                               default_dataset=path.stem)  # fmt: skip
+            yield parse_record(
+                record,
+                where=f"{path}:{number}",
+                default_id=f"{path.stem}-{number}",
+                default_dataset=path.stem,
+            )
 
 
 def parse_record(record: Any, *, where: str, default_id: str, default_dataset: str) -> EvalQuestion:
@@ -127,8 +131,15 @@ def parse_record(record: Any, *, where: str, default_id: str, default_dataset: s
     dataset = record.get("dataset", default_dataset)
     if not isinstance(qid, str) or not isinstance(dataset, str):
         raise DatasetFormatError(f"{where}: 'id' and 'dataset' must be strings")
-    return EvalQuestion(id=qid, dataset=dataset, question=question, passages=tuple(passages),
-                        answers=tuple(answers), type=qtype, meta=meta)  # fmt: skip
+    return EvalQuestion(
+        id=qid,
+        dataset=dataset,
+        question=question,
+        passages=tuple(passages),
+        answers=tuple(answers),
+        type=qtype,
+        meta=meta,
+    )
 
 
 def document_place(item: dict[str, Any], where: str) -> tuple[str | None, int | None]:

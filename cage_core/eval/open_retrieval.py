@@ -124,8 +124,11 @@ class CorpusState:
         if not missing:
             return 0.0
         start = time.perf_counter()
-        made = self._reranker.graphs([self.corpus.passages[i] for i in missing],
-                                     level="full" if full else "light", with_vectors=full)  # fmt: skip
+        made = self._reranker.graphs(
+            [self.corpus.passages[i] for i in missing],
+            level="full" if full else "light",
+            with_vectors=full,
+        )
         self.graphs.update(zip(missing, made))
         return time.perf_counter() - start
 
@@ -147,8 +150,9 @@ def expand_pool(
 ) -> list[int]:
     """The expansion step: corpus indices of the passages ``link_index`` reaches from the
     ``retrieved`` ones (``LinkIndex.expand``), in its order, without those already in the pool."""
-    found = link_index.expand(query, [corpus.ids[i] for i in retrieved],
-                              seeds=settings.seeds, limit=settings.limit)  # fmt: skip
+    found = link_index.expand(
+        query, [corpus.ids[i] for i in retrieved], seeds=settings.seeds, limit=settings.limit
+    )
     taken = set(retrieved)
     out: list[int] = []
     for expansion in found:
@@ -196,8 +200,12 @@ def run_open_evaluation(
         if shared is not None:
             kept = [q for q in questions if gold_ids_in_corpus(q, corpus) != ()]
             if len(kept) < len(questions):
-                logger.warning("%s: %d questions left out: the corpus %s holds none of their "
-                               "gold ids", name, len(questions) - len(kept), corpus.source)  # fmt: skip
+                logger.warning(
+                    "%s: %d questions left out: the corpus %s holds none of their gold ids",
+                    name,
+                    len(questions) - len(kept),
+                    corpus.source,
+                )
             questions = kept
             if not questions:
                 continue
@@ -208,8 +216,9 @@ def run_open_evaluation(
         cosines = cosine_matrix(query_vectors, state.embeddings)
         embed_seconds = time.perf_counter() - start + state.take_embed_seconds()
         start = time.perf_counter()
-        first_stage = CorpusRetriever([p.content for p in corpus.passages], cosines, retriever,
-                                      reranker.config.lexical_weight)  # fmt: skip
+        first_stage = CorpusRetriever(
+            [p.content for p in corpus.passages], cosines, retriever, reranker.config.lexical_weight
+        )
         retrieved = [first_stage.top(row, q.question, k) for row, q in enumerate(questions)]
         retrieve_seconds = time.perf_counter() - start
         parse_seconds = expand_seconds = index_seconds = 0.0
@@ -220,8 +229,10 @@ def run_open_evaluation(
             link_index = state.ensure_link_index()
             index_seconds = time.perf_counter() - start
             start = time.perf_counter()
-            expansions = [expand_pool(link_index, corpus, q.question, ids, expansion)
-                          for q, ids in zip(questions, retrieved)]  # fmt: skip
+            expansions = [
+                expand_pool(link_index, corpus, q.question, ids, expansion)
+                for q, ids in zip(questions, retrieved)
+            ]
             expand_seconds += time.perf_counter() - start
         pools = [ids + extra for ids, extra in zip(retrieved, expansions)]
         if need_graphs:
@@ -229,23 +240,51 @@ def run_open_evaluation(
         golds = [gold_in_corpus(q, corpus) for q in questions]
         missing_gold = sum(1 for gold in golds for g in gold if g < 0)
         if missing_gold:
-            logger.warning("%s: %d gold passages are not in the corpus %s (counted as missed)",
-                           name, missing_gold, corpus.source)  # fmt: skip
+            logger.warning(
+                "%s: %d gold passages are not in the corpus %s (counted as missed)",
+                name,
+                missing_gold,
+                corpus.source,
+            )
         run.datasets[name] = DatasetRun(
-            name, len(questions), parse_seconds, embed_seconds, shuffled=False, titles=titles,
-            open=OpenSetting(corpus_source=corpus.source, corpus_size=len(corpus), retriever=retriever,
-                             k=k, expand=expansion is not None, gold_outside_corpus=missing_gold,
-                             retrieve_seconds=retrieve_seconds, expand_seconds=expand_seconds,
-                             index_seconds=index_seconds))  # fmt: skip
-        logger.info("%s: %d questions, corpus of %d passages, embedded in %.1fs, retrieved in "
-                    "%.1fs, parsed in %.1fs", name, len(questions), len(corpus), embed_seconds,
-                    retrieve_seconds, parse_seconds)  # fmt: skip
+            name,
+            len(questions),
+            parse_seconds,
+            embed_seconds,
+            shuffled=False,
+            titles=titles,
+            open=OpenSetting(
+                corpus_source=corpus.source,
+                corpus_size=len(corpus),
+                retriever=retriever,
+                k=k,
+                expand=expansion is not None,
+                gold_outside_corpus=missing_gold,
+                retrieve_seconds=retrieve_seconds,
+                expand_seconds=expand_seconds,
+                index_seconds=index_seconds,
+            ),
+        )
+        logger.info(
+            "%s: %d questions, corpus of %d passages, embedded in %.1fs, retrieved in "
+            "%.1fs, parsed in %.1fs",
+            name,
+            len(questions),
+            len(corpus),
+            embed_seconds,
+            retrieve_seconds,
+            parse_seconds,
+        )
         for row, (q, ids, gold) in enumerate(zip(questions, pools, golds)):
             run.retrieval.append(_outcome(q, gold, retrieved[row], ids))
-            pool = Pool(query=q.question, passages=[corpus.passages[i] for i in ids],
-                        similarities=cosines[row, ids], key=q.id,
-                        graphs=[state.graphs[i] for i in ids] if need_graphs else None,
-                        passage_vectors=state.embeddings[ids])  # fmt: skip
+            pool = Pool(
+                query=q.question,
+                passages=[corpus.passages[i] for i in ids],
+                similarities=cosines[row, ids],
+                key=q.id,
+                graphs=[state.graphs[i] for i in ids] if need_graphs else None,
+                passage_vectors=state.embeddings[ids],
+            )
             misinfo = misinfo_in_corpus(q, corpus)
             run.results.extend(rank_pool(methods, pool, q, gold, misinfo, run.ks, generator, ids))
             if progress is not None:
@@ -303,9 +342,13 @@ def _outcome(
     q: EvalQuestion, gold: tuple[int, ...], retrieved: list[int], pool: list[int]
 ) -> RetrievalOutcome:
     return RetrievalOutcome(
-        dataset=q.dataset, question_id=q.id, type=q.type, retrieved=len(retrieved), pool_size=len(pool),
+        dataset=q.dataset,
+        question_id=q.id,
+        type=q.type,
+        retrieved=len(retrieved),
+        pool_size=len(pool),
         retrieved_recall=recall_at_k(retrieved, gold, len(retrieved)),
         pool_recall=recall_at_k(pool, gold, len(pool)),
         all_gold_retrieved=all_gold_in_top_k(retrieved, gold, len(retrieved)),
         all_gold_in_pool=all_gold_in_top_k(pool, gold, len(pool)),
-    )  # fmt: skip
+    )

@@ -59,11 +59,13 @@ def _metrics(rs: list[QuestionResult], ks: tuple[int, ...]) -> dict[str, float |
 def _ceiling(outcomes: list[RetrievalOutcome]) -> dict[str, float | None]:
     """Mean first-stage recall and all-gold rate of ``outcomes``, for the K retrieved and for
     the whole (possibly expanded) pool, and the mean pool size."""
-    return {"recall": _mean([o.retrieved_recall for o in outcomes]),
-            "all_gold": _mean([float(o.all_gold_retrieved) for o in outcomes]),
-            "pool_recall": _mean([o.pool_recall for o in outcomes]),
-            "pool_all_gold": _mean([float(o.all_gold_in_pool) for o in outcomes]),
-            "pool_size": _mean([float(o.pool_size) for o in outcomes])}  # fmt: skip
+    return {
+        "recall": _mean([o.retrieved_recall for o in outcomes]),
+        "all_gold": _mean([float(o.all_gold_retrieved) for o in outcomes]),
+        "pool_recall": _mean([o.pool_recall for o in outcomes]),
+        "pool_all_gold": _mean([float(o.all_gold_in_pool) for o in outcomes]),
+        "pool_size": _mean([float(o.pool_size) for o in outcomes]),
+    }
 
 
 def summarize(run: EvalRun) -> dict[str, Any]:
@@ -76,34 +78,59 @@ def summarize(run: EvalRun) -> dict[str, Any]:
     outcomes: dict[str, list[RetrievalOutcome]] = defaultdict(list)
     for o in run.retrieval:
         outcomes[o.dataset].append(o)
-    out: dict[str, Any] = {"methods": run.methods, "ks": list(run.ks), "datasets": {},
-                           "open": any(ds.open is not None for ds in run.datasets.values())}  # fmt: skip
+    out: dict[str, Any] = {
+        "methods": run.methods,
+        "ks": list(run.ks),
+        "datasets": {},
+        "open": any(ds.open is not None for ds in run.datasets.values()),
+    }
     for name, ds in run.datasets.items():
         entry: dict[str, Any] = {
-            "questions": ds.questions, "shuffled": ds.shuffled, "titles": ds.titles,
+            "questions": ds.questions,
+            "shuffled": ds.shuffled,
+            "titles": ds.titles,
             "embed_ms_per_question": 1000 * ds.embed_seconds / max(ds.questions, 1),
             "parse_ms_per_question": 1000 * ds.parse_seconds / max(ds.questions, 1),
             "methods": {},
-        }  # fmt: skip
+        }
         if ds.open is not None:
             found = outcomes.get(name, [])
             types = sorted({o.type for o in found if o.type})
-            entry["open"] = {**dataclasses.asdict(ds.open), "ceiling": _ceiling(found),
-                             "ceiling_by_type": {t: {"n": sum(o.type == t for o in found),
-                                                     **_ceiling([o for o in found if o.type == t])}
-                                                 for t in types}}  # fmt: skip
+            entry["open"] = {
+                **dataclasses.asdict(ds.open),
+                "ceiling": _ceiling(found),
+                "ceiling_by_type": {
+                    t: {
+                        "n": sum(o.type == t for o in found),
+                        **_ceiling([o for o in found if o.type == t]),
+                    }
+                    for t in types
+                },
+            }
         for method in run.methods:
             rs = grouped.get((name, method), [])
             m: dict[str, Any] = _metrics(rs, run.ks)
             types = sorted({r.type for r in rs if r.type})
-            m["by_type"] = {t: {"n": sum(r.type == t for r in rs), **_metrics([r for r in rs if r.type == t], run.ks)}
-                            for t in types}  # fmt: skip
+            m["by_type"] = {
+                t: {
+                    "n": sum(r.type == t for r in rs),
+                    **_metrics([r for r in rs if r.type == t], run.ks),
+                }
+                for t in types
+            }
             m["latency_ms"] = 1000 * (_mean([r.latency_s for r in rs]) or 0.0)
             flagged = [r for r in rs if r.misinfo_in_top is not None]
             if flagged:
-                m["misinfo_in_top"] = {f"@{k}": _mean([float(r.misinfo_in_top[k]) for r in flagged
-                                                       if r.misinfo_in_top is not None])
-                                       for k in run.ks}  # fmt: skip
+                m["misinfo_in_top"] = {
+                    f"@{k}": _mean(
+                        [
+                            float(r.misinfo_in_top[k])
+                            for r in flagged
+                            if r.misinfo_in_top is not None
+                        ]
+                    )
+                    for k in run.ks
+                }
             if any(r.em is not None for r in rs):
                 m["em"] = _mean([r.em for r in rs if r.em is not None])
                 m["f1"] = _mean([r.f1 for r in rs if r.f1 is not None])
@@ -133,9 +160,13 @@ def _summary_tables(summary: dict[str, Any]) -> list[str]:
     for k in main:
         if not summary.get("open"):
             lines += [f"## Recall@{k}", ""]
-            lines += _table(["method", *names],
-                            [[m, *(_fmt(summary["datasets"][d]["methods"][m][f"recall@{k}"]) for d in names)]
-                             for m in methods])  # fmt: skip
+            lines += _table(
+                ["method", *names],
+                [
+                    [m, *(_fmt(summary["datasets"][d]["methods"][m][f"recall@{k}"]) for d in names)]
+                    for m in methods
+                ],
+            )
             lines.append("")
             continue
         expanded = any(summary["datasets"][d]["open"]["expand"] for d in names)
@@ -163,25 +194,35 @@ def _summary_tables(summary: dict[str, Any]) -> list[str]:
 def _open_lines(entry: dict[str, Any]) -> list[str]:
     setting, ceiling = entry["open"], entry["open"]["ceiling"]
     k = setting["k"]
-    first = (f"Open setting: corpus of {setting['corpus_size']} passages ({setting['corpus_source']}), "
-             f"{setting['retriever']} top {k}{', titles' if entry['titles'] else ', no titles'}"
-             f"{', expanded' if setting['expand'] else ''}. Retriever ceiling: R@{k} = "
-             f"{_fmt(ceiling['recall'])}, all gold in top {k} = {_fmt(ceiling['all_gold'])}.")  # fmt: skip
+    first = (
+        f"Open setting: corpus of {setting['corpus_size']} passages ({setting['corpus_source']}), "
+        f"{setting['retriever']} top {k}{', titles' if entry['titles'] else ', no titles'}"
+        f"{', expanded' if setting['expand'] else ''}. Retriever ceiling: R@{k} = "
+        f"{_fmt(ceiling['recall'])}, all gold in top {k} = {_fmt(ceiling['all_gold'])}."
+    )
     lines = [first]
     if setting["expand"]:
-        lines[0] += (f" Expanded pool ({ceiling['pool_size']:.1f} passages on average): recall "
-                     f"{_fmt(ceiling['pool_recall'])}, all gold {_fmt(ceiling['pool_all_gold'])}; "
-                     f"expansion {1000 * setting['expand_seconds'] / max(entry['questions'], 1):.1f} ms "
-                     f"per question, link index built in {setting['index_seconds']:.1f} s.")  # fmt: skip
+        lines[0] += (
+            f" Expanded pool ({ceiling['pool_size']:.1f} passages on average): recall "
+            f"{_fmt(ceiling['pool_recall'])}, all gold {_fmt(ceiling['pool_all_gold'])}; "
+            f"expansion {1000 * setting['expand_seconds'] / max(entry['questions'], 1):.1f} ms "
+            f"per question, link index built in {setting['index_seconds']:.1f} s."
+        )
     if setting["gold_outside_corpus"]:
         lines[0] += (
             f" {setting['gold_outside_corpus']} gold passages are not in the corpus (counted as missed)."
         )
     by_type = entry["open"]["ceiling_by_type"]
     if by_type:
-        lines.append(f"Ceiling R@{k} by type: " + ", ".join(
-            f"{t} {_fmt(v['recall'])}" + (f" (expanded {_fmt(v['pool_recall'])})" if setting["expand"] else "")
-            for t, v in by_type.items()) + ".")  # fmt: skip
+        lines.append(
+            f"Ceiling R@{k} by type: "
+            + ", ".join(
+                f"{t} {_fmt(v['recall'])}"
+                + (f" (expanded {_fmt(v['pool_recall'])})" if setting["expand"] else "")
+                for t, v in by_type.items()
+            )
+            + "."
+        )
     return lines + [""]
 
 
@@ -228,17 +269,37 @@ def markdown(summary: dict[str, Any], *, paper_reference: bool = False, command:
         types = sorted({t for m in entry["methods"].values() for t in m["by_type"]})
         if types:
             lines += ["", "By question type:", ""]
-            lines += _table(["method", "type", *metric_header],
-                            [[method, f"{t} (n={m['by_type'][t]['n']})",
-                              *(_fmt(m["by_type"][t][f"{metric}@{k}"]) for metric in ("recall", "all_gold") for k in ks)]
-                             for method, m in entry["methods"].items() for t in types if t in m["by_type"]])  # fmt: skip
-        shared = (f"Shared work per question: embedding {entry['embed_ms_per_question']:.1f} ms, parsing "
-                  f"{entry['parse_ms_per_question']:.1f} ms (done once for all methods"
-                  f"{OPEN_SHARED_WORK_NOTE if 'open' in entry else ''}).")  # fmt: skip
+            lines += _table(
+                ["method", "type", *metric_header],
+                [
+                    [
+                        method,
+                        f"{t} (n={m['by_type'][t]['n']})",
+                        *(
+                            _fmt(m["by_type"][t][f"{metric}@{k}"])
+                            for metric in ("recall", "all_gold")
+                            for k in ks
+                        ),
+                    ]
+                    for method, m in entry["methods"].items()
+                    for t in types
+                    if t in m["by_type"]
+                ],
+            )
+        shared = (
+            f"Shared work per question: embedding {entry['embed_ms_per_question']:.1f} ms, parsing "
+            f"{entry['parse_ms_per_question']:.1f} ms (done once for all methods"
+            f"{OPEN_SHARED_WORK_NOTE if 'open' in entry else ''})."
+        )
         lines += ["", shared, ""]
     if paper_reference:
         lines += ["## The paper's numbers (reference only: a different sample of the datasets)", ""]
-        lines += _table(["paper row", *names], [[row, *(values.get(d, "–") for d in names)]
-                                               for row, values in PAPER_RECALL_AT_5.items()])  # fmt: skip
+        lines += _table(
+            ["paper row", *names],
+            [
+                [row, *(values.get(d, "–") for d in names)]
+                for row, values in PAPER_RECALL_AT_5.items()
+            ],
+        )
         lines += ["", PAPER_ABLATION_NOTE, ""]
     return "\n".join(lines)

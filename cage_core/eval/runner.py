@@ -200,8 +200,14 @@ def run_evaluation(
             continue
         name = questions[0].dataset
         shuffled = shuffle == "always" or (shuffle == "auto" and name in SHUFFLED_BY_DEFAULT)
-        perms = [(pool_permutation(seed, q.id, len(q.passages)) if shuffled
-                  else np.arange(len(q.passages))) for q in questions]  # fmt: skip
+        perms = [
+            (
+                pool_permutation(seed, q.id, len(q.passages))
+                if shuffled
+                else np.arange(len(q.passages))
+            )
+            for q in questions
+        ]
         pools_passages = [
             [_passage(q.passages[i], titles) for i in perm] for q, perm in zip(questions, perms)
         ]
@@ -210,20 +216,35 @@ def run_evaluation(
         sims = pool_similarities(reranker, questions, pools_passages)
         embed_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        graphs = (reranker.graphs(flat, level="full" if need_vectors else "light", with_vectors=need_vectors)
-                  if need_graphs else None)  # fmt: skip
+        graphs = (
+            reranker.graphs(
+                flat, level="full" if need_vectors else "light", with_vectors=need_vectors
+            )
+            if need_graphs
+            else None
+        )
         parse_seconds = time.perf_counter() - start
         run.datasets[name] = DatasetRun(
             name, len(questions), parse_seconds, embed_seconds, shuffled, titles
         )
-        logger.info("%s: %d questions, embedded in %.1fs, parsed in %.1fs",
-                    name, len(questions), embed_seconds, parse_seconds)  # fmt: skip
+        logger.info(
+            "%s: %d questions, embedded in %.1fs, parsed in %.1fs",
+            name,
+            len(questions),
+            embed_seconds,
+            parse_seconds,
+        )
         offset = 0
         for q, perm, passages, (q_sims, vectors) in zip(questions, perms, pools_passages, sims):
             k = len(passages)
-            pool = Pool(query=q.question, passages=passages, similarities=q_sims, key=q.id,
-                        graphs=graphs[offset:offset + k] if graphs is not None else None,
-                        passage_vectors=vectors)  # fmt: skip
+            pool = Pool(
+                query=q.question,
+                passages=passages,
+                similarities=q_sims,
+                key=q.id,
+                graphs=graphs[offset : offset + k] if graphs is not None else None,
+                passage_vectors=vectors,
+            )
             offset += k
             position = {int(src): new for new, src in enumerate(perm)}
             gold = tuple(sorted(position[i] for i in q.gold_indices))
@@ -304,9 +325,19 @@ def _rank_one(
         )
         em, f1 = exact_match(answer, q.answers), token_f1(answer, q.answers)
     return QuestionResult(
-        dataset=q.dataset, question_id=q.id, type=q.type, method=method.name, order=order,
-        gold=gold, recall={k: recall_at_k(order, gold, k) for k in ks},
-        all_gold={k: all_gold_in_top_k(order, gold, k) for k in ks}, latency_s=latency,
-        misinfo_in_top=None if misinfo is None else {k: flagged_in_top_k(order, misinfo, k) for k in ks},
-        answer=answer, em=em, f1=f1,
-    )  # fmt: skip
+        dataset=q.dataset,
+        question_id=q.id,
+        type=q.type,
+        method=method.name,
+        order=order,
+        gold=gold,
+        recall={k: recall_at_k(order, gold, k) for k in ks},
+        all_gold={k: all_gold_in_top_k(order, gold, k) for k in ks},
+        latency_s=latency,
+        misinfo_in_top=None
+        if misinfo is None
+        else {k: flagged_in_top_k(order, misinfo, k) for k in ks},
+        answer=answer,
+        em=em,
+        f1=f1,
+    )

@@ -199,8 +199,10 @@ def expand(
             if target not in excluded and (current is None or weight > current[0]):
                 best[target] = (weight, rank, seed.id, "document", seed.doc_id or "")
     ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[1][1], item[0]))
-    return [Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
-            for pid, (weight, _, seed_id, kind, name) in ordered[:limit]]  # fmt: skip
+    return [
+        Expansion(id=pid, via=name, seed=seed_id, weight=weight, kind=kind)
+        for pid, (weight, _, seed_id, kind, name) in ordered[:limit]
+    ]
 
 
 def _seed_entries(storage: LinkStorage, candidates: Sequence[str], seeds: int) -> list[LinkEntry]:
@@ -250,13 +252,16 @@ def _name_links(
     mention_names: set[str] = set()
     for seed, seed_spans in zip(seeds, spans):
         named = set(seed.mentions)
-        forward_names.update(n for _, forms in seed_spans for n in forms
-                             if counts.get(n, (0, 0))[0]
-                             and df[n] + (n not in named) <= most)  # fmt: skip
-        mention_names.update(k for k in seed.keys
-                             if counts.get(k, (0, 0))[1] and df[k] <= most)  # fmt: skip
-        mention_names.update(m for m in seed.mentions if 2 <= df.get(m, 0) <= rare
-                             and f" {m} " not in query_words)  # fmt: skip
+        forward_names.update(
+            n
+            for _, forms in seed_spans
+            for n in forms
+            if counts.get(n, (0, 0))[0] and df[n] + (n not in named) <= most
+        )
+        mention_names.update(k for k in seed.keys if counts.get(k, (0, 0))[1] and df[k] <= most)
+        mention_names.update(
+            m for m in seed.mentions if 2 <= df.get(m, 0) <= rare and f" {m} " not in query_words
+        )
     keyed_by = storage.holders(forward_names, "key")
     mentioned_by = storage.holders(mention_names, "mention")
     out = []
@@ -283,8 +288,9 @@ def _name_links(
     return out
 
 
-def adjacent_links(storage: LinkStorage, seed: LinkEntry,
-                   weights: LinkWeights) -> list[tuple[str, float]]:  # fmt: skip
+def adjacent_links(
+    storage: LinkStorage, seed: LinkEntry, weights: LinkWeights
+) -> list[tuple[str, float]]:
     """``(id, weights.adjacent)`` of the document links of ``seed`` (module docstring): the
     chunks of its document whose position differs from its own by one; none without a
     ``doc_id`` or a position, or when ``adjacent`` is 0. Read from ``storage`` (call inside
@@ -292,8 +298,10 @@ def adjacent_links(storage: LinkStorage, seed: LinkEntry,
     if seed.doc_id is None or seed.position is None or weights.adjacent <= 0:
         return []
     p = seed.position
-    return [(entry.id, weights.adjacent) for entry in storage.document_entries(
-        seed.doc_id, [p - 1, p + 1])]  # fmt: skip
+    return [
+        (entry.id, weights.adjacent)
+        for entry in storage.document_entries(seed.doc_id, [p - 1, p + 1])
+    ]
 
 
 def mention_spans(mention: str) -> Iterator[str]:

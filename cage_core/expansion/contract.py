@@ -121,8 +121,9 @@ def load_link_index(source: LinkIndexSource) -> LinkIndex:
         index = LinkIndex.open(Path(source))
         logger.info("opened the link index of %d passages at %s", len(index), source)
         return index
-    raise TypeError(f"link_index must be a LinkIndex or the path of a saved one, "
-                    f"got {type(source).__name__}")  # fmt: skip
+    raise TypeError(
+        f"link_index must be a LinkIndex or the path of a saved one, got {type(source).__name__}"
+    )
 
 
 def validated_bound(name: str, value: object) -> int:
@@ -145,8 +146,10 @@ def expansions_for(
     """Step 2 of the module docstring: the expansions of the base results' ``ids``."""
     candidates = [i for i in ids if isinstance(i, str) and i]
     if len(candidates) < len(ids):
-        logger.debug("%d retrieved results have no id; they cannot seed the expansion",
-                     len(ids) - len(candidates))  # fmt: skip
+        logger.debug(
+            "%d retrieved results have no id; they cannot seed the expansion",
+            len(ids) - len(candidates),
+        )
     return index.expand(query, candidates, seeds=seeds, limit=limit)
 
 
@@ -190,9 +193,13 @@ def index_neighbours(index: LinkIndex, passage_id: str) -> Neighbours:
 
 
 def sibling_expansions(
-    seed_ids: Sequence[str], neighbours: Callable[[str], Neighbours], *, seeds: int,
-    limit: int, excluded: Collection[str] = (),
-) -> list[Expansion]:  # fmt: skip
+    seed_ids: Sequence[str],
+    neighbours: Callable[[str], Neighbours],
+    *,
+    seeds: int,
+    limit: int,
+    excluded: Collection[str] = (),
+) -> list[Expansion]:
     """The same-document neighbours of the first ``seeds`` of ``seed_ids`` (module docstring):
     for each seed in order, the ids ``neighbours(seed)`` gives, in its order, each once, none
     of ``excluded`` nor a seed, at most ``limit``; kind ``"document"``, ``via`` the seed's
@@ -209,15 +216,18 @@ def sibling_expansions(
                 return out
             if isinstance(pid, str) and pid and pid not in seen:
                 seen.add(pid)
-                out.append(Expansion(id=pid, via=doc_id or "", seed=seed, weight=0.0,
-                                     kind="document"))  # fmt: skip
+                out.append(
+                    Expansion(id=pid, via=doc_id or "", seed=seed, weight=0.0, kind="document")
+                )
     return out
 
 
 def in_expansion_order(
-    expansions: Sequence[Expansion], found: Mapping[str, T], retrieved_texts: set[str],
+    expansions: Sequence[Expansion],
+    found: Mapping[str, T],
+    retrieved_texts: set[str],
     text_of: Callable[[T], str],
-) -> list[tuple[Expansion, T]]:  # fmt: skip
+) -> list[tuple[Expansion, T]]:
     """Step 3 of the module docstring: the fetched items (``found``: id → document or node) in
     the order of ``expansions``, less ids missing from the store and items whose text
     (``text_of(item)``) is among ``retrieved_texts``."""

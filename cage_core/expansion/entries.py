@@ -44,8 +44,10 @@ def entry_for(
 ) -> LinkEntry:
     """The :class:`LinkEntry` of a passage, its light (or full) graph and its metadata."""
     if not valid_id(passage_id):
-        raise ValueError(f"a passage id must be a valid Unicode string of 1 to {MAX_ID_CHARS} "
-                         f"characters, got {passage_id!r:.60}")  # fmt: skip
+        raise ValueError(
+            f"a passage id must be a valid Unicode string of 1 to {MAX_ID_CHARS} "
+            f"characters, got {passage_id!r:.60}"
+        )
     if not isinstance(passage, Passage):
         raise TypeError(f"passage must be a cage_core.Passage, got {type(passage).__name__}")
     if graph is not None and not isinstance(graph, PassageGraph):
@@ -59,8 +61,11 @@ def entry_for(
     mentions: list[str] = []
     if graph is not None:
         own = set(keys)
-        entity_labels = (label for label, ent in zip(graph.labels, graph.entity_types)
-                         if ent and ent not in NUMERIC_ENTITY_TYPES)  # fmt: skip
+        entity_labels = (
+            label
+            for label, ent in zip(graph.labels, graph.entity_types)
+            if ent and ent not in NUMERIC_ENTITY_TYPES
+        )
         normal = _unique(normal_name(label) for label in entity_labels)
         mentions = [n for n in normal if n not in own]
     subject_name = encodable(subject.name)  # a lone surrogate of the title would not save
@@ -68,8 +73,9 @@ def entry_for(
     position = passage.position if doc_id is not None else None
     if position is not None and not 0 <= position <= MAX_POSITION:
         position = None
-    return LinkEntry(passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]), doc_id,
-                     position)  # fmt: skip
+    return LinkEntry(
+        passage_id, subject_name, keys, tuple(mentions[:MAX_MENTIONS]), doc_id, position
+    )
 
 
 def name_aliases(name: str) -> list[str]:

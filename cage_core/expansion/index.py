@@ -164,8 +164,9 @@ class LinkIndex:
             :meth:`open` gives an index over a SQLite store.
     """
 
-    def __init__(self, weights: LinkWeights | None = None, *,
-                 storage: LinkStorage | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, weights: LinkWeights | None = None, *, storage: LinkStorage | None = None
+    ) -> None:
         if weights is not None and not isinstance(weights, LinkWeights):
             raise TypeError(f"weights must be LinkWeights, got {type(weights).__name__}")
         self.weights = weights or LinkWeights()
@@ -385,9 +386,12 @@ class LinkIndex:
 
     @classmethod
     def from_lines(
-        cls, lines: Iterable[bytes | str | None], *, weights: LinkWeights | None = None,
+        cls,
+        lines: Iterable[bytes | str | None],
+        *,
+        weights: LinkWeights | None = None,
         source: str = "link index",
-    ) -> LinkIndex:  # fmt: skip
+    ) -> LinkIndex:
         """An index from stored lines (the :meth:`to_lines` form; bytes are decoded as UTF-8).
 
         A line longer than ``MAX_LINE_CHARS`` is rejected; pass ``None`` in place of a line

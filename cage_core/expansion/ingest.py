@@ -94,9 +94,12 @@ def index_documents(
         except ValueError:  # entry_for's only ValueError: the id is not a usable passage id
             without_id += 1
     if without_id:
-        logger.warning("%d documents have no usable id (a string of 1 to %d characters) and are "
-                       "not in the link index; give them the ids the vector store keeps",
-                       without_id, MAX_ID_CHARS)  # fmt: skip
+        logger.warning(
+            "%d documents have no usable id (a string of 1 to %d characters) and are "
+            "not in the link index; give them the ids the vector store keeps",
+            without_id,
+            MAX_ID_CHARS,
+        )
     if isinstance(target, LinkIndex):
         for entry in entries:
             target.add_entry(entry)
@@ -158,14 +161,16 @@ def link_entries(rows: Sequence[dict[str, Any]], start: int = 0) -> list[LinkEnt
     entries = []
     for position, (row, metadata, found) in enumerate(zip(rows, metadatas, structured), start):
         graph = PassageGraph.from_stored(row[GRAPH_KEY])
-        passage = Passage(row["text"], title=_title(row), doc_id=found.doc_id,
-                          position=found.position)  # fmt: skip
+        passage = Passage(
+            row["text"], title=_title(row), doc_id=found.doc_id, position=found.position
+        )
         entries.append(entry_for(row_id(row, position), passage, graph, metadata))
     return entries
 
 
-def write_link_partition(store: str | os.PathLike[str], rows: Sequence[dict[str, Any]],
-                         start: int = 0) -> int:  # fmt: skip
+def write_link_partition(
+    store: str | os.PathLike[str], rows: Sequence[dict[str, Any]], start: int = 0
+) -> int:
     """Upsert the link entries of one partition of enriched rows (input positions from
     ``start``) into the SQLite link store at ``store`` (created if absent); returns how
     many. Idempotent: writing a partition again (a retried or resumed run) changes nothing."""

@@ -109,9 +109,12 @@ def read_entries(lines: Iterable[bytes | str | None], source: str) -> Iterator[L
             "%s: skipped %d invalid entries (%s)", source, sum(skipped.values()), summary
         )
     if header != len(seen) + sum(skipped.values()):
-        logger.warning("%s: the header announces %d entries but %d lines follow "
-                       "(truncated or appended to?)", source, header,
-                       len(seen) + sum(skipped.values()))  # fmt: skip
+        logger.warning(
+            "%s: the header announces %d entries but %d lines follow (truncated or appended to?)",
+            source,
+            header,
+            len(seen) + sum(skipped.values()),
+        )
 
 
 def parse_line(line: bytes | str | None) -> Any:
@@ -145,8 +148,10 @@ def header_count(line: bytes | str | None, source: str) -> int:
     if not isinstance(data, dict) or data.get("format") != FORMAT_TAG:
         raise LinkIndexFormatError(f"{source}: not a cage link index (missing format tag)")
     if data.get("version") != LINK_INDEX_VERSION:
-        raise LinkIndexFormatError(f"{source}: link index version {data.get('version')!r} is not "
-                                   f"{LINK_INDEX_VERSION}; rebuild it with this cage-rag")  # fmt: skip
+        raise LinkIndexFormatError(
+            f"{source}: link index version {data.get('version')!r} is not "
+            f"{LINK_INDEX_VERSION}; rebuild it with this cage-rag"
+        )
     count = data.get("passages")
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise LinkIndexFormatError(f"{source}: the header's passage count must be an int >= 0")

@@ -156,8 +156,9 @@ class LinkStoreConnection:
             return []
         return self._attempt(lambda conn: self._select_in(conn, sql, values, before))
 
-    def _select_in(self, conn: sqlite3.Connection, sql: str, values: list[Any],
-                   before: tuple = ()) -> list[tuple]:  # fmt: skip
+    def _select_in(
+        self, conn: sqlite3.Connection, sql: str, values: list[Any], before: tuple = ()
+    ) -> list[tuple]:
         """Rows of ``sql`` (ending in ``IN``) for ``values``, ``READ_BATCH_KEYS`` at a time; a
         batch holding a value past ``MAX_VALUE_BYTES`` is read value by value, and the rows of
         such values are left out (SQLite refuses them before reading them)."""
@@ -246,8 +247,9 @@ class LinkStoreConnection:
         if not checkpointer.request():
             return
         try:  # the WAL outgrew its bound (or the thread is gone): the writer catches up
-            row = self._attempt(lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                                .fetchone())  # fmt: skip
+            row = self._attempt(
+                lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            )
             if not row[0] and row[1] == row[2]:  # all copied: the next write starts it over
                 checkpointer.caught_up()
         except sqlite3.OperationalError as exc:

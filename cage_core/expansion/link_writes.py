@@ -45,8 +45,12 @@ def replace_entries(
         except LinkIndexFormatError:
             entry = None
         if entry is None:  # its postings cannot be found; the join on pid hides them
-            logger.warning("link store %s: replaced an invalid entry row (pid %s); its "
-                           "names' counts may be off by one", path, row[0])  # fmt: skip
+            logger.warning(
+                "link store %s: replaced an invalid entry row (pid %s); its "
+                "names' counts may be off by one",
+                path,
+                row[0],
+            )
             continue
         for role, names in (("key", entry.keys), ("mention", entry.mentions)):
             r = ROLES[role]  # type: ignore[index]
@@ -66,24 +70,32 @@ def replace_entries(
             for name in names:
                 delta.setdefault(name, [0, 0])[r] += 1
                 added.append((name, r, pid))  # type: ignore[arg-type]
-    nids = dict(select_in(conn, "SELECT name, nid FROM names WHERE name IN",
-                                list(delta)))  # fmt: skip
+    nids = dict(select_in(conn, "SELECT name, nid FROM names WHERE name IN", list(delta)))
     for name in delta:
         if name not in nids:
-            cursor = conn.execute("INSERT INTO names (name, keyed, mentioned) "
-                                  "VALUES (?, 0, 0)", (name,))  # fmt: skip
+            cursor = conn.execute(
+                "INSERT INTO names (name, keyed, mentioned) VALUES (?, 0, 0)", (name,)
+            )
             nids[name] = cursor.lastrowid
     # In key order: each B-tree page is visited once per statement.
-    conn.executemany("DELETE FROM postings WHERE nid = ? AND role = ? AND pid = ?",
-                     sorted((nids[n], r, p) for n, r, p in gone))  # fmt: skip
-    conn.executemany("INSERT OR IGNORE INTO postings (nid, role, pid) VALUES (?, ?, ?)",
-                     sorted((nids[n], r, p) for n, r, p in added))  # fmt: skip
-    changed = sorted(((k, m, nids[n]) for n, (k, m) in delta.items() if k or m),
-                     key=lambda row: row[2])  # fmt: skip
-    conn.executemany("UPDATE names SET keyed = keyed + ?, mentioned = mentioned + ? "
-                     "WHERE nid = ?", changed)  # fmt: skip
-    conn.executemany("DELETE FROM names WHERE nid = ? AND keyed <= 0 AND mentioned <= 0",
-                     [(nid,) for k, m, nid in changed if k < 0 or m < 0])  # fmt: skip
+    conn.executemany(
+        "DELETE FROM postings WHERE nid = ? AND role = ? AND pid = ?",
+        sorted((nids[n], r, p) for n, r, p in gone),
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO postings (nid, role, pid) VALUES (?, ?, ?)",
+        sorted((nids[n], r, p) for n, r, p in added),
+    )
+    changed = sorted(
+        ((k, m, nids[n]) for n, (k, m) in delta.items() if k or m), key=lambda row: row[2]
+    )
+    conn.executemany(
+        "UPDATE names SET keyed = keyed + ?, mentioned = mentioned + ? WHERE nid = ?", changed
+    )
+    conn.executemany(
+        "DELETE FROM names WHERE nid = ? AND keyed <= 0 AND mentioned <= 0",
+        [(nid,) for k, m, nid in changed if k < 0 or m < 0],
+    )
     change = len(entries) - len(old)
     if change:
         conn.execute("UPDATE meta SET value = value + ? WHERE key = 'passages'", (change,))

@@ -70,20 +70,28 @@ class LinkEntry:
 
     def __post_init__(self) -> None:
         if self.doc_id is not None and not valid_id(self.doc_id):
-            raise ValueError(f"LinkEntry.doc_id must be None or a valid Unicode string of 1 to "
-                             f"{MAX_ID_CHARS} characters, got {self.doc_id!r:.60}")  # fmt: skip
+            raise ValueError(
+                f"LinkEntry.doc_id must be None or a valid Unicode string of 1 to "
+                f"{MAX_ID_CHARS} characters, got {self.doc_id!r:.60}"
+            )
         if self.position is not None and (
             isinstance(self.position, bool)
             or not isinstance(self.position, int)
             or not 0 <= self.position <= MAX_POSITION
         ):
-            raise ValueError(f"LinkEntry.position must be None or an int in [0, {MAX_POSITION}], "
-                             f"got {self.position!r}")  # fmt: skip
+            raise ValueError(
+                f"LinkEntry.position must be None or an int in [0, {MAX_POSITION}], "
+                f"got {self.position!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The stored mapping; ``doc_id`` and ``position`` only when set."""
-        data: dict[str, Any] = {"id": self.id, "subject": self.subject, "keys": list(self.keys),
-                                "mentions": list(self.mentions)}  # fmt: skip
+        data: dict[str, Any] = {
+            "id": self.id,
+            "subject": self.subject,
+            "keys": list(self.keys),
+            "mentions": list(self.mentions),
+        }
         if self.doc_id is not None:
             data["doc_id"] = self.doc_id
         if self.position is not None:
@@ -101,8 +109,10 @@ class LinkEntry:
         if not isinstance(data, Mapping):
             raise LinkIndexFormatError(f"an entry must be an object, got {type(data).__name__}")
         if not _ENTRY_FIELDS <= set(data) <= _ENTRY_FIELDS | _OPTIONAL_ENTRY_FIELDS:
-            raise LinkIndexFormatError("an entry has exactly the fields id, subject, keys, "
-                                       "mentions (and optionally doc_id, position)")  # fmt: skip
+            raise LinkIndexFormatError(
+                "an entry has exactly the fields id, subject, keys, "
+                "mentions (and optionally doc_id, position)"
+            )
         pid, subject = data["id"], data["subject"]
         if not valid_id(pid):
             raise LinkIndexFormatError(f"id must be a string of 1 to {MAX_ID_CHARS} characters")
@@ -117,8 +127,11 @@ class LinkEntry:
         doc_id, position = data.get("doc_id"), data.get("position")
         if doc_id is not None and not valid_id(doc_id):
             raise LinkIndexFormatError(f"doc_id must be a string of 1 to {MAX_ID_CHARS} characters")
-        if position is not None and (isinstance(position, bool) or not isinstance(position, int)
-                                     or not 0 <= position <= MAX_POSITION):  # fmt: skip
+        if position is not None and (
+            isinstance(position, bool)
+            or not isinstance(position, int)
+            or not 0 <= position <= MAX_POSITION
+        ):
             raise LinkIndexFormatError(f"position must be an int in [0, {MAX_POSITION}]")
         return cls(pid, subject, keys, mentions, doc_id, position)
 

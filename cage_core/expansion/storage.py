@@ -92,8 +92,11 @@ class MemoryLinkStorage:
 
     def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
         keyed, mentioned = self._postings["key"], self._postings["mention"]
-        return {n: (len(keyed.get(n, ())), len(mentioned.get(n, ())))
-                for n in names if n in keyed or n in mentioned}  # fmt: skip
+        return {
+            n: (len(keyed.get(n, ())), len(mentioned.get(n, ())))
+            for n in names
+            if n in keyed or n in mentioned
+        }
 
     def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
         postings = self._postings[role]

@@ -142,8 +142,9 @@ class SqliteLinkStorage(LinkStoreConnection):
         self._integrity_key = key_bytes(integrity_key)
         cache_kib = CACHE_KIB if cache_kib is None else cache_kib
         if max_attempts < 1 or busy_timeout_s < 0 or cache_kib < 1:
-            raise ValueError("max_attempts and cache_kib must be at least 1 and busy_timeout_s "
-                             "non-negative")  # fmt: skip
+            raise ValueError(
+                "max_attempts and cache_kib must be at least 1 and busy_timeout_s non-negative"
+            )
         self._reported: set[int] = set()
         super().__init__(
             Path(path),
@@ -174,8 +175,9 @@ class SqliteLinkStorage(LinkStoreConnection):
         """``(nid, keyed, mentioned)`` of the valid rows of ``names`` (kept for holders()
         inside reading())."""
         wanted = {name for name in names if is_text(name)}
-        rows = self._select("SELECT name, keyed, mentioned, nid FROM names WHERE name IN",
-                            list(wanted))  # fmt: skip
+        rows = self._select(
+            "SELECT name, keyed, mentioned, nid FROM names WHERE name IN", list(wanted)
+        )
         out, bad = {}, 0
         for name, keyed, mentioned, nid in rows:
             if name in wanted and count_ok(keyed) and count_ok(mentioned) and count_ok(nid):
@@ -197,8 +199,12 @@ class SqliteLinkStorage(LinkStoreConnection):
         if self._read_nids is not None:  # inside reading(): holders() may use them
             self._read_nids.update(out)
         if bad:
-            self._warn_once("counts", "link store %s: ignored %d name counts that are not ints "
-                                      ">= 0", self.path, bad)  # fmt: skip
+            self._warn_once(
+                "counts",
+                "link store %s: ignored %d name counts that are not ints >= 0",
+                self.path,
+                bad,
+            )
         return out
 
     def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
@@ -230,8 +236,12 @@ class SqliteLinkStorage(LinkStoreConnection):
         if self._integrity_key is not None and out:
             bad += drop_unheld(out, self.get([i for ids in out.values() for i in ids]), role)
         if bad:
-            self._warn_once("postings", "link store %s: ignored %d postings with an invalid "
-                                        "passage id", self.path, bad)  # fmt: skip
+            self._warn_once(
+                "postings",
+                "link store %s: ignored %d postings with an invalid passage id",
+                self.path,
+                bad,
+            )
         return out  # type: ignore[return-value]
 
     def iter_entries(self) -> Iterator[LinkEntry]:
@@ -353,8 +363,7 @@ class SqliteLinkStorage(LinkStoreConnection):
         row = conn.execute("SELECT value FROM meta WHERE key = 'passages'").fetchone()
         if row is not None and count_ok(row[0]) and count_signed(conn, self._integrity_key, row[0]):
             return int(row[0])
-        logger.warning("link store %s: the stored passage count is invalid; counting",
-                       self.path)  # fmt: skip
+        logger.warning("link store %s: the stored passage count is invalid; counting", self.path)
         return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
 
     def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
@@ -367,8 +376,12 @@ class SqliteLinkStorage(LinkStoreConnection):
                 out.append(entry)
         if reasons:
             summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
-            logger.warning("link store %s: skipped %d invalid entries (%s)", self.path,
-                           sum(reasons.values()), summary)  # fmt: skip
+            logger.warning(
+                "link store %s: skipped %d invalid entries (%s)",
+                self.path,
+                sum(reasons.values()),
+                summary,
+            )
         return out
 
     def _decode(
@@ -434,7 +447,8 @@ def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str])
         storage.close()
     if skipped:
         summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(skipped.items()))
-        logger.warning("%s: skipped %d invalid entries (%s)", source, sum(skipped.values()),
-                       summary)  # fmt: skip
+        logger.warning(
+            "%s: skipped %d invalid entries (%s)", source, sum(skipped.values()), summary
+        )
     logger.info("imported %d link entries from %s into %s", imported, source, target)
     return imported

@@ -48,8 +48,7 @@ class WalCheckpointer:
         self._stopping = False
         self._wal_pages = 0
         self._conn: sqlite3.Connection | None = None
-        self._thread = threading.Thread(target=self._run, name=f"cage-wal-{path.name}",
-                                        daemon=True)  # fmt: skip
+        self._thread = threading.Thread(target=self._run, name=f"cage-wal-{path.name}", daemon=True)
         self._thread.start()
 
     def request(self) -> bool:

@@ -66,8 +66,9 @@ def key_bytes(key: Any) -> bytes | None:
 
 def graph_mac(graph: PassageGraph, key: bytes) -> str:
     """The hex HMAC-SHA256 of ``graph`` under ``key`` (module docstring)."""
-    return hmac.new(key, _DOMAIN + graph.to_text().encode("utf-8", "surrogatepass"),
-                    hashlib.sha256).hexdigest()  # fmt: skip
+    return hmac.new(
+        key, _DOMAIN + graph.to_text().encode("utf-8", "surrogatepass"), hashlib.sha256
+    ).hexdigest()
 
 
 def signed_text(graph: PassageGraph, key: bytes | None) -> str:

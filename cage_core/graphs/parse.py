@@ -93,8 +93,10 @@ ENTITY_FACTORIES = frozenset({"ner", "beam_ner", "entity_ruler", "span_ruler"})
 
 def pipeline_fingerprint(meta: Mapping[str, object]) -> str:
     """Identifies the pipeline (from its ``meta``) and the graph format a graph was built with."""
-    return (f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
-            f"/g{GRAPH_FORMAT_VERSION}")  # fmt: skip
+    return (
+        f"{meta.get('lang', '?')}_{meta.get('name', '?')}-{meta.get('version', '?')}"
+        f"/g{GRAPH_FORMAT_VERSION}"
+    )
 
 
 class _NodeTable:
@@ -187,11 +189,17 @@ class _GraphBuilder:
         return out
 
     def subjects(self, verb: Token, depth: int = 0) -> list[Token]:
-        agents = [pobj for child in verb.children if child.dep_ == "agent"
-                  for pobj in child.children if pobj.dep_ == "pobj"]  # fmt: skip
+        agents = [
+            pobj
+            for child in verb.children
+            if child.dep_ == "agent"
+            for pobj in child.children
+            if pobj.dep_ == "pobj"
+        ]
         subs = agents or [c for c in verb.children if c.dep_ in SUBJECT_DEPS]
-        subs = [verb.head if (s.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl") else s
-                for s in subs]  # fmt: skip
+        subs = [
+            verb.head if (s.tag_ in RELATIVE_TAGS and verb.dep_ == "relcl") else s for s in subs
+        ]
         if (
             not subs
             and verb.dep_ in INHERITING_DEPS
@@ -208,8 +216,12 @@ class _GraphBuilder:
         return self.expand(objs)
 
     def prepositional_objects(self, head: Token) -> list[tuple[Token, Token]]:
-        return [(prep, pobj) for prep in head.children if prep.dep_ == "prep"
-                for pobj in self.expand(c for c in prep.children if c.dep_ == "pobj")]  # fmt: skip
+        return [
+            (prep, pobj)
+            for prep in head.children
+            if prep.dep_ == "prep"
+            for pobj in self.expand(c for c in prep.children if c.dep_ == "pobj")
+        ]
 
     def prep_relation(self, prep: Token, pobj: Token) -> Relation:
         ent = self.entity_of[pobj.i].label_ if pobj.i in self.entity_of else ""
@@ -309,9 +321,18 @@ def light_graph_from_doc(
         nodes.add(_entity_label(span), "X", span.label_ if span.label_ in ENTITY_TYPES else "MISC")
     _warn_if_full(nodes.limit, len(nodes.labels), 0, 0)
     empty = np.zeros(0, dtype=np.int64)
-    return PassageGraph(labels=tuple(nodes.labels), pos=tuple(nodes.pos), entity_types=tuple(nodes.ents),
-                        edge_src=empty, edge_dst=empty.copy(), edge_type=empty.copy(), edge_verbs=(),
-                        source=source, content_sha=content_sha, level="light")  # fmt: skip
+    return PassageGraph(
+        labels=tuple(nodes.labels),
+        pos=tuple(nodes.pos),
+        entity_types=tuple(nodes.ents),
+        edge_src=empty,
+        edge_dst=empty.copy(),
+        edge_type=empty.copy(),
+        edge_verbs=(),
+        source=source,
+        content_sha=content_sha,
+        level="light",
+    )
 
 
 def _warn_if_full(node_limit: int, nodes: int, edge_limit: int, edges: int) -> None:
@@ -383,14 +404,21 @@ class GraphParser:
         text = encodable(text)  # lone surrogates would fail inside spaCy's string store
         if len(text) <= self.max_chars:
             return text
-        logger.warning("passage of %d characters cut to max_parse_chars=%d before parsing",
-                       len(text), self.max_chars)  # fmt: skip
+        logger.warning(
+            "passage of %d characters cut to max_parse_chars=%d before parsing",
+            len(text),
+            self.max_chars,
+        )
         return text[: self.max_chars]
 
     def with_vectors(self, graphs: Sequence[PassageGraph]) -> list[PassageGraph]:
         """``graphs`` with their node word vectors attached (:mod:`cage_core.graphs.vectors`)."""
-        return [g if g.vectors is not None and g.vectors.shape[1] == self.vector_dim
-                else g.with_vectors(self.label_vectors(g.labels)) for g in graphs]  # fmt: skip
+        return [
+            g
+            if g.vectors is not None and g.vectors.shape[1] == self.vector_dim
+            else g.with_vectors(self.label_vectors(g.labels))
+            for g in graphs
+        ]
 
 
 def _entity_makers(nlp: Language) -> set[str]:
@@ -400,5 +428,8 @@ def _entity_makers(nlp: Language) -> set[str]:
 
 def _listened_to(nlp: Language, components: set[str]) -> set[str]:
     """The components (a shared tok2vec or transformer) that ``components`` listen to."""
-    return {n for n in nlp.pipe_names
-            if components & set(getattr(nlp.get_pipe(n), "listening_components", ()))}  # fmt: skip
+    return {
+        n
+        for n in nlp.pipe_names
+        if components & set(getattr(nlp.get_pipe(n), "listening_components", ()))
+    }

@@ -235,9 +235,15 @@ class PassageGraph:
                 self.edge_verbs,
             )
         ]
-        return {"format": FORMAT_TAG, "version": GRAPH_FORMAT_VERSION, "source": self.source,
-                "sha": self.content_sha, "level": self.level, "nodes": nodes,
-                "edges": edges}  # fmt: skip
+        return {
+            "format": FORMAT_TAG,
+            "version": GRAPH_FORMAT_VERSION,
+            "source": self.source,
+            "sha": self.content_sha,
+            "level": self.level,
+            "nodes": nodes,
+            "edges": edges,
+        }
 
     def to_text(self) -> str:
         """The stored form: one compact JSON string (what vector-store metadata holds)."""
@@ -263,13 +269,15 @@ class PassageGraph:
             except (ValueError, RecursionError) as exc:  # also Python's int-string limit
                 raise GraphFormatError(f"a stored graph string must be JSON ({exc})") from None
         if not isinstance(data, Mapping):
-            raise GraphFormatError(f"a stored graph must be a JSON string or a mapping, "
-                                   f"got {type(data).__name__}")  # fmt: skip
+            raise GraphFormatError(
+                f"a stored graph must be a JSON string or a mapping, got {type(data).__name__}"
+            )
         if data.get("format") != FORMAT_TAG:
             raise GraphFormatError("not a cage passage graph (missing format tag)")
         if data.get("version") != GRAPH_FORMAT_VERSION:
-            raise GraphFormatError(f"graph format version {data.get('version')!r} is not "
-                                   f"{GRAPH_FORMAT_VERSION}")  # fmt: skip
+            raise GraphFormatError(
+                f"graph format version {data.get('version')!r} is not {GRAPH_FORMAT_VERSION}"
+            )
         source, sha = data.get("source"), data.get("sha")
         if not isinstance(source, str) or len(source) > MAX_LABEL_CHARS:
             raise GraphFormatError("source must be a short string")
@@ -280,10 +288,18 @@ class PassageGraph:
             raise GraphFormatError(f"level must be one of {GRAPH_LEVELS}")
         labels, pos, ents = _nodes(data.get("nodes"), limits.nodes)
         src, dst, rel, verbs = _edges(data.get("edges"), len(labels), limits.edges)
-        return cls(labels=labels, pos=pos, entity_types=ents,
-                   edge_src=np.array(src, dtype=np.int64), edge_dst=np.array(dst, dtype=np.int64),
-                   edge_type=np.array(rel, dtype=np.int64), edge_verbs=verbs, source=source,
-                   content_sha=sha, level=level)  # fmt: skip
+        return cls(
+            labels=labels,
+            pos=pos,
+            entity_types=ents,
+            edge_src=np.array(src, dtype=np.int64),
+            edge_dst=np.array(dst, dtype=np.int64),
+            edge_type=np.array(rel, dtype=np.int64),
+            edge_verbs=verbs,
+            source=source,
+            content_sha=sha,
+            level=level,
+        )
 
 
 def _is_hex(text: str) -> bool:

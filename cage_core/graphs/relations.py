@@ -52,16 +52,47 @@ NUM_RELATIONS: int = len(RELATIONS)
 
 #: Universal POS tags (spaCy ``token.pos_``), one-hot in node features.
 POS_TAGS: tuple[str, ...] = (
-    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM",
-    "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
-)  # fmt: skip
+    "ADJ",
+    "ADP",
+    "ADV",
+    "AUX",
+    "CCONJ",
+    "DET",
+    "INTJ",
+    "NOUN",
+    "NUM",
+    "PART",
+    "PRON",
+    "PROPN",
+    "PUNCT",
+    "SCONJ",
+    "SYM",
+    "VERB",
+    "X",
+)
 
 #: OntoNotes entity labels (the English spaCy pipelines); any other label maps to "MISC".
 ENTITY_TYPES: tuple[str, ...] = (
-    "CARDINAL", "DATE", "EVENT", "FAC", "GPE", "LANGUAGE", "LAW", "LOC", "MONEY",
-    "NORP", "ORDINAL", "ORG", "PERCENT", "PERSON", "PRODUCT", "QUANTITY", "TIME",
-    "WORK_OF_ART", "MISC",
-)  # fmt: skip
+    "CARDINAL",
+    "DATE",
+    "EVENT",
+    "FAC",
+    "GPE",
+    "LANGUAGE",
+    "LAW",
+    "LOC",
+    "MONEY",
+    "NORP",
+    "ORDINAL",
+    "ORG",
+    "PERCENT",
+    "PERSON",
+    "PRODUCT",
+    "QUANTITY",
+    "TIME",
+    "WORK_OF_ART",
+    "MISC",
+)
 
 #: Entity labels that make a prepositional object spatial or temporal.
 SPATIAL_ENTITY_TYPES: frozenset[str] = frozenset({"GPE", "LOC", "FAC"})
@@ -72,6 +103,23 @@ TEMPORAL_PREPOSITIONS: frozenset[str] = frozenset(
     {"during", "before", "after", "since", "until", "till", "throughout", "following"}
 )
 SPATIAL_PREPOSITIONS: frozenset[str] = frozenset(
-    {"near", "inside", "outside", "beneath", "under", "above", "below", "across",
-     "along", "behind", "beside", "between", "into", "onto", "toward", "towards", "within"}
-)  # fmt: skip
+    {
+        "near",
+        "inside",
+        "outside",
+        "beneath",
+        "under",
+        "above",
+        "below",
+        "across",
+        "along",
+        "behind",
+        "beside",
+        "between",
+        "into",
+        "onto",
+        "toward",
+        "towards",
+        "within",
+    }
+)

@@ -123,11 +123,18 @@ class PassageGraphs:
         """The parser (loads the spaCy pipeline on first use)."""
         with self._lock:
             if self._parser is None:
-                self._parser = GraphParser(load_spacy(self._nlp_spec), vector_dim=self.vector_dim,
-                                           max_chars=self.max_parse_chars)  # fmt: skip
+                self._parser = GraphParser(
+                    load_spacy(self._nlp_spec),
+                    vector_dim=self.vector_dim,
+                    max_chars=self.max_parse_chars,
+                )
                 if self._fingerprint is not None and self._fingerprint != self._parser.fingerprint:
-                    logger.warning("spaCy pipeline %s loaded, but %s was expected from its "
-                                   "installed meta.json", self._parser.fingerprint, self._fingerprint)  # fmt: skip
+                    logger.warning(
+                        "spaCy pipeline %s loaded, but %s was expected from its "
+                        "installed meta.json",
+                        self._parser.fingerprint,
+                        self._fingerprint,
+                    )
                 self._fingerprint = self._parser.fingerprint
             return self._parser
 
@@ -167,8 +174,12 @@ class PassageGraphs:
             stored = self.store.get_many([keys[lv][i] for i in missing])
             for i in missing:
                 g = stored.get(keys[lv][i])
-                if (g is not None and g.source == fingerprint and g.level == lv
-                        and g.content_sha == content_hash(texts[i])):  # fmt: skip
+                if (
+                    g is not None
+                    and g.source == fingerprint
+                    and g.level == lv
+                    and g.content_sha == content_hash(texts[i])
+                ):
                     found[i] = g
                     self.cache.put(keys[lv][i], g)
         missing = [i for i, g in enumerate(found) if g is None]
@@ -177,8 +188,14 @@ class PassageGraphs:
         graphs = [g for g in found if g is not None]
         return self.with_vectors(graphs) if with_vectors else graphs
 
-    def _parse_into(self, found: list[PassageGraph | None], missing: list[int], texts: list[str],
-                    keys: list[str], level: GraphLevel) -> None:  # fmt: skip
+    def _parse_into(
+        self,
+        found: list[PassageGraph | None],
+        missing: list[int],
+        texts: list[str],
+        keys: list[str],
+        level: GraphLevel,
+    ) -> None:
         """Parse each distinct missing text once, even if it repeats in the pool."""
         unique = list(dict.fromkeys(keys[i] for i in missing))
         first = {keys[i]: i for i in reversed(missing)}
@@ -213,8 +230,10 @@ class PassageGraphs:
         if len(given) != len(passages):
             raise ValueError(f"graphs has {len(given)} entries for {len(passages)} passages")
         if any(g is not None and not isinstance(g, PassageGraph) for g in given):
-            raise TypeError("graphs must hold PassageGraph objects or None (stored values go "
-                            "through stored_graphs)")  # fmt: skip
+            raise TypeError(
+                "graphs must hold PassageGraph objects or None (stored values go "
+                "through stored_graphs)"
+            )
         usable: list[PassageGraph | None] = [
             g if g is None or serves(g.level, level) else None for g in given
         ]
@@ -241,8 +260,9 @@ class PassageGraphs:
         out = [g if g is not None else next(made) for g in usable]
         return self.with_vectors(out) if with_vectors else out
 
-    def stored(self, values: Sequence[Any], passages: Sequence[PassageLike], *,
-               integrity_key: Any = None) -> list[PassageGraph | None]:  # fmt: skip
+    def stored(
+        self, values: Sequence[Any], passages: Sequence[PassageLike], *, integrity_key: Any = None
+    ) -> list[PassageGraph | None]:
         """The graphs stored elsewhere (``PassageGraph.to_text()`` output, or its mapping)
         for ``passages``, one per passage; ``None`` where the passage must be parsed.
 
@@ -270,8 +290,12 @@ class PassageGraphs:
             out.append(graph)
         if reasons:
             summary = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
-            logger.warning("ignoring %d of %d stored passage graphs (%s); parsing those passages "
-                           "again", sum(reasons.values()), len(items), summary)  # fmt: skip
+            logger.warning(
+                "ignoring %d of %d stored passage graphs (%s); parsing those passages again",
+                sum(reasons.values()),
+                len(items),
+                summary,
+            )
         return out
 
     def _stored_one(

@@ -162,8 +162,11 @@ class GraphStore(GraphStoreConnection):
         try:
             self._attempt(lambda conn: None)  # open now, so a bad file is reported here
         except StoreBusy:
-            logger.warning("graph store %s: still locked after %d attempts; will open on first use",
-                           self.path, self._max_attempts)  # fmt: skip
+            logger.warning(
+                "graph store %s: still locked after %d attempts; will open on first use",
+                self.path,
+                self._max_attempts,
+            )
         except StoreFailed as exc:
             self._failed(exc.__cause__, "cannot be used now; lookups are misses, writes dropped")
 
@@ -184,9 +187,12 @@ class GraphStore(GraphStoreConnection):
 
         found = self._read_valid("graphs", "key, data", keys, decode)
         if forged:
-            logger.warning("graph store %s: ignoring %d entries without a valid MAC under the "
-                           "integrity key (dropped; those passages are parsed again)",
-                           self.path, len(forged))  # fmt: skip
+            logger.warning(
+                "graph store %s: ignoring %d entries without a valid MAC under the "
+                "integrity key (dropped; those passages are parsed again)",
+                self.path,
+                len(forged),
+            )
         return found
 
     def get(self, key: str) -> PassageGraph | None:
@@ -262,22 +268,30 @@ class GraphStore(GraphStoreConnection):
 
     def _decode_graph(self, key: str, data: object) -> PassageGraph | None:
         if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES or not is_utf8(data):
-            logger.warning("graph store %s: entry %s is not UTF-8 text or too large; dropping it",
-                           self.path, key[:12])  # fmt: skip
+            logger.warning(
+                "graph store %s: entry %s is not UTF-8 text or too large; dropping it",
+                self.path,
+                key[:12],
+            )
             return None
         try:
             return PassageGraph.from_stored(data, max_chars=self.max_parse_chars)
         except (RecursionError, ValueError) as exc:  # GraphFormatError is a ValueError
-            logger.warning("graph store %s: entry %s is invalid (%s); dropping it",
-                           self.path, key[:12], exc)  # fmt: skip
+            logger.warning(
+                "graph store %s: entry %s is invalid (%s); dropping it", self.path, key[:12], exc
+            )
             return None
 
     def _decode_embedding(self, key: str, dim: object, data: object) -> np.ndarray | None:
         try:
             return embedding_from_row(dim, data)
         except ValueError as exc:
-            logger.warning("graph store %s: embedding %s is invalid (%s); dropping it",
-                           self.path, key[:12], exc)  # fmt: skip
+            logger.warning(
+                "graph store %s: embedding %s is invalid (%s); dropping it",
+                self.path,
+                key[:12],
+                exc,
+            )
             return None
 
     # -- SQLite access: locking, retries, fork safety -----------------------------------
@@ -331,8 +345,9 @@ class GraphStore(GraphStoreConnection):
                 self._failed(exc.__cause__, f"dropped {len(rows) - start} {table} writes")
                 return
 
-    def _read_valid(self, table: str, columns: str, keys: Sequence[str],
-                    decode: Callable[..., _T | None]) -> dict[str, _T]:  # fmt: skip
+    def _read_valid(
+        self, table: str, columns: str, keys: Sequence[str], decode: Callable[..., _T | None]
+    ) -> dict[str, _T]:
         """``decode(key, *other columns)`` of each row of ``table`` for ``keys`` (``columns``
         starts with ``key`` and ends with ``data``); rows it rejects are dropped."""
         found: dict[str, _T] = {}

@@ -158,26 +158,36 @@ class RowWriter:
         self.close()
 
 
-def enrich_local(batches: Iterable[list[dict[str, Any]]], config: CageConfig,
-                 spacy_model: str | None, level: GraphLevel | None = None,
-                 graph_store: str | os.PathLike[str] | None = None,
-                 integrity_key: bytes | str | None = None,
-                 ) -> Iterator[list[dict[str, Any]]]:  # fmt: skip
+def enrich_local(
+    batches: Iterable[list[dict[str, Any]]],
+    config: CageConfig,
+    spacy_model: str | None,
+    level: GraphLevel | None = None,
+    graph_store: str | os.PathLike[str] | None = None,
+    integrity_key: bytes | str | None = None,
+) -> Iterator[list[dict[str, Any]]]:
     """Each batch of rows with its ``cage_graph`` column added, in this process (signed
     under ``integrity_key`` when given: :class:`GraphEnricher`)."""
-    enricher = GraphEnricher(config, spacy_model, level=level, graph_store=graph_store,
-                             integrity_key=integrity_key)  # fmt: skip
+    enricher = GraphEnricher(
+        config, spacy_model, level=level, graph_store=graph_store, integrity_key=integrity_key
+    )
     for chunk in batches:
         batch = {"text": [r["text"] for r in chunk], "title": [r.get("title") or "" for r in chunk]}
         graphs = enricher(batch)[GRAPH_COLUMN]
         yield [{**r, GRAPH_COLUMN: g} for r, g in zip(chunk, graphs)]
 
 
-def enrich_ray(path: Path, config: CageConfig, spacy_model: str | None, batch_size: int,
-               address: str, workers: int, level: GraphLevel | None = None,
-               graph_store: str | os.PathLike[str] | None = None,
-               integrity_key: bytes | str | None = None,
-               ) -> Iterator[list[dict[str, Any]]]:  # fmt: skip
+def enrich_ray(
+    path: Path,
+    config: CageConfig,
+    spacy_model: str | None,
+    batch_size: int,
+    address: str,
+    workers: int,
+    level: GraphLevel | None = None,
+    graph_store: str | os.PathLike[str] | None = None,
+    integrity_key: bytes | str | None = None,
+) -> Iterator[list[dict[str, Any]]]:
     """Enrich on Ray Data, streamed: ``path`` read by Ray (``read_parquet``/``read_json``),
     ``workers`` enricher actors, and the enriched batches back in input order."""
     try:
@@ -232,8 +242,10 @@ class LinkWriter:
             seen: set[str] = set()
             for position, entry in enumerate(entries, start):
                 if entry.id in seen or entry.id in self._index:
-                    raise ValueError(f"row {position}: passage id {entry.id!r:.60} is used "
-                                     "twice; give every row a distinct 'id'")  # fmt: skip
+                    raise ValueError(
+                        f"row {position}: passage id {entry.id!r:.60} is used "
+                        "twice; give every row a distinct 'id'"
+                    )
                 seen.add(entry.id)
         self._index.add_entries(entries)
         self.entries += len(entries)
@@ -249,9 +261,12 @@ class LinkWriter:
         held = len(self._index)
         self._index.close()
         if self._before == 0 and held < self.entries:
-            logger.warning("%s: %d rows share a passage id with another row (the last one's "
-                           "entry is kept); give every row a distinct 'id'", self.path,
-                           self.entries - held)  # fmt: skip
+            logger.warning(
+                "%s: %d rows share a passage id with another row (the last one's "
+                "entry is kept); give every row a distinct 'id'",
+                self.path,
+                self.entries - held,
+            )
         return (
             f"wrote {self.entries} link entries to the link store {self.path} "
             f"(it holds {held} passages)"

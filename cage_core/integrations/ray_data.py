@@ -97,11 +97,21 @@ class GraphEnricher:
     @property
     def graph_service(self) -> PassageGraphs:
         if self._graphs is None:  # one per actor, created with the first batch
-            store = None if self.graph_store is None else GraphStore(
-                self.graph_store, integrity_key=self.integrity_key,
-                max_parse_chars=self.config.max_parse_chars)  # fmt: skip
-            self._graphs = PassageGraphs(self.spacy_model, cache_size=0, store=store,
-                                         max_parse_chars=self.config.max_parse_chars)  # fmt: skip
+            store = (
+                None
+                if self.graph_store is None
+                else GraphStore(
+                    self.graph_store,
+                    integrity_key=self.integrity_key,
+                    max_parse_chars=self.config.max_parse_chars,
+                )
+            )
+            self._graphs = PassageGraphs(
+                self.spacy_model,
+                cache_size=0,
+                store=store,
+                max_parse_chars=self.config.max_parse_chars,
+            )
         return self._graphs
 
     def __call__(self, batch: Any) -> Any:
@@ -152,11 +162,16 @@ class BatchReranker:
             passages = [str(p) for p in _as_list(pool)]
             graph_objs = None
             if graphs is not None:
-                graph_objs = self.reranker.stored_graphs(list(_as_list(graphs)), passages,
-                                                         integrity_key=self.integrity_key)  # fmt: skip
-            ranked = self.reranker.rerank(str(query), passages, top_n=self.top_n,
-                                          query_similarities=None if sim is None else list(_as_list(sim)),
-                                          graphs=graph_objs)  # fmt: skip
+                graph_objs = self.reranker.stored_graphs(
+                    list(_as_list(graphs)), passages, integrity_key=self.integrity_key
+                )
+            ranked = self.reranker.rerank(
+                str(query),
+                passages,
+                top_n=self.top_n,
+                query_similarities=None if sim is None else list(_as_list(sim)),
+                graphs=graph_objs,
+            )
             rankings.append([r.index for r in ranked])
             scores.append([r.score for r in ranked])
         batch["ranking"] = rankings

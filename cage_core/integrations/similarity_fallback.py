@@ -30,9 +30,11 @@ class OnceWarning(Protocol):
 
 def fallback_message(owner: str, reason: str, count: int, seconds: float, fix: str) -> str:
     """The warning's text: what was missing, the measured cost, and the fix."""
-    return (f"{owner}: {reason}, so the query and {count} passages were embedded to get the "
-            f"similarity ({1e3 * seconds:.0f} ms on this call; with the retriever's scores the "
-            f"rerank step embeds nothing). {fix} (warned once per {owner})")  # fmt: skip
+    return (
+        f"{owner}: {reason}, so the query and {count} passages were embedded to get the "
+        f"similarity ({1e3 * seconds:.0f} ms on this call; with the retriever's scores the "
+        f"rerank step embeds nothing). {fix} (warned once per {owner})"
+    )
 
 
 def warn_once(owner: OnceWarning, logger: logging.Logger, message: str) -> bool:

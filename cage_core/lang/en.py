@@ -58,36 +58,170 @@ GROUP_PRONOUNS = frozenset({"they", "them", "their", "theirs", "themselves"})
 PRONOUNS = PERSON_PRONOUNS | THING_PRONOUNS | GROUP_PRONOUNS
 """Every pronoun pronoun resolution links to an entity; an entity span made only of these is
 no node (:mod:`cage_core.graphs.pronouns`, :mod:`cage_core.graphs.parse`)."""
-SUBJECT_PRONOUNS = frozenset({
-    "he", "she", "it", "they", "we", "i", "you", "his", "her", "its", "their", "our",
-})  # fmt: skip
+SUBJECT_PRONOUNS = frozenset(
+    {
+        "he",
+        "she",
+        "it",
+        "they",
+        "we",
+        "i",
+        "you",
+        "his",
+        "her",
+        "its",
+        "their",
+        "our",
+    }
+)
 """Subject and possessive pronouns of every person: a first-sentence subject never starts
 with one, not even a title-cased one (:mod:`cage_core.ranking.subjects`)."""
 
 # -- first-sentence subjects -------------------------------------------------------------------
-NEVER_FIRST_WORDS = SUBJECT_PRONOUNS | frozenset({
-    "this", "that", "these", "those", "there", "here", "in", "on", "at", "for", "from", "by",
-    "with", "during", "after", "before", "since", "while", "when", "where", "as", "if", "unlike",
-    "however", "although", "though", "also", "then", "thus", "today", "later", "early", "born",
-    "according", "one", "some", "many", "most", "all", "each", "every", "both", "several",
-    "other", "another", "such", "no", "not", "two", "three", "four", "five", "six", "seven",
-    "eight", "nine", "ten", "first", "second", "third", "late",
-})  # fmt: skip
+NEVER_FIRST_WORDS = SUBJECT_PRONOUNS | frozenset(
+    {
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "by",
+        "with",
+        "during",
+        "after",
+        "before",
+        "since",
+        "while",
+        "when",
+        "where",
+        "as",
+        "if",
+        "unlike",
+        "however",
+        "although",
+        "though",
+        "also",
+        "then",
+        "thus",
+        "today",
+        "later",
+        "early",
+        "born",
+        "according",
+        "one",
+        "some",
+        "many",
+        "most",
+        "all",
+        "each",
+        "every",
+        "both",
+        "several",
+        "other",
+        "another",
+        "such",
+        "no",
+        "not",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "first",
+        "second",
+        "third",
+        "late",
+    }
+)
 """Words a subject never starts with (pronouns, prepositions, sentence adverbs, ...), unless
 the subject is a title-cased name followed by a copula ("For Against is ...")."""
 COPULAS = frozenset({"is", "was", "are", "were"})
-TITLE_FUNCTION_WORDS = frozenset({
-    "of", "the", "a", "an", "and", "or", "in", "on", "for", "to", "at", "by", "with", "from",
-    "de", "la", "le", "von", "van", "du", "del",
-})  # fmt: skip
+TITLE_FUNCTION_WORDS = frozenset(
+    {
+        "of",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "in",
+        "on",
+        "for",
+        "to",
+        "at",
+        "by",
+        "with",
+        "from",
+        "de",
+        "la",
+        "le",
+        "von",
+        "van",
+        "du",
+        "del",
+    }
+)
 """Lower-case words a title-cased name may hold ("In the Realm *of the* Hackers")."""
-SUBJECT_END_VERBS = frozenset({
-    "is", "was", "are", "were", "has", "had", "have", "refers", "may", "can", "will", "became",
-    "becomes", "served", "serves", "won", "plays", "played", "married", "died", "lived", "wrote",
-    "founded", "began", "represents", "represented", "competes", "consists", "includes",
-    "contains", "describes", "covers", "lies", "stands", "runs", "operates", "features",
-    "premiered", "aired", "airs", "follows", "tells", "stars", "starred", "centers", "centres",
-})  # fmt: skip
+SUBJECT_END_VERBS = frozenset(
+    {
+        "is",
+        "was",
+        "are",
+        "were",
+        "has",
+        "had",
+        "have",
+        "refers",
+        "may",
+        "can",
+        "will",
+        "became",
+        "becomes",
+        "served",
+        "serves",
+        "won",
+        "plays",
+        "played",
+        "married",
+        "died",
+        "lived",
+        "wrote",
+        "founded",
+        "began",
+        "represents",
+        "represented",
+        "competes",
+        "consists",
+        "includes",
+        "contains",
+        "describes",
+        "covers",
+        "lies",
+        "stands",
+        "runs",
+        "operates",
+        "features",
+        "premiered",
+        "aired",
+        "airs",
+        "follows",
+        "tells",
+        "stars",
+        "starred",
+        "centers",
+        "centres",
+    }
+)
 """Words that end a first-sentence subject ("Marie Curie *was* ...")."""
 LEADING_DETERMINERS = frozenset({"the", "a", "an"})
 """Articles an entity span is also known without ("the Beatles"; :mod:`cage_core.graphs.parse`)."""
@@ -106,18 +240,57 @@ POST_NOMINAL = re.compile(r"[A-Z][A-Za-z]*[A-Z]")
 """Post-nominal letters ("MBE", "FRSL", "KStJ"), dropped from the end of a full name."""
 
 # -- BM25 --------------------------------------------------------------------------------------
-STOP_WORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with",
-))  # fmt: skip
+STOP_WORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    )
+)
 """The English stop words of ``bm25s`` (Lucene's list; :mod:`cage_core.ranking.pool_bm25`)."""
 
 # -- named string rules ------------------------------------------------------------------------
-STRING_RULES: frozenset[str] = frozenset({
-    "quoted_subject", "first_sentence_subject", "entity_subject", "honorifics", "name_suffixes",
-    "short_forms", "also_known_as",
-})  # fmt: skip
+STRING_RULES: frozenset[str] = frozenset(
+    {
+        "quoted_subject",
+        "first_sentence_subject",
+        "entity_subject",
+        "honorifics",
+        "name_suffixes",
+        "short_forms",
+        "also_known_as",
+    }
+)
 """The string rules of the untitled-pool ranking that a run can switch off, by name:
 
 * ``first_sentence_subject``: a passage without title or metadata is about the leading name
@@ -172,16 +345,31 @@ class AliasStyle:
     partial: bool
 
 
-RANKING_ALIASES = AliasStyle(HONORIFICS | CLERGY_TITLES, every_title=True, suffixes=True,
-                             min_words=3, max_words=0, letters_only=True, partial=True)  # fmt: skip
+RANKING_ALIASES = AliasStyle(
+    HONORIFICS | CLERGY_TITLES,
+    every_title=True,
+    suffixes=True,
+    min_words=3,
+    max_words=0,
+    letters_only=True,
+    partial=True,
+)
 """How subjects are shortened for ranking (:func:`~cage_core.ranking.subjects.subject_aliases`)."""
-EXPANSION_ALIASES = AliasStyle(HONORIFICS | SAINT_TITLES, every_title=False, suffixes=False,
-                               min_words=3, max_words=5, letters_only=False, partial=False)  # fmt: skip
+EXPANSION_ALIASES = AliasStyle(
+    HONORIFICS | SAINT_TITLES,
+    every_title=False,
+    suffixes=False,
+    min_words=3,
+    max_words=5,
+    letters_only=False,
+    partial=False,
+)
 """How names are shortened for the link index (:func:`~cage_core.expansion.index.name_aliases`)."""
 
 
-def shortened_names(words: Sequence[str], style: AliasStyle,
-                    rules: frozenset[str] = STRING_RULES) -> tuple[list[str], list[str]]:  # fmt: skip
+def shortened_names(
+    words: Sequence[str], style: AliasStyle, rules: frozenset[str] = STRING_RULES
+) -> tuple[list[str], list[str]]:
     """``(core, short)`` of a name given as its ``words``: ``core`` the words left without
     leading titles (rule ``honorifics``) and trailing suffixes (rule ``name_suffixes``) by
     ``style``, ``short`` its short forms (rule ``short_forms``; see :class:`AliasStyle`), each
@@ -193,8 +381,9 @@ def shortened_names(words: Sequence[str], style: AliasStyle,
             if not style.every_title:
                 break
     if style.suffixes and "name_suffixes" in rules:
-        while len(core) > 2 and (core[-1].rstrip(".").lower() in NAME_SUFFIXES
-                                 or POST_NOMINAL.fullmatch(core[-1])):  # fmt: skip
+        while len(core) > 2 and (
+            core[-1].rstrip(".").lower() in NAME_SUFFIXES or POST_NOMINAL.fullmatch(core[-1])
+        ):
             core = core[:-1]
     n = len(core)
     short: list[str] = []

@@ -38,8 +38,9 @@ class CageMethod:
         """Relevance, coherence, fused scores and pairwise matrix of ``pool``."""
         if pool.graphs is None:
             raise ValueError(f"method {self.name!r} needs the pool's passage graphs")
-        return score_pool(pool.query, pool.passages, pool.similarities, pool.graphs,
-                          self.config, pool.encodings)  # fmt: skip
+        return score_pool(
+            pool.query, pool.passages, pool.similarities, pool.graphs, self.config, pool.encodings
+        )
 
     def score(self, pool: Pool) -> np.ndarray:
         return self.pool_scores(pool).fused

@@ -56,8 +56,13 @@ def personalized_pagerank(
         if np.abs(nxt - x).sum() < TOLERANCE:
             return nxt
         x = nxt
-    logger.warning("personalised PageRank did not converge in %d iterations (damping %.3g, "
-                   "%d passages); using the last iterate", MAX_ITERATIONS, damping, len(p))  # fmt: skip
+    logger.warning(
+        "personalised PageRank did not converge in %d iterations (damping %.3g, "
+        "%d passages); using the last iterate",
+        MAX_ITERATIONS,
+        damping,
+        len(p),
+    )
     return x
 
 
@@ -109,8 +114,13 @@ class GraphERMethod:
         k = len(pool.passages)
         if k == 0:
             return np.zeros(0)
-        links = link_matrix(pool.query, [p.title for p in pool.passages], [p.text for p in pool.passages],
-                            pool.graphs, entity_weight=self.config.entity_weight,
-                            use_titles=self.config.title_links)  # fmt: skip
+        links = link_matrix(
+            pool.query,
+            [p.title for p in pool.passages],
+            [p.text for p in pool.passages],
+            pool.graphs,
+            entity_weight=self.config.entity_weight,
+            use_titles=self.config.title_links,
+        )
         seeds = seed_distribution(pool.similarities, self.config.temperature)
         return personalized_pagerank(links, seeds, self.config.damping)

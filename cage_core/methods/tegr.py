@@ -98,11 +98,15 @@ class Chunk:
     """The text says "then", "later", "subsequently" …"""
 
     def __post_init__(self) -> None:
-        derived = {"words": word_set(self.text), "entities": frozenset(entity_names(self.graph)),
-                   "lowered": self.text.lower(), "bare": bare_title(self.title),
-                   "years": tuple(_YEAR.findall(self.text)),
-                   "gives_example": _EXAMPLE.search(self.text) is not None,
-                   "tells_sequence": _SEQUENCE.search(self.text) is not None}  # fmt: skip
+        derived = {
+            "words": word_set(self.text),
+            "entities": frozenset(entity_names(self.graph)),
+            "lowered": self.text.lower(),
+            "bare": bare_title(self.title),
+            "years": tuple(_YEAR.findall(self.text)),
+            "gives_example": _EXAMPLE.search(self.text) is not None,
+            "tells_sequence": _SEQUENCE.search(self.text) is not None,
+        }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 

@@ -161,8 +161,11 @@ def derive_subject(
         name = _clean(_source_stem(value) if key in SOURCE_METADATA_KEYS else value)
         if name:
             return Subject(name, "metadata", key)
-    name = _clean(first_sentence_subject(passage.text, "quoted_subject" in rules)
-                  if "first_sentence_subject" in rules else "")  # fmt: skip
+    name = _clean(
+        first_sentence_subject(passage.text, "quoted_subject" in rules)
+        if "first_sentence_subject" in rules
+        else ""
+    )
     if name:
         return Subject(name, "first_sentence")
     if graph is not None and "entity_subject" in rules:
@@ -314,8 +317,9 @@ def _central_label(labels: tuple[str, ...], entity_types: tuple[str, ...], text:
     for order, (label, ent) in enumerate(zip(labels, entity_types)):
         if not ent or ent in NUMERIC_ENTITY_TYPES or not label.strip():
             continue
-        positions = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(label.lower())}(?!\w)",
-                                                     lowered)]  # fmt: skip
+        positions = [
+            m.start() for m in re.finditer(rf"(?<!\w){re.escape(label.lower())}(?!\w)", lowered)
+        ]
         first = positions[0] if positions else len(lowered)
         rank = (-len(positions), first, order)
         if best is None or rank < best:

@@ -89,16 +89,22 @@ class WeightedRGCNConv(MessagePassing):
         num_nodes = x.size(0)
         if edge_weight is None:
             edge_weight = x.new_ones(edge_type.size(0))
-        counts = scatter(one_hot(edge_type, self.num_relations, dtype=x.dtype),
-                         edge_index[1], dim=0, dim_size=num_nodes, reduce="sum")  # fmt: skip
+        counts = scatter(
+            one_hot(edge_type, self.num_relations, dtype=x.dtype),
+            edge_index[1],
+            dim=0,
+            dim_size=num_nodes,
+            reduce="sum",
+        )
         norm = edge_weight / counts[edge_index[1], edge_type].clamp(min=1.0)
         out = []
         for r in range(self.num_relations):
             mask = edge_type == r
             if not bool(mask.any()):
                 continue
-            sums = self.propagate(edge_index[:, mask], x=x, norm=norm[mask],
-                                  size=(num_nodes, num_nodes))  # fmt: skip
+            sums = self.propagate(
+                edge_index[:, mask], x=x, norm=norm[mask], size=(num_nodes, num_nodes)
+            )
             targets = torch.unique(edge_index[1, mask])
             out.append((r, targets, sums[targets]))
         return out
@@ -121,8 +127,10 @@ class WeightedRGCNConv(MessagePassing):
         return x_j * norm.unsqueeze(-1)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, "
-                f"num_relations={self.num_relations})")  # fmt: skip
+        return (
+            f"{self.__class__.__name__}({self.in_channels}, {self.out_channels}, "
+            f"num_relations={self.num_relations})"
+        )
 
 
 class GraphEncoder(torch.nn.Module):
@@ -153,8 +161,9 @@ class GraphEncoder(torch.nn.Module):
         recomputing the constant neighbour sums (see :meth:`WeightedRGCNConv.neighbour_sums`)."""
         if isinstance(self.conv, WeightedRGCNConv):
             if aggregated is None:
-                aggregated = self.conv.neighbour_sums(batch.x, batch.edge_index, batch.edge_type,
-                                                 batch.edge_weight)  # fmt: skip
+                aggregated = self.conv.neighbour_sums(
+                    batch.x, batch.edge_index, batch.edge_type, batch.edge_weight
+                )
             h = self.conv.forward_aggregated(batch.x, aggregated)
         else:
             h = self.conv(batch.x, batch.edge_index, batch.edge_weight)
@@ -164,8 +173,9 @@ class GraphEncoder(torch.nn.Module):
         """What stays constant across training epochs for ``batch`` (None for GCN)."""
         if isinstance(self.conv, WeightedRGCNConv):
             with torch.no_grad():
-                return self.conv.neighbour_sums(batch.x, batch.edge_index, batch.edge_type,
-                                           batch.edge_weight)  # fmt: skip
+                return self.conv.neighbour_sums(
+                    batch.x, batch.edge_index, batch.edge_type, batch.edge_weight
+                )
         return None
 
 
@@ -178,13 +188,15 @@ def graph_batch(graphs: Sequence[PassageGraph], beta: float, vector_dim: int) ->
             x = torch.from_numpy(node_features(g, weights.node))
         else:
             x = torch.zeros((0, feature_dim(vector_dim)), dtype=torch.float32)
-        items.append(Data(
-            x=x,
-            edge_index=torch.from_numpy(np.stack([g.edge_src, g.edge_dst])).long(),
-            edge_type=torch.from_numpy(g.edge_type).long(),
-            edge_weight=torch.from_numpy(weights.edge).float(),
-            num_nodes=g.num_nodes,
-        ))  # fmt: skip
+        items.append(
+            Data(
+                x=x,
+                edge_index=torch.from_numpy(np.stack([g.edge_src, g.edge_dst])).long(),
+                edge_type=torch.from_numpy(g.edge_type).long(),
+                edge_weight=torch.from_numpy(weights.edge).float(),
+                num_nodes=g.num_nodes,
+            )
+        )
     return Batch.from_data_list(items)
 
 

@@ -36,8 +36,9 @@ def min_out_degree_weights(graph: PassageGraph, beta: float) -> GraphWeights:
     n = graph.num_nodes
     if n == 0:
         empty = np.zeros(0, dtype=np.float32)
-        return GraphWeights(node=empty, edge=np.ones(graph.num_edges, np.float32),
-                            anchors=np.zeros(0, dtype=bool))  # fmt: skip
+        return GraphWeights(
+            node=empty, edge=np.ones(graph.num_edges, np.float32), anchors=np.zeros(0, dtype=bool)
+        )
     degree = graph.out_degree()
     anchors = degree == degree.min()
     node = np.where(anchors, beta, 1.0).astype(np.float32)

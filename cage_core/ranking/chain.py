@@ -69,8 +69,9 @@ def select_chain(
     if length == 0:
         return ()
     base = r + config.query_title_weight * links.query_titles
-    gain_links = (config.title_weight * links.title_mentions
-                  + config.entity_weight * np.minimum(links.entity_links, config.entity_cap))  # fmt: skip
+    gain_links = config.title_weight * links.title_mentions + config.entity_weight * np.minimum(
+        links.entity_links, config.entity_cap
+    )
     best_link = np.zeros(k)
     best_from = np.full(k, -1, dtype=np.int64)
     chosen = np.zeros(k, dtype=bool)

@@ -122,8 +122,9 @@ def document_subjects(
     }
 
 
-def document_names(passages: Sequence[Passage],
-                   graphs: Sequence[PassageGraph]) -> dict[str, tuple[str, ...]]:  # fmt: skip
+def document_names(
+    passages: Sequence[Passage], graphs: Sequence[PassageGraph]
+) -> dict[str, tuple[str, ...]]:
     """``doc_id →`` the names of each document of the pool (module docstring), subject first."""
     titles: dict[str, str] = {}
     openers: dict[str, str] = {}
@@ -157,8 +158,9 @@ def document_names(passages: Sequence[Passage],
     return out
 
 
-def subject_texts(passages: Sequence[Passage],
-                  names_of: Mapping[str, tuple[str, ...]]) -> list[str]:  # fmt: skip
+def subject_texts(
+    passages: Sequence[Passage], names_of: Mapping[str, tuple[str, ...]]
+) -> list[str]:
     """Each passage's BM25 text for the view: ``"s_d. content"`` for an untitled passage whose
     document has a subject (``names_of``: :func:`document_names`) and whose content names none
     of the document's names (whole words, as the query is matched), else its content — a
@@ -181,9 +183,13 @@ def _names_any(words: str, names: Sequence[str]) -> bool:
     return any(f" {name} " in padded for name in map(normal_name, names) if name)
 
 
-def document_relevance(query: str, passages: Sequence[Passage], similarities: np.ndarray,
-                       lexical_weight: float,
-                       names_of: Mapping[str, tuple[str, ...]]) -> np.ndarray:  # fmt: skip
+def document_relevance(
+    query: str,
+    passages: Sequence[Passage],
+    similarities: np.ndarray,
+    lexical_weight: float,
+    names_of: Mapping[str, tuple[str, ...]],
+) -> np.ndarray:
     """``[k]`` the view's relevance ``z(sim_i) + lexical_weight · z(bm25_i)`` over
     :func:`subject_texts` (module docstring; ``names_of``: :func:`document_names`)."""
     r = standardize(np.asarray(similarities, dtype=np.float64))
@@ -192,9 +198,14 @@ def document_relevance(query: str, passages: Sequence[Passage], similarities: np
     return r + lexical_weight * standardize(pool_bm25(query, subject_texts(passages, names_of)))
 
 
-def document_view(query: str, passages: Sequence[Passage], graphs: Sequence[PassageGraph],
-                  relevance: np.ndarray, config: DocumentConfig,
-                  names_of: Mapping[str, tuple[str, ...]] | None = None) -> DocumentView | None:  # fmt: skip
+def document_view(
+    query: str,
+    passages: Sequence[Passage],
+    graphs: Sequence[PassageGraph],
+    relevance: np.ndarray,
+    config: DocumentConfig,
+    names_of: Mapping[str, tuple[str, ...]] | None = None,
+) -> DocumentView | None:
     """The :class:`DocumentView` of a pool, or ``None`` when the view does not apply (turned
     off, or the pool has no document structure: :func:`has_document_structure`).
     ``names_of``: the pool's :func:`document_names`, when the caller has them already."""
@@ -244,8 +255,12 @@ def document_matrix(passages: Sequence[Passage]) -> np.ndarray:
     return matrix
 
 
-def document_vias(passages: Sequence[Passage], order: Sequence[int], vias: Sequence[Via | None],
-                  subjects: Sequence[str]) -> list[Via | None]:  # fmt: skip
+def document_vias(
+    passages: Sequence[Passage],
+    order: Sequence[int],
+    vias: Sequence[Via | None],
+    subjects: Sequence[str],
+) -> list[Via | None]:
     """The vias of a ranking (``order``, best first) with document links: a passage whose
     document has a passage ranked before it is linked to the adjacent one if any, else to the
     first, through the document's subject (its ``doc_id`` when it has none) — a document link
@@ -259,8 +274,9 @@ def document_vias(passages: Sequence[Passage], order: Sequence[int], vias: Seque
         earlier = seen.setdefault(p.doc_id, [])
         if earlier:
             here = p.position
-            near = [r for r, j in earlier
-                    if here is not None and _adjacent(passages[j].position, here)]  # fmt: skip
+            near = [
+                r for r, j in earlier if here is not None and _adjacent(passages[j].position, here)
+            ]
             target = near[0] if near else earlier[0][0]
             out[rank] = Via(subjects[i] or p.doc_id, target)
         earlier.append((rank, i))

@@ -98,8 +98,13 @@ def evidence_chain(
         partners.setdefault(later, set()).add(earlier)
     vias: list[Via | None] = [None] * len(ranked)
     for later, earliers in partners.items():
-        strength = {e: ((later, e) in title_names, math.fsum(weights[n] for n in shared.get((later, e), ())))
-                    for e in sorted(earliers)}  # fmt: skip
+        strength = {
+            e: (
+                (later, e) in title_names,
+                math.fsum(weights[n] for n in shared.get((later, e), ())),
+            )
+            for e in sorted(earliers)
+        }
         e = max(
             strength, key=strength.__getitem__
         )  # the first maximum: ties go to the earlier rank
@@ -113,6 +118,11 @@ def evidence_chain(
 
 def _as_labelled(graph: PassageGraph, name: str) -> str:
     """The smallest non-numeric entity label of ``graph`` whose lower-cased form is ``name``."""
-    return min((label for label, ent in zip(graph.labels, graph.entity_types)
-                if ent and ent not in NUMERIC_ENTITY_TYPES and label.lower() == name),
-               default=name)  # fmt: skip
+    return min(
+        (
+            label
+            for label, ent in zip(graph.labels, graph.entity_types)
+            if ent and ent not in NUMERIC_ENTITY_TYPES and label.lower() == name
+        ),
+        default=name,
+    )

@@ -91,8 +91,11 @@ def linkable_names(names: Sequence[Iterable[str]]) -> tuple[list[str], list[int]
     return needles, owners
 
 
-def _names_named(names: Sequence[Iterable[str]], texts: Sequence[str], query: str | None,
-                 ) -> tuple[list[tuple[int, int]], list[int]]:  # fmt: skip
+def _names_named(
+    names: Sequence[Iterable[str]],
+    texts: Sequence[str],
+    query: str | None,
+) -> tuple[list[tuple[int, int]], list[int]]:
     """:func:`name_mention_pairs` and the sorted positions one of whose names ``query``
     names, from one word index over the texts and the query."""
     needles, owners = linkable_names(names)
@@ -155,8 +158,11 @@ def titles_named_in(query: str, titles: Sequence[str]) -> np.ndarray:
 def entity_names(graph: PassageGraph) -> set[str]:
     """Lower-cased labels of the graph's non-numeric named-entity nodes that are names
     (that :func:`~cage_core.names.may_link.may_link`: no code, markup or amount fragments)."""
-    return {label.lower() for label, ent in zip(graph.labels, graph.entity_types)
-            if ent and ent not in NUMERIC_ENTITY_TYPES and may_link(label)}  # fmt: skip
+    return {
+        label.lower()
+        for label, ent in zip(graph.labels, graph.entity_types)
+        if ent and ent not in NUMERIC_ENTITY_TYPES and may_link(label)
+    }
 
 
 def bridge_entity_weights(names: Sequence[AbstractSet[str]], query: str) -> dict[str, float]:
@@ -286,16 +292,19 @@ class PoolLinks:
         return entity_link_matrix(self.entity_names, self.entity_weights)
 
 
-def pool_links(query: str, titles: Sequence[str], texts: Sequence[str],
-               graphs: Sequence[PassageGraph]) -> PoolLinks:  # fmt: skip
+def pool_links(
+    query: str, titles: Sequence[str], texts: Sequence[str], graphs: Sequence[PassageGraph]
+) -> PoolLinks:
     """The :class:`PoolLinks` of a pool (one title, text and graph per passage).
 
     Raises:
         ValueError: when the three sequences differ in length.
     """
     if not len(titles) == len(texts) == len(graphs):
-        raise ValueError(f"pool_links needs one title, text and graph per passage: "
-                         f"{len(titles)}, {len(texts)}, {len(graphs)}")  # fmt: skip
+        raise ValueError(
+            f"pool_links needs one title, text and graph per passage: "
+            f"{len(titles)}, {len(texts)}, {len(graphs)}"
+        )
     pairs, named = _names_named([(t,) for t in titles], texts, query)
     names = tuple(frozenset(entity_names(g)) for g in graphs)
     return PoolLinks(tuple(pairs), tuple(named), names, bridge_entity_weights(names, query))

@@ -241,8 +241,11 @@ def similar_set_pairs(sets: Sequence[AbstractSet[str]], threshold: float) -> set
             sorted(members, key=lambda e: (frequency[e], e))[:length] if members else []
         )
     _, _, rows, cols = shared_key_pairs(index_sets(prefixes))
-    return {(a, b) for a, b in set(zip(rows.tolist(), cols.tolist()))
-            if overlap(sets[a], sets[b]) >= threshold}  # fmt: skip
+    return {
+        (a, b)
+        for a, b in set(zip(rows.tolist(), cols.tolist()))
+        if overlap(sets[a], sets[b]) >= threshold
+    }
 
 
 def overlap(a: AbstractSet[str], b: AbstractSet[str]) -> float:

@@ -72,14 +72,21 @@ def weak_link_evidence(query_subjects: np.ndarray, config: GateConfig) -> bool:
     return config.untitled and float(np.sum(query_subjects)) < config.min_query_subjects
 
 
-def weak_title_evidence(query_titles: np.ndarray, title_mentions: np.ndarray, config: GateConfig,
-                        titles: Sequence[str] = ()) -> bool:  # fmt: skip
+def weak_title_evidence(
+    query_titles: np.ndarray,
+    title_mentions: np.ndarray,
+    config: GateConfig,
+    titles: Sequence[str] = (),
+) -> bool:
     """Whether the gate keeps the relevance order for a titled pool: the query names fewer than
     ``min_query_subjects`` of its titles and no passage names another's title, and the gate
     is on for it (``titled``; or ``sentence_titles`` and not :func:`titles_are_names`)."""
     on = config.titled or (config.sentence_titles and not titles_are_names(titles))
-    return (on and float(np.sum(query_titles)) < config.min_query_subjects
-            and not np.any(title_mentions))  # fmt: skip
+    return (
+        on
+        and float(np.sum(query_titles)) < config.min_query_subjects
+        and not np.any(title_mentions)
+    )
 
 
 def titles_are_names(titles: Sequence[str]) -> bool:
@@ -99,8 +106,9 @@ def few_subjects(subjects: Sequence[str], config: GateConfig) -> bool:
     return share < config.min_subject_share
 
 
-def few_named_subjects(subjects: Sequence[str], graphs: Sequence[PassageGraph], query: str,
-                       config: GateConfig) -> bool:  # fmt: skip
+def few_named_subjects(
+    subjects: Sequence[str], graphs: Sequence[PassageGraph], query: str, config: GateConfig
+) -> bool:
     """Whether an untitled pool keeps its relevance order because fewer than half of its
     subjects are names (:func:`subjects_are_names`) and ``config.unnamed_subjects`` is on."""
     return config.unnamed_subjects and not subjects_are_names(subjects, graphs, query)
@@ -122,10 +130,13 @@ def subjects_are_names(subjects: Sequence[str], graphs: Sequence[PassageGraph], 
             continue
         given += 1
         padded = f" {words} "
-        entities = (link_name_words(label)
-                    for label, kind in zip(graph.labels, graph.entity_types)
-                    if kind and kind not in NUMERIC_ENTITY_TYPES)  # fmt: skip
-        if padded in asked or any(e and (f" {e} " in padded or padded in f" {e} ")
-                                  for e in entities):  # fmt: skip
+        entities = (
+            link_name_words(label)
+            for label, kind in zip(graph.labels, graph.entity_types)
+            if kind and kind not in NUMERIC_ENTITY_TYPES
+        )
+        if padded in asked or any(
+            e and (f" {e} " in padded or padded in f" {e} ") for e in entities
+        ):
             names += 1
     return 2 * names >= given

@@ -86,8 +86,13 @@ def untitled_subject(subject: Subject) -> str:
     return "" if subject.origin == "entity" or not may_link(subject.name) else subject.name
 
 
-def subject_forms(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool,
-                  rules: frozenset[str] = STRING_RULES) -> list[tuple[str, ...]]:  # fmt: skip
+def subject_forms(
+    subjects: Sequence[str],
+    texts: Sequence[str],
+    *,
+    aliases: bool,
+    rules: frozenset[str] = STRING_RULES,
+) -> list[tuple[str, ...]]:
     """The names each passage goes by: its subject alone, or with ``aliases`` also the
     subject's :func:`~cage_core.ranking.subjects.subject_aliases` and the other names its
     opening gives it (:func:`~cage_core.ranking.subjects.also_known_as`; rule
@@ -97,8 +102,10 @@ def subject_forms(subjects: Sequence[str], texts: Sequence[str], *, aliases: boo
     if not aliases:
         return [(s,) if s.strip() else () for s in subjects]
     known = "also_known_as" in rules
-    return [(*subject_aliases(s, rules), *(also_known_as(t) if known else ())) if s.strip() else ()
-            for s, t in zip(subjects, texts)]  # fmt: skip
+    return [
+        (*subject_aliases(s, rules), *(also_known_as(t) if known else ())) if s.strip() else ()
+        for s, t in zip(subjects, texts)
+    ]
 
 
 def subject_mentions(subjects: Sequence[str], texts: Sequence[str], *, aliases: bool) -> np.ndarray:
@@ -117,8 +124,10 @@ def query_spans(query: str, forms: Sequence[Sequence[str]]) -> list[list[tuple[i
     found: list[set[tuple[int, int]]] = [set() for _ in forms]
     for form, j in zip(*linkable_names(forms)):
         if form in lowered:
-            found[j].update((m.start(), m.end())
-                            for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", lowered))  # fmt: skip
+            found[j].update(
+                (m.start(), m.end())
+                for m in re.finditer(rf"(?<!\w){re.escape(form)}(?!\w)", lowered)
+            )
     return [sorted(spans) for spans in found]
 
 
@@ -146,15 +155,19 @@ def query_named_subjects(
     return _first_per_query_part(query_spans(query, forms), relevance)
 
 
-def _first_per_query_part(spans: Sequence[Sequence[tuple[int, int]]],
-                          relevance: np.ndarray) -> np.ndarray:  # fmt: skip
+def _first_per_query_part(
+    spans: Sequence[Sequence[tuple[int, int]]], relevance: np.ndarray
+) -> np.ndarray:
     """``Q`` from each passage's query spans (:func:`query_named_subjects`)."""
     every = {span for found in spans for span in found}
     out = np.zeros(len(spans))
     taken: list[tuple[int, int]] = []
     for j in ranking(np.asarray(relevance, dtype=np.float64)):
-        kept = [(a, b) for a, b in spans[j]
-                if not any(c <= a and b <= d and d - c > b - a for c, d in every)]  # fmt: skip
+        kept = [
+            (a, b)
+            for a, b in spans[j]
+            if not any(c <= a and b <= d and d - c > b - a for c, d in every)
+        ]
         if kept and not any(a < d and c < b for a, b in kept for c, d in taken):
             out[j] = 1.0
         taken.extend(kept)
@@ -176,9 +189,16 @@ class SubjectLinks:
     """``[k]`` 0/1: the query names one of j's names (``N_j = query_named_j · (1 − Q_j)``)."""
 
 
-def subject_links(query: str, subjects: Sequence[str], texts: Sequence[str], relevance: np.ndarray,
-                  entity_links: np.ndarray, *, aliases: bool,
-                  rules: frozenset[str] = STRING_RULES) -> SubjectLinks:  # fmt: skip
+def subject_links(
+    query: str,
+    subjects: Sequence[str],
+    texts: Sequence[str],
+    relevance: np.ndarray,
+    entity_links: np.ndarray,
+    *,
+    aliases: bool,
+    rules: frozenset[str] = STRING_RULES,
+) -> SubjectLinks:
     """The :class:`SubjectLinks` of a pool: ``subjects`` are the names of
     :func:`untitled_subject` ("" for none), ``relevance`` is ``r``; their forms by
     :func:`subject_forms` under ``rules``."""
@@ -211,8 +231,10 @@ def subject_core_scores(
     """
     r = np.asarray(relevance, dtype=np.float64) + config.query_subject_weight * links.query_subjects
     mentions = links.mentions
-    matrix = (np.maximum(config.forward_weight * mentions.T, config.backward_weight * mentions)
-              + entity_weight * links.entity_links)  # fmt: skip
+    matrix = (
+        np.maximum(config.forward_weight * mentions.T, config.backward_weight * mentions)
+        + entity_weight * links.entity_links
+    )
     np.fill_diagonal(matrix, 0.0)
     core = core_indices(r, core_size)
     decayed = matrix.copy()
@@ -220,8 +242,9 @@ def subject_core_scores(
     return r, core, coherence_to_core(decayed, core), matrix
 
 
-def short_chain(fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks,
-                config: UntitledConfig) -> np.ndarray:  # fmt: skip
+def short_chain(
+    fused: np.ndarray, relevance: np.ndarray, links: SubjectLinks, config: UntitledConfig
+) -> np.ndarray:
     """Pool positions of the short chain of the module docstring, in chain order (empty when
     ``chain_window`` is 0 or the pool has fewer than 2 passages: nothing to reorder).
 
