@@ -1,4 +1,4 @@
-"""A whole LangChain pipeline in a fresh process (run by tests/test_quiet_pipelines.py): models
+"""A whole LangChain pipeline in a fresh process (run by tests/frameworks/test_quiet_pipelines.py): models
 loaded, documents enriched, stored in Chroma, retrieved with scores, reranked. It should print
 only its one line of result on stdout, and nothing on stderr."""
 

@@ -37,7 +37,7 @@ from cage_core.eval.corpus_retrieval import CorpusRetriever
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.open_retrieval import ExpansionSettings, expand_pool
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.store import import_jsonl
+from cage_core.expansion.store_import import import_jsonl
 from cage_core.graphs.service import PassageGraphs
 from cage_core.graphs.store import default_store_path
 

@@ -21,7 +21,8 @@ def cmd_links(args: argparse.Namespace, out: TextIO) -> int:
     from itertools import islice
 
     from cage_core.expansion.index import STORE_SUFFIXES, LinkIndex, is_store_path
-    from cage_core.expansion.store import WRITE_BATCH_ENTRIES, import_jsonl
+    from cage_core.expansion.store import WRITE_BATCH_ENTRIES
+    from cage_core.expansion.store_import import import_jsonl
 
     source, target = Path(args.source), Path(args.target)
     if not (is_store_path(target) or target.suffix == ".jsonl"):

@@ -9,7 +9,7 @@ proportion to them, not to the index. JSON Lines stays the export and import for
 
     index = LinkIndex.open("graphs.links.sqlite", create=True)   # writers: ingest
     index.add_entries(entries)                                    # upserts, keyed by id
-    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")    # an old index, once
+    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")  # cage_core.expansion.store_import    # an old index, once
     LinkIndex.open("graphs.links.sqlite").save("export.jsonl")   # and back
 
 Layout (version ``STORE_VERSION``)::
@@ -56,7 +56,6 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from cage_core.expansion.jsonl import bounded_lines, header_count, parse_line
 from cage_core.expansion.link_rows import (
     MAC_FIELD,
     ROLES,
@@ -99,7 +98,6 @@ __all__ = [
     "WRITE_BATCH_ENTRIES",
     "SqliteLinkStorage",
     "WalCheckpointer",
-    "import_jsonl",
 ]
 
 logger = logging.getLogger(__name__)
@@ -403,52 +401,3 @@ class SqliteLinkStorage(LinkStoreConnection):
                 self._reported.add(pid)
                 reasons[str(exc)] = reasons.get(str(exc), 0) + 1
             return None
-
-
-def import_jsonl(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> int:
-    """Copy the JSON Lines link index at ``source`` into the SQLite store at ``target``
-    (created if absent; an entry replaces the one with its id), streaming: the file is
-    validated line by line as :meth:`LinkIndex.load <cage_core.expansion.index.LinkIndex.load>`
-    does (a bad header raises; bad lines and repeated ids — the first one stays — are
-    skipped, in one warning), never held whole. Returns the entries imported.
-
-    Raises:
-        LinkIndexFormatError: when the file's header is missing, malformed or of another
-            version, or the target is not a link store.
-    """
-    storage = SqliteLinkStorage(target, create=True)
-    seen: set[str] = set()
-    skipped: dict[str, int] = {}
-    pending: list[LinkEntry] = []
-    imported = 0
-    try:
-        with open(source, "rb") as handle:
-            lines = bounded_lines(handle)
-            first = next(lines, b"")
-            if first == b"":  # None: a first line past the length bound, which header_count names
-                raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
-            header_count(first, str(source))
-            for line in lines:
-                try:
-                    entry = LinkEntry.from_stored(parse_line(line))
-                    if entry.id in seen:
-                        raise LinkIndexFormatError("repeated id")
-                except LinkIndexFormatError as exc:
-                    skipped[str(exc)] = skipped.get(str(exc), 0) + 1
-                    continue
-                seen.add(entry.id)
-                pending.append(entry)
-                if len(pending) == WRITE_BATCH_ENTRIES:
-                    storage.put(pending)
-                    imported, pending = imported + len(pending), []
-            storage.put(pending)
-            imported += len(pending)
-    finally:
-        storage.close()
-    if skipped:
-        summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(skipped.items()))
-        logger.warning(
-            "%s: skipped %d invalid entries (%s)", source, sum(skipped.values()), summary
-        )
-    logger.info("imported %d link entries from %s into %s", imported, source, target)
-    return imported

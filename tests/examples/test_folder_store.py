@@ -1,6 +1,6 @@
 """examples/folder_store.py reads a folder of documentation files into chunks named by file
 and heading, with no markup left (model-free: the store itself is exercised by
-tests/test_examples.py and tests/test_web_chat.py)."""
+tests/examples/test_examples.py and tests/examples/test_web_chat.py)."""
 
 import argparse
 import importlib.util
@@ -137,7 +137,9 @@ def _one_page_pdf(lines: list[str]) -> bytes:
 
 
 def test_a_pdf_is_read_page_by_page_when_pypdf_is_installed(folder_store, tmp_path):
-    pytest.importorskip("pypdf", reason="PDFs are skipped without pypdf (tests/test_examples.py)")
+    pytest.importorskip(
+        "pypdf", reason="PDFs are skipped without pypdf (tests/examples/test_examples.py)"
+    )
     (tmp_path / "gauge.pdf").write_bytes(
         _one_page_pdf(["The harbour master keeps the tide gauge.", "It is read every morning."])
     )

@@ -18,7 +18,8 @@ from link_swap_worker import batch
 from store_mounts import remount_read_only, tmpfs
 
 from cage_core.expansion.index import MAX_LINE_CHARS, LinkEntry, LinkIndex, LinkIndexFormatError
-from cage_core.expansion.store import STORE_VERSION, WalCheckpointer, import_jsonl
+from cage_core.expansion.store import STORE_VERSION, WalCheckpointer
+from cage_core.expansion.store_import import import_jsonl
 from cage_core.sqlite_files import OperationBudget, StoreFileChanged
 
 WORKER = Path(__file__).with_name("link_swap_worker.py")

@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 from graphs import entity_graph
+from link_corpus import entries
 from store_worker import graph_for
-from test_link_store import entries
 
 from cage_core import Passage
 from cage_core.expansion.index import LinkIndex

@@ -11,71 +11,25 @@ import os
 import signal
 import sqlite3
 import stat
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from process_workers import PROCESS_TIMEOUT_S, Workers, wait_for
 from store_worker import SHARED_KEYS, content, embedding_for, graph_for, own_key, shared_key
 
 from cage_core.graphs.store import GraphStore
 
-WORKER = Path(__file__).with_name("store_worker.py")
+WORKER = Path(__file__).resolve().parents[1] / "store_worker.py"
 WRITERS = 4
 ROUNDS = 20
 BATCH = 20
 """Each writer puts ROUNDS batches of BATCH own graphs (and their embeddings) and ROUNDS
 shared graphs."""
-PROCESS_TIMEOUT_S = 60.0
-SIGNAL_POLL_S = 0.005
-
-
-class Workers:
-    """Worker processes on one store, started at the same moment by a go file."""
-
-    def __init__(self, tmp: Path, store: Path) -> None:
-        self.tmp, self.store = tmp, store
-        self.go = tmp / "go"
-        self.procs: dict[str, subprocess.Popen[str]] = {}
-
-    def start(self, name: str, role: str, **options: object) -> None:
-        options.update(ready=str(self.tmp / f"ready-{name}"), go=str(self.go))
-        self.procs[name] = subprocess.Popen(
-            [sys.executable, str(WORKER), role, str(self.store), json.dumps(options)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-
-    def release(self) -> None:
-        """Start them all at once, when every worker has imported and is waiting."""
-        wait_for(*(self.tmp / f"ready-{name}" for name in self.procs))
-        self.go.touch()
-
-    def finish(self, name: str) -> tuple[int, dict, str]:
-        """Exit status, JSON result and stderr of one worker."""
-        out, err = self.procs[name].communicate(timeout=PROCESS_TIMEOUT_S)
-        lines = out.strip().splitlines()
-        return self.procs[name].returncode, json.loads(lines[-1]) if lines else {}, err
-
-    def kill_all(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-
-
-def wait_for(*paths: Path) -> None:
-    deadline = time.monotonic() + PROCESS_TIMEOUT_S
-    while not all(p.exists() for p in paths):
-        assert time.monotonic() < deadline, f"workers never signalled: {paths}"
-        time.sleep(SIGNAL_POLL_S)
 
 
 def test_four_writers_and_a_reader_share_one_store_without_errors_or_lost_entries(tmp_path):
     store_path = tmp_path / "cache" / "graphs.sqlite"  # neither the folder nor the file exists
-    workers = Workers(tmp_path, store_path)
+    workers = Workers(tmp_path, store_path, WORKER)
     try:
         for w in range(WRITERS):
             workers.start(f"writer{w}", "writer", writer=w, rounds=ROUNDS, batch=BATCH)
@@ -124,7 +78,7 @@ def test_a_writer_killed_inside_a_transaction_leaves_a_store_that_works(tmp_path
     committed = [f"committed-{i}" for i in range(50)]
     pending = [f"pending-{i}" for i in range(200)]  # one transaction (WRITE_BATCH_ROWS ≥ 200)
     in_transaction = tmp_path / "in-transaction"
-    workers = Workers(tmp_path, store_path)
+    workers = Workers(tmp_path, store_path, WORKER)
     try:
         workers.start(
             "killable",

@@ -15,7 +15,7 @@ from cage_core.methods import METHOD_NAMES, Pool, get_method
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from cage_core.eval.runner import DatasetRun, EvalRun, rank_pool, run_evaluation
 from cage_core.methods import Pool, get_method
 from cage_core.ranking.pool_bm25 import pool_bm25
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 OPEN = FIXTURES / "open"
 TINY_OPEN = OPEN / "tiny_open.jsonl"
 

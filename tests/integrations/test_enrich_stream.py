@@ -11,7 +11,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from test_link_store import corpus, recount, stored_counts
+from link_corpus import corpus, recount, stored_counts
 
 from cage_core.cli.commands import main
 from cage_core.expansion.index import LinkIndex

@@ -39,7 +39,7 @@ CHAIN = [
     Via("Shirley Temple", 0),
     Via("Meet Corliss Archer", 2),
 ]
-"""What RankedPassage.via says of these five in this order (tests/test_evidence_chain.py)."""
+"""What RankedPassage.via says of these five in this order (tests/ranking/test_explanation.py)."""
 
 
 def test_rest_of_question_drops_the_phrase_the_source_answers(nlp, demo):

@@ -21,7 +21,7 @@ from cage_langchain import (
     ScoredVectorStoreRetriever,
 )
 
-EXAMPLES = Path(__file__).parent.parent / "examples" / "data" / "wiki_passages.jsonl"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data" / "wiki_passages.jsonl"
 ROWS = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
 QUERY = (
     "What government position was held by the woman who portrayed Corliss Archer in the "

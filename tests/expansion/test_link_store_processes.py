@@ -16,30 +16,16 @@ import stat
 from pathlib import Path
 
 from link_store_worker import partition_rows
-from test_store_processes import PROCESS_TIMEOUT_S, Workers, wait_for
+from process_workers import PROCESS_TIMEOUT_S, Workers, wait_for
 
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import link_entries, write_link_partition
 
-WORKER = Path(__file__).with_name("link_store_worker.py")
+WORKER = Path(__file__).resolve().parents[1] / "link_store_worker.py"
 WRITERS = 3
 PARTITIONS = 4
 SIZE = 40
 """Each writer writes PARTITIONS partitions of SIZE rows; partition numbers are disjoint."""
-
-
-class LinkWorkers(Workers):
-    def start(self, name: str, role: str, **options: object) -> None:
-        import subprocess
-        import sys
-
-        options.update(ready=str(self.tmp / f"ready-{name}"), go=str(self.go))
-        self.procs[name] = subprocess.Popen(
-            [sys.executable, str(WORKER), role, str(self.store), json.dumps(options)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
 
 
 def in_memory(partitions) -> LinkIndex:
@@ -85,7 +71,7 @@ def assert_same(store_path: Path, memory: LinkIndex) -> None:
 
 def test_partition_writers_and_a_reader_share_one_store_without_errors_or_lost_entries(tmp_path):
     store_path = tmp_path / "cache" / "links.sqlite"  # neither the folder nor the file exists
-    workers = LinkWorkers(tmp_path, store_path)
+    workers = Workers(tmp_path, store_path, WORKER)
     try:
         for w in range(WRITERS):
             workers.start(
@@ -118,7 +104,7 @@ def test_partition_writers_and_a_reader_share_one_store_without_errors_or_lost_e
 def test_a_writer_killed_inside_a_partition_loses_it_whole_and_a_rerun_resumes_exactly(tmp_path):
     store_path = tmp_path / "links.sqlite"
     in_transaction = tmp_path / "in-transaction"
-    workers = LinkWorkers(tmp_path, store_path)
+    workers = Workers(tmp_path, store_path, WORKER)
     try:
         workers.start(
             "killable", "killable", size=SIZE, pending=SIZE * 5, in_transaction=str(in_transaction)

@@ -12,7 +12,7 @@ from cage_core.ranking.pool_bm25 import BM25_B, BM25_K1, STOP_WORDS, pool_bm25, 
 
 bm25s = pytest.importorskip("bm25s")
 
-EXAMPLES = Path(__file__).parent.parent / "examples" / "data" / "wiki_passages.jsonl"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data" / "wiki_passages.jsonl"
 TEXTS = [json.loads(line)["text"] for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
 
 

@@ -24,7 +24,7 @@ from cage_langchain import (
     ScoredVectorStoreRetriever,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUT_OF_RANGE = "Relevance scores must be between 0 and 1"
 
 
