@@ -36,11 +36,12 @@ overlap, so a "wrong" corpus may hold the answer).
 * calibration: per score bin, the passages of the top 5 of every pool (on- and off-topic)
   and the share of them that are gold.
 
-**Choice.** For each fold, on the other folds: the grid point (:data:`GRID`) with the least
-log-loss of "passage is gold" over the top 5 of every pool, then the cutoff: the highest of
-:data:`CUTOFFS` that keeps ≥ 95% of the training folds' top-5 gold passages. The held-out
-fold is scored with that point and cutoff. The shipped point and cutoff are those chosen on
-all folds. ``--features`` keeps the pools' cosines and fused scores (gzipped JSON), so a
+**Choice.** The cutoff is fixed (``--cutoff``, default 0.5: a pool is dropped exactly when
+its best cosine is below ``midpoint``). For each fold, on the other folds: among the grid
+points (:data:`GRID`) that keep ≥ 95% of the on-topic top-5 gold passages at the cutoff, the
+one that drops the most off-topic pools; ties: the least log-loss of "passage is gold" over
+the top 5 of every pool (calibration), then grid order. The held-out fold is scored with that
+point. The shipped point is the one chosen on all folds. ``--features`` keeps the pools' cosines and fused scores (gzipped JSON), so a
 rerun only re-chooses.
 """
 
@@ -96,11 +97,12 @@ OFF_TOPIC = {  # questions of the key asked against the corpus of the value
 TOP = 5
 """The passages a cutoff sees: the README's ``CageRerank(top_n=5)``."""
 GRID: dict[str, tuple[float, ...]] = {
-    "midpoint": tuple(round(0.1 + 0.025 * i, 3) for i in range(21)),
-    "slope": (5.0, 10.0, 15.0, 20.0, 30.0, 50.0),
-    "spread": (0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0),
+    "midpoint": tuple(round(0.1 + 0.0125 * i, 4) for i in range(41)),
+    "slope": (5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 80.0),
+    "spread": (0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0),
 }
-CUTOFFS = tuple(round(0.01 * i, 2) for i in range(1, 100))
+OTHER_CUTOFFS = (0.3, 0.75)
+"""Cutoffs the shipped point is also reported at."""
 KEEP = 0.95
 """The share of on-topic top-5 gold passages a cutoff must keep (on the training folds)."""
 BINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -191,7 +193,7 @@ def _tops(pools: list[dict[str, Any]]) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def _scores(pools: list[dict[str, Any]], point: dict[str, Any]) -> list[np.ndarray]:
-    """Every passage's score of every pool under ``point``."""
+    """Every passage's score of every pool under ``point``, by the package's own function."""
     return [
         pool_relevance(
             p["fused"],
@@ -221,26 +223,52 @@ def top5_arrays(
 
 
 def log_loss(values: np.ndarray, gold: np.ndarray) -> float:
+    """The mean binary log-loss of ``values`` as the probability of ``gold``."""
     v = np.clip(values, 1e-6, 1 - 1e-6)
     return float(-np.mean(np.where(gold, np.log(v), np.log(1 - v))))
 
 
-def choose(
-    pools: list[dict[str, Any]],
-    mask: np.ndarray,
-    table: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-) -> tuple[int, float]:
-    """The grid point (index) with the least top-5 log-loss on the pools of ``mask``, and the
-    highest cutoff of :data:`CUTOFFS` keeping ≥ :data:`KEEP` of their on-topic top-5 gold."""
-    losses = []
-    for values, gold, owner in table:
-        keep = mask[owner]
-        losses.append(log_loss(values[keep], gold[keep]))
-    best = int(np.argmin(losses))
-    values, gold, owner = table[best]
-    kept_gold = values[gold & mask[owner]]
-    cutoff = max((t for t in CUTOFFS if np.mean(kept_gold >= t) >= KEEP), default=CUTOFFS[0])
-    return best, cutoff
+class Table:
+    """What the choice reads of every pool, once: the best cosine, and the distance below
+    the pool's best fused score and the gold flag of each top-5 passage."""
+
+    def __init__(self, pools: list[dict[str, Any]]) -> None:
+        tops = _tops(pools)
+        self.best = np.array([max(p["sims"]) for p in pools])
+        self.on = np.array([p["on_topic"] for p in pools])
+        self.below = np.concatenate(
+            [max(p["fused"]) - np.asarray(p["fused"])[o] for p, (o, _) in zip(pools, tops)]
+        )
+        self.gold = np.concatenate([g for _, g in tops])
+        self.owner = np.concatenate([np.full(len(o), n) for n, (o, _) in enumerate(tops)])
+
+    def evidence(self, point: dict[str, Any]) -> np.ndarray:
+        """``g`` of every pool (its top score)."""
+        return 1 / (1 + np.exp(-point["slope"] * (self.best - point["midpoint"])))
+
+    def values(self, point: dict[str, Any]) -> np.ndarray:
+        """The score of every top-5 passage (:func:`pool_relevance`'s formula)."""
+        return self.evidence(point)[self.owner] * np.exp(-self.below / point["spread"])
+
+
+def choose(table: Table, points: list[dict[str, Any]], mask: np.ndarray, cutoff: float) -> int:
+    """The grid point (index) that, on the pools of ``mask``, keeps ≥ :data:`KEEP` of the
+    on-topic top-5 gold passages at ``cutoff`` and drops the most off-topic pools; ties: the
+    least top-5 log-loss (calibration), then grid order. With no point keeping
+    :data:`KEEP`, the one keeping the most."""
+    rows = mask[table.owner]
+    off = mask & ~table.on
+    best_key: tuple[float, float, float] | None = None
+    best = 0
+    for n, point in enumerate(points):
+        values = table.values(point)
+        kept = float(np.mean(values[rows & table.gold] >= cutoff))
+        dropped = float(np.mean(table.evidence(point)[off] < cutoff))
+        loss = log_loss(values[rows], table.gold[rows])
+        key = (dropped if kept >= KEEP else -1.0 + kept, -loss, -n)
+        if best_key is None or key > best_key:
+            best_key, best = key, n
+    return best
 
 
 def report(pools: list[dict[str, Any]], scores: list[np.ndarray], cutoffs: np.ndarray) -> None:
@@ -309,6 +337,7 @@ def main() -> None:
     parser.add_argument("--graph-store", default=None, help="SQLite graph store to reuse")
     parser.add_argument("--limit", type=int, default=40, help="questions per file")
     parser.add_argument("--features", type=Path, help="gzipped JSON of the pools (kept, reused)")
+    parser.add_argument("--cutoff", type=float, default=0.5, help="the cutoff to choose for")
     args = parser.parse_args()
     if args.features is not None and args.features.exists():
         with gzip.open(args.features, "rt", encoding="utf-8") as handle:
@@ -321,22 +350,22 @@ def main() -> None:
                 json.dump(pools, handle)
     sigma_baseline(pools)
     points = grid_points(GRID)
-    tops = _tops(pools)
-    table = [top5_arrays(pools, _scores(pools, point), tops) for point in points]
+    table = Table(pools)
     folds = fold_array(p["id"] for p in pools)
     chosen = np.zeros(len(pools), dtype=np.int64)
-    cutoffs = np.zeros(len(pools))
     for k in range(FOLDS):
-        best, cutoff = choose(pools, folds != k, table)
-        chosen[folds == k], cutoffs[folds == k] = best, cutoff
-        print(f"fold {k}: {points[best]}, cutoff {cutoff}")
-    best, cutoff = choose(pools, np.ones(len(pools), dtype=bool), table)
-    print(f"all folds: {points[best]}, cutoff {cutoff}\n")
-    print("## out of fold")
-    oof = [_scores([p], points[c])[0] for p, c in zip(pools, chosen)]
-    report(pools, oof, cutoffs)
-    print("\n## all folds (the shipped point and cutoff)")
-    report(pools, _scores(pools, points[best]), np.full(len(pools), cutoff))
+        best = choose(table, points, folds != k, args.cutoff)
+        chosen[folds == k] = best
+        print(f"fold {k}: {points[best]}")
+    best = choose(table, points, np.ones(len(pools), dtype=bool), args.cutoff)
+    print(f"all folds: {points[best]}\n")
+    cutoffs = np.full(len(pools), args.cutoff)
+    print(f"## out of fold, cutoff {args.cutoff}")
+    report(pools, [_scores([p], points[c])[0] for p, c in zip(pools, chosen)], cutoffs)
+    shipped = _scores(pools, points[best])
+    for cutoff in sorted({args.cutoff, *OTHER_CUTOFFS}):
+        print(f"\n## all folds (the shipped point), cutoff {cutoff}")
+        report(pools, shipped, np.full(len(pools), cutoff))
 
 
 if __name__ == "__main__":
