@@ -1,7 +1,7 @@
 """Metadata keys the framework wrappers read and write, shared so both agree.
 
-A reranked document/node gains ``relevance_score`` (a 0–1 relevance, σ of the fused score:
-:mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
+A reranked document/node gains ``relevance_score`` (a 0–1 relevance that carries the pool's
+evidence and keeps the fused order: :mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
 itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
 ``cage_rank`` and ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
 as ``{"name": str, "rank": int}``, or ``None``: JSON-safe). A passage graph
@@ -111,12 +111,17 @@ def is_finite_score(value: object) -> bool:
             and math.isfinite(float(value)))  # fmt: skip
 
 
-def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str, Any]:
+def ranked_metadata(
+    metadata: dict[str, Any], ranked: RankedPassage, relevance_score: float | None = None
+) -> dict[str, Any]:
     """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched):
-    ``relevance_score`` = :func:`~cage_core.relevance.relevance` of the fused score, which
-    ``cage_score`` keeps."""
+    ``relevance_score`` = the given one (the wrappers pass
+    :func:`~cage_core.relevance.pool_relevance`'s), else σ of the fused score
+    (:func:`~cage_core.relevance.relevance`), which ``cage_score`` keeps."""
     out = dict(metadata)
-    out[RELEVANCE_SCORE_KEY] = relevance(ranked.score)
+    out[RELEVANCE_SCORE_KEY] = (
+        relevance(ranked.score) if relevance_score is None else relevance_score
+    )
     out[CAGE_SCORE_KEY] = ranked.score
     out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence

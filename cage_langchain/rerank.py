@@ -26,6 +26,7 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.passage import Passage
+from cage_core.relevance import pool_relevance
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
@@ -58,9 +59,9 @@ class CageRerank(BaseDocumentCompressor):
     without the warning (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
-    original metadata plus ``relevance_score`` (a 0–1 relevance, σ of the fused score, in
-    the order of the fused score and the same function for every query, so a cutoff on it
-    means one bar in every pool: :mod:`cage_core.relevance`), ``cage_score`` (the fused
+    original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused
+    score that also carries how well the pool matches the query, so one cutoff keeps
+    on-topic evidence and drops off-topic pools: :mod:`cage_core.relevance`), ``cage_score`` (the fused
     score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and
     ``cage_via`` (the earlier document it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
     LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
@@ -246,11 +247,14 @@ class CageRerank(BaseDocumentCompressor):
                                         passages, integrity_key=self.integrity_key)  # fmt: skip
         ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
                                  graphs=graphs)  # fmt: skip
+        scores = pool_relevance(
+            [r.score for r in ranked], [r.similarity for r in ranked] if sims is None else sims
+        )
         return [
             Document(
                 page_content=documents[r.index].page_content,
-                metadata=ranked_metadata(documents[r.index].metadata, r),
+                metadata=ranked_metadata(documents[r.index].metadata, r, float(score)),
                 id=documents[r.index].id,
             )
-            for r in ranked
+            for r, score in zip(ranked, scores)
         ]

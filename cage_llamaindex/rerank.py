@@ -23,7 +23,7 @@ from cage_core.metadata import (
     TITLE_KEY,
     ranked_metadata,
 )
-from cage_core.relevance import relevance
+from cage_core.relevance import pool_relevance
 from cage_core.reranker import configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
@@ -51,9 +51,9 @@ class CageRerank(BaseNodePostprocessor):
     ``CageRerank`` with the measured cost and the fix (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
-    relevance: σ of the fused score, so in the fused score's order and the same function for
-    every query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps one bar in
-    every pool; :mod:`cage_core.relevance`), and whose node is a copy carrying
+    relevance in the fused score's order that also carries how well the pool matches the
+    query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps on-topic
+    evidence and drops off-topic pools; :mod:`cage_core.relevance`), and whose node is a copy carrying
     ``relevance_score`` (the same value), ``cage_score`` (the fused score), ``cage_similarity``,
     ``cage_coherence``, ``cage_rank``, ``cage_via`` (the earlier node it is linked to:
     ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`) and, with
@@ -166,13 +166,16 @@ class CageRerank(BaseNodePostprocessor):
             )
             ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
                                      query_similarities=sims, graphs=graphs)  # fmt: skip
-            out = [self._ranked_node(nodes[r.index], r) for r in ranked]
+            scores = pool_relevance(
+                [r.score for r in ranked], [r.similarity for r in ranked] if sims is None else sims
+            )
+            out = [self._ranked_node(nodes[r.index], r, float(v)) for r, v in zip(ranked, scores)]
             event.on_end(payload={EventPayload.NODES: out})
         return out
 
-    def _ranked_node(self, original: NodeWithScore, ranked: Any) -> NodeWithScore:
+    def _ranked_node(self, original: NodeWithScore, ranked: Any, score: float) -> NodeWithScore:
         node = original.node.model_copy()
-        metadata = ranked_metadata(original.node.metadata, ranked)
+        metadata = ranked_metadata(original.node.metadata, ranked, score)
         excluded = list(RANKED_KEYS)
         if self.keep_retrieval_score:
             metadata["retrieval_score"] = original.score
@@ -182,7 +185,7 @@ class CageRerank(BaseNodePostprocessor):
             original.node.excluded_embed_metadata_keys, excluded
         )
         node.excluded_llm_metadata_keys = _with(original.node.excluded_llm_metadata_keys, excluded)
-        return NodeWithScore(node=node, score=relevance(ranked.score))
+        return NodeWithScore(node=node, score=score)
 
     def _similarities(
         self, nodes: list[NodeWithScore], bundle: QueryBundle

@@ -18,7 +18,7 @@ from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.metadata import chain_from_metadata
-from cage_core.relevance import relevance
+from cage_core.relevance import pool_relevance
 from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
@@ -81,7 +81,8 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [d.page_content for d in out] == [r.text for r in core]
     assert [d.metadata["cage_score"] for d in out] == [r.score for r in core]
-    assert [d.metadata["relevance_score"] for d in out] == [relevance(r.score) for r in core]
+    expected = pool_relevance([r.score for r in core], sims)
+    assert [d.metadata["relevance_score"] for d in out] == expected.tolist()
     assert [d.metadata["cage_similarity"] for d in out] == [sims[r.index] for r in core]
     assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
     assert [d.metadata["cage_via"] for d in out] == [_via_metadata(r.via) for r in core]

@@ -16,7 +16,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import Passage
-from cage_core.relevance import relevance
+from cage_core.relevance import pool_relevance
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
@@ -81,7 +81,8 @@ def test_same_order_and_scores_as_cage_core(nodes, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [n.node.get_content() for n in out] == [r.text for r in core]
     assert [n.node.metadata["cage_score"] for n in out] == [r.score for r in core]
-    assert [n.score for n in out] == [relevance(r.score) for r in core]
+    expected = pool_relevance([r.score for r in core], sims)
+    assert [n.score for n in out] == expected.tolist()
 
 
 def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(nodes, reranker):
