@@ -8,7 +8,8 @@ What the frameworks' cutoff steps read (:func:`cage_core.relevance.pool_relevanc
 MiniLM cosines, ``f`` CAGE's fused scores (``score_pool``, the product's own path, default
 config). This script builds the pools, chooses ``(midpoint, slope, spread)`` and the cutoff by
 5-fold cross-validation by question (``crossval.fold_of``), pooled over every file, and
-prints the figures.
+prints the figures. ``--features F.json.gz`` keeps the pools' cosines and fused scores as each
+pool set is built (an interrupted run resumes); ``--only-measure`` re-chooses from them.
 
 **Files.** The DEV files ``hotpotqa``, ``2wikimultihopqa``, ``musique``, ``ramdocs`` (corpus:
 the distinct passages of all the file's questions, untitled, as ``cage eval --open 20
@@ -41,8 +42,7 @@ its best cosine is below ``midpoint``). For each fold, on the other folds: among
 points (:data:`GRID`) that keep ≥ 95% of the on-topic top-5 gold passages at the cutoff, the
 one that drops the most off-topic pools; ties: the least log-loss of "passage is gold" over
 the top 5 of every pool (calibration), then grid order. The held-out fold is scored with that
-point. The shipped point is the one chosen on all folds. ``--features`` keeps the pools' cosines and fused scores (gzipped JSON), so a
-rerun only re-chooses.
+point. The shipped point is the one chosen on all folds.
 """
 
 from __future__ import annotations
@@ -157,27 +157,57 @@ def _pools(
     return out
 
 
-def build(data: Path, reranker: CageReranker, limit: int) -> list[dict[str, Any]]:
-    """Every file's on-topic and off-topic pools (module docstring)."""
+STEPS = sorted(
+    [(name, name) for name in FILES] + [(name, OFF_TOPIC[name]) for name in FILES],
+    key=lambda step: ("scifact" in step, step),
+)
+"""``(questions' file, corpus)`` of every pool set, SciFact's large corpus last."""
+
+
+def _read(path: Path | None) -> list[dict[str, Any]]:
+    if path is None or not path.exists():
+        return []
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return list(json.load(handle))
+
+
+def _write(path: Path | None, pools: list[dict[str, Any]]) -> None:
+    if path is None:
+        return
+    partial = path.with_name(path.name + ".partial")
+    with gzip.open(partial, "wt", encoding="utf-8") as handle:
+        json.dump(pools, handle)
+    partial.replace(path)
+
+
+def build(
+    data: Path, reranker: CageReranker, limit: int, features: Path | None
+) -> list[dict[str, Any]]:
+    """Every file's on-topic and off-topic pools (module docstring), one pool set (a step of
+    :data:`STEPS`) at a time; each is added to ``features`` when done, and a step already
+    there is not built again (so an interrupted run resumes)."""
     states: dict[str, CorpusState] = {}
-    pools: list[dict[str, Any]] = []
-    for name in FILES:
-        for corpus_name, on_topic in ((name, True), (OFF_TOPIC[name], False)):
-            start = time.perf_counter()
-            if corpus_name not in states:
-                states[corpus_name] = _corpus(data, corpus_name, reranker)
-            state = states[corpus_name]
-            questions = _questions(data, name)[:limit]
-            if on_topic and name in BEYOND:
-                questions = [q for q in questions if gold_ids_in_corpus(q, state.corpus) != ()]
-            made = _pools(questions, state, reranker, name, on_topic)
-            pools += made
-            print(
-                f"{name} over {corpus_name}: {len(made)} pools "
-                f"({time.perf_counter() - start:.0f}s)",
-                file=sys.stderr,
-                flush=True,
-            )
+    pools = _read(features)
+    done = {(p["file"], p["on_topic"]) for p in pools}
+    for name, corpus_name in STEPS:
+        on_topic = name == corpus_name
+        if (name, on_topic) in done:
+            continue
+        start = time.perf_counter()
+        if corpus_name not in states:
+            states[corpus_name] = _corpus(data, corpus_name, reranker)
+        state = states[corpus_name]
+        questions = _questions(data, name)[:limit]
+        if on_topic and name in BEYOND:
+            questions = [q for q in questions if gold_ids_in_corpus(q, state.corpus) != ()]
+        made = _pools(questions, state, reranker, name, on_topic)
+        pools += made
+        _write(features, pools)
+        print(
+            f"{name} over {corpus_name}: {len(made)} pools ({time.perf_counter() - start:.0f}s)",
+            file=sys.stderr,
+            flush=True,
+        )
     return pools
 
 
@@ -338,16 +368,15 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=40, help="questions per file")
     parser.add_argument("--features", type=Path, help="gzipped JSON of the pools (kept, reused)")
     parser.add_argument("--cutoff", type=float, default=0.5, help="the cutoff to choose for")
+    parser.add_argument(
+        "--only-measure", action="store_true", help="measure the pools in --features as they are"
+    )
     args = parser.parse_args()
-    if args.features is not None and args.features.exists():
-        with gzip.open(args.features, "rt", encoding="utf-8") as handle:
-            pools = json.load(handle)
+    if args.only_measure:
+        pools = _read(args.features)
     else:
         reranker = CageReranker(CageConfig(), graph_store=args.graph_store)
-        pools = build(args.data, reranker, args.limit)
-        if args.features is not None:
-            with gzip.open(args.features, "wt", encoding="utf-8") as handle:
-                json.dump(pools, handle)
+        pools = build(args.data, reranker, args.limit, args.features)
     sigma_baseline(pools)
     points = grid_points(GRID)
     table = Table(pools)
