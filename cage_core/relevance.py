@@ -29,7 +29,8 @@ figures in ``docs/scores.md``): on-topic pools are each question's top 20 of its
 off-topic pools the questions of one file over another file's corpus. They assume the cosine
 scale of a sentence-embedding model like all-MiniLM-L6-v2. A retriever score on another scale
 moves the bar: LangChain's Chroma and FAISS stores report ``1 − ‖q − p‖ / √2`` by default,
-which is ``1 − √(1 − cos)`` for unit vectors, lower than the cosine (cos 0.35 ⇔ 0.19); a model
+which is ``1 − √(1 − cos)`` for unit vectors, lower than the cosine (the midpoint, cosine
+0.4875, is 0.28 there); a model
 whose cosines crowd near 1 (many commercial embedders) lifts every pool. With such scores,
 pass ``midpoint`` on their scale, or let the reranker embed (``score_key=None`` /
 ``similarity_source="embed"``), or store with cosine relevance.
@@ -47,11 +48,11 @@ import numpy as np
 
 __all__ = ["CUTOFF", "MIDPOINT", "SLOPE", "SPREAD", "pool_relevance", "relevance"]
 
-MIDPOINT = 0.3
+MIDPOINT = 0.4875
 """The best similarity at which a pool's evidence ``g`` is 0.5 (cosine scale)."""
-SLOPE = 20.0
+SLOPE = 15.0
 """How fast ``g`` rises with the pool's best similarity."""
-SPREAD = 2.0
+SPREAD = 20.0
 """How far below the pool's best fused score a passage's ``h`` falls by a factor e."""
 CUTOFF = 0.5
 """The cutoff the DEV figures are quoted at (``docs/scores.md``)."""

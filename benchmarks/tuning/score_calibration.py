@@ -159,9 +159,9 @@ def _pools(
 
 STEPS = sorted(
     [(name, name) for name in FILES] + [(name, OFF_TOPIC[name]) for name in FILES],
-    key=lambda step: ("scifact" in step, step),
+    key=lambda step: (step[1] == "cuad", step[1] == "scifact", step),
 )
-"""``(questions' file, corpus)`` of every pool set, SciFact's large corpus last."""
+"""``(questions' file, corpus)`` of every pool set, the large corpora (CUAD, SciFact) last."""
 
 
 def _read(path: Path | None) -> list[dict[str, Any]]:
