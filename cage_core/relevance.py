@@ -22,20 +22,23 @@ top passage's score is ``g`` itself: a cutoff ``t`` drops a whole pool whose bes
 is below ``midpoint + log(t / (1 − t)) / slope``, and keeps, in a pool it does not drop, the
 passages with ``f ≥ max f − spread · log(g / t)``.
 
-The defaults (:data:`MIDPOINT`, :data:`SLOPE`, :data:`SPREAD`) and the cutoff
-:data:`CUTOFF` were chosen on the DEV files by 5-fold cross-validation by question, pooled over
+The defaults (:data:`MIDPOINT`, :data:`SLOPE`, :data:`SPREAD`) were chosen for the cutoff
+:data:`CUTOFF` = 0.5 on the DEV files by 5-fold cross-validation by question, pooled over
 every file, with MiniLM cosines as the similarity (``benchmarks/tuning/score_calibration.py``;
 figures in ``docs/scores.md``): on-topic pools are each question's top 20 of its own corpus,
-off-topic pools the questions of one file over another file's corpus. They assume the cosine
-scale of a sentence-embedding model like all-MiniLM-L6-v2. A retriever score on another scale
-moves the bar: LangChain's Chroma and FAISS stores report ``1 − ‖q − p‖ / √2`` by default,
-which is ``1 − √(1 − cos)`` for unit vectors, lower than the cosine (the midpoint, cosine
-0.4875, is 0.28 there); a model
-whose cosines crowd near 1 (many commercial embedders) lifts every pool. With such scores,
-pass ``midpoint`` on their scale, or let the reranker embed (``score_key=None`` /
-``similarity_source="embed"``), or store with cosine relevance.
+off-topic pools the questions of one file over another domain's corpus. At 0.5 a pool is
+dropped exactly when its best similarity is below :data:`MIDPOINT`.
 
-:func:`relevance` (σ of the fused score alone, what the wrappers reported until cage-rag 0.5)
+They assume the cosine scale of a sentence-embedding model like all-MiniLM-L6-v2. A
+retriever score on another scale moves the bar: LangChain's Chroma and FAISS stores report
+``1 − ‖q − p‖ / √2`` by default, which is ``1 − √(1 − cos)`` for unit vectors, lower than the
+cosine (the midpoint, cosine 0.4875, is 0.28 there); a model whose cosines crowd near 1 (many
+commercial embedders) lifts every pool. With such scores, store with cosine relevance, let
+the reranker embed (``score_key=None`` / ``similarity_source="embed"``), or call
+:func:`pool_relevance` with a ``midpoint`` on their scale (the results keep ``cage_score``
+and ``cage_similarity``).
+
+:func:`relevance` (σ of the fused score alone, what the wrappers reported up to cage-rag 0.4)
 stays public: it is the pool-relative part, one fixed function of ``f``.
 """
 
@@ -55,7 +58,7 @@ SLOPE = 15.0
 SPREAD = 20.0
 """How far below the pool's best fused score a passage's ``h`` falls by a factor e."""
 CUTOFF = 0.5
-"""The cutoff the DEV figures are quoted at (``docs/scores.md``)."""
+"""The cutoff the defaults were chosen for and the DEV figures are quoted at (``docs/scores.md``)."""
 
 
 def relevance(score: float) -> float:

@@ -3,7 +3,7 @@ frameworks, over real stores (the README's example: ``CageRerank(top_n=5)`` then
 ``SimilarityPostprocessor(similarity_cutoff=t)``, or LangChain's filter on
 ``relevance_score``), and the score keeps the fused order (:mod:`cage_core.relevance`).
 
-Before cage-rag 0.5 the score was σ of the fused score alone, relative to the pool: the
+Up to cage-rag 0.4.0 the score was σ of the fused score alone, relative to the pool: the
 off-topic question's best passage got about 0.9 and passed every usual cutoff.
 """
 
