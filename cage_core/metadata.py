@@ -1,7 +1,7 @@
 """Metadata keys the framework wrappers read and write, shared so both agree.
 
-A reranked document/node gains ``relevance_score`` (a 0–1 relevance, σ of the fused score:
-:mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
+A reranked document/node gains ``relevance_score`` (a 0–1 relevance that carries the pool's
+evidence and keeps the fused order: :mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
 itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
 ``cage_rank``, ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
 as ``{"name": str, "rank": int}``, or ``None``: JSON-safe) and ``cage_path`` (the path the
@@ -91,8 +91,12 @@ CAGE_RANK_KEY = "cage_rank"
 CAGE_VIA_KEY = "cage_via"
 CAGE_PATH_KEY = "cage_path"
 SCORE_KEYS: tuple[str, ...] = (
-    RELEVANCE_SCORE_KEY, CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY, CAGE_COHERENCE_KEY, CAGE_RANK_KEY,
-)  # fmt: skip
+    RELEVANCE_SCORE_KEY,
+    CAGE_SCORE_KEY,
+    CAGE_SIMILARITY_KEY,
+    CAGE_COHERENCE_KEY,
+    CAGE_RANK_KEY,
+)
 RANKED_KEYS: tuple[str, ...] = (*SCORE_KEYS, CAGE_VIA_KEY, CAGE_PATH_KEY)
 """Every key :func:`ranked_metadata` writes."""
 EXPANDED_VIA_KEY = "cage_expanded_via"
@@ -117,16 +121,24 @@ PAGE_METADATA_KEYS: tuple[str, ...] = ("page", "page_number")
 
 def is_finite_score(value: object) -> bool:
     """A finite real number (int, float or a numpy scalar; not a bool): a usable score."""
-    return (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-            and math.isfinite(float(value)))  # fmt: skip
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(float(value))
+    )
 
 
-def ranked_metadata(metadata: dict[str, Any], ranked: RankedPassage) -> dict[str, Any]:
+def ranked_metadata(
+    metadata: dict[str, Any], ranked: RankedPassage, relevance_score: float | None = None
+) -> dict[str, Any]:
     """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched):
-    ``relevance_score`` = :func:`~cage_core.relevance.relevance` of the fused score, which
-    ``cage_score`` keeps."""
+    ``relevance_score`` = the given one (the wrappers pass
+    :func:`~cage_core.relevance.pool_relevance`'s), else σ of the fused score
+    (:func:`~cage_core.relevance.relevance`), which ``cage_score`` keeps."""
     out = dict(metadata)
-    out[RELEVANCE_SCORE_KEY] = relevance(ranked.score)
+    out[RELEVANCE_SCORE_KEY] = (
+        relevance(ranked.score) if relevance_score is None else relevance_score
+    )
     out[CAGE_SCORE_KEY] = ranked.score
     out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence
@@ -173,9 +185,14 @@ def chain_from_metadata(metadatas: Sequence[Mapping[str, Any]]) -> list[Via | No
 
 
 def passage_from_metadata(
-    text: str, metadata: Mapping[str, Any], title_key: str | None, id: str | None = None,
-    *, doc_id: str | None = None, position: int | None = None,
-) -> Passage:  # fmt: skip
+    text: str,
+    metadata: Mapping[str, Any],
+    title_key: str | None,
+    id: str | None = None,
+    *,
+    doc_id: str | None = None,
+    position: int | None = None,
+) -> Passage:
     """The passage a framework document stands for: its text and, if present, its title
     (and the document structure given, see :func:`passages_from_metadata`).
 
@@ -184,8 +201,13 @@ def passage_from_metadata(
     parsed).
     """
     title = metadata.get(title_key) if title_key else None
-    return Passage(text=text, title=title if isinstance(title, str) else "", id=id,
-                   doc_id=doc_id, position=position)  # fmt: skip
+    return Passage(
+        text=text,
+        title=title if isinstance(title, str) else "",
+        id=id,
+        doc_id=doc_id,
+        position=position,
+    )
 
 
 @dataclass(frozen=True)
@@ -221,9 +243,12 @@ def _first_count(metadata: Mapping[str, Any], keys: Sequence[str]) -> int | None
 
 
 def chunk_place(
-    metadata: Mapping[str, Any], *, doc_id: object = None, offset: object = None,
+    metadata: Mapping[str, Any],
+    *,
+    doc_id: object = None,
+    offset: object = None,
     title: str = "",
-) -> ChunkPlace:  # fmt: skip
+) -> ChunkPlace:
     """The :class:`ChunkPlace` of a chunk's ``metadata`` (module docstring); ``doc_id`` and
     ``offset`` are the framework's own values, preferred to the metadata's when usable;
     ``title`` (the chunk's title, if any) qualifies a :data:`COLLECTION_KEYS` document."""
@@ -246,8 +271,11 @@ def chunk_place(
     if start is None:
         start = _count(metadata.get(OFFSET_METADATA_KEY))
     page = _first_count(metadata, PAGE_METADATA_KEYS) or 0
-    return ChunkPlace(document, _first_count(metadata, POSITION_METADATA_KEYS),
-                      None if start is None else (page, start))  # fmt: skip
+    return ChunkPlace(
+        document,
+        _first_count(metadata, POSITION_METADATA_KEYS),
+        None if start is None else (page, start),
+    )
 
 
 def document_positions(places: Sequence[ChunkPlace]) -> list[int | None]:
@@ -287,10 +315,24 @@ def passages_from_metadata(
         raise ValueError("texts, metadatas and the optional ids, doc_ids, offsets differ in length")
     found = [m.get(title_key) if title_key else None for m in metadatas]
     titles = [t if isinstance(t, str) else "" for t in found]
-    places = [chunk_place(m, doc_id=None if doc_ids is None else doc_ids[i],
-                          offset=None if offsets is None else offsets[i], title=titles[i])
-              for i, m in enumerate(metadatas)]  # fmt: skip
+    places = [
+        chunk_place(
+            m,
+            doc_id=None if doc_ids is None else doc_ids[i],
+            offset=None if offsets is None else offsets[i],
+            title=titles[i],
+        )
+        for i, m in enumerate(metadatas)
+    ]
     positions = document_positions(places)
-    return [passage_from_metadata(t, m, title_key, None if ids is None else ids[i],
-                                  doc_id=places[i].doc_id, position=positions[i])
-            for i, (t, m) in enumerate(zip(texts, metadatas))]  # fmt: skip
+    return [
+        passage_from_metadata(
+            t,
+            m,
+            title_key,
+            None if ids is None else ids[i],
+            doc_id=places[i].doc_id,
+            position=positions[i],
+        )
+        for i, (t, m) in enumerate(zip(texts, metadatas))
+    ]

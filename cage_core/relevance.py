@@ -2,39 +2,104 @@
 
 LangChain's ``metadata["relevance_score"]`` and LlamaIndex's ``NodeWithScore.score`` are read
 by cutoff steps placed after a reranker (``SimilarityPostprocessor(similarity_cutoff=...)``,
-a threshold on ``relevance_score``), which expect a value in [0, 1], higher is better. CAGE's
-fused score ``f`` (:mod:`cage_core.ranking.fusion`) is unbounded (about −1 … 6 on the example data), so
-the wrappers report
+a threshold on ``relevance_score``), which expect a value in [0, 1], higher is better, and
+one bar for every question. CAGE's fused score ``f`` (:mod:`cage_core.ranking.fusion`) is
+relative to its pool (the relevance term is standardised within the pool), so it cannot say
+whether the pool answers the question at all: an off-topic question's best passage gets as
+high an ``f`` as an on-topic one's. The wrappers therefore report, for passage ``i`` of a pool
+with query similarities ``s`` (the similarity the ranking used: the retriever's own score, or
+the packaged MiniLM's cosine) and fused scores ``f``,
 
-    relevance(f) = σ(f) = 1 / (1 + e^(−f))
+    score_i = g(max s) · h(max f − f_i)
+    g(s) = σ(slope · (s − midpoint)) = 1 / (1 + e^(−slope · (s − midpoint)))
+    h(d) = e^(−d / spread)
 
-and keep ``f`` itself under ``metadata["cage_score"]``. σ is strictly increasing, so the
-order of the results is the order of ``f``. It is one fixed function, the same for every
-query: a cutoff ``t`` keeps exactly the passages with ``f > log(t / (1 − t))`` in every pool
-(0.5 ⇔ ``f > 0``; 0.73 ⇔ ``f > 1``; 0.88 ⇔ ``f > 2``). A min–max of the pool was rejected:
-it gives the best passage 1 and the worst 0 whatever the query, so a cutoff would always drop
-the bottom of a good pool and keep the top of a useless one.
+``g`` is the pool's evidence: how well the best retrieved passage matches the question, on
+the similarity's own scale; ``h`` is the passage's place in the pool: 1 for the best passage,
+falling as ``f`` falls below it. Within a pool ``g`` is one number and ``h`` is strictly
+increasing in ``f``, so the order of the scores is the order of ``f`` (ties stay ties), and the
+top passage's score is ``g`` itself: a cutoff ``t`` drops a whole pool whose best similarity
+is below ``midpoint + log(t / (1 − t)) / slope``, and keeps, in a pool it does not drop, the
+passages with ``f ≥ max f − spread · log(g / t)``.
 
-What ``f`` measures, and so what a cutoff means: in the default ``"bridge"`` coherence the
-relevance term is standardised within the pool (z-scores), so ``f = 0`` is a passage of the
-pool's average relevance with no coherence, and passages of the evidence chain are lifted
-above every other (to at least the best other ``f`` + 1). It is a monotone score, not a
-calibrated probability that a passage answers the query. Other methods (``"paper"``:
-``f = α·sim + (1−α)·coherence``) keep their own scale under the same σ.
+The defaults (:data:`MIDPOINT`, :data:`SLOPE`, :data:`SPREAD`) were chosen for the cutoff
+:data:`CUTOFF` = 0.5 on the DEV files by 5-fold cross-validation by question, pooled over
+every file, with MiniLM cosines as the similarity (``benchmarks/tuning/score_calibration.py``;
+figures in ``docs/scores.md``): on-topic pools are each question's top 20 of its own corpus,
+off-topic pools the questions of one file over another domain's corpus. At 0.5 a pool is
+dropped exactly when its best similarity is below :data:`MIDPOINT`.
+
+They assume the cosine scale of a sentence-embedding model like all-MiniLM-L6-v2. A
+retriever score on another scale moves the bar: LangChain's Chroma and FAISS stores report
+``1 − ‖q − p‖ / √2`` by default, which is ``1 − √(1 − cos)`` for unit vectors, lower than the
+cosine (the midpoint, cosine 0.4875, is 0.28 there); a model whose cosines crowd near 1 (many
+commercial embedders) lifts every pool. With such scores, store with cosine relevance, let
+the reranker embed (``score_key=None`` / ``similarity_source="embed"``), or call
+:func:`pool_relevance` with a ``midpoint`` on their scale (the results keep ``cage_score``
+and ``cage_similarity``).
+
+:func:`relevance` (σ of the fused score alone, what the wrappers reported up to cage-rag 0.4)
+stays public: it is the pool-relative part, one fixed function of ``f``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-__all__ = ["relevance"]
+import numpy as np
+
+__all__ = ["CUTOFF", "MIDPOINT", "SLOPE", "SPREAD", "pool_relevance", "relevance"]
+
+MIDPOINT = 0.4875
+"""The best similarity at which a pool's evidence ``g`` is 0.5 (cosine scale)."""
+SLOPE = 15.0
+"""How fast ``g`` rises with the pool's best similarity."""
+SPREAD = 20.0
+"""How far below the pool's best fused score a passage's ``h`` falls by a factor e."""
+CUTOFF = 0.5
+"""The cutoff the defaults were chosen for and the DEV figures are quoted at (``docs/scores.md``)."""
 
 
 def relevance(score: float) -> float:
-    """σ(``score``) in [0, 1] (module docstring); NaN stays NaN."""
+    """σ(``score``) in [0, 1], the fused score alone, relative to its pool; NaN stays NaN."""
     if score >= 0:
         return 1.0 / (1.0 + math.exp(-score))
     if score < 0:
         e = math.exp(score)
         return e / (1.0 + e)
     return float("nan")
+
+
+def pool_relevance(
+    fused: Sequence[float] | np.ndarray,
+    similarities: Sequence[float] | np.ndarray,
+    *,
+    midpoint: float = MIDPOINT,
+    slope: float = SLOPE,
+    spread: float = SPREAD,
+) -> np.ndarray:
+    """``[k]`` the score of each passage of one pool (module docstring): ``g(max
+    similarities) · e^(−(max fused − fused_i) / spread)``.
+
+    ``fused`` holds the fused scores of the passages scored (all of the pool or any part of
+    it that includes its best); ``similarities`` the query similarities of the whole pool
+    (their maximum is what counts). An empty ``fused`` gives an empty array. Raises
+    ``ValueError`` for an empty ``similarities`` with passages to score, a non-finite value,
+    or a ``slope`` or ``spread`` that is not a finite number > 0.
+    """
+    f = np.asarray(fused, dtype=np.float64)
+    s = np.asarray(similarities, dtype=np.float64)
+    for name, value in (("slope", slope), ("spread", spread)):
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    if not math.isfinite(midpoint):
+        raise ValueError(f"midpoint must be a finite number, got {midpoint!r}")
+    if f.size == 0:
+        return np.zeros(0)
+    if s.size == 0:
+        raise ValueError("pool_relevance needs the pool's similarities to score its passages")
+    if not (np.isfinite(f).all() and np.isfinite(s).all()):
+        raise ValueError("fused scores and similarities must be finite")
+    evidence = relevance(slope * (float(s.max()) - midpoint))
+    return evidence * np.exp(-(f.max() - f) / spread)

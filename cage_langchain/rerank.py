@@ -26,6 +26,7 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.passage import Passage
+from cage_core.relevance import pool_relevance
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
@@ -58,9 +59,9 @@ class CageRerank(BaseDocumentCompressor):
     without the warning (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
-    original metadata plus ``relevance_score`` (a 0–1 relevance, σ of the fused score, in
-    the order of the fused score and the same function for every query, so a cutoff on it
-    means one bar in every pool: :mod:`cage_core.relevance`), ``cage_score`` (the fused
+    original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused
+    score that also carries how well the pool matches the query, so one cutoff keeps
+    on-topic evidence and drops off-topic pools: :mod:`cage_core.relevance`), ``cage_score`` (the fused
     score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and
     ``cage_via`` (the earlier document it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
     LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
@@ -171,8 +172,9 @@ class CageRerank(BaseDocumentCompressor):
             if self.embeddings is not None:
                 texts = [d.page_content for d in documents]
                 found, missing = self._cached(texts)
-                q, new = await asyncio.gather(self.embeddings.aembed_query(query),
-                                              self._aembed(missing))  # fmt: skip
+                q, new = await asyncio.gather(
+                    self.embeddings.aembed_query(query), self._aembed(missing)
+                )
                 sims = self._cosines(q, texts, found, missing, new)
             else:
                 sims = await asyncio.to_thread(self.reranker.similarities, query, passages)
@@ -198,8 +200,10 @@ class CageRerank(BaseDocumentCompressor):
             return None, (
                 f"the documents came without retriever scores (no metadata[{self.score_key!r}])"
             )
-        return None, (f"metadata[{self.score_key!r}] is missing or not a finite number on {bad} of "
-                      f"{len(values)} documents")  # fmt: skip
+        return None, (
+            f"metadata[{self.score_key!r}] is missing or not a finite number on {bad} of "
+            f"{len(values)} documents"
+        )
 
     def _warn_fallback(self, reason: str, count: int, seconds: float) -> None:
         if reason:
@@ -230,8 +234,14 @@ class CageRerank(BaseDocumentCompressor):
         found = {text: cached[key] for text, key in key_of.items() if key in cached}
         return found, [text for text in key_of if text not in found]
 
-    def _cosines(self, query_vector: Sequence[float], texts: list[str], found: dict[str, np.ndarray],
-                 missing: list[str], new_vectors: Sequence[Sequence[float]]) -> np.ndarray:  # fmt: skip
+    def _cosines(
+        self,
+        query_vector: Sequence[float],
+        texts: list[str],
+        found: dict[str, np.ndarray],
+        missing: list[str],
+        new_vectors: Sequence[Sequence[float]],
+    ) -> np.ndarray:
         if len(new_vectors) != len(missing):
             raise ValueError(
                 f"embeddings returned {len(new_vectors)} vectors for {len(missing)} texts"
@@ -239,25 +249,38 @@ class CageRerank(BaseDocumentCompressor):
         for text, vector in zip(missing, new_vectors):
             found[text] = np.asarray(vector, dtype=np.float64)
             self.embedding_cache.put(embedding_key(text, None), found[text])
-        return cosine_matrix(np.asarray([query_vector], dtype=np.float64),
-                             np.stack([found[t] for t in texts]))[0]  # fmt: skip
+        return cosine_matrix(
+            np.asarray([query_vector], dtype=np.float64), np.stack([found[t] for t in texts])
+        )[0]
 
     # -- ranking ------------------------------------------------------------------------
     def _passages(self, documents: Sequence[Document]) -> list[Passage]:
         return document_passages(documents, self.title_key)
 
-    def _rerank(self, documents: Sequence[Document], passages: list[Passage], query: str,
-                sims: np.ndarray | None) -> list[Document]:  # fmt: skip
+    def _rerank(
+        self,
+        documents: Sequence[Document],
+        passages: list[Passage],
+        query: str,
+        sims: np.ndarray | None,
+    ) -> list[Document]:
         reranker = self.reranker
-        graphs = reranker.stored_graphs([d.metadata.get(self.graph_key) for d in documents],
-                                        passages, integrity_key=self.integrity_key)  # fmt: skip
-        ranked = reranker.rerank(query, passages, top_n=self.top_n, query_similarities=sims,
-                                 graphs=graphs)  # fmt: skip
+        graphs = reranker.stored_graphs(
+            [d.metadata.get(self.graph_key) for d in documents],
+            passages,
+            integrity_key=self.integrity_key,
+        )
+        ranked = reranker.rerank(
+            query, passages, top_n=self.top_n, query_similarities=sims, graphs=graphs
+        )
+        scores = pool_relevance(
+            [r.score for r in ranked], [r.similarity for r in ranked] if sims is None else sims
+        )
         return [
             Document(
                 page_content=documents[r.index].page_content,
-                metadata=ranked_metadata(documents[r.index].metadata, r),
+                metadata=ranked_metadata(documents[r.index].metadata, r, float(score)),
                 id=documents[r.index].id,
             )
-            for r in ranked
+            for r, score in zip(ranked, scores)
         ]

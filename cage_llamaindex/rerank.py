@@ -25,7 +25,7 @@ from cage_core.metadata import (
     TITLE_KEY,
     ranked_metadata,
 )
-from cage_core.relevance import relevance
+from cage_core.relevance import pool_relevance
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
@@ -54,9 +54,9 @@ class CageRerank(BaseNodePostprocessor):
     ``CageRerank`` with the measured cost and the fix (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
-    relevance: σ of the fused score, so in the fused score's order and the same function for
-    every query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps one bar in
-    every pool; :mod:`cage_core.relevance`), and whose node is a copy carrying
+    relevance in the fused score's order that also carries how well the pool matches the
+    query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps on-topic
+    evidence and drops off-topic pools; :mod:`cage_core.relevance`), and whose node is a copy carrying
     ``relevance_score`` (the same value), ``cage_score`` (the fused score), ``cage_similarity``,
     ``cage_coherence``, ``cage_rank``, ``cage_via`` (the earlier node it is linked to:
     ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`) and, with
@@ -74,8 +74,9 @@ class CageRerank(BaseNodePostprocessor):
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
     alpha: float | None = Field(default=None, ge=0.0, le=1.0, description="overrides config.alpha")
     config: CageConfig = Field(default_factory=CageConfig, description="core configuration")
-    keep_retrieval_score: bool = Field(default=False, description="keep the retriever's score "
-                                       "in metadata['retrieval_score']")  # fmt: skip
+    keep_retrieval_score: bool = Field(
+        default=False, description="keep the retriever's score in metadata['retrieval_score']"
+    )
     similarity_source: SimilaritySource = Field(default="auto")
     graph_key: str = Field(default=GRAPH_KEY, description="metadata key of stored graphs")
     title_key: str | None = Field(default=TITLE_KEY, description="metadata key of node titles")
@@ -176,7 +177,7 @@ class CageRerank(BaseNodePostprocessor):
                 EventPayload.MODEL_NAME: "cage",
                 EventPayload.QUERY_STR: query_bundle.query_str,
                 EventPayload.TOP_K: self.top_n,
-            },  # fmt: skip
+            },
         ) as event:
             reranker = self.reranker
             graphs = reranker.stored_graphs(
@@ -184,15 +185,23 @@ class CageRerank(BaseNodePostprocessor):
                 passages,
                 integrity_key=self.integrity_key,
             )
-            ranked = reranker.rerank(query_bundle.query_str, passages, top_n=self.top_n,
-                                     query_similarities=sims, graphs=graphs)  # fmt: skip
-            out = [self._ranked_node(nodes[r.index], r) for r in ranked]
+            ranked = reranker.rerank(
+                query_bundle.query_str,
+                passages,
+                top_n=self.top_n,
+                query_similarities=sims,
+                graphs=graphs,
+            )
+            scores = pool_relevance(
+                [r.score for r in ranked], [r.similarity for r in ranked] if sims is None else sims
+            )
+            out = [self._ranked_node(nodes[r.index], r, float(v)) for r, v in zip(ranked, scores)]
             event.on_end(payload={EventPayload.NODES: out})
         return out
 
-    def _ranked_node(self, original: NodeWithScore, ranked: Any) -> NodeWithScore:
+    def _ranked_node(self, original: NodeWithScore, ranked: Any, score: float) -> NodeWithScore:
         node = original.node.model_copy()
-        metadata = ranked_metadata(original.node.metadata, ranked)
+        metadata = ranked_metadata(original.node.metadata, ranked, score)
         excluded = list(RANKED_KEYS)
         if self.keep_retrieval_score:
             metadata["retrieval_score"] = original.score
@@ -202,7 +211,7 @@ class CageRerank(BaseNodePostprocessor):
             original.node.excluded_embed_metadata_keys, excluded
         )
         node.excluded_llm_metadata_keys = _with(original.node.excluded_llm_metadata_keys, excluded)
-        return NodeWithScore(node=node, score=relevance(ranked.score))
+        return NodeWithScore(node=node, score=score)
 
     def _similarities(
         self, nodes: list[NodeWithScore], bundle: QueryBundle

@@ -18,7 +18,7 @@ from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.metadata import chain_from_metadata
-from cage_core.relevance import relevance
+from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, pool_relevance
 from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
@@ -81,7 +81,8 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [d.page_content for d in out] == [r.text for r in core]
     assert [d.metadata["cage_score"] for d in out] == [r.score for r in core]
-    assert [d.metadata["relevance_score"] for d in out] == [relevance(r.score) for r in core]
+    expected = pool_relevance([r.score for r in core], sims)
+    assert [d.metadata["relevance_score"] for d in out] == expected.tolist()
     assert [d.metadata["cage_similarity"] for d in out] == [sims[r.index] for r in core]
     assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
     assert [d.metadata["cage_via"] for d in out] == [_via_metadata(r.via) for r in core]
@@ -220,41 +221,49 @@ def test_the_fallback_warning_is_given_once_under_threads_and_gather(docs, embed
 
 
 def test_relevance_score_is_a_0_1_relevance_in_the_fused_order_with_the_fused_score_kept(docs):
+    sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
     scored = [
         Document(page_content=d.page_content, metadata={"retrieval_score": s})
-        for d, s in zip(docs, [0.6, 0.2, 0.1, 0.5, 0.3, 0.4])
+        for d, s in zip(docs, sims)
     ]
     for q in (QUERY, "capital of France"):
         out = CageRerank(top_n=None).compress_documents(scored, q)
         fused = [d.metadata["cage_score"] for d in out]
         relevance_scores = [d.metadata["relevance_score"] for d in out]
         assert fused == sorted(fused, reverse=True)
+        assert relevance_scores == sorted(relevance_scores, reverse=True)
         assert all(0.0 < r < 1.0 for r in relevance_scores)
-        assert relevance_scores == pytest.approx([1 / (1 + np.exp(-f)) for f in fused], rel=1e-12)
+        assert relevance_scores == pytest.approx(pool_relevance(fused, sims).tolist(), rel=1e-12)
 
 
-def test_a_relevance_cutoff_after_cage_keeps_one_fused_bar_in_every_query(docs, embeddings):
+def test_a_relevance_cutoff_after_cage_keeps_one_bar_per_pool_and_drops_an_off_topic_one(
+    docs, embeddings
+):
     from langchain_core.runnables import RunnableLambda
 
     store = InMemoryVectorStore(embedding=embeddings)
     store.add_documents(docs)
-    cutoff = 0.75
+    cutoff = CUTOFF
     chain = ContextualCompressionRetriever(
         base_compressor=CageRerank(top_n=None),
         base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=6),
     ) | RunnableLambda(lambda found: [d for d in found if d.metadata["relevance_score"] >= cutoff])
-    bar = np.log(cutoff / (1 - cutoff))  # the fused score the cutoff stands for
     kept = {}
-    for q in (QUERY, "capital of France", "What fruit has potassium?"):
+    off_topic = "Who won the 2018 FIFA World Cup?"
+    for q in (QUERY, "capital of France", "What fruit has potassium?", off_topic):
         everything = ContextualCompressionRetriever(
             base_compressor=CageRerank(top_n=None),
             base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=6),
         ).invoke(q)
         kept[q] = chain.invoke(q)
+        # the fused score the cutoff stands for in this pool (cage_core.relevance)
+        best = max(d.metadata["cage_similarity"] for d in everything)
+        evidence = 1 / (1 + np.exp(-SLOPE * (best - MIDPOINT)))
+        bar = everything[0].metadata["cage_score"] - SPREAD * np.log(evidence / cutoff)
         assert [d.page_content for d in kept[q]] == [
-            d.page_content for d in everything if d.metadata["cage_score"] >= bar
+            d.page_content for d in everything if d.metadata["cage_score"] >= bar - 1e-9
         ]
-    assert 0 < sum(map(len, kept.values())) < 3 * len(docs)  # the cutoff does cut, not everything
+    assert kept[off_topic] == [] and all(kept[q] for q in kept if q != off_topic)
 
 
 def test_async_gather_matches_sequential_calls(docs, embeddings):

@@ -16,7 +16,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import Passage
-from cage_core.relevance import relevance
+from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, pool_relevance
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
@@ -81,7 +81,8 @@ def test_same_order_and_scores_as_cage_core(nodes, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [n.node.get_content() for n in out] == [r.text for r in core]
     assert [n.node.metadata["cage_score"] for n in out] == [r.score for r in core]
-    assert [n.score for n in out] == [relevance(r.score) for r in core]
+    expected = pool_relevance([r.score for r in core], sims)
+    assert [n.score for n in out] == expected.tolist()
 
 
 def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(nodes, reranker):
@@ -288,7 +289,7 @@ def test_similarity_cutoff_after_cage_on_a_persisted_index(nodes, embed_model, t
     index = load_index_from_storage(
         StorageContext.from_defaults(persist_dir=str(tmp_path)), embed_model=embed_model
     )
-    cutoff = 0.75
+    cutoff = CUTOFF
     engine = index.as_query_engine(
         llm=MockLLM(),
         similarity_top_k=6,
@@ -300,20 +301,23 @@ def test_similarity_cutoff_after_cage_on_a_persisted_index(nodes, embed_model, t
     everything = index.as_query_engine(
         llm=MockLLM(), similarity_top_k=6, node_postprocessors=[CageRerank(top_n=None)]
     )
-    bar = math.log(cutoff / (1 - cutoff))
-    kept = 0
-    for q in (QUERY, "capital of France", "What fruit has potassium?"):
+    kept = {}
+    off_topic = "Who won the 2018 FIFA World Cup?"
+    for q in (QUERY, "capital of France", "What fruit has potassium?", off_topic):
         got = engine.query(q).source_nodes
         every = everything.query(q).source_nodes
         assert all(0.0 < n.score < 1.0 for n in every)
-        assert [n.node.metadata["cage_score"] for n in every] == sorted(
-            (n.node.metadata["cage_score"] for n in every), reverse=True
-        )
+        fused = [n.node.metadata["cage_score"] for n in every]
+        assert fused == sorted(fused, reverse=True)
+        # the fused score the cutoff stands for in this pool (cage_core.relevance)
+        best = max(n.node.metadata["cage_similarity"] for n in every)
+        evidence = 1 / (1 + math.exp(-SLOPE * (best - MIDPOINT)))
+        bar = fused[0] - SPREAD * math.log(evidence / cutoff)
         assert [n.node.node_id for n in got] == [
-            n.node.node_id for n in every if n.node.metadata["cage_score"] >= bar
+            n.node.node_id for n, f in zip(every, fused) if f >= bar - 1e-9
         ]
-        kept += len(got)
-    assert 0 < kept < 3 * len(nodes)
+        kept[q] = got
+    assert kept[off_topic] == [] and all(kept[q] for q in kept if q != off_topic)
 
 
 def test_with_an_integrity_key_a_forged_graph_in_a_persisted_index_is_ignored(
