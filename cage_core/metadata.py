@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from cage_core.passage import Passage, RankedPassage, Via
-from cage_core.relevance import relevance
+from cage_core.relevance import fused_sigmoid
 
 __all__ = [
     "CAGE_COHERENCE_KEY",
@@ -137,7 +137,7 @@ def ranked_metadata(
     (:func:`~cage_core.relevance.relevance`), which ``cage_score`` keeps."""
     out = dict(metadata)
     out[RELEVANCE_SCORE_KEY] = (
-        relevance(ranked.score) if relevance_score is None else relevance_score
+        fused_sigmoid(ranked.score) if relevance_score is None else relevance_score
     )
     out[CAGE_SCORE_KEY] = ranked.score
     out[CAGE_SIMILARITY_KEY] = ranked.similarity

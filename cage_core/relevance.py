@@ -38,18 +38,21 @@ the reranker embed (``score_key=None`` / ``similarity_source="embed"``), or call
 :func:`pool_relevance` with a ``midpoint`` on their scale (the results keep ``cage_score``
 and ``cage_similarity``).
 
-:func:`relevance` (σ of the fused score alone, what the wrappers reported up to cage-rag 0.4)
-stays public: it is the pool-relative part, one fixed function of ``f``.
+:func:`fused_sigmoid` (σ of the fused score alone, what the wrappers reported up to cage-rag
+0.4) stays public: it is the pool-relative part, one fixed function of ``f``. Its former name
+``relevance`` (which the glossary gives to the fusion's relevance term) is a deprecated alias
+for one release.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["CUTOFF", "MIDPOINT", "SLOPE", "SPREAD", "pool_relevance", "relevance"]
+__all__ = ["CUTOFF", "MIDPOINT", "SLOPE", "SPREAD", "fused_sigmoid", "pool_relevance", "relevance"]
 
 MIDPOINT = 0.4875
 """The best similarity at which a pool's evidence ``g`` is 0.5 (cosine scale)."""
@@ -61,7 +64,7 @@ CUTOFF = 0.5
 """The cutoff the defaults were chosen for and the DEV figures are quoted at (``docs/scores.md``)."""
 
 
-def relevance(score: float) -> float:
+def fused_sigmoid(score: float) -> float:
     """σ(``score``) in [0, 1], the fused score alone, relative to its pool; NaN stays NaN."""
     if score >= 0:
         return 1.0 / (1.0 + math.exp(-score))
@@ -69,6 +72,14 @@ def relevance(score: float) -> float:
         e = math.exp(score)
         return e / (1.0 + e)
     return float("nan")
+
+
+def relevance(score: float) -> float:
+    """Deprecated name of :func:`fused_sigmoid` (cage-rag 0.4)."""
+    warnings.warn(
+        "cage_core.relevance.relevance is now fused_sigmoid", DeprecationWarning, stacklevel=2
+    )
+    return fused_sigmoid(score)
 
 
 def pool_relevance(

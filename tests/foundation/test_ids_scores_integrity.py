@@ -10,18 +10,20 @@ import pytest
 from cage_core.graphs.integrity import graph_mac, key_bytes, signed_text, verified
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.passage_ids import content_id, content_ids, document_id
-from cage_core.relevance import relevance
+from cage_core.relevance import fused_sigmoid
 
 
 def test_relevance_is_the_logistic_of_the_fused_score_bounded_and_monotone():
-    assert relevance(0.0) == 0.5 and relevance(1.0) == pytest.approx(1 / (1 + math.e**-1))
-    assert relevance(-800.0) == 0.0 and relevance(800.0) == 1.0  # no overflow at the extremes
+    assert fused_sigmoid(0.0) == 0.5 and fused_sigmoid(1.0) == pytest.approx(1 / (1 + math.e**-1))
+    assert (
+        fused_sigmoid(-800.0) == 0.0 and fused_sigmoid(800.0) == 1.0
+    )  # no overflow at the extremes
     scores = [-3.0, -0.14, 0.0, 0.5, 2.0, 5.7]
-    assert [relevance(s) for s in scores] == sorted(relevance(s) for s in scores)
-    assert all(0.0 <= relevance(s) <= 1.0 for s in scores)
-    assert math.isnan(relevance(float("nan")))
+    assert [fused_sigmoid(s) for s in scores] == sorted(fused_sigmoid(s) for s in scores)
+    assert all(0.0 <= fused_sigmoid(s) <= 1.0 for s in scores)
+    assert math.isnan(fused_sigmoid(float("nan")))
     t = 0.75  # a cutoff means one fused-score bar: f >= log(t / (1 - t))
-    assert relevance(math.log(t / (1 - t))) == pytest.approx(t)
+    assert fused_sigmoid(math.log(t / (1 - t))) == pytest.approx(t)
 
 
 def test_content_ids_are_uuids_of_title_and_text_stable_across_calls():
@@ -87,3 +89,10 @@ def test_a_signed_graph_verifies_only_under_its_key_and_unchanged():
 def test_a_bad_integrity_key_is_a_clear_error(bad, error):
     with pytest.raises(error, match="integrity key"):
         key_bytes(bad)
+
+
+def test_the_former_name_of_fused_sigmoid_still_answers_and_warns():
+    from cage_core.relevance import relevance
+
+    with pytest.warns(DeprecationWarning, match="fused_sigmoid"):
+        assert relevance(0.0) == fused_sigmoid(0.0) == 0.5

@@ -21,7 +21,7 @@ from llama_index.core.postprocessor import SimilarityPostprocessor
 from llama_index.core.schema import TextNode
 from pools import QUERY, TEXTS
 
-from cage_core.relevance import CUTOFF, pool_relevance, relevance
+from cage_core.relevance import CUTOFF, fused_sigmoid, pool_relevance
 from cage_langchain import CageRerank as LangChainRerank
 from cage_langchain import PackagedMiniLMEmbeddings, ScoredVectorStoreRetriever
 from cage_llamaindex import CageRerank as LlamaIndexRerank
@@ -64,7 +64,7 @@ def test_the_readme_cutoff_in_llamaindex_keeps_evidence_and_drops_an_off_topic_p
     ranked, kept = _llamaindex_pipeline(index, OFF_TOPIC)
     assert len(ranked) == 5 and kept == []
     # σ of the fused score, what the field held before, passed the off-topic pool's best
-    assert relevance(ranked[0].node.metadata["cage_score"]) > 0.75
+    assert fused_sigmoid(ranked[0].node.metadata["cage_score"]) > 0.75
 
 
 @pytest.mark.models  # MiniLM and the spaCy pipeline
@@ -73,7 +73,7 @@ def test_the_same_cutoff_in_langchain_keeps_evidence_and_drops_an_off_topic_pool
     assert BORN_IN_WARSAW in [d.page_content for d in kept]
     ranked, kept = _langchain_pipeline(store, OFF_TOPIC)
     assert len(ranked) == 5 and kept == []
-    assert relevance(ranked[0].metadata["cage_score"]) > 0.75
+    assert fused_sigmoid(ranked[0].metadata["cage_score"]) > 0.75
 
 
 @pytest.mark.models  # MiniLM and the spaCy pipeline
