@@ -29,7 +29,7 @@ OUT_OF_RANGE = "Relevance scores must be between 0 and 1"
 
 
 @pytest.fixture(scope="module")
-def chroma():
+def chroma(tmp_path_factory):
     from chromadb.config import Settings
     from langchain_chroma import Chroma
 
@@ -38,6 +38,9 @@ def chroma():
         docs,
         PackagedMiniLMEmbeddings(),
         collection_name="quiet",
+        # a store of its own: an in-memory Chroma another test made with other settings
+        # (the docs' LangChain guide runs in this process) would refuse these
+        persist_directory=str(tmp_path_factory.mktemp("quiet-chroma")),
         client_settings=Settings(anonymized_telemetry=False),
     )
 
