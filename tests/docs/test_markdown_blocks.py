@@ -65,11 +65,16 @@ def test_python_block_runs_as_printed(name, code, monkeypatch, capsys):
         _run_in_fresh_interpreter(name, code)
         return
     monkeypatch.chdir(ROOT)
-    if "Chroma" in code:  # a fresh in-process Chroma: other tests' clients had other settings
+    chroma = "Chroma" in code
+    if chroma:  # a fresh in-process Chroma: other tests' clients had other settings
         from chromadb.api.shared_system_client import SharedSystemClient
 
         SharedSystemClient.clear_system_cache()
-    exec(compile(code, name, "exec"), {"__name__": "__main__"})
+    try:
+        exec(compile(code, name, "exec"), {"__name__": "__main__"})
+    finally:
+        if chroma:  # and none left behind for the tests after it, with their own settings
+            SharedSystemClient.clear_system_cache()
     if name in SAID_ORDER:
         printed = capsys.readouterr().out
         positions = [printed.find(word) for word in SAID_ORDER[name]]
