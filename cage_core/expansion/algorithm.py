@@ -19,7 +19,7 @@ more):
   (:func:`adjacent_links`; an index without documents, or without positions, has none of
   these links). Other chunks of the seed's document make no link: with a weight of 0.25 or
   0.5 for them, cross-validation over every DEV file pooled chose 0 in 4 of 5 folds and on
-  all folds (``benchmarks/sibling_cv.py``: DragonBall and SciFact chunks, ``--expand``).
+  all folds (``benchmarks/tuning/sibling_cv.py``: DragonBall and SciFact chunks, ``--expand``).
 
 A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
 fields of :class:`LinkWeights`.
@@ -70,7 +70,7 @@ DEFAULT_SEEDS = 3
 """Candidates expanded from by default; chosen with :data:`DEFAULT_LIMIT` by 5-fold
 cross-validation on the DEV questions of HotpotQA, 2Wiki and MuSiQue pooled, with and without
 titles (one-SE rule: the smallest expansion within one standard error of the best mean
-Recall@5 after reranking; ``benchmarks/link_expansion.py``)."""
+Recall@5 after reranking; ``benchmarks/tuning/link_expansion.py``)."""
 DEFAULT_LIMIT = 8
 """Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
 

@@ -90,7 +90,7 @@ AddedScore = Literal["lowest", "store"]
 DEFAULT_ADDED_SCORE: AddedScore = "store"
 """Mean Recall@5 after CAGE over the first 200 DEV questions of HotpotQA, 2Wiki and MuSiQue
 (k=20, titles): .834 with ``"store"``, .820 with ``"lowest"``
-(``benchmarks/expansion_latency.py``)."""
+(``benchmarks/claims/expansion_latency.py``)."""
 ADDED_SCORES: tuple[AddedScore, ...] = ("lowest", "store")
 SAME_DOCUMENT_VIA = "same document"
 """The ``via`` (and ``cage_expanded_via``) of a chunk added because it is next to a seed in the

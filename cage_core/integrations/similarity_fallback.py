@@ -3,10 +3,10 @@
 The rerank step costs milliseconds when the retriever hands on its own query similarities,
 and embedding the query and every retrieved passage again when it does not (0.7–1.8 s a
 query for 20 chunks with MiniLM on a CPU, 85–244× the scored step, as measured for issue 27;
-``python benchmarks/real_pipelines.py`` measures it as "langchain-plain"). That slow path is legal
-(a retriever with no scores) but rarely meant, so each reranker instance says so once, at
-WARNING, with what the embedding cost on the call that found it and how to avoid it; a caller
-who asks for embedding on purpose (LangChain ``score_key=None``, LlamaIndex
+``python benchmarks/claims/real_pipelines.py`` measures it as "langchain-plain"). That slow
+path is legal (a retriever with no scores) but rarely meant, so each reranker instance says so
+once, at WARNING, with what the embedding cost on the call that found it and how to avoid it; a
+caller who asks for embedding on purpose (LangChain ``score_key=None``, LlamaIndex
 ``similarity_source="embed"``) is not warned.
 """
 

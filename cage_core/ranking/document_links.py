@@ -35,7 +35,7 @@ construction). With the settings of :class:`DocumentConfig`:
   next chunk. A chunk's document counts once, by its stronger link — the neighbour of a lead
   in a named document is not lifted twice over the document's other chunks (out of fold over
   all DEV pools, better than the sum ``w_d · N_i + w_a · A_i``:
-  ``benchmarks/document_view_variants.py``). With ``w_a ≤ w_d`` (the defaults) a lead's
+  ``benchmarks/tuning/document_view_variants.py``). With ``w_a ≤ w_d`` (the defaults) a lead's
   neighbours, being chunks of a named document, gain nothing more: adjacency then lifts the
   neighbours of the ``m`` anchors in documents the query does not name.
 

@@ -5,7 +5,7 @@ none of the passages' subjects (:attr:`SubjectLinks.query_subjects
 <cage_core.ranking.untitled_core.SubjectLinks.query_subjects>` all 0: a claim about a finding, a
 question about "the company"), the subject core's links come from derived subjects and
 shared entities alone, and these were measured to cost Recall (SciFact chunks without
-document ids: ``benchmarks/beyond_cv.py``). With the gate on, such a pool is ranked by its
+document ids: ``benchmarks/tuning/beyond_cv.py``). With the gate on, such a pool is ranked by its
 relevance ``r`` (the hybrid order: no coherence, no short chain, and not the subject core's
 gain for the passage about each part of the query either, which is link evidence too):
 
@@ -41,7 +41,7 @@ or the query names it; a scientific abstract's chunk opens with a capitalised co
 ("Hypoxia, a characteristic feature of ...", "Importantly, ..."), which the subject rules
 take for a subject and no parser for a name. On DEV the rule changes no figure of
 HotpotQA, 2Wiki or MuSiQue and brings SciFact's chunks kept without document ids to the
-hybrid order (``benchmarks/beyond_cv.py``).
+hybrid order (``benchmarks/tuning/beyond_cv.py``).
 """
 
 from __future__ import annotations

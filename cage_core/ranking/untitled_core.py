@@ -41,7 +41,7 @@ the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
   ``W`` is spent. The chain is ranked first, in chain order, the rest by ``f``: only the order
   within ``W`` changes, so Recall@``chain_window`` is that of ``f`` (on DEV open retrieval
   without titles the chain lifted Recall@3 while the subject core alone ranks its top 3 much
-  as relevance does; ``benchmarks/untitled_chain_cv.py``).
+  as relevance does; ``benchmarks/tuning/untitled_chain_cv.py``).
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def untitled_subject(subject: Subject) -> str:
     """The name a passage of an untitled pool is linked by: its derived subject, except one
     from the entity fallback (the most frequent entity of a chunk is too often what it
     mentions, not what it is about: "America East" for a team's season), which is "", and
-    one that is no name (a sentence opener such as "To": :func:`~cage_core.names.may_link.may_link`)."""
+    one that is no name (a sentence opener such as "To":
+    :func:`~cage_core.names.may_link.may_link`)."""
     return "" if subject.origin == "entity" or not may_link(subject.name) else subject.name
 
 
