@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 from cage_core import CageConfig, CageReranker
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
 from cage_core.integrations.pickled_state import without_private_attributes
+from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.metadata import (
     GRAPH_KEY,
@@ -26,7 +27,6 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.passage import Passage
-from cage_core.relevance import pool_relevance
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.structure import document_passages
@@ -270,17 +270,12 @@ class CageRerank(BaseDocumentCompressor):
             passages,
             integrity_key=self.integrity_key,
         )
-        ranked = reranker.rerank(
-            query, passages, top_n=self.top_n, query_similarities=sims, graphs=graphs
-        )
-        scores = pool_relevance(
-            [r.score for r in ranked], [r.similarity for r in ranked] if sims is None else sims
-        )
+        ranked = scored_rerank(reranker, query, passages, self.top_n, sims, graphs)
         return [
             Document(
                 page_content=documents[r.index].page_content,
                 metadata=ranked_metadata(documents[r.index].metadata, r, float(score)),
                 id=documents[r.index].id,
             )
-            for r, score in zip(ranked, scores)
+            for r, score in ranked
         ]

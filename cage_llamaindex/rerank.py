@@ -18,6 +18,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from cage_core import CageConfig, CageReranker
 from cage_core.config import config_as_json
 from cage_core.integrations.pickled_state import without_private_attributes
+from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.metadata import (
     GRAPH_KEY,
@@ -25,7 +26,6 @@ from cage_core.metadata import (
     TITLE_KEY,
     ranked_metadata,
 )
-from cage_core.relevance import pool_relevance
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.structure import node_passages
@@ -185,17 +185,10 @@ class CageRerank(BaseNodePostprocessor):
                 passages,
                 integrity_key=self.integrity_key,
             )
-            ranked = reranker.rerank(
-                query_bundle.query_str,
-                passages,
-                top_n=self.top_n,
-                query_similarities=sims,
-                graphs=graphs,
+            ranked = scored_rerank(
+                reranker, query_bundle.query_str, passages, self.top_n, sims, graphs
             )
-            scores = pool_relevance(
-                [r.score for r in ranked], [r.similarity for r in ranked] if sims is None else sims
-            )
-            out = [self._ranked_node(nodes[r.index], r, float(v)) for r, v in zip(ranked, scores)]
+            out = [self._ranked_node(nodes[r.index], r, score) for r, score in ranked]
             event.on_end(payload={EventPayload.NODES: out})
         return out
 

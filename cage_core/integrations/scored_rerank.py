@@ -1,0 +1,48 @@
+"""One rerank call of a framework wrapper: the ranked passages and the 0–1 score each carries.
+
+The score (:func:`cage_core.relevance.pool_relevance`) reads the maximum similarity of the
+whole pool, not of the ``top_n`` returned: a passage the ranking placed below ``top_n`` can be
+the pool's most similar one. When the caller has no similarities, they are computed here, by
+the reranker's own :meth:`~cage_core.CageReranker.similarities` (what ``rerank`` would compute
+from them, so the ranking is the same), after the pool bound is checked, as ``rerank`` checks it
+before embedding anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cage_core.call_checks import check_pool_size
+from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.passage import Passage, RankedPassage
+from cage_core.relevance import pool_relevance
+from cage_core.reranker import CageReranker
+
+__all__ = ["scored_rerank"]
+
+
+def scored_rerank(
+    reranker: CageReranker,
+    query: str,
+    passages: list[Passage],
+    top_n: int | None,
+    similarities: np.ndarray | None,
+    graphs: Sequence[PassageGraph | None] | None,
+) -> list[tuple[RankedPassage, float]]:
+    """``reranker.rerank`` of the pool, each result with its
+    :func:`~cage_core.relevance.pool_relevance` score (module docstring)."""
+    if similarities is None and passages:
+        check_pool_size(len(passages), reranker.max_pool)
+        similarities = reranker.similarities(query, passages)
+    ranked = reranker.rerank(
+        query, passages, top_n=top_n, query_similarities=similarities, graphs=graphs
+    )
+    if not ranked:
+        return []
+    assert (
+        similarities is not None
+    )  # ranked passages came from a pool, whose similarities these are
+    scores = pool_relevance([r.score for r in ranked], similarities)
+    return [(r, float(score)) for r, score in zip(ranked, scores)]
