@@ -1,8 +1,8 @@
 """Metadata keys the framework wrappers read and write, shared so both agree.
 
 A reranked document/node gains ``relevance_score`` (a 0–1 relevance that carries the pool's
-evidence and keeps the fused order: :mod:`cage_core.relevance`; the key LangChain rerankers use), ``cage_score`` (the fused score
-itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
+evidence and keeps the fused order: :mod:`cage_core.relevance`; the key LangChain rerankers
+use), ``cage_score`` (the fused score itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
 ``cage_rank``, ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
 as ``{"name": str, "rank": int}``, or ``None``: JSON-safe) and ``cage_path`` (the path the
 pool took, :attr:`RankedPassage.path <cage_core.passage.RankedPassage.path>`, e.g.
@@ -56,7 +56,6 @@ from typing import Any
 import numpy as np
 
 from cage_core.passage import Passage, RankedPassage, Via
-from cage_core.relevance import fused_sigmoid
 
 __all__ = [
     "CAGE_COHERENCE_KEY",
@@ -129,16 +128,14 @@ def is_finite_score(value: object) -> bool:
 
 
 def ranked_metadata(
-    metadata: dict[str, Any], ranked: RankedPassage, relevance_score: float | None = None
+    metadata: dict[str, Any], ranked: RankedPassage, relevance_score: float
 ) -> dict[str, Any]:
     """A copy of ``metadata`` with the scores of ``ranked`` added (the input is untouched):
-    ``relevance_score`` = the given one (the wrappers pass
-    :func:`~cage_core.relevance.pool_relevance`'s), else σ of the fused score
-    (:func:`~cage_core.relevance.relevance`), which ``cage_score`` keeps."""
+    ``relevance_score`` = the given 0–1 score (the wrappers compute it with
+    :func:`~cage_core.relevance.pool_relevance`), and the result's fused score, similarity,
+    coherence, rank, via and path under the ``cage_*`` keys of the module docstring."""
     out = dict(metadata)
-    out[RELEVANCE_SCORE_KEY] = (
-        fused_sigmoid(ranked.score) if relevance_score is None else relevance_score
-    )
+    out[RELEVANCE_SCORE_KEY] = relevance_score
     out[CAGE_SCORE_KEY] = ranked.score
     out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence

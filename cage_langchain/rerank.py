@@ -274,7 +274,7 @@ class CageRerank(BaseDocumentCompressor):
         return [
             Document(
                 page_content=documents[r.index].page_content,
-                metadata=ranked_metadata(documents[r.index].metadata, r, float(score)),
+                metadata=ranked_metadata(documents[r.index].metadata, r, score),
                 id=documents[r.index].id,
             )
             for r, score in ranked
