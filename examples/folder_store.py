@@ -1,7 +1,7 @@
 """A folder of your own documents as the example chats' persisted store (``--docs DIR``).
 
     DIR (*.md, *.rst, *.txt, *.html; *.pdf when pypdf is installed)
-      → sections by heading → prose (markup removed: ``cage_core.extractive.prose_paragraphs``)
+      → sections by heading → prose (markup removed: ``cage_core.prose.prose_paragraphs``)
       → chunks of at most CHUNK_CHARS characters, each named by its file and heading
       → the example's own vector store (embedded, with its CAGE graph), persisted in STORE
 
@@ -31,7 +31,8 @@ from typing import Any, Protocol
 
 from tqdm import tqdm
 
-from cage_core.extractive import prose_paragraphs, split_sentences
+from cage_core.extractive import split_sentences
+from cage_core.prose import prose_paragraphs
 
 __all__ = [
     "CHUNK_CHARS",
