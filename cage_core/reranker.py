@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -18,6 +19,7 @@ from cage_core.call_checks import (
     check_top_n,
 )
 from cage_core.config import CageConfig
+from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.graphs.parse import GraphParser
 from cage_core.graphs.passage_graph import GraphLevel, PassageGraph
@@ -37,6 +39,7 @@ from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, 
 from cage_core.ranking.document_links import document_vias
 from cage_core.ranking.explanation import evidence_chain
 from cage_core.ranking.fusion import PoolScores
+from cage_core.ranking.named_documents import named_first
 from cage_core.scoring import cosine_matrix, ranking
 
 __all__ = [
@@ -255,9 +258,12 @@ class CageReranker:
         passages: Sequence[PassageLike],
         query_similarities: Sequence[float] | np.ndarray | None = None,
         graphs: Sequence[PassageGraph | None] | None = None,
+        route: DocumentRoute | None = None,
     ) -> PoolScores:
         """All scores of one pool, in input order (see :meth:`rerank` for the arguments)."""
         check_query(query)
+        if route:
+            query = route.question
         items = as_passages(passages)
         k = len(items)
         check_pool_size(k, self.max_pool)
@@ -269,7 +275,11 @@ class CageReranker:
         pool_graphs = None
         if self.method.needs_graphs:
             pool_graphs = self._pool_graphs(items, graphs) if k else []
-        return pool_scores(self.method, Pool(query, items, relevance, pool_graphs))
+        scores = pool_scores(self.method, Pool(query, items, relevance, pool_graphs))
+        if not route:
+            return scores
+        named = [item.doc_id is not None and item.doc_id in route.doc_ids for item in items]
+        return dataclasses.replace(scores, fused=named_first(scores.fused, named))
 
     def rerank(
         self,
@@ -278,6 +288,7 @@ class CageReranker:
         top_n: int | None = None,
         query_similarities: Sequence[float] | np.ndarray | None = None,
         graphs: Sequence[PassageGraph | None] | None = None,
+        route: DocumentRoute | None = None,
     ) -> list[RankedPassage]:
         """Rerank ``passages`` for ``query`` by fused relevance and coherence.
 
@@ -290,6 +301,12 @@ class CageReranker:
                 passage; when given, nothing is embedded.
             graphs: precomputed passage graphs (e.g. from ingest), one per passage or
                 ``None`` to parse that passage.
+            route: the documents ``query`` names (:func:`route_question
+                <cage_core.expansion.routing.route_question>`): the pool is ranked for
+                ``route.question`` (the question less the words naming them), and the passages
+                whose ``doc_id`` is named come first (:mod:`cage_core.ranking.named_documents`).
+                ``query_similarities``, when given, must be for ``route.question``. ``None``
+                or an empty route: ranked for ``query``.
 
         Returns:
             Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
@@ -311,7 +328,9 @@ class CageReranker:
             if query_similarities is not None:
                 check_similarities(query_similarities, len(items))
             return []
-        scores = self.score(query, items, query_similarities, graphs)
+        scores = self.score(query, items, query_similarities, graphs, route)
+        if route:
+            query = route.question
         order = ranking(scores.fused)
         if top_n is not None:
             order = order[:top_n]

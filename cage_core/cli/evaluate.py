@@ -19,6 +19,7 @@ from cage_core.eval.corpus_retrieval import RETRIEVERS
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.open_retrieval import ExpansionSettings
 from cage_core.eval.runner import DEFAULT_KS
+from cage_core.expansion.routing import RoutingSettings
 from cage_core.reranker import CageReranker
 
 __all__ = ["HELP", "OPEN_ONLY_OPTIONS", "add_arguments", "cmd_eval", "method_names"]
@@ -63,7 +64,11 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
 
         if args.open is not None:
             expansion = (
-                ExpansionSettings(seeds=args.expand_seeds, limit=args.expand_limit)
+                ExpansionSettings(
+                    seeds=args.expand_seeds,
+                    limit=args.expand_limit,
+                    routing=None if args.no_route else RoutingSettings(),
+                )
                 if args.expand
                 else None
             )
@@ -252,7 +257,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     open_setting.add_argument(
         "--expand",
         action="store_true",
-        help="add passages linked to the retrieved ones (the link index) to each pool",
+        help="add passages linked to the retrieved ones (the link index) to each pool, "
+        "and route questions that name a document to its chunks",
+    )
+    open_setting.add_argument(
+        "--no-route",
+        action="store_true",
+        help="with --expand: do not route questions that name a document",
     )
     open_setting.add_argument(
         "--expand-seeds",

@@ -37,7 +37,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from cage_core.eval.corpus import Corpus, corpus_from_pools, load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever, Retriever
 from cage_core.eval.datasets import EvalQuestion, load_questions
 from cage_core.eval.metrics import all_gold_in_top_k, recall_at_k
+from cage_core.eval.open_routing import CorpusDocuments, RoutedPools
 from cage_core.eval.runner import (
     DEFAULT_KS,
     DatasetRun,
@@ -57,6 +58,7 @@ from cage_core.eval.runner import (
     resolve_data_paths,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
+from cage_core.expansion.routing import DocumentRoute, RoutingSettings, route_question
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.reranker import CageReranker
@@ -86,12 +88,19 @@ class ExpansionSettings:
 
     seeds: how many of the retrieved passages (best first) expansion starts from.
     limit: at most this many passages join each pool.
+    routing: how questions that name documents are routed
+        (:mod:`cage_core.eval.open_routing`); ``None``: not routed.
     """
 
     seeds: int = DEFAULT_SEEDS
     limit: int = DEFAULT_LIMIT
+    routing: RoutingSettings | None = field(default_factory=RoutingSettings)
 
     def __post_init__(self) -> None:
+        if self.routing is not None and not isinstance(self.routing, RoutingSettings):
+            raise TypeError(
+                f"expansion routing must be RoutingSettings or None, got {self.routing!r}"
+            )
         for name in ("seeds", "limit"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -110,7 +119,15 @@ class CorpusState:
         self._embed_seconds = time.perf_counter() - start
         self.graphs: dict[int, PassageGraph] = {}
         self.link_index: LinkIndex | None = None
+        self._documents: CorpusDocuments | None = None
         self._reranker = reranker
+
+    @property
+    def documents(self) -> CorpusDocuments:
+        """The corpus's documents and their records (built on first use)."""
+        if self._documents is None:
+            self._documents = CorpusDocuments(self.corpus)
+        return self._documents
 
     def take_embed_seconds(self) -> float:
         """The corpus's embedding time, once (charged to the first file using the corpus)."""
@@ -235,6 +252,24 @@ def run_open_evaluation(
             ]
             expand_seconds += time.perf_counter() - start
         pools = [ids + extra for ids, extra in zip(retrieved, expansions)]
+        routes = [DocumentRoute((), q.question) for q in questions]
+        routed = RoutedPools({}, {})
+        if expansion is not None and expansion.routing is not None:
+            start = time.perf_counter()
+            names = state.documents.names
+            routes = [route_question(q.question, names, expansion.routing) for q in questions]
+            shortened = [route.question for route in routes if route]
+            if shortened:
+                vectors = np.asarray(reranker.embedder(shortened), dtype=np.float64)
+                routed = RoutedPools.build(
+                    routes,
+                    pools,
+                    state.documents,
+                    cosine_matrix(vectors, state.embeddings),
+                    expansion.routing.chunks,
+                )
+                pools = [routed.pools.get(row, pool) for row, pool in enumerate(pools)]
+            expand_seconds += time.perf_counter() - start
         if need_graphs:
             parse_seconds += state.ensure_graphs([i for ids in pools for i in ids], full=full)
         golds = [gold_in_corpus(q, corpus) for q in questions]
@@ -277,13 +312,18 @@ def run_open_evaluation(
         )
         for row, (q, ids, gold) in enumerate(zip(questions, pools, golds)):
             run.retrieval.append(_outcome(q, gold, retrieved[row], ids))
+            route = routes[row]
+            similarities = routed.similarities.get(row)
             pool = Pool(
-                query=q.question,
+                query=route.question,
                 passages=[corpus.passages[i] for i in ids],
-                similarities=cosines[row, ids],
+                similarities=(cosines[row] if similarities is None else similarities)[ids],
                 key=q.id,
                 graphs=[state.graphs[i] for i in ids] if need_graphs else None,
                 passage_vectors=state.embeddings[ids],
+                named=np.array([corpus.passages[i].doc_id in route.doc_ids for i in ids])
+                if route
+                else None,
             )
             misinfo = misinfo_in_corpus(q, corpus)
             run.results.extend(rank_pool(methods, pool, q, gold, misinfo, run.ks, generator, ids))

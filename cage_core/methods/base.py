@@ -50,6 +50,10 @@ class Pool:
     instead of typing the candidates; see :func:`~cage_core.methods.tegr.inherit_chunk_edges`)."""
     encodings: EncodingCache = field(default_factory=EncodingCache)
     """R-GCN encodings of :attr:`graphs`, shared by the CAGE variants ranking this pool."""
+    named: np.ndarray | None = None
+    """``[k]`` whether each passage belongs to a document the question names (routing,
+    :mod:`cage_core.expansion.routing`): those come first in every method's ranking
+    (:func:`cage_core.ranking.named_documents.named_first`); ``None``: none named."""
 
 
 @runtime_checkable

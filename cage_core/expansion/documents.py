@@ -1,0 +1,199 @@
+"""What the link index knows of a whole document: its name and the words that name it.
+
+A question about one of many similar documents (contracts, reports, manuals of one product
+line) names the document, not the passage that answers ("Consider the Marketing Affiliate
+Agreement between Birch First Global Investments Inc. and Mount Knowledge Holdings Inc.; is
+consent required to assign it?"). The passage rarely repeats that name; the document's
+opening does. So the link index keeps, per document (chunks sharing a ``doc_id``), one
+:class:`DocumentRecord`:
+
+* ``name`` — how the document is shown (in a ``via``): its title or top heading, else a
+  meaningful file name, else the words of the first line of its opening; display only, never matched;
+* ``words`` — the distinct words that may name it: those of its title, of its file name and
+  of its opening (the first :data:`OPENING_CHARS` characters of its first chunk), lower-cased
+  ``\\w+`` runs of :data:`MIN_WORD_CHARS` to :data:`MAX_WORD_CHARS` characters, at most
+  :data:`MAX_WORDS` (the first ones), sorted.
+
+:func:`document_record` builds one at ingest; :class:`DocumentRecord` validates a stored one
+(:class:`~cage_core.expansion.record.LinkIndexFormatError` on wrong types or values over the
+bounds). Which words actually name a document is decided at query time, against every
+document (:mod:`cage_core.expansion.routing`): a word every contract's opening has
+("agreement") names none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from cage_core.expansion.record import LinkIndexFormatError, valid_id
+from cage_core.names.forms import words
+
+__all__ = [
+    "GENERIC_FILE_STEMS",
+    "LinkIndexFormatError",
+    "MAX_DOCUMENT_NAME_CHARS",
+    "MAX_WORDS",
+    "MAX_WORD_CHARS",
+    "MIN_WORD_CHARS",
+    "OPENING_CHARS",
+    "DocumentRecord",
+    "document_record",
+    "document_words",
+    "meaningful_file_stem",
+]
+
+OPENING_CHARS = 1000
+"""How much of a document's first chunk is read for the words that name it."""
+MIN_WORD_CHARS = 2
+"""Shorter words never name a document."""
+MAX_WORD_CHARS = 40
+"""Longer words never name a document (and stored words longer are rejected)."""
+MAX_WORDS = 256
+"""Words kept per document (the first ones, in reading order)."""
+MAX_DOCUMENT_NAME_CHARS = 200
+"""A document's display name is cut to this many characters."""
+GENERIC_FILE_STEMS = frozenset(
+    {
+        "readme",
+        "changelog",
+        "changes",
+        "history",
+        "news",
+        "index",
+        "docs",
+        "doc",
+        "notes",
+        "license",
+        "licence",
+        "copying",
+        "contributing",
+        "authors",
+        "todo",
+        "main",
+        "intro",
+        "introduction",
+        "overview",
+        "metadata",
+        "document",
+        "untitled",
+    }
+)
+"""File names (lower-cased, without extension) that name no document: every folder has one."""
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One document's entry in the link index (module docstring).
+
+    Attributes:
+        doc_id: the document's id (its chunks' ``doc_id``).
+        name: how the document is shown ("" when nothing names it readably).
+        words: the distinct words that may name it, sorted.
+    """
+
+    doc_id: str
+    name: str
+    words: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not valid_id(self.doc_id):
+            raise ValueError(f"DocumentRecord.doc_id must be a valid id, got {self.doc_id!r:.60}")
+        if not isinstance(self.name, str) or len(self.name) > MAX_DOCUMENT_NAME_CHARS:
+            raise ValueError(
+                f"DocumentRecord.name must be a string of at most {MAX_DOCUMENT_NAME_CHARS} "
+                f"characters, got {self.name!r:.60}"
+            )
+        if (
+            not isinstance(self.words, tuple)
+            or len(self.words) > MAX_WORDS
+            or any(not _is_stored_word(word) for word in self.words)
+            or list(self.words) != sorted(set(self.words))
+        ):
+            raise ValueError(
+                f"DocumentRecord.words must be at most {MAX_WORDS} distinct sorted lower-case "
+                f"words of {MIN_WORD_CHARS}-{MAX_WORD_CHARS} characters"
+            )
+
+    def to_stored(self) -> dict[str, Any]:
+        """The record as stored (JSON): ``{"doc_id", "name", "words"}``."""
+        return {"doc_id": self.doc_id, "name": self.name, "words": list(self.words)}
+
+    @classmethod
+    def from_stored(cls, value: Mapping[str, Any]) -> DocumentRecord:
+        """A stored record, validated.
+
+        Raises:
+            LinkIndexFormatError: wrong types, values over the bounds, words not in form.
+        """
+        try:
+            words_value = value["words"]
+            if not isinstance(words_value, list):
+                raise ValueError("words is not a list")
+            return cls(str_or_fail(value["doc_id"]), str_or_fail(value["name"]), tuple(words_value))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LinkIndexFormatError(f"invalid document record: {exc}") from exc
+
+
+def str_or_fail(value: Any) -> str:
+    """``value`` when it is a ``str``; else :class:`ValueError`."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _is_stored_word(word: Any) -> bool:
+    return (
+        isinstance(word, str)
+        and MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS
+        and word == word.lower()
+        and words(word) == [word]
+    )
+
+
+def document_words(*texts: str) -> tuple[str, ...]:
+    """The distinct words of ``texts`` that may name a document (module docstring), sorted:
+    the first :data:`MAX_WORDS` distinct ones in reading order."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in words(text.lower()):
+            if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS and word not in seen:
+                seen[word] = None
+                if len(seen) == MAX_WORDS:
+                    return tuple(sorted(seen))
+    return tuple(sorted(seen))
+
+
+def meaningful_file_stem(source: str) -> str:
+    """The file name of ``source`` (a path) without its extension, when it names something:
+    "" for a generic name (:data:`GENERIC_FILE_STEMS`), for a number, or for no file name.
+    ``"contracts/Birch_MA_Agreement.txt"`` → ``"Birch MA Agreement"``."""
+    name = PurePath(source.replace("\\", "/")).name if source else ""
+    stem = name.split(".", 1)[0] if not name.startswith(".") else name.lstrip(".")
+    readable = " ".join(words(stem.replace("_", " ")))
+    if not readable or readable.lower() in GENERIC_FILE_STEMS or readable.isdigit():
+        return ""
+    return readable
+
+
+def document_record(
+    doc_id: str, *, opening: str, title: str = "", source: str = ""
+) -> DocumentRecord:
+    """The record of document ``doc_id`` from what ingest sees: the text of its first chunk
+    (``opening``), its title (metadata) and its file path (``source``; ``doc_id`` itself
+    when that is a path).
+
+    ``name``: the title, else the meaningful file name, else the words of the opening's first
+    line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS` characters.
+    """
+    file_stem = meaningful_file_stem(source or doc_id)
+    opening = opening[:OPENING_CHARS]
+    first_line = next((" ".join(words(line)) for line in opening.splitlines() if words(line)), "")
+    name = " ".join((title.strip() or file_stem or first_line).split())
+    return DocumentRecord(
+        doc_id,
+        name[:MAX_DOCUMENT_NAME_CHARS],
+        document_words(title, file_stem, opening),
+    )

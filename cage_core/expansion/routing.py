@@ -1,0 +1,268 @@
+"""Routing: the documents a question names, and the question without the words that name them.
+
+On a collection of similar documents the retriever's top ``k`` holds the right *kind* of
+passage from the wrong documents; the question says which document it means, the passage
+that answers does not. Routing reads the question against every document's
+:class:`~cage_core.expansion.documents.DocumentRecord` (its name and the words of its
+opening), with the specificity of each word over all documents:
+
+1. **Score.** ``score(d) = Σ idf(w)`` over the distinct question words ``w`` that ``d``'s
+   words hold, ``idf(w) = ln(1 + (N − n_w + 0.5) / (n_w + 0.5))`` (BM25's, ``N`` documents,
+   ``n_w`` of them holding ``w``); words held by more than half the documents are not read
+   (they name none).
+2. **Confidently named.** Documents by score, best first (ties by id): the first
+   ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
+   and at least ``min_gap`` times the next one. Otherwise the question names no document
+   (none, or ambiguously: a name several documents share does not route), and nothing
+   changes downstream. A named document must hold a naming word (step 3), and each must be
+   named by words of its own: when one's naming words are all another's, the name is
+   ambiguous and nothing is routed.
+3. **The question less its naming words.** The words of the question that a named document
+   holds and at most ``naming_share`` of all documents hold are the words that name it
+   ("Birch", "Mount", "Knowledge"; not "agreement"); the question without them is what the
+   named document's chunks are searched and ranked with: the document's name says which
+   document, not which of its passages answers.
+
+The documents' side is a :class:`DocumentNames` (the link index keeps one,
+:meth:`LinkIndex.documents <cage_core.expansion.index.LinkIndex.documents>`); what joins the
+pool, and how the ranking reads a route, is said where they use it
+(:mod:`cage_core.expansion.contract`, :mod:`cage_core.eval.open_retrieval`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from cage_core.expansion.documents import (
+    MAX_WORD_CHARS,
+    MIN_WORD_CHARS,
+    DocumentRecord,
+)
+from cage_core.names.forms import words
+
+__all__ = [
+    "NAMED_DOCUMENT_VIA",
+    "DocumentNames",
+    "DocumentRoute",
+    "MemoryDocumentNames",
+    "NamedDocument",
+    "RoutingSettings",
+    "named_documents_by_id",
+    "question_words",
+    "route_question",
+]
+
+NAMED_DOCUMENT_VIA = "the question names its document"
+"""How a ``via`` begins for a passage that is in the pool because its document is named."""
+
+_MAX_READ_SHARE = 0.5
+"""Question words held by more than this share of the documents are not read (step 1)."""
+_TOKEN = re.compile(r"\w+|\W+")
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
+
+
+@dataclass(frozen=True)
+class RoutingSettings:
+    """The bounds of routing (module docstring); provenance in ``docs/provenance.md``.
+
+    min_score: a named document's least score (sum of the idf of the words it holds).
+    min_gap: how many times the next document's score a named one must reach.
+    max_documents: at most this many documents are named by one question.
+    naming_share: a word names a document only when at most this share of documents hold it.
+    chunks: how many of each named document's chunks join the pool (best first).
+    """
+
+    min_score: float = 8.0
+    min_gap: float = 1.5
+    max_documents: int = 2
+    naming_share: float = 0.2
+    chunks: int = 10
+
+    def __post_init__(self) -> None:
+        for name, low in (("min_score", 0.0), ("min_gap", 1.0), ("naming_share", 0.0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"RoutingSettings.{name} must be a number, got {value!r}")
+            if not (math.isfinite(value) and value >= low):
+                raise ValueError(f"RoutingSettings.{name} must be finite and >= {low}, got {value}")
+        if self.naming_share > 1:
+            raise ValueError(f"RoutingSettings.naming_share must be <= 1, got {self.naming_share}")
+        for name in ("max_documents", "chunks"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"RoutingSettings.{name} must be an integer >= 1, got {value!r}")
+
+
+class DocumentNames(Protocol):
+    """The documents' side of routing: their records and which hold a word."""
+
+    def document_count(self) -> int:
+        """``N``: the documents with a record."""
+        ...
+
+    def document_frequencies(self, words: Collection[str]) -> dict[str, int]:
+        """How many documents hold each of ``words`` (words none holds: absent)."""
+        ...
+
+    def documents_with(self, words: Collection[str]) -> dict[str, Collection[str]]:
+        """The ids of the documents holding each of ``words`` (words none holds: absent)."""
+        ...
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        """The record of ``doc_id``, or ``None``."""
+        ...
+
+
+class MemoryDocumentNames:
+    """:class:`DocumentNames` in dicts: records by id, and word → document ids."""
+
+    def __init__(self, records: Iterable[DocumentRecord] = ()) -> None:
+        self._records: dict[str, DocumentRecord] = {}
+        self._holders: dict[str, set[str]] = {}
+        self.put(records)
+
+    def put(self, records: Iterable[DocumentRecord]) -> None:
+        """Add records, each replacing the one with its ``doc_id``."""
+        for record in records:
+            old = self._records.get(record.doc_id)
+            if old is not None:
+                for word in old.words:
+                    holders = self._holders[word]
+                    holders.discard(old.doc_id)
+                    if not holders:
+                        del self._holders[word]
+            self._records[record.doc_id] = record
+            for word in record.words:
+                self._holders.setdefault(word, set()).add(record.doc_id)
+
+    def records(self) -> list[DocumentRecord]:
+        """Every record, by ``doc_id``."""
+        return [self._records[doc_id] for doc_id in sorted(self._records)]
+
+    def document_count(self) -> int:
+        return len(self._records)
+
+    def document_frequencies(self, words: Collection[str]) -> dict[str, int]:
+        return {word: len(self._holders[word]) for word in words if word in self._holders}
+
+    def documents_with(self, words: Collection[str]) -> dict[str, Collection[str]]:
+        return {word: self._holders[word] for word in words if word in self._holders}
+
+    def document(self, doc_id: str) -> DocumentRecord | None:
+        return self._records.get(doc_id)
+
+
+@dataclass(frozen=True)
+class NamedDocument:
+    """A document the question names.
+
+    doc_id: the document.
+    name: its display name (:class:`~cage_core.expansion.documents.DocumentRecord`).
+    score: the sum of the idf of the question words it holds (module docstring, step 1).
+    naming_words: the question's words that name it (step 3), in question order.
+    """
+
+    doc_id: str
+    name: str
+    score: float
+    naming_words: tuple[str, ...]
+
+    @property
+    def via(self) -> str:
+        """The ``via`` of a passage in the pool because of this document: what named it."""
+        shown = self.name or self.doc_id
+        return f"{NAMED_DOCUMENT_VIA}: {shown} (named by {' '.join(self.naming_words)})"
+
+
+@dataclass(frozen=True)
+class DocumentRoute:
+    """What routing found for one question.
+
+    documents: the named documents, best first; empty when the question names none
+        confidently (then ``question`` is the question as asked).
+    question: the question without the words that name the documents.
+    """
+
+    documents: tuple[NamedDocument, ...]
+    question: str
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        return tuple(document.doc_id for document in self.documents)
+
+    def __bool__(self) -> bool:
+        return bool(self.documents)
+
+
+def question_words(question: str) -> list[str]:
+    """The distinct words of ``question`` that routing reads, lower-cased, in order."""
+    seen: dict[str, None] = {}
+    for word in words(question.lower()):
+        if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def route_question(
+    question: str, names: DocumentNames, settings: RoutingSettings | None = None
+) -> DocumentRoute:
+    """The documents ``question`` names and the question without their naming words
+    (module docstring). Costs one lookup of the question's words, whatever ``N``."""
+    settings = settings or RoutingSettings()
+    unrouted = DocumentRoute((), question)
+    total = names.document_count()
+    asked = question_words(question)
+    if total < 2 or not asked:
+        return unrouted
+    frequencies = names.document_frequencies(asked)
+    read = [w for w in asked if 0 < frequencies.get(w, 0) <= _MAX_READ_SHARE * total]
+    idf = {w: math.log(1 + (total - frequencies[w] + 0.5) / (frequencies[w] + 0.5)) for w in read}
+    scores: dict[str, float] = {}
+    for word, holders in names.documents_with(read).items():
+        for doc_id in holders:
+            scores[doc_id] = scores.get(doc_id, 0.0) + idf[word]
+    best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    named = _confidently_named([score for _, score in best], settings)
+    if not named:
+        return unrouted
+    documents: list[NamedDocument] = []
+    dropped: set[str] = set()
+    for doc_id, score in best[:named]:
+        record = names.document(doc_id)
+        held = set(record.words) if record is not None else set()
+        naming = tuple(
+            w for w in read if w in held and frequencies[w] <= settings.naming_share * total
+        )
+        if not naming or any(set(naming) <= set(other.naming_words) for other in documents):
+            return unrouted  # named by shared words only, or by another's name: ambiguous
+        dropped.update(naming)
+        documents.append(NamedDocument(doc_id, record.name if record else "", score, naming))
+    return DocumentRoute(tuple(documents), _without_words(question, dropped))
+
+
+def _confidently_named(scores: list[float], settings: RoutingSettings) -> int:
+    """How many of the best documents (``scores``, best first) the question names: step 2."""
+    for m in range(1, min(settings.max_documents, len(scores)) + 1):
+        following = scores[m] if m < len(scores) else 0.0
+        if scores[m - 1] < settings.min_score:
+            return 0
+        if scores[m - 1] >= settings.min_gap * following:
+            return m
+    return 0
+
+
+def _without_words(question: str, dropped: Collection[str]) -> str:
+    """``question`` without the words in ``dropped`` (lower-case), spaces collapsed; the
+    question itself when nothing else would be left."""
+    kept = [t for t in _TOKEN.findall(question) if t.lower() not in dropped]
+    shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
+    return shortened if words(shortened) else question
+
+
+def named_documents_by_id(route: DocumentRoute) -> Mapping[str, NamedDocument]:
+    """The route's named documents by ``doc_id``."""
+    return {document.doc_id: document for document in route.documents}

@@ -1,0 +1,36 @@
+"""A pool whose question names documents: their passages first, each document's name once.
+
+When routing (:mod:`cage_core.expansion.routing`) finds that the question names documents,
+the pool is ranked for the question *less the words that name them* (the caller passes that
+question), and the passages of the named documents are put ahead of every other passage —
+the document's name counts once, for the document, not once per chunk that repeats it::
+
+    f'_i = f_i + Δ·[i named],   Δ = max(0, max_{j not named} f_j − min_{i named} f_i + ε)
+
+``f`` is the method's fused score, ``ε`` = :data:`NAMED_MARGIN`. The order inside the named
+passages and inside the others is the method's (ties as :func:`cage_core.scoring.ranking`
+breaks them); with no named passage, or none other, ``f' = f``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["NAMED_MARGIN", "named_first"]
+
+NAMED_MARGIN = 1e-6
+"""How far the lowest named passage's score is lifted above the best other one."""
+
+
+def named_first(fused: np.ndarray, named: Sequence[bool] | np.ndarray) -> np.ndarray:
+    """``fused`` with the named passages lifted above every other (module docstring)."""
+    scores = np.asarray(fused, dtype=np.float64)
+    mask = np.asarray(named, dtype=bool)
+    if mask.shape != scores.shape:
+        raise ValueError(f"named has {mask.shape} entries for {scores.shape} scores")
+    if not mask.any() or mask.all():
+        return scores.copy()
+    lift = max(0.0, float(scores[~mask].max() - scores[mask].min()) + NAMED_MARGIN)
+    return scores + lift * mask

@@ -1,0 +1,141 @@
+"""Routing: which documents a question names, and the question less the words naming them."""
+
+from __future__ import annotations
+
+import pytest
+
+from cage_core.expansion.documents import (
+    DocumentRecord,
+    LinkIndexFormatError,
+    document_record,
+    document_words,
+    meaningful_file_stem,
+)
+from cage_core.expansion.routing import (
+    MemoryDocumentNames,
+    RoutingSettings,
+    route_question,
+)
+
+OPENINGS = {
+    "birch": "MARKETING AFFILIATE AGREEMENT Between: Birch First Global Investments Inc. "
+    "And Mount Knowledge Holdings Inc. Dated: May 8, 2014",
+    "convergtv": "CONTENT DISTRIBUTION AND LICENSE AGREEMENT between ConvergTV, Inc. and "
+    "Fulucai Productions Ltd.",
+    "acme": "SUPPLY AGREEMENT between Acme Widgets Corp. and Globex Industrial Ltd.",
+    "initech": "LICENSE AGREEMENT between Initech Software LLC and Umbrella Health Inc.",
+    "hooli": "SERVICES AGREEMENT between Hooli Cloud Inc. and Pied Piper Compression Inc.",
+}
+
+
+def contracts() -> MemoryDocumentNames:
+    return MemoryDocumentNames(
+        document_record(doc_id, opening=text) for doc_id, text in OPENINGS.items()
+    )
+
+
+LOW = RoutingSettings(min_score=3.0)
+
+
+def test_a_question_naming_a_contract_routes_to_it_and_loses_the_naming_words() -> None:
+    route = route_question(
+        "Consider the Marketing Affiliate Agreement between Birch First Global Investments "
+        "Inc. and Mount Knowledge Holdings Inc.; is consent required to assign it?",
+        contracts(),
+        LOW,
+    )
+    assert route.doc_ids == ("birch",)
+    assert route.documents[0].naming_words == (
+        "marketing", "affiliate", "birch", "first", "global", "investments",
+        "mount", "knowledge", "holdings",
+    )  # fmt: skip
+    assert route.question == (
+        "Consider the Agreement between Inc. and Inc.; is consent required to assign it?"
+    )
+
+
+def test_the_name_anywhere_in_the_sentence_routes_alike() -> None:
+    route = route_question(
+        "Is consent required to assign the agreement Fulucai Productions signed with ConvergTV?",
+        contracts(),
+        LOW,
+    )
+    assert route.doc_ids == ("convergtv",)
+    assert route.question == "Is consent required to assign the agreement signed with?"
+
+
+def test_a_question_naming_no_document_is_not_routed() -> None:
+    route = route_question("Is consent required to assign this agreement?", contracts(), LOW)
+    assert not route
+    assert route.question == "Is consent required to assign this agreement?"
+
+
+def test_a_name_several_documents_share_does_not_route() -> None:
+    names = MemoryDocumentNames(
+        [
+            document_record("a", opening="Orbital Dynamics annual report 2019"),
+            document_record("b", opening="Orbital Dynamics annual report 2020"),
+            *(document_record(k, opening=v) for k, v in OPENINGS.items()),
+        ]
+    )
+    assert not route_question("What did Orbital Dynamics report?", names, LOW)
+
+
+def test_two_documents_named_together_are_both_routed() -> None:
+    route = route_question(
+        "Compare the terms of Hooli Cloud with Pied Piper and Initech Software with Umbrella Health",
+        contracts(),
+        RoutingSettings(min_score=3.0, max_documents=2),
+    )
+    assert set(route.doc_ids) == {"hooli", "initech"}
+
+
+def test_words_over_the_naming_share_stay_in_the_question() -> None:
+    route = route_question(
+        "Consider the License Agreement between Initech Software and Umbrella Health; "
+        "what is the license term?",
+        contracts(),
+        LOW,
+    )
+    assert route.doc_ids == ("initech",)
+    assert "license" in route.question.lower()
+
+
+def test_a_document_name_prefers_title_then_file_name_then_first_line() -> None:
+    assert document_record("d", opening="Body", title="Annual Report").name == "Annual Report"
+    assert document_record("docs/Birch_MA.txt", opening="Body text").name == "Birch MA"
+    assert document_record("docs/README.md", opening="\n# Quick start\nBody").name == "Quick start"
+
+
+def test_generic_and_numeric_file_names_name_nothing() -> None:
+    assert meaningful_file_stem("pkg/CHANGELOG.rst") == ""
+    assert meaningful_file_stem("12") == ""
+    assert meaningful_file_stem("reports/acme_2019.pdf") == "acme 2019"
+
+
+def test_document_words_are_distinct_sorted_and_bounded() -> None:
+    assert document_words("Beta alpha, beta. A x1") == ("alpha", "beta", "x1")
+    assert len(document_words(" ".join(f"w{i}" for i in range(1000)))) == 256
+
+
+def test_a_stored_record_is_validated() -> None:
+    record = document_record("d", opening="Acme Widgets")
+    assert DocumentRecord.from_stored(record.to_stored()) == record
+    for bad in (
+        {"doc_id": "d", "name": "n", "words": ["b", "a"]},
+        {"doc_id": "d", "name": "n", "words": ["Upper"]},
+        {"doc_id": "", "name": "n", "words": []},
+        {"doc_id": "d", "name": 3, "words": []},
+        {"doc_id": "d", "name": "n"},
+    ):
+        with pytest.raises(LinkIndexFormatError):
+            DocumentRecord.from_stored(bad)
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError):
+        RoutingSettings(min_gap=0.5)
+    with pytest.raises(ValueError):
+        RoutingSettings(chunks=0)
+    with pytest.raises(TypeError):
+        RoutingSettings(min_score="8")  # type: ignore[arg-type]
