@@ -58,6 +58,7 @@ from cage_core.expansion.algorithm import (
     LinkWeights,
     adjacent_links,
 )
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.entries import HONORIFICS, SHORT_NAME_WORDS, entry_for, name_aliases
 from cage_core.expansion.jsonl import (
     FILE_MODE,
@@ -78,6 +79,7 @@ from cage_core.expansion.record import (
     LinkEntry,
     LinkIndexFormatError,
 )
+from cage_core.expansion.routing import DocumentNames
 from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage, NameRole
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.names.forms import (
@@ -110,6 +112,8 @@ __all__ = [
     "NAME_CHECK_CACHE",
     "SHORT_NAME_WORDS",
     "STORE_SUFFIXES",
+    "DocumentNames",
+    "DocumentRecord",
     "Expansion",
     "LinkEntry",
     "LinkIndex",
@@ -232,12 +236,34 @@ class LinkIndex:
         self._storage.put(batch)
         return len(batch)
 
+    def add_documents(self, records: Iterable[DocumentRecord]) -> int:
+        """Keep document records (:mod:`~cage_core.expansion.documents`: a document's name
+        and the words that may name it), each replacing the one with its ``doc_id``; returns
+        how many. A record may come before or after its document's entries; it goes with the
+        document's last entry (:meth:`remove_many`).
+
+        Raises:
+            TypeError: when a record is not a :class:`DocumentRecord`.
+            ValueError: when a record is one a reader would reject; checked for all before
+                anything is stored.
+        """
+        batch = list(records)
+        self._storage.put_documents(batch)
+        return len(batch)
+
+    def documents(self) -> DocumentNames:
+        """The documents' records as routing reads them
+        (:func:`~cage_core.expansion.routing.route_question`); an index without records
+        (an old file or store) has none: ``document_count() == 0``, and nothing routes."""
+        return self._storage.documents()
+
     def remove(self, passage_id: str) -> bool:
         """Drop a passage from the index; whether it was there."""
         return self.remove_many([passage_id]) == 1
 
     def remove_many(self, passage_ids: Iterable[str]) -> int:
-        """Drop passages from the index; how many were there."""
+        """Drop passages from the index; how many were there. A document left without
+        passages loses its record (:meth:`add_documents`)."""
         return self._storage.delete(list(dict.fromkeys(passage_ids)))
 
     def __len__(self) -> int:

@@ -56,6 +56,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.link_rows import (
     MAC_FIELD,
     ROLES,
@@ -79,6 +80,7 @@ from cage_core.expansion.link_store_file import (
 )
 from cage_core.expansion.link_writes import replace_entries
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError, valid_id
+from cage_core.expansion.routing import DocumentNames, MemoryDocumentNames
 from cage_core.expansion.storage import NameRole, check_storable, chunk_order
 from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES, WalCheckpointer
 from cage_core.graphs.integrity import key_bytes
@@ -268,6 +270,16 @@ class SqliteLinkStorage(LinkStoreConnection):
             where += f" AND position IN ({','.join('?' * len(wanted))})"
         rows = self._attempt(functools.partial(self._entry_rows, where, (doc_id, *wanted)))
         return sorted(self._decoded(rows), key=chunk_order)
+
+    # -- LinkStorage: document records (issue 37; stored in a later commit) ---------------
+    def documents(self) -> DocumentNames:
+        return MemoryDocumentNames()
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        raise NotImplementedError("document records are not stored in a SQLite link store yet")
+
+    def document_records(self) -> Iterator[DocumentRecord]:
+        return iter(())
 
     # -- LinkStorage: writes ------------------------------------------------------------
     def put(self, entries: Sequence[LinkEntry]) -> None:
