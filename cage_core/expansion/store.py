@@ -276,7 +276,8 @@ class SqliteLinkStorage(LinkStoreConnection):
         return MemoryDocumentNames()
 
     def put_documents(self, records: Sequence[DocumentRecord]) -> None:
-        raise NotImplementedError("document records are not stored in a SQLite link store yet")
+        if records:
+            raise NotImplementedError("document records are not stored in a SQLite link store yet")
 
     def document_records(self) -> Iterator[DocumentRecord]:
         return iter(())
