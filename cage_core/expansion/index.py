@@ -66,9 +66,10 @@ from cage_core.expansion.jsonl import (
     LINK_INDEX_VERSION,
     MAX_LINE_CHARS,
     bounded_lines,
+    document_line,
     entry_line,
     header_line,
-    read_entries,
+    read_items,
     write_lines,
 )
 from cage_core.expansion.record import (
@@ -340,9 +341,9 @@ class LinkIndex:
     def to_lines(self) -> Iterator[str]:
         """The stored form, line by line (:mod:`~cage_core.expansion.jsonl`), each without its
         newline."""
-        yield header_line(len(self))
-        for entry in self.entries():
-            yield entry_line(entry)
+        yield header_line(len(self), self._storage.documents().document_count())
+        yield from map(entry_line, self.entries())
+        yield from map(document_line, self._storage.document_records())
 
     def save(self, path: str | os.PathLike[str]) -> int:
         """Write the stored form to ``path`` (atomically, mode 0600); returns the bytes written."""
@@ -425,5 +426,9 @@ class LinkIndex:
         """
         storage = MemoryLinkStorage()
         index = cls(weights, storage=storage)
-        storage.put_validated(read_entries(lines, source))  # validated as read: not again
+        for item in read_items(lines, source):  # validated as read: not again
+            if isinstance(item, LinkEntry):
+                storage.put_validated((item,))
+            else:
+                storage.put_documents_validated((item,))
         return index

@@ -18,6 +18,8 @@ Layout (version ``STORE_VERSION``)::
     entries(pid, id UNIQUE, data, doc_id, position)   data: {"subject", "keys", "mentions"}
     names(nid, name UNIQUE, keyed, mentioned)         df(name) = keyed + mentioned
     postings(nid, role, pid)           PRIMARY KEY (nid, role, pid), WITHOUT ROWID
+    documents, document_words, document_counts   the document records (routing's), added
+                                       by their first writer: :mod:`~cage_core.expansion.link_documents`
 
 ``keyed``, ``mentioned`` and ``N`` are kept up to date in the transaction that changes
 them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces the old
@@ -56,7 +58,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from cage_core.expansion.documents import DocumentRecord
+from cage_core.expansion.link_documents import LinkDocumentStore
 from cage_core.expansion.link_rows import (
     MAC_FIELD,
     ROLES,
@@ -70,7 +72,7 @@ from cage_core.expansion.link_rows import (
     position_ok,
     postings_of,
 )
-from cage_core.expansion.link_store_connection import READ_BATCH_KEYS, LinkStoreConnection
+from cage_core.expansion.link_store_connection import READ_BATCH_KEYS
 from cage_core.expansion.link_store_file import (
     EMPTY_FILE_RACE_S,
     MAX_VALUE_BYTES,
@@ -80,7 +82,6 @@ from cage_core.expansion.link_store_file import (
 )
 from cage_core.expansion.link_writes import replace_entries
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError, valid_id
-from cage_core.expansion.routing import DocumentNames, MemoryDocumentNames
 from cage_core.expansion.storage import NameRole, check_storable, chunk_order
 from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES, WalCheckpointer
 from cage_core.graphs.integrity import key_bytes
@@ -111,7 +112,7 @@ CACHE_KIB = 32 * 1024
 memory, and holds the pages a write batch changes."""
 
 
-class SqliteLinkStorage(LinkStoreConnection):
+class SqliteLinkStorage(LinkDocumentStore):
     """:class:`~cage_core.expansion.index.LinkStorage` in a SQLite file (module docstring).
 
     Args:
@@ -271,16 +272,6 @@ class SqliteLinkStorage(LinkStoreConnection):
         rows = self._attempt(functools.partial(self._entry_rows, where, (doc_id, *wanted)))
         return sorted(self._decoded(rows), key=chunk_order)
 
-    # -- LinkStorage: document records (issue 37; stored in a later commit) ---------------
-    def documents(self) -> DocumentNames:
-        return MemoryDocumentNames()
-
-    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
-        raise NotImplementedError("document records are not stored in a SQLite link store yet")
-
-    def document_records(self) -> Iterator[DocumentRecord]:
-        return iter(())
-
     # -- LinkStorage: writes ------------------------------------------------------------
     def put(self, entries: Sequence[LinkEntry]) -> None:
         """Upsert ``entries`` in transactions of ``WRITE_BATCH_ENTRIES`` (module docstring).
@@ -314,13 +305,17 @@ class SqliteLinkStorage(LinkStoreConnection):
         self, conn: sqlite3.Connection, ids: list[str], entries: Sequence[LinkEntry]
     ) -> int:
         """In the open write transaction: take back the entries of ``ids``, then add
-        ``entries`` (:func:`~cage_core.expansion.link_writes.replace_entries`); returns how
-        many old entries there were."""
+        ``entries`` (:func:`~cage_core.expansion.link_writes.replace_entries`), and the
+        records of the documents left without entries; returns how many old entries there
+        were."""
         sql = "SELECT pid, id, data, doc_id, position FROM entries WHERE id IN"
         old = self._select_in(conn, sql, ids)
-        return replace_entries(
+        removed = replace_entries(
             conn, old, entries, key=self._integrity_key, path=self.path, select_in=self._select_in
         )
+        left = {row[3] for row in old if valid_id(row[3])} - {e.doc_id for e in entries}
+        self.drop_emptied_documents(conn, left)  # a document's record goes with its last entry
+        return removed
 
     # -- housekeeping -------------------------------------------------------------------
     def check(self) -> list[str]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import logging
+
 import pytest
 
 from cage_core.expansion.documents import DocumentRecord, document_record
@@ -94,3 +97,56 @@ def test_a_record_that_is_no_record_is_refused_and_nothing_is_kept() -> None:
     with pytest.raises(TypeError, match="DocumentRecord"):
         index.add_documents([{"doc_id": "x", "name": "X", "words": []}])  # type: ignore[list-item]
     assert index.documents().document_count() == 0
+
+
+def test_records_are_saved_after_the_entries_and_loaded_back(tmp_path) -> None:
+    index = contracts_index()
+    lines = list(index.to_lines())
+    assert json.loads(lines[0])["documents"] == 2
+    assert lines[-2:] == [
+        json.dumps({"document": ACME.to_stored()}, separators=(",", ":")),
+        json.dumps({"document": BIRCH.to_stored()}, separators=(",", ":")),
+    ]
+    index.save(tmp_path / "links.jsonl")
+    loaded = LinkIndex.load(tmp_path / "links.jsonl")
+    assert list(loaded.storage.document_records()) == [ACME, BIRCH]
+    assert list(loaded.entries()) == list(index.entries())
+
+
+def test_a_file_written_before_records_loads_without_documents(tmp_path, caplog) -> None:
+    path = tmp_path / "links.jsonl"
+    path.write_text(
+        '{"format": "cage-link-index", "version": 1, "passages": 1}\n'
+        '{"id":"birch-0","subject":"","keys":[],"mentions":[],"doc_id":"birch","position":0}\n'
+    )
+    with caplog.at_level(logging.WARNING):
+        loaded = LinkIndex.load(path)
+    assert len(loaded) == 1 and loaded.documents().document_count() == 0
+    assert caplog.records == []
+
+
+CRAFTED_RECORDS = [
+    {"document": {"doc_id": "x", "name": "X", "words": ["UPPER"]}},
+    {"document": {"doc_id": "x", "name": "X", "words": ["b", "a"]}},
+    {"document": {"doc_id": "x", "name": "X" * 201, "words": []}},
+    {"document": {"doc_id": "", "name": "X", "words": []}},
+    {"document": {"doc_id": "x", "name": 3, "words": []}},
+    {"document": {"doc_id": "x", "name": "X", "words": "ab"}},
+    {"document": {"doc_id": "x", "name": "X", "words": [f"w{i:03}" for i in range(257)]}},
+    {"document": {"doc_id": "x", "name": "X"}},
+    {"document": ["x", "X", []]},
+    {"document": {"doc_id": "acme", "name": "again", "words": []}},
+]
+
+
+def test_crafted_record_lines_are_skipped_in_one_warning(tmp_path, caplog) -> None:
+    lines = [*contracts_index().to_lines(), *(json.dumps(r) for r in CRAFTED_RECORDS)]
+    with caplog.at_level(logging.WARNING):
+        loaded = LinkIndex.from_lines(lines)
+    assert list(loaded.storage.document_records()) == [ACME, BIRCH]
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        f"link index: skipped {len(CRAFTED_RECORDS)} invalid document records ("
+    )
+    assert "1 × repeated document id" in warnings[0]
