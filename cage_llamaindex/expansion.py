@@ -159,7 +159,8 @@ class CageExpansionRetriever(BaseRetriever):
             return list(nodes)
         found = self._fetch([e.id for e in expansions]) if expansions else {}
         chosen = self._chosen(expansions, found, nodes)
-        named = self._named(route, nodes, chosen)
+        short = QueryBundle(query_str=route.question)  # embedded once, by the first query
+        named = self._named(route, short, nodes, chosen)
         added = [node for _, node in chosen] + [n.node for _, n in named]
         scores = self._scores(query_bundle, added, nodes)
         pool = (
@@ -167,7 +168,9 @@ class CageExpansionRetriever(BaseRetriever):
             + self._added(chosen, scores, nodes)
             + self._named_added(named, scores, nodes)
         )
-        return self._routed_pool(query_bundle.query_str, route, pool, named) if route else pool
+        if not route:
+            return pool
+        return self._routed_pool(query_bundle.query_str, route, short, pool, named)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         nodes = await self.retriever.aretrieve(query_bundle)
@@ -177,7 +180,8 @@ class CageExpansionRetriever(BaseRetriever):
             return list(nodes)
         found = await self._afetch([e.id for e in expansions]) if expansions else {}
         chosen = self._chosen(expansions, found, nodes)
-        named = await asyncio.to_thread(self._named, route, nodes, chosen) if route else []
+        short = QueryBundle(query_str=route.question)
+        named = await asyncio.to_thread(self._named, route, short, nodes, chosen) if route else []
         added = [node for _, node in chosen] + [n.node for _, n in named]
         scores = await self._ascores(query_bundle, added, nodes)
         pool = (
@@ -188,7 +192,7 @@ class CageExpansionRetriever(BaseRetriever):
         if not route:
             return pool
         return await asyncio.to_thread(
-            self._routed_pool, query_bundle.query_str, route, pool, named
+            self._routed_pool, query_bundle.query_str, route, short, pool, named
         )
 
     # -- routing (cage_core.integrations.document_routing) -------------------------------------
@@ -202,16 +206,16 @@ class CageExpansionRetriever(BaseRetriever):
     def _named(
         self,
         route: DocumentRoute,
+        bundle: QueryBundle,
         nodes: Sequence[NodeWithScore],
         chosen: list[tuple[Expansion, BaseNode]],
     ) -> list[tuple[NamedDocument, NodeWithScore]]:
-        """Each named document's best nodes for the shortened question, with their scores,
-        less those already in the pool (by id: a contract's clause worded as another's is
-        still its own). One query bundle for all, so the shortened question is embedded once."""
+        """Each named document's best nodes for the shortened question (``bundle``, shared by
+        every query, so it is embedded once), with their scores, less those already in the
+        pool (by id: a contract's clause worded as another's is still its own)."""
         if not route or self.routing is None:
             return []
         taken = {n.node.node_id for n in nodes} | {node.node_id for _, node in chosen}
-        bundle = QueryBundle(query_str=route.question)
         out = []
         for named in route.documents:
             for found in self.document_search(bundle, named.doc_id, self.routing.chunks):
@@ -249,15 +253,17 @@ class CageExpansionRetriever(BaseRetriever):
         self,
         query: str,
         route: DocumentRoute,
+        bundle: QueryBundle,
         pool: list[NodeWithScore],
         named: list[tuple[NamedDocument, NodeWithScore]],
     ) -> list[NodeWithScore]:
-        """Copies of ``pool`` with the route and each node's score for the shortened question."""
+        """Copies of ``pool`` with the route and each node's score for the shortened question
+        (``bundle``)."""
         route_scores = {n.node.node_id: float(n.score) for _, n in named if n.score is not None}
         others = [i for i in dict.fromkeys(n.node.node_id for n in pool) if i not in route_scores]
         if others:
             try:
-                found = self._scoring_retriever(others).retrieve(QueryBundle(route.question))
+                found = self._scoring_retriever(others).retrieve(bundle)
                 route_scores.update(_scores_of(found, others))
             except Exception as exc:
                 logger.debug("the index could not score the pool for the route (%s)", exc)

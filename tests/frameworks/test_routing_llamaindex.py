@@ -202,3 +202,25 @@ def test_a_pool_whose_route_is_for_another_question_ranks_exactly_as_without_one
         (n.node.node_id, n.score, n.node.metadata["cage_via"]) for n in want
     ]
     assert not any("cage_named_document" in n.node.metadata for n in got)
+
+
+def test_the_shortened_question_is_embedded_once(tmp_path, ingested):
+    from llama_index.core import StorageContext, load_index_from_storage
+
+    from cage_llamaindex import PackagedMiniLMEmbedding
+
+    class Counting(PackagedMiniLMEmbedding):
+        def _get_query_embedding(self, query):
+            asked.append(query)
+            return super()._get_query_embedding(query)
+
+    nodes, link_index, _ = ingested
+    _index("persisted", tmp_path, nodes)
+    asked = []
+    vector_index = load_index_from_storage(
+        StorageContext.from_defaults(persist_dir=str(tmp_path)), embed_model=Counting()
+    )
+    _, routed, _ = _retrievers(vector_index, link_index)
+    routed.retrieve(QUESTION)
+    shortened = routed.route(QUESTION).question
+    assert asked == [QUESTION, shortened]  # each once: the queries share their bundle
