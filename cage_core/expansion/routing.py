@@ -18,7 +18,8 @@ opening), with the specificity of each word over all documents:
    named by words of its own: when one's naming words are all another's, the name is
    ambiguous and nothing is routed.
 3. **The question less its naming words.** The words of the question that a named document
-   holds and at most ``naming_share`` of all documents hold are the words that name it
+   holds and at most ``naming_share`` of all documents (or one document) hold are the words
+   that name it
    ("Birch", "Mount", "Knowledge"; not "agreement"); the question without them is what the
    named document's chunks are searched and ranked with: the document's name says which
    document, not which of its passages answers.
@@ -229,14 +230,13 @@ def route_question(
     named = _confidently_named([score for _, score in best], settings)
     if not named:
         return unrouted
+    naming_limit = max(1.0, settings.naming_share * total)
     documents: list[NamedDocument] = []
     dropped: set[str] = set()
     for doc_id, score in best[:named]:
         record = names.document(doc_id)
         held = set(record.words) if record is not None else set()
-        naming = tuple(
-            w for w in read if w in held and frequencies[w] <= settings.naming_share * total
-        )
+        naming = tuple(w for w in read if w in held and frequencies[w] <= naming_limit)
         if not naming or any(set(naming) <= set(other.naming_words) for other in documents):
             return unrouted  # named by shared words only, or by another's name: ambiguous
         dropped.update(naming)
