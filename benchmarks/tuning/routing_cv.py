@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this tree's cage
 from crossval.bootstrap import paired_interval
 from crossval.choice import cross_validate, grid_points, group_objective
 from crossval.folds import fold_array
+from crossval.grids import ROUTING_GRID as GRID
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -73,12 +74,6 @@ FILES = (
         "beyond-wikipedia/scifact_chunks.corpus.jsonl",
     ),
 )
-GRID = {
-    "min_score": [6.0, 8.0, 10.0, 12.0],
-    "min_gap": [1.25, 1.5, 2.0],
-    "naming_share": [0.1, 0.2, 0.35],
-    "chunks": [5, 10, 20],
-}
 K = 20
 METHODS = ("cage", "hybrid")
 
