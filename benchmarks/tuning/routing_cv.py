@@ -94,14 +94,15 @@ def file_scores(
     cosines = cosine_matrix(vectors, state.embeddings)
     first_stage = CorpusRetriever([p.content for p in corpus.passages], cosines, "cosine", 0.0)
     retrieved = [first_stage.top(row, q.question, K) for row, q in enumerate(questions)]
-    state.ensure_graphs(range(len(corpus)), full=False)
+    methods = [get_method(m, reranker.config) for m in METHODS]
+    full = any(getattr(m, "needs_vectors", False) for m in methods)
+    state.ensure_graphs(range(len(corpus)), full=full)
     link_index = state.ensure_link_index()
     settings = ExpansionSettings()
     pools = [
         ids + expand_pool(link_index, corpus, q.question, ids, settings)
         for q, ids in zip(questions, retrieved)
     ]
-    methods = [get_method(m, reranker.config) for m in METHODS]
     shortened: dict[str, np.ndarray] = {}
     ranked: dict[tuple[Any, ...], np.ndarray] = {}
     scores = np.zeros((len(points), len(questions), len(METHODS), 2))
@@ -133,7 +134,7 @@ def file_scores(
             key = (row, tuple(ids), route.question, route.doc_ids)
             if key not in ranked:
                 sims = routed.similarities.get(row, cosines[row])[ids]
-                state.ensure_graphs(ids, full=False)
+                state.ensure_graphs(ids, full=full)
                 pool = Pool(
                     query=route.question,
                     passages=[corpus.passages[i] for i in ids],
