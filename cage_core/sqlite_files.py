@@ -394,13 +394,20 @@ def describe(exc: BaseException) -> str:
     return f"{cause} ({exc})" if cause else str(exc)
 
 
-def schema_problem(conn: sqlite3.Connection, ddl: Sequence[str]) -> str | None:
+def schema_problem(
+    conn: sqlite3.Connection, ddl: Sequence[str], optional: Sequence[str] = ()
+) -> str | None:
     """What is wrong with the schema of ``conn``'s database next to the store's own ``ddl``
     (its ``CREATE`` statements), or ``None``: the same tables and indexes, defined alike,
     and nothing else (no view, no trigger, no extra table or index; ``ANALYZE``'s
-    statistics tables are allowed: they only guide the query planner)."""
+    statistics tables are allowed: they only guide the query planner). The tables of
+    ``optional`` (added by a later writer, in one transaction) are all there, defined
+    alike, or none is."""
     found = {row for row in _schema(conn) if not row[1].startswith(_STATISTICS)}
     expected = _expected_schema(tuple(ddl))
+    later = _expected_schema(tuple(ddl) + tuple(optional)) - expected
+    if {name for _, name, _ in later} & {name for _, name, _ in found}:
+        expected = expected | later
     for kind, name, _ in sorted(found - expected):
         if kind in ("view", "trigger"):
             return f"it holds a {kind} ({name}), which a store never has"

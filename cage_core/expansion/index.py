@@ -58,6 +58,7 @@ from cage_core.expansion.algorithm import (
     LinkWeights,
     adjacent_links,
 )
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.entries import HONORIFICS, SHORT_NAME_WORDS, entry_for, name_aliases
 from cage_core.expansion.jsonl import (
     FILE_MODE,
@@ -65,11 +66,13 @@ from cage_core.expansion.jsonl import (
     LINK_INDEX_VERSION,
     MAX_LINE_CHARS,
     bounded_lines,
+    document_line,
     entry_line,
     header_line,
-    read_entries,
+    read_items,
     write_lines,
 )
+from cage_core.expansion.openings import ingest_chunk, put_chunks
 from cage_core.expansion.record import (
     MAX_ID_CHARS,
     MAX_KEYS,
@@ -78,6 +81,7 @@ from cage_core.expansion.record import (
     LinkEntry,
     LinkIndexFormatError,
 )
+from cage_core.expansion.routing import DocumentNames
 from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage, NameRole
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.names.forms import (
@@ -110,6 +114,8 @@ __all__ = [
     "NAME_CHECK_CACHE",
     "SHORT_NAME_WORDS",
     "STORE_SUFFIXES",
+    "DocumentNames",
+    "DocumentRecord",
     "Expansion",
     "LinkEntry",
     "LinkIndex",
@@ -185,10 +191,14 @@ class LinkIndex:
         *,
         weights: LinkWeights | None = None,
     ) -> LinkIndex:
-        """An index of ``(passage id, passage, its graph)`` items (a repeated id: the last wins)."""
+        """An index of ``(passage id, passage, its graph)`` items (a repeated id: the last wins),
+        with the records of the passages' documents (their ``doc_id``; read from each one's
+        first passage: :mod:`~cage_core.expansion.openings`)."""
         index = cls(weights)
-        for passage_id, passage, graph in items:
-            index.add(passage_id, passage, graph)
+        chunks = [
+            ingest_chunk(entry_for(pid, passage, graph), passage) for pid, passage, graph in items
+        ]
+        put_chunks(index.storage, chunks)
         return index
 
     def add(
@@ -199,13 +209,15 @@ class LinkIndex:
         *,
         metadata: Mapping[str, Any] | None = None,
     ) -> LinkEntry:
-        """Index one passage (replacing any entry with the same id); returns its entry.
+        """Index one passage (replacing any entry with the same id); returns its entry. A
+        passage of a document (``doc_id``) gives the document's record when it is its first
+        (:mod:`~cage_core.expansion.openings`).
 
         ``metadata`` (e.g. a framework document's) gives the subject of a passage without a
-        title (:data:`cage_core.names.subjects.SUBJECT_METADATA_KEYS`).
+        title (:data:`cage_core.names.subjects.SUBJECT_METADATA_KEYS`) and its file.
         """
         entry = entry_for(passage_id, passage, graph, metadata)
-        self.add_entry(entry)
+        put_chunks(self._storage, [ingest_chunk(entry, passage, metadata)])
         return entry
 
     def add_entry(self, entry: LinkEntry) -> None:
@@ -232,12 +244,34 @@ class LinkIndex:
         self._storage.put(batch)
         return len(batch)
 
+    def add_documents(self, records: Iterable[DocumentRecord]) -> int:
+        """Keep document records (:mod:`~cage_core.expansion.documents`: a document's name
+        and the words that may name it), each replacing the one with its ``doc_id``; returns
+        how many. A record may come before or after its document's entries; it goes with the
+        document's last entry (:meth:`remove_many`).
+
+        Raises:
+            TypeError: when a record is not a :class:`DocumentRecord`.
+            ValueError: when a record is one a reader would reject; checked for all before
+                anything is stored.
+        """
+        batch = list(records)
+        self._storage.put_documents(batch)
+        return len(batch)
+
+    def documents(self) -> DocumentNames:
+        """The documents' records as routing reads them
+        (:func:`~cage_core.expansion.routing.route_question`); an index without records
+        (an old file or store) has none: ``document_count() == 0``, and nothing routes."""
+        return self._storage.documents()
+
     def remove(self, passage_id: str) -> bool:
         """Drop a passage from the index; whether it was there."""
         return self.remove_many([passage_id]) == 1
 
     def remove_many(self, passage_ids: Iterable[str]) -> int:
-        """Drop passages from the index; how many were there."""
+        """Drop passages from the index; how many were there. A document left without
+        passages loses its record (:meth:`add_documents`)."""
         return self._storage.delete(list(dict.fromkeys(passage_ids)))
 
     def __len__(self) -> int:
@@ -314,9 +348,9 @@ class LinkIndex:
     def to_lines(self) -> Iterator[str]:
         """The stored form, line by line (:mod:`~cage_core.expansion.jsonl`), each without its
         newline."""
-        yield header_line(len(self))
-        for entry in self.entries():
-            yield entry_line(entry)
+        yield header_line(len(self), self._storage.documents().document_count())
+        yield from map(entry_line, self.entries())
+        yield from map(document_line, self._storage.document_records())
 
     def save(self, path: str | os.PathLike[str]) -> int:
         """Write the stored form to ``path`` (atomically, mode 0600); returns the bytes written."""
@@ -399,5 +433,9 @@ class LinkIndex:
         """
         storage = MemoryLinkStorage()
         index = cls(weights, storage=storage)
-        storage.put_validated(read_entries(lines, source))  # validated as read: not again
+        for item in read_items(lines, source):  # validated as read: not again
+            if isinstance(item, LinkEntry):
+                storage.put_validated((item,))
+            else:
+                storage.put_documents_validated((item,))
         return index

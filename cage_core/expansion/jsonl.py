@@ -2,14 +2,20 @@
 
 The export and import form of a store (:meth:`LinkIndex.save
 <cage_core.expansion.index.LinkIndex.save>`): UTF-8, no pickle. The first line is the header
-``{"format": "cage-link-index", "version": 1, "passages": N}``; each further line is one
-entry ``{"id": ..., "subject": ..., "keys": [...], "mentions": [...]}``, with ``"doc_id"`` and
-``"position"`` when set.
+``{"format": "cage-link-index", "version": 1, "passages": N}`` (with ``"documents": M`` when
+the index holds document records); each further line is one entry ``{"id": ..., "subject":
+..., "keys": [...], "mentions": [...]}``, with ``"doc_id"`` and ``"position"`` when set, and
+after the entries one line per document record (:mod:`~cage_core.expansion.documents`)
+``{"document": {"doc_id": ..., "name": ..., "words": [...]}}``, by ``doc_id``. A file
+written before records existed has none: it loads, and routing finds no documents.
 
-:func:`read_entries` treats the lines as untrusted: a bad header raises
+:func:`read_items` treats the lines as untrusted: a bad header raises
 :class:`~cage_core.expansion.record.LinkIndexFormatError`; an entry line that is not JSON,
 too long, of the wrong types, over the count limits, with names not in normal form or with
-an id seen before is skipped, and all skips are reported in one warning.
+an id seen before is skipped, and all skips are reported in one warning; so is a record
+line (:meth:`DocumentRecord.from_stored
+<cage_core.expansion.documents.DocumentRecord.from_stored>`, or a ``doc_id`` seen before),
+in another.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
 
 __all__ = [
@@ -29,11 +36,13 @@ __all__ = [
     "LINK_INDEX_VERSION",
     "MAX_LINE_CHARS",
     "bounded_lines",
+    "document_line",
     "entry_line",
     "header_count",
     "header_line",
     "parse_line",
     "read_entries",
+    "read_items",
     "write_lines",
 ]
 
@@ -48,14 +57,23 @@ MAX_LINE_CHARS = 256_000
 FILE_MODE = 0o600
 
 
-def header_line(count: int) -> str:
-    """The header line of an index of ``count`` entries (without its newline)."""
-    return json.dumps({"format": FORMAT_TAG, "version": LINK_INDEX_VERSION, "passages": count})
+def header_line(count: int, documents: int = 0) -> str:
+    """The header line of an index of ``count`` entries and ``documents`` document records
+    (without its newline)."""
+    header = {"format": FORMAT_TAG, "version": LINK_INDEX_VERSION, "passages": count}
+    if documents:
+        header["documents"] = documents
+    return json.dumps(header)
 
 
 def entry_line(entry: LinkEntry) -> str:
     """The stored line of one entry (without its newline)."""
     return json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def document_line(record: DocumentRecord) -> str:
+    """The stored line of one document record (without its newline)."""
+    return json.dumps({"document": record.to_stored()}, ensure_ascii=False, separators=(",", ":"))
 
 
 def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
@@ -76,10 +94,17 @@ def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
 
 
 def read_entries(lines: Iterable[bytes | str | None], source: str) -> Iterator[LinkEntry]:
-    """The valid entries of stored lines, in order (module docstring); a ``None`` line counts
-    as one cut off by the reader (:func:`bounded_lines`). When the lines are exhausted, the
-    skipped ones are reported in one warning, and a header count that does not match the
-    lines read in another.
+    """The valid entries of stored lines, in order: :func:`read_items` less the records."""
+    return (item for item in read_items(lines, source) if isinstance(item, LinkEntry))
+
+
+def read_items(
+    lines: Iterable[bytes | str | None], source: str
+) -> Iterator[LinkEntry | DocumentRecord]:
+    """The valid entries and document records of stored lines, in order (module docstring);
+    a ``None`` line counts as one cut off by the reader (:func:`bounded_lines`). When the
+    lines are exhausted, the skipped entries are reported in one warning, the skipped
+    records in another, and a header count that does not match the lines read in a third.
 
     Raises:
         LinkIndexFormatError: when the header is missing, malformed or of another version.
@@ -90,24 +115,33 @@ def read_entries(lines: Iterable[bytes | str | None], source: str) -> Iterator[L
         raise LinkIndexFormatError(f"{source}: empty; not a cage link index")
     header = header_count(first, source)
     seen: set[str] = set()
+    documents: set[str] = set()
     skipped: dict[str, int] = {}
+    skipped_records: dict[str, int] = {}
     for line in iterator:
+        data: Any = None
         try:
             data = parse_line(line)
+            if isinstance(data, dict) and "document" in data:
+                record = record_of_line(data, documents)
+                documents.add(record.doc_id)
+                yield record
+                continue
             entry = LinkEntry.from_stored(data)
             if entry.id in seen:
                 raise LinkIndexFormatError("repeated id")
         except LinkIndexFormatError as exc:
-            reason = str(exc)
-            skipped[reason] = skipped.get(reason, 0) + 1
+            tally = skipped_records if isinstance(data, dict) and "document" in data else skipped
+            tally[str(exc)] = tally.get(str(exc), 0) + 1
             continue
         seen.add(entry.id)
         yield entry
-    if skipped:
-        summary = "; ".join(f"{count} × {reason}" for reason, count in sorted(skipped.items()))
-        logger.warning(
-            "%s: skipped %d invalid entries (%s)", source, sum(skipped.values()), summary
-        )
+    for tally, what in ((skipped, "entries"), (skipped_records, "document records")):
+        if tally:
+            summary = "; ".join(f"{count} × {reason}" for reason, count in sorted(tally.items()))
+            logger.warning(
+                "%s: skipped %d invalid %s (%s)", source, sum(tally.values()), what, summary
+            )
     if header != len(seen) + sum(skipped.values()):
         logger.warning(
             "%s: the header announces %d entries but %d lines follow (truncated or appended to?)",
@@ -115,6 +149,21 @@ def read_entries(lines: Iterable[bytes | str | None], source: str) -> Iterator[L
             header,
             len(seen) + sum(skipped.values()),
         )
+
+
+def record_of_line(data: dict[str, Any], seen: set[str]) -> DocumentRecord:
+    """The document record of a parsed record line ``{"document": {...}}``.
+
+    Raises:
+        LinkIndexFormatError: when it is not a valid record, or its ``doc_id`` is in ``seen``.
+    """
+    value = data["document"]
+    if len(data) != 1 or not isinstance(value, dict):
+        raise LinkIndexFormatError('invalid document record: not {"document": {...}}')
+    record = DocumentRecord.from_stored(value)
+    if record.doc_id in seen:
+        raise LinkIndexFormatError("repeated document id")
+    return record
 
 
 def parse_line(line: bytes | str | None) -> Any:

@@ -54,6 +54,7 @@ from cage_core.sqlite_stamp import (
 )
 
 __all__ = [
+    "DOCUMENT_SCHEMA",
     "EMPTY_FILE_RACE_S",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
@@ -101,6 +102,22 @@ SCHEMA = (
     ),
 )
 """The store's tables and index: the statements that create them (and the exact schema)."""
+DOCUMENT_SCHEMA = (
+    (
+        "CREATE TABLE IF NOT EXISTS documents (doc_id TEXT PRIMARY KEY, name TEXT NOT NULL, "
+        "words TEXT NOT NULL, mac TEXT)"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS document_words (word TEXT NOT NULL, doc_id TEXT NOT NULL, "
+        "PRIMARY KEY (word, doc_id)) WITHOUT ROWID"
+    ),
+    (
+        "CREATE TABLE IF NOT EXISTS document_counts (word TEXT PRIMARY KEY, "
+        "documents INTEGER NOT NULL) WITHOUT ROWID"
+    ),
+)
+"""The document records' tables (:mod:`cage_core.expansion.link_documents`), added by the
+first writer of records in its transaction: a store written before them has none."""
 EMPTY_FILE_RACE_S = 10.0
 """An empty store file younger than this is taken for one another writer is creating now."""
 
@@ -215,7 +232,7 @@ def _open_checked(
                 stamp_new_store(conn)
             checkpoint_new_store(conn)
         check_meta(conn, path)
-        problem = schema_problem(conn, SCHEMA)
+        problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
         if problem is not None:
             raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
         if mode == "rw":

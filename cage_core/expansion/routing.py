@@ -138,16 +138,25 @@ class MemoryDocumentNames:
     def put(self, records: Iterable[DocumentRecord]) -> None:
         """Add records, each replacing the one with its ``doc_id``."""
         for record in records:
-            old = self._records.get(record.doc_id)
-            if old is not None:
-                for word in old.words:
-                    holders = self._holders[word]
-                    holders.discard(old.doc_id)
-                    if not holders:
-                        del self._holders[word]
+            self.remove([record.doc_id])
             self._records[record.doc_id] = record
             for word in record.words:
                 self._holders.setdefault(word, set()).add(record.doc_id)
+
+    def remove(self, doc_ids: Iterable[str]) -> int:
+        """Drop the records of ``doc_ids``; how many were held."""
+        removed = 0
+        for doc_id in doc_ids:
+            old = self._records.pop(doc_id, None)
+            if old is None:
+                continue
+            removed += 1
+            for word in old.words:
+                holders = self._holders[word]
+                holders.discard(doc_id)
+                if not holders:
+                    del self._holders[word]
+        return removed
 
     def records(self) -> list[DocumentRecord]:
         """Every record, by ``doc_id``."""

@@ -1,6 +1,11 @@
 """Where a link index keeps its entries: the :class:`LinkStorage` protocol, and its in-memory
 twin :class:`MemoryLinkStorage`.
 
+Beside the entries, a storage keeps one
+:class:`~cage_core.expansion.documents.DocumentRecord` per document (its name and the words
+that may name it: what :mod:`~cage_core.expansion.routing` reads), put by ingest
+(:meth:`LinkStorage.put_documents`); a record goes when the last entry of its document does.
+
 :meth:`LinkIndex.expand <cage_core.expansion.index.LinkIndex.expand>` is one algorithm over
 every storage: it reads entries and postings only through the few methods of
 :class:`LinkStorage`. :class:`MemoryLinkStorage` holds them in dicts (what
@@ -14,12 +19,15 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Literal, Protocol
 
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
+from cage_core.expansion.routing import DocumentNames, MemoryDocumentNames
 
 __all__ = [
     "LinkStorage",
     "MemoryLinkStorage",
     "NameRole",
+    "check_document_storable",
     "check_storable",
     "chunk_order",
 ]
@@ -75,6 +83,19 @@ class LinkStorage(Protocol):
         """A block whose reads all see one state of the storage (one expansion's reads)."""
         ...
 
+    def documents(self) -> DocumentNames:
+        """The documents' records, as routing reads them (none held: ``document_count() == 0``)."""
+        ...
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        """Add document records, each replacing the one with its ``doc_id`` (a repeated one:
+        the last); a record may precede its document's entries."""
+        ...
+
+    def document_records(self) -> Iterator[DocumentRecord]:
+        """Every valid document record, by ``doc_id`` (the export's)."""
+        ...
+
 
 class MemoryLinkStorage:
     """:class:`LinkStorage` in dicts: entries by id, and name → ids postings per role."""
@@ -83,6 +104,7 @@ class MemoryLinkStorage:
         self._entries: dict[str, LinkEntry] = {}
         self._postings: dict[NameRole, dict[str, set[str]]] = {"key": {}, "mention": {}}
         self._documents: dict[str, set[str]] = {}
+        self._names = MemoryDocumentNames()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -116,9 +138,11 @@ class MemoryLinkStorage:
     def put_validated(self, entries: Iterable[LinkEntry]) -> None:
         """Upsert entries already read through :meth:`LinkEntry.from_stored
         <cage_core.expansion.record.LinkEntry.from_stored>` (what
-        :func:`~cage_core.expansion.jsonl.read_entries` yields), without checking them again."""
+        :func:`~cage_core.expansion.jsonl.read_entries` yields), without checking them again.
+        A document left without entries loses its record."""
+        emptied: set[str] = set()
         for entry in entries:
-            self.delete([entry.id])
+            emptied.update(self._take_back(entry.id)[1])
             self._entries[entry.id] = entry
             for role, names in (("key", entry.keys), ("mention", entry.mentions)):
                 postings = self._postings[role]  # type: ignore[index]
@@ -126,21 +150,34 @@ class MemoryLinkStorage:
                     postings.setdefault(name, set()).add(entry.id)
             if entry.doc_id is not None:
                 self._documents.setdefault(entry.doc_id, set()).add(entry.id)
+        self._names.remove(d for d in emptied if d not in self._documents)
 
     def delete(self, ids: Sequence[str]) -> int:
+        """Remove the entries of ``ids`` (and the records of the documents left without
+        entries); how many were held."""
         removed = 0
+        emptied: set[str] = set()
         for pid in ids:
-            entry = self._entries.pop(pid, None)
-            if entry is None:
-                continue
-            removed += 1
-            for role, names in (("key", entry.keys), ("mention", entry.mentions)):
-                postings = self._postings[role]  # type: ignore[index]
-                for name in names:
-                    _discard(postings, name, pid)
-            if entry.doc_id is not None:
-                _discard(self._documents, entry.doc_id, pid)
+            held, documents = self._take_back(pid)
+            removed += held
+            emptied.update(documents)
+        self._names.remove(d for d in emptied if d not in self._documents)
         return removed
+
+    def _take_back(self, pid: str) -> tuple[bool, tuple[str, ...]]:
+        """Remove the entry of ``pid`` with its postings: whether one was held, and its
+        document when that has no entry left."""
+        entry = self._entries.pop(pid, None)
+        if entry is None:
+            return False, ()
+        for role, names in (("key", entry.keys), ("mention", entry.mentions)):
+            postings = self._postings[role]  # type: ignore[index]
+            for name in names:
+                _discard(postings, name, pid)
+        if entry.doc_id is None:
+            return True, ()
+        _discard(self._documents, entry.doc_id, pid)
+        return True, (() if entry.doc_id in self._documents else (entry.doc_id,))
 
     def iter_entries(self) -> Iterator[LinkEntry]:
         return iter(list(self._entries.values()))
@@ -156,6 +193,28 @@ class MemoryLinkStorage:
     def reading(self) -> AbstractContextManager[object]:
         return nullcontext()
 
+    def documents(self) -> MemoryDocumentNames:
+        return self._names
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        """Upsert ``records``, as :class:`~cage_core.expansion.store.SqliteLinkStorage` does.
+
+        Raises:
+            TypeError, ValueError: when a record is not one a reader would accept
+                (:func:`check_document_storable`); checked for all before anything is stored.
+        """
+        for record in records:
+            check_document_storable(record)
+        self._names.put(records)
+
+    def put_documents_validated(self, records: Iterable[DocumentRecord]) -> None:
+        """Upsert records already read through :meth:`DocumentRecord.from_stored
+        <cage_core.expansion.documents.DocumentRecord.from_stored>`, without checking them again."""
+        self._names.put(records)
+
+    def document_records(self) -> Iterator[DocumentRecord]:
+        return iter(self._names.records())
+
 
 def _discard(postings: dict[str, set[str]], name: str, pid: str) -> None:
     holders = postings[name]
@@ -168,6 +227,19 @@ def chunk_order(entry: LinkEntry) -> tuple[bool, int, str]:
     """The order of a document's chunks (:meth:`LinkStorage.document_entries`): by position,
     then id; no position last."""
     return (entry.position is None, entry.position or 0, entry.id)
+
+
+def check_document_storable(record: DocumentRecord) -> None:
+    """Refuse a record a reader would reject (:meth:`DocumentRecord.from_stored`'s rules)."""
+    if not isinstance(record, DocumentRecord):
+        raise TypeError(f"record must be a DocumentRecord, got {type(record).__name__}")
+    try:
+        DocumentRecord.from_stored(record.to_stored())
+    except LinkIndexFormatError as exc:
+        raise ValueError(
+            f"document record {record.doc_id!r:.60} would not be readable back: {exc}; "
+            "nothing was written"
+        ) from None
 
 
 def check_storable(entry: LinkEntry) -> None:

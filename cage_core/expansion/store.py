@@ -18,6 +18,8 @@ Layout (version ``STORE_VERSION``)::
     entries(pid, id UNIQUE, data, doc_id, position)   data: {"subject", "keys", "mentions"}
     names(nid, name UNIQUE, keyed, mentioned)         df(name) = keyed + mentioned
     postings(nid, role, pid)           PRIMARY KEY (nid, role, pid), WITHOUT ROWID
+    documents, document_words, document_counts   the document records (routing's), added
+                                       by their first writer: :mod:`~cage_core.expansion.link_documents`
 
 ``keyed``, ``mentioned`` and ``N`` are kept up to date in the transaction that changes
 them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces the old
@@ -56,6 +58,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from cage_core.expansion.link_documents import LinkDocumentStore
 from cage_core.expansion.link_rows import (
     MAC_FIELD,
     ROLES,
@@ -69,7 +72,7 @@ from cage_core.expansion.link_rows import (
     position_ok,
     postings_of,
 )
-from cage_core.expansion.link_store_connection import READ_BATCH_KEYS, LinkStoreConnection
+from cage_core.expansion.link_store_connection import READ_BATCH_KEYS
 from cage_core.expansion.link_store_file import (
     EMPTY_FILE_RACE_S,
     MAX_VALUE_BYTES,
@@ -109,7 +112,7 @@ CACHE_KIB = 32 * 1024
 memory, and holds the pages a write batch changes."""
 
 
-class SqliteLinkStorage(LinkStoreConnection):
+class SqliteLinkStorage(LinkDocumentStore):
     """:class:`~cage_core.expansion.index.LinkStorage` in a SQLite file (module docstring).
 
     Args:
@@ -302,13 +305,17 @@ class SqliteLinkStorage(LinkStoreConnection):
         self, conn: sqlite3.Connection, ids: list[str], entries: Sequence[LinkEntry]
     ) -> int:
         """In the open write transaction: take back the entries of ``ids``, then add
-        ``entries`` (:func:`~cage_core.expansion.link_writes.replace_entries`); returns how
-        many old entries there were."""
+        ``entries`` (:func:`~cage_core.expansion.link_writes.replace_entries`), and the
+        records of the documents left without entries; returns how many old entries there
+        were."""
         sql = "SELECT pid, id, data, doc_id, position FROM entries WHERE id IN"
         old = self._select_in(conn, sql, ids)
-        return replace_entries(
+        removed = replace_entries(
             conn, old, entries, key=self._integrity_key, path=self.path, select_in=self._select_in
         )
+        left = {row[3] for row in old if valid_id(row[3])} - {e.doc_id for e in entries}
+        self.drop_emptied_documents(conn, left)  # a document's record goes with its last entry
+        return removed
 
     # -- housekeeping -------------------------------------------------------------------
     def check(self) -> list[str]:
