@@ -9,8 +9,10 @@ opening), with the specificity of each word over all documents:
 1. **Score.** ``score(d) = Σ idf(w)`` over the distinct question words written as names
    (:func:`question_words`: "Birch", "CONTENT", "ConvergTV"; not "renewal") that ``d``'s
    words hold, ``idf(w) = ln(1 + (N − n_w + 0.5) / (n_w + 0.5))`` (BM25's, ``N`` documents,
-   ``n_w`` of them holding ``w``); words held by more than half the documents are not read
-   (they name none).
+   ``n_w`` of them holding ``w``); only words that can name a document are read: those held by
+   at most ``naming_share`` of the documents (or one document), and never by more than
+   :data:`MAX_NAMING_DOCUMENTS` ("Birch", "Mount", "Knowledge"; not "Agreement"), so a
+   question reads a bounded number of postings whatever ``N``.
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
@@ -20,10 +22,8 @@ opening), with the specificity of each word over all documents:
    documents, one whose naming words are all the other's and fewer is dropped (the question
    named the other, more fully), and two named by the same words make the name ambiguous:
    nothing is routed.
-3. **The question less its naming words.** The words of the question that a named document
-   holds and at most ``naming_share`` of all documents (or one document) hold are the words
-   that name it
-   ("Birch", "Mount", "Knowledge"; not "agreement"); the question without them is what the
+3. **The question less its naming words.** The words read in step 1 that a named document
+   holds are the words that name it; the question without them is what the
    named document's chunks are searched and ranked with: the document's name says which
    document, not which of its passages answers.
 
@@ -49,6 +49,7 @@ from cage_core.expansion.documents import (
 from cage_core.names.forms import words
 
 __all__ = [
+    "MAX_NAMING_DOCUMENTS",
     "NAMED_DOCUMENT_VIA",
     "DocumentNames",
     "DocumentRoute",
@@ -63,8 +64,9 @@ __all__ = [
 NAMED_DOCUMENT_VIA = "the question names its document"
 """How a ``via`` begins for a passage that is in the pool because its document is named."""
 
-_MAX_READ_SHARE = 0.5
-"""Question words held by more than this share of the documents are not read (step 1)."""
+MAX_NAMING_DOCUMENTS = 64
+"""A word more documents hold than this names none of them, whatever ``naming_share`` says:
+a document's name is shared by few; it bounds the postings a question reads at any scale."""
 _TOKEN = re.compile(r"\w+|\W+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
 _WORD_OR_STOP = re.compile(r"\w+|[^\w]+")
@@ -253,7 +255,8 @@ def route_question(
     if total < 2 or not asked:
         return unrouted
     frequencies = names.document_frequencies(asked)
-    read = [w for w in asked if 0 < frequencies.get(w, 0) <= _MAX_READ_SHARE * total]
+    naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
+    read = [w for w in asked if 0 < frequencies.get(w, 0) <= naming_limit]
     idf = {w: math.log(1 + (total - frequencies[w] + 0.5) / (frequencies[w] + 0.5)) for w in read}
     scores: dict[str, float] = {}
     for word, holders in names.documents_with(read).items():
@@ -263,12 +266,11 @@ def route_question(
     named = _confidently_named([score for _, score in best], settings)
     if not named:
         return unrouted
-    naming_limit = max(1.0, settings.naming_share * total)
     documents: list[NamedDocument] = []
     for doc_id, score in best[:named]:
         record = names.document(doc_id)
         held = set(record.words) if record is not None else set()
-        naming = tuple(w for w in read if w in held and frequencies[w] <= naming_limit)
+        naming = tuple(w for w in read if w in held)
         if len(naming) < settings.min_naming_words:
             return unrouted  # named by too few words of its own: not confidently
         documents.append(NamedDocument(doc_id, record.name if record else "", score, naming))
