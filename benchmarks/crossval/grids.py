@@ -85,7 +85,7 @@ EXPANSION_LIMITS = (0, 3, 5, 8, 10, 15, 20)  # ExpansionSettings.limit; tuning/l
 ROUTING_GRID: dict[str, tuple[float, ...]] = {  # RoutingSettings; tuning/routing_cv.py
     "min_score": (4.0, 6.0, 8.0, 10.0),
     "min_gap": (1.25, 1.5, 2.0),
-    "naming_share": (0.1, 0.2),
+    "naming_share": (0.02, 0.05, 0.1, 0.2),
     "min_naming_words": (1, 2, 3),
     "chunks": (5, 10, 20),
 }

@@ -21,7 +21,8 @@ Every question goes to one of 5 folds by a hash of its id (``crossval.fold_of``)
 file. For each fold, the grid point (``off`` = no routing, then every
 :class:`~cage_core.expansion.routing.RoutingSettings` of the grid) with the best mean over the
 three files of ``R@3 + R@5`` (cage) on the other folds ranks the held-out fold (ties: the first
-in grid order). Printed: each file's out-of-fold R@3 / R@5 against no routing, with paired
+in grid order), among the points under which no file's mean is below no routing's on those
+folds (:func:`guarded_objective`). Printed: each file's out-of-fold R@3 / R@5 against no routing, with paired
 bootstrap intervals, each fold's choice, and the point chosen on all folds (the shipped
 default).
 """
@@ -54,6 +55,7 @@ from cage_core.eval.open_retrieval import (
     CorpusState,
     ExpansionSettings,
     expand_pool,
+    gold_ids_in_corpus,
     gold_in_corpus,
 )
 from cage_core.eval.open_routing import RoutedPools
@@ -88,7 +90,7 @@ def file_scores(
     """Question ids and ``[P, N, methods, 2]`` R@3 / R@5 of every grid point on one file."""
     corpus = load_corpus(corpus_path, titles=False)
     state = CorpusState(corpus, reranker)
-    questions = [q for q in load_questions(questions_path) if gold_in_corpus(q, corpus)]
+    questions = [q for q in load_questions(questions_path) if gold_ids_in_corpus(q, corpus) != ()]
     golds = [gold_in_corpus(q, corpus) for q in questions]
     vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
     cosines = cosine_matrix(vectors, state.embeddings)
@@ -160,6 +162,22 @@ def file_scores(
     return [q.id for q in questions], scores, info
 
 
+def guarded_objective(scores: np.ndarray, groups: np.ndarray, names: Sequence[str]) -> Any:
+    """The mean over ``names`` of each file's mean ``R@3 + R@5`` (``crossval.group_objective``),
+    a point allowed only when no file's mean is below no routing's (point 0) on the pools read:
+    a routing that helps one domain and hurts another is a loss."""
+    plain = group_objective(scores, groups, names)
+
+    def objective(mask: np.ndarray) -> np.ndarray:
+        per_file = np.array(
+            [scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in names]
+        )  # [files, P]
+        allowed = (per_file >= per_file[:, :1] - 1e-9).all(axis=0)
+        return np.where(allowed, plain(mask), -np.inf)
+
+    return objective
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True)
@@ -189,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     group_array = np.array(groups)
     names = [name for name, _, _ in FILES]
     cage = scores[:, :, 0, :]
-    cv = cross_validate(cage, fold_array(ids), group_objective(cage, group_array, names))
+    cv = cross_validate(cage, fold_array(ids), guarded_objective(cage, group_array, names))
     hybrid_cv = scores[np.array(cv.fold_choices)[fold_array(ids)], np.arange(len(ids)), 1, :]
     label = ["off", *(str(p) for p in grid_points(GRID))]
     print("fold choices:", [label[c] for c in cv.fold_choices])

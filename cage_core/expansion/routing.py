@@ -21,7 +21,10 @@ opening), with the specificity of each word over all documents:
    3); of two named
    documents, one whose naming words are all the other's and fewer is dropped (the question
    named the other, more fully), and two named by the same words make the name ambiguous:
-   nothing is routed.
+   nothing is routed. Nor is a question whose other words (outside the named documents'
+   naming words) still score :data:`OTHER_NAME_SHARE` of ``min_score`` for another document:
+   it names that one too ("Compare Grand Adventures Tourism and InnovaTech Solutions"), and
+   putting one of them first would push the other's passages down.
 3. **The question less its naming words.** The words read in step 1 that a named document
    holds are the words that name it; the question without them is what the
    named document's chunks are searched and ranked with: the document's name says which
@@ -50,6 +53,7 @@ from cage_core.names.forms import words
 
 __all__ = [
     "MAX_NAMING_DOCUMENTS",
+    "OTHER_NAME_SHARE",
     "NAMED_DOCUMENT_VIA",
     "DocumentNames",
     "DocumentRoute",
@@ -64,6 +68,9 @@ __all__ = [
 NAMED_DOCUMENT_VIA = "the question names its document"
 """How a ``via`` begins for a passage that is in the pool because its document is named."""
 
+OTHER_NAME_SHARE = 0.5
+"""A question whose words outside the named documents' names still score this share of
+``min_score`` for another document names that one too: it is not routed (step 2)."""
 MAX_NAMING_DOCUMENTS = 64
 """A word more documents hold than this names none of them, whatever ``naming_share`` says:
 a document's name is shared by few; it bounds the postings a question reads at any scale."""
@@ -87,12 +94,12 @@ class RoutingSettings:
     chunks: how many of each named document's chunks join the pool (best first).
     """
 
-    min_score: float = 8.0
+    min_score: float = 4.0
     min_gap: float = 1.5
     max_documents: int = 2
     naming_share: float = 0.2
-    min_naming_words: int = 2
-    chunks: int = 10
+    min_naming_words: int = 1
+    chunks: int = 20
 
     def __post_init__(self) -> None:
         for name, low in (("min_score", 0.0), ("min_gap", 1.0), ("naming_share", 0.0)):
@@ -278,6 +285,14 @@ def route_question(
     if not documents:
         return unrouted
     dropped = {word for document in documents for word in document.naming_words}
+    named_ids = {document.doc_id for document in documents}
+    others: dict[str, float] = {}
+    for word, holders in names.documents_with([w for w in read if w not in dropped]).items():
+        for doc_id in holders:
+            if doc_id not in named_ids:
+                others[doc_id] = others.get(doc_id, 0.0) + idf[word]
+    if others and max(others.values()) >= OTHER_NAME_SHARE * settings.min_score:
+        return unrouted  # the question also names a document it was not routed to
     return DocumentRoute(tuple(documents), _without_words(question, dropped))
 
 
