@@ -8,13 +8,15 @@ Reads the ``--json`` files of ``benchmarks/claims/package_docs.py`` (which recor
 judges them by this tree's rules, so runs of any tree are counted alike:
 
 * a via is *debris* when :func:`cage_core.names.may_link.is_debris` says so (a literal, code
-  fragment, handle, path or URL); it is a *document* via when the two chunks it joins come
-  from one file (the chunk ids are ``"<file>:<start_index>"``), else an *entity* via;
+  fragment, handle, path or URL), counted apart when the two chunks it joins come from one
+  file (the chunk ids are ``"<file>:<start_index>"``: a document link, or a link inside one
+  file) and when they come from two;
 * a subject is *generic* when :func:`cage_core.names.sources.is_generic_file_name` says so
   (``README``, ``METADATA``, ``SKILL``, …) and *markup* when it is debris.
 
 Printed per file: the non-empty top-5 vias, the debris ones (document / entity) and their
 distinct names; the chunks, the generic and the markup subjects and their distinct values.
+A via that is ``None`` is not counted.
 """
 
 from __future__ import annotations
@@ -41,15 +43,15 @@ def count(run: dict) -> dict:
     """The counts of one ``package_docs.py --json`` run (module docstring)."""
     vias = [via for by_question in run["vias"].values() for q in by_question.values() for via in q]
     debris = [(chunk, name, target) for chunk, name, target in vias if is_debris(name)]
-    document = [v for v in debris if source_of(v[0]) == source_of(v[2])]
+    one_file = [v for v in debris if source_of(v[0]) == source_of(v[2])]
     subjects = list(run["subjects"].values())
     generic = [s for s in subjects if s and is_generic_file_name(s)]
     markup = [s for s in subjects if s and is_debris(s)]
     return {
         "vias": len(vias),
         "debris vias": len(debris),
-        "document": len(document),
-        "entity": len(debris) - len(document),
+        "one file": len(one_file),
+        "two files": len(debris) - len(one_file),
         "debris names": Counter(name for _, name, _ in debris).most_common(),
         "chunks": len(subjects),
         "generic subjects": len(generic),
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         c = count(json.loads(path.read_text(encoding="utf-8")))
         print(
             f"{path}: {c['vias']} top-5 vias, {c['debris vias']} debris "
-            f"({c['document']} document, {c['entity']} entity) {c['debris names'][:12]}; "
+            f"({c['one file']} within one file, {c['two files']} across files) {c['debris names'][:12]}; "
             f"{c['chunks']} subjects, {c['generic subjects']} generic file names, "
             f"{c['markup subjects']} markup {c['subject values'][:8]}"
         )
