@@ -14,7 +14,7 @@ A string is *debris* (:func:`is_debris`) when it is
 * a program literal: one of :data:`PROGRAM_LITERALS` (``None``, ``True``, ``null``, …,
   compared lower-cased), a number literal (``1e-9``, ``0xFFFFFFFF``, ``2j``) or one of the
   Python built-in names of :data:`BUILTIN_NAMES` as written (``str``, ``dict``, ``Ellipsis``;
-  ``Set`` and ``List`` are names);
+  ``Set``, ``List`` and ``list`` are names);
 * a code fragment: it holds one of :data:`CODE_CHARACTERS` (operators, brackets, markup and
   currency signs: ``x | None``, ``snake_case``, ``**kwargs``, ``[link]``), an operator of
   :data:`CODE_OPERATORS` (``::``, ``&&``), a call (``Depends(get_db)``: a word right
@@ -80,10 +80,11 @@ hold a code character."""
 PROGRAM_LITERALS = frozenset({"none", "true", "false", "null", "nil", "undefined", "nan"})
 """Literals of Python, JSON and JavaScript, lower-cased: never a name on their own."""
 BUILTIN_NAMES = frozenset(
-    "str int float bool bytes bytearray dict list tuple set frozenset object "
-    "self cls args kwargs Ellipsis NotImplemented".split()
+    "str int float bool bytes bytearray dict tuple frozenset self cls args kwargs "
+    "Ellipsis NotImplemented".split()
 )
-"""Python's built-in types and constants and its usual parameter names, compared as written."""
+"""Python's built-in types and constants and its usual parameter names, compared as written
+(not ``list``, ``set``, ``object``: English words, and a folder may be named so)."""
 
 _LETTER = re.compile(r"[^\W\d_]")
 _NUMBER_LITERAL = re.compile(

@@ -11,7 +11,8 @@ had the subject ``README`` and linked as if about one thing (issue 38). So:
   debris (:func:`~cage_core.names.may_link.is_debris`: a code fragment, a path);
 * :func:`path_name` — what a path names: the file name's stem, separators as spaces
   (``docs/marie_curie.pdf`` → ``marie curie``), unless it is a generic file name
-  (:func:`is_generic_file_name`); then the nearest folder above it that is not generic, a
+  (:func:`is_generic_file_name`) or debris (``[draft]``, a drive ``C:``, a URL scheme); then
+  the nearest folder above it that is neither, a
   version and a ``.dist-info`` / ``.egg-info`` suffix dropped
   (``site-packages/fastapi/README.md`` → ``fastapi``,
   ``mmh3-5.3.1.dist-info/METADATA`` → ``mmh3``); "" when no part of the path names anything;
@@ -107,12 +108,14 @@ def path_name(value: Any) -> str:
     if not parts:
         return ""
     file_name = parts[-1]
-    if not is_generic_file_name(file_name):
-        return _spaced(PurePath(file_name).stem)
+    stem = _spaced(PurePath(file_name).stem)
+    if not is_generic_file_name(file_name) and not is_debris(stem):
+        return stem
     for folder in reversed(parts[:-1]):
         bare = _VERSION.sub("", _PACKAGE_INFO.sub("", folder))
-        if bare and not is_generic_file_name(bare) and not bare.endswith(":"):
-            return _spaced(bare)
+        if bare.endswith(":") or is_generic_file_name(bare) or is_debris(_spaced(bare)):
+            continue  # a drive or a URL scheme, a generic name, debris
+        return _spaced(bare)
     return ""
 
 

@@ -28,7 +28,7 @@ NAMES = {
     "names with digits or signs": ["3M", "U2", "mmh3", "C++", "AT&T", ".NET", "Python 3.8"],
     "names with a colon or qualifier": ["Star Wars: A New Hope", "Kiss and Tell (1945 film)"],
     "a sentence with import": ["How to import data"],
-    "a built-in name capitalised": ["Set", "List"],
+    "a built-in name that is an English word": ["Set", "List", "list", "object"],
 }
 
 

@@ -51,6 +51,9 @@ def test_a_path_names_its_file_then_its_nearest_named_folder_or_package():
     assert path_name("fastapi/.agents/skills/fastapi/SKILL.md") == "fastapi"
     assert path_name("spacy/en_core_web_md-3.7.1/README.md") == "en core web md"
     assert path_name("numpy/ma/README.rst") == "numpy"  # "ma" is too short to be a name
+    assert path_name("llama_index/core/indices/list/README.md") == "list"
+    assert path_name("C:\\reports\\[draft]\\notes.txt") == "reports"  # no markup, no drive
+    assert path_name("https://example.com/docs/index.html") == ""
     assert path_name("docs/README.md") == "" and path_name(7) == ""
 
 
