@@ -38,6 +38,7 @@ import numpy as np
 
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.names.may_link import may_link
 from cage_core.passage import Passage, Via
 from cage_core.ranking.links import PoolLinks, pool_links, written_title
 from cage_core.ranking.pair_index import index_sets
@@ -117,12 +118,13 @@ def evidence_chain(
 
 
 def _as_labelled(graph: PassageGraph, name: str) -> str:
-    """The smallest non-numeric entity label of ``graph`` whose lower-cased form is ``name``."""
+    """The smallest non-numeric entity label of ``graph`` whose lower-cased form is ``name``
+    and that may link (:func:`~cage_core.names.may_link.may_link`, as the link's entities)."""
     return min(
         (
             label
             for label, ent in zip(graph.labels, graph.entity_types)
-            if ent and ent not in NUMERIC_ENTITY_TYPES and label.lower() == name
+            if ent and ent not in NUMERIC_ENTITY_TYPES and label.lower() == name and may_link(label)
         ),
         default=name,
     )
