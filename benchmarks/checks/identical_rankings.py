@@ -45,6 +45,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -282,6 +283,18 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
     return "identical"
 
 
+SCORE_TOLERANCE = 1e-6
+"""Relative tolerance of two dumps' scores: MiniLM's float32 embeddings differ in the 7th
+digit between torch / BLAS builds (and thread counts), which moves no ranking; rankings and
+vias must be identical."""
+
+
+def _close(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(
+        math.isclose(x, y, rel_tol=SCORE_TOLERANCE, abs_tol=SCORE_TOLERANCE) for x, y in zip(a, b)
+    )
+
+
 def compare(path_a: str, path_b: str, shown: int) -> int:
     a = json.loads(Path(path_a).read_text(encoding="utf-8"))
     b = json.loads(Path(path_b).read_text(encoding="utf-8"))
@@ -304,7 +317,7 @@ def compare(path_a: str, path_b: str, shown: int) -> int:
                     continue
                 both += 1
                 for fld in same:
-                    if ra[fld] == rb[fld]:
+                    if ra[fld] == rb[fld] or (fld == "scores" and _close(ra[fld], rb[fld])):
                         same[fld] += 1
                     elif len(notes) < shown:
                         what = (
