@@ -42,8 +42,9 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
+from cage_core.config import UNIT, Int, Ranges, Real, validate
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
@@ -101,19 +102,18 @@ class RoutingSettings:
     min_naming_words: int = 1
     chunks: int = 20
 
+    RANGES: ClassVar[Ranges] = {
+        "min_score": Real(0.0, 1e6),
+        "min_gap": Real(1.0, 1e6),
+        "max_documents": Int(1, 64),
+        "naming_share": UNIT,
+        "min_naming_words": Int(1, 64),
+        "chunks": Int(1, 10_000),
+    }
+    """The accepted value of each field (checked by :func:`~cage_core.config.validate`)."""
+
     def __post_init__(self) -> None:
-        for name, low in (("min_score", 0.0), ("min_gap", 1.0), ("naming_share", 0.0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise TypeError(f"RoutingSettings.{name} must be a number, got {value!r}")
-            if not (math.isfinite(value) and value >= low):
-                raise ValueError(f"RoutingSettings.{name} must be finite and >= {low}, got {value}")
-        if self.naming_share > 1:
-            raise ValueError(f"RoutingSettings.naming_share must be <= 1, got {self.naming_share}")
-        for name in ("max_documents", "min_naming_words", "chunks"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"RoutingSettings.{name} must be an integer >= 1, got {value!r}")
+        validate(self, self.RANGES, "RoutingSettings.")
 
 
 class DocumentNames(Protocol):
