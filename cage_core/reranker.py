@@ -36,8 +36,7 @@ from cage_core.models import (
     default_embedder,
 )
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
-from cage_core.ranking.document_links import document_vias
-from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.explanation import explain_ranking
 from cage_core.ranking.fusion import PoolScores
 from cage_core.ranking.named_documents import named_first
 from cage_core.scoring import cosine_matrix, ranking
@@ -55,8 +54,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 VIA_RANKS = 50
-"""Ranks whose ``via`` is computed: explaining every rank of a pool of thousands would cost
-more than ranking it (shared entities pair up quadratically); a reader looks at the top."""
+"""Ranks whose ``via`` and ``coherence`` are computed (later ranks get neither): explaining
+every rank of a pool of thousands would cost more than ranking it (shared entities pair up
+quadratically); a reader looks at the top."""
 
 DEFAULT_MAX_POOL = 2_000
 """The largest pool a reranker ranks by default (``CageReranker(max_pool=...)``): memory and
@@ -310,10 +310,11 @@ class CageReranker:
 
         Returns:
             Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
-            earlier passage it is linked to, :mod:`cage_core.ranking.explanation`) when the method
-            reads passage graphs, for the first :data:`VIA_RANKS` ranks (``None`` after them). An empty input gives ``[]``
-            (no model is loaded); one passage gets coherence 0. Empty or content-free
-            passages have an empty graph and coherence 0 with every other passage.
+            earlier passage it is linked to, by what) and ``coherence`` (that link's strength,
+            0 without a via: :mod:`cage_core.ranking.explanation`) for the first
+            :data:`VIA_RANKS` ranks (no via and coherence 0 after them). An empty input gives
+            ``[]`` (no model is loaded); one passage has no via. Empty or content-free
+            passages have an empty graph and no title or entity link.
 
         Raises:
             TypeError: a non-string query or passage; ``query_similarities`` that are not
@@ -334,26 +335,25 @@ class CageReranker:
         order = ranking(scores.fused)
         if top_n is not None:
             order = order[:top_n]
-        explained = order[:VIA_RANKS]
-        vias = (
-            evidence_chain(query, items, scores.graphs, explained, scores.links)
-            if self.method.needs_graphs and len(scores.graphs) == len(items)
-            else []
+        explained = explain_ranking(
+            query,
+            items,
+            scores,
+            order,
+            read_links=self.method.needs_graphs,
+            ranks=VIA_RANKS,
         )
-        vias = vias + [None] * (len(order) - len(vias))
-        if scores.documents is not None:  # chunks of one document: the document link
-            vias = document_vias(items, [int(i) for i in order], vias, scores.documents.subjects)
         return [
             RankedPassage(
                 index=int(i),
                 text=items[i].text,
                 score=float(scores.fused[i]),
                 similarity=float(scores.similarities[i]),
-                coherence=float(scores.coherence[i]),
+                coherence=explained[rank].coherence,
                 rank=rank,
                 title=items[i].title,
                 id=items[i].id,
-                via=vias[rank],
+                via=explained[rank].via,
                 path=scores.path,
             )
             for rank, i in enumerate(order)

@@ -21,7 +21,7 @@ def test_shared_debris_links_nothing_and_a_shared_name_still_links():
     assert evidence_chain("Which model?", passages, graphs, [0, 1, 2]) == [
         None,
         None,
-        ("Pydantic", 0),
+        ("Pydantic", 0, "entity"),
     ]
 
 
@@ -31,4 +31,7 @@ def test_a_link_is_named_by_the_passages_label_that_is_a_name():
         entity_graph([("maxredirects", "ORG")]),
         entity_graph([("maxRedirects", "ORG"), ("maxredirects", "ORG")]),
     ]
-    assert evidence_chain("How many?", passages, graphs, [0, 1]) == [None, ("maxredirects", 0)]
+    assert evidence_chain("How many?", passages, graphs, [0, 1]) == [
+        None,
+        ("maxredirects", 0, "entity"),
+    ]
