@@ -62,8 +62,10 @@ class CageRerank(BaseDocumentCompressor):
     original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused
     score that also carries how well the pool matches the query, so one cutoff keeps
     on-topic evidence and drops off-topic pools: :mod:`cage_core.relevance`), ``cage_score`` (the fused
-    score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and
-    ``cage_via`` (the earlier document it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
+    score), ``cage_similarity`` (the similarity used), ``cage_coherence`` (the strength of the
+    link ``cage_via`` names, 0–1), ``cage_rank`` and ``cage_via`` (the earlier document it is
+    linked to and by what, ``{"name", "rank", "kind"}`` with kind ``"title"``, ``"entity"`` or
+    ``"document"``, or ``None``; see :mod:`cage_core.metadata`). A
     LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
     LLM ``page_content`` only (their default document prompt is ``"{page_content}"``), so these
     keys reach a prompt only when a custom document prompt names them, and embeddings are

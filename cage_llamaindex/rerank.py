@@ -58,8 +58,10 @@ class CageRerank(BaseNodePostprocessor):
     query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps on-topic
     evidence and drops off-topic pools; :mod:`cage_core.relevance`), and whose node is a copy carrying
     ``relevance_score`` (the same value), ``cage_score`` (the fused score), ``cage_similarity``,
-    ``cage_coherence``, ``cage_rank``, ``cage_via`` (the earlier node it is linked to:
-    ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`) and, with
+    ``cage_coherence`` (the strength of the link ``cage_via`` names, 0–1), ``cage_rank``,
+    ``cage_via`` (the earlier node it is linked to and by what: ``{"name", "rank", "kind"}``
+    with kind ``"title"``, ``"entity"`` or ``"document"``, or ``None``; see
+    :mod:`cage_core.metadata`) and, with
     ``keep_retrieval_score``, ``retrieval_score`` in its metadata, all excluded from embedding
     and LLM prompts (added to the copy's ``excluded_embed_metadata_keys`` and
     ``excluded_llm_metadata_keys``).
