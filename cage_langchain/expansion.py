@@ -3,7 +3,9 @@
 A multi-hop question's second hop is often not among a retriever's top ``k``; the link
 index built at ingest (:class:`~cage_langchain.CageGraphTransformer` with ``link_index``, or
 ``cage enrich --link-index``) knows which stored passages the retrieved ones name. This
-retriever adds them before reranking, so ``CageRerank`` can rank the second hop.
+retriever adds them before reranking, so ``CageRerank`` can rank the second hop. A question
+that names documents of the collection also gets their best chunks for the question less the
+words naming them (routing, :mod:`cage_core.integrations.document_routing`).
 """
 
 from __future__ import annotations
@@ -36,8 +38,21 @@ from cage_core.expansion.contract import (
     sibling_expansions,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
+from cage_core.expansion.routing import (
+    DocumentRoute,
+    NamedDocument,
+    RoutingSettings,
+    route_question,
+)
+from cage_core.integrations.document_routing import (
+    NAMED_DOCUMENT_KEY,
+    ROUTE_KEY,
+    ROUTE_SCORE_KEY,
+    route_metadata,
+)
 from cage_core.integrations.pickled_state import without_private_attributes
-from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
+from cage_core.metadata import EXPANDED_VIA_KEY, RETRIEVAL_SCORE_KEY, TITLE_KEY
+from cage_langchain.document_search import DocumentSearch
 from cage_langchain.ids import stored_id
 from cage_langchain.store_relevance import StoreRelevance
 
@@ -69,6 +84,23 @@ class CageExpansionRetriever(BaseRetriever):
     :class:`~cage_langchain.CageGraphTransformer` gave a chunk that had none, so chunks of
     LangChain's text splitters expand in Chroma, FAISS and Qdrant alike. Added documents
     carry their id in ``Document.id``.
+
+    **Routing** (``routing``, on by default; :mod:`cage_core.integrations.document_routing`):
+    when the question confidently names documents of the link index
+    (:func:`~cage_core.expansion.routing.route_question` over :meth:`LinkIndex.documents
+    <cage_core.expansion.index.LinkIndex.documents>`), each named document's best
+    ``routing.chunks`` chunks for the question less its naming words, by the store's own
+    search restricted to that document (:mod:`cage_langchain.document_search`), come after the
+    linked passages, each once (none already in the pool), with ``cage_expanded_via`` (the
+    document's :attr:`~cage_core.expansion.routing.NamedDocument.via`),
+    ``cage_named_document`` and ``score_key`` as the linked passages get it. Then every
+    document of the pool is a copy carrying ``cage_route`` (the route) and, where the store
+    gives it, ``cage_route_score`` (its score for the shortened question), which
+    :class:`~cage_langchain.CageRerank` ranks with. A question that names no document, or a
+    link index without document records, returns exactly what it would without routing. Costs,
+    for a routed question, one embedding of the shortened question (once with
+    :class:`~cage_langchain.PackagedMiniLMEmbeddings`, which caches it; once per search with
+    other embeddings), one restricted search per named document and one over the pool's ids.
 
     ``link_index`` is a :class:`~cage_core.expansion.index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
@@ -102,9 +134,12 @@ class CageExpansionRetriever(BaseRetriever):
     """Metadata key of the base documents' scores and of the added documents' score."""
     title_key: str | None = TITLE_KEY
     """Metadata key of the document title (part of a content id; as the transformer's)."""
+    routing: RoutingSettings | None = RoutingSettings()
+    """How questions that name documents are routed (class docstring); ``None``: never."""
 
     _index: LinkIndex | None = PrivateAttr(default=None)
     _relevance: StoreRelevance | None = PrivateAttr(default=None)
+    _search: DocumentSearch | None = PrivateAttr(default=None)
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
@@ -130,6 +165,13 @@ class CageExpansionRetriever(BaseRetriever):
             self._relevance = StoreRelevance(self.vectorstore, self.title_key)
         return self._relevance
 
+    @property
+    def document_search(self) -> DocumentSearch:
+        """The store's search restricted to one document (created on first use)."""
+        if self._search is None:
+            self._search = DocumentSearch(self.relevance)
+        return self._search
+
     def __getstate__(self) -> dict[Any, Any]:
         return without_private_attributes(super().__getstate__())
 
@@ -139,13 +181,19 @@ class CageExpansionRetriever(BaseRetriever):
         docs = self.base_retriever.invoke(
             query, config={"callbacks": run_manager.get_child()}, **kwargs
         )
+        route = self.route(query)
         expansions = self._expansions(query, docs)
-        if not expansions:
+        if not expansions and not route:
             return list(docs)
-        found = self.vectorstore.get_by_ids([e.id for e in expansions])
+        found = self.vectorstore.get_by_ids([e.id for e in expansions]) if expansions else []
         chosen = self._chosen(expansions, found, docs)
-        scores = self.relevance(query, [e.id for e, _ in chosen]) if self._scored(docs) else {}
-        return list(docs) + self._added(chosen, scores, docs)
+        named = self._named(route, docs, chosen)
+        ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
+        scores = self.relevance(query, ids) if self._scored(docs) and ids else {}
+        pool = (
+            list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
+        )
+        return self._routed_pool(query, route, pool, named) if route else pool
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -153,17 +201,103 @@ class CageExpansionRetriever(BaseRetriever):
         docs = await self.base_retriever.ainvoke(
             query, config={"callbacks": run_manager.get_child()}, **kwargs
         )
+        route = self.route(query)
         expansions = self._expansions(query, docs)
-        if not expansions:
+        if not expansions and not route:
             return list(docs)
-        found = await self.vectorstore.aget_by_ids([e.id for e in expansions])
+        found = await self.vectorstore.aget_by_ids([e.id for e in expansions]) if expansions else []
         chosen = self._chosen(expansions, found, docs)
+        named = await asyncio.to_thread(self._named, route, docs, chosen) if route else []
+        ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
         scores = (
-            await asyncio.to_thread(self.relevance, query, [e.id for e, _ in chosen])
-            if self._scored(docs)
+            await asyncio.to_thread(self.relevance, query, ids)
+            if self._scored(docs) and ids
             else {}
         )
-        return list(docs) + self._added(chosen, scores, docs)
+        pool = (
+            list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
+        )
+        if not route:
+            return pool
+        return await asyncio.to_thread(self._routed_pool, query, route, pool, named)
+
+    # -- routing (cage_core.integrations.document_routing) -------------------------------------
+    def route(self, query: str) -> DocumentRoute:
+        """The documents ``query`` names by the link index's records (none when ``routing`` is
+        ``None``)."""
+        if self.routing is None:
+            return DocumentRoute((), query)
+        return route_question(query, self.index.documents(), self.routing)
+
+    def _named(
+        self,
+        route: DocumentRoute,
+        docs: Sequence[Document],
+        chosen: list[tuple[Expansion, Document]],
+    ) -> list[tuple[NamedDocument, Document, float]]:
+        """Each named document's best chunks for the shortened question, with their scores,
+        less those already in the pool (by id: a contract's clause worded as another's is
+        still its own)."""
+        if not route or self.routing is None:
+            return []
+        taken = {stored_id(d, self.title_key) for d in list(docs) + [d for _, d in chosen]}
+        out = []
+        for named in route.documents:
+            chunk_ids = self.index.chunks_of(named.doc_id)
+            found = self.document_search(
+                route.question, named.doc_id, self.routing.chunks, chunk_ids
+            )
+            for doc, score in found:
+                pid = stored_id(doc, self.title_key)
+                if pid not in taken:
+                    taken.add(pid)
+                    out.append((named, doc, score))
+        return out
+
+    def _named_added(
+        self,
+        named: list[tuple[NamedDocument, Document, float]],
+        scores: dict[str, float],
+        docs: Sequence[Document],
+    ) -> list[Document]:
+        fallback = fallback_score([d.metadata.get(self.score_key) for d in docs])
+        out = []
+        for document, doc, _ in named:
+            pid = stored_id(doc, self.title_key)
+            metadata = {
+                **doc.metadata,
+                EXPANDED_VIA_KEY: document.via,
+                NAMED_DOCUMENT_KEY: document.doc_id,
+            }
+            score = added_score(scores.get(pid), fallback)
+            if score is not None:
+                metadata[self.score_key] = score
+            else:  # a value stored with the document is no score for this query
+                metadata.pop(self.score_key, None)
+            out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id or pid))
+        return out
+
+    def _routed_pool(
+        self,
+        query: str,
+        route: DocumentRoute,
+        pool: list[Document],
+        named: list[tuple[NamedDocument, Document, float]],
+    ) -> list[Document]:
+        """Copies of ``pool`` with the route and each one's score for the shortened question."""
+        ids = [stored_id(d, self.title_key) for d in pool]
+        route_scores = {stored_id(d, self.title_key): score for _, d, score in named}
+        others = [i for i in dict.fromkeys(ids) if i not in route_scores]
+        route_scores.update(self.relevance(route.question, others))
+        out = []
+        for pid, doc in zip(ids, pool):
+            metadata = {**doc.metadata, ROUTE_KEY: route_metadata(query, route)}
+            if pid in route_scores:
+                metadata[ROUTE_SCORE_KEY] = route_scores[pid]
+            else:
+                metadata.pop(ROUTE_SCORE_KEY, None)
+            out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
+        return out
 
     # -- the steps of cage_core.expansion.contract ---------------------------------------------
     def _expansions(self, query: str, docs: Sequence[Document]) -> list[Expansion]:

@@ -15,7 +15,9 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig, CageReranker
+from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
+from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
@@ -75,6 +77,15 @@ class CageRerank(BaseDocumentCompressor):
     ``metadata["start_index"]`` of a splitter with ``add_start_index=True``, or ``doc_id`` /
     ``position``) is read by :func:`~cage_langchain.structure.document_passages`. Pickles and
     deep-copies without its models, which reload lazily.
+
+    A pool that :class:`~cage_langchain.CageExpansionRetriever` routed for this very query
+    (``metadata["cage_route"]``: the question names documents of the collection;
+    :mod:`cage_core.integrations.document_routing`) is ranked for the question less the words
+    naming them, with the documents' ``cage_route_score`` as similarities when every one has
+    it (else ``embeddings`` or the packaged model embed that question and the pool), and the
+    named documents' passages first; each of those gets ``cage_expanded_via`` (why it is
+    there: the question names its document) and ``cage_named_document``. A pool without a
+    route for the query is ranked as if routing did not exist.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -139,7 +150,9 @@ class CageRerank(BaseDocumentCompressor):
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         passages = self._passages(documents)
-        sims, missing_scores = self._retriever_similarities(documents)
+        route = pool_route([d.metadata for d in documents], query)
+        asked = route.question if route else query
+        sims, missing_scores = self._retriever_similarities(documents, route)
         if sims is None:
             if self.embeddings is None:
                 self.reranker.embedder  # noqa: B018 - load the model outside the measured time
@@ -148,11 +161,11 @@ class CageRerank(BaseDocumentCompressor):
                 texts = [d.page_content for d in documents]
                 found, missing = self._cached(texts)
                 new = self.embeddings.embed_documents(missing) if missing else []
-                sims = self._cosines(self.embeddings.embed_query(query), texts, found, missing, new)
+                sims = self._cosines(self.embeddings.embed_query(asked), texts, found, missing, new)
             else:
-                sims = self.reranker.similarities(query, passages)
+                sims = self.reranker.similarities(asked, passages)
             self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
-        return self._rerank(documents, passages, query, sims)
+        return self._rerank(documents, passages, query, sims, route)
 
     async def acompress_documents(
         self,
@@ -166,7 +179,9 @@ class CageRerank(BaseDocumentCompressor):
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         passages = self._passages(documents)
-        sims, missing_scores = self._retriever_similarities(documents)
+        route = pool_route([d.metadata for d in documents], query)
+        asked = route.question if route else query
+        sims, missing_scores = self._retriever_similarities(documents, route)
         if sims is None:
             if self.embeddings is None:  # load the model outside the measured time
                 await asyncio.to_thread(lambda: self.reranker.embedder)
@@ -175,13 +190,13 @@ class CageRerank(BaseDocumentCompressor):
                 texts = [d.page_content for d in documents]
                 found, missing = self._cached(texts)
                 q, new = await asyncio.gather(
-                    self.embeddings.aembed_query(query), self._aembed(missing)
+                    self.embeddings.aembed_query(asked), self._aembed(missing)
                 )
                 sims = self._cosines(q, texts, found, missing, new)
             else:
-                sims = await asyncio.to_thread(self.reranker.similarities, query, passages)
+                sims = await asyncio.to_thread(self.reranker.similarities, asked, passages)
             self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
-        return await asyncio.to_thread(self._rerank, documents, passages, query, sims)
+        return await asyncio.to_thread(self._rerank, documents, passages, query, sims, route)
 
     async def _aembed(self, texts: list[str]) -> list[list[float]]:
         assert self.embeddings is not None
@@ -189,11 +204,17 @@ class CageRerank(BaseDocumentCompressor):
 
     # -- similarities -------------------------------------------------------------------
     def _retriever_similarities(
-        self, documents: Sequence[Document]
+        self, documents: Sequence[Document], route: DocumentRoute | None = None
     ) -> tuple[np.ndarray | None, str]:
-        """The retriever's scores, or ``None`` and why there are none (``""``: not asked for)."""
+        """The retriever's scores (of a routed pool: its ``cage_route_score``), or ``None`` and
+        why there are none (``""``: not asked for)."""
         if self.score_key is None:
             return None, ""
+        if route:
+            sims = route_similarities([d.metadata for d in documents])
+            if sims is None:
+                return None, "the routed documents came without cage_route_score"
+            return sims, ""
         values = [d.metadata.get(self.score_key) for d in documents]
         bad = sum(not is_finite_score(v) for v in values)
         if not bad:
@@ -265,6 +286,7 @@ class CageRerank(BaseDocumentCompressor):
         passages: list[Passage],
         query: str,
         sims: np.ndarray | None,
+        route: DocumentRoute | None = None,
     ) -> list[Document]:
         reranker = self.reranker
         graphs = reranker.stored_graphs(
@@ -272,12 +294,17 @@ class CageRerank(BaseDocumentCompressor):
             passages,
             integrity_key=self.integrity_key,
         )
-        ranked = scored_rerank(reranker, query, passages, self.top_n, sims, graphs)
-        return [
-            Document(
-                page_content=documents[r.index].page_content,
-                metadata=ranked_metadata(documents[r.index].metadata, r, score),
-                id=documents[r.index].id,
+        ranked = scored_rerank(reranker, query, passages, self.top_n, sims, graphs, route)
+        out = []
+        for r, score in ranked:
+            metadata = ranked_metadata(documents[r.index].metadata, r, score)
+            if route:
+                metadata = named_metadata(metadata, passages[r.index].doc_id, route)
+            out.append(
+                Document(
+                    page_content=documents[r.index].page_content,
+                    metadata=metadata,
+                    id=documents[r.index].id,
+                )
             )
-            for r, score in ranked
-        ]
+        return out

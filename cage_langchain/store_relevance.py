@@ -40,6 +40,7 @@ from cage_langchain.retriever import relevance_search
 
 __all__ = [
     "StoreRelevance",
+    "instance_of",
 ]
 
 logger = logging.getLogger(__name__)
@@ -67,14 +68,14 @@ class StoreRelevance:
                 found = self.store.similarity_search_with_score(
                     query, k=len(wanted), filter=lambda doc: doc.id in wanted
                 )
-            elif _instance_of(self.store, "langchain_chroma", "Chroma"):
+            elif instance_of(self.store, "langchain_chroma", "Chroma"):
                 found = relevance_search(self.store, query, len(wanted), ids=sorted(wanted))
-            elif _instance_of(self.store, "langchain_qdrant", "QdrantVectorStore"):
+            elif instance_of(self.store, "langchain_qdrant", "QdrantVectorStore"):
                 from qdrant_client import models
 
                 only = models.Filter(must=[models.HasIdCondition(has_id=sorted(wanted))])
                 found = relevance_search(self.store, query, len(wanted), filter=only)
-            elif _instance_of(self.store, "langchain_community.vectorstores.faiss", "FAISS"):
+            elif instance_of(self.store, "langchain_community.vectorstores.faiss", "FAISS"):
                 return self._faiss(query, sorted(wanted))
             else:
                 return {}
@@ -89,30 +90,37 @@ class StoreRelevance:
         return {i: s for i, s in scores.items() if i in wanted}
 
     def _faiss(self, query: str, ids: list[str]) -> dict[str, float]:
+        return dict(self.faiss_search(query, ids, len(ids)))
+
+    def faiss_search(self, query: str, ids: Sequence[str], k: int) -> list[tuple[str, float]]:
+        """The ``k`` best of ``ids`` in a FAISS store for ``query``, best first, with their
+        relevance: the index searched with an ID selector over the ids' positions (ids the
+        store does not hold are skipped). Raises what FAISS raises (an index type that takes
+        no selector)."""
         import faiss
         import numpy as np
 
         store: Any = self.store
         positions = [self._faiss_position(i) for i in ids]
         known = [(i, p) for i, p in zip(ids, positions) if p is not None]
-        if not known:
-            return {}
+        if not known or k < 1:
+            return []
         vector = np.asarray([store._embed_query(query)], dtype=np.float32)
         if store._normalize_L2:
             faiss.normalize_L2(vector)
         selector = faiss.IDSelectorBatch(np.asarray([p for _, p in known], dtype=np.int64))
         distances, found = store.index.search(
             vector,
-            len(known),
+            min(k, len(known)),
             params=faiss.SearchParameters(sel=selector),  # type: ignore[call-arg]
         )
         relevance = store._select_relevance_score_fn()
         id_at = {p: i for i, p in known}
-        return {
-            id_at[int(p)]: float(relevance(d))
+        return [
+            (id_at[int(p)], float(relevance(d)))
             for d, p in zip(distances[0], found[0])
             if int(p) in id_at
-        }
+        ]
 
     def _faiss_position(self, doc_id: str) -> int | None:
         mapping: dict[int, str] = self.store.index_to_docstore_id  # type: ignore[attr-defined]
@@ -123,7 +131,7 @@ class StoreRelevance:
         return position
 
 
-def _instance_of(obj: object, module: str, name: str) -> bool:
+def instance_of(obj: object, module: str, name: str) -> bool:
     """``isinstance(obj, module.name)`` if that module is already imported, else ``False``."""
     cls = getattr(sys.modules.get(module), name, None)
     return isinstance(cls, type) and isinstance(obj, cls)

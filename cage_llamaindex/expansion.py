@@ -3,18 +3,20 @@
 A multi-hop question's second hop is often not among a retriever's top ``k``; the link
 index built at ingest (:class:`~cage_llamaindex.CageGraphExtractor` with ``link_index``, or
 ``cage enrich --link-index``) knows which stored nodes the retrieved ones name. This
-retriever adds them before reranking, so ``CageRerank`` can rank the second hop.
+retriever adds them before reranking, so ``CageRerank`` can rank the second hop. A question
+that names documents of the collection also gets their best nodes for the question less the
+words naming them (routing, :mod:`cage_core.integrations.document_routing`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import sys
 from collections.abc import Sequence
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.indices.vector_store import VectorIndexRetriever, VectorStoreIndex
+from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 
 from cage_core.expansion.contract import (
@@ -35,7 +37,21 @@ from cage_core.expansion.contract import (
     validated_bound,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
-from cage_core.metadata import EXPANSION_KEYS
+from cage_core.expansion.routing import (
+    DocumentRoute,
+    NamedDocument,
+    RoutingSettings,
+    route_question,
+)
+from cage_core.integrations.document_routing import (
+    NAMED_DOCUMENT_KEY,
+    ROUTE_KEY,
+    ROUTE_SCORE_KEY,
+    ROUTING_KEYS,
+    route_metadata,
+)
+from cage_core.metadata import EXPANDED_VIA_KEY, EXPANSION_KEYS, TITLE_KEY
+from cage_llamaindex.document_search import DocumentSearch, restricted_retriever, with_metadata
 from cage_llamaindex.structure import adjacent_node_ids
 
 __all__ = [
@@ -74,6 +90,29 @@ class CageExpansionRetriever(BaseRetriever):
         siblings: how many same-document neighbours of the seeds are added at most, after the
             linked nodes (:mod:`cage_core.expansion.contract`); 0: none.
         added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.expansion.contract`, step 4).
+        routing: how questions that name documents are routed (below); ``None``: never.
+        title_key: metadata key of node titles (as the extractor's), read to tell a node's
+            document where it is ``"{source}#{title}"``.
+
+    **Routing** (on by default; :mod:`cage_core.integrations.document_routing`): when the
+    question confidently names documents of the link index
+    (:func:`~cage_core.expansion.routing.route_question` over :meth:`LinkIndex.documents
+    <cage_core.expansion.index.LinkIndex.documents>`), each named document's best
+    ``routing.chunks`` nodes for the question less its naming words come after the linked
+    nodes, each once (none already in the pool), from the index's own retriever restricted to
+    that document: ``MetadataFilters`` on ``ref_doc_id`` (a node parser's nodes), or on the
+    metadata key that holds the node's document (``source``, ``file_path``, with the title
+    where the document is ``"{source}#{title}"``), else on the document's node ids by the link
+    index. They carry ``cage_expanded_via`` (the document's
+    :attr:`~cage_core.expansion.routing.NamedDocument.via`) and ``cage_named_document``, and a
+    score as the linked nodes get one. Then every node of the pool is a copy carrying
+    ``cage_route`` (the route) and, where the store gives it, ``cage_route_score`` (its score
+    for the shortened question), which :class:`~cage_llamaindex.CageRerank` ranks with; these
+    keys are hidden from the embedding and LLM views. A question that names no document, or a
+    link index without document records, returns exactly what it would without routing. Costs,
+    for a routed question, one embedding of the shortened question (sync; the async path runs
+    the routing steps in a thread), one restricted query per named document and one over the
+    pool's node ids.
     """
 
     def __init__(
@@ -86,6 +125,8 @@ class CageExpansionRetriever(BaseRetriever):
         limit: int = DEFAULT_LIMIT,
         siblings: int = DEFAULT_SIBLINGS,
         added_score: AddedScore = DEFAULT_ADDED_SCORE,
+        routing: RoutingSettings | None = RoutingSettings(),  # noqa: B008 - frozen
+        title_key: str | None = TITLE_KEY,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -102,25 +143,139 @@ class CageExpansionRetriever(BaseRetriever):
         self.limit = validated_bound("limit", limit)
         self.siblings = validated_bound("siblings", siblings)
         self.added_score = validated_added_score(added_score)
+        if routing is not None and not isinstance(routing, RoutingSettings):
+            raise TypeError(
+                f"routing must be RoutingSettings or None, got {type(routing).__name__}"
+            )
+        self.routing = routing
+        self.title_key = title_key
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         nodes = self.retriever.retrieve(query_bundle)
+        route = self.route(query_bundle.query_str)
         expansions = self._expansions(query_bundle, nodes)
-        if not expansions:
+        if not expansions and not route:
             return list(nodes)
-        chosen = self._chosen(expansions, self._fetch([e.id for e in expansions]), nodes)
-        return list(nodes) + self._added(chosen, self._scores(query_bundle, chosen, nodes), nodes)
+        found = self._fetch([e.id for e in expansions]) if expansions else {}
+        chosen = self._chosen(expansions, found, nodes)
+        short = QueryBundle(query_str=route.question)  # embedded once, by the first query
+        named = self._named(route, short, nodes, chosen)
+        added = [node for _, node in chosen] + [n.node for _, n in named]
+        scores = self._scores(query_bundle, added, nodes)
+        pool = (
+            list(nodes)
+            + self._added(chosen, scores, nodes)
+            + self._named_added(named, scores, nodes)
+        )
+        if not route:
+            return pool
+        return self._routed_pool(query_bundle.query_str, route, short, pool, named)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         nodes = await self.retriever.aretrieve(query_bundle)
+        route = self.route(query_bundle.query_str)
         expansions = self._expansions(query_bundle, nodes)
-        if not expansions:
+        if not expansions and not route:
             return list(nodes)
-        chosen = self._chosen(expansions, await self._afetch([e.id for e in expansions]), nodes)
-        return list(nodes) + self._added(
-            chosen, await self._ascores(query_bundle, chosen, nodes), nodes
+        found = await self._afetch([e.id for e in expansions]) if expansions else {}
+        chosen = self._chosen(expansions, found, nodes)
+        short = QueryBundle(query_str=route.question)
+        named = await asyncio.to_thread(self._named, route, short, nodes, chosen) if route else []
+        added = [node for _, node in chosen] + [n.node for _, n in named]
+        scores = await self._ascores(query_bundle, added, nodes)
+        pool = (
+            list(nodes)
+            + self._added(chosen, scores, nodes)
+            + self._named_added(named, scores, nodes)
         )
+        if not route:
+            return pool
+        return await asyncio.to_thread(
+            self._routed_pool, query_bundle.query_str, route, short, pool, named
+        )
+
+    # -- routing (cage_core.integrations.document_routing) -------------------------------------
+    def route(self, query: str) -> DocumentRoute:
+        """The documents ``query`` names by the link index's records (none when ``routing`` is
+        ``None``)."""
+        if self.routing is None:
+            return DocumentRoute((), query)
+        return route_question(query, self.link_index.documents(), self.routing)
+
+    def _named(
+        self,
+        route: DocumentRoute,
+        bundle: QueryBundle,
+        nodes: Sequence[NodeWithScore],
+        chosen: list[tuple[Expansion, BaseNode]],
+    ) -> list[tuple[NamedDocument, NodeWithScore]]:
+        """Each named document's best nodes for the shortened question (``bundle``, shared by
+        every query, so it is embedded once), with their scores, less those already in the
+        pool (by id: a contract's clause worded as another's is still its own)."""
+        if not route or self.routing is None:
+            return []
+        taken = {n.node.node_id for n in nodes} | {node.node_id for _, node in chosen}
+        out = []
+        for named in route.documents:
+            for found in self.document_search(bundle, named.doc_id, self.routing.chunks):
+                if found.node.node_id not in taken:
+                    taken.add(found.node.node_id)
+                    out.append((named, found))
+        return out
+
+    @property
+    def document_search(self) -> DocumentSearch:
+        """The index's retriever restricted to one document."""
+        return DocumentSearch(
+            self.index, self.link_index, self._fetch, self.title_key, self.callback_manager
+        )
+
+    def _named_added(
+        self,
+        named: list[tuple[NamedDocument, NodeWithScore]],
+        scores: dict[str, float],
+        nodes: Sequence[NodeWithScore],
+    ) -> list[NodeWithScore]:
+        fallback = fallback_score([n.score for n in nodes])
+        out = []
+        for document, found in named:
+            copy = with_metadata(
+                found.node,
+                {EXPANDED_VIA_KEY: document.via, NAMED_DOCUMENT_KEY: document.doc_id},
+                ROUTING_KEYS,
+            )
+            score = added_score(scores.get(found.node.node_id), fallback)
+            out.append(NodeWithScore(node=copy, score=score))
+        return out
+
+    def _routed_pool(
+        self,
+        query: str,
+        route: DocumentRoute,
+        bundle: QueryBundle,
+        pool: list[NodeWithScore],
+        named: list[tuple[NamedDocument, NodeWithScore]],
+    ) -> list[NodeWithScore]:
+        """Copies of ``pool`` with the route and each node's score for the shortened question
+        (``bundle``)."""
+        route_scores = {n.node.node_id: float(n.score) for _, n in named if n.score is not None}
+        others = [i for i in dict.fromkeys(n.node.node_id for n in pool) if i not in route_scores]
+        if others:
+            try:
+                found = self._scoring_retriever(others).retrieve(bundle)
+                route_scores.update(_scores_of(found, others))
+            except Exception as exc:
+                logger.debug("the index could not score the pool for the route (%s)", exc)
+        out = []
+        for n in pool:
+            extra: dict[str, object] = {ROUTE_KEY: route_metadata(query, route)}
+            if n.node.node_id in route_scores:
+                extra[ROUTE_SCORE_KEY] = route_scores[n.node.node_id]
+            out.append(
+                NodeWithScore(node=with_metadata(n.node, extra, ROUTING_KEYS), score=n.score)
+            )
+        return out
 
     # -- the steps of cage_core.expansion.contract ---------------------------------------------
     def _expansions(self, bundle: QueryBundle, nodes: Sequence[NodeWithScore]) -> list[Expansion]:
@@ -183,38 +338,26 @@ class CageExpansionRetriever(BaseRetriever):
 
     def _scoring_retriever(self, ids: list[str]) -> BaseRetriever:
         """The index's retriever restricted to ``ids`` (all in the store)."""
-        chroma = getattr(
-            sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None
-        )
-        restrict = isinstance(chroma, type) and isinstance(self.index.vector_store, chroma)
-        return VectorIndexRetriever(
-            self.index,
-            similarity_top_k=len(ids),
-            node_ids=list(ids),
-            callback_manager=self.callback_manager,
-            vector_store_kwargs={"ids": list(ids)} if restrict else {},
-        )
+        return restricted_retriever(self.index, ids, callback_manager=self.callback_manager)
 
-    def _store_scored(
-        self, chosen: list[tuple[Expansion, BaseNode]], nodes: Sequence[NodeWithScore]
-    ) -> bool:
-        """Whether the store is asked for the chosen nodes' scores."""
+    def _store_scored(self, added: list[BaseNode], nodes: Sequence[NodeWithScore]) -> bool:
+        """Whether the store is asked for the added nodes' scores."""
         return (
             self.added_score == "store"
-            and bool(chosen)
+            and bool(added)
             and fallback_score([n.score for n in nodes]) is not None
         )
 
     def _scores(
         self,
         bundle: QueryBundle,
-        chosen: list[tuple[Expansion, BaseNode]],
+        added: list[BaseNode],
         nodes: Sequence[NodeWithScore],
     ) -> dict[str, float]:
-        """The store's scores of the chosen nodes (none when a base node has no score)."""
-        if not self._store_scored(chosen, nodes):
+        """The store's scores of the added nodes (none when a base node has no score)."""
+        if not self._store_scored(added, nodes):
             return {}
-        ids = [node.node_id for _, node in chosen]
+        ids = [node.node_id for node in added]
         try:
             found = self._scoring_retriever(ids).retrieve(_bundle_copy(bundle))
         except Exception as exc:
@@ -225,13 +368,13 @@ class CageExpansionRetriever(BaseRetriever):
     async def _ascores(
         self,
         bundle: QueryBundle,
-        chosen: list[tuple[Expansion, BaseNode]],
+        added: list[BaseNode],
         nodes: Sequence[NodeWithScore],
     ) -> dict[str, float]:
         """Async :meth:`_scores`."""
-        if not self._store_scored(chosen, nodes):
+        if not self._store_scored(added, nodes):
             return {}
-        ids = [node.node_id for _, node in chosen]
+        ids = [node.node_id for node in added]
         try:
             found = await self._scoring_retriever(ids).aretrieve(_bundle_copy(bundle))
         except Exception as exc:

@@ -17,6 +17,13 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import config_as_json
+from cage_core.expansion.routing import DocumentRoute
+from cage_core.integrations.document_routing import (
+    ROUTING_KEYS,
+    named_metadata,
+    pool_route,
+    route_similarities,
+)
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
@@ -71,6 +78,16 @@ class CageRerank(BaseNodePostprocessor):
     ``start_char_idx``, or ``doc_id`` / ``position`` metadata) is read by
     :func:`~cage_llamaindex.structure.node_passages`. Pickles and deep-copies without its
     models; they load lazily afterwards.
+
+    A pool that :class:`~cage_llamaindex.CageExpansionRetriever` routed for this very query
+    (``metadata["cage_route"]``: the question names documents of the collection;
+    :mod:`cage_core.integrations.document_routing`) is ranked for the question less the words
+    naming them, with the nodes' ``cage_route_score`` as similarities when every one has it
+    and ``similarity_source`` is not ``"embed"`` (else the packaged model embeds that question
+    and the pool), and the named documents' nodes first; each of those gets
+    ``cage_expanded_via`` (why it is there: the question names its document) and
+    ``cage_named_document``, hidden like the scores. A pool without a route for the query is
+    ranked as if routing did not exist.
     """
 
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
@@ -153,12 +170,15 @@ class CageRerank(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle
     ) -> list[NodeWithScore]:
         passages = node_passages([n.node for n in nodes], self.title_key)
-        sims, missing = self._similarities(nodes, query_bundle)
+        route = pool_route([n.node.metadata for n in nodes], query_bundle.query_str)
+        sims, missing = self._similarities(nodes, query_bundle, route)
         if sims is None:
             reranker = self.reranker
             reranker.embedder  # noqa: B018 - load the model outside the measured time
             start = time.perf_counter()
-            sims = reranker.similarities(query_bundle.query_str, passages)
+            sims = reranker.similarities(
+                route.question if route else query_bundle.query_str, passages
+            )
             if missing:
                 warn_once(
                     self,
@@ -188,16 +208,29 @@ class CageRerank(BaseNodePostprocessor):
                 integrity_key=self.integrity_key,
             )
             ranked = scored_rerank(
-                reranker, query_bundle.query_str, passages, self.top_n, sims, graphs
+                reranker, query_bundle.query_str, passages, self.top_n, sims, graphs, route
             )
-            out = [self._ranked_node(nodes[r.index], r, score) for r, score in ranked]
+            out = [
+                self._ranked_node(nodes[r.index], r, score, route, passages[r.index].doc_id)
+                for r, score in ranked
+            ]
             event.on_end(payload={EventPayload.NODES: out})
         return out
 
-    def _ranked_node(self, original: NodeWithScore, ranked: Any, score: float) -> NodeWithScore:
+    def _ranked_node(
+        self,
+        original: NodeWithScore,
+        ranked: Any,
+        score: float,
+        route: DocumentRoute | None = None,
+        doc_id: str | None = None,
+    ) -> NodeWithScore:
         node = original.node.model_copy()
         metadata = ranked_metadata(original.node.metadata, ranked, score)
         excluded = list(RANKED_KEYS)
+        if route:
+            metadata = named_metadata(metadata, doc_id, route)
+            excluded += [k for k in ROUTING_KEYS if k in metadata]
         if self.keep_retrieval_score:
             metadata["retrieval_score"] = original.score
             excluded.append("retrieval_score")
@@ -209,11 +242,20 @@ class CageRerank(BaseNodePostprocessor):
         return NodeWithScore(node=node, score=score)
 
     def _similarities(
-        self, nodes: list[NodeWithScore], bundle: QueryBundle
+        self, nodes: list[NodeWithScore], bundle: QueryBundle, route: DocumentRoute | None = None
     ) -> tuple[np.ndarray | None, str]:
-        """The similarities from the bundle's and nodes' embeddings or the retriever's scores,
-        or ``None`` and why they could not be used (``""``: embedding was asked for)."""
+        """The similarities from the bundle's and nodes' embeddings or the retriever's scores
+        (of a routed pool: its ``cage_route_score``), or ``None`` and why they could not be
+        used (``""``: embedding was asked for)."""
         source = self.similarity_source
+        if route:
+            if source == "embed":
+                return None, ""
+            sims = route_similarities([n.node.metadata for n in nodes])
+            return (
+                sims,
+                "" if sims is not None else "the routed nodes came without cage_route_score",
+            )
         have_embeddings = bundle.embedding is not None and all(
             n.node.embedding is not None for n in nodes
         )

@@ -5,7 +5,9 @@ whole pool, not of the ``top_n`` returned: a passage the ranking placed below ``
 the pool's most similar one. When the caller has no similarities, they are computed here, by
 the reranker's own :meth:`~cage_core.CageReranker.similarities` (what ``rerank`` would compute
 from them, so the ranking is the same), after the pool bound is checked, as ``rerank`` checks it
-before embedding anything.
+before embedding anything. With a ``route`` (the documents the question names,
+:mod:`cage_core.integrations.document_routing`) the pool is ranked for the question less their
+naming words, and similarities computed here are that question's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from cage_core.call_checks import check_pool_size
+from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.passage import Passage, RankedPassage
 from cage_core.relevance import pool_relevance
@@ -30,14 +33,15 @@ def scored_rerank(
     top_n: int | None,
     similarities: np.ndarray | None,
     graphs: Sequence[PassageGraph | None] | None,
+    route: DocumentRoute | None = None,
 ) -> list[tuple[RankedPassage, float]]:
     """``reranker.rerank`` of the pool, each result with its
     :func:`~cage_core.relevance.pool_relevance` score (module docstring)."""
     if similarities is None and passages:
         check_pool_size(len(passages), reranker.max_pool)
-        similarities = reranker.similarities(query, passages)
+        similarities = reranker.similarities(route.question if route else query, passages)
     ranked = reranker.rerank(
-        query, passages, top_n=top_n, query_similarities=similarities, graphs=graphs
+        query, passages, top_n=top_n, query_similarities=similarities, graphs=graphs, route=route
     )
     if not ranked:
         return []
