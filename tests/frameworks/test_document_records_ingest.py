@@ -35,7 +35,7 @@ CONTRACTS = {
     ],
 }
 SMALL = RoutingSettings(min_score=2.0, naming_share=0.4)  # three documents: a word one holds
-QUESTION = "Is consent required to assign the content distribution agreement of ConvergTV?"
+QUESTION = "Is consent required to assign the Content Distribution Agreement of ConvergTV?"
 
 
 def _split(add_start_index: bool) -> list[Document]:
