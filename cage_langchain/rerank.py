@@ -93,9 +93,16 @@ class CageRerank(BaseDocumentCompressor):
     top_n: int | None = Field(default=5, ge=0)
     """How many documents to return (the paper's context size); ``None`` returns all."""
     alpha: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Fusion weight α; overrides ``config.alpha`` when set."""
+    """Fusion weight α of titled pools (and of every pool under
+    ``config=CageConfig.preset("paper")``); overrides ``config.alpha`` when set. It does not
+    act on documents without titles (their α is ``config.untitled.alpha``), on chunks of
+    split documents (the document view ranks them, by ``config.document``), nor with a
+    ``method`` that sets its own α (``"paper"``: 0.7; ``"hybrid"``: 1) or reads none
+    (``"grapher"``, ``"tegr"``, the baselines); each case logs so, once."""
     config: CageConfig = Field(default_factory=CageConfig)
-    """The rest of the core configuration."""
+    """The rest of the core configuration, the document view's settings included
+    (``CageConfig(document=DocumentConfig(...))``: chunks of split documents). Which kinds of
+    pool each setting acts on: docs/configuration.md."""
     embeddings: Embeddings | None = None
     """Embeddings for the similarity when no retriever score is given; default: the
     packaged all-MiniLM-L6-v2."""

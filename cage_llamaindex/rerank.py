@@ -91,8 +91,20 @@ class CageRerank(BaseNodePostprocessor):
     """
 
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
-    alpha: float | None = Field(default=None, ge=0.0, le=1.0, description="overrides config.alpha")
-    config: CageConfig = Field(default_factory=CageConfig, description="core configuration")
+    alpha: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="fusion weight of titled pools (and of config=CageConfig.preset('paper')), "
+        "overrides config.alpha; no effect on nodes without titles (config.untitled.alpha), on "
+        "chunks of split documents (config.document), nor with a method that sets its own "
+        "alpha (paper, hybrid) or reads none (grapher, tegr, baselines); logged once",
+    )
+    config: CageConfig = Field(
+        default_factory=CageConfig,
+        description="core configuration; the document view that ranks chunks of split "
+        "documents reads config.document (DocumentConfig)",
+    )
     keep_retrieval_score: bool = Field(
         default=False, description="keep the retriever's score in metadata['retrieval_score']"
     )
