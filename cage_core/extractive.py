@@ -24,7 +24,8 @@ With a chain (``chain[b] = Via(name, a)``: passage b is linked to the earlier pa
 through ``name``, as :attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>` says) it
 follows the chain instead, when all of these exist:
 
-1. *links*: the vias whose name the question does not name (whole words, case-insensitive;
+1. *links*: the title and entity vias (a document link names nothing in the text to bridge
+   through) whose name the question does not name (whole words, case-insensitive;
    a name the question gives is no bridge to what it asks) and that the source passage does
    not mention only as a descriptor (a nationality, a number, a date:
    :data:`DESCRIPTOR_LABELS`; "American" links every American film to every other);
@@ -302,6 +303,7 @@ def _follow_chain(
         (via.rank, b, via.name)
         for b, via in enumerate(chain)
         if via is not None
+        and via.kind != "document"
         and not occurs_as_whole_words(via.name.lower(), lowered)
         and not _only_descriptor(via.name, of[via.rank])
     ]

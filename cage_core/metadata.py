@@ -2,13 +2,16 @@
 
 A reranked document/node gains ``relevance_score`` (a 0–1 relevance that carries the pool's
 evidence and keeps the fused order: :mod:`cage_core.relevance`; the key LangChain rerankers
-use), ``cage_score`` (the fused score itself), ``cage_similarity`` (the query similarity used), ``cage_coherence``,
-``cage_rank``, ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>`
-as ``{"name": str, "rank": int}``, or ``None``: JSON-safe) and ``cage_path`` (the path the
-pool took, :attr:`RankedPassage.path <cage_core.passage.RankedPassage.path>`, e.g.
-``"untitled, gated: few_subjects"``). A passage graph
-computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()`` (a JSON
-string, so flat-metadata vector stores accept it). A retriever's own query similarity
+use), ``cage_score`` (the fused score itself), ``cage_similarity`` (the query similarity used),
+``cage_coherence`` (:attr:`RankedPassage.coherence <cage_core.passage.RankedPassage.coherence>`:
+the strength in [0, 1] of the link ``cage_via`` names, 0 without one), ``cage_rank``,
+``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>` as
+``{"name": str, "rank": int, "kind": "title" | "entity" | "document"}``, or ``None``:
+JSON-safe; a document link's name reads ``"same document: Acme, next chunk"``) and
+``cage_path`` (the path the pool took, :attr:`RankedPassage.path
+<cage_core.passage.RankedPassage.path>`, e.g. ``"untitled, gated: few_subjects"``). A
+passage graph computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()``
+(a JSON string, so flat-metadata vector stores accept it). A retriever's own query similarity
 travels under ``retrieval_score``. A document an expansion retriever added
 (:mod:`cage_core.expansion.contract`) carries ``cage_expanded_via`` (the name that linked it)
 and ``cage_expanded_from`` (the id of the retrieved document it was reached from).
@@ -55,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.passage import Passage, RankedPassage, Via
+from cage_core.passage import LINK_KINDS, Passage, RankedPassage, Via
 
 __all__ = [
     "CAGE_COHERENCE_KEY",
@@ -140,8 +143,9 @@ def ranked_metadata(
     out[CAGE_SIMILARITY_KEY] = ranked.similarity
     out[CAGE_COHERENCE_KEY] = ranked.coherence
     out[CAGE_RANK_KEY] = ranked.rank
+    via = ranked.via
     out[CAGE_VIA_KEY] = (
-        None if ranked.via is None else {"name": ranked.via.name, "rank": ranked.via.rank}
+        None if via is None else {"name": via.name, "rank": via.rank, "kind": via.kind}
     )
     out[CAGE_PATH_KEY] = ranked.path
     return out
@@ -150,13 +154,17 @@ def ranked_metadata(
 def via_from_metadata(value: Any) -> Via | None:
     """The :class:`~cage_core.passage.Via` that :func:`ranked_metadata` stored as ``value``;
     ``None`` for ``None`` or anything else (metadata is untrusted: a value that is not a
-    mapping with a string ``name`` and a non-negative int ``rank`` is no via)."""
+    mapping with a string ``name``, a non-negative int ``rank`` and, if any, a ``kind`` of
+    :data:`~cage_core.passage.LINK_KINDS` is no via). A via stored without a kind (by
+    cage-rag 0.4 and earlier) is read as an entity link."""
     if not isinstance(value, dict):
         return None
-    name, rank = value.get("name"), value.get("rank")
+    name, rank, kind = value.get("name"), value.get("rank"), value.get("kind", "entity")
     if not isinstance(name, str) or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
         return None
-    return Via(name, rank)
+    if kind not in LINK_KINDS:
+        return None
+    return Via(name, rank, kind)
 
 
 def chain_from_metadata(metadatas: Sequence[Mapping[str, Any]]) -> list[Via | None]:
@@ -174,7 +182,7 @@ def chain_from_metadata(metadatas: Sequence[Mapping[str, Any]]) -> list[Via | No
         via = via_from_metadata(m.get(CAGE_VIA_KEY))
         earlier = None if via is None else position.get(via.rank)
         chain.append(
-            Via(via.name, earlier)
+            via._replace(rank=earlier)
             if via is not None and earlier is not None and earlier < r
             else None
         )

@@ -5,9 +5,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 __all__ = [
+    "LINK_KINDS",
+    "LinkKind",
     "Passage",
     "PassageLike",
     "RankedPassage",
@@ -72,13 +74,27 @@ def encodable(text: str) -> str:
     return text
 
 
+LinkKind = Literal["title", "entity", "document"]
+"""What links a ranked passage to an earlier one (:attr:`Via.kind`): ``"title"``, one of the
+two names the other's title (or, without titles, the subject the ranking linked it by);
+``"entity"``, they share a named entity the query does not name; ``"document"``, they are
+chunks of one document (:attr:`Passage.doc_id`)."""
+LINK_KINDS: tuple[LinkKind, ...] = ("title", "entity", "document")
+
+
 class Via(NamedTuple):
-    """Why a ranked passage is linked to an earlier one: through ``name`` (a title or a named
-    entity, as written) to the passage at 0-based ``rank`` of the same result (see
-    :mod:`cage_core.ranking.explanation`). A tuple: ``via == ("Shirley Temple", 0)``."""
+    """Why a ranked passage is linked to an earlier one: by a link of ``kind`` (:data:`LinkKind`),
+    named ``name``, to the passage at 0-based ``rank`` of the same result (see
+    :mod:`cage_core.ranking.explanation`). ``name`` is the title or the entity as written
+    (``Via("Shirley Temple", 0, "title")``) or, for a document link, the document and the
+    chunks' place, readably: ``"same document: Acme Foods Ltd, next chunk"`` (this passage is
+    the chunk right after the one at ``rank``), ``"..., previous chunk"`` (right before it), or
+    ``"same document: Acme Foods Ltd"`` (another chunk of it). The document is named by its
+    subject, else its ``doc_id``."""
 
     name: str
     rank: int
+    kind: LinkKind = "entity"
 
 
 @dataclass(frozen=True)
@@ -91,15 +107,23 @@ class RankedPassage:
         score: the fused score; results are sorted by it, highest first (ties keep input
             order).
         similarity: the query–passage similarity, as given by the retriever or computed.
-        coherence: the coherence term of the fusion (0 for methods without one, and when
-            the pool has a single passage).
+        coherence: the strength, in [0, 1], of the link that ``via`` names, whatever path the
+            pool took (:func:`~cage_core.ranking.explanation.explain_ranking`): 1 for a title
+            mention and for the adjacent chunk of one document, 0.5 for another chunk of one
+            document, ``1 − e^−E`` for shared entities of summed pool-IDF weight ``E``; 0
+            exactly when ``via`` is ``None``. The fusion's own coherence term, whose scale
+            depends on the path, is :attr:`PoolScores.coherence
+            <cage_core.ranking.pool_scores.PoolScores.coherence>` (:meth:`CageReranker.score
+            <cage_core.reranker.CageReranker.score>`).
         rank: 0-based position in the result.
         title: the passage title, if one was given.
         id: the caller's id, if one was given.
-        via: the earlier-ranked passage this one is linked to and the name that links them
-            (:func:`cage_core.ranking.explanation.evidence_chain`); ``None`` for the first
-            passage, for one linked to no earlier passage, and for methods that read no
-            passage graphs.
+        via: the earlier-ranked passage this one is linked to, the kind of link and its name
+            (:class:`Via`; :func:`cage_core.ranking.explanation.explain_ranking`): the
+            document link when an earlier passage is a chunk of its document, else the
+            strongest title or entity link; ``None`` for the first passage, for one linked to no
+            earlier passage, for ranks after :data:`~cage_core.reranker.VIA_RANKS` and for
+            methods that read no passage graphs.
         path: the path the pool took, the same for every passage of one result: the pool's
             kind and, when a gate kept the relevance order, the gate's name
             (:attr:`PoolScores.path <cage_core.ranking.pool_scores.PoolScores.path>`), as

@@ -2,7 +2,8 @@
 its markup removed, so that what is quoted or embedded is never markup.
 
 :func:`prose_paragraphs` states the rules: which blocks are dropped, which inline markup keeps
-its text, and how paragraphs are separated.
+its text, and how paragraphs are separated. :func:`heading_text` reads one title or heading
+(a Markdown header a splitter kept in the metadata) by the same inline rules.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["prose_paragraphs"]
+__all__ = ["heading_text", "prose_paragraphs"]
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _EXPLICIT_MARKUP = re.compile(r"^(\s*)\.\.(\s|$)")
@@ -47,6 +48,10 @@ _INLINE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"~~(.+?)~~"), r"\1"),
 ]
 """Inline markup, in order: what it is replaced by (its text, or nothing)."""
+_HEADING_MARKS = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)|\s+#+\s*$")
+_BARE_URL = re.compile(r"(?<![\w/])(?:[a-z][a-z0-9+.-]*://|www\.)\S*", re.IGNORECASE)
+_LETTER = re.compile(r"[^\W\d_]")
+_EDGE_PUNCTUATION = " \t-–—:;,|"
 
 
 def prose_paragraphs(text: str) -> list[str]:
@@ -124,6 +129,23 @@ def prose_paragraphs(text: str) -> list[str]:
             skip_indent = indent
         paragraphs[-1].append(stripped)
     return [p for p in (_inline_plain(" ".join(words)) for words in paragraphs if words) if p]
+
+
+def heading_text(text: str) -> str:
+    """A title or heading as plain text: its ATX marks (``# Title #``) removed, inline markup
+    removed as in :func:`prose_paragraphs` (badges and images removed, links, code and emphasis
+    keep their text, HTML tags removed), bare URLs removed, whitespace collapsed and dashes,
+    colons and bars at either end stripped; "" when no letter remains (a heading that is only
+    a badge, an image or a URL is no heading).
+
+    >>> heading_text("[![PyPI](https://img.shields.io/pypi/v/x.svg)](https://pypi.org/x)")
+    ''
+    >>> heading_text("## _Follow Redirects_ is in need of `funding`")
+    'Follow Redirects is in need of funding'
+    """
+    plain = _BARE_URL.sub(" ", _inline_plain(_HEADING_MARKS.sub(" ", text)))
+    plain = " ".join(plain.split()).strip(_EDGE_PUNCTUATION)
+    return plain if _LETTER.search(plain) else ""
 
 
 def _inline_plain(text: str) -> str:

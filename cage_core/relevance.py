@@ -112,5 +112,5 @@ def pool_relevance(
         raise ValueError("pool_relevance needs the pool's similarities to score its passages")
     if not (np.isfinite(f).all() and np.isfinite(s).all()):
         raise ValueError("fused scores and similarities must be finite")
-    evidence = relevance(slope * (float(s.max()) - midpoint))
+    evidence = fused_sigmoid(slope * (float(s.max()) - midpoint))
     return evidence * np.exp(-(f.max() - f) / spread)

@@ -18,7 +18,8 @@ from cage_core.call_checks import (
     check_similarities,
     check_top_n,
 )
-from cage_core.config import CageConfig
+from cage_core.config import CageConfig, quiet_warnings, warn_once
+from cage_core.config.kinds import changed_settings, leaf_settings, with_setting
 from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.graphs.parse import GraphParser
@@ -36,8 +37,7 @@ from cage_core.models import (
     default_embedder,
 )
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
-from cage_core.ranking.document_links import document_vias
-from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.explanation import explain_ranking
 from cage_core.ranking.fusion import PoolScores
 from cage_core.ranking.named_documents import named_first
 from cage_core.scoring import cosine_matrix, ranking
@@ -47,6 +47,7 @@ __all__ = [
     "VIA_RANKS",
     "CageReranker",
     "configured_reranker",
+    "ignored_by_method",
     "method_graph_level",
     "needs_vectors",
     "required_graph_level",
@@ -55,8 +56,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 VIA_RANKS = 50
-"""Ranks whose ``via`` is computed: explaining every rank of a pool of thousands would cost
-more than ranking it (shared entities pair up quadratically); a reader looks at the top."""
+"""Ranks whose ``via`` and ``coherence`` are computed (later ranks get neither): explaining
+every rank of a pool of thousands would cost more than ranking it (shared entities pair up
+quadratically); a reader looks at the top."""
 
 DEFAULT_MAX_POOL = 2_000
 """The largest pool a reranker ranks by default (``CageReranker(max_pool=...)``): memory and
@@ -126,6 +128,8 @@ class CageReranker:
             else method
         )
         """What ranks each pool (CAGE itself by default)."""
+        if isinstance(method, str) and method != "cage":
+            _warn_ignored_by_method(self.config, method)
 
     # -- graphs (see PassageGraphs) ----------------------------------------------------------
     @property
@@ -310,10 +314,11 @@ class CageReranker:
 
         Returns:
             Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
-            earlier passage it is linked to, :mod:`cage_core.ranking.explanation`) when the method
-            reads passage graphs, for the first :data:`VIA_RANKS` ranks (``None`` after them). An empty input gives ``[]``
-            (no model is loaded); one passage gets coherence 0. Empty or content-free
-            passages have an empty graph and coherence 0 with every other passage.
+            earlier passage it is linked to, by what) and ``coherence`` (that link's strength,
+            0 without a via: :mod:`cage_core.ranking.explanation`) for the first
+            :data:`VIA_RANKS` ranks (no via and coherence 0 after them). An empty input gives
+            ``[]`` (no model is loaded); one passage has no via. Empty or content-free
+            passages have an empty graph and no title or entity link.
 
         Raises:
             TypeError: a non-string query or passage; ``query_similarities`` that are not
@@ -334,26 +339,25 @@ class CageReranker:
         order = ranking(scores.fused)
         if top_n is not None:
             order = order[:top_n]
-        explained = order[:VIA_RANKS]
-        vias = (
-            evidence_chain(query, items, scores.graphs, explained, scores.links)
-            if self.method.needs_graphs and len(scores.graphs) == len(items)
-            else []
+        explained = explain_ranking(
+            query,
+            items,
+            scores,
+            order,
+            read_links=self.method.needs_graphs,
+            ranks=VIA_RANKS,
         )
-        vias = vias + [None] * (len(order) - len(vias))
-        if scores.documents is not None:  # chunks of one document: the document link
-            vias = document_vias(items, [int(i) for i in order], vias, scores.documents.subjects)
         return [
             RankedPassage(
                 index=int(i),
                 text=items[i].text,
                 score=float(scores.fused[i]),
                 similarity=float(scores.similarities[i]),
-                coherence=float(scores.coherence[i]),
+                coherence=explained[rank].coherence,
                 rank=rank,
                 title=items[i].title,
                 id=items[i].id,
-                via=vias[rank],
+                via=explained[rank].via,
                 path=scores.path,
             )
             for rank, i in enumerate(order)
@@ -366,6 +370,38 @@ class CageReranker:
             return self.graphs(items, with_vectors=self.needs_vectors)
         return self.graph_service.complete(
             items, graphs, level=self.graph_level, with_vectors=self.needs_vectors
+        )
+
+
+_READ_BY_THE_RERANKER = ("max_parse_chars", "graph_cache_size", "encoder.vector_dim")
+"""Settings the reranker reads itself (parsing and caches), whatever the method."""
+
+
+def ignored_by_method(config: CageConfig, method: str) -> tuple[str, ...]:
+    """The settings changed in ``config`` that the method called ``method`` does not take:
+    :func:`~cage_core.methods.get_method` builds the same method with each of them back at
+    its default (``"paper"`` sets its own α and reads no bridge setting, ``"hybrid"`` its own
+    α and chain; GraphER takes ``entity_weight`` and ``title_links`` only). Settings the
+    reranker reads itself (:data:`_READ_BY_THE_RERANKER`) are not counted."""
+    changed = [n for n in changed_settings(config) if n not in _READ_BY_THE_RERANKER]
+    if not changed:
+        return ()
+    built = get_method(method, config)
+    defaults = leaf_settings(CageConfig())
+    with quiet_warnings():  # the configs compared with are the caller's, one setting reset
+        return tuple(
+            n for n in changed if get_method(method, with_setting(config, n, defaults[n])) == built
+        )
+
+
+def _warn_ignored_by_method(config: CageConfig, method: str) -> None:
+    """Log each of :func:`ignored_by_method` once per process, method and setting."""
+    values = leaf_settings(config)
+    for name in ignored_by_method(config, method):
+        warn_once(
+            f"CageReranker: {name}={values[name]!r} has no effect with method={method!r}, "
+            f"which sets its own or reads none; it acts with method='cage'",
+            key=f"method {method}:{name}",
         )
 
 

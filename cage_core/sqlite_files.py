@@ -24,7 +24,9 @@ someone else:
   with a log line saying what that costs;
 * the store is the file at the path: :func:`file_identity` (device and inode) is taken when
   a connection opens and compared at every transaction (:func:`changed_file`), so a file
-  replaced or deleted under an open store is noticed, never silently read or written;
+  replaced or deleted under an open store is noticed, never silently read or written; and
+  the ``-wal`` beside it is the file's own: :mod:`cage_core.sqlite_stamp` checks it by the
+  stamp in the file's header at open and in every transaction;
 * a crafted file is refused cheaply (SQLite's advice for untrusted databases,
   sqlite.org/security.html): the schema must be exactly the store's own tables and indexes
   (:func:`schema_problem`: no view, no trigger), ``PRAGMA trusted_schema=OFF``, no value

@@ -64,8 +64,10 @@ class CageRerank(BaseDocumentCompressor):
     original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused
     score that also carries how well the pool matches the query, so one cutoff keeps
     on-topic evidence and drops off-topic pools: :mod:`cage_core.relevance`), ``cage_score`` (the fused
-    score), ``cage_similarity`` (the similarity used), ``cage_coherence``, ``cage_rank`` and
-    ``cage_via`` (the earlier document it is linked to, ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`). A
+    score), ``cage_similarity`` (the similarity used), ``cage_coherence`` (the strength of the
+    link ``cage_via`` names, 0–1), ``cage_rank`` and ``cage_via`` (the earlier document it is
+    linked to and by what, ``{"name", "rank", "kind"}`` with kind ``"title"``, ``"entity"`` or
+    ``"document"``, or ``None``; see :mod:`cage_core.metadata`). A
     LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
     LLM ``page_content`` only (their default document prompt is ``"{page_content}"``), so these
     keys reach a prompt only when a custom document prompt names them, and embeddings are
@@ -91,9 +93,16 @@ class CageRerank(BaseDocumentCompressor):
     top_n: int | None = Field(default=5, ge=0)
     """How many documents to return (the paper's context size); ``None`` returns all."""
     alpha: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Fusion weight α; overrides ``config.alpha`` when set."""
+    """Fusion weight α of titled pools (and of every pool under
+    ``config=CageConfig.preset("paper")``); overrides ``config.alpha`` when set. It does not
+    act on documents without titles (their α is ``config.untitled.alpha``), on chunks of
+    split documents (the document view ranks them, by ``config.document``), nor with a
+    ``method`` that sets its own α (``"paper"``: 0.7; ``"hybrid"``: 1) or reads none
+    (``"grapher"``, ``"tegr"``, the baselines); each case logs so, once."""
     config: CageConfig = Field(default_factory=CageConfig)
-    """The rest of the core configuration."""
+    """The rest of the core configuration, the document view's settings included
+    (``CageConfig(document=DocumentConfig(...))``: chunks of split documents). Which kinds of
+    pool each setting acts on: docs/configuration.md."""
     embeddings: Embeddings | None = None
     """Embeddings for the similarity when no retriever score is given; default: the
     packaged all-MiniLM-L6-v2."""

@@ -65,8 +65,10 @@ class CageRerank(BaseNodePostprocessor):
     query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps on-topic
     evidence and drops off-topic pools; :mod:`cage_core.relevance`), and whose node is a copy carrying
     ``relevance_score`` (the same value), ``cage_score`` (the fused score), ``cage_similarity``,
-    ``cage_coherence``, ``cage_rank``, ``cage_via`` (the earlier node it is linked to:
-    ``{"name", "rank"}`` or ``None``; see :mod:`cage_core.metadata`) and, with
+    ``cage_coherence`` (the strength of the link ``cage_via`` names, 0–1), ``cage_rank``,
+    ``cage_via`` (the earlier node it is linked to and by what: ``{"name", "rank", "kind"}``
+    with kind ``"title"``, ``"entity"`` or ``"document"``, or ``None``; see
+    :mod:`cage_core.metadata`) and, with
     ``keep_retrieval_score``, ``retrieval_score`` in its metadata, all excluded from embedding
     and LLM prompts (added to the copy's ``excluded_embed_metadata_keys`` and
     ``excluded_llm_metadata_keys``).
@@ -89,8 +91,20 @@ class CageRerank(BaseNodePostprocessor):
     """
 
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
-    alpha: float | None = Field(default=None, ge=0.0, le=1.0, description="overrides config.alpha")
-    config: CageConfig = Field(default_factory=CageConfig, description="core configuration")
+    alpha: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="fusion weight of titled pools (and of config=CageConfig.preset('paper')), "
+        "overrides config.alpha; no effect on nodes without titles (config.untitled.alpha), on "
+        "chunks of split documents (config.document), nor with a method that sets its own "
+        "alpha (paper, hybrid) or reads none (grapher, tegr, baselines); logged once",
+    )
+    config: CageConfig = Field(
+        default_factory=CageConfig,
+        description="core configuration; the document view that ranks chunks of split "
+        "documents reads config.document (DocumentConfig)",
+    )
     keep_retrieval_score: bool = Field(
         default=False, description="keep the retriever's score in metadata['retrieval_score']"
     )

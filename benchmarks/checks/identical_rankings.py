@@ -12,11 +12,14 @@ a function) is checked by dumping before and after it and comparing the two file
 It imports ``cage_core`` from the current directory (not from the installed package), so run
 it from the root of the tree being checked; it only uses interfaces every version of the tree
 has: ``cage eval`` (``cage_core.cli.commands.main``), ``cage_core.methods.register_method`` /
-``get_method`` / ``pool_scores`` and the ``evidence_chain`` the reranker uses. Each method is
+``get_method`` / ``pool_scores`` and the explanations the reranker gives (``explain_ranking``
+where the tree has it, else ``evidence_chain`` and the document links). Each method is
 registered once more as a recorder that ranks exactly like it (``pool_scores(method, pool)``,
 the reranker's path) and keeps, per pool: a digest of the pool's passages, the ranking, every
-score (floats written exactly: JSON keeps a float's shortest round-trip form) and the ``via``
-of the first ``VIA_RANKS`` ranks, computed as :meth:`CageReranker.rerank` computes it.
+score (floats written exactly: JSON keeps a float's shortest round-trip form), and for the
+first ``VIA_RANKS`` ranks what :meth:`CageReranker.rerank` reports: the ``via`` (name and
+rank), its kind (``via_kind``: ``""`` for none, or for a tree whose vias have no kind) and the
+``coherence``. ``--compare`` compares ``via_kind`` and ``coherence`` when both dumps have them.
 
 Settings (``--settings``; default all): the four Wikipedia files' own pools, titled
 (``closed``) and without titles (``closed-untitled``); the three multi-hop files in the open
@@ -41,10 +44,10 @@ on all 15 files took 13 min there (775 s + 33 s); the full set is several times 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -131,20 +134,6 @@ def settings(data: Path) -> dict[str, list[tuple[str, list[str]]]]:
     }
 
 
-def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if hasattr(value, "item"):  # numpy scalar
-        return value.item()
-    return repr(value)
-
-
 class Recorder:
     """Ranks like ``inner`` and records what it did to each pool into ``sink[pool.key]``."""
 
@@ -160,21 +149,46 @@ class Recorder:
         scores = tools["pool_scores"](self._inner, pool)
         fused = scores.fused
         order = [int(i) for i in tools["ranking"](fused)]
-        graphs = getattr(scores, "graphs", None) or ()
-        vias: list[Any] = []
-        if self._inner.needs_graphs and len(graphs) == len(pool.passages):
-            links = getattr(scores, "links", None)
-            vias = tools["evidence_chain"](
-                pool.query, pool.passages, graphs, order[: tools["via_ranks"]], links
-            )
+        vias, coherence = _explained(tools, self._inner, pool, scores, order)
         contents = "\x00".join(p.content for p in pool.passages)
         self._sink.setdefault(str(pool.key), {})[self.name] = {
             "pool": hashlib.blake2b(contents.encode(), digest_size=12).hexdigest(),
             "order": order,
             "scores": [float(s) for s in fused],
-            "via": _jsonable(list(vias)),
+            "via": [None if v is None else [v.name, v.rank] for v in vias],
+            "via_kind": ["" if v is None else getattr(v, "kind", "") for v in vias],
+            "coherence": coherence,
         }
         return fused
+
+
+def _explained(
+    tools: dict[str, Any], method: Any, pool: Any, scores: Any, order: list[int]
+) -> tuple[list[Any], list[float]]:
+    """The vias and coherences of the first ``via_ranks`` ranks, as the tree's reranker
+    reports them."""
+    ranks = tools["via_ranks"]
+    explain = tools["explain_ranking"]
+    if explain is not None:
+        explained = explain(
+            pool.query,
+            pool.passages,
+            scores,
+            order,
+            read_links=method.needs_graphs,
+            ranks=ranks,
+        )[:ranks]
+        return [e.via for e in explained], [float(e.coherence) for e in explained]
+    top = order[:ranks]  # a tree before explain_ranking: its reranker's own steps
+    graphs = getattr(scores, "graphs", None) or ()
+    vias: list[Any] = [None] * len(top)
+    if method.needs_graphs and len(graphs) == len(pool.passages):
+        links = getattr(scores, "links", None)
+        vias = tools["evidence_chain"](pool.query, pool.passages, graphs, top, links)
+    documents = getattr(scores, "documents", None)
+    if documents is not None and tools["document_vias"] is not None:
+        vias = tools["document_vias"](pool.passages, top, vias, documents.subjects)
+    return list(vias), [float(scores.coherence[i]) for i in top]
 
 
 def _import_tree() -> dict[str, Any]:
@@ -183,6 +197,7 @@ def _import_tree() -> dict[str, Any]:
     import cage_core
     from cage_core import methods, reranker
     from cage_core.cli.commands import main
+    from cage_core.ranking import document_links, explanation
 
     here = Path(os.getcwd()).resolve()
     source = Path(cage_core.__file__).resolve()
@@ -198,7 +213,9 @@ def _import_tree() -> dict[str, Any]:
         "tools": {
             "pool_scores": methods.pool_scores,
             "ranking": reranker.ranking,
-            "evidence_chain": reranker.evidence_chain,
+            "evidence_chain": explanation.evidence_chain,
+            "explain_ranking": getattr(explanation, "explain_ranking", None),
+            "document_vias": getattr(document_links, "document_vias", None),
             "via_ranks": getattr(reranker, "VIA_RANKS", 50),
         },
     }
@@ -282,6 +299,18 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
     return "identical"
 
 
+SCORE_TOLERANCE = 1e-6
+"""Relative tolerance of two dumps' scores: MiniLM's float32 embeddings differ in the 7th
+digit between torch / BLAS builds (and thread counts), which moves no ranking; rankings and
+vias must be identical."""
+
+
+def _close(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(
+        math.isclose(x, y, rel_tol=SCORE_TOLERANCE, abs_tol=SCORE_TOLERANCE) for x, y in zip(a, b)
+    )
+
+
 def compare(path_a: str, path_b: str, shown: int) -> int:
     a = json.loads(Path(path_a).read_text(encoding="utf-8"))
     b = json.loads(Path(path_b).read_text(encoding="utf-8"))
@@ -297,26 +326,40 @@ def compare(path_a: str, path_b: str, shown: int) -> int:
         lines, notes = [], []
         for method in sorted({m for p in (*pools_a.values(), *pools_b.values()) for m in p}):
             same = {"pool": 0, "order": 0, "scores": 0, "via": 0}
+            optional = {"via_kind": 0, "coherence": 0}  # compared when both records have them
+            compared = dict.fromkeys(optional, 0)
             both = 0
             for qid in sorted(set(pools_a) & set(pools_b)):
                 ra, rb = pools_a[qid].get(method), pools_b[qid].get(method)
                 if ra is None or rb is None:
                     continue
                 both += 1
-                for fld in same:
-                    if ra[fld] == rb[fld]:
-                        same[fld] += 1
+                for fld in [*same, *(f for f in optional if f in ra and f in rb)]:
+                    tally = same if fld in same else optional
+                    if fld in compared:
+                        compared[fld] += 1
+                    if ra[fld] == rb[fld] or (fld == "scores" and _close(ra[fld], rb[fld])):
+                        tally[fld] += 1
                     elif len(notes) < shown:
                         what = (
                             "pools differ" if fld == "pool" else _first_difference(ra[fld], rb[fld])
                         )
                         notes.append(f"    {method} {qid} {fld}: {what}")
-            ok = all(v == both for v in same.values()) and both > 0
+            ok = (
+                all(v == both for v in same.values())
+                and all(optional[f] == compared[f] for f in optional)
+                and both > 0
+            )
             differs |= not ok
+            extra = "".join(
+                f", {f.replace('_', ' ')} {optional[f]}/{compared[f]}"
+                for f in optional
+                if compared[f]
+            )
             lines.append(
                 f"  {method:12} {'identical' if ok else 'DIFFERENT'}: "
                 f"pools {same['pool']}/{both}, rankings {same['order']}/{both}, "
-                f"scores {same['scores']}/{both}, vias {same['via']}/{both}"
+                f"scores {same['scores']}/{both}, vias {same['via']}/{both}{extra}"
             )
         if missing:
             differs = True

@@ -25,12 +25,19 @@ graphs. The same again on the pool of ``CageExpansionRetriever`` (linked passage
 same-document neighbours added) = the ``--expand`` rows.
 
 Printed: Recall@3 / Recall@5 (share of a question's gold chunks in the top 3 / 5, mean over
-questions), overall and per question type, and for each reranking the number of gold chunks
-(in the pool) it moved up / down against hybrid. It ranks with whatever the tree's ranking is;
-run from the repository root::
+questions), all-gold@5 (share of questions with every gold chunk in the top 5), overall and
+per question type, and for each reranking the number of gold chunks (in the pool) it moved up
+/ down against hybrid. It ranks with whatever the tree's ranking is; run from the repository
+root::
 
-    python benchmarks/claims/package_docs.py [--k 20] [--json OUT.json] [--check-gold]
-        [--no-start-index] [--compare OTHER.json]
+    python benchmarks/claims/package_docs.py [--data FILE] [--k 20] [--json OUT.json]
+        [--check-gold] [--no-start-index] [--compare OTHER.json]
+
+``--data`` reads another questions file of the same form (default
+``benchmarks/data/package_docs.json``; ``benchmarks/data/package_docs_2.json`` is a second
+folder, other packages' documentation, issue 38). ``--json`` also records the link index's
+subject of every chunk and the ``cage_via`` of the top 5 of every ranking, which
+``benchmarks/checks/name_debris.py`` judges (the same rule for a run of any tree).
 
 ``--no-start-index`` splits with ``add_start_index=False`` (what a user who leaves the
 splitter's default gets): the same chunks under the same ids, but no ``start_index``, so the
@@ -156,7 +163,7 @@ def moves(order: Sequence[str], reference: Sequence[str], gold: Sequence[str]) -
     return up, down
 
 
-def run(k: int, start_index: bool = True) -> dict:
+def run(k: int, start_index: bool = True, data: Path = DATA) -> dict:
     from langchain_core.vectorstores import InMemoryVectorStore
 
     from cage_core.expansion.index import LinkIndex
@@ -169,7 +176,7 @@ def run(k: int, start_index: bool = True) -> dict:
         ScoredVectorStoreRetriever,
     )
 
-    spec = json.loads(DATA.read_text(encoding="utf-8"))
+    spec = json.loads(data.read_text(encoding="utf-8"))
     chunks = split_corpus(spec, site_packages(), start_index)
     gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
     import cage_core
@@ -199,6 +206,7 @@ def run(k: int, start_index: bool = True) -> dict:
         "cage": CageRerank(method="cage", top_n=None),
     }
     orders: dict[str, dict[str, list[str]]] = {}
+    vias: dict[str, dict[str, list[list[object]]]] = {}  # ranking -> question -> top-5 vias
     for suffix, retriever in pools.items():
         for q in spec["questions"]:
             pool = retriever.invoke(q["question"])
@@ -213,6 +221,11 @@ def run(k: int, start_index: bool = True) -> dict:
                 rerank = rerankers[name.split(",")[0]]
                 out = rerank.compress_documents(pool if structured else plain, q["question"])
                 ranked[name] = [d.id for d in out]
+                vias.setdefault(name + suffix, {})[q["id"]] = [
+                    [d.id, via["name"], out[via["rank"]].id]
+                    for d in out[:5]
+                    if isinstance(via := d.metadata.get("cage_via"), dict)
+                ]
             for name, order in ranked.items():
                 orders.setdefault(name + suffix, {})[q["id"]] = order
     parses = sum(r.reranker.parse_count for r in rerankers.values())
@@ -220,6 +233,8 @@ def run(k: int, start_index: bool = True) -> dict:
         "spec": spec,
         "gold": gold,
         "orders": orders,
+        "vias": vias,
+        "subjects": {entry.id: entry.subject for entry in links.entries()},
         "parses_at_query_time": parses,
         "chunks": len(chunks),
         "k": k,
@@ -238,6 +253,8 @@ def summary(result: dict) -> dict:
                 row[f"{group} R@{k}"] = sum(recall(by_question[i], gold[i], k) for i in ids) / len(
                     ids
                 )
+        row["all-gold@5"] = sum(recall(order, gold[i], 5) == 1 for i, order in by_question.items())
+        row["all-gold@5"] /= len(by_question)
         reference = orders["hybrid" + (" --expand" if name.endswith("--expand") else "")]
         up = down = 0
         for i, order in by_question.items():
@@ -263,6 +280,7 @@ def print_table(rows: dict, result: dict) -> None:
         "R@5",
         "two-chunk R@3",
         "R@5",
+        "all-gold@5",
         "gold in pool",
         "up / down vs hybrid",
     ]
@@ -274,6 +292,7 @@ def print_table(rows: dict, result: dict) -> None:
         ]
         reference = name in ("hybrid", "hybrid --expand")
         cells += [
+            f"{row['all-gold@5']:.3f}",
             f"{row['gold in pool']}/{n_gold}",
             "—" if reference else f"{row['up']} / {row['down']}",
         ]
@@ -292,6 +311,9 @@ def print_comparison(orders: dict, other: dict) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--data", type=Path, default=DATA, help="the questions file (default: %(default)s)"
+    )
     parser.add_argument("--k", type=int, default=20, help="retrieved chunks per question")
     parser.add_argument("--json", type=Path, help="also write the figures and orders here")
     parser.add_argument(
@@ -311,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.check_gold:
-        spec = json.loads(DATA.read_text(encoding="utf-8"))
+        spec = json.loads(args.data.read_text(encoding="utf-8"))
         chunks = split_corpus(spec, site_packages(), not args.no_start_index)
         gold = gold_ids(spec, chunks)
         print(
@@ -319,14 +341,23 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{len(gold)} questions, each selector names exactly one chunk"
         )
         return
-    result = run(args.k, not args.no_start_index)
+    result = run(args.k, not args.no_start_index, args.data)
     rows = summary(result)
     print_table(rows, result)
     if args.compare:
         print_comparison(result["orders"], json.loads(args.compare.read_text())["orders"])
     if args.json:
         args.json.write_text(
-            json.dumps({"rows": rows, "orders": result["orders"], "gold": result["gold"]}, indent=1)
+            json.dumps(
+                {
+                    "rows": rows,
+                    "orders": result["orders"],
+                    "gold": result["gold"],
+                    "vias": result["vias"],
+                    "subjects": result["subjects"],
+                },
+                indent=1,
+            )
         )
 
 

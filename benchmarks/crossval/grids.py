@@ -13,6 +13,7 @@ __all__ = [
     "EXPANSION_SEEDS",
     "GATE_FIELDS",
     "LINK_WEIGHT_GRID",
+    "ROUTING_GRID",
     "UNTITLED_CHAIN_GRID",
     "UNTITLED_GRID",
 ]
@@ -80,3 +81,13 @@ default when the grid ran (it chose sibling = 0)."""
 
 EXPANSION_SEEDS = (1, 2, 3, 4, 5, 6)  # ExpansionSettings.seeds; tuning/link_expansion.py
 EXPANSION_LIMITS = (0, 3, 5, 8, 10, 15, 20)  # ExpansionSettings.limit; tuning/link_expansion.py
+
+ROUTING_GRID: dict[str, tuple[float, ...]] = {  # RoutingSettings; tuning/routing_cv.py
+    "min_score": (4.0, 6.0, 8.0, 10.0),
+    "min_gap": (1.25, 1.5, 2.0),
+    "naming_share": (0.02, 0.05, 0.1, 0.2),
+    "min_naming_words": (1, 2, 3),
+    "chunks": (5, 10, 20),
+}
+"""Routing's bounds (:class:`~cage_core.expansion.routing.RoutingSettings`); "no routing" is
+the first point of the cross-validation beside them."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from cage_core.passage import Passage, Via
-from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.explanation import explain_ranking
 from cage_core.ranking.fusion import PoolScores
 
 __all__ = ["chain_vias", "clip", "via_text"]
@@ -28,7 +28,7 @@ def via_text(via: Via | None) -> str:
 def chain_vias(
     query: str, passages: Sequence[Passage], scores: PoolScores, order: Sequence[int] | np.ndarray
 ) -> list[Via | None]:
-    """The vias of ``order`` (:mod:`cage_core.ranking.explanation`); ``None`` each without graphs."""
-    if len(scores.graphs) != len(passages):
-        return [None] * len(order)
-    return evidence_chain(query, passages, scores.graphs, order)
+    """The vias of ``order`` as a rerank reports them, document links included
+    (:func:`~cage_core.ranking.explanation.explain_ranking`); title and entity links need the
+    pool's graphs."""
+    return [e.via for e in explain_ranking(query, passages, scores, order)]

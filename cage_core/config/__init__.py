@@ -14,16 +14,22 @@ accepted value of every field in one table, ``RANGES`` (field → :class:`Real`,
 accepted range, so a bad setting never reaches spaCy or torch. A setting changed from its
 default that has no effect in the chosen mode is logged once as a warning; one that has no
 effect on one kind of pool (:meth:`CageConfig.ineffective_on`) is logged once when the first
-such pool is ranked.
+such pool is ranked, once per setting and kind.
 
 Modules: ``validation`` (the kit: ranges, :func:`validate`, :func:`warn_once`), one config per
 pool kind — ``chain`` (titled pools), ``untitled``, ``document``, ``gate`` (the relevance
 gate), ``encoder`` (the paper's R-GCN) — ``cage`` (:class:`CageConfig`, the presets) and
-``compat`` (the encoder's settings given flat). Where each default comes from:
-``docs/provenance.md``.
+``compat`` (the encoder's settings given flat) and ``kinds`` (which settings each kind of
+pool reads). Where each default comes from: ``docs/provenance.md``.
 """
 
-from cage_core.config.cage import PRESETS, CageConfig, CoherenceKind, config_as_json
+from cage_core.config.cage import (
+    PRESETS,
+    CageConfig,
+    CoherenceKind,
+    config_as_json,
+    kinds_by_setting,
+)
 from cage_core.config.chain import ChainConfig
 from cage_core.config.document import DocumentConfig
 from cage_core.config.encoder import ENCODER_SETTINGS, EncoderConfig, EncoderKind
@@ -43,6 +49,7 @@ from cage_core.config.validation import (
     check_bool,
     check_int,
     check_real,
+    quiet_warnings,
     validate,
     warn_once,
 )
@@ -70,8 +77,10 @@ __all__ = [
     "UntitledConfig",
     "check_bool",
     "config_as_json",
+    "kinds_by_setting",
     "check_int",
     "check_real",
+    "quiet_warnings",
     "validate",
     "warn_once",
 ]

@@ -18,6 +18,13 @@ from cage_core.config.compat import encoder_config
 from cage_core.config.document import DocumentConfig
 from cage_core.config.encoder import ENCODER_SETTINGS, EncoderConfig, EncoderKind
 from cage_core.config.gate import GateConfig
+from cage_core.config.kinds import (
+    PoolKind,
+    kinds_reading,
+    leaf_settings,
+    settings_read,
+    unread_on,
+)
 from cage_core.config.untitled import UntitledConfig
 from cage_core.config.validation import (
     UNIT,
@@ -33,7 +40,7 @@ from cage_core.config.validation import (
 )
 from cage_core.lang.en import STRING_RULES
 
-__all__ = ["PRESETS", "CageConfig", "CoherenceKind", "config_as_json"]
+__all__ = ["PRESETS", "CageConfig", "CoherenceKind", "config_as_json", "kinds_by_setting"]
 
 CoherenceKind = Literal["bridge", "rgcn"]
 
@@ -52,6 +59,18 @@ _BRIDGE_SETTINGS: tuple[str, ...] = (
     "string_rules",
 )
 
+_KIND_TEXT: dict[str, str] = {
+    "titled": "titled pools (a passage has a title: alpha and the evidence chain, or "
+    "core_size with the chain off, rank them)",
+    "untitled": "untitled pools (no passage has a title: the subject core, untitled.*, ranks "
+    "them, with untitled.alpha as their α)",
+    "document": "pools with document structure (chunks sharing a doc_id, e.g. split documents: "
+    "the document view ranks them, with its own settings document.*)",
+    "paper": "pools in the paper's mode (coherence='rgcn': the R-GCN, encoder.*, and alpha rank "
+    "them)",
+}
+"""How a warning of :meth:`CageConfig.warn_ineffective_on` names each kind of pool."""
+
 
 @dataclass(frozen=True, init=False)
 class CageConfig:
@@ -62,9 +81,12 @@ class CageConfig:
     ``CageConfig.preset("paper")`` is the published method: R-GCN coherence, raw cosine
     relevance, α = 0.7. With the chain on (``chain.length > 0``), a titled pool takes the
     chain as its core (``core_size`` is read by untitled pools only) and an untitled pool
-    uses ``untitled.alpha`` (``alpha`` is read by titled pools only); a changed setting that
-    a pool does not read is logged once, when the first such pool is ranked. A pool with
-    document structure is ranked by the document view, with ``document.lexical_weight``.
+    uses ``untitled.alpha`` (``alpha`` is read by titled pools only). A pool with document
+    structure (chunks of split documents) is ranked by the document view, which reads
+    ``document.*`` and none of ``alpha``, ``core_size``, ``lexical_weight``, ``chain.*``,
+    ``untitled.*`` or ``gate.*``. What each kind of pool reads is the table of
+    :mod:`cage_core.config.kinds`; a changed setting that a pool does not read is logged
+    once per setting and kind, when the first such pool is ranked.
 
     Attributes:
         alpha: fusion weight α in [0, 1].
@@ -230,12 +252,26 @@ class CageConfig:
                 "untitled pools are ranked by UntitledConfig only while the chain is on "
                 "(chain.length > 0)"
             ] = ("untitled",)
+        if self.coherence == "bridge" and not self.chain.length:
+            unused[
+                "chain.length=0 turns the chain off, and with it the gates (they act on "
+                "titled pools with the chain and on untitled pools, which are then ranked "
+                "as titled)"
+            ] = tuple(f"chain.{n}" for n, _ in _changed(self.chain) if n != "length") + tuple(
+                f"gate.{n}" for n, _ in _changed(self.gate)
+            )
+        if self.coherence == "bridge" and self.chain.length and not self.untitled.chain_window:
+            unused["untitled.chain_window=0 turns the untitled pools' short chain off"] = tuple(
+                f"untitled.{n}"
+                for n, _ in _changed(self.untitled)
+                if n.startswith("chain_") and n != "chain_window"
+            )
         if not self.document.enabled:
             unused["document.enabled=False turns the document view off"] = tuple(
                 f"document.{n}" for n, _ in _changed(self.document) if n != "enabled"
             )
         gates_off = not (self.gate.titled or self.gate.untitled or self.gate.sentence_titles)
-        if gates_off and "min_query_subjects" in dict(_changed(self.gate)):
+        if gates_off and self.chain.length and "min_query_subjects" in dict(_changed(self.gate)):
             unused[
                 "gate.titled=gate.untitled=gate.sentence_titles=False turn off the gates that "
                 "read gate.min_query_subjects"
@@ -246,44 +282,31 @@ class CageConfig:
             )
         return {reason: names for reason, names in unused.items() if names}
 
-    def ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> tuple[str, ...]:
-        """The settings changed from their defaults that cannot change the ranking of a
-        ``pool`` ("titled": some passage has a title; "untitled": none has; "document": a
-        pool with document structure, ranked by the document view) under this config,
-        though they change other pools': with the chain on, a titled pool's core is the
+    def ineffective_on(self, pool: PoolKind) -> tuple[str, ...]:
+        """The settings (dotted names) changed from their defaults that cannot change the
+        ranking of a ``pool`` of that kind under this config, though they change another
+        kind's (:func:`~cage_core.config.kinds.unread_on`; the table of what each kind reads
+        is :mod:`cage_core.config.kinds`): with the chain on, a titled pool's core is the
         chain (``core_size`` is read by untitled pools only) and an untitled pool's α is
         ``untitled.alpha`` (``alpha`` is read by titled pools only); the document view reads
-        none of ``alpha``, ``core_size`` and ``lexical_weight`` (its own is
-        ``document.lexical_weight``)."""
-        if self.coherence != "bridge":
-            return ()
-        if pool == "document":
-            names: tuple[str, ...] = ("alpha", "core_size", "lexical_weight")
-        elif not self.chain.length:
-            return ()
-        else:
-            names = ("core_size",) if pool == "titled" else ("alpha",)
-        fields = type(self).__dataclass_fields__
-        return tuple(n for n in names if getattr(self, n) != fields[n].default)
+        ``document.*`` and none of ``alpha``, ``core_size``, ``lexical_weight``, ``chain.*``,
+        ``untitled.*``, ``gate.*``."""
+        return unread_on(self, pool)
 
-    def warn_ineffective_on(self, pool: Literal["titled", "untitled", "document"]) -> None:
-        """Log :meth:`ineffective_on` once per process and setting (cheap when empty)."""
-        names = self.ineffective_on(pool)
-        if not names:
-            return
-        changed = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
-        if pool == "document":
+    def warn_ineffective_on(self, pool: PoolKind) -> None:
+        """Log each of :meth:`ineffective_on` once per process, setting and pool kind (cheap
+        when empty): the dispatch calls it for every pool it ranks."""
+        for name in self.ineffective_on(pool):
+            applies = kinds_reading(self, name)
+            where = " and ".join(applies) + " pools only" if applies else "no pool"
+            if "titled" in applies and not self.chain.length:
+                where += " (with the chain off, every pool without document structure)"
+            value = leaf_settings(self)[name]
             warn_once(
-                f"CageConfig: {changed} has no effect on pools with document structure (the "
-                "document view ranks them, with document.lexical_weight as its BM25 weight); "
-                "it applies to the other pools only"
+                f"CageConfig: {name}={value!r} has no effect on {_KIND_TEXT[pool]}; it applies "
+                f"to {where}",
+                key=f"{pool}:{name}",
             )
-            return
-        read = "untitled.alpha is their α" if pool == "untitled" else "the chain is their core"
-        warn_once(
-            f"CageConfig: {changed} has no effect on {pool} pools ({read}); it applies to "
-            f"{'titled' if pool == 'untitled' else 'untitled'} pools only"
-        )
 
     def replace(self, **changes: Any) -> CageConfig:
         """Return a copy with ``changes`` applied (validated like a new config); encoder
@@ -332,6 +355,21 @@ PRESETS: dict[str, CageConfig] = {
         coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3
     ),
 }
+
+
+def kinds_by_setting() -> dict[str, tuple[PoolKind, ...]]:
+    """Each setting (dotted name) → the kinds of pool whose ranking it can change under the
+    shipped configs: ``CageConfig()`` for titled, untitled and document pools,
+    ``preset("paper")`` for paper pools (:func:`~cage_core.config.kinds.settings_read`). The
+    "acts on" column of the settings table in docs/configuration.md;
+    ``tests/config/test_settings_effect.py`` checks it against real rankings."""
+    default, paper = CageConfig(), PRESETS["paper"]
+    bridge: tuple[PoolKind, ...] = ("titled", "untitled", "document")
+    return {
+        name: tuple(k for k in bridge if name in settings_read(default, k))
+        + (("paper",) if name in settings_read(paper, "paper") else ())
+        for name in leaf_settings(default)
+    }
 
 
 def config_as_json(config: CageConfig) -> dict[str, Any]:

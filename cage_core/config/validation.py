@@ -9,10 +9,11 @@ field and the accepted range, so a bad setting never reaches spaCy or torch.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,6 +33,7 @@ __all__ = [
     "check_bool",
     "check_int",
     "check_real",
+    "quiet_warnings",
     "validate",
     "warn_once",
 ]
@@ -133,14 +135,31 @@ def validate(config: object, ranges: Ranges, prefix: str = "") -> None:
 
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
+_quiet = threading.local()
 
 
-def warn_once(message: str) -> None:
-    """Log ``message`` as a warning the first time this process sees it."""
+@contextlib.contextmanager
+def quiet_warnings() -> Iterator[None]:
+    """Within the block, :func:`warn_once` logs nothing and remembers nothing, in this thread:
+    for configs made only to compare with (they may have no effect where the caller's do)."""
+    before = getattr(_quiet, "on", False)
+    _quiet.on = True
+    try:
+        yield
+    finally:
+        _quiet.on = before
+
+
+def warn_once(message: str, key: str | None = None) -> None:
+    """Log ``message`` as a warning the first time this process sees it, or sees ``key``
+    when given (one record per setting, whatever its value)."""
+    if getattr(_quiet, "on", False):
+        return
+    seen = message if key is None else f"\0{key}"
     with _warned_lock:
-        if message in _warned:
+        if seen in _warned:
             return
-        _warned.add(message)
+        _warned.add(seen)
     logger.warning(message)
 
 

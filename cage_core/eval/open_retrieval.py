@@ -298,6 +298,7 @@ def run_open_evaluation(
                 retrieve_seconds=retrieve_seconds,
                 expand_seconds=expand_seconds,
                 index_seconds=index_seconds,
+                routed=sum(1 for route in routes if route),
             ),
         )
         logger.info(

@@ -208,6 +208,11 @@ def _open_lines(entry: dict[str, Any]) -> list[str]:
             f"expansion {1000 * setting['expand_seconds'] / max(entry['questions'], 1):.1f} ms "
             f"per question, link index built in {setting['index_seconds']:.1f} s."
         )
+        if setting.get("routed"):
+            lines[0] += (
+                f" {setting['routed']} of {entry['questions']} questions name a document and "
+                "were routed to it."
+            )
     if setting["gold_outside_corpus"]:
         lines[0] += (
             f" {setting['gold_outside_corpus']} gold passages are not in the corpus (counted as missed)."

@@ -108,6 +108,8 @@ class OpenSetting:
     """Seconds of the expansion step over all questions (the link index's build excluded)."""
     index_seconds: float = 0.0
     """Seconds to build the link index (once per corpus; charged to the first file using it)."""
+    routed: int = 0
+    """Questions routed to the documents they name (:mod:`~cage_core.eval.open_routing`)."""
 
 
 @dataclass(frozen=True)

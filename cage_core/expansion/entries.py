@@ -2,9 +2,12 @@
 by (:func:`name_aliases`).
 
 An entry's ``keys`` are the passage's subject
-(:func:`~cage_core.names.subjects.derive_subject`), when that is a title or metadata also its
-first-sentence subject, and the :func:`name_aliases` of each; its ``mentions`` the
-non-numeric named entities of its graph, less its keys; all in
+(:func:`~cage_core.names.subjects.derive_subject`: never a generic file name such as
+``README``, never markup), when that is a title or metadata also its first-sentence subject
+unless that is debris (:func:`~cage_core.names.may_link.is_debris`), and the
+:func:`name_aliases` of each; its ``mentions`` the non-numeric named entities of its graph
+that may link (:func:`~cage_core.names.may_link.may_link`, as the ranking's shared entities:
+no literal, code fragment, handle, path or URL), less its keys; all in
 :func:`~cage_core.names.forms.normal_name` form (:mod:`cage_core.expansion.record`).
 """
 
@@ -25,6 +28,7 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.lang.en import EXPANSION_ALIASES, shortened_names
 from cage_core.names.forms import normal_name, words
+from cage_core.names.may_link import is_debris, may_link
 from cage_core.names.subjects import derive_subject, first_sentence_subject
 from cage_core.passage import Passage, encodable
 
@@ -55,7 +59,8 @@ def entry_for(
     subject = derive_subject(passage, graph, metadata)
     names = [subject.name]
     if subject.origin in ("title", "metadata"):
-        names.append(first_sentence_subject(passage.text))
+        opener = first_sentence_subject(passage.text)
+        names.append("" if is_debris(opener) else opener)
     names += [alias for n in names for alias in name_aliases(n)]
     keys = tuple(_unique(normal_name(n) for n in names))[:MAX_KEYS]
     mentions: list[str] = []
@@ -64,7 +69,7 @@ def entry_for(
         entity_labels = (
             label
             for label, ent in zip(graph.labels, graph.entity_types)
-            if ent and ent not in NUMERIC_ENTITY_TYPES
+            if ent and ent not in NUMERIC_ENTITY_TYPES and may_link(label)
         )
         normal = _unique(normal_name(label) for label in entity_labels)
         mentions = [n for n in normal if n not in own]

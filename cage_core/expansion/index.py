@@ -72,6 +72,7 @@ from cage_core.expansion.jsonl import (
     read_items,
     write_lines,
 )
+from cage_core.expansion.openings import ingest_chunk, put_chunks
 from cage_core.expansion.record import (
     MAX_ID_CHARS,
     MAX_KEYS,
@@ -190,10 +191,14 @@ class LinkIndex:
         *,
         weights: LinkWeights | None = None,
     ) -> LinkIndex:
-        """An index of ``(passage id, passage, its graph)`` items (a repeated id: the last wins)."""
+        """An index of ``(passage id, passage, its graph)`` items (a repeated id: the last wins),
+        with the records of the passages' documents (their ``doc_id``; read from each one's
+        first passage: :mod:`~cage_core.expansion.openings`)."""
         index = cls(weights)
-        for passage_id, passage, graph in items:
-            index.add(passage_id, passage, graph)
+        chunks = [
+            ingest_chunk(entry_for(pid, passage, graph), passage) for pid, passage, graph in items
+        ]
+        put_chunks(index.storage, chunks)
         return index
 
     def add(
@@ -204,13 +209,15 @@ class LinkIndex:
         *,
         metadata: Mapping[str, Any] | None = None,
     ) -> LinkEntry:
-        """Index one passage (replacing any entry with the same id); returns its entry.
+        """Index one passage (replacing any entry with the same id); returns its entry. A
+        passage of a document (``doc_id``) gives the document's record when it is its first
+        (:mod:`~cage_core.expansion.openings`).
 
         ``metadata`` (e.g. a framework document's) gives the subject of a passage without a
-        title (:data:`cage_core.names.subjects.SUBJECT_METADATA_KEYS`).
+        title (:data:`cage_core.names.subjects.SUBJECT_METADATA_KEYS`) and its file.
         """
         entry = entry_for(passage_id, passage, graph, metadata)
-        self.add_entry(entry)
+        put_chunks(self._storage, [ingest_chunk(entry, passage, metadata)])
         return entry
 
     def add_entry(self, entry: LinkEntry) -> None:

@@ -25,8 +25,13 @@ The target is either
   call reads and writes the whole file once: for small corpora only.
 
 ``cage enrich`` (:mod:`cage_core.integrations.enrich`) writes the entries of each batch of enriched rows
-(a ``cage_graph`` column) with :func:`write_link_partition`, or :func:`link_entries` into its
+(a ``cage_graph`` column) with :func:`write_link_partition`, or :func:`link_chunks` into its
 own index.
+
+Beside the entries, every target gets the record of each document (chunks sharing a
+``doc_id``, the one the entries get) read from its first chunk, with the chunk's title and
+file (metadata ``title``; ``source``, ``file_path`` or ``file_name``): which chunk is first,
+and when a record is replaced, is :mod:`cage_core.expansion.openings`'.
 
 A document without a usable id (``None``, ``""``, longer than
 :data:`~cage_core.expansion.index.MAX_ID_CHARS`, not writable as UTF-8) is not indexed: an expansion retriever fetches
@@ -53,6 +58,7 @@ from cage_core.expansion.index import (
     entry_for,
     is_store_path,
 )
+from cage_core.expansion.openings import IngestChunk, ingest_chunk, put_chunks
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.metadata import GRAPH_KEY, passages_from_metadata
 from cage_core.passage import Passage
@@ -68,7 +74,14 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["extend_saved", "index_documents", "link_entries", "row_id", "write_link_partition"]
+__all__ = [
+    "extend_saved",
+    "index_documents",
+    "link_chunks",
+    "link_entries",
+    "row_id",
+    "write_link_partition",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -79,20 +92,23 @@ def index_documents(
     target: LinkIndexSource,
     items: Iterable[tuple[object, Passage, PassageGraph, Mapping[str, Any]]],
 ) -> int:
-    """Add ``(id, passage, graph, metadata)`` items to ``target`` (module docstring).
+    """Add ``(id, passage, graph, metadata)`` items to ``target``, with the records of their
+    documents (module docstring).
 
     Returns:
         How many entries were added (items without a usable id are not).
     """
     if not isinstance(target, (LinkIndex, str, os.PathLike)):
         raise TypeError(f"link_index must be a LinkIndex or a path, got {type(target).__name__}")
-    entries: list[LinkEntry] = []
+    chunks: list[IngestChunk] = []
     without_id = 0
     for passage_id, passage, graph, metadata in items:
         try:
-            entries.append(entry_for(passage_id, passage, graph, metadata))  # type: ignore[arg-type]
+            entry = entry_for(passage_id, passage, graph, metadata)  # type: ignore[arg-type]
         except ValueError:  # entry_for's only ValueError: the id is not a usable passage id
             without_id += 1
+            continue
+        chunks.append(ingest_chunk(entry, passage, metadata))
     if without_id:
         logger.warning(
             "%d documents have no usable id (a string of 1 to %d characters) and are "
@@ -101,25 +117,24 @@ def index_documents(
             MAX_ID_CHARS,
         )
     if isinstance(target, LinkIndex):
-        for entry in entries:
-            target.add_entry(entry)
-    elif entries:
-        extend_saved(Path(target), entries)
-    return len(entries)
+        put_chunks(target.storage, chunks)
+    elif chunks:
+        extend_saved(Path(target), chunks)
+    return len(chunks)
 
 
-def extend_saved(path: Path, entries: Iterable[LinkEntry]) -> int:
-    """Add ``entries`` to the index stored at ``path`` (created if absent) as the module
-    docstring says (a SQLite store: upserts; JSON Lines: a merge under the lock); returns
-    the passages the stored index then holds."""
+def extend_saved(path: Path, entries: Iterable[LinkEntry | IngestChunk]) -> int:
+    """Add ``entries`` (and the records of the documents of the :class:`IngestChunk` s among
+    them) to the index stored at ``path`` (created if absent) as the module docstring says (a
+    SQLite store: upserts; JSON Lines: a merge under the lock); returns the passages the
+    stored index then holds."""
     if is_store_path(path):
         with LinkIndex.open(path, create=True) as store:
-            store.add_entries(entries)
+            put_chunks(store.storage, entries)
             return len(store)
     with _locked(path.with_name(path.name + LOCK_SUFFIX)):
         index = LinkIndex.load(path) if path.exists() else LinkIndex()
-        for entry in entries:
-            index.add_entry(entry)
+        put_chunks(index.storage, entries)
         index.save(path)
     return len(index)
 
@@ -151,30 +166,37 @@ def row_id(row: dict[str, Any], position: int) -> str:
 
 
 def link_entries(rows: Sequence[dict[str, Any]], start: int = 0) -> list[LinkEntry]:
-    """The link entries of enriched rows (``text``, optional ``title``, ``cage_graph``; the
-    other columns are the metadata a subject is read from), the first at input position
-    ``start`` (:func:`row_id`)."""
+    """The link entries of enriched rows (:func:`link_chunks`' entries)."""
+    return [chunk.entry for chunk in link_chunks(rows, start)]
+
+
+def link_chunks(rows: Sequence[dict[str, Any]], start: int = 0) -> list[IngestChunk]:
+    """The chunks of enriched rows (``text``, optional ``title``, ``cage_graph``; the other
+    columns are the metadata a subject and a file are read from), the first at input
+    position ``start`` (:func:`row_id`): their link entries, and what their documents'
+    records are read from."""
     metadatas = [{k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)} for row in rows]
     # Document structure (doc_id/position columns, or source/start_index resolved over the
     # batch): cage_core.metadata.passages_from_metadata.
     structured = passages_from_metadata([row["text"] for row in rows], metadatas, "title")
-    entries = []
+    chunks = []
     for position, (row, metadata, found) in enumerate(zip(rows, metadatas, structured), start):
         graph = PassageGraph.from_stored(row[GRAPH_KEY])
         passage = Passage(
             row["text"], title=_title(row), doc_id=found.doc_id, position=found.position
         )
-        entries.append(entry_for(row_id(row, position), passage, graph, metadata))
-    return entries
+        entry = entry_for(row_id(row, position), passage, graph, metadata)
+        chunks.append(ingest_chunk(entry, passage, metadata))
+    return chunks
 
 
 def write_link_partition(
     store: str | os.PathLike[str], rows: Sequence[dict[str, Any]], start: int = 0
 ) -> int:
     """Upsert the link entries of one partition of enriched rows (input positions from
-    ``start``) into the SQLite link store at ``store`` (created if absent); returns how
-    many. Idempotent: writing a partition again (a retried or resumed run) changes nothing."""
-    entries = link_entries(rows, start)
+    ``start``), and their documents' records, into the SQLite link store at ``store``
+    (created if absent); returns how many entries. Idempotent: writing a partition again (a
+    retried or resumed run) changes nothing."""
+    chunks = link_chunks(rows, start)
     with LinkIndex.open(store, create=True) as index:
-        index.add_entries(entries)
-    return len(entries)
+        return put_chunks(index.storage, chunks)

@@ -124,13 +124,13 @@ class LinkDocumentStore(LinkStoreConnection):
         return self._attempt(self._document_count)
 
     def document_frequencies(self, words: Collection[str]) -> dict[str, int]:
-        wanted = sorted({word for word in words if is_text(word)})
+        wanted = list(dict.fromkeys(word for word in words if is_text(word)))
         return self._attempt(functools.partial(self._counts, wanted)) if wanted else {}
 
     def documents_with(self, words: Collection[str]) -> dict[str, Collection[str]]:
         """The documents holding each word: at most its stored count plus one (module
         docstring), so a store whose postings outnumber its counts costs no more."""
-        wanted = sorted({word for word in words if is_text(word)})
+        wanted = list(dict.fromkeys(word for word in words if is_text(word)))
         return self._attempt(functools.partial(self._holders, wanted)) if wanted else {}
 
     def document(self, doc_id: str) -> DocumentRecord | None:
@@ -299,17 +299,20 @@ class LinkDocumentStore(LinkStoreConnection):
         return row is not None and isinstance(row[0], str) and hmac.compare_digest(row[0], expected)
 
     def _counts(self, wanted: list[str], conn: sqlite3.Connection) -> dict[str, int]:
-        """The valid stored counts of ``wanted`` (keyed: those their postings agree with)."""
+        """The valid stored counts of ``wanted`` in its order, as in memory (the router sums
+        in that order; keyed: those their postings agree with)."""
         if not has_document_tables(conn):
             return {}
         sql = "SELECT word, documents FROM document_counts WHERE word IN"
-        out: dict[str, int] = {}
+        found: dict[str, int] = {}
+        asked = set(wanted)
         bad = 0
         for word, count in self._select_in(conn, sql, wanted):
-            if word in wanted and count_ok(count) and count > 0:
-                out[word] = count
+            if word in asked and count_ok(count) and count > 0:
+                found[word] = count
             else:
                 bad += 1
+        out = {word: found[word] for word in wanted if word in found}  # in the order asked
         if self._integrity_key is not None:
             check = "SELECT count(*) FROM (SELECT 1 FROM document_words WHERE word = ? LIMIT ?)"
             for word, count in list(out.items()):

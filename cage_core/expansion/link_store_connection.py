@@ -50,7 +50,13 @@ from cage_core.sqlite_files import (
     is_busy,
     remove_stale_side_files,
     retry_while_busy,
-    write_transaction,
+)
+from cage_core.sqlite_stamp import (
+    ForeignWal,
+    close_connection,
+    foreign_wal,
+    release_file,
+    stamped_write,
 )
 
 __all__ = ["READ_BATCH_KEYS", "LinkStoreConnection"]
@@ -121,7 +127,12 @@ class LinkStoreConnection:
         with self._lock:
             self._closed = True
             if self._conn is not None:
-                self._conn.close()
+                if self._opened is not None and changed_file(
+                    "link store", self.path, self._opened
+                ):  # as the next operation would: the old file's -wal leaves the path
+                    remove_stale_side_files("link store", self.path, self._sides)
+                close_connection("link store", self.path, self._conn, self._opened)
+                release_file(self._opened)
                 self._conn = None
             checkpointer, self._checkpointer = self._checkpointer, None
         if checkpointer is not None:
@@ -135,7 +146,7 @@ class LinkStoreConnection:
             if conn.in_transaction:  # nested
                 yield
                 return
-            self._attempt(lambda c: c.execute("BEGIN"))
+            self._attempt(self._begin_checked, snapshot=False)
             self._read_nids = {}
             try:
                 yield
@@ -207,10 +218,10 @@ class LinkStoreConnection:
         def transaction(conn: sqlite3.Connection) -> _T:
             if conn.in_transaction:
                 raise RuntimeError("a link store cannot be written inside reading()")
-            with write_transaction(conn):
+            with stamped_write("link store", self.path, conn, self._opened):
                 return op(conn)
 
-        result = self._attempt(transaction)
+        result = self._attempt(transaction, snapshot=False)
         self._check_written()
         self._after_commit()
         return result
@@ -247,25 +258,38 @@ class LinkStoreConnection:
         if not checkpointer.request():
             return
         try:  # the WAL outgrew its bound (or the thread is gone): the writer catches up
-            row = self._attempt(
-                lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            )
-            if not row[0] and row[1] == row[2]:  # all copied: the next write starts it over
-                checkpointer.caught_up()
+            self._attempt(checkpointer.checkpoint_now, snapshot=False)
         except sqlite3.OperationalError as exc:
             logger.debug("link store %s: checkpoint skipped (%s)", self.path, exc)
 
-    def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
+    def _attempt(self, op: Callable[[sqlite3.Connection], _T], *, snapshot: bool = True) -> _T:
         """``op(connection)`` under the store lock, retried while the database is locked;
         the last ``sqlite3.OperationalError`` is raised when every attempt found it locked,
         any other SQLite error at once, of the same class, its message naming the cause
-        (:func:`~cage_core.sqlite_files.describe`)."""
+        (:func:`~cage_core.sqlite_files.describe`). With ``snapshot``, outside a transaction,
+        ``op`` runs in a read transaction whose WAL was checked first (:meth:`_begin_checked`).
+
+        Raises:
+            ForeignWal: when the WAL beside the file holds another file's commits (the
+                connection is closed; the next call opens the file again).
+        """
 
         def run() -> _T:
             with self._lock:
-                conn = self._connection()
-                self._budget.start()
-                return op(conn)
+                try:
+                    conn = self._connection()
+                    self._budget.start()
+                    if not snapshot or conn.in_transaction:
+                        return op(conn)
+                    self._begin_checked(conn)
+                    try:
+                        return op(conn)
+                    finally:
+                        if conn.in_transaction:
+                            conn.execute("COMMIT")
+                except ForeignWal:
+                    self._forget_connection()
+                    raise
 
         try:
             return retry_while_busy(run, self._max_attempts)
@@ -296,6 +320,36 @@ class LinkStoreConnection:
             self._conn, self._opened = self._connect()
         return self._conn
 
+    def _begin_checked(self, conn: sqlite3.Connection) -> None:
+        """Begin a read transaction whose first read checks the WAL
+        (:func:`~cage_core.sqlite_stamp.foreign_wal`), so its snapshot holds none of another
+        file's commits.
+
+        Raises:
+            ForeignWal: when it would (the transaction is rolled back).
+        """
+        conn.execute("BEGIN")
+        try:
+            foreign = foreign_wal("link store", self.path, conn, self._opened)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        if foreign is not None:
+            conn.execute("ROLLBACK")
+            raise foreign
+
+    def _forget_connection(self) -> None:
+        """Close the connection (and the checkpointer's) without checkpointing another file's
+        WAL into the file (hold ``_lock``); the next call opens the file again."""
+        conn, opened = self._conn, self._opened
+        self._conn = self._opened = None
+        checkpointer, self._checkpointer = self._checkpointer, None
+        if conn is not None:
+            close_connection("link store", self.path, conn, opened)
+            release_file(opened)
+        if checkpointer is not None:
+            checkpointer.stop()
+
     def _drop_connection(self, changed: StoreFileChanged) -> None:
         """Close the connection to a file no longer at the path, for good: every later call
         raises ``changed`` (hold ``_lock``). Opening the file now at the path is left to the
@@ -303,17 +357,14 @@ class LinkStoreConnection:
         file would mix the two (docs/reliability.md)."""
         self._changed = changed
         remove_stale_side_files("link store", self.path, self._sides)
-        conn, self._conn, self._opened = self._conn, None, None
+        conn, opened = self._conn, self._opened
+        self._conn = self._opened = None
         checkpointer, self._checkpointer = self._checkpointer, None
         if checkpointer is not None:  # its connection closed too: the last close of the old
             checkpointer.stop()  # file cleans its -wal away from the path
         if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error as exc:
-                logger.debug(
-                    "link store %s: closing a stale connection failed (%s)", self.path, exc
-                )
+            close_connection("link store", self.path, conn, opened)  # moved: no checkpoint
+            release_file(opened)
 
     def _connect(self) -> tuple[sqlite3.Connection, FileIdentity | None]:
         """A checked connection to the file at the path, and that file's identity."""

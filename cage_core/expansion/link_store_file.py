@@ -13,8 +13,10 @@ transaction first checks that the file there is still the one the connection ope
 a write checks again after its commit; a replaced or deleted file raises
 :class:`~cage_core.sqlite_files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
 what to do, then and at every later call: the stale connection is closed, never used again,
-and the file now at the path is opened only by opening the store anew (while any process
-still holds the old file, SQLite would read its ``-wal`` over the new file).
+and the file now at the path is opened only by opening the store anew. A ``-wal`` beside the
+file that holds another file's commits (left by a process that still has a replaced file
+open) is refused at open and at every transaction, never read, nor checkpointed into the
+file (:mod:`cage_core.sqlite_stamp`: every write commits the file's stamp).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES
 from cage_core.sqlite_files import (
     FileIdentity,
     OperationBudget,
+    StoreFileChanged,
     describe,
     file_identity,
     is_busy,
@@ -39,6 +42,15 @@ from cage_core.sqlite_files import (
     set_wal,
     side_file_identities,
     write_transaction,
+)
+from cage_core.sqlite_stamp import (
+    checkpoint_new_store,
+    close_connection,
+    foreign_wal,
+    hold_file,
+    open_guard,
+    release_file,
+    stamp_new_store,
 )
 
 __all__ = [
@@ -137,6 +149,56 @@ def open_link_database(
             "yet: a writer creates one with LinkIndex.open(path, "
             "create=True) or cage enrich"
         )
+    hold_file(path, opened)  # released by whoever closes the connection, or here
+    try:
+        conn, mode = _open_guarded(path, opened, busy_timeout_s, cache_kib, create, budget)
+    except BaseException:
+        release_file(opened)
+        raise
+    if mode == "rw":
+        restrict_side_files(path)
+    if file_identity(path) != opened:  # replaced while opening: open the new one
+        close_connection("link store", path, conn, opened)
+        release_file(opened)
+        return open_link_database(
+            path, busy_timeout_s=busy_timeout_s, cache_kib=cache_kib, create=create, budget=budget
+        )
+    return conn, opened, side_file_identities(path)
+
+
+def _open_guarded(
+    path: Path,
+    opened: FileIdentity,
+    busy_timeout_s: float,
+    cache_kib: int,
+    create: bool,
+    budget: OperationBudget,
+) -> tuple[sqlite3.Connection, str]:
+    """:func:`_open_checked` while a read-only connection that found the WAL to be the
+    file's own holds the file (:func:`~cage_core.sqlite_stamp.open_guard`)."""
+    try:
+        guard = open_guard("link store", path, opened, busy_timeout_s)
+    except sqlite3.Error as exc:
+        if isinstance(exc, StoreFileChanged) or is_busy(exc):
+            raise
+        raise open_error(path, exc) from None
+    try:
+        return _open_checked(path, opened, busy_timeout_s, cache_kib, create, budget)
+    finally:
+        if guard is not None:
+            guard.close()
+
+
+def _open_checked(
+    path: Path,
+    opened: FileIdentity,
+    busy_timeout_s: float,
+    cache_kib: int,
+    create: bool,
+    budget: OperationBudget,
+) -> tuple[sqlite3.Connection, str]:
+    """The connection of :func:`open_link_database` and its mode, its WAL checked first
+    (:func:`~cage_core.sqlite_stamp.foreign_wal`), a new store given its stamp."""
     try:
         conn, mode = open_database(
             "link store",
@@ -148,6 +210,11 @@ def open_link_database(
         raise open_error(path, exc) from None
     conn.text_factory = stored_text
     try:
+        conn.execute("BEGIN")
+        foreign = foreign_wal("link store", path, conn, opened)
+        conn.execute("COMMIT")
+        if foreign is not None:
+            raise foreign
         conn.execute(f"PRAGMA cache_size = -{cache_kib}")
         tables = {
             row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -162,6 +229,8 @@ def open_link_database(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                     [("format", STORE_FORMAT), ("version", STORE_VERSION), ("passages", 0)],
                 )
+                stamp_new_store(conn)
+            checkpoint_new_store(conn)
         check_meta(conn, path)
         problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
         if problem is not None:
@@ -173,21 +242,16 @@ def open_link_database(
         conn.execute(f"PRAGMA journal_size_limit={WAL_CHECKPOINT_PAGES * PAGE_SIZE}")
         budget.install(conn)
     except sqlite3.Error as exc:
-        conn.close()
-        if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+        close_connection("link store", path, conn, opened)
+        if isinstance(exc, StoreFileChanged) or (
+            isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
+        ):
             raise
         raise open_error(path, exc) from None
     except BaseException:
-        conn.close()
+        close_connection("link store", path, conn, opened)
         raise
-    if mode == "rw":
-        restrict_side_files(path)
-    if file_identity(path) != opened:  # replaced while opening: open the new one
-        conn.close()
-        return open_link_database(
-            path, busy_timeout_s=busy_timeout_s, cache_kib=cache_kib, create=create, budget=budget
-        )
-    return conn, opened, side_file_identities(path)
+    return conn, mode
 
 
 def check_meta(conn: sqlite3.Connection, path: Path) -> None:

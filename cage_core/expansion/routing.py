@@ -6,20 +6,27 @@ that answers does not. Routing reads the question against every document's
 :class:`~cage_core.expansion.documents.DocumentRecord` (its name and the words of its
 opening), with the specificity of each word over all documents:
 
-1. **Score.** ``score(d) = Σ idf(w)`` over the distinct question words ``w`` that ``d``'s
+1. **Score.** ``score(d) = Σ idf(w)`` over the distinct question words written as names
+   (:func:`question_words`: "Birch", "CONTENT", "ConvergTV"; not "renewal") that ``d``'s
    words hold, ``idf(w) = ln(1 + (N − n_w + 0.5) / (n_w + 0.5))`` (BM25's, ``N`` documents,
-   ``n_w`` of them holding ``w``); words held by more than half the documents are not read
-   (they name none).
+   ``n_w`` of them holding ``w``); only words that can name a document are read: those held by
+   at most ``naming_share`` of the documents (or one document), and never by more than
+   :data:`MAX_NAMING_DOCUMENTS` ("Birch", "Mount", "Knowledge"; not "Agreement"), so a
+   question reads a bounded number of postings whatever ``N``.
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
    (none, or ambiguously: a name several documents share does not route), and nothing
-   changes downstream. A named document must hold a naming word (step 3), and each must be
-   named by words of its own: when one's naming words are all another's, the name is
-   ambiguous and nothing is routed.
-3. **The question less its naming words.** The words of the question that a named document
-   holds and at most ``naming_share`` of all documents hold are the words that name it
-   ("Birch", "Mount", "Knowledge"; not "agreement"); the question without them is what the
+   changes downstream. A named document must hold ``min_naming_words`` naming words (step
+   3); of two named
+   documents, one whose naming words are all the other's and fewer is dropped (the question
+   named the other, more fully), and two named by the same words make the name ambiguous:
+   nothing is routed. Nor is a question whose other words (outside the named documents'
+   naming words) still score :data:`OTHER_NAME_SHARE` of ``min_score`` for another document:
+   it names that one too ("Compare Grand Adventures Tourism and InnovaTech Solutions"), and
+   putting one of them first would push the other's passages down.
+3. **The question less its naming words.** The words read in step 1 that a named document
+   holds are the words that name it; the question without them is what the
    named document's chunks are searched and ranked with: the document's name says which
    document, not which of its passages answers.
 
@@ -35,8 +42,9 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
+from cage_core.config import UNIT, Int, Ranges, Real, validate
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
@@ -45,6 +53,8 @@ from cage_core.expansion.documents import (
 from cage_core.names.forms import words
 
 __all__ = [
+    "MAX_NAMING_DOCUMENTS",
+    "OTHER_NAME_SHARE",
     "NAMED_DOCUMENT_VIA",
     "DocumentNames",
     "DocumentRoute",
@@ -59,10 +69,16 @@ __all__ = [
 NAMED_DOCUMENT_VIA = "the question names its document"
 """How a ``via`` begins for a passage that is in the pool because its document is named."""
 
-_MAX_READ_SHARE = 0.5
-"""Question words held by more than this share of the documents are not read (step 1)."""
+OTHER_NAME_SHARE = 0.5
+"""A question whose words outside the named documents' names still score this share of
+``min_score`` for another document names that one too: it is not routed (step 2)."""
+MAX_NAMING_DOCUMENTS = 64
+"""A word more documents hold than this names none of them, whatever ``naming_share`` says:
+a document's name is shared by few; it bounds the postings a question reads at any scale."""
 _TOKEN = re.compile(r"\w+|\W+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
+_WORD_OR_STOP = re.compile(r"\w+|[^\w]+")
+_SENTENCE_END = re.compile(r"[.?!;:]\s")
 
 
 @dataclass(frozen=True)
@@ -73,28 +89,31 @@ class RoutingSettings:
     min_gap: how many times the next document's score a named one must reach.
     max_documents: at most this many documents are named by one question.
     naming_share: a word names a document only when at most this share of documents hold it.
+    min_naming_words: a document is named only by at least this many naming words (a
+        document's name — its parties, its company, its title — is rarely one word; one
+        rare word is more often a thing the document mentions).
     chunks: how many of each named document's chunks join the pool (best first).
     """
 
-    min_score: float = 8.0
+    min_score: float = 4.0
     min_gap: float = 1.5
     max_documents: int = 2
     naming_share: float = 0.2
-    chunks: int = 10
+    min_naming_words: int = 1
+    chunks: int = 20
+
+    RANGES: ClassVar[Ranges] = {
+        "min_score": Real(0.0, 1e6),
+        "min_gap": Real(1.0, 1e6),
+        "max_documents": Int(1, 64),
+        "naming_share": UNIT,
+        "min_naming_words": Int(1, 64),
+        "chunks": Int(1, 10_000),
+    }
+    """The accepted value of each field (checked by :func:`~cage_core.config.validate`)."""
 
     def __post_init__(self) -> None:
-        for name, low in (("min_score", 0.0), ("min_gap", 1.0), ("naming_share", 0.0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise TypeError(f"RoutingSettings.{name} must be a number, got {value!r}")
-            if not (math.isfinite(value) and value >= low):
-                raise ValueError(f"RoutingSettings.{name} must be finite and >= {low}, got {value}")
-        if self.naming_share > 1:
-            raise ValueError(f"RoutingSettings.naming_share must be <= 1, got {self.naming_share}")
-        for name in ("max_documents", "chunks"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"RoutingSettings.{name} must be an integer >= 1, got {value!r}")
+        validate(self, self.RANGES, "RoutingSettings.")
 
 
 class DocumentNames(Protocol):
@@ -208,10 +227,25 @@ class DocumentRoute:
 
 
 def question_words(question: str) -> list[str]:
-    """The distinct words of ``question`` that routing reads, lower-cased, in order."""
+    """The distinct words of ``question`` that may name a document, lower-cased, in order:
+    the words written as names — capitalised but not a sentence's first word ("Birch"), or
+    with a capital after their first letter ("ConvergTV", "CONTENT", "iPSC") — of
+    :data:`~cage_core.expansion.documents.MIN_WORD_CHARS` to ``MAX_WORD_CHARS`` characters.
+    A question's ordinary words ("renewal", "term") never route it, even when a document's
+    opening happens to hold them."""
     seen: dict[str, None] = {}
-    for word in words(question.lower()):
-        if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
+    sentence_start = True
+    for match in _WORD_OR_STOP.finditer(question):
+        token = match.group(0)
+        if not token[0].isalnum() and token[0] != "_":
+            sentence_start = sentence_start or bool(_SENTENCE_END.search(token))
+            continue
+        written_as_name = any(c.isupper() for c in token[1:]) or (
+            token[0].isupper() and not sentence_start
+        )
+        sentence_start = False
+        word = token.lower()
+        if written_as_name and MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
             seen.setdefault(word, None)
     return list(seen)
 
@@ -228,7 +262,8 @@ def route_question(
     if total < 2 or not asked:
         return unrouted
     frequencies = names.document_frequencies(asked)
-    read = [w for w in asked if 0 < frequencies.get(w, 0) <= _MAX_READ_SHARE * total]
+    naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
+    read = [w for w in asked if 0 < frequencies.get(w, 0) <= naming_limit]
     idf = {w: math.log(1 + (total - frequencies[w] + 0.5) / (frequencies[w] + 0.5)) for w in read}
     scores: dict[str, float] = {}
     for word, holders in names.documents_with(read).items():
@@ -239,18 +274,41 @@ def route_question(
     if not named:
         return unrouted
     documents: list[NamedDocument] = []
-    dropped: set[str] = set()
     for doc_id, score in best[:named]:
         record = names.document(doc_id)
         held = set(record.words) if record is not None else set()
-        naming = tuple(
-            w for w in read if w in held and frequencies[w] <= settings.naming_share * total
-        )
-        if not naming or any(set(naming) <= set(other.naming_words) for other in documents):
-            return unrouted  # named by shared words only, or by another's name: ambiguous
-        dropped.update(naming)
+        naming = tuple(w for w in read if w in held)
+        if len(naming) < settings.min_naming_words:
+            return unrouted  # named by too few words of its own: not confidently
         documents.append(NamedDocument(doc_id, record.name if record else "", score, naming))
+    documents = _most_specific(documents)
+    if not documents:
+        return unrouted
+    dropped = {word for document in documents for word in document.naming_words}
+    named_ids = {document.doc_id for document in documents}
+    others: dict[str, float] = {}
+    for word, holders in names.documents_with([w for w in read if w not in dropped]).items():
+        for doc_id in holders:
+            if doc_id not in named_ids:
+                others[doc_id] = others.get(doc_id, 0.0) + idf[word]
+    if others and max(others.values()) >= OTHER_NAME_SHARE * settings.min_score:
+        return unrouted  # the question also names a document it was not routed to
     return DocumentRoute(tuple(documents), _without_words(question, dropped))
+
+
+def _most_specific(documents: list[NamedDocument]) -> list[NamedDocument]:
+    """The named documents less those whose naming words are all another's and fewer ("Green
+    Fields Agriculture" beside "Green Fields Agriculture Ltd": the question named the second);
+    none when two are named by the same words (ambiguous)."""
+    names = [set(document.naming_words) for document in documents]
+    for i, mine in enumerate(names):
+        if any(mine == other for j, other in enumerate(names) if j != i):
+            return []
+    return [
+        document
+        for document, mine in zip(documents, names)
+        if not any(mine < other for other in names)
+    ]
 
 
 def _confidently_named(scores: list[float], settings: RoutingSettings) -> int:

@@ -5,7 +5,14 @@ automatic checkpoint is off: it doubled the time of adding 1,000 entries to a st
 after each commit it wakes a :class:`WalCheckpointer` thread, which runs a passive checkpoint
 on a connection of its own while the writer goes on (SQLite's recommended way,
 sqlite.org/wal.html). When the WAL has grown past ``WAL_CHECKPOINT_PAGES`` pages, the writer
-checkpoints it itself between two transactions (:meth:`WalCheckpointer.request` says when).
+checkpoints it itself between two transactions (:meth:`WalCheckpointer.request` says when,
+:meth:`WalCheckpointer.checkpoint_now` does it).
+
+A checkpoint copies only commits of the file's own: it runs while a read-only connection
+holds a snapshot whose WAL it found to be the file's (:func:`~cage_core.sqlite_stamp.foreign_wal`;
+a checkpoint never copies past a reader's snapshot), so the commits of a file that was
+replaced at the path while its writer still wrote into the ``-wal`` there are never copied
+into the file now at the path.
 """
 
 from __future__ import annotations
@@ -16,6 +23,13 @@ import threading
 from pathlib import Path
 
 from cage_core.sqlite_files import FileIdentity, file_identity
+from cage_core.sqlite_stamp import (
+    ForeignWal,
+    close_connection,
+    foreign_wal,
+    hold_file,
+    release_file,
+)
 
 __all__ = ["WAL_CHECKPOINT_PAGES", "WalCheckpointer"]
 
@@ -48,6 +62,9 @@ class WalCheckpointer:
         self._stopping = False
         self._wal_pages = 0
         self._conn: sqlite3.Connection | None = None
+        self._guard: sqlite3.Connection | None = None
+        """A read-only connection whose snapshot bounds each checkpoint (module docstring)."""
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=f"cage-wal-{path.name}", daemon=True)
         self._thread.start()
 
@@ -59,9 +76,21 @@ class WalCheckpointer:
         self._wake.set()
         return self._wal_pages > WAL_CHECKPOINT_PAGES or not self._thread.is_alive()
 
-    def caught_up(self) -> None:
-        """Someone else checkpointed the whole WAL."""
-        self._wal_pages = 0
+    def checkpoint_now(self, conn: sqlite3.Connection) -> None:
+        """Checkpoint on ``conn``, a writer's connection between two transactions, as the
+        thread does (module docstring).
+
+        Raises:
+            ForeignWal: when the WAL holds another file's commits (nothing is copied).
+            sqlite3.Error: when the checkpoint fails.
+        """
+        guard = self._connect("ro")
+        try:
+            foreign = self._guarded_checkpoint(conn, guard)
+        finally:
+            guard.close()
+        if foreign is not None:
+            raise foreign
 
     def stop(self, *, wait: bool = True) -> None:
         """A last checkpoint, then the thread ends (``wait``: for at most ``busy_timeout_s``)."""
@@ -72,9 +101,11 @@ class WalCheckpointer:
 
     def forget_after_fork(self) -> None:
         """In a forked child: the parent's thread is not here; its connection is never used."""
-        if self._conn is not None:
-            _INHERITED.append(self._conn)
-            self._conn = None
+        self._lock = threading.Lock()
+        for conn in (self._conn, self._guard):
+            if conn is not None:
+                _INHERITED.append(conn)
+        self._conn = self._guard = None
 
     def _run(self) -> None:
         while True:
@@ -82,31 +113,69 @@ class WalCheckpointer:
             self._wake.clear()
             self._checkpoint()
             if self._stopping:
-                if self._conn is not None:
-                    self._conn.close()
-                    self._conn = None
+                with self._lock:
+                    self._close()
                 return
 
     def _checkpoint(self) -> None:
+        with self._lock:
+            try:
+                now = file_identity(self.path)
+                if now is None or (self._opened is not None and now != self._opened):
+                    self._close()  # the file it checkpointed is gone from the path
+                    return
+                if self._conn is None:
+                    self._opened = self._opened or now
+                    hold_file(self.path, self._opened)  # released by _close
+                    try:
+                        self._conn = self._connect("rw")  # never creates the file
+                    except sqlite3.Error:
+                        release_file(self._opened)
+                        raise
+                if self._guard is None:
+                    self._guard = self._connect("ro")
+                foreign = self._guarded_checkpoint(self._conn, self._guard)
+                if foreign is not None:
+                    logger.debug("%s; not checkpointed", foreign)
+                    self._close()
+            except sqlite3.Error as exc:
+                logger.debug("link store %s: checkpoint failed (%s)", self.path, exc)
+
+    def _guarded_checkpoint(
+        self, conn: sqlite3.Connection, guard: sqlite3.Connection
+    ) -> ForeignWal | None:
+        """A passive checkpoint on ``conn`` while ``guard`` holds a snapshot whose WAL is the
+        file's own; the error, and no checkpoint, when it is another file's."""
+        guard.execute("BEGIN")
         try:
-            now = file_identity(self.path)
-            if now is None or (self._opened is not None and now != self._opened):
-                if self._conn is not None:  # the file it checkpointed is gone from the path
-                    self._conn.close()
-                    self._conn = None
-                return
-            if self._conn is None:
-                uri = f"{self.path.absolute().as_uri()}?mode=rw"  # never creates the file
-                self._conn = sqlite3.connect(
-                    uri,
-                    uri=True,
-                    timeout=self._busy_timeout_s,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                if self._opened is None:
-                    self._opened = now
-            _, wal, _ = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            self._wal_pages = wal  # the WAL restarts only after a checkpoint that caught up
-        except sqlite3.Error as exc:
-            logger.debug("link store %s: background checkpoint failed (%s)", self.path, exc)
+            foreign = foreign_wal("link store", self.path, guard, self._opened)
+            if foreign is not None:
+                return foreign
+            row = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            guard.execute("ROLLBACK")
+        if not row[0] and row[1] == row[2]:  # all copied: the next write starts the WAL over
+            self._wal_pages = 0
+        else:
+            self._wal_pages = row[1]  # the WAL restarts only after a checkpoint that caught up
+        return None
+
+    def _connect(self, mode: str) -> sqlite3.Connection:
+        return sqlite3.connect(
+            f"{self.path.absolute().as_uri()}?mode={mode}",
+            uri=True,
+            timeout=self._busy_timeout_s,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+
+    def _close(self) -> None:
+        """Close both connections (hold ``_lock``): the guard first, so that the last close
+        of the file, when it is this one, checkpoints and removes the WAL (when the WAL is
+        the file's own: :func:`~cage_core.sqlite_stamp.close_connection`)."""
+        guard, conn, self._guard, self._conn = self._guard, self._conn, None, None
+        if guard is not None:
+            guard.close()
+        if conn is not None:
+            close_connection("link store", self.path, conn, self._opened)
+            release_file(self._opened)

@@ -31,7 +31,8 @@ open — is logged (a warning the first time each kind is met, debug after) and 
 served. A bad row is rejected alone (text is read as bytes and decoded here, as the link
 store does); an error of the whole file drops the connection, and the next operation opens
 the file at the path again (a replaced file is opened afresh; a deleted one is never
-re-created but by the constructor). A file that cannot be written is opened read-only
+re-created but by the constructor; a ``-wal`` beside it that holds another file's commits,
+:mod:`cage_core.sqlite_stamp`, is never read: misses until it is gone). A file that cannot be written is opened read-only
 (lookups work, writes are dropped). A file whose schema is not exactly this store's
 (a view, a trigger, another table) is never read (:func:`cage_core.sqlite_files.schema_problem`);
 values longer than ``MAX_ENTRY_BYTES`` are refused before they are read.
@@ -331,7 +332,7 @@ class GraphStore(GraphStoreConnection):
         for start in range(0, len(rows), WRITE_BATCH_ROWS):
             batch = rows[start : start + WRITE_BATCH_ROWS]
             try:
-                self._attempt(functools.partial(execute_batch, sql, batch))
+                self._attempt(functools.partial(execute_batch, sql, batch), write=True)
             except StoreBusy:
                 logger.warning(
                     "graph store %s: still locked after %d attempts; dropped %d %s writes",

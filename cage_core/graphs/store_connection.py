@@ -30,6 +30,7 @@ from cage_core.sqlite_files import (
     remove_stale_side_files,
     retry_while_busy,
 )
+from cage_core.sqlite_stamp import checked_read, close_connection, release_file, stamped_write
 
 __all__ = ["STORAGE_ERRORS", "GraphStoreConnection", "StoreBusy", "StoreFailed"]
 
@@ -86,7 +87,12 @@ class GraphStoreConnection:
         with self._lock:
             self._closed = True
             if self._conn is not None:
-                self._conn.close()
+                if self._opened is not None and changed_file(
+                    "graph store", self.path, self._opened
+                ):  # as the next operation would: the old file's -wal leaves the path
+                    remove_stale_side_files("graph store", self.path, self._sides)
+                close_connection("graph store", self.path, self._conn, self._opened)
+                release_file(self._opened)
                 self._conn = None
 
     def _failed(self, exc: BaseException | None, consequence: str) -> None:
@@ -98,8 +104,10 @@ class GraphStoreConnection:
         self._reported.add(kind)
         logger.log(level, "graph store %s: %s; %s", self.path, cause, consequence)
 
-    def _attempt(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
-        """``op(connection)`` under the store lock, retried while the database is locked.
+    def _attempt(self, op: Callable[[sqlite3.Connection], _T], *, write: bool = False) -> _T:
+        """``op(connection)`` under the store lock, retried while the database is locked: in
+        a read transaction, or with ``write`` a write transaction, whose WAL was checked
+        first (:mod:`cage_core.sqlite_stamp`: another file's commits are never read).
 
         Raises:
             StoreBusy: (from the last ``sqlite3.OperationalError``) when every attempt found it locked.
@@ -108,7 +116,9 @@ class GraphStoreConnection:
         def run() -> _T:
             with self._connection() as conn:
                 self._budget.start()
-                return op(conn)
+                transaction = stamped_write if write else checked_read
+                with transaction("graph store", self.path, conn, self._opened):
+                    return op(conn)
 
         try:
             return retry_while_busy(run, self._max_attempts)
@@ -124,12 +134,11 @@ class GraphStoreConnection:
     def _drop_connection(self) -> None:
         """Forget the connection after an error of the whole file: the next use reopens."""
         with self._lock:
-            conn, self._conn, self._opened = self._conn, None, None
+            conn, self._conn, opened = self._conn, None, self._opened
+            self._opened = None
         if conn is not None:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
+            close_connection("graph store", self.path, conn, opened)
+            release_file(opened)
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -141,7 +150,8 @@ class GraphStoreConnection:
                 changed = changed_file("graph store", self.path, self._opened)
                 if changed is not None:  # replaced: open the new file; deleted: an error
                     remove_stale_side_files("graph store", self.path, self._sides)
-                    self._conn.close()
+                    close_connection("graph store", self.path, self._conn, self._opened)
+                    release_file(self._opened)  # a moved file: closed without a checkpoint
                     self._conn = self._opened = None
                     if file_identity(self.path) is None:
                         raise changed

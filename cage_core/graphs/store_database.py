@@ -27,6 +27,15 @@ from cage_core.sqlite_files import (
     side_file_identities,
     write_transaction,
 )
+from cage_core.sqlite_stamp import (
+    checked_read,
+    checkpoint_new_store,
+    close_connection,
+    hold_file,
+    open_guard,
+    release_file,
+    stamp_new_store,
+)
 
 __all__ = [
     "TABLES",
@@ -50,8 +59,38 @@ def open_graph_database(
 ) -> tuple[sqlite3.Connection, FileIdentity | None, tuple[FileIdentity | None, ...]]:
     """``(connection, identity of the file opened, identities of its side files)``: the store
     file at ``path`` opened (module docstring), with ``budget`` installed; opened again when
-    the file was replaced while opening."""
+    the file was replaced while opening.
+
+    Raises:
+        ForeignWal: when the ``-wal`` beside the file holds another file's commits
+            (:mod:`cage_core.sqlite_stamp`; no read-write connection opened it).
+    """
     opened = file_identity(path)
+    hold_file(path, opened)  # released by whoever closes the connection, or here
+    try:
+        guard = open_guard("graph store", path, opened, busy_timeout_s)
+        try:
+            conn, mode = _open_checked(path, opened, busy_timeout_s, budget)
+        finally:
+            if guard is not None:
+                guard.close()
+    except BaseException:
+        release_file(opened)
+        raise
+    if mode == "rw":
+        restrict_side_files(path)
+    if file_identity(path) != opened:  # replaced while opening: open again
+        close_connection("graph store", path, conn, opened)
+        release_file(opened)
+        return open_graph_database(path, busy_timeout_s, budget)
+    return conn, opened, side_file_identities(path)
+
+
+def _open_checked(
+    path: Path, opened: FileIdentity | None, busy_timeout_s: float, budget: OperationBudget
+) -> tuple[sqlite3.Connection, str]:
+    """The connection of :func:`open_graph_database` and its mode, its WAL checked first, a
+    new store given its stamp (:mod:`cage_core.sqlite_stamp`)."""
     conn, mode = open_database(
         "graph store",
         path,
@@ -60,6 +99,8 @@ def open_graph_database(
     )
     conn.text_factory = stored_text
     try:
+        with checked_read("graph store", path, conn, opened):
+            pass
         conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
         tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         if not {row[0] for row in tables} and mode == "rw":
@@ -67,6 +108,8 @@ def open_graph_database(
             with write_transaction(conn):
                 for statement in TABLES.values():
                     conn.execute(statement)
+                stamp_new_store(conn)
+            checkpoint_new_store(conn)
         problem = schema_problem(conn, tuple(TABLES.values()))
         if problem is not None:
             raise sqlite3.DatabaseError(f"not a cage graph store: {problem}")
@@ -74,20 +117,14 @@ def open_graph_database(
             set_wal(conn, "graph store", path)
         budget.install(conn)
     except BaseException:
-        conn.close()
+        close_connection("graph store", path, conn, opened)
         raise
-    if mode == "rw":
-        restrict_side_files(path)
-    if file_identity(path) != opened:  # replaced while opening: open again
-        conn.close()
-        return open_graph_database(path, busy_timeout_s, budget)
-    return conn, opened, side_file_identities(path)
+    return conn, mode
 
 
 def execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
-    """``sql`` for every row of ``batch``, in one write transaction."""
-    with write_transaction(conn):
-        conn.executemany(sql, batch)
+    """``sql`` for every row of ``batch`` (inside the caller's write transaction)."""
+    conn.executemany(sql, batch)
 
 
 def is_of_the_file(exc: BaseException) -> bool:

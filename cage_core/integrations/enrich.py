@@ -46,7 +46,8 @@ from typing import Any, Self
 
 from cage_core.config import CageConfig
 from cage_core.expansion.index import LinkIndex, is_store_path
-from cage_core.expansion.ingest import link_entries
+from cage_core.expansion.ingest import link_chunks
+from cage_core.expansion.openings import put_chunks
 from cage_core.graphs.passage_graph import GraphLevel
 from cage_core.integrations.ray_data import GRAPH_COLUMN, GraphEnricher
 from cage_core.jsonl import DatasetFormatError, json_lines
@@ -237,18 +238,17 @@ class LinkWriter:
         self._store = is_store_path(path)
 
     def write(self, rows: Sequence[dict[str, Any]], start: int) -> None:
-        entries = link_entries(rows, start)
+        chunks = link_chunks(rows, start)
         if not self._store:
             seen: set[str] = set()
-            for position, entry in enumerate(entries, start):
+            for position, entry in enumerate((c.entry for c in chunks), start):
                 if entry.id in seen or entry.id in self._index:
                     raise ValueError(
                         f"row {position}: passage id {entry.id!r:.60} is used "
                         "twice; give every row a distinct 'id'"
                     )
                 seen.add(entry.id)
-        self._index.add_entries(entries)
-        self.entries += len(entries)
+        self.entries += put_chunks(self._index.storage, chunks)
 
     def close(self) -> str:
         """Finish (a JSON Lines index is saved now); a line saying what was written."""

@@ -2,7 +2,9 @@
 (``ranking/``) share, below both, so that both read a name the same way.
 
 Modules: ``forms`` (the words of a text, a title's qualifier dropped, the normal form of a
-name), ``may_link`` (which strings are names that may link passages), ``subjects`` (what a
+name), ``may_link`` (which strings are names that may link passages, and which are debris),
+``sources`` (the names a chunk's metadata gives its document: its heading without markup,
+what its path names, never a generic file name such as ``README``), ``subjects`` (what a
 passage is about).
 
 One word per meaning:
@@ -11,6 +13,8 @@ One word per meaning:
 * its *normal form* (:func:`~cage_core.names.forms.normal_name`) is the form names are
   compared in by the link index and the document links; a stored name must already be in it
   (:func:`~cage_core.names.forms.is_normal_name`);
-* a name *may link* (:func:`~cage_core.names.may_link.may_link`) when it is no code, markup,
+* a string is *debris* (:func:`~cage_core.names.may_link.is_debris`) when it is a literal,
+  a code fragment, a user handle, a path or a URL: never a subject, a link or a ``via``;
+* a name *may link* (:func:`~cage_core.names.may_link.may_link`) when it is no debris,
   amount, number or generic word.
 """

@@ -5,12 +5,17 @@ other passages use when they refer to it. Benchmark passages carry their Wikiped
 most users' chunks do not. :func:`derive_subject` returns the first of these that exists:
 
 1. ``"title"`` — the passage's title (``Passage.title``);
-2. ``"metadata"`` — the first non-empty string among the metadata keys of
-   :data:`SUBJECT_METADATA_KEYS`, in that order: document titles (``title``,
-   ``document_title``, ``doc_title``), then the top Markdown heading (``Header 1``, ``h1``,
-   as LangChain's ``MarkdownHeaderTextSplitter`` writes it), then the file name stem of
-   ``source``, ``file_name``, ``filename`` or ``file_path`` (``"docs/marie_curie.pdf"`` →
-   ``"marie curie"``), then a section heading (``section``, ``heading``, ``Header 2``);
+2. ``"metadata"`` — the first name among the metadata keys of :data:`SUBJECT_METADATA_KEYS`,
+   in that order: document titles (``title``, ``document_title``, ``doc_title``), then the
+   top Markdown heading (``Header 1``, ``h1``, as LangChain's ``MarkdownHeaderTextSplitter``
+   writes it), each with its markup removed and none when only markup or debris is left
+   (:func:`~cage_core.names.sources.heading_name`: a heading that is a row of badges is no
+   heading); then what the path of ``source``, ``file_name``, ``filename`` or ``file_path``
+   names (:func:`~cage_core.names.sources.path_name`: the file name's stem,
+   ``"docs/marie_curie.pdf"`` → ``"marie curie"``, but never a generic file name such as
+   ``README`` or ``CHANGELOG``: then its folder or package, ``"site-packages/fastapi/README.md"``
+   → ``"fastapi"``); then a section heading (``section``, ``heading``, ``Header 2``), read as
+   the titles are;
 3. ``"first_sentence"`` — the subject of the first sentence, Wikipedia style. A text that
    opens with a quoted name followed by a listed verb, a parenthesis or a comma
    (``"On My Mind" is a song``) has that name. Otherwise, the leading run of words (quotes
@@ -22,10 +27,12 @@ most users' chunks do not. :func:`derive_subject` returns the first of these tha
    "The". It must then start with a capital letter or digit, have at most
    :data:`MAX_SUBJECT_WORDS` words, not be only numbers, and not start with a pronoun,
    preposition or sentence adverb ("He", "In 1990", "However") — except a title-cased name
-   followed by a copula ("For Against is", "This Is Elvis was");
+   followed by a copula ("For Against is", "This Is Elvis was"). A subject that is debris
+   (:func:`~cage_core.names.may_link.is_debris`: a literal, code, a path or a URL) is none;
 4. ``"entity"`` — the most central named entity of the passage's light graph: the
-   non-numeric entity whose label occurs most often in the text (whole words,
-   case-insensitive), ties by the earliest occurrence, then by graph order;
+   non-numeric entity whose label may link (:func:`~cage_core.names.may_link.may_link`) and
+   occurs most often in the text (whole words, case-insensitive), ties by the earliest
+   occurrence, then by graph order;
 5. ``""`` — nothing found (an empty subject).
 
 A derived subject is often a fuller name than other passages use ("Sela Ann Ward" for
@@ -44,7 +51,6 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Any, Literal
 
 from cage_core.graphs.passage_graph import PassageGraph
@@ -59,6 +65,8 @@ from cage_core.lang.en import (
     TITLE_FUNCTION_WORDS,
     shortened_names,
 )
+from cage_core.names.may_link import is_debris, may_link
+from cage_core.names.sources import heading_name, path_name
 from cage_core.passage import Passage
 
 __all__ = [
@@ -110,7 +118,6 @@ _PUNCTUATION_BOUNDARIES = "([,;:–—"
 """Characters that end a first-sentence subject ("Marie Curie *(* born ...")."""
 _RUN = re.compile(r"[^\W_][\w'’.\-&–]*(?:[ \t]+[^\W_][\w'’.\-&–]*)*")
 """The opening run of words, up to the first punctuation that is not inside a word."""
-_SOURCE_SEPARATORS = re.compile(r"[_\-\s.]+")
 _QUOTED_OPENING = re.compile(r'\s*["“]([^"“”\n]{1,120})["”]\s*([(,]|\w+)')
 _ALSO_KNOWN_AS = re.compile(
     r"(?:known|referred to|abbreviated|called)(?: professionally| simply| mononymously)?"
@@ -158,7 +165,7 @@ def derive_subject(
         return Subject(title, "title")
     for key in SUBJECT_METADATA_KEYS:
         value = metadata.get(key) if metadata is not None else None
-        name = _clean(_source_stem(value) if key in SOURCE_METADATA_KEYS else value)
+        name = _clean(path_name(value) if key in SOURCE_METADATA_KEYS else heading_name(value))
         if name:
             return Subject(name, "metadata", key)
     name = _clean(
@@ -166,7 +173,7 @@ def derive_subject(
         if "first_sentence_subject" in rules
         else ""
     )
-    if name:
+    if name and not is_debris(name):
         return Subject(name, "first_sentence")
     if graph is not None and "entity_subject" in rules:
         name = _clean(central_entity(graph, passage.text))
@@ -315,7 +322,7 @@ def _central_label(labels: tuple[str, ...], entity_types: tuple[str, ...], text:
     best: tuple[int, int, int] | None = None
     best_label = ""
     for order, (label, ent) in enumerate(zip(labels, entity_types)):
-        if not ent or ent in NUMERIC_ENTITY_TYPES or not label.strip():
+        if not ent or ent in NUMERIC_ENTITY_TYPES or not label.strip() or not may_link(label):
             continue
         positions = [
             m.start() for m in re.finditer(rf"(?<!\w){re.escape(label.lower())}(?!\w)", lowered)
@@ -329,14 +336,6 @@ def _central_label(labels: tuple[str, ...], entity_types: tuple[str, ...], text:
 
 def _capitalised(word: str) -> bool:
     return word[0].isupper() or word[0].isdigit()
-
-
-def _source_stem(value: Any) -> Any:
-    """``"docs/marie_curie.pdf"`` → ``"marie curie"``; non-strings pass through unchanged."""
-    if not isinstance(value, str) or not value.strip():
-        return value
-    stem = PurePath(value.strip().replace("\\", "/")).stem
-    return _SOURCE_SEPARATORS.sub(" ", stem).strip()
 
 
 def _clean(value: Any) -> str:

@@ -39,9 +39,12 @@ construction). With the settings of :class:`DocumentConfig`:
   neighbours, being chunks of a named document, gain nothing more: adjacency then lifts the
   neighbours of the ``m`` anchors in documents the query does not name.
 
-The coherence reported is ``f − r' = max(0, w_a · A_i − w_d · N_i)``; the pairwise matrix is
-``J`` plus ``sibling`` (0.5) for other chunks of one document (what :func:`document_vias`
-explains).
+The view's coherence term (:attr:`PoolScores.coherence
+<cage_core.ranking.pool_scores.PoolScores.coherence>`) is ``f − r' = max(0, w_a · A_i − w_d ·
+N_i)``; the pairwise matrix is ``J`` plus :data:`SIBLING_LINK` (0.5) for other chunks of one
+document. What a result reports is the link to an earlier-ranked chunk of its document
+(:func:`document_links`), with the matrix's weight as its strength: 1 for the adjacent chunk,
+0.5 for another (:mod:`cage_core.ranking.explanation`).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from cage_core.scoring import ranking, standardize
 __all__ = [
     "DocumentView",
     "SIBLING_LINK",
+    "document_links",
     "document_matrix",
     "document_names",
     "document_relevance",
@@ -255,17 +259,18 @@ def document_matrix(passages: Sequence[Passage]) -> np.ndarray:
     return matrix
 
 
-def document_vias(
-    passages: Sequence[Passage],
-    order: Sequence[int],
-    vias: Sequence[Via | None],
-    subjects: Sequence[str],
-) -> list[Via | None]:
-    """The vias of a ranking (``order``, best first) with document links: a passage whose
-    document has a passage ranked before it is linked to the adjacent one if any, else to the
-    first, through the document's subject (its ``doc_id`` when it has none) — a document link
-    is the strongest; other passages keep their via from ``vias``."""
-    out = list(vias)
+def document_links(
+    passages: Sequence[Passage], order: Sequence[int], subjects: Sequence[str]
+) -> list[tuple[Via, float] | None]:
+    """For each rank of ``order`` (input indices, best first), the passage's link to an
+    earlier-ranked chunk of its document, with the link's strength, or ``None``: to the
+    adjacent chunk if one is ranked earlier (strength 1), else to the document's first ranked
+    chunk (:data:`SIBLING_LINK`). The :class:`~cage_core.passage.Via` is of kind
+    ``"document"`` and names the document by ``subjects[i]`` (its ``doc_id`` when that is
+    empty) and the place: ``"same document: Acme, next chunk"`` when the passage is the chunk
+    right after the linked one, ``"..., previous chunk"`` right before it, else
+    ``"same document: Acme"``."""
+    out: list[tuple[Via, float] | None] = [None] * len(order)
     seen: dict[str, list[tuple[int, int]]] = {}  # doc -> (rank, input index) ranked so far
     for rank, i in enumerate(order):
         p = passages[i]
@@ -275,12 +280,31 @@ def document_vias(
         if earlier:
             here = p.position
             near = [
-                r for r, j in earlier if here is not None and _adjacent(passages[j].position, here)
+                (r, j)
+                for r, j in earlier
+                if here is not None and _adjacent(passages[j].position, here)
             ]
-            target = near[0] if near else earlier[0][0]
-            out[rank] = Via(subjects[i] or p.doc_id, target)
+            target, j = near[0] if near else earlier[0]
+            name = f"same document: {subjects[i] or p.doc_id}"
+            if near and here is not None:
+                after = passages[j].position == here - 1
+                name += ", next chunk" if after else ", previous chunk"
+            out[rank] = Via(name, target, "document"), 1.0 if near else SIBLING_LINK
         earlier.append((rank, i))
     return out
+
+
+def document_vias(
+    passages: Sequence[Passage],
+    order: Sequence[int],
+    vias: Sequence[Via | None],
+    subjects: Sequence[str],
+) -> list[Via | None]:
+    """The vias of a ranking (``order``, best first) with document links: a passage linked to
+    an earlier-ranked chunk of its document has that link (:func:`document_links`) — a
+    document link is the strongest; other passages keep their via from ``vias``."""
+    links = document_links(passages, order, subjects)
+    return [via if link is None else link[0] for link, via in zip(links, vias)]
 
 
 def _adjacent(position: int | None, other: int) -> bool:

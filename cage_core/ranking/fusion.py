@@ -22,8 +22,10 @@ across kinds: ``contradiction_weight > 0`` demotes the passage on the losing sid
 conflict between near-duplicate passages, in every kind
 (:func:`~cage_core.ranking.contradiction.contradiction_demotion`), and ``rgcn_weight > 0``
 adds the paper's R-GCN coherence to the core of a titled or untitled pool
-(:func:`~cage_core.paper.rgcn_term.plus_rgcn_to_core`). A setting that has no effect on the
-pool's kind is logged once, here (:meth:`CageConfig.warn_ineffective_on
+(:func:`~cage_core.paper.rgcn_term.plus_rgcn_to_core`). A changed setting that has no effect
+on the pool's kind (``chain.length`` or ``alpha`` on a pool with document structure, say; the
+table of what each kind reads is :mod:`cage_core.config.kinds`) is logged here, once per
+setting and kind (:meth:`CageConfig.warn_ineffective_on
 <cage_core.config.CageConfig.warn_ineffective_on>`).
 """
 
@@ -83,8 +85,7 @@ def score_pool(
     encodings come from ``encodings`` when given, so variants can share them."""
     sims = np.asarray(similarities, dtype=np.float64)
     kind = pool_kind(passages, config)
-    if kind != "paper":
-        config.warn_ineffective_on(kind)
+    config.warn_ineffective_on(kind)
     demotion = contradiction_demotion(passages, graphs, config)
     if kind == "paper":
         return paper_scores(sims, graphs, config, demotion, encodings)

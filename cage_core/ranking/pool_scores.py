@@ -9,10 +9,10 @@ order (:mod:`cage_core.ranking.relevance_gate`), the gate's name:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
+from cage_core.config.kinds import PoolKind  # with the table of the settings each kind reads
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.ranking.chain import ChainStep
 from cage_core.ranking.document_links import DocumentView
@@ -20,8 +20,6 @@ from cage_core.ranking.links import PoolLinks
 
 __all__ = ["POOL_KINDS", "PoolKind", "PoolScores"]
 
-PoolKind = Literal["paper", "document", "untitled", "titled"]
-"""The kinds of pool CAGE ranks each its own way (:mod:`cage_core.ranking.fusion`)."""
 POOL_KINDS: tuple[PoolKind, ...] = ("paper", "document", "untitled", "titled")
 
 

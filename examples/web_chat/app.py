@@ -5,8 +5,9 @@
 
 Each question shows the answer, the reranked passages with their similarity, coherence and
 fused scores and the evidence chain (which earlier passage each one is linked to, and through
-which title or entity), and the candidates' coherence matrix as a heatmap (the paper's Figure 3
-view). The offline answerer follows the chain.
+which title, entity or document; the coherence is that link's strength), and the candidates'
+coherence matrix as a heatmap (the paper's Figure 3 view). The offline answerer follows the
+chain.
 
 With ``--docs DIR`` it answers from your own folder (examples/folder_store.py: the same store
 as the LangChain example's, in DIR/.cage-chat/langchain/, only new and changed files ingested
@@ -52,7 +53,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from cage_core import CageReranker, Passage
 from cage_core.heatmap import render_heatmap
 from cage_core.metadata import GRAPH_KEY, passages_from_metadata
-from cage_core.ranking.explanation import evidence_chain
+from cage_core.ranking.explanation import explain_ranking
 from cage_core.scoring import ranking
 from cage_langchain import PackagedMiniLMEmbeddings
 
@@ -121,14 +122,15 @@ class WebChat:
             question, passages, query_similarities=[s for _, s in hits], graphs=graphs
         )
         order = ranking(scores.fused)[:TOP_N]
-        chain = evidence_chain(question, passages, scores.graphs, order)
+        explained = explain_ranking(question, passages, scores, order)
+        chain = [e.via for e in explained]
         reply = answer(question, [passages[i].text for i in order], self.model, chain)
         table = [
             [
                 r + 1,
                 source_label(metadatas[i]),
                 round(float(scores.similarities[i]), 3),
-                round(float(scores.coherence[i]), 3),
+                round(explained[r].coherence, 3),
                 round(float(scores.fused[i]), 3),
                 via_label(chain[r]),
             ]

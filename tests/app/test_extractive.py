@@ -95,6 +95,13 @@ def test_without_a_usable_chain_the_two_closest_sentences_are_quoted(demo, embed
         extractive_answer(QUESTION, passages, chain=[None] * 5, embedder=embedder, nlp=nlp)
         == default
     )
+    # nor is a document link: it names nothing in the text
+    sibling = Via("same document: Corliss Archer, next chunk", 0, "document")
+    by_document = [None, sibling, None, None, None]
+    assert (
+        extractive_answer(QUESTION, passages, chain=by_document, embedder=embedder, nlp=nlp)
+        == default
+    )
 
 
 def test_the_reranked_demo_question_is_answered_from_its_chain(reranker, nlp, demo):
@@ -122,10 +129,13 @@ def test_a_chain_that_does_not_fit_the_passages_is_refused():
 
 
 def test_the_chain_travels_in_metadata_and_is_read_back_by_rank():
-    assert via_from_metadata({"name": "Warsaw", "rank": 0}) == Via("Warsaw", 0)
+    assert via_from_metadata({"name": "Warsaw", "rank": 0}) == Via("Warsaw", 0, "entity")
+    stored = {"name": "same document: Acme, next chunk", "rank": 0, "kind": "document"}
+    assert via_from_metadata(stored) == Via(stored["name"], 0, "document")
     for junk in (
         None,
         "Warsaw",
+        {"name": "x", "rank": 0, "kind": "cousin"},
         {"name": 3, "rank": 0},
         {"name": "x", "rank": -1},
         {"name": "x", "rank": True},
@@ -135,12 +145,13 @@ def test_the_chain_travels_in_metadata_and_is_read_back_by_rank():
         assert via_from_metadata(junk) is None
     metadatas = [
         {"cage_rank": 0, "cage_via": None},
-        {"cage_rank": 1, "cage_via": {"name": "Warsaw", "rank": 0}},
-        {"cage_rank": 2, "cage_via": {"name": "Poland", "rank": 1}},
+        {"cage_rank": 1, "cage_via": {"name": "Warsaw", "rank": 0, "kind": "title"}},
+        {"cage_rank": 2, "cage_via": {"name": "Poland", "rank": 1, "kind": "entity"}},
     ]
-    assert chain_from_metadata(metadatas) == [None, Via("Warsaw", 0), Via("Poland", 1)]
+    warsaw, poland = Via("Warsaw", 0, "title"), Via("Poland", 1, "entity")
+    assert chain_from_metadata(metadatas) == [None, warsaw, poland]
     # documents cut from the front: ranks are mapped to positions; a via to a missing one is dropped
-    assert chain_from_metadata(metadatas[1:]) == [None, Via("Poland", 0)]
+    assert chain_from_metadata(metadatas[1:]) == [None, Via("Poland", 0, "entity")]
     assert chain_from_metadata(metadatas[::-1]) == [None, None, None]  # no via points backwards
 
 

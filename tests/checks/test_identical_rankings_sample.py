@@ -5,9 +5,11 @@ dump of a small fixed sample: the closed settings, titled and untitled (``closed
 ``closed-untitled``: the files' own pools, no corpus embedding), the first two questions of
 each of the four Wikipedia files, the default methods. The test dumps the same sample from
 this tree, in a subprocess run from the repository root (the script takes ``cage_core`` from
-the current directory) with a fresh graph store, and compares: every ranking, score and
-``via`` must be identical. A change meant to move rankings regenerates the reference (the
-command is in CONTRIBUTING.md, "Show that rankings did not change").
+the current directory) with a fresh graph store, and compares: every ranking, ``via``, via
+kind and reported coherence must be identical, every score equal to a relative 1e-6
+(``SCORE_TOLERANCE``: float32 embeddings differ in the 7th digit between builds). A change
+meant to move rankings regenerates the reference (the command is in CONTRIBUTING.md, "Show
+that rankings did not change").
 
 Needs ``../shared/data`` beside the repository (skipped when absent). Cost: it loads the models
 and embeds and parses every passage of the 16 pools, 75-95 s on a loaded 2-core machine (the

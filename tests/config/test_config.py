@@ -6,7 +6,7 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
-from cage_core.config import ChainConfig, EncoderConfig
+from cage_core.config import ChainConfig, DocumentConfig, EncoderConfig, validation
 from cage_core.methods import CONTRA_WEIGHT, GraphERConfig, TEGRConfig, get_method
 from cage_core.ranking.fusion import score_pool
 
@@ -208,7 +208,8 @@ def test_alpha_is_named_ineffective_on_untitled_pools_which_use_untitled_alpha()
     assert CageConfig.preset("paper").ineffective_on("untitled") == ()
 
 
-def test_ranking_an_untitled_pool_logs_an_ignored_alpha_once(caplog):
+def test_ranking_an_untitled_pool_logs_an_ignored_alpha_once(caplog, monkeypatch):
+    monkeypatch.setattr(validation, "_warned", set())  # forget earlier tests' warnings
     passages = [
         Passage("Sky Harbor is a 1931 film directed by Ann Reeve."),
         Passage("Ann Reeve was a director born in Toronto."),
@@ -221,10 +222,13 @@ def test_ranking_an_untitled_pool_logs_an_ignored_alpha_once(caplog):
             "Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config
         )
         score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, config)
+        other = config.replace(alpha=0.5)  # one record per setting and kind, whatever the value
+        score_pool("Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, other)
     warnings = [r.getMessage() for r in caplog.records]
     assert warnings == [
-        "CageConfig: alpha=0.123 has no effect on untitled pools (untitled.alpha is "
-        "their α); it applies to titled pools only"
+        "CageConfig: alpha=0.123 has no effect on untitled pools (no passage has a title: the "
+        "subject core, untitled.*, ranks them, with untitled.alpha as their α); it applies to "
+        "titled pools only"
     ]
     default = score_pool(
         "Who directed Sky Harbor?", passages, np.array([0.9, 0.1, 0.5]), graphs, CageConfig()
@@ -244,3 +248,67 @@ def test_core_size_changes_the_ranking_of_an_untitled_pool():
     query = "Where do bananas grow?"
     scores = {n: score_pool(query, passages, sims, graphs, CageConfig(core_size=n)) for n in (1, 3)}
     assert scores[1].coherence.tolist() != scores[3].coherence.tolist()
+
+
+def test_the_document_view_reads_none_of_the_chain_alpha_or_the_untitled_settings():
+    config = CageConfig(
+        alpha=0.5,
+        core_size=1,
+        rgcn_weight=0.5,
+        chain=ChainConfig(length=0),
+        document=DocumentConfig(anchors=1),
+    )
+    assert config.ineffective_on("document") == (
+        "alpha",
+        "core_size",
+        "rgcn_weight",
+        "chain.length",
+    )
+    assert config.ineffective_on("titled") == ("document.anchors",)
+    assert config.ineffective_on("untitled") == ()  # never ranked: with the chain off, titled
+    assert config.ineffective_on("paper") == ()  # nor paper: coherence is "bridge"
+
+
+def test_settings_of_a_part_switched_off_have_no_effect_on_any_pool():
+    nochain = CageConfig(chain=ChainConfig(length=0, title_weight=1.0))
+    assert nochain.replace(gate=nochain.gate.replace(titled=True)).ineffective_settings() == {
+        "chain.length=0 turns the chain off, and with it the gates (they act on titled pools "
+        "with the chain and on untitled pools, which are then ranked as titled)": (
+            "chain.title_weight",
+            "gate.titled",
+        )
+    }
+    windowless = CageConfig().untitled.replace(chain_window=0, chain_length=2, alpha=0.5)
+    assert CageConfig(untitled=windowless).ineffective_settings() == {
+        "untitled.chain_window=0 turns the untitled pools' short chain off": (
+            "untitled.chain_length",
+        )
+    }
+    assert nochain.ineffective_on("titled") == ()  # named once, when the config was made
+
+
+def test_chain_length_zero_on_a_pool_of_split_documents_changes_nothing_and_says_so_once(
+    caplog, monkeypatch
+):
+    monkeypatch.setattr(validation, "_warned", set())
+    passages = [
+        Passage("Acme Foods is a food company.", doc_id="acme", position=0),
+        Passage("In 2021 the company raised its dividend.", doc_id="acme", position=1),
+        Passage("Bolt Motors makes cars.", doc_id="bolt", position=0),
+        Passage("The company cut its dividend.", doc_id="bolt", position=1),
+    ]
+    graphs = [entity_graph(["Acme Foods"]), entity_graph([]), entity_graph(["Bolt Motors"])]
+    graphs.append(entity_graph([]))
+    query, sims = "Did Acme Foods raise its dividend?", np.array([0.5, 0.4, 0.2, 0.3])
+    default = score_pool(query, passages, sims, graphs, CageConfig())
+    nochain = CageConfig(chain=ChainConfig(length=0))
+    with caplog.at_level(logging.WARNING, logger="cage_core.config"):
+        first = score_pool(query, passages, sims, graphs, nochain)
+        score_pool(query, passages, sims, graphs, nochain)
+    assert first.kind == "document" and first.fused.tolist() == default.fused.tolist()
+    assert [r.getMessage() for r in caplog.records] == [
+        "CageConfig: chain.length=0 has no effect on pools with document structure (chunks "
+        "sharing a doc_id, e.g. split documents: the document view ranks them, with its own "
+        "settings document.*); it applies to titled pools only (with the chain off, every pool "
+        "without document structure)"
+    ]

@@ -1,6 +1,7 @@
 """docs/provenance.md has one row per config field: every field of CageConfig and of the
-configs it holds, recursively (``gate.min_subject_share``), and no row for a field that does
-not exist; a row's value is the field's default."""
+configs it holds, recursively (``gate.min_subject_share``), and of the expansion's routing
+(``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), and no row for
+a field that does not exist; a row's value is the field's default."""
 
 import dataclasses
 import math
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cage_core.config import CageConfig
+from cage_core.expansion.routing import RoutingSettings
 
 TABLE = Path(__file__).resolve().parents[2] / "docs" / "provenance.md"
 COLUMNS = ["field", "value", "grid", "metric", "out of fold", "script", "commit"]
@@ -61,7 +63,7 @@ def stated_value(cell: str) -> object:
 
 
 ROWS = table_rows(TABLE.read_text(encoding="utf-8"))
-FIELDS = config_fields(CageConfig())
+FIELDS = {**config_fields(CageConfig()), **config_fields(RoutingSettings(), "routing.")}
 
 
 def test_every_config_field_has_a_row_and_every_row_a_field():

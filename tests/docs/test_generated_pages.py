@@ -49,4 +49,6 @@ def test_config_table_has_a_row_per_setting():
                 assert f"| `{field.name}.{nested.name}` |" in table
         else:
             assert f"| `{field.name}` |" in table
-    assert "| `chain.length` | `3` |" in table
+    assert "| `chain.length` | `3` | titled, untitled |" in table
+    assert "| `alpha` | `0.333333` | titled, paper |" in table
+    assert "| `document.anchors` | `2` | document |" in table

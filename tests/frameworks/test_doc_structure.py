@@ -414,3 +414,41 @@ def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
         Passage("a", title="T", doc_id="s.md#T", position=0),
         Passage("plain"),
     ]
+
+
+@pytest.mark.models  # parses with spaCy
+def test_both_rerankers_write_a_document_link_as_such_with_its_strength():
+    """A chunk placed by its document says so in ``cage_via`` (kind ``"document"``, the
+    document and the place), and ``cage_coherence`` is that link's strength."""
+    from langchain_core.documents import Document
+    from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
+
+    from cage_langchain import CageRerank as LangChainRerank
+    from cage_llamaindex import CageRerank as LlamaIndexRerank
+
+    texts = [
+        ("acme.md", 0, "Acme Foods Ltd. is a food company founded in 1990.", 0.3),
+        ("acme.md", 60, "In March 2021 the company raised its dividend.", 0.5),
+        ("bolt.md", 0, "Bolt Motors builds cars in Ohio.", 0.4),
+    ]
+    query = "Did Acme Foods Ltd. raise its dividend?"
+    docs = [
+        Document(text, metadata={"source": source, "start_index": start, "retrieval_score": s})
+        for source, start, text, s in texts
+    ]
+    out = LangChainRerank(top_n=None).compress_documents(docs, query)
+    nodes = []
+    for n, (source, start, text, _) in enumerate(texts):
+        node = TextNode(text=text, id_=f"n{n}", start_char_idx=start)
+        node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=source)
+        nodes.append(NodeWithScore(node=node, score=texts[n][3]))
+    ranked = LlamaIndexRerank(top_n=None, similarity_source="score").postprocess_nodes(
+        nodes, query_str=query
+    )
+    link = {"name": "same document: Acme Foods Ltd, previous chunk", "rank": 0, "kind": "document"}
+    for metadatas in ([d.metadata for d in out], [n.node.metadata for n in ranked]):
+        assert [(m["cage_via"], m["cage_coherence"]) for m in metadatas] == [
+            (None, 0.0),  # the dividend chunk, of the document the question names
+            (link, 1.0),  # the chunk before it
+            (None, 0.0),
+        ]

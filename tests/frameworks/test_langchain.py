@@ -89,7 +89,7 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
 
 
 def _via_metadata(via):
-    return None if via is None else {"name": via.name, "rank": via.rank}
+    return None if via is None else {"name": via.name, "rank": via.rank, "kind": via.kind}
 
 
 def test_each_document_names_the_earlier_one_it_is_linked_to(docs, reranker):

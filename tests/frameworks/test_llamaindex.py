@@ -92,7 +92,8 @@ def test_the_evidence_chain_is_in_metadata_but_never_in_prompts_or_embeddings(no
     out = CageRerank(top_n=4).postprocess_nodes(scored, QueryBundle(QUERY))
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims, top_n=4)
     assert [n.node.metadata["cage_via"] for n in out] == [
-        None if r.via is None else {"name": r.via.name, "rank": r.via.rank} for r in core
+        None if r.via is None else {"name": r.via.name, "rank": r.via.rank, "kind": r.via.kind}
+        for r in core
     ]
     warsaw = next(n for n in out if n.node.get_content().startswith("Warsaw"))
     assert warsaw.node.metadata["cage_via"]["name"] == "Warsaw"

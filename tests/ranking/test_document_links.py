@@ -7,7 +7,9 @@ from cage_core import CageConfig, CageReranker, Passage
 from cage_core.expansion.index import LinkEntry, LinkIndex
 from cage_core.passage import Via
 from cage_core.ranking.document_links import (
+    SIBLING_LINK,
     DocumentConfig,
+    document_links,
     document_matrix,
     document_names,
     document_relevance,
@@ -185,17 +187,27 @@ def _bm25(query, passages, graphs):
 
 def test_a_via_names_the_document_link_adjacent_chunk_first():
     passages, _ = report_pool()
-    order = [1, 0, 2, 3, 4]
-    vias = document_vias(
-        passages,
-        order,
-        [None, None, Via("dividend", 0), None, None],
-        ["Bolt Motors", "Acme", "Acme", "Acme", "Bolt Motors"],
+    order = [1, 0, 2, 3, 4]  # a#2, b#0, a#0, a#3, b#1
+    subjects = ["Bolt Motors", "Acme", "Acme", "Acme", "Bolt Motors"]
+    vias = document_vias(passages, order, [None, None, Via("dividend", 0), None, None], subjects)
+    assert vias == [
+        None,
+        None,
+        Via("same document: Acme", 0, "document"),  # a#0: a#2 is no neighbour; not the entity
+        Via("same document: Acme, next chunk", 0, "document"),  # a#3 follows a#2
+        Via("same document: Bolt Motors, next chunk", 1, "document"),
+    ]
+    strengths = [None if x is None else x[1] for x in document_links(passages, order, subjects)]
+    assert strengths == [None, None, SIBLING_LINK, 1.0, 1.0]
+    assert document_links(passages, [3, 1], subjects)[1] == (
+        Via("same document: Acme, previous chunk", 0, "document"),  # a#2 comes before a#3
+        1.0,
     )
-    assert vias == [None, None, Via("Acme", 0), Via("Acme", 0), Via("Bolt Motors", 1)]
+    unnamed = document_links(passages, [0, 4], [""] * 5)[1]
+    assert unnamed == (Via("same document: b, next chunk", 0, "document"), 1.0)  # the doc_id
 
 
-def test_rerank_explains_a_sibling_by_its_document_subject():
+def test_rerank_explains_a_chunk_by_its_document_and_place_with_the_links_strength():
     passages, graphs = report_pool()
     ranked = CageReranker().rerank(
         "Did Acme Foods Ltd. raise its dividend in March 2021?",
@@ -203,9 +215,13 @@ def test_rerank_explains_a_sibling_by_its_document_subject():
         query_similarities=[0.9, 0.8, 0.3, 0.2, 0.1],
         graphs=graphs,
     )
-    assert ranked[0].index == 1
-    by_index = {r.index: r for r in ranked}
-    assert by_index[3].via == Via("Acme Foods Ltd", 0)  # adjacent to the lead, at rank 0
+    assert [(r.index, r.via, r.coherence) for r in ranked] == [
+        (1, None, 0.0),  # the lead of the named document
+        (0, None, 0.0),
+        (3, Via("same document: Acme Foods Ltd, next chunk", 0, "document"), 1.0),
+        (2, Via("same document: Acme Foods Ltd", 0, "document"), SIBLING_LINK),
+        (4, Via("same document: Bolt Motors, next chunk", 1, "document"), 1.0),
+    ]
 
 
 def test_a_seeds_neighbours_in_its_document_are_expansion_candidates_and_no_other_chunk():
@@ -264,7 +280,9 @@ def test_with_real_spacy_the_same_document_link_ranks_the_named_companys_chunk_f
     flat = rerank.rerank(query, [Passage(t) for _, _, t in texts], query_similarities=sims)
     assert flat[0].index == 3  # without document structure: the other report's chunk first
     assert ranked[0].index == 1  # with it: the chunk that answers, above the one naming Northwind
-    assert {r.index: r.via for r in ranked}[0] == Via("Northwind Traders", 0)  # same document
+    assert {r.index: r.via for r in ranked}[0] == Via(
+        "same document: Northwind Traders, previous chunk", 0, "document"
+    )
 
 
 def test_the_gate_keeps_the_relevance_order_of_an_untitled_pool_whose_query_names_no_subject():

@@ -38,11 +38,14 @@ def test_a_title_mention_beats_an_earlier_entity_link_and_is_named_as_written():
     # Shirley Temple shares Hollywood with Janet Waldo (rank 0) but Kiss and Tell (rank 1) names her
     assert evidence_chain("Who starred?", passages, graphs, [1, 0, 2]) == [
         None,
-        ("Hollywood", 0),
-        ("Shirley Temple", 1),
+        ("Hollywood", 0, "entity"),
+        ("Shirley Temple", 1, "title"),
     ]
     # the title is given without its qualifier, as written
-    assert evidence_chain("Who starred?", passages, graphs, [2, 0]) == [None, ("Shirley Temple", 0)]
+    assert evidence_chain("Who starred?", passages, graphs, [2, 0]) == [
+        None,
+        ("Shirley Temple", 0, "title"),
+    ]
 
 
 def test_an_entity_link_names_the_heaviest_shared_entity_as_the_passage_writes_it():
@@ -56,15 +59,15 @@ def test_an_entity_link_names_the_heaviest_shared_entity_as_the_passage_writes_i
     # "acme corp" is in 2 of 4 passages (weight ln 3), "paris" in 3 (ln 7/3); dates never link
     assert evidence_chain("Where?", passages, graphs, [0, 1, 2, 3]) == [
         None,
-        ("Acme Corp", 0),
-        ("Paris", 0),
+        ("Acme Corp", 0, "entity"),
+        ("Paris", 0, "entity"),
         None,
     ]
     # an entity the query names links nothing
     assert evidence_chain("Where is Acme Corp?", passages, graphs, [0, 1, 2, 3]) == [
         None,
-        ("Paris", 0),
-        ("Paris", 0),
+        ("Paris", 0, "entity"),
+        ("Paris", 0, "entity"),
         None,
     ]
 
@@ -72,7 +75,11 @@ def test_an_entity_link_names_the_heaviest_shared_entity_as_the_passage_writes_i
 def test_ties_go_to_the_earlier_rank_then_the_smaller_name():
     passages = [Passage(t) for t in ("a", "b", "c")]
     graphs = [entity_graph([("Beta", "ORG"), ("Alpha", "ORG")])] * 3
-    assert evidence_chain("?", passages, graphs, [2, 1, 0]) == [None, ("Alpha", 0), ("Alpha", 0)]
+    assert evidence_chain("?", passages, graphs, [2, 1, 0]) == [
+        None,
+        ("Alpha", 0, "entity"),
+        ("Alpha", 0, "entity"),
+    ]
 
 
 def test_two_passages_naming_each_other_are_linked_by_the_title_the_earlier_one_names():
@@ -81,8 +88,11 @@ def test_two_passages_naming_each_other_are_linked_by_the_title_the_earlier_one_
         Passage("A judge; father of Charles Mathew.", title="James Charles Mathew"),
     ]
     graphs = [entity_graph([]), entity_graph([])]
-    assert evidence_chain("?", passages, graphs, [0, 1]) == [None, ("James Charles Mathew", 0)]
-    assert evidence_chain("?", passages, graphs, [1, 0]) == [None, ("Charles Mathew", 0)]
+    assert evidence_chain("?", passages, graphs, [0, 1]) == [
+        None,
+        ("James Charles Mathew", 0, "title"),
+    ]
+    assert evidence_chain("?", passages, graphs, [1, 0]) == [None, ("Charles Mathew", 0, "title")]
 
 
 def test_a_cut_ranking_gets_the_first_vias_of_the_whole_ranking_and_every_call_the_same():
@@ -133,9 +143,13 @@ def test_the_actress_is_reached_from_the_film_through_her_name(corliss):
     )
     assert evidence_chain(question, passages, graphs, order) == [
         None,
-        ("Kiss and Tell", 0),  # the sequel's text names the film
-        ("Shirley Temple", 0),  # the film's text names the actress
-        ("American", 0),  # only a shared entity (NORP), tied with ranks 1 and 2: the earliest
+        ("Kiss and Tell", 0, "title"),  # the sequel's text names the film
+        ("Shirley Temple", 0, "title"),  # the film's text names the actress
+        (
+            "American",
+            0,
+            "entity",
+        ),  # only a shared entity (NORP), tied with ranks 1 and 2: the earliest
         None,  # nothing in common with the four before it
     ]
 

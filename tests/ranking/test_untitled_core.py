@@ -364,8 +364,8 @@ def test_an_untitled_passage_is_explained_by_the_subject_the_ranking_linked_it_b
     assert order.tolist() == [0, 2, 3, 1]
     assert evidence_chain(query, passages, graphs, order, scores.links) == [
         None,
-        Via("Sela Ann Ward", 0),
-        Via("Meridian", 1),
+        Via("Sela Ann Ward", 0, "title"),  # a subject the ranking linked by
+        Via("Meridian", 1, "title"),
         None,
     ]
     # without the ranking's links only given titles (none here) and shared entities link

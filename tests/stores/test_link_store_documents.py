@@ -72,6 +72,9 @@ def test_a_store_reads_back_the_records_as_the_memory_index(store):
             QUESTION, memory.documents(), LOW
         )
         assert route_question(QUESTION, index.documents(), LOW).doc_ids == ("convergtv",)
+        asked = ["license", "fulucai", "agreement", "birch"]  # the router sums in this order
+        assert list(index.documents().document_frequencies(asked)) == asked
+        assert list(index.documents().documents_with(asked)) == asked
 
 
 def test_records_are_replaced_and_go_with_the_last_chunk_as_in_memory(store):

@@ -260,6 +260,8 @@ def test_the_documented_swap_copies_a_rebuilt_store_into_the_live_one_for_open_r
     assert reader.expand(QUERY, ["old3"])
     rebuilt = _store(tmp_path / "rebuilt.sqlite", batch("new", 30))
     source, target = sqlite3.connect(rebuilt), sqlite3.connect(live)
+    (stamp,) = target.execute("PRAGMA user_version").fetchone()
+    source.execute(f"PRAGMA user_version = {stamp}")  # the live store keeps its stamp
     source.backup(target)  # docs/reliability.md: the backup API, not a file swap
     source.close()
     target.close()
@@ -268,3 +270,23 @@ def test_the_documented_swap_copies_a_rebuilt_store_into_the_live_one_for_open_r
     )
     assert reader.expand("Who knew new person 3?", ["new3"])
     reader.close()
+
+
+def test_a_store_copied_in_without_its_stamp_is_refused_until_checkpointed(tmp_path):
+    live = _store(tmp_path / "links.sqlite", batch("old", 50))
+    reader = LinkIndex.open(live)
+    source = sqlite3.connect(_store(tmp_path / "rebuilt.sqlite", batch("new", 30)))
+    target = sqlite3.connect(live)
+    source.backup(target)  # its WAL now holds another stamp than the file: as a swap's would
+    source.close()
+    target.close()
+    with pytest.raises(StoreFileChanged, match="without this store's stamp"):
+        len(reader)
+    reader.close()  # the last process: docs/reliability.md, checkpoint it then
+    conn = sqlite3.connect(live)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with LinkIndex.open(live) as index:
+        assert sorted(entry.id for entry in index.entries()) == sorted(
+            entry.id for entry in batch("new", 30)
+        )

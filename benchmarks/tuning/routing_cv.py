@@ -1,0 +1,250 @@
+"""How routing's settings were chosen: a grid, 5-fold cross-validation over ALL DEV files.
+
+    python benchmarks/tuning/routing_cv.py --data ../shared/data --graph-store graphs.sqlite \\
+        [--json routing_cv.json]
+
+Routing (:mod:`cage_core.expansion.routing`) acts in the open setting with the expansion step
+on (``cage eval --open 20 --expand``, the default pipeline of the frameworks). Its pools are
+built here as ``cage eval`` builds them (:mod:`cage_core.eval.open_retrieval` and
+:mod:`cage_core.eval.open_routing`, the product's code): the top 20 by cosine, the link index's
+expansions, then the named documents' best chunks for the shortened question; every pool is
+ranked by ``cage`` and ``hybrid`` (their scores, then :func:`named_first
+<cage_core.ranking.named_documents.named_first>`).
+
+DEV files: the corpora whose chunks carry a ``doc_id`` — CUAD, DragonBall and the SciFact
+chunks (untitled, as their README runs them). The Wikipedia files, RAMDocs and the SciFact
+abstracts have no ``doc_id``: no question of theirs can be routed (routing needs two
+documents), so their figures are the same under every grid point and they are left out of
+the objective (they would add a constant).
+
+Every question goes to one of 5 folds by a hash of its id (``crossval.fold_of``), never by
+file. For each fold, the grid point (``off`` = no routing, then every
+:class:`~cage_core.expansion.routing.RoutingSettings` of the grid) with the best mean over the
+three files of ``R@3 + R@5`` (cage) on the other folds ranks the held-out fold (ties: the first
+in grid order), among the points under which no file's mean is below no routing's on those
+folds (:func:`guarded_objective`). Printed: each file's out-of-fold R@3 / R@5 against no routing, with paired
+bootstrap intervals, each fold's choice, and the point chosen on all folds (the shipped
+default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this tree's cage_core
+
+from crossval.bootstrap import paired_interval
+from crossval.choice import cross_validate, grid_points, group_objective
+from crossval.folds import fold_array
+from crossval.grids import ROUTING_GRID as GRID
+
+from cage_core.eval.corpus import load_corpus
+from cage_core.eval.corpus_retrieval import CorpusRetriever
+from cage_core.eval.datasets import load_questions
+from cage_core.eval.metrics import recall_at_k
+from cage_core.eval.open_retrieval import (
+    CorpusState,
+    ExpansionSettings,
+    expand_pool,
+    gold_ids_in_corpus,
+    gold_in_corpus,
+)
+from cage_core.eval.open_routing import RoutedPools
+from cage_core.expansion.routing import DocumentRoute, RoutingSettings, route_question
+from cage_core.graphs.store import GraphStore
+from cage_core.methods import get_method
+from cage_core.methods.base import Pool
+from cage_core.ranking.named_documents import named_first
+from cage_core.reranker import CageReranker
+from cage_core.scoring import cosine_matrix, ranking
+
+FILES = (
+    ("cuad", "beyond-wikipedia/cuad.jsonl", "beyond-wikipedia/cuad.corpus.jsonl"),
+    ("dragonball", "beyond-wikipedia/dragonball.jsonl", "beyond-wikipedia/dragonball.corpus.jsonl"),
+    (
+        "scifact-chunks",
+        "beyond-wikipedia/scifact.jsonl",
+        "beyond-wikipedia/scifact_chunks.corpus.jsonl",
+    ),
+)
+K = 20
+METHODS = ("cage", "hybrid")
+
+
+def file_scores(
+    name: str,
+    questions_path: Path,
+    corpus_path: Path,
+    reranker: CageReranker,
+    points: Sequence[RoutingSettings | None],
+) -> tuple[list[str], np.ndarray, dict[str, Any]]:
+    """Question ids and ``[P, N, methods, 2]`` R@3 / R@5 of every grid point on one file."""
+    corpus = load_corpus(corpus_path, titles=False)
+    state = CorpusState(corpus, reranker)
+    questions = [q for q in load_questions(questions_path) if gold_ids_in_corpus(q, corpus) != ()]
+    golds = [gold_in_corpus(q, corpus) for q in questions]
+    vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
+    cosines = cosine_matrix(vectors, state.embeddings)
+    first_stage = CorpusRetriever([p.content for p in corpus.passages], cosines, "cosine", 0.0)
+    retrieved = [first_stage.top(row, q.question, K) for row, q in enumerate(questions)]
+    methods = [get_method(m, reranker.config) for m in METHODS]
+    full = any(getattr(m, "needs_vectors", False) for m in methods)
+    state.ensure_graphs(range(len(corpus)), full=full)
+    link_index = state.ensure_link_index()
+    settings = ExpansionSettings()
+    pools = [
+        ids + expand_pool(link_index, corpus, q.question, ids, settings)
+        for q, ids in zip(questions, retrieved)
+    ]
+    shortened: dict[str, np.ndarray] = {}
+    ranked: dict[tuple[Any, ...], np.ndarray] = {}
+    scores = np.zeros((len(points), len(questions), len(METHODS), 2))
+    routed_counts = []
+    for p, point in enumerate(points):
+        routes = [
+            route_question(q.question, state.documents.names, point)
+            if point is not None
+            else DocumentRoute((), q.question)
+            for q in questions
+        ]
+        routed_counts.append(sum(1 for r in routes if r))
+        todo = [r.question for r in routes if r and r.question not in shortened]
+        if todo:
+            rows = cosine_matrix(
+                np.asarray(reranker.embedder(todo), dtype=np.float64), state.embeddings
+            )
+            shortened.update(zip(todo, rows))
+        routed_rows = [shortened[r.question] for r in routes if r]
+        routed = RoutedPools.build(
+            routes,
+            pools,
+            state.documents,
+            np.array(routed_rows).reshape(len(routed_rows), len(corpus)),
+            point.chunks if point is not None else 1,
+        )
+        for row, (q, route) in enumerate(zip(questions, routes)):
+            ids = routed.pools.get(row, pools[row])
+            key = (row, tuple(ids), route.question, route.doc_ids)
+            if key not in ranked:
+                sims = routed.similarities.get(row, cosines[row])[ids]
+                state.ensure_graphs(ids, full=full)
+                pool = Pool(
+                    query=route.question,
+                    passages=[corpus.passages[i] for i in ids],
+                    similarities=sims,
+                    key=q.id,
+                    graphs=[state.graphs[i] for i in ids],
+                    passage_vectors=state.embeddings[ids],
+                )
+                named = [corpus.passages[i].doc_id in route.doc_ids for i in ids]
+                orders = []
+                for method in methods:
+                    fused = method.score(pool)
+                    if route:
+                        fused = named_first(fused, named)
+                    orders.append(np.asarray(ids)[ranking(fused)])
+                ranked[key] = np.array(orders)
+            for m, order in enumerate(ranked[key]):
+                scores[p, row, m] = [
+                    recall_at_k(list(order), golds[row], 3),
+                    recall_at_k(list(order), golds[row], 5),
+                ]
+    info = {"questions": len(questions), "routed": routed_counts, "rankings": len(ranked)}
+    return [q.id for q in questions], scores, info
+
+
+def guarded_objective(scores: np.ndarray, groups: np.ndarray, names: Sequence[str]) -> Any:
+    """The mean over ``names`` of each file's mean ``R@3 + R@5`` (``crossval.group_objective``),
+    a point allowed only when no file's mean is below no routing's (point 0) on the pools read:
+    a routing that helps one domain and hurts another is a loss."""
+    plain = group_objective(scores, groups, names)
+
+    def objective(mask: np.ndarray) -> np.ndarray:
+        per_file = np.array(
+            [scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in names]
+        )  # [files, P]
+        allowed = (per_file >= per_file[:, :1] - 1e-9).all(axis=0)
+        return np.where(allowed, plain(mask), -np.inf)
+
+    return objective
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--graph-store", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="write per-question figures")
+    args = parser.parse_args(argv)
+    reranker = CageReranker(graph_store=GraphStore(args.graph_store) if args.graph_store else None)
+    settings = [RoutingSettings(**point) for point in grid_points(GRID)]  # type: ignore[arg-type]
+    points: list[RoutingSettings | None] = [None, *settings]
+    ids: list[str] = []
+    groups: list[str] = []
+    parts = []
+    for name, data, corpus in FILES:
+        start = time.perf_counter()
+        qids, scores, info = file_scores(
+            name, args.data / data, args.data / corpus, reranker, points
+        )
+        print(
+            f"{name}: {info['questions']} questions, {info['rankings']} rankings, "
+            f"routed by the chosen-on-all point: see below ({time.perf_counter() - start:.0f} s)",
+            flush=True,
+        )
+        ids += qids
+        groups += [name] * len(qids)
+        parts.append((name, scores, info))
+    scores = np.concatenate([s for _, s, _ in parts], axis=1)  # [P, N, M, 2]
+    group_array = np.array(groups)
+    names = [name for name, _, _ in FILES]
+    cage = scores[:, :, 0, :]
+    cv = cross_validate(cage, fold_array(ids), guarded_objective(cage, group_array, names))
+    hybrid_cv = scores[np.array(cv.fold_choices)[fold_array(ids)], np.arange(len(ids)), 1, :]
+    label = ["off", *(str(p) for p in grid_points(GRID))]
+    print("fold choices:", [label[c] for c in cv.fold_choices])
+    print("chosen on all folds:", label[cv.chosen])
+    out: dict[str, Any] = {
+        "chosen": label[cv.chosen],
+        "fold_choices": [label[c] for c in cv.fold_choices],
+        "files": {},
+    }
+    for name, _, info in parts:
+        mask = group_array == name
+        off = scores[0, mask]
+        oof = cv.out_of_fold[mask]
+        low, high = paired_interval(oof - off[:, 0, :])
+        routed = info["routed"][cv.chosen]
+        print(
+            f"{name:15} n={mask.sum():4}  routed(chosen)={routed:4}  "
+            f"cage R@3/R@5 no route {off[:, 0, 0].mean():.3f}/{off[:, 0, 1].mean():.3f}  "
+            f"routed (out of fold) {oof[:, 0].mean():.3f}/{oof[:, 1].mean():.3f}  "
+            f"diff 95% [{low[0]:+.3f},{high[0]:+.3f}]/[{low[1]:+.3f},{high[1]:+.3f}]  "
+            f"hybrid no route {off[:, 1, 0].mean():.3f}/{off[:, 1, 1].mean():.3f} "
+            f"routed {hybrid_cv[mask, 0].mean():.3f}/{hybrid_cv[mask, 1].mean():.3f}"
+        )
+        out["files"][name] = {
+            "questions": int(mask.sum()),
+            "routed_by_chosen": routed,
+            "cage_no_route": [float(off[:, 0, 0].mean()), float(off[:, 0, 1].mean())],
+            "cage_out_of_fold": [float(oof[:, 0].mean()), float(oof[:, 1].mean())],
+            "hybrid_no_route": [float(off[:, 1, 0].mean()), float(off[:, 1, 1].mean())],
+            "hybrid_out_of_fold": [
+                float(hybrid_cv[mask, 0].mean()),
+                float(hybrid_cv[mask, 1].mean()),
+            ],
+        }
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Which chunk a document's record is read from at ingest, through every ingest path that
+needs no model: LinkIndex.build and add, index_documents into memory, JSON Lines and SQLite,
+and cage enrich's partitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cage_core import Passage
+from cage_core.expansion.documents import document_record
+from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.ingest import index_documents, link_chunks, write_link_partition
+from cage_core.graphs.passage_graph import PassageGraph, content_hash
+
+REPORT = [
+    "Orbital Dynamics annual report 2023. Orbital Dynamics builds small satellites.",
+    "The company reported revenue of 40 million dollars.",
+    "The company appointed a new chief executive officer.",
+]
+MEMO = ["Memo on the Kestrel launch window.", "The window opens in March."]
+
+
+def passages() -> list[tuple[str, Passage]]:
+    out = [
+        (f"report-{n}", Passage(text, doc_id="orbital", position=n))
+        for n, text in enumerate(REPORT)
+    ]
+    out += [
+        (f"memo-{n}", Passage(text, doc_id="memo", title="Kestrel memo"))
+        for n, text in enumerate(MEMO)
+    ]
+    return out
+
+
+ORBITAL = document_record("orbital", opening=REPORT[0])
+KESTREL = document_record("memo", opening=MEMO[0], title="Kestrel memo")
+
+
+def test_build_keeps_one_record_per_document_from_its_first_passage() -> None:
+    items = passages()
+    index = LinkIndex.build([(pid, p, None) for pid, p in [*items[1:3], items[0], *items[3:]]])
+    assert list(index.storage.document_records()) == [KESTREL, ORBITAL]
+    assert ORBITAL.name == "orbital"  # its doc_id, a meaningful file name
+    assert KESTREL.name == "Kestrel memo"
+
+
+def test_passages_added_one_by_one_in_any_order_end_with_the_first_ones_record() -> None:
+    index = LinkIndex()
+    for pid, passage in reversed(passages()[:3]):
+        index.add(pid, passage, None)
+    assert list(index.storage.document_records()) == [ORBITAL]
+    index.add("memo-1", passages()[4][1], None)  # positions unknown: the first seen ...
+    index.add("memo-0", passages()[3][1], None)  # ... keeps its record
+    assert index.documents().document("memo") == document_record(
+        "memo", opening=MEMO[1], title="Kestrel memo"
+    )
+
+
+def test_a_passage_without_a_document_gives_no_record() -> None:
+    index = LinkIndex.build([("loose", Passage("Orbital Dynamics builds satellites."), None)])
+    assert index.documents().document_count() == 0
+
+
+@pytest.mark.parametrize("target", ["memory", "links.jsonl", "links.sqlite"])
+def test_index_documents_writes_the_records_with_the_metadata_file(target, tmp_path) -> None:
+    source = {"source": "filings/orbital_dynamics_10k.txt"}
+    items = [(pid, p, None, source if pid.startswith("report") else {}) for pid, p in passages()]
+    index = LinkIndex() if target == "memory" else tmp_path / target
+    assert index_documents(index, items[:2]) == 2
+    assert index_documents(index, items[2:]) == 3
+    with index if isinstance(index, LinkIndex) else LinkIndex.open(index) as read:
+        records = sorted(read.storage.document_records(), key=lambda r: r.doc_id)
+    orbital = document_record("orbital", opening=REPORT[0], source=source["source"])
+    assert orbital.name == "orbital dynamics 10k"
+    assert records == [KESTREL, orbital]
+
+
+def test_a_later_partition_of_a_document_keeps_the_record_of_its_first_chunk(tmp_path) -> None:
+    rows = [
+        {
+            "id": f"r{n}",
+            "text": t,
+            "source": "filings/orbital.txt",
+            "start_index": 100 * n,
+            "cage_graph": _no_entities(t),
+        }
+        for n, t in enumerate(REPORT)
+    ]
+    path = tmp_path / "links.sqlite"
+    write_link_partition(path, rows[:1], 0)
+    write_link_partition(path, rows[1:], 1)  # ranked over its batch: "r1" is numbered 0 here
+    assert [c.entry.position for c in link_chunks(rows[1:], 1)] == [0, 1]
+    with LinkIndex.open(path) as index:
+        assert list(index.storage.document_records()) == [
+            document_record("filings/orbital.txt", opening=REPORT[0])
+        ]
+    write_link_partition(path, rows, 0)  # the whole document again: the same record
+    with LinkIndex.open(path) as index:
+        assert index.documents().document_count() == 1
+        index.remove_many(["r0", "r1", "r2"])
+        assert index.documents().document_count() == 0
+
+
+def _no_entities(text: str) -> str:
+    """The stored light graph of an untitled passage that names nothing."""
+    empty = np.zeros(0, np.int64)
+    graph = PassageGraph(
+        (), (), (), empty, empty, empty, (), level="light", content_sha=content_hash(f"\n\n{text}")
+    )
+    return graph.to_text()

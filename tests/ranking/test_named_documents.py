@@ -1,0 +1,62 @@
+"""Named documents first: the lift of a routed pool's scores, and the reranker's route."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cage_core import Passage
+from cage_core.expansion.routing import DocumentRoute, NamedDocument
+from cage_core.ranking.named_documents import NAMED_MARGIN, named_first
+from cage_core.scoring import ranking
+
+
+def test_named_passages_come_first_each_part_in_its_own_order() -> None:
+    fused = np.array([0.9, 0.2, 0.5, 0.1, 0.7])
+    named = [False, True, False, True, False]
+    lifted = named_first(fused, named)
+    assert list(ranking(lifted)) == [1, 3, 0, 4, 2]
+    assert lifted[3] == pytest.approx(0.9 + NAMED_MARGIN)
+    assert list(lifted[[0, 2, 4]]) == [0.9, 0.5, 0.7]
+
+
+def test_no_named_passage_or_only_named_ones_leaves_the_scores() -> None:
+    fused = np.array([0.3, 0.1])
+    assert list(named_first(fused, [False, False])) == [0.3, 0.1]
+    assert list(named_first(fused, [True, True])) == [0.3, 0.1]
+
+
+def test_named_passages_already_ahead_are_not_lifted() -> None:
+    assert list(named_first(np.array([0.9, 0.1]), [True, False])) == [0.9, 0.1]
+
+
+def test_a_mask_of_another_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="named"):
+        named_first(np.array([0.1, 0.2]), [True])
+
+
+CLAUSES = [
+    Passage("Company may not assign this Agreement without prior written consent.", doc_id="acme"),
+    Passage("MA may not assign this Agreement without the approval of Company.", doc_id="birch"),
+    Passage("This Agreement is governed by the laws of Nevada.", doc_id="birch"),
+    Passage("Licensee shall not assign its rights under this Agreement.", doc_id="conv"),
+]
+
+
+def test_the_reranker_puts_the_named_document_first_and_reads_the_shortened_question(
+    reranker,
+) -> None:
+    question = "In the Birch Mount agreement, is consent required to assign it?"
+    route = DocumentRoute(
+        (NamedDocument("birch", "Birch MA", 9.0, ("birch", "mount")),),
+        "In the agreement, is consent required to assign it?",
+    )
+    plain = reranker.rerank(question, CLAUSES)
+    routed = reranker.rerank(question, CLAUSES, route=route)
+    assert [r.index for r in routed[:2]] == [1, 2]
+    assert {r.index for r in plain[:2]} != {1, 2}
+    shortened = reranker.rerank(route.question, CLAUSES)
+    assert [r.similarity for r in sorted(routed, key=lambda r: r.index)] == [
+        r.similarity for r in sorted(shortened, key=lambda r: r.index)
+    ]
+    assert reranker.rerank(question, CLAUSES, route=DocumentRoute((), question)) == plain
