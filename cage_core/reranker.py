@@ -85,8 +85,10 @@ class CageReranker:
             ``"tegr"``, ``"cage-contra"``, … see :mod:`cage_core.methods`) or as an object of
             the :class:`~cage_core.methods.RankingMethod` protocol; ``None`` or ``"cage"``:
             CAGE under ``config``. Its score becomes ``RankedPassage.score``; a method without
-            a coherence term (not an :class:`~cage_core.methods.ExplainedMethod`) reports
-            coherence 0 (see :func:`~cage_core.methods.pool_scores`).
+            a coherence term (not an :class:`~cage_core.methods.ExplainedMethod`) has
+            ``PoolScores.coherence`` 0 (see :func:`~cage_core.methods.pool_scores`), while
+            each ``RankedPassage`` still reports its via and that link's strength when the
+            method reads passage graphs (the links are facts of the pool, whatever ranked it).
         embedder_id: a name of ``embedder`` (e.g. its model name) under which passage
             embeddings are kept in ``graph_store``; without one, a custom embedder's
             embeddings are cached in memory only. The default embedder has its own.

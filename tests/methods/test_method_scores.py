@@ -11,7 +11,7 @@ from cage_core import CageConfig, CageReranker
 from cage_core.config import EncoderConfig
 from cage_core.methods import CageMethod, Pool, get_method, pool_scores
 from cage_core.paper.encodings import EncodingCache
-from cage_core.passage import as_passages
+from cage_core.passage import Via, as_passages
 from cage_core.ranking.fusion import score_pool
 from cage_core.reranker import configured_reranker
 
@@ -49,12 +49,19 @@ def test_cage_through_the_method_path_gives_exactly_score_pool(nlp, config):
         assert np.array_equal(getattr(got, part), getattr(expected, part)), part
 
 
-def test_a_method_without_coherence_reports_zero_coherence(nlp):
+def test_a_method_without_coherence_has_no_coherence_term_but_keeps_its_vias(nlp):
     r = CageReranker(nlp=nlp, embedder=_no_embedder, method="grapher")
     scores = r.score(QUERY, POOL, SIMS)
     assert np.array_equal(scores.relevance, SIMS) and np.array_equal(scores.similarities, SIMS)
     assert not scores.coherence.any() and not scores.matrix.any()
-    assert [o.coherence for o in r.rerank(QUERY, POOL, query_similarities=SIMS)] == [0.0] * 4
+    ranked = r.rerank(QUERY, POOL, query_similarities=SIMS)
+    assert [(o.index, o.via) for o in ranked] == [
+        (1, None),
+        (0, Via("Warsaw", 0, "entity")),
+        (3, None),
+        (2, None),
+    ]
+    assert [o.coherence for o in ranked] == [0.0, pytest.approx(1 - 1 / 3), 0.0, 0.0]
 
 
 def test_invalid_method_scores_are_rejected():
