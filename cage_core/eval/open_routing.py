@@ -23,40 +23,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from cage_core.eval.corpus import Corpus
-from cage_core.expansion.documents import document_record
+from cage_core.expansion.openings import IngestChunk, opening_records
+from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.routing import DocumentRoute, MemoryDocumentNames
+from cage_core.expansion.storage import MemoryLinkStorage
 
 __all__ = ["CorpusDocuments", "RoutedPools"]
 
 
 class CorpusDocuments:
-    """The corpus's documents: their records (from each document's first chunk: the lowest
-    ``position``, else the first in corpus order; its title, when titles are read) and their
-    chunks by ``doc_id``."""
+    """The corpus's documents: their records, read from each document's first chunk by the
+    rule ingest writes them with (:func:`~cage_core.expansion.openings.opening_records`, one
+    call: the lowest ``position``, else the first in corpus order; its title, when titles are
+    read), and their chunks by ``doc_id``."""
 
     def __init__(self, corpus: Corpus) -> None:
         self.chunks: dict[str, list[int]] = {}
-        first: dict[str, int] = {}
+        chunks = []
         for index, passage in enumerate(corpus.passages):
             if passage.doc_id is None:
                 continue
             self.chunks.setdefault(passage.doc_id, []).append(index)
-            known = first.get(passage.doc_id)
-            if known is None or _place(corpus, index) < _place(corpus, known):
-                first[passage.doc_id] = index
-        self.names = MemoryDocumentNames(
-            document_record(
-                doc_id,
-                opening=corpus.passages[index].text,
-                title=corpus.passages[index].title,
-            )
-            for doc_id, index in first.items()
-        )
-
-
-def _place(corpus: Corpus, index: int) -> tuple[int, int]:
-    position = corpus.passages[index].position
-    return (position if position is not None else 1 << 62, index)
+            entry = LinkEntry(str(index), "", (), (), passage.doc_id, passage.position)
+            chunks.append(IngestChunk(entry, passage.text, passage.title))
+        self.names = MemoryDocumentNames(opening_records(MemoryLinkStorage(), chunks))
 
 
 @dataclass(frozen=True)
