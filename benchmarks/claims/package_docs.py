@@ -24,14 +24,23 @@ structure even at α = 1); by ``CageRerank(method="cage")`` with the chunks' doc
 graphs. The same again on the pool of ``CageExpansionRetriever`` (linked passages and
 same-document neighbours added) = the ``--expand`` rows.
 
+``--frameworks llamaindex`` runs the real LlamaIndex path on the same chunks
+(:func:`llamaindex_rankings`: ``TextNode``s under the same ids with the structure a node
+parser gives, ``CageGraphExtractor`` writing the link index, ``VectorStoreIndex`` with the
+packaged MiniLM, ``index.as_retriever``, ``CageExpansionRetriever``, ``CageRerank``): vanilla,
+hybrid and cage, with and without the expansion. ``--k 5,10,20`` ranks at each ``k`` after one
+ingest per framework. Last, one table per framework and ``k``: cage after the expansion
+retriever against cage after the plain one (issue 38: the expanded pipeline is never below).
+
 Printed: Recall@3 / Recall@5 (share of a question's gold chunks in the top 3 / 5, mean over
 questions), all-gold@5 (share of questions with every gold chunk in the top 5), overall and
 per question type, and for each reranking the number of gold chunks (in the pool) it moved up
 / down against hybrid. It ranks with whatever the tree's ranking is; run from the repository
 root::
 
-    python benchmarks/claims/package_docs.py [--data FILE] [--k 20] [--json OUT.json]
-        [--check-gold] [--no-start-index] [--compare OTHER.json]
+    python benchmarks/claims/package_docs.py [--data FILE] [--k 20 | --k 5,10,20]
+        [--frameworks langchain,llamaindex] [--json OUT.json] [--check-gold]
+        [--no-start-index] [--compare OTHER.json]
 
 ``--data`` reads another questions file of the same form (default
 ``benchmarks/data/package_docs.json``; ``benchmarks/data/package_docs_2.json`` is a second
@@ -43,7 +52,8 @@ subject of every chunk and the ``cage_via`` of the top 5 of every ranking, which
 splitter's default gets): the same chunks under the same ids, but no ``start_index``, so the
 chunks' order comes from the ingest component (``metadata["cage_chunk_order"]``,
 :mod:`cage_core.integrations.chunk_order`). ``--compare`` prints how many of the rankings
-differ from those of an earlier run's ``--json`` file: with and without ``start_index``::
+differ from those of an earlier run's ``--json`` file (both take one ``k`` and one framework):
+with and without ``start_index``::
 
     python benchmarks/claims/package_docs.py --json with.json
     python benchmarks/claims/package_docs.py --no-start-index --compare with.json
@@ -56,13 +66,18 @@ import json
 import sys
 import sysconfig
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cage_core.expansion.index import LinkIndex
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
 DATA = ROOT / "benchmarks" / "data" / "package_docs.json"
 KS = (3, 5)
+FRAMEWORKS = ("langchain", "llamaindex")
 
 
 def site_packages() -> Path:
@@ -163,10 +178,56 @@ def moves(order: Sequence[str], reference: Sequence[str], gold: Sequence[str]) -
     return up, down
 
 
-def run(k: int, start_index: bool = True, data: Path = DATA) -> dict:
+def run(
+    ks: Sequence[int], start_index: bool = True, data: Path = DATA, framework: str = "langchain"
+) -> list[dict]:
+    """Ingest once through ``framework``'s path, then rank every question at each ``k``: one
+    result per ``k`` (the orders of every ranking, the top-5 vias, the subjects)."""
+    spec = json.loads(data.read_text(encoding="utf-8"))
+    chunks = split_corpus(spec, site_packages(), start_index)
+    gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
+    import cage_core
+    from cage_core.expansion.index import LinkIndex
+
+    print(f"ranking with {Path(cage_core.__file__).parent} ({framework})", file=sys.stderr)
+    started = time.perf_counter()
+    links = LinkIndex()
+    rank = (langchain_rankings if framework == "langchain" else llamaindex_rankings)(
+        chunks, links, start_index
+    )
+    print(
+        f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
+        f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
+        f"{time.perf_counter() - started:.0f} s; start_index {'kept' if start_index else 'not kept'}",
+        file=sys.stderr,
+    )
+    results = []
+    for k in ks:
+        orders, vias, parses = rank(spec["questions"], k)
+        results.append(
+            {
+                "spec": spec,
+                "gold": gold,
+                "orders": orders,
+                "vias": vias,
+                "subjects": {entry.id: entry.subject for entry in links.entries()},
+                "parses_at_query_time": parses,
+                "chunks": len(chunks),
+                "k": k,
+                "framework": framework,
+            }
+        )
+    return results
+
+
+Orders = dict[str, dict[str, list[str]]]  # ranking -> question -> ids, best first
+Vias = dict[str, dict[str, list[list[object]]]]  # ranking -> question -> top-5 vias
+
+
+def langchain_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Callable:
+    """The LangChain path (module docstring); returns ``rank(questions, k)``."""
     from langchain_core.vectorstores import InMemoryVectorStore
 
-    from cage_core.expansion.index import LinkIndex
     from cage_core.metadata import ORDER_METADATA_KEY
     from cage_langchain import (
         CageExpansionRetriever,
@@ -176,69 +237,118 @@ def run(k: int, start_index: bool = True, data: Path = DATA) -> dict:
         ScoredVectorStoreRetriever,
     )
 
-    spec = json.loads(data.read_text(encoding="utf-8"))
-    chunks = split_corpus(spec, site_packages(), start_index)
-    gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
-    import cage_core
-
-    print(f"ranking with {Path(cage_core.__file__).parent}", file=sys.stderr)
-    started = time.perf_counter()
-    links = LinkIndex()
     enriched = CageGraphTransformer(link_index=links).transform_documents(chunks)
     store = InMemoryVectorStore(PackagedMiniLMEmbeddings())
     store.add_documents(list(enriched))
-    print(
-        f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
-        f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
-        f"{time.perf_counter() - started:.0f} s; start_index {'kept' if start_index else 'not kept'}"
-        f", {sum(ORDER_METADATA_KEY in d.metadata for d in enriched)} chunks ordered at ingest",
-        file=sys.stderr,
-    )
-    base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
-    pools = {
-        "": base,
-        " --expand": CageExpansionRetriever(
-            base_retriever=base, vectorstore=store, link_index=links
-        ),
-    }
+    ordered = sum(ORDER_METADATA_KEY in d.metadata for d in enriched)
+    print(f"{ordered} chunks ordered at ingest", file=sys.stderr)
     rerankers = {
         "hybrid": CageRerank(method="hybrid", top_n=None),
         "cage": CageRerank(method="cage", top_n=None),
     }
-    orders: dict[str, dict[str, list[str]]] = {}
-    vias: dict[str, dict[str, list[list[object]]]] = {}  # ranking -> question -> top-5 vias
-    for suffix, retriever in pools.items():
-        for q in spec["questions"]:
-            pool = retriever.invoke(q["question"])
-            plain = without_structure(pool)
-            ranked = {"vanilla": [d.id for d in pool]}
-            for name, structured in (
-                ("hybrid", False),
-                ("hybrid, with structure", True),
-                ("cage", True),
-                ("cage, no structure", False),
-            ):
-                rerank = rerankers[name.split(",")[0]]
-                out = rerank.compress_documents(pool if structured else plain, q["question"])
-                ranked[name] = [d.id for d in out]
-                vias.setdefault(name + suffix, {})[q["id"]] = [
-                    [d.id, via["name"], out[via["rank"]].id]
-                    for d in out[:5]
-                    if isinstance(via := d.metadata.get("cage_via"), dict)
-                ]
-            for name, order in ranked.items():
-                orders.setdefault(name + suffix, {})[q["id"]] = order
-    parses = sum(r.reranker.parse_count for r in rerankers.values())
-    return {
-        "spec": spec,
-        "gold": gold,
-        "orders": orders,
-        "vias": vias,
-        "subjects": {entry.id: entry.subject for entry in links.entries()},
-        "parses_at_query_time": parses,
-        "chunks": len(chunks),
-        "k": k,
+
+    def rank(questions: list[dict], k: int) -> tuple[Orders, Vias, int]:
+        base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
+        pools = {
+            "": base,
+            " --expand": CageExpansionRetriever(
+                base_retriever=base, vectorstore=store, link_index=links
+            ),
+        }
+        orders: Orders = {}
+        vias: Vias = {}
+        for suffix, retriever in pools.items():
+            for q in questions:
+                pool = retriever.invoke(q["question"])
+                plain = without_structure(pool)
+                ranked = {"vanilla": [d.id for d in pool]}
+                for name, structured in (
+                    ("hybrid", False),
+                    ("hybrid, with structure", True),
+                    ("cage", True),
+                    ("cage, no structure", False),
+                ):
+                    rerank = rerankers[name.split(",")[0]]
+                    out = rerank.compress_documents(pool if structured else plain, q["question"])
+                    ranked[name] = [d.id for d in out]
+                    vias.setdefault(name + suffix, {})[q["id"]] = [
+                        [d.id, via["name"], out[via["rank"]].id]
+                        for d in out[:5]
+                        if isinstance(via := d.metadata.get("cage_via"), dict)
+                    ]
+                for name, order in ranked.items():
+                    orders.setdefault(name + suffix, {})[q["id"]] = order
+        return orders, vias, sum(r.reranker.parse_count for r in rerankers.values())
+
+    return rank
+
+
+def llamaindex_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Callable:
+    """The LlamaIndex path: the same chunks as ``TextNode``s under the same ids, with what a
+    node parser gives them (``SOURCE`` = the file, ``PREVIOUS`` / ``NEXT`` within it,
+    ``start_char_idx`` = ``start_index`` when kept; ``source`` in metadata, not embedded, so
+    the vectors are the LangChain path's), ``CageGraphExtractor`` with the link index in an
+    ``IngestionPipeline``, a ``VectorStoreIndex`` with the packaged MiniLM; per ``k``
+    ``index.as_retriever(similarity_top_k=k)`` = vanilla, and ``CageExpansionRetriever`` over
+    it for ``--expand``; ``CageRerank`` hybrid and cage on each pool."""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.ingestion import IngestionPipeline
+    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+
+    from cage_llamaindex import (
+        CageExpansionRetriever,
+        CageGraphExtractor,
+        CageRerank,
+        PackagedMiniLMEmbedding,
+    )
+
+    nodes = []
+    for chunk in chunks:
+        source = chunk.metadata["source"]
+        offset = int(chunk.id.rsplit(":", 1)[1])
+        node = TextNode(
+            id_=chunk.id,
+            text=chunk.page_content,
+            metadata={"source": source},
+            excluded_embed_metadata_keys=["source"],
+            start_char_idx=offset if start_index else None,
+            end_char_idx=offset + len(chunk.page_content) if start_index else None,
+        )
+        node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=source)
+        nodes.append(node)
+    for before, after in zip(nodes, nodes[1:]):
+        if before.ref_doc_id == after.ref_doc_id:
+            before.relationships[NodeRelationship.NEXT] = RelatedNodeInfo(node_id=after.node_id)
+            after.relationships[NodeRelationship.PREVIOUS] = RelatedNodeInfo(node_id=before.node_id)
+    enriched = IngestionPipeline(transformations=[CageGraphExtractor(link_index=links)]).run(
+        nodes=nodes
+    )
+    index = VectorStoreIndex(enriched, embed_model=PackagedMiniLMEmbedding())
+    rerankers = {
+        "hybrid": CageRerank(method="hybrid", top_n=None),
+        "cage": CageRerank(method="cage", top_n=None),
     }
+
+    def rank(questions: list[dict], k: int) -> tuple[Orders, Vias, int]:
+        base = index.as_retriever(similarity_top_k=k)
+        pools = {"": base, " --expand": CageExpansionRetriever(base, index, links)}
+        orders: Orders = {}
+        vias: Vias = {}
+        for suffix, retriever in pools.items():
+            for q in questions:
+                pool = retriever.retrieve(q["question"])
+                orders.setdefault("vanilla" + suffix, {})[q["id"]] = [n.node_id for n in pool]
+                for name, rerank in rerankers.items():
+                    out = rerank.postprocess_nodes(pool, query_str=q["question"])
+                    orders.setdefault(name + suffix, {})[q["id"]] = [n.node_id for n in out]
+                    vias.setdefault(name + suffix, {})[q["id"]] = [
+                        [n.node_id, via["name"], out[via["rank"]].node_id]
+                        for n in out[:5]
+                        if isinstance(via := n.node.metadata.get("cage_via"), dict)
+                    ]
+        return orders, vias, sum(r.reranker.parse_count for r in rerankers.values())
+
+    return rank
 
 
 def summary(result: dict) -> dict:
@@ -309,12 +419,63 @@ def print_comparison(orders: dict, other: dict) -> None:
     print(f"all: {changed} of {total} rankings differ")
 
 
+def ks_list(text: str) -> tuple[int, ...]:
+    """``"5,10,20"`` → ``(5, 10, 20)``; each at least 1."""
+    try:
+        ks = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of ints: {text!r}") from None
+    if not ks or min(ks) < 1:
+        raise argparse.ArgumentTypeError(f"every k must be at least 1: {text!r}")
+    return ks
+
+
+def frameworks_list(text: str) -> tuple[str, ...]:
+    """``"langchain,llamaindex"`` → the frameworks, each known."""
+    names = tuple(part.strip() for part in text.split(","))
+    unknown = [n for n in names if n not in FRAMEWORKS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown framework {unknown}; known: {FRAMEWORKS}")
+    return names
+
+
+def print_expansion_check(results: list[tuple[dict, dict]]) -> None:
+    """cage after the expansion retriever against cage after the plain one, per framework and
+    k: R@3, R@5, all-gold@5, and whether the expanded pipeline is below on any of them."""
+    print(
+        "\n| framework | k | cage R@3 | R@5 | all-gold@5 | cage --expand R@3 | R@5 | all-gold@5 | below |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    metrics = ("all R@3", "all R@5", "all-gold@5")
+    for result, rows in results:
+        plain, expanded = rows["cage"], rows["cage --expand"]
+        below = [m for m in metrics if expanded[m] < plain[m] - 1e-9]
+        cells = [f"{plain[m]:.3f}" for m in metrics] + [f"{expanded[m]:.3f}" for m in metrics]
+        print(
+            f"| {result['framework']} | {result['k']} | "
+            + " | ".join(cells)
+            + f" | {', '.join(below) or 'no'} |"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--data", type=Path, default=DATA, help="the questions file (default: %(default)s)"
     )
-    parser.add_argument("--k", type=int, default=20, help="retrieved chunks per question")
+    parser.add_argument(
+        "--k",
+        type=ks_list,
+        default=(20,),
+        help="retrieved chunks per question; several, comma-separated (5,10,20), rank after "
+        "one ingest (default: 20)",
+    )
+    parser.add_argument(
+        "--frameworks",
+        type=frameworks_list,
+        default=("langchain",),
+        help="langchain, llamaindex or both, comma-separated (default: langchain)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures and orders here")
     parser.add_argument(
         "--check-gold",
@@ -341,9 +502,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{len(gold)} questions, each selector names exactly one chunk"
         )
         return
-    result = run(args.k, not args.no_start_index, args.data)
-    rows = summary(result)
-    print_table(rows, result)
+    if (args.json or args.compare) and len(args.k) * len(args.frameworks) > 1:
+        parser.error("--json and --compare take one run: one --k and one framework")
+    results = []
+    for framework in args.frameworks:
+        for result in run(args.k, not args.no_start_index, args.data, framework):
+            rows = summary(result)
+            print(f"\n{framework}, ", end="")
+            print_table(rows, result)
+            results.append((result, rows))
+    print_expansion_check(results)
+    result, rows = results[0]
     if args.compare:
         print_comparison(result["orders"], json.loads(args.compare.read_text())["orders"])
     if args.json:
