@@ -83,7 +83,7 @@ EXPANSION_SEEDS = (1, 2, 3, 4, 5, 6)  # ExpansionSettings.seeds; tuning/link_exp
 EXPANSION_LIMITS = (0, 3, 5, 8, 10, 15, 20)  # ExpansionSettings.limit; tuning/link_expansion.py
 
 ROUTING_GRID: dict[str, tuple[float, ...]] = {  # RoutingSettings; tuning/routing_cv.py
-    "min_score": (4.0, 6.0, 8.0, 10.0),
+    "min_score": (0.75, 1.0, 1.5, 2.0, 2.5, 3.0),
     "min_gap": (1.25, 1.5, 2.0),
     "naming_share": (0.02, 0.05, 0.1, 0.2),
     "min_naming_words": (1, 2, 3),

@@ -22,9 +22,16 @@ file. For each fold, the grid point (``off`` = no routing, then every
 :class:`~cage_core.expansion.routing.RoutingSettings` of the grid) with the best mean over the
 three files of ``R@3 + R@5`` (cage) on the other folds ranks the held-out fold (ties: the first
 in grid order), among the points under which no file's mean is below no routing's on those
-folds (:func:`guarded_objective`). Printed: each file's out-of-fold R@3 / R@5 against no routing, with paired
-bootstrap intervals, each fold's choice, and the point chosen on all folds (the shipped
-default).
+folds, and under which at most :data:`MAX_FALSE_ROUTES` of the off-topic questions of those folds
+are routed (:func:`guarded_objective`). Printed: each file's out-of-fold R@3 / R@5 against no
+routing, with paired bootstrap intervals, the out-of-fold share of off-topic questions routed,
+each fold's choice, and the point chosen on all folds (the shipped default).
+
+**Off-topic questions** (a false route puts another document's chunks first): each corpus is
+also asked every question of the DEV files of other domains (:data:`OFF_TOPIC_FILES`: the four
+Wikipedia files and the two other beyond-Wikipedia files; never its own). None of them names a
+document of that corpus, so every one routed is a false route. They cost only
+:func:`route_question` (no ranking), and go to folds by their question id like the others.
 """
 
 from __future__ import annotations
@@ -76,6 +83,20 @@ FILES = (
         "beyond-wikipedia/scifact_chunks.corpus.jsonl",
     ),
 )
+OWN_QUESTIONS = {"cuad": "cuad", "dragonball": "dragonball", "scifact-chunks": "scifact"}
+OFF_TOPIC_FILES = {
+    "hotpotqa": "hotpotqa.jsonl",
+    "2wikimultihopqa": "2wikimultihopqa.jsonl",
+    "musique": "musique.jsonl",
+    "ramdocs": "ramdocs.jsonl",
+    "cuad": "beyond-wikipedia/cuad.jsonl",
+    "dragonball": "beyond-wikipedia/dragonball.jsonl",
+    "scifact": "beyond-wikipedia/scifact.jsonl",
+}
+"""Question files asked of the corpora of other domains (module docstring)."""
+MAX_FALSE_ROUTES = 0.01
+"""The most off-topic questions a point may route, as a share (module docstring): one in a
+hundred questions of another domain may be sent to a document of this one."""
 K = 20
 METHODS = ("cage", "hybrid")
 
@@ -86,10 +107,23 @@ def file_scores(
     corpus_path: Path,
     reranker: CageReranker,
     points: Sequence[RoutingSettings | None],
+    off_topic: Sequence[str],
 ) -> tuple[list[str], np.ndarray, dict[str, Any]]:
-    """Question ids and ``[P, N, methods, 2]`` R@3 / R@5 of every grid point on one file."""
+    """Question ids and ``[P, N, methods, 2]`` R@3 / R@5 of every grid point on one file;
+    ``info["false_routes"]``: ``[P, len(off_topic)]``, whether each point routes each
+    off-topic question (module docstring) over this corpus."""
     corpus = load_corpus(corpus_path, titles=False)
     state = CorpusState(corpus, reranker)
+    false_routes = np.array(
+        [
+            [
+                point is not None and bool(route_question(q, state.documents.names, point))
+                for q in off_topic
+            ]
+            for point in points
+        ],
+        dtype=bool,
+    ).reshape(len(points), len(off_topic))
     questions = [q for q in load_questions(questions_path) if gold_ids_in_corpus(q, corpus) != ()]
     golds = [gold_in_corpus(q, corpus) for q in questions]
     vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
@@ -158,14 +192,28 @@ def file_scores(
                     recall_at_k(list(order), golds[row], 3),
                     recall_at_k(list(order), golds[row], 5),
                 ]
-    info = {"questions": len(questions), "routed": routed_counts, "rankings": len(ranked)}
+    info = {
+        "questions": len(questions),
+        "routed": routed_counts,
+        "rankings": len(ranked),
+        "false_routes": false_routes,
+    }
     return [q.id for q in questions], scores, info
 
 
-def guarded_objective(scores: np.ndarray, groups: np.ndarray, names: Sequence[str]) -> Any:
+def guarded_objective(
+    scores: np.ndarray,
+    groups: np.ndarray,
+    names: Sequence[str],
+    folds: np.ndarray,
+    false_routes: np.ndarray,
+    false_route_folds: np.ndarray,
+) -> Any:
     """The mean over ``names`` of each file's mean ``R@3 + R@5`` (``crossval.group_objective``),
-    a point allowed only when no file's mean is below no routing's (point 0) on the pools read:
-    a routing that helps one domain and hurts another is a loss."""
+    a point allowed only when, on the folds read, no file's mean is below no routing's (point
+    0) — a routing that helps one domain and hurts another is a loss — and at most
+    :data:`MAX_FALSE_ROUTES` of the off-topic questions (``false_routes [P, M]``, their folds
+    ``false_route_folds``) are routed."""
     plain = group_objective(scores, groups, names)
 
     def objective(mask: np.ndarray) -> np.ndarray:
@@ -173,6 +221,8 @@ def guarded_objective(scores: np.ndarray, groups: np.ndarray, names: Sequence[st
             [scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in names]
         )  # [files, P]
         allowed = (per_file >= per_file[:, :1] - 1e-9).all(axis=0)
+        read = np.isin(false_route_folds, np.unique(folds[mask]))
+        allowed &= false_routes[:, read].mean(axis=1) <= MAX_FALSE_ROUTES
         return np.where(allowed, plain(mask), -np.inf)
 
     return objective
@@ -183,6 +233,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--graph-store", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None, help="write per-question figures")
+    parser.add_argument(
+        "--arrays", type=Path, default=None, help="write every point's figures (.npz)"
+    )
     args = parser.parse_args(argv)
     reranker = CageReranker(graph_store=GraphStore(args.graph_store) if args.graph_store else None)
     settings = [RoutingSettings(**point) for point in grid_points(GRID)]  # type: ignore[arg-type]
@@ -190,11 +243,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     ids: list[str] = []
     groups: list[str] = []
     parts = []
+    asked = {name: load_questions(args.data / path) for name, path in OFF_TOPIC_FILES.items()}
+    false_routes, false_route_ids, false_route_pairs = [], [], []
     for name, data, corpus in FILES:
         start = time.perf_counter()
+        off_topic = [q for other, qs in asked.items() if other != OWN_QUESTIONS[name] for q in qs]
         qids, scores, info = file_scores(
-            name, args.data / data, args.data / corpus, reranker, points
+            name,
+            args.data / data,
+            args.data / corpus,
+            reranker,
+            points,
+            [q.question for q in off_topic],
         )
+        false_routes.append(info.pop("false_routes"))
+        false_route_ids += [q.id for q in off_topic]
+        false_route_pairs += [
+            f"{other} -> {name}"
+            for other, qs in asked.items()
+            if other != OWN_QUESTIONS[name]
+            for _ in qs
+        ]
         print(
             f"{name}: {info['questions']} questions, {info['rankings']} rankings, "
             f"routed by the chosen-on-all point: see below ({time.perf_counter() - start:.0f} s)",
@@ -207,7 +276,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     group_array = np.array(groups)
     names = [name for name, _, _ in FILES]
     cage = scores[:, :, 0, :]
-    cv = cross_validate(cage, fold_array(ids), guarded_objective(cage, group_array, names))
+    folds = fold_array(ids)
+    false = np.concatenate(false_routes, axis=1)  # [P, M]
+    if args.arrays:
+        np.savez_compressed(
+            args.arrays,
+            scores=scores,
+            groups=np.array(groups),
+            ids=np.array(ids),
+            false_routes=false,
+            false_route_ids=np.array(false_route_ids),
+            points=np.array(["off", *(json.dumps(p) for p in grid_points(GRID))]),
+        )
+    false_folds = fold_array(false_route_ids)
+    cv = cross_validate(
+        cage, folds, guarded_objective(cage, group_array, names, folds, false, false_folds)
+    )
+    false_oof = np.array(
+        [false[cv.fold_choices[f], m] for m, f in enumerate(false_folds)], dtype=bool
+    )
     hybrid_cv = scores[np.array(cv.fold_choices)[fold_array(ids)], np.arange(len(ids)), 1, :]
     label = ["off", *(str(p) for p in grid_points(GRID))]
     print("fold choices:", [label[c] for c in cv.fold_choices])
@@ -242,6 +329,21 @@ def main(argv: Sequence[str] | None = None) -> None:
                 float(hybrid_cv[mask, 1].mean()),
             ],
         }
+    pairs = np.array(false_route_pairs)
+    print(
+        f"off-topic questions routed: out of fold {false_oof.sum()}/{len(false_oof)} "
+        f"({false_oof.mean():.2%}); no routing 0; by the chosen-on-all point "
+        f"{false[cv.chosen].sum()} ({false[cv.chosen].mean():.2%})"
+    )
+    for pair in dict.fromkeys(false_route_pairs):
+        mask = pairs == pair
+        print(f"  {pair:30} {false_oof[mask].sum():3}/{mask.sum()}")
+    out["off_topic"] = {
+        "questions": len(false_oof),
+        "routed_out_of_fold": int(false_oof.sum()),
+        "routed_by_chosen": int(false[cv.chosen].sum()),
+        "max_false_routes": MAX_FALSE_ROUTES,
+    }
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
 

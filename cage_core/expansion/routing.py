@@ -6,13 +6,19 @@ that answers does not. Routing reads the question against every document's
 :class:`~cage_core.expansion.documents.DocumentRecord` (its name and the words of its
 opening), with the specificity of each word over all documents:
 
-1. **Score.** ``score(d) = Σ idf(w)`` over the distinct question words written as names
-   (:func:`question_words`: "Birch", "CONTENT", "ConvergTV"; not "renewal") that ``d``'s
-   words hold, ``idf(w) = ln(1 + (N − n_w + 0.5) / (n_w + 0.5))`` (BM25's, ``N`` documents,
-   ``n_w`` of them holding ``w``); only words that can name a document are read: those held by
+1. **Score.** ``score(d) = Σ idf(w) / idf(1)`` over the distinct question words written as
+   names (:func:`question_words`: "Birch", "CONTENT", "ConvergTV"; not "renewal") that
+   ``d``'s words hold, ``idf(n) = ln(1 + (N − n + 0.5) / (n + 0.5))`` (BM25's, ``N``
+   documents, ``n_w`` of them holding ``w``): a score counts words as specific as a word one
+   document alone holds, so its bounds mean the same in a collection of 40 documents or of
+   5,000 (where one rare word, by idf alone, would outweigh two names of a small collection,
+   and a chance match is likelier). Only words that can name a document are read: those held by
    at most ``naming_share`` of the documents (or one document), and never by more than
    :data:`MAX_NAMING_DOCUMENTS` ("Birch", "Mount", "Knowledge"; not "Agreement"), so a
-   question reads a bounded number of postings whatever ``N``.
+   question reads a bounded number of postings whatever ``N``. Nor are the words of a name
+   the question writes (:func:`written_names`, "Acme Government Solutions") of which one word
+   no document holds: that name is of something outside the collection, and its other words
+   ("Government", "Solutions") would name a document it does not mean.
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
@@ -64,6 +70,7 @@ __all__ = [
     "named_documents_by_id",
     "question_words",
     "route_question",
+    "written_names",
 ]
 
 NAMED_DOCUMENT_VIA = "the question names its document"
@@ -78,6 +85,8 @@ a document's name is shared by few; it bounds the postings a question reads at a
 _TOKEN = re.compile(r"\w+|\W+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
 _WORD_OR_STOP = re.compile(r"\w+|[^\w]+")
+_WITHIN_NAME = re.compile(r"(?:\.?[ \t]*[-&'’][ \t]*|\.?[ \t]+|\.)")
+"""What may stand between two words of one written name (:func:`written_names`)."""
 _SENTENCE_END = re.compile(r"[.?!;:]\s")
 
 
@@ -85,7 +94,8 @@ _SENTENCE_END = re.compile(r"[.?!;:]\s")
 class RoutingSettings:
     """The bounds of routing (module docstring); provenance in ``docs/provenance.md``.
 
-    min_score: a named document's least score (sum of the idf of the words it holds).
+    min_score: a named document's least score (the words it holds, each counted as its idf
+        over the idf of a word one document alone holds: step 1).
     min_gap: how many times the next document's score a named one must reach.
     max_documents: at most this many documents are named by one question.
     naming_share: a word names a document only when at most this share of documents hold it.
@@ -95,12 +105,12 @@ class RoutingSettings:
     chunks: how many of each named document's chunks join the pool (best first).
     """
 
-    min_score: float = 4.0
-    min_gap: float = 1.5
+    min_score: float = 2.0
+    min_gap: float = 1.25
     max_documents: int = 2
     naming_share: float = 0.2
     min_naming_words: int = 1
-    chunks: int = 20
+    chunks: int = 10
 
     RANGES: ClassVar[Ranges] = {
         "min_score": Real(0.0, 1e6),
@@ -233,21 +243,39 @@ def question_words(question: str) -> list[str]:
     :data:`~cage_core.expansion.documents.MIN_WORD_CHARS` to ``MAX_WORD_CHARS`` characters.
     A question's ordinary words ("renewal", "term") never route it, even when a document's
     opening happens to hold them."""
-    seen: dict[str, None] = {}
+    return list(dict.fromkeys(word for name in written_names(question) for word in name))
+
+
+def written_names(question: str) -> list[tuple[str, ...]]:
+    """The names ``question`` writes: each run of adjacent words written as names
+    (:func:`question_words`), as its words of ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS``
+    characters, lower-cased ("Acme Government Solutions" → ``("acme", "government",
+    "solutions")``). A run continues across spaces, hyphens, apostrophes, ampersands and the
+    period of an abbreviation ("Holdings Inc. Ltd"), and ends at any other mark or word."""
+    names: list[tuple[str, ...]] = []
+    run: list[str] = []
     sentence_start = True
     for match in _WORD_OR_STOP.finditer(question):
         token = match.group(0)
         if not token[0].isalnum() and token[0] != "_":
+            if not _WITHIN_NAME.fullmatch(token):
+                names.append(tuple(run))
+                run = []
             sentence_start = sentence_start or bool(_SENTENCE_END.search(token))
             continue
         written_as_name = any(c.isupper() for c in token[1:]) or (
             token[0].isupper() and not sentence_start
         )
         sentence_start = False
+        if not written_as_name:
+            names.append(tuple(run))
+            run = []
+            continue
         word = token.lower()
-        if written_as_name and MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
-            seen.setdefault(word, None)
-    return list(seen)
+        if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
+            run.append(word)
+    names.append(tuple(run))
+    return [name for name in names if name]
 
 
 def route_question(
@@ -258,13 +286,18 @@ def route_question(
     settings = settings or RoutingSettings()
     unrouted = DocumentRoute((), question)
     total = names.document_count()
-    asked = question_words(question)
+    written = written_names(question)
+    asked = list(dict.fromkeys(word for name in written for word in name))
     if total < 2 or not asked:
         return unrouted
     frequencies = names.document_frequencies(asked)
+    outside = {
+        word for name in written if any(not frequencies.get(w) for w in name) for word in name
+    }
     naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
-    read = [w for w in asked if 0 < frequencies.get(w, 0) <= naming_limit]
-    idf = {w: math.log(1 + (total - frequencies[w] + 0.5) / (frequencies[w] + 0.5)) for w in read}
+    read = [w for w in asked if w not in outside and 0 < frequencies[w] <= naming_limit]
+    unit = _idf(1, total)
+    idf = {w: _idf(frequencies[w], total) / unit for w in read}
     scores: dict[str, float] = {}
     for word, holders in names.documents_with(read).items():
         for doc_id in holders:
@@ -294,6 +327,11 @@ def route_question(
     if others and max(others.values()) >= OTHER_NAME_SHARE * settings.min_score:
         return unrouted  # the question also names a document it was not routed to
     return DocumentRoute(tuple(documents), _without_words(question, dropped))
+
+
+def _idf(held: int, total: int) -> float:
+    """BM25's idf of a word ``held`` by that many of ``total`` documents (step 1)."""
+    return math.log(1 + (total - held + 0.5) / (held + 0.5))
 
 
 def _most_specific(documents: list[NamedDocument]) -> list[NamedDocument]:

@@ -15,6 +15,7 @@ from cage_core.expansion.routing import (
     MemoryDocumentNames,
     RoutingSettings,
     route_question,
+    written_names,
 )
 
 OPENINGS = {
@@ -99,6 +100,27 @@ def test_words_over_the_naming_share_stay_in_the_question() -> None:
     )
     assert route.doc_ids == ("initech",)
     assert "license" in route.question.lower()
+
+
+def test_a_question_writes_names_as_runs_of_words_written_as_names() -> None:
+    assert written_names(
+        "Consider the Agreement between Birch First Global Investments Inc. and Mount "
+        "Knowledge Holdings; does Pied-Piper's AT&T deal hold?"
+    ) == [
+        ("agreement",),
+        ("birch", "first", "global", "investments", "inc"),
+        ("mount", "knowledge", "holdings"),
+        ("pied", "piper"),
+        ("at",),
+    ]  # "Consider" opens the sentence; "'s" ends a name; "T" is under MIN_WORD_CHARS
+
+
+def test_a_name_with_a_word_no_document_holds_names_none_of_them() -> None:
+    # "Acme Orbital Widgets Corp" is no contract here, though "Acme Widgets Corp" names one
+    outside = "When did Acme Orbital Widgets Corp appoint its chief executive?"
+    inside = "When did Acme Widgets Corp appoint its chief executive?"
+    assert not route_question(outside, contracts(), LOW)
+    assert route_question(inside, contracts(), LOW).doc_ids == ("acme",)
 
 
 def test_a_document_name_prefers_title_then_file_name_then_first_line() -> None:
