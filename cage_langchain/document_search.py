@@ -75,7 +75,7 @@ class DocumentSearch:
                     question, k=k, filter=lambda doc: is_chunk_of(doc.metadata, doc_id, title_key)
                 )
             elif instance_of(store, "langchain_community.vectorstores.faiss", "FAISS"):
-                found = self._faiss(question, k, chunk_ids)
+                found = self.relevance.faiss_documents(question, chunk_ids, k)
             else:
                 conditions = self._conditions(doc_id, chunk_ids)
                 if conditions is None:
@@ -125,15 +125,3 @@ class DocumentSearch:
         if instance_of(store, "langchain_chroma", "Chroma") and len(conditions) > 1:
             return {"$and": [{key: value} for key, value in conditions]}
         return dict(conditions)
-
-    def _faiss(
-        self, question: str, k: int, chunk_ids: Sequence[str]
-    ) -> list[tuple[Document, float]]:
-        store: Any = self.store
-        out = []
-        for chunk_id, score in self.relevance.faiss_search(question, chunk_ids, k):
-            doc = store.docstore.search(chunk_id)
-            if isinstance(doc, Document):
-                stored = Document(page_content=doc.page_content, metadata=doc.metadata, id=chunk_id)
-                out.append((stored, score))
-        return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -38,21 +39,21 @@ from cage_core.expansion.contract import (
     sibling_expansions,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
-from cage_core.expansion.routing import (
-    DocumentRoute,
-    NamedDocument,
-    RoutingSettings,
-    route_question,
-)
+from cage_core.expansion.routing import DocumentRoute, NamedDocument, RoutingSettings
+from cage_core.integrations.ahead import ahead, result_or_none
 from cage_core.integrations.document_routing import (
     NAMED_DOCUMENT_KEY,
     ROUTE_KEY,
     ROUTE_SCORE_KEY,
+    best_named_chunks,
+    route_for,
     route_metadata,
+    routed_search_ids,
 )
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import EXPANDED_VIA_KEY, RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_langchain.document_search import DocumentSearch
+from cage_langchain.embeddings import PackagedMiniLMEmbeddings
 from cage_langchain.ids import stored_id
 from cage_langchain.store_relevance import StoreRelevance
 
@@ -90,7 +91,8 @@ class CageExpansionRetriever(BaseRetriever):
     (:func:`~cage_core.expansion.routing.route_question` over :meth:`LinkIndex.documents
     <cage_core.expansion.index.LinkIndex.documents>`), each named document's best
     ``routing.chunks`` chunks for the question less its naming words, by the store's own
-    search restricted to that document (:mod:`cage_langchain.document_search`), come after the
+    search restricted to that document's chunks (their ids by the link index; else by its
+    metadata: :mod:`cage_langchain.document_search`), come after the
     linked passages, each once (none already in the pool), with ``cage_expanded_via`` (the
     document's :attr:`~cage_core.expansion.routing.NamedDocument.via`),
     ``cage_named_document`` and ``score_key`` as the linked passages get it. Then every
@@ -98,9 +100,13 @@ class CageExpansionRetriever(BaseRetriever):
     gives it, ``cage_route_score`` (its score for the shortened question), which
     :class:`~cage_langchain.CageRerank` ranks with. A question that names no document, or a
     link index without document records, returns exactly what it would without routing. Costs,
-    for a routed question, one embedding of the shortened question (once with
-    :class:`~cage_langchain.PackagedMiniLMEmbeddings`, which caches it; once per search with
-    other embeddings), one restricted search per named document and one over the pool's ids.
+    for a routed question, one embedding of the shortened question and one search restricted
+    to the named documents' chunks and the pool's ids (Chroma, FAISS, Qdrant,
+    ``InMemoryVectorStore``; other stores, documents of over
+    :data:`~cage_core.integrations.document_routing.ROUTED_SEARCH_IDS` chunks, or chunks the
+    store no longer holds: one search per named document and one over the pool's ids, the
+    question embedded once with :class:`~cage_langchain.PackagedMiniLMEmbeddings`, which caches
+    it, once per search with other embeddings).
 
     ``link_index`` is a :class:`~cage_core.expansion.index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
@@ -178,36 +184,42 @@ class CageExpansionRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
+        route = self.route(query)
+        embedded = self._embed_ahead(route)
         docs = self.base_retriever.invoke(
             query, config={"callbacks": run_manager.get_child()}, **kwargs
         )
-        route = self.route(query)
+        result_or_none(embedded)
         expansions = self._expansions(query, docs)
         if not expansions and not route:
             return list(docs)
         found = self.vectorstore.get_by_ids([e.id for e in expansions]) if expansions else []
         chosen = self._chosen(expansions, found, docs)
-        named = self._named(route, docs, chosen)
+        named, route_scores = self._named(route, docs, chosen)
         ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
         scores = self.relevance(query, ids) if self._scored(docs) and ids else {}
         pool = (
             list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
         )
-        return self._routed_pool(query, route, pool, named) if route else pool
+        return self._routed_pool(query, route, pool, route_scores) if route else pool
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
+        route = self.route(query)
+        embedded = self._embed_ahead(route)
         docs = await self.base_retriever.ainvoke(
             query, config={"callbacks": run_manager.get_child()}, **kwargs
         )
-        route = self.route(query)
+        await asyncio.to_thread(result_or_none, embedded)
         expansions = self._expansions(query, docs)
         if not expansions and not route:
             return list(docs)
         found = await self.vectorstore.aget_by_ids([e.id for e in expansions]) if expansions else []
         chosen = self._chosen(expansions, found, docs)
-        named = await asyncio.to_thread(self._named, route, docs, chosen) if route else []
+        named, route_scores = (
+            await asyncio.to_thread(self._named, route, docs, chosen) if route else ([], {})
+        )
         ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
         scores = (
             await asyncio.to_thread(self.relevance, query, ids)
@@ -217,42 +229,62 @@ class CageExpansionRetriever(BaseRetriever):
         pool = (
             list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
         )
-        if not route:
-            return pool
-        return await asyncio.to_thread(self._routed_pool, query, route, pool, named)
+        return self._routed_pool(query, route, pool, route_scores) if route else pool
 
     # -- routing (cage_core.integrations.document_routing) -------------------------------------
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names by the link index's records (none when ``routing`` is
         ``None``)."""
-        if self.routing is None:
-            return DocumentRoute((), query)
-        return route_question(query, self.index.documents(), self.routing)
+        return route_for(query, self.index, self.routing)
+
+    def _embed_ahead(self, route: DocumentRoute) -> Future[Any] | None:
+        """The shortened question embedded on a worker thread while the base retriever runs
+        (:mod:`cage_core.integrations.ahead`), where the store's embeddings keep it for the
+        searches that follow (:class:`~cage_langchain.PackagedMiniLMEmbeddings` does); else
+        nothing: the searches embed it."""
+        embeddings = getattr(self.vectorstore, "embeddings", None)
+        if not route or not isinstance(embeddings, PackagedMiniLMEmbeddings):
+            return None
+        return ahead(lambda: embeddings.embed_query(route.question))
 
     def _named(
         self,
         route: DocumentRoute,
         docs: Sequence[Document],
         chosen: list[tuple[Expansion, Document]],
-    ) -> list[tuple[NamedDocument, Document, float]]:
+    ) -> tuple[list[tuple[NamedDocument, Document, float]], dict[str, float]]:
         """Each named document's best chunks for the shortened question, with their scores,
         less those already in the pool (by id: a contract's clause worded as another's is
-        still its own)."""
+        still its own); and the pool's scores for the shortened question. One search when it
+        can (:mod:`cage_core.integrations.document_routing`, "One search"), else two."""
         if not route or self.routing is None:
-            return []
-        taken = {stored_id(d, self.title_key) for d in list(docs) + [d for _, d in chosen]}
-        out = []
-        for named in route.documents:
-            chunk_ids = self.index.chunks_of(named.doc_id)
-            found = self.document_search(
-                route.question, named.doc_id, self.routing.chunks, chunk_ids
+            return [], {}
+        pool_ids = [stored_id(d, self.title_key) for d in list(docs) + [d for _, d in chosen]]
+        ids = routed_search_ids(route, pool_ids, self.index.chunks_of)
+        scores = self.relevance(route.question, ids) if ids is not None else {}
+        if ids is not None and len(scores) == len(ids):
+            best = best_named_chunks(
+                route, scores, self.index.chunks_of, pool_ids, self.routing.chunks
             )
-            for doc, score in found:
+            found = self.vectorstore.get_by_ids([pid for _, pid in best]) if best else []
+            by_id = {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
+            named = [(doc, by_id[pid], scores[pid]) for doc, pid in best if pid in by_id]
+            return named, scores
+        taken = set(pool_ids)
+        named = []
+        for document in route.documents:
+            chunk_ids = self.index.chunks_of(document.doc_id)
+            for doc, score in self.document_search(
+                route.question, document.doc_id, self.routing.chunks, chunk_ids
+            ):
                 pid = stored_id(doc, self.title_key)
                 if pid not in taken:
                     taken.add(pid)
-                    out.append((named, doc, score))
-        return out
+                    named.append((document, doc, score))
+        route_scores = {stored_id(d, self.title_key): score for _, d, score in named}
+        others = [pid for pid in dict.fromkeys(pool_ids) if pid not in route_scores]
+        route_scores.update(self.relevance(route.question, others))
+        return named, route_scores
 
     def _named_added(
         self,
@@ -278,22 +310,16 @@ class CageExpansionRetriever(BaseRetriever):
         return out
 
     def _routed_pool(
-        self,
-        query: str,
-        route: DocumentRoute,
-        pool: list[Document],
-        named: list[tuple[NamedDocument, Document, float]],
+        self, query: str, route: DocumentRoute, pool: list[Document], scores: dict[str, float]
     ) -> list[Document]:
-        """Copies of ``pool`` with the route and each one's score for the shortened question."""
-        ids = [stored_id(d, self.title_key) for d in pool]
-        route_scores = {stored_id(d, self.title_key): score for _, d, score in named}
-        others = [i for i in dict.fromkeys(ids) if i not in route_scores]
-        route_scores.update(self.relevance(route.question, others))
+        """Copies of ``pool`` with the route and each one's score for the shortened question
+        (``scores``, by id: :meth:`_named`'s)."""
         out = []
-        for pid, doc in zip(ids, pool):
+        for doc in pool:
+            pid = stored_id(doc, self.title_key)
             metadata = {**doc.metadata, ROUTE_KEY: route_metadata(query, route)}
-            if pid in route_scores:
-                metadata[ROUTE_SCORE_KEY] = route_scores[pid]
+            if pid in scores:
+                metadata[ROUTE_SCORE_KEY] = scores[pid]
             else:
                 metadata.pop(ROUTE_SCORE_KEY, None)
             out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))

@@ -23,8 +23,10 @@ debug level and gives no nodes.
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.indices.vector_store import VectorIndexRetriever, VectorStoreIndex
@@ -32,14 +34,18 @@ from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 
 from cage_core.expansion.index import LinkIndex
+from cage_core.integrations.chroma_vectors import chroma_distances
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
 
 __all__ = [
     "SAMPLED_NODES",
     "STORE_DOCUMENT_KEYS",
     "DocumentSearch",
+    "chroma_collection",
     "document_filters",
+    "index_scores",
     "restricted_retriever",
+    "scores_of",
     "with_metadata",
 ]
 
@@ -53,6 +59,56 @@ STORE_DOCUMENT_KEYS = frozenset({"ref_doc_id", "doc_id", "document_id"})
 ``"None"`` without one): a node's own metadata value under them is not what is stored."""
 
 
+def chroma_collection(store: object) -> Any:
+    """The Chroma collection of a ``ChromaVectorStore`` (``None`` for any other store; the
+    module is not imported here)."""
+    chroma = getattr(sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None)
+    if isinstance(chroma, type) and isinstance(store, chroma):
+        return getattr(store, "_collection", None)
+    return None
+
+
+def index_scores(
+    index: VectorStoreIndex,
+    bundle: QueryBundle,
+    ids: Sequence[str],
+    callback_manager: CallbackManager | None = None,
+) -> dict[str, float]:
+    """``index``'s scores of the node ``ids`` for ``bundle`` (whose embedding it sets, as the
+    index's retriever does): over Chroma, from the stored vectors, ``exp(−distance)`` as
+    ``ChromaVectorStore`` scores a query (:mod:`cage_core.integrations.chroma_vectors`);
+    else by the index's retriever restricted to them. Ids it cannot score are left out; a
+    failure is logged at debug level and scores none."""
+    if not ids:
+        return {}
+    try:
+        collection = chroma_collection(index.vector_store)
+        if collection is not None:
+            if bundle.embedding is None:
+                bundle.embedding = index._embed_model.get_agg_embedding_from_queries(
+                    bundle.embedding_strs
+                )
+            distances = chroma_distances(collection, bundle.embedding, ids)
+            if distances is not None:
+                return {pid: math.exp(-d) for pid, d in distances.items()}
+        found = restricted_retriever(index, ids, callback_manager=callback_manager).retrieve(bundle)
+        return scores_of(found, ids)
+    except Exception as exc:
+        logger.debug("the index could not score the nodes (%s)", exc)
+        return {}
+
+
+def scores_of(found: Sequence[NodeWithScore], ids: Sequence[str]) -> dict[str, float]:
+    """Scores of the wanted ``ids`` among ``found`` (a store that ignores the restriction
+    returns other nodes: those are dropped)."""
+    wanted = set(ids)
+    return {
+        n.node.node_id: float(n.score)
+        for n in found
+        if n.node.node_id in wanted and n.score is not None
+    }
+
+
 def restricted_retriever(
     index: VectorStoreIndex,
     ids: Sequence[str],
@@ -61,8 +117,7 @@ def restricted_retriever(
 ) -> VectorIndexRetriever:
     """``index``'s retriever restricted to the node ``ids`` (all in the store), top ``k``
     (``None``: all of them)."""
-    chroma = getattr(sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None)
-    restrict = isinstance(chroma, type) and isinstance(index.vector_store, chroma)
+    restrict = chroma_collection(index.vector_store) is not None
     return VectorIndexRetriever(
         index,
         similarity_top_k=len(ids) if k is None else k,

@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from concurrent.futures import Future
 
 from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.embeddings.base import Embedding
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
@@ -37,21 +39,27 @@ from cage_core.expansion.contract import (
     validated_bound,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
-from cage_core.expansion.routing import (
-    DocumentRoute,
-    NamedDocument,
-    RoutingSettings,
-    route_question,
-)
+from cage_core.expansion.routing import DocumentRoute, NamedDocument, RoutingSettings
+from cage_core.integrations.ahead import ahead, result_or_none
 from cage_core.integrations.document_routing import (
     NAMED_DOCUMENT_KEY,
     ROUTE_KEY,
     ROUTE_SCORE_KEY,
     ROUTING_KEYS,
+    best_named_chunks,
+    route_for,
     route_metadata,
+    routed_search_ids,
 )
 from cage_core.metadata import EXPANDED_VIA_KEY, EXPANSION_KEYS, TITLE_KEY
-from cage_llamaindex.document_search import DocumentSearch, restricted_retriever, with_metadata
+from cage_llamaindex.document_search import (
+    DocumentSearch,
+    chroma_collection,
+    index_scores,
+    restricted_retriever,
+    scores_of,
+    with_metadata,
+)
 from cage_llamaindex.structure import adjacent_node_ids
 
 __all__ = [
@@ -100,10 +108,13 @@ class CageExpansionRetriever(BaseRetriever):
     <cage_core.expansion.index.LinkIndex.documents>`), each named document's best
     ``routing.chunks`` nodes for the question less its naming words come after the linked
     nodes, each once (none already in the pool), from the index's own retriever restricted to
-    that document: ``MetadataFilters`` on ``ref_doc_id`` (a node parser's nodes), or on the
-    metadata key that holds the node's document (``source``, ``file_path``, with the title
-    where the document is ``"{source}#{title}"``), else on the document's node ids by the link
-    index. They carry ``cage_expanded_via`` (the document's
+    that document's node ids by the link index (one query with the pool's node ids); when that
+    query cannot serve (over
+    :data:`~cage_core.integrations.document_routing.ROUTED_SEARCH_IDS` ids, or a store that does
+    not return every id), one query per document restricted by ``MetadataFilters`` on
+    ``ref_doc_id`` (a node parser's nodes), or on the metadata key that holds the node's
+    document (``source``, ``file_path``, with the title where the document is
+    ``"{source}#{title}"``), else on its node ids, and one over the pool's node ids. They carry ``cage_expanded_via`` (the document's
     :attr:`~cage_core.expansion.routing.NamedDocument.via`) and ``cage_named_document``, and a
     score as the linked nodes get one. Then every node of the pool is a copy carrying
     ``cage_route`` (the route) and, where the store gives it, ``cage_route_score`` (its score
@@ -111,8 +122,7 @@ class CageExpansionRetriever(BaseRetriever):
     keys are hidden from the embedding and LLM views. A question that names no document, or a
     link index without document records, returns exactly what it would without routing. Costs,
     for a routed question, one embedding of the shortened question (sync; the async path runs
-    the routing steps in a thread), one restricted query per named document and one over the
-    pool's node ids.
+    the routing steps in a thread) and one restricted query (else the queries above).
     """
 
     def __init__(
@@ -152,15 +162,17 @@ class CageExpansionRetriever(BaseRetriever):
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        nodes = self.retriever.retrieve(query_bundle)
         route = self.route(query_bundle.query_str)
+        short = QueryBundle(query_str=route.question)  # embedded once, while the base retrieves
+        embedding = self._embed_ahead(route, short)
+        nodes = self.retriever.retrieve(query_bundle)
+        short.embedding = result_or_none(embedding)
         expansions = self._expansions(query_bundle, nodes)
         if not expansions and not route:
             return list(nodes)
         found = self._fetch([e.id for e in expansions]) if expansions else {}
         chosen = self._chosen(expansions, found, nodes)
-        short = QueryBundle(query_str=route.question)  # embedded once, by the first query
-        named = self._named(route, short, nodes, chosen)
+        named, route_scores = self._named(route, short, nodes, chosen)
         added = [node for _, node in chosen] + [n.node for _, n in named]
         scores = self._scores(query_bundle, added, nodes)
         pool = (
@@ -170,18 +182,22 @@ class CageExpansionRetriever(BaseRetriever):
         )
         if not route:
             return pool
-        return self._routed_pool(query_bundle.query_str, route, short, pool, named)
+        return self._routed_pool(query_bundle.query_str, route, pool, route_scores)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        nodes = await self.retriever.aretrieve(query_bundle)
         route = self.route(query_bundle.query_str)
+        short = QueryBundle(query_str=route.question)
+        embedding = self._embed_ahead(route, short)
+        nodes = await self.retriever.aretrieve(query_bundle)
+        short.embedding = await asyncio.to_thread(result_or_none, embedding)
         expansions = self._expansions(query_bundle, nodes)
         if not expansions and not route:
             return list(nodes)
         found = await self._afetch([e.id for e in expansions]) if expansions else {}
         chosen = self._chosen(expansions, found, nodes)
-        short = QueryBundle(query_str=route.question)
-        named = await asyncio.to_thread(self._named, route, short, nodes, chosen) if route else []
+        named, route_scores = (
+            await asyncio.to_thread(self._named, route, short, nodes, chosen) if route else ([], {})
+        )
         added = [node for _, node in chosen] + [n.node for _, n in named]
         scores = await self._ascores(query_bundle, added, nodes)
         pool = (
@@ -191,17 +207,22 @@ class CageExpansionRetriever(BaseRetriever):
         )
         if not route:
             return pool
-        return await asyncio.to_thread(
-            self._routed_pool, query_bundle.query_str, route, short, pool, named
-        )
+        return self._routed_pool(query_bundle.query_str, route, pool, route_scores)
 
     # -- routing (cage_core.integrations.document_routing) -------------------------------------
+    def _embed_ahead(self, route: DocumentRoute, bundle: QueryBundle) -> Future[Embedding] | None:
+        """The shortened question (``bundle``) embedded as the index's retriever embeds it, on
+        a worker thread while the base retriever runs (:mod:`cage_core.integrations.ahead`);
+        ``None`` without a route or for a store that embeds queries itself."""
+        if not route or not self.index.vector_store.is_embedding_query:
+            return None
+        model = self.index._embed_model
+        return ahead(lambda: model.get_agg_embedding_from_queries(bundle.embedding_strs))
+
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names by the link index's records (none when ``routing`` is
         ``None``)."""
-        if self.routing is None:
-            return DocumentRoute((), query)
-        return route_question(query, self.link_index.documents(), self.routing)
+        return route_for(query, self.link_index, self.routing)
 
     def _named(
         self,
@@ -209,20 +230,39 @@ class CageExpansionRetriever(BaseRetriever):
         bundle: QueryBundle,
         nodes: Sequence[NodeWithScore],
         chosen: list[tuple[Expansion, BaseNode]],
-    ) -> list[tuple[NamedDocument, NodeWithScore]]:
+    ) -> tuple[list[tuple[NamedDocument, NodeWithScore]], dict[str, float]]:
         """Each named document's best nodes for the shortened question (``bundle``, shared by
         every query, so it is embedded once), with their scores, less those already in the
-        pool (by id: a contract's clause worded as another's is still its own)."""
+        pool (by id: a contract's clause worded as another's is still its own); and the pool's
+        scores for the shortened question. One search when it can
+        (:mod:`cage_core.integrations.document_routing`, "One search"), else two."""
         if not route or self.routing is None:
-            return []
-        taken = {n.node.node_id for n in nodes} | {node.node_id for _, node in chosen}
-        out = []
-        for named in route.documents:
-            for found in self.document_search(bundle, named.doc_id, self.routing.chunks):
-                if found.node.node_id not in taken:
-                    taken.add(found.node.node_id)
-                    out.append((named, found))
-        return out
+            return [], {}
+        pool_ids = [n.node.node_id for n in nodes] + [node.node_id for _, node in chosen]
+        ids = routed_search_ids(route, pool_ids, self.link_index.chunks_of)
+        scores = self._store_scores(bundle, ids) if ids is not None else {}
+        if ids is not None and len(scores) == len(ids):
+            best = best_named_chunks(
+                route, scores, self.link_index.chunks_of, pool_ids, self.routing.chunks
+            )
+            found = self._fetch([pid for _, pid in best]) if best else {}
+            named = [
+                (document, NodeWithScore(node=found[pid], score=scores[pid]))
+                for document, pid in best
+                if pid in found
+            ]
+            return named, scores
+        taken = set(pool_ids)
+        named = []
+        for document in route.documents:
+            for hit in self.document_search(bundle, document.doc_id, self.routing.chunks):
+                if hit.node.node_id not in taken:
+                    taken.add(hit.node.node_id)
+                    named.append((document, hit))
+        route_scores = {n.node.node_id: float(n.score) for _, n in named if n.score is not None}
+        others = [i for i in dict.fromkeys(pool_ids) if i not in route_scores]
+        route_scores.update(self._store_scores(bundle, others))
+        return named, route_scores
 
     @property
     def document_search(self) -> DocumentSearch:
@@ -253,25 +293,16 @@ class CageExpansionRetriever(BaseRetriever):
         self,
         query: str,
         route: DocumentRoute,
-        bundle: QueryBundle,
         pool: list[NodeWithScore],
-        named: list[tuple[NamedDocument, NodeWithScore]],
+        scores: dict[str, float],
     ) -> list[NodeWithScore]:
         """Copies of ``pool`` with the route and each node's score for the shortened question
-        (``bundle``)."""
-        route_scores = {n.node.node_id: float(n.score) for _, n in named if n.score is not None}
-        others = [i for i in dict.fromkeys(n.node.node_id for n in pool) if i not in route_scores]
-        if others:
-            try:
-                found = self._scoring_retriever(others).retrieve(bundle)
-                route_scores.update(_scores_of(found, others))
-            except Exception as exc:
-                logger.debug("the index could not score the pool for the route (%s)", exc)
+        (``scores``, by node id: :meth:`_named`'s)."""
         out = []
         for n in pool:
             extra: dict[str, object] = {ROUTE_KEY: route_metadata(query, route)}
-            if n.node.node_id in route_scores:
-                extra[ROUTE_SCORE_KEY] = route_scores[n.node.node_id]
+            if n.node.node_id in scores:
+                extra[ROUTE_SCORE_KEY] = scores[n.node.node_id]
             out.append(
                 NodeWithScore(node=with_metadata(n.node, extra, ROUTING_KEYS), score=n.score)
             )
@@ -336,6 +367,11 @@ class CageExpansionRetriever(BaseRetriever):
         texts = {_text(n.node) for n in nodes}
         return in_expansion_order(expansions, found, texts, _text)
 
+    def _store_scores(self, bundle: QueryBundle, ids: list[str]) -> dict[str, float]:
+        """The index's scores of the node ``ids`` for ``bundle``
+        (:func:`~cage_llamaindex.document_search.index_scores`)."""
+        return index_scores(self.index, bundle, ids, self.callback_manager)
+
     def _scoring_retriever(self, ids: list[str]) -> BaseRetriever:
         """The index's retriever restricted to ``ids`` (all in the store)."""
         return restricted_retriever(self.index, ids, callback_manager=self.callback_manager)
@@ -357,13 +393,7 @@ class CageExpansionRetriever(BaseRetriever):
         """The store's scores of the added nodes (none when a base node has no score)."""
         if not self._store_scored(added, nodes):
             return {}
-        ids = [node.node_id for node in added]
-        try:
-            found = self._scoring_retriever(ids).retrieve(_bundle_copy(bundle))
-        except Exception as exc:
-            logger.debug("the index could not score the linked nodes (%s)", exc)
-            return {}
-        return _scores_of(found, ids)
+        return self._store_scores(_bundle_copy(bundle), [node.node_id for node in added])
 
     async def _ascores(
         self,
@@ -375,12 +405,14 @@ class CageExpansionRetriever(BaseRetriever):
         if not self._store_scored(added, nodes):
             return {}
         ids = [node.node_id for node in added]
+        if chroma_collection(self.index.vector_store) is not None:  # stored vectors: no query
+            return await asyncio.to_thread(self._store_scores, _bundle_copy(bundle), ids)
         try:
             found = await self._scoring_retriever(ids).aretrieve(_bundle_copy(bundle))
         except Exception as exc:
             logger.debug("the index could not score the linked nodes (%s)", exc)
             return {}
-        return _scores_of(found, ids)
+        return scores_of(found, ids)
 
     @staticmethod
     def _added(
@@ -414,14 +446,3 @@ def _bundle_copy(bundle: QueryBundle) -> QueryBundle:
         custom_embedding_strs=bundle.custom_embedding_strs,
         embedding=bundle.embedding,
     )
-
-
-def _scores_of(found: Sequence[NodeWithScore], ids: list[str]) -> dict[str, float]:
-    """Scores of the wanted ``ids`` among ``found`` (a store that ignores the restriction
-    returns other nodes: those are dropped)."""
-    wanted = set(ids)
-    return {
-        n.node.node_id: float(n.score)
-        for n in found
-        if n.node.node_id in wanted and n.score is not None
-    }

@@ -16,6 +16,15 @@ is still its own). Then every passage of the pool is handed on as a copy whose m
   for the shortened question, where the store gave one (the routed chunks' own search scores;
   the others' from a search restricted to their ids);
 
+**One search.** The named documents' chunks (their ids by the link index,
+:meth:`LinkIndex.chunks_of <cage_core.expansion.index.LinkIndex.chunks_of>`) and the pool's
+passages are scored for the shortened question by *one* store search restricted to all their
+ids (:func:`routed_search_ids`); each named document's best chunks are read off it
+(:func:`best_named_chunks`). When the ids are more than :data:`ROUTED_SEARCH_IDS`, or the
+search does not return every id it was restricted to (a store that ignores the restriction, a
+chunk the store no longer holds), the wrappers run the two searches of the definition instead:
+one restricted to each named document by its metadata, one to the pool's ids.
+
 and each chunk added by routing also carries ``cage_expanded_via`` =
 :attr:`NamedDocument.via <cage_core.expansion.routing.NamedDocument.via>` ("the question names
 its document: …") and ``cage_named_document`` (:data:`NAMED_DOCUMENT_KEY`) = its document's id.
@@ -40,14 +49,21 @@ chunk a restricted search returns is checked against the rule (:func:`is_chunk_o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from cage_core.expansion.documents import MAX_DOCUMENT_NAME_CHARS, MAX_WORD_CHARS, MAX_WORDS
+from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.record import valid_id
-from cage_core.expansion.routing import DocumentRoute, NamedDocument, named_documents_by_id
+from cage_core.expansion.routing import (
+    DocumentRoute,
+    NamedDocument,
+    RoutingSettings,
+    named_documents_by_id,
+    route_question,
+)
 from cage_core.metadata import (
     COLLECTION_KEYS,
     DOC_ID_METADATA_KEYS,
@@ -58,17 +74,21 @@ from cage_core.metadata import (
 
 __all__ = [
     "MAX_ROUTED_DOCUMENTS",
+    "ROUTED_SEARCH_IDS",
     "NAMED_DOCUMENT_KEY",
     "ROUTE_KEY",
     "ROUTE_SCORE_KEY",
     "ROUTING_KEYS",
+    "best_named_chunks",
     "document_conditions",
     "is_chunk_of",
     "named_metadata",
     "pool_route",
     "route_from_metadata",
+    "route_for",
     "route_metadata",
     "route_similarities",
+    "routed_search_ids",
 ]
 
 ROUTE_KEY = "cage_route"
@@ -80,6 +100,56 @@ MAX_ROUTED_DOCUMENTS = 16
 """A stored route naming more documents than this is no route."""
 MAX_QUESTION_CHARS = 100_000
 """A stored route whose questions are longer than this is no route."""
+ROUTED_SEARCH_IDS = 1_000
+"""The most ids one restricted search of a route covers (module docstring, "One search"):
+it returns every one of them, so beyond this the per-document searches, which return
+``RoutingSettings.chunks`` each, cost less."""
+
+
+def route_for(query: str, index: LinkIndex, settings: RoutingSettings | None) -> DocumentRoute:
+    """The documents ``query`` names by ``index``'s document records
+    (:func:`~cage_core.expansion.routing.route_question`); no route when ``settings`` is
+    ``None`` (routing off)."""
+    if settings is None:
+        return DocumentRoute((), query)
+    return route_question(query, index.documents(), settings)
+
+
+def routed_search_ids(
+    route: DocumentRoute, pool_ids: Sequence[str], chunks_of: Callable[[str], list[str]]
+) -> list[str] | None:
+    """The ids one search for ``route.question`` is restricted to: the pool's, then each
+    named document's chunks (``chunks_of``: the link index's), each once; ``None`` when they
+    are more than :data:`ROUTED_SEARCH_IDS`."""
+    ids = dict.fromkeys(pool_ids)
+    for named in route.documents:
+        ids.update(dict.fromkeys(chunks_of(named.doc_id)))
+        if len(ids) > ROUTED_SEARCH_IDS:
+            return None
+    return list(ids)
+
+
+def best_named_chunks(
+    route: DocumentRoute,
+    scores: Mapping[str, float],
+    chunks_of: Callable[[str], list[str]],
+    taken: Collection[str],
+    k: int,
+) -> list[tuple[NamedDocument, str]]:
+    """Each named document's ``k`` best chunks by ``scores`` (higher first; ties: the
+    document's order), less those in ``taken`` and those scored for an earlier named document,
+    in route order: what a search restricted to each document, best ``k`` first, then the
+    pool's ids dropped, gives."""
+    seen = set(taken)
+    out = []
+    for named in route.documents:
+        chunks = [i for i in chunks_of(named.doc_id) if i in scores]
+        best = sorted(range(len(chunks)), key=lambda j: (-scores[chunks[j]], j))[:k]
+        for j in best:
+            if chunks[j] not in seen:
+                seen.add(chunks[j])
+                out.append((named, chunks[j]))
+    return out
 
 
 def route_metadata(asked: str, route: DocumentRoute) -> dict[str, Any]:

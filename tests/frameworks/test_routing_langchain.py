@@ -32,6 +32,7 @@ from routing_contracts import (
 )
 
 from cage_core.expansion.index import LinkIndex
+from cage_core.integrations import document_routing
 from cage_core.integrations.document_routing import ROUTE_KEY, route_metadata
 from cage_langchain import (
     CageExpansionRetriever,
@@ -262,3 +263,53 @@ def test_a_routed_pool_without_route_scores_embeds_the_shortened_question(embedd
     assert [d.metadata["cage_similarity"] for d in embedded] == pytest.approx(
         [d.metadata["cage_similarity"] for d in scored], abs=1e-6
     )
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_one_search_and_the_per_document_searches_give_the_same_pool(
+    kind, tmp_path, embeddings, ingested, monkeypatch
+):
+    docs, index = ingested
+    store = _store(kind, tmp_path, embeddings, docs)
+    _, routed, _ = _retrievers(store, index)
+    one = routed.invoke(QUESTION)
+    monkeypatch.setattr(document_routing, "ROUTED_SEARCH_IDS", 0)  # every route: two searches
+    two = routed.invoke(QUESTION)
+    assert [(_place(d), d.page_content) for d in two] == [(_place(d), d.page_content) for d in one]
+    assert [d.metadata["cage_route_score"] for d in two] == pytest.approx(
+        [d.metadata["cage_route_score"] for d in one], abs=1e-6
+    )
+    assert ANSWER in [_place(d) for d in one]
+    if kind == "qdrant":
+        store.client.close()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_a_chunk_the_store_no_longer_holds_still_routes_by_the_per_document_search(
+    kind, tmp_path, embeddings, ingested
+):
+    docs, index = ingested
+    store = _store(kind, tmp_path, embeddings, docs)
+    _, routed, _ = _retrievers(store, index)
+    named = routed.route(QUESTION).documents[0].doc_id
+    gone = next(d for d in docs if _place(d)[0] == named and _place(d) != ANSWER)
+    store.delete([stored_id(gone, "title")])
+    out = routed.invoke(QUESTION)
+    assert ANSWER in [_place(d) for d in out]
+    assert _place(gone) not in [_place(d) for d in out]
+    if kind == "qdrant":
+        store.client.close()
+
+
+@pytest.mark.parametrize("kind", STORES)
+def test_a_named_document_wholly_in_the_pool_adds_nothing(kind, tmp_path, embeddings, ingested):
+    docs, index = ingested
+    store = _store(kind, tmp_path, embeddings, docs)
+    everything = ScoredVectorStoreRetriever(vectorstore=store, k=len(docs))
+    routed = CageExpansionRetriever(base_retriever=everything, vectorstore=store, link_index=index)
+    assert routed.route(QUESTION)
+    out = routed.invoke(QUESTION)
+    assert sorted(_place(d) for d in out) == sorted(PLACES.values())  # each chunk once
+    assert not any("cage_named_document" in d.metadata for d in out)
+    if kind == "qdrant":
+        store.client.close()

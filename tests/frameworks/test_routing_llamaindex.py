@@ -20,6 +20,7 @@ chromadb = pytest.importorskip("chromadb")
 from routing_contracts import ANSWER, QUESTION, UNNAMED_QUESTION, add_records, paragraphs, texts
 
 from cage_core.expansion.index import LinkIndex
+from cage_core.integrations import document_routing
 from cage_core.integrations.document_routing import ROUTE_KEY, ROUTING_KEYS, route_metadata
 
 K = 4
@@ -223,4 +224,51 @@ def test_the_shortened_question_is_embedded_once(tmp_path, ingested):
     _, routed, _ = _retrievers(vector_index, link_index)
     routed.retrieve(QUESTION)
     shortened = routed.route(QUESTION).question
-    assert asked == [QUESTION, shortened]  # each once: the queries share their bundle
+    # each once (the shortened one on a worker thread while the base retriever runs)
+    assert sorted(asked) == sorted([QUESTION, shortened])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_one_query_and_the_per_document_queries_give_the_same_pool(
+    kind, tmp_path, ingested, monkeypatch
+):
+    nodes, link_index, places = ingested
+    vector_index = _index(kind, tmp_path, nodes)
+    _, routed, _ = _retrievers(vector_index, link_index)
+    one = routed.retrieve(QUESTION)
+    monkeypatch.setattr(document_routing, "ROUTED_SEARCH_IDS", 0)  # every route: two queries
+    two = routed.retrieve(QUESTION)
+    assert [n.node.node_id for n in two] == [n.node.node_id for n in one]
+    assert [n.node.metadata["cage_route_score"] for n in two] == pytest.approx(
+        [n.node.metadata["cage_route_score"] for n in one], abs=1e-6
+    )
+    assert ANSWER in [places[n.node.node_id] for n in one]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_node_the_store_no_longer_holds_still_routes_by_the_per_document_query(
+    kind, tmp_path, ingested
+):
+    nodes, link_index, places = ingested
+    vector_index = _index(kind, tmp_path, nodes)
+    _, routed, _ = _retrievers(vector_index, link_index)
+    named = routed.route(QUESTION).documents[0].doc_id
+    gone = next(i for i, place in places.items() if place[0] == named and place != ANSWER)
+    vector_index.vector_store.delete_nodes([gone])
+    out = routed.retrieve(QUESTION)
+    assert ANSWER in [places[n.node.node_id] for n in out]
+    assert gone not in [n.node.node_id for n in out]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_named_document_wholly_in_the_pool_adds_nothing(kind, tmp_path, ingested):
+    from cage_llamaindex import CageExpansionRetriever
+
+    nodes, link_index, places = ingested
+    vector_index = _index(kind, tmp_path, nodes)
+    everything = vector_index.as_retriever(similarity_top_k=len(nodes))
+    routed = CageExpansionRetriever(everything, vector_index, link_index)
+    assert routed.route(QUESTION)
+    out = routed.retrieve(QUESTION)
+    assert sorted(n.node.node_id for n in out) == sorted(places)  # each node once
+    assert not any("cage_named_document" in n.node.metadata for n in out)
