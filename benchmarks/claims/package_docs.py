@@ -24,6 +24,13 @@ structure even at α = 1); by ``CageRerank(method="cage")`` with the chunks' doc
 graphs. The same again on the pool of ``CageExpansionRetriever`` (linked passages and
 same-document neighbours added) = the ``--expand`` rows.
 
+**Cutoff** (issue 38): the ``relevance_score`` every ``cage`` ranking gives, at
+:data:`cage_core.relevance.CUTOFF`: the share of the questions' gold chunks in the top 5 (the
+README's ``CageRerank(top_n=5)``) and in the pool that score at least the cutoff, and the
+share of the ``off_topic`` questions' pools (general-knowledge questions no file answers,
+fixed in the JSON file before any ranking of them) dropped whole (top score below it); and the
+AUC of the top score, on- against off-topic pools.
+
 Printed: Recall@3 / Recall@5 (share of a question's gold chunks in the top 3 / 5, mean over
 questions), all-gold@5 (share of questions with every gold chunk in the top 5), overall and
 per question type, and for each reranking the number of gold chunks (in the pool) it moved up
@@ -206,6 +213,8 @@ def run(k: int, start_index: bool = True, data: Path = DATA) -> dict:
         "cage": CageRerank(method="cage", top_n=None),
     }
     orders: dict[str, dict[str, list[str]]] = {}
+    scores: dict[str, dict[str, list[float]]] = {}  # cage ranking -> question -> its scores
+    off_topic: dict[str, dict[str, float]] = {}  # cage ranking -> off-topic question -> top score
     vias: dict[str, dict[str, list[list[object]]]] = {}  # ranking -> question -> top-5 vias
     for suffix, retriever in pools.items():
         for q in spec["questions"]:
@@ -221,6 +230,10 @@ def run(k: int, start_index: bool = True, data: Path = DATA) -> dict:
                 rerank = rerankers[name.split(",")[0]]
                 out = rerank.compress_documents(pool if structured else plain, q["question"])
                 ranked[name] = [d.id for d in out]
+                if name == "cage":
+                    scores.setdefault(name + suffix, {})[q["id"]] = [
+                        d.metadata["relevance_score"] for d in out
+                    ]
                 vias.setdefault(name + suffix, {})[q["id"]] = [
                     [d.id, via["name"], out[via["rank"]].id]
                     for d in out[:5]
@@ -228,11 +241,18 @@ def run(k: int, start_index: bool = True, data: Path = DATA) -> dict:
                 ]
             for name, order in ranked.items():
                 orders.setdefault(name + suffix, {})[q["id"]] = order
+        for q in spec.get("off_topic", []):
+            out = rerankers["cage"].compress_documents(
+                retriever.invoke(q["question"]), q["question"]
+            )
+            off_topic.setdefault("cage" + suffix, {})[q["id"]] = out[0].metadata["relevance_score"]
     parses = sum(r.reranker.parse_count for r in rerankers.values())
     return {
         "spec": spec,
         "gold": gold,
         "orders": orders,
+        "scores": scores,
+        "off_topic": off_topic,
         "vias": vias,
         "subjects": {entry.id: entry.subject for entry in links.entries()},
         "parses_at_query_time": parses,
@@ -299,6 +319,48 @@ def print_table(rows: dict, result: dict) -> None:
         print("| " + " | ".join(cells) + " |")
 
 
+def cutoff_rows(result: dict, cutoff: float) -> dict:
+    """Per ``cage`` ranking, what the cutoff keeps and drops (module docstring)."""
+    gold, rows = result["gold"], {}
+    for name, by_question in result["scores"].items():
+        order = result["orders"][name]
+        top5 = [
+            s >= cutoff
+            for i, ss in by_question.items()
+            for d, s in zip(order[i][:5], ss)
+            if d in gold[i]
+        ]
+        pool = [
+            s >= cutoff
+            for i, ss in by_question.items()
+            for d, s in zip(order[i], ss)
+            if d in gold[i]
+        ]
+        on = [ss[0] for ss in by_question.values()]
+        off = list(result["off_topic"].get(name, {}).values())
+        rows[name] = {
+            "top-5 gold kept": f"{sum(top5)}/{len(top5)}",
+            "pool gold kept": f"{sum(pool)}/{len(pool)}",
+            "on-topic pools kept": f"{sum(t >= cutoff for t in on)}/{len(on)}",
+            "off-topic pools dropped": f"{sum(t < cutoff for t in off)}/{len(off)}",
+            "AUC": sum((a > b) + 0.5 * (a == b) for a in on for b in off) / (len(on) * len(off))
+            if on and off
+            else float("nan"),
+            "best off-topic score": max(off, default=float("nan")),
+        }
+    return rows
+
+
+def print_cutoff(rows: dict, cutoff: float) -> None:
+    print(f"\ncutoff {cutoff} on relevance_score (cage rankings)")
+    header = ["ranking", *next(iter(rows.values()))]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for name, row in rows.items():
+        cells = [f"{v:.3f}" if isinstance(v, float) else v for v in row.values()]
+        print("| " + " | ".join([name, *cells]) + " |")
+
+
 def print_comparison(orders: dict, other: dict) -> None:
     """How many of the rankings (a ranking per question) differ from ``other``'s, per ranking."""
     total = changed = 0
@@ -344,6 +406,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     result = run(args.k, not args.no_start_index, args.data)
     rows = summary(result)
     print_table(rows, result)
+    from cage_core.relevance import CUTOFF
+
+    cutoffs = cutoff_rows(result, CUTOFF)
+    print_cutoff(cutoffs, CUTOFF)
     if args.compare:
         print_comparison(result["orders"], json.loads(args.compare.read_text())["orders"])
     if args.json:
@@ -351,7 +417,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             json.dumps(
                 {
                     "rows": rows,
+                    "cutoff": cutoffs,
                     "orders": result["orders"],
+                    "scores": result["scores"],
+                    "off_topic": result["off_topic"],
                     "gold": result["gold"],
                     "vias": result["vias"],
                     "subjects": result["subjects"],
