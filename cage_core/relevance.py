@@ -8,35 +8,40 @@ relative to its pool (the relevance term is standardised within the pool), so it
 whether the pool answers the question at all: an off-topic question's best passage gets as
 high an ``f`` as an on-topic one's. The wrappers therefore report, for passage ``i`` of a pool
 with query similarities ``s`` (the similarity the ranking used: the retriever's own score, or
-the packaged MiniLM's cosine) and fused scores ``f``,
+the packaged MiniLM's cosine), fused scores ``f`` and coverage ``c`` (the largest share of the
+question's words one passage of the pool holds,
+:func:`~cage_core.ranking.pool_bm25.query_word_coverage`),
 
-    score_i = g(max s) · h(max f − f_i)
-    g(s) = σ(slope · (s − midpoint)) = 1 / (1 + e^(−slope · (s − midpoint)))
+    score_i = g(max s + weight · c) · h(max f − f_i)
+    g(m) = σ(slope · (m − midpoint)) = 1 / (1 + e^(−slope · (m − midpoint)))
     h(d) = e^(−d / spread)
 
-``g`` is the pool's evidence: how well the best retrieved passage matches the question, on
-the similarity's own scale; ``h`` is the passage's place in the pool: 1 for the best passage,
-falling as ``f`` falls below it. Within a pool ``g`` is one number and ``h`` is strictly
-increasing in ``f``, so the order of the scores is the order of ``f`` (ties stay ties), and the
-top passage's score is ``g`` itself: a cutoff ``t`` drops a whole pool whose best similarity
-is below ``midpoint + log(t / (1 − t)) / slope``, and keeps, in a pool it does not drop, the
-passages with ``f ≥ max f − spread · log(g / t)``.
+``g`` is the pool's evidence: how well its best retrieved passage matches the question, on
+the similarity's own scale, plus how many of the question's words one passage holds (a
+question's names and rare words, which an unrelated corpus lacks); ``h`` is the passage's
+place in the pool: 1 for the best passage, falling as ``f`` falls below it. Within a pool
+``g`` is one number and ``h`` is strictly increasing in ``f``, so the order of the scores is
+the order of ``f`` (ties stay ties), and the top passage's score is ``g`` itself: a cutoff
+``t`` drops a whole pool whose match ``max s + weight · c`` is below ``midpoint + log(t / (1 −
+t)) / slope``, and keeps, in a pool it does not drop, the passages with ``f ≥ max f − spread
+· log(g / t)``.
 
-The defaults (:data:`MIDPOINT`, :data:`SLOPE`, :data:`SPREAD`) were chosen for the cutoff
-:data:`CUTOFF` = 0.5 on the DEV files by 5-fold cross-validation by question, pooled over
-every file, with MiniLM cosines as the similarity (``benchmarks/tuning/score_calibration.py``;
-figures in ``docs/scores.md``): on-topic pools are each question's top 20 of its own corpus,
-off-topic pools the questions of one file over another domain's corpus. At 0.5 a pool is
-dropped exactly when its best similarity is below :data:`MIDPOINT`.
+The defaults (:data:`MIDPOINT`, :data:`SLOPE`, :data:`SPREAD`, :data:`WEIGHT`) were chosen for
+the cutoff :data:`CUTOFF` = 0.5 on the DEV files by 5-fold cross-validation by question,
+pooled over every file, with MiniLM cosines as the similarity
+(``benchmarks/tuning/score_calibration.py``; figures in ``docs/scores.md``): on-topic pools
+are each question's top 20 of its own corpus, off-topic pools the questions of one file over
+another domain's corpus. At 0.5 a pool is dropped exactly when its match is below
+:data:`MIDPOINT`.
 
 They assume the cosine scale of a sentence-embedding model like all-MiniLM-L6-v2. A
 retriever score on another scale moves the bar: LangChain's Chroma and FAISS stores report
 ``1 − ‖q − p‖ / √2`` by default, which is ``1 − √(1 − cos)`` for unit vectors, lower than the
-cosine (the midpoint, cosine 0.4875, is 0.28 there); a model whose cosines crowd near 1 (many
-commercial embedders) lifts every pool. With such scores, store with cosine relevance, let
-the reranker embed (``score_key=None`` / ``similarity_source="embed"``), or call
-:func:`pool_relevance` with a ``midpoint`` on their scale (the results keep ``cage_score``
-and ``cage_similarity``).
+cosine; a model whose cosines crowd near 1 (many commercial embedders) lifts every pool.
+With such scores, store with cosine relevance, let the reranker embed (``score_key=None`` /
+``similarity_source="embed"``), or call :func:`pool_relevance` with a ``midpoint`` on their
+scale (the results keep ``cage_score`` and ``cage_similarity``; the coverage is
+``query_word_coverage(question, texts of the pool)``).
 
 :func:`fused_sigmoid` (σ of the fused score alone, what the wrappers reported up to cage-rag
 0.4) stays public: it is the pool-relative part, one fixed function of ``f``. Its former name
@@ -52,12 +57,25 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["CUTOFF", "MIDPOINT", "SLOPE", "SPREAD", "fused_sigmoid", "pool_relevance", "relevance"]
+__all__ = [
+    "CUTOFF",
+    "MIDPOINT",
+    "SLOPE",
+    "SPREAD",
+    "WEIGHT",
+    "fused_sigmoid",
+    "pool_relevance",
+    "relevance",
+]
 
-MIDPOINT = 0.4875
-"""The best similarity at which a pool's evidence ``g`` is 0.5 (cosine scale)."""
-SLOPE = 15.0
-"""How fast ``g`` rises with the pool's best similarity."""
+MIDPOINT = 0.65
+"""The pool's match (best similarity + :data:`WEIGHT` · coverage) at which its evidence ``g``
+is 0.5 (cosine scale)."""
+SLOPE = 5.0
+"""How fast ``g`` rises with the pool's match."""
+WEIGHT = 0.75
+"""What the question's words held by one passage of the pool (a share, 0–1) add to the
+pool's best similarity."""
 SPREAD = 20.0
 """How far below the pool's best fused score a passage's ``h`` falls by a factor e."""
 CUTOFF = 0.5
@@ -85,19 +103,25 @@ def relevance(score: float) -> float:
 def pool_relevance(
     fused: Sequence[float] | np.ndarray,
     similarities: Sequence[float] | np.ndarray,
+    coverage: float,
     *,
     midpoint: float = MIDPOINT,
     slope: float = SLOPE,
     spread: float = SPREAD,
+    weight: float = WEIGHT,
 ) -> np.ndarray:
-    """``[k]`` the score of each passage of one pool (module docstring): ``g(max
-    similarities) · e^(−(max fused − fused_i) / spread)``.
+    """``[k]`` the score of each passage of one pool (module docstring): ``g · e^(−(max fused
+    − fused_i) / spread)`` with ``g = σ(slope · (max similarities + weight · coverage −
+    midpoint))``.
 
     ``fused`` holds the fused scores of the passages scored (all of the pool or any part of
     it that includes its best); ``similarities`` the query similarities of the whole pool
-    (their maximum is what counts). An empty ``fused`` gives an empty array. Raises
-    ``ValueError`` for an empty ``similarities`` with passages to score, a non-finite value,
-    or a ``slope`` or ``spread`` that is not a finite number > 0.
+    (their maximum is what counts); ``coverage`` the query's words the pool holds
+    (:func:`~cage_core.ranking.pool_bm25.query_word_coverage` of the question and the whole
+    pool's texts). An empty ``fused`` gives an empty array. Raises ``ValueError`` for an
+    empty ``similarities`` with passages to score, a non-finite value, a ``coverage`` outside
+    [0, 1], a ``slope`` or ``spread`` that is not a finite number > 0, or a negative
+    ``weight``.
     """
     f = np.asarray(fused, dtype=np.float64)
     s = np.asarray(similarities, dtype=np.float64)
@@ -106,11 +130,15 @@ def pool_relevance(
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     if not math.isfinite(midpoint):
         raise ValueError(f"midpoint must be a finite number, got {midpoint!r}")
+    if not (math.isfinite(weight) and weight >= 0):
+        raise ValueError(f"weight must be a finite number >= 0, got {weight!r}")
+    if not 0.0 <= coverage <= 1.0:  # NaN fails too
+        raise ValueError(f"coverage must be in [0, 1], got {coverage!r}")
     if f.size == 0:
         return np.zeros(0)
     if s.size == 0:
         raise ValueError("pool_relevance needs the pool's similarities to score its passages")
     if not (np.isfinite(f).all() and np.isfinite(s).all()):
         raise ValueError("fused scores and similarities must be finite")
-    evidence = fused_sigmoid(slope * (float(s.max()) - midpoint))
+    evidence = fused_sigmoid(slope * (float(s.max()) + weight * coverage - midpoint))
     return evidence * np.exp(-(f.max() - f) / spread)

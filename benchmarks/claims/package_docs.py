@@ -32,6 +32,13 @@ hybrid and cage, with and without the expansion. ``--k 5,10,20`` ranks at each `
 ingest per framework. Last, one table per framework and ``k``: cage after the expansion
 retriever against cage after the plain one (issue 38: the expanded pipeline is never below).
 
+**Cutoff** (issue 38): the ``relevance_score`` every ``cage`` ranking of the LangChain path gives, at
+:data:`cage_core.relevance.CUTOFF`: the share of the questions' gold chunks in the top 5 (the
+README's ``CageRerank(top_n=5)``) and in the pool that score at least the cutoff, and the
+share of the ``off_topic`` questions' pools (general-knowledge questions no file answers,
+fixed in the JSON file before any ranking of them) dropped whole (top score below it); and the
+AUC of the top score, on- against off-topic pools.
+
 Printed: Recall@3 / Recall@5 (share of a question's gold chunks in the top 3 / 5, mean over
 questions), all-gold@5 (share of questions with every gold chunk in the top 5), overall and
 per question type, and for each reranking the number of gold chunks (in the pool) it moved up
@@ -203,12 +210,16 @@ def run(
     )
     results = []
     for k in ks:
-        orders, vias, parses = rank(spec["questions"], k)
+        orders, vias, parses, scores, off_topic = rank(
+            spec["questions"], k, spec.get("off_topic", [])
+        )
         results.append(
             {
                 "spec": spec,
                 "gold": gold,
                 "orders": orders,
+                "scores": scores,
+                "off_topic": off_topic,
                 "vias": vias,
                 "subjects": {entry.id: entry.subject for entry in links.entries()},
                 "parses_at_query_time": parses,
@@ -222,6 +233,8 @@ def run(
 
 Orders = dict[str, dict[str, list[str]]]  # ranking -> question -> ids, best first
 Vias = dict[str, dict[str, list[list[object]]]]  # ranking -> question -> top-5 vias
+Scores = dict[str, dict[str, list[float]]]  # cage ranking -> question -> its relevance_scores
+OffTopic = dict[str, dict[str, float]]  # cage ranking -> off-topic question -> top score
 
 
 def langchain_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Callable:
@@ -247,7 +260,9 @@ def langchain_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Cal
         "cage": CageRerank(method="cage", top_n=None),
     }
 
-    def rank(questions: list[dict], k: int) -> tuple[Orders, Vias, int]:
+    def rank(
+        questions: list[dict], k: int, off_topic: list[dict]
+    ) -> tuple[Orders, Vias, int, Scores, OffTopic]:
         base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
         pools = {
             "": base,
@@ -257,6 +272,8 @@ def langchain_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Cal
         }
         orders: Orders = {}
         vias: Vias = {}
+        scores: Scores = {}
+        off: OffTopic = {}
         for suffix, retriever in pools.items():
             for q in questions:
                 pool = retriever.invoke(q["question"])
@@ -271,6 +288,10 @@ def langchain_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Cal
                     rerank = rerankers[name.split(",")[0]]
                     out = rerank.compress_documents(pool if structured else plain, q["question"])
                     ranked[name] = [d.id for d in out]
+                    if name == "cage":
+                        scores.setdefault(name + suffix, {})[q["id"]] = [
+                            d.metadata["relevance_score"] for d in out
+                        ]
                     vias.setdefault(name + suffix, {})[q["id"]] = [
                         [d.id, via["name"], out[via["rank"]].id]
                         for d in out[:5]
@@ -278,7 +299,13 @@ def langchain_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Cal
                     ]
                 for name, order in ranked.items():
                     orders.setdefault(name + suffix, {})[q["id"]] = order
-        return orders, vias, sum(r.reranker.parse_count for r in rerankers.values())
+            for q in off_topic:
+                out = rerankers["cage"].compress_documents(
+                    retriever.invoke(q["question"]), q["question"]
+                )
+                off.setdefault("cage" + suffix, {})[q["id"]] = out[0].metadata["relevance_score"]
+        parses = sum(r.reranker.parse_count for r in rerankers.values())
+        return orders, vias, parses, scores, off
 
     return rank
 
@@ -329,7 +356,10 @@ def llamaindex_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Ca
         "cage": CageRerank(method="cage", top_n=None),
     }
 
-    def rank(questions: list[dict], k: int) -> tuple[Orders, Vias, int]:
+    def rank(
+        questions: list[dict], k: int, off_topic: list[dict]
+    ) -> tuple[Orders, Vias, int, Scores, OffTopic]:
+        """(The cutoff is measured on the LangChain path: no scores, off-topic unused.)"""
         base = index.as_retriever(similarity_top_k=k)
         pools = {"": base, " --expand": CageExpansionRetriever(base, index, links)}
         orders: Orders = {}
@@ -346,7 +376,7 @@ def llamaindex_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Ca
                         for n in out[:5]
                         if isinstance(via := n.node.metadata.get("cage_via"), dict)
                     ]
-        return orders, vias, sum(r.reranker.parse_count for r in rerankers.values())
+        return orders, vias, sum(r.reranker.parse_count for r in rerankers.values()), {}, {}
 
     return rank
 
@@ -407,6 +437,48 @@ def print_table(rows: dict, result: dict) -> None:
             "—" if reference else f"{row['up']} / {row['down']}",
         ]
         print("| " + " | ".join(cells) + " |")
+
+
+def cutoff_rows(result: dict, cutoff: float) -> dict:
+    """Per ``cage`` ranking, what the cutoff keeps and drops (module docstring)."""
+    gold, rows = result["gold"], {}
+    for name, by_question in result["scores"].items():
+        order = result["orders"][name]
+        top5 = [
+            s >= cutoff
+            for i, ss in by_question.items()
+            for d, s in zip(order[i][:5], ss)
+            if d in gold[i]
+        ]
+        pool = [
+            s >= cutoff
+            for i, ss in by_question.items()
+            for d, s in zip(order[i], ss)
+            if d in gold[i]
+        ]
+        on = [ss[0] for ss in by_question.values()]
+        off = list(result["off_topic"].get(name, {}).values())
+        rows[name] = {
+            "top-5 gold kept": f"{sum(top5)}/{len(top5)}",
+            "pool gold kept": f"{sum(pool)}/{len(pool)}",
+            "on-topic pools kept": f"{sum(t >= cutoff for t in on)}/{len(on)}",
+            "off-topic pools dropped": f"{sum(t < cutoff for t in off)}/{len(off)}",
+            "AUC": sum((a > b) + 0.5 * (a == b) for a in on for b in off) / (len(on) * len(off))
+            if on and off
+            else float("nan"),
+            "best off-topic score": max(off, default=float("nan")),
+        }
+    return rows
+
+
+def print_cutoff(rows: dict, cutoff: float) -> None:
+    print(f"\ncutoff {cutoff} on relevance_score (cage rankings)")
+    header = ["ranking", *next(iter(rows.values()))]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for name, row in rows.items():
+        cells = [f"{v:.3f}" if isinstance(v, float) else v for v in row.values()]
+        print("| " + " | ".join([name, *cells]) + " |")
 
 
 def print_comparison(orders: dict, other: dict) -> None:
@@ -512,7 +584,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             print_table(rows, result)
             results.append((result, rows))
     print_expansion_check(results)
+    from cage_core.relevance import CUTOFF
+
+    for result, _ in results:
+        if result["scores"]:
+            print(f"\n{result['framework']}, k={result['k']}: ", end="")
+            print_cutoff(cutoff_rows(result, CUTOFF), CUTOFF)
     result, rows = results[0]
+    cutoffs = cutoff_rows(result, CUTOFF) if result["scores"] else {}
     if args.compare:
         print_comparison(result["orders"], json.loads(args.compare.read_text())["orders"])
     if args.json:
@@ -520,6 +599,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             json.dumps(
                 {
                     "rows": rows,
+                    "cutoff": cutoffs,
+                    "scores": result["scores"],
+                    "off_topic": result["off_topic"],
                     "orders": result["orders"],
                     "gold": result["gold"],
                     "vias": result["vias"],

@@ -5,6 +5,10 @@ query's terms: the work is one tokenisation of each passage, not an index of the
 whole vocabulary. Tokens: lower-cased words of two or more characters (``\\b\\w\\w+\\b``), the
 English stop words of ``bm25s`` removed. Query terms that occur in no passage add nothing; a
 pool sharing no term with the query scores all zeros. A repeated query term counts each time.
+
+:func:`query_word_coverage` reads the same tokens for the pool-level evidence of the
+frameworks' score (:mod:`cage_core.relevance`): how many of the question's words one passage
+holds.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ __all__ = [
     "BM25_K1",
     "STOP_WORDS",
     "pool_bm25",
+    "query_word_coverage",
     "tokens",
 ]
 
@@ -64,3 +69,20 @@ def pool_bm25(
         tf = np.array([c[term] for c in counts], dtype=np.float64)
         scores += idf * tf / (norm + tf)
     return scores
+
+
+def query_word_coverage(query: str, texts: Sequence[str]) -> float:
+    """The largest share, over ``texts``, of the distinct :func:`tokens` of ``query`` that
+    one text contains, in [0, 1]; 0.0 when the query has no tokens or there are no texts.
+
+    "Which river flows through Warsaw?" has the tokens ``which``, ``river``, ``flows``,
+    ``through``, ``warsaw`` ("which" is no stop word of ``bm25s``): "The Vistula river flows
+    through Warsaw." holds four of them, 0.8.
+    """
+    if isinstance(texts, str):
+        raise TypeError("texts must be a sequence of strings, not a single string")
+    wanted = set(tokens(query))
+    if not wanted:
+        return 0.0
+    held = max((len(wanted.intersection(tokens(t))) for t in texts), default=0)
+    return held / len(wanted)

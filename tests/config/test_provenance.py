@@ -1,7 +1,8 @@
 """docs/provenance.md has one row per config field: every field of CageConfig and of the
 configs it holds, recursively (``gate.min_subject_share``), and of the expansion's routing
-(``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), and no row for
-a field that does not exist; a row's value is the field's default."""
+(``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), and of the
+frameworks' 0–1 score (``relevance.midpoint``: the constants of :mod:`cage_core.relevance`),
+and no row for a field that does not exist; a row's value is the field's default."""
 
 import dataclasses
 import math
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cage_core import relevance
 from cage_core.config import CageConfig
 from cage_core.expansion.routing import RoutingSettings
 
@@ -63,7 +65,17 @@ def stated_value(cell: str) -> object:
 
 
 ROWS = table_rows(TABLE.read_text(encoding="utf-8"))
-FIELDS = {**config_fields(CageConfig()), **config_fields(RoutingSettings(), "routing.")}
+SCORE_CONSTANTS = {
+    f"relevance.{name.lower()}": getattr(relevance, name)
+    for name in ("MIDPOINT", "SLOPE", "SPREAD", "WEIGHT", "CUTOFF")
+}
+"""The parameters of :func:`cage_core.relevance.pool_relevance` and the cutoff they were
+chosen for: module constants, not config fields, tuned like them."""
+FIELDS = {
+    **config_fields(CageConfig()),
+    **config_fields(RoutingSettings(), "routing."),
+    **SCORE_CONSTANTS,
+}
 
 
 def test_every_config_field_has_a_row_and_every_row_a_field():

@@ -18,7 +18,8 @@ from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.metadata import chain_from_metadata
-from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, pool_relevance
+from cage_core.ranking.pool_bm25 import query_word_coverage
+from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, WEIGHT, pool_relevance
 from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
@@ -81,7 +82,7 @@ def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [d.page_content for d in out] == [r.text for r in core]
     assert [d.metadata["cage_score"] for d in out] == [r.score for r in core]
-    expected = pool_relevance([r.score for r in core], sims)
+    expected = pool_relevance([r.score for r in core], sims, query_word_coverage(QUERY, TEXTS))
     assert [d.metadata["relevance_score"] for d in out] == expected.tolist()
     assert [d.metadata["cage_similarity"] for d in out] == [sims[r.index] for r in core]
     assert [d.metadata["cage_coherence"] for d in out] == [r.coherence for r in core]
@@ -233,7 +234,9 @@ def test_relevance_score_is_a_0_1_relevance_in_the_fused_order_with_the_fused_sc
         assert fused == sorted(fused, reverse=True)
         assert relevance_scores == sorted(relevance_scores, reverse=True)
         assert all(0.0 < r < 1.0 for r in relevance_scores)
-        assert relevance_scores == pytest.approx(pool_relevance(fused, sims).tolist(), rel=1e-12)
+        coverage = query_word_coverage(q, [d.page_content for d in docs])
+        expected = pool_relevance(fused, sims, coverage).tolist()
+        assert relevance_scores == pytest.approx(expected, rel=1e-12)
 
 
 def test_a_relevance_cutoff_after_cage_keeps_one_bar_per_pool_and_drops_an_off_topic_one(
@@ -258,7 +261,8 @@ def test_a_relevance_cutoff_after_cage_keeps_one_bar_per_pool_and_drops_an_off_t
         kept[q] = chain.invoke(q)
         # the fused score the cutoff stands for in this pool (cage_core.relevance)
         best = max(d.metadata["cage_similarity"] for d in everything)
-        evidence = 1 / (1 + np.exp(-SLOPE * (best - MIDPOINT)))
+        coverage = query_word_coverage(q, [d.page_content for d in everything])
+        evidence = 1 / (1 + np.exp(-SLOPE * (best + WEIGHT * coverage - MIDPOINT)))
         bar = everything[0].metadata["cage_score"] - SPREAD * np.log(evidence / cutoff)
         assert [d.page_content for d in kept[q]] == [
             d.page_content for d in everything if d.metadata["cage_score"] >= bar - 1e-9

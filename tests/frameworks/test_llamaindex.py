@@ -16,7 +16,8 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import Passage
-from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, pool_relevance
+from cage_core.ranking.pool_bm25 import query_word_coverage
+from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, WEIGHT, pool_relevance
 from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
 
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
@@ -81,7 +82,7 @@ def test_same_order_and_scores_as_cage_core(nodes, reranker):
     core = reranker.rerank(QUERY, [Passage(t) for t in TEXTS], query_similarities=sims)
     assert [n.node.get_content() for n in out] == [r.text for r in core]
     assert [n.node.metadata["cage_score"] for n in out] == [r.score for r in core]
-    expected = pool_relevance([r.score for r in core], sims)
+    expected = pool_relevance([r.score for r in core], sims, query_word_coverage(QUERY, TEXTS))
     assert [n.score for n in out] == expected.tolist()
 
 
@@ -312,7 +313,8 @@ def test_similarity_cutoff_after_cage_on_a_persisted_index(nodes, embed_model, t
         assert fused == sorted(fused, reverse=True)
         # the fused score the cutoff stands for in this pool (cage_core.relevance)
         best = max(n.node.metadata["cage_similarity"] for n in every)
-        evidence = 1 / (1 + math.exp(-SLOPE * (best - MIDPOINT)))
+        coverage = query_word_coverage(q, [n.node.get_content() for n in every])
+        evidence = 1 / (1 + math.exp(-SLOPE * (best + WEIGHT * coverage - MIDPOINT)))
         bar = fused[0] - SPREAD * math.log(evidence / cutoff)
         assert [n.node.node_id for n in got] == [
             n.node.node_id for n, f in zip(every, fused) if f >= bar - 1e-9

@@ -88,24 +88,34 @@ def test_the_score_keeps_the_fused_order_and_its_ties(store):
 
 def test_pool_relevance_is_the_evidence_times_the_place_below_the_best():
     fused, sims = [2.0, 0.0, 2.0, -1.0], [0.1, 0.5, 0.3, 0.2]
-    got = pool_relevance(fused, sims, midpoint=0.3, slope=10.0, spread=2.0)
-    g = 1 / (1 + math.exp(-10.0 * (0.5 - 0.3)))
+    got = pool_relevance(fused, sims, 0.4, midpoint=0.3, slope=10.0, spread=2.0, weight=0.5)
+    g = 1 / (1 + math.exp(-10.0 * (0.5 + 0.5 * 0.4 - 0.3)))
     assert got.tolist() == pytest.approx([g, g * math.exp(-1.0), g, g * math.exp(-1.5)])
     assert got[0] == got[2]  # a tie stays a tie
-    assert pool_relevance([], [0.4]).tolist() == []
+    assert pool_relevance([], [0.4], 0.0).tolist() == []
+
+
+def test_the_question_words_the_pool_holds_lift_the_whole_pool_alike():
+    fused, sims = [1.0, 0.5], [0.45, 0.3]
+    without, held = pool_relevance(fused, sims, 0.0), pool_relevance(fused, sims, 0.6)
+    assert without[0] < CUTOFF <= held[0]  # the same best similarity, kept by the words
+    assert held[1] / held[0] == pytest.approx(without[1] / without[0])  # the same place
 
 
 @pytest.mark.parametrize(
-    "fused, sims, options",
+    "fused, sims, coverage, options",
     [
-        ([1.0], [], {}),
-        ([float("nan")], [0.4], {}),
-        ([1.0], [float("inf")], {}),
-        ([1.0], [0.4], {"spread": 0.0}),
-        ([1.0], [0.4], {"slope": -1.0}),
-        ([1.0], [0.4], {"midpoint": float("nan")}),
+        ([1.0], [], 0.0, {}),
+        ([float("nan")], [0.4], 0.0, {}),
+        ([1.0], [float("inf")], 0.0, {}),
+        ([1.0], [0.4], 1.5, {}),
+        ([1.0], [0.4], float("nan"), {}),
+        ([1.0], [0.4], 0.0, {"spread": 0.0}),
+        ([1.0], [0.4], 0.0, {"slope": -1.0}),
+        ([1.0], [0.4], 0.0, {"midpoint": float("nan")}),
+        ([1.0], [0.4], 0.0, {"weight": -0.5}),
     ],
 )
-def test_pool_relevance_rejects_what_it_cannot_score(fused, sims, options):
+def test_pool_relevance_rejects_what_it_cannot_score(fused, sims, coverage, options):
     with pytest.raises(ValueError):
-        pool_relevance(np.asarray(fused), np.asarray(sims), **options)
+        pool_relevance(np.asarray(fused), np.asarray(sims), coverage, **options)

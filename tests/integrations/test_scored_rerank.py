@@ -1,10 +1,12 @@
-"""The 0–1 score of the wrappers reads the whole pool's best similarity, whatever ``top_n``."""
+"""The 0–1 score of the wrappers reads the whole pool's best similarity and the question's
+words its best-matching passage holds, whatever ``top_n``."""
 
 import pytest
 
 from cage_core import CageReranker
 from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.passage import as_passages
+from cage_core.ranking.pool_bm25 import query_word_coverage
 from cage_core.relevance import pool_relevance
 
 pytestmark = pytest.mark.models
@@ -26,9 +28,24 @@ def test_a_top_n_below_the_most_similar_passage_keeps_the_pool_evidence():
     [(top, score)] = scored_rerank(reranker, QUERY, passages, 1, None, None)
 
     assert top.index == 1  # BM25 ranks the word-matching passage first
-    assert score == pool_relevance([top.score], similarities)[0]
+    coverage = query_word_coverage(QUERY, TEXTS)
+    assert score == pool_relevance([top.score], similarities, coverage)[0]
     assert score == scored_rerank(reranker, QUERY, passages, None, None, None)[0][1]
-    assert score != pool_relevance([top.score], [top.similarity])[0]  # not the top's alone
+    assert score != pool_relevance([top.score], [top.similarity], coverage)[0]  # not the top's
+
+
+def test_the_coverage_is_read_from_the_whole_pool_not_the_top_n():
+    reranker = CageReranker(method="vanilla")  # cosine order: the Vistula passage first
+    passages = as_passages(TEXTS)
+    similarities = reranker.similarities(QUERY, passages)
+
+    [(top, score)] = scored_rerank(reranker, QUERY, passages, 1, similarities, None)
+
+    assert top.index == 0
+    # the question's words "which", "waterway", "passes", "polish", "capital": the top passage
+    # holds none of them, passage 1 (below top_n) all five
+    assert query_word_coverage(QUERY, TEXTS[:1]) == 0.0
+    assert score == pool_relevance([top.score], similarities, 1.0)[0]
 
 
 def test_no_passages_give_no_results():
