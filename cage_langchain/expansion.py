@@ -260,12 +260,11 @@ class CageExpansionRetriever(BaseRetriever):
         if not route or self.routing is None:
             return [], {}
         pool_ids = [stored_id(d, self.title_key) for d in list(docs) + [d for _, d in chosen]]
-        ids = routed_search_ids(route, pool_ids, self.index.chunks_of)
+        chunks = {d.doc_id: self.index.chunks_of(d.doc_id) for d in route.documents}
+        ids = routed_search_ids(route, pool_ids, chunks)
         scores = self.relevance(route.question, ids) if ids is not None else {}
         if ids is not None and len(scores) == len(ids):
-            best = best_named_chunks(
-                route, scores, self.index.chunks_of, pool_ids, self.routing.chunks
-            )
+            best = best_named_chunks(route, scores, chunks, pool_ids, self.routing.chunks)
             found = self.vectorstore.get_by_ids([pid for _, pid in best]) if best else []
             by_id = {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
             named = [(doc, by_id[pid], scores[pid]) for doc, pid in best if pid in by_id]
@@ -273,7 +272,7 @@ class CageExpansionRetriever(BaseRetriever):
         taken = set(pool_ids)
         named = []
         for document in route.documents:
-            chunk_ids = self.index.chunks_of(document.doc_id)
+            chunk_ids = chunks[document.doc_id]
             for doc, score in self.document_search(
                 route.question, document.doc_id, self.routing.chunks, chunk_ids
             ):

@@ -239,12 +239,11 @@ class CageExpansionRetriever(BaseRetriever):
         if not route or self.routing is None:
             return [], {}
         pool_ids = [n.node.node_id for n in nodes] + [node.node_id for _, node in chosen]
-        ids = routed_search_ids(route, pool_ids, self.link_index.chunks_of)
+        chunks = {d.doc_id: self.link_index.chunks_of(d.doc_id) for d in route.documents}
+        ids = routed_search_ids(route, pool_ids, chunks)
         scores = self._store_scores(bundle, ids) if ids is not None else {}
         if ids is not None and len(scores) == len(ids):
-            best = best_named_chunks(
-                route, scores, self.link_index.chunks_of, pool_ids, self.routing.chunks
-            )
+            best = best_named_chunks(route, scores, chunks, pool_ids, self.routing.chunks)
             found = self._fetch([pid for _, pid in best]) if best else {}
             named = [
                 (document, NodeWithScore(node=found[pid], score=scores[pid]))

@@ -49,7 +49,7 @@ chunk a restricted search returns is checked against the rule (:func:`is_chunk_o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -116,14 +116,15 @@ def route_for(query: str, index: LinkIndex, settings: RoutingSettings | None) ->
 
 
 def routed_search_ids(
-    route: DocumentRoute, pool_ids: Sequence[str], chunks_of: Callable[[str], list[str]]
+    route: DocumentRoute, pool_ids: Sequence[str], chunks: Mapping[str, Sequence[str]]
 ) -> list[str] | None:
     """The ids one search for ``route.question`` is restricted to: the pool's, then each
-    named document's chunks (``chunks_of``: the link index's), each once; ``None`` when they
-    are more than :data:`ROUTED_SEARCH_IDS`."""
+    named document's chunks (``chunks``: doc_id → its chunk ids, the link index's
+    :meth:`chunks_of <cage_core.expansion.index.LinkIndex.chunks_of>`), each once; ``None``
+    when they are more than :data:`ROUTED_SEARCH_IDS`."""
     ids = dict.fromkeys(pool_ids)
     for named in route.documents:
-        ids.update(dict.fromkeys(chunks_of(named.doc_id)))
+        ids.update(dict.fromkeys(chunks.get(named.doc_id, ())))
         if len(ids) > ROUTED_SEARCH_IDS:
             return None
     return list(ids)
@@ -132,23 +133,23 @@ def routed_search_ids(
 def best_named_chunks(
     route: DocumentRoute,
     scores: Mapping[str, float],
-    chunks_of: Callable[[str], list[str]],
+    chunks: Mapping[str, Sequence[str]],
     taken: Collection[str],
     k: int,
 ) -> list[tuple[NamedDocument, str]]:
-    """Each named document's ``k`` best chunks by ``scores`` (higher first; ties: the
-    document's order), less those in ``taken`` and those scored for an earlier named document,
-    in route order: what a search restricted to each document, best ``k`` first, then the
-    pool's ids dropped, gives."""
+    """Each named document's ``k`` best chunks (``chunks``: doc_id → its chunk ids) by
+    ``scores`` (higher first; ties: the document's order), less those in ``taken`` and those
+    scored for an earlier named document, in route order: what a search restricted to each
+    document, best ``k`` first, then the pool's ids dropped, gives."""
     seen = set(taken)
     out = []
     for named in route.documents:
-        chunks = [i for i in chunks_of(named.doc_id) if i in scores]
-        best = sorted(range(len(chunks)), key=lambda j: (-scores[chunks[j]], j))[:k]
+        mine = [i for i in chunks.get(named.doc_id, ()) if i in scores]
+        best = sorted(range(len(mine)), key=lambda j: (-scores[mine[j]], j))[:k]
         for j in best:
-            if chunks[j] not in seen:
-                seen.add(chunks[j])
-                out.append((named, chunks[j]))
+            if mine[j] not in seen:
+                seen.add(mine[j])
+                out.append((named, mine[j]))
     return out
 
 
