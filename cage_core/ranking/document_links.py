@@ -61,6 +61,7 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
 from cage_core.names.forms import normal_name, normal_text
 from cage_core.names.may_link import may_link
+from cage_core.names.sources import path_name
 from cage_core.names.subjects import first_sentence_subject
 from cage_core.passage import Passage, Via
 from cage_core.ranking.pool_bm25 import pool_bm25
@@ -266,8 +267,9 @@ def document_links(
     earlier-ranked chunk of its document, with the link's strength, or ``None``: to the
     adjacent chunk if one is ranked earlier (strength 1), else to the document's first ranked
     chunk (:data:`SIBLING_LINK`). The :class:`~cage_core.passage.Via` is of kind
-    ``"document"`` and names the document by ``subjects[i]`` (its ``doc_id`` when that is
-    empty) and the place: ``"same document: Acme, next chunk"`` when the passage is the chunk
+    ``"document"`` and names the document by ``subjects[i]``, else by what its ``doc_id``
+    names as a path (:func:`~cage_core.names.sources.path_name`: ``"sklearn/datasets/descr/
+    twenty_newsgroups.rst"`` → ``"twenty newsgroups"``), else by the ``doc_id``, and the place: ``"same document: Acme, next chunk"`` when the passage is the chunk
     right after the linked one, ``"..., previous chunk"`` right before it, else
     ``"same document: Acme"``."""
     out: list[tuple[Via, float] | None] = [None] * len(order)
@@ -285,7 +287,7 @@ def document_links(
                 if here is not None and _adjacent(passages[j].position, here)
             ]
             target, j = near[0] if near else earlier[0]
-            name = f"same document: {subjects[i] or p.doc_id}"
+            name = f"same document: {subjects[i] or path_name(p.doc_id) or p.doc_id}"
             if near and here is not None:
                 after = passages[j].position == here - 1
                 name += ", next chunk" if after else ", previous chunk"

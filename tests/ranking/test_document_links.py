@@ -207,6 +207,15 @@ def test_a_via_names_the_document_link_adjacent_chunk_first():
     assert unnamed == (Via("same document: b, next chunk", 0, "document"), 1.0)  # the doc_id
 
 
+def test_a_document_without_a_subject_is_named_by_its_path_not_as_a_path():
+    path = "sklearn/datasets/descr/twenty_newsgroups.rst"
+    chunks = [Passage("The 20 newsgroups dataset.", doc_id=path, position=p) for p in (0, 1)]
+    assert document_links(chunks, [0, 1], ["", ""])[1] == (
+        Via("same document: twenty newsgroups, next chunk", 0, "document"),
+        1.0,
+    )
+
+
 def test_rerank_explains_a_chunk_by_its_document_and_place_with_the_links_strength():
     passages, graphs = report_pool()
     ranked = CageReranker().rerank(
