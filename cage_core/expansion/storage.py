@@ -79,6 +79,11 @@ class LinkStorage(Protocol):
         ``positions``, only those at one of them."""
         ...
 
+    def document_chunk_ids(self, doc_id: str) -> list[str]:
+        """The ids of the document's entries in :meth:`document_entries`' order, read without
+        their names (an entry whose names do not decode is still a chunk of its document)."""
+        ...
+
     def reading(self) -> AbstractContextManager[object]:
         """A block whose reads all see one state of the storage (one expansion's reads)."""
         ...
@@ -189,6 +194,9 @@ class MemoryLinkStorage:
         if positions is not None:
             held = (e for e in held if e.position is not None and e.position in positions)
         return sorted(held, key=chunk_order)
+
+    def document_chunk_ids(self, doc_id: str) -> list[str]:
+        return [entry.id for entry in self.document_entries(doc_id)]
 
     def reading(self) -> AbstractContextManager[object]:
         return nullcontext()

@@ -272,6 +272,21 @@ class SqliteLinkStorage(LinkDocumentStore):
         rows = self._attempt(functools.partial(self._entry_rows, where, (doc_id, *wanted)))
         return sorted(self._decoded(rows), key=chunk_order)
 
+    def document_chunk_ids(self, doc_id: str) -> list[str]:
+        if not valid_id(doc_id):
+            return []
+        rows = self._attempt(
+            lambda conn: conn.execute(
+                "SELECT id, position FROM entries WHERE doc_id = ?", (doc_id,)
+            ).fetchall()
+        )
+        places = [
+            (position is None, position or 0, pid)
+            for pid, position in rows
+            if valid_id(pid) and (position is None or position_ok(position))
+        ]
+        return [pid for _, _, pid in sorted(places)]
+
     # -- LinkStorage: writes ------------------------------------------------------------
     def put(self, entries: Sequence[LinkEntry]) -> None:
         """Upsert ``entries`` in transactions of ``WRITE_BATCH_ENTRIES`` (module docstring).

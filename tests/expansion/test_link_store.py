@@ -97,6 +97,20 @@ def test_chunks_are_ordered_by_position_then_id_and_those_without_one_come_last(
     assert store.chunks_of("d") == memory.chunks_of("d") == ["z", "b", "c", "a"]
 
 
+def test_a_chunk_whose_names_do_not_decode_is_still_a_chunk_of_its_document(tmp_path):
+    made = [
+        LinkEntry(i, "", (name,), (), "d", p)
+        for p, (i, name) in enumerate([("a", "ant"), ("b", "bee"), ("c", "cat")])
+    ]
+    _, store = both(tmp_path, made)
+    store.close()
+    with sqlite3.connect(tmp_path / "links.sqlite") as conn:
+        conn.execute("UPDATE entries SET data = 'not json' WHERE id = 'b'")
+    with LinkIndex.open(tmp_path / "links.sqlite") as index:
+        assert index.entry("b") is None  # its names are unreadable
+        assert index.chunks_of("d") == ["a", "b", "c"]  # its place is not
+
+
 def test_the_json_lines_form_round_trips_doc_id_and_position_and_omits_them_when_unset(tmp_path):
     made = [LinkEntry("a", "A", ("ant",), ("bee",), "doc", 2), LinkEntry("b", "B", ("bee",), ())]
     index = LinkIndex()
