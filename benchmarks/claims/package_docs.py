@@ -32,7 +32,7 @@ hybrid and cage, with and without the expansion. ``--k 5,10,20`` ranks at each `
 ingest per framework. Last, one table per framework and ``k``: cage after the expansion
 retriever against cage after the plain one (issue 38: the expanded pipeline is never below).
 
-**Cutoff** (issue 38): the ``relevance_score`` every ``cage`` ranking of the LangChain path gives, at
+**Cutoff** (issue 38): the score every ``cage`` ranking gives (LangChain ``relevance_score``, LlamaIndex ``NodeWithScore.score``), at
 :data:`cage_core.relevance.CUTOFF`: the share of the questions' gold chunks in the top 5 (the
 README's ``CageRerank(top_n=5)``) and in the pool that score at least the cutoff, and the
 share of the ``off_topic`` questions' pools (general-knowledge questions no file answers,
@@ -359,11 +359,12 @@ def llamaindex_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Ca
     def rank(
         questions: list[dict], k: int, off_topic: list[dict]
     ) -> tuple[Orders, Vias, int, Scores, OffTopic]:
-        """(The cutoff is measured on the LangChain path: no scores, off-topic unused.)"""
         base = index.as_retriever(similarity_top_k=k)
         pools = {"": base, " --expand": CageExpansionRetriever(base, index, links)}
         orders: Orders = {}
         vias: Vias = {}
+        scores: Scores = {}
+        off: OffTopic = {}
         for suffix, retriever in pools.items():
             for q in questions:
                 pool = retriever.retrieve(q["question"])
@@ -371,12 +372,22 @@ def llamaindex_rankings(chunks: list, links: LinkIndex, start_index: bool) -> Ca
                 for name, rerank in rerankers.items():
                     out = rerank.postprocess_nodes(pool, query_str=q["question"])
                     orders.setdefault(name + suffix, {})[q["id"]] = [n.node_id for n in out]
+                    if name == "cage":  # NodeWithScore.score: what SimilarityPostprocessor reads
+                        scores.setdefault(name + suffix, {})[q["id"]] = [
+                            float(n.score or 0.0) for n in out
+                        ]
                     vias.setdefault(name + suffix, {})[q["id"]] = [
                         [n.node_id, via["name"], out[via["rank"]].node_id]
                         for n in out[:5]
                         if isinstance(via := n.node.metadata.get("cage_via"), dict)
                     ]
-        return orders, vias, sum(r.reranker.parse_count for r in rerankers.values()), {}, {}
+            for q in off_topic:
+                out = rerankers["cage"].postprocess_nodes(
+                    retriever.retrieve(q["question"]), query_str=q["question"]
+                )
+                off.setdefault("cage" + suffix, {})[q["id"]] = float(out[0].score or 0.0)
+        parses = sum(r.reranker.parse_count for r in rerankers.values())
+        return orders, vias, parses, scores, off
 
     return rank
 
@@ -472,7 +483,9 @@ def cutoff_rows(result: dict, cutoff: float) -> dict:
 
 
 def print_cutoff(rows: dict, cutoff: float) -> None:
-    print(f"\ncutoff {cutoff} on relevance_score (cage rankings)")
+    print(
+        f"\ncutoff {cutoff} on the cage rankings' 0-1 score (relevance_score, NodeWithScore.score)"
+    )
     header = ["ranking", *next(iter(rows.values()))]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
