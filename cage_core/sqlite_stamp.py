@@ -72,6 +72,7 @@ __all__ = [
     "checked_read",
     "checkpoint_new_store",
     "close_connection",
+    "close_held_connection",
     "foreign_wal",
     "header_stamp",
     "hold_file",
@@ -326,6 +327,15 @@ def hold_file(path: Path, opened: FileIdentity | None) -> None:
             else:
                 os.close(fd)  # no connection of ours to that file: no lock of ours to drop
         _HELD[opened] = _Held(fds, 1)
+
+
+def close_held_connection(
+    store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
+) -> None:
+    """:func:`close_connection`, then :func:`release_file`: the close of a connection opened
+    on a file this process holds (:func:`hold_file`)."""
+    close_connection(store, path, conn, opened)
+    release_file(opened)
 
 
 def release_file(opened: FileIdentity | None) -> None:

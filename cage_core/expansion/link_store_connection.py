@@ -53,9 +53,8 @@ from cage_core.sqlite_files import (
 )
 from cage_core.sqlite_stamp import (
     ForeignWal,
-    close_connection,
+    close_held_connection,
     foreign_wal,
-    release_file,
     stamped_write,
 )
 
@@ -131,8 +130,7 @@ class LinkStoreConnection:
                     "link store", self.path, self._opened
                 ):  # as the next operation would: the old file's -wal leaves the path
                     remove_stale_side_files("link store", self.path, self._sides)
-                close_connection("link store", self.path, self._conn, self._opened)
-                release_file(self._opened)
+                close_held_connection("link store", self.path, self._conn, self._opened)
                 self._conn = None
             checkpointer, self._checkpointer = self._checkpointer, None
         if checkpointer is not None:
@@ -345,8 +343,7 @@ class LinkStoreConnection:
         self._conn = self._opened = None
         checkpointer, self._checkpointer = self._checkpointer, None
         if conn is not None:
-            close_connection("link store", self.path, conn, opened)
-            release_file(opened)
+            close_held_connection("link store", self.path, conn, opened)
         if checkpointer is not None:
             checkpointer.stop()
 
@@ -363,8 +360,7 @@ class LinkStoreConnection:
         if checkpointer is not None:  # its connection closed too: the last close of the old
             checkpointer.stop()  # file cleans its -wal away from the path
         if conn is not None:
-            close_connection("link store", self.path, conn, opened)  # moved: no checkpoint
-            release_file(opened)
+            close_held_connection("link store", self.path, conn, opened)  # moved: no checkpoint
 
     def _connect(self) -> tuple[sqlite3.Connection, FileIdentity | None]:
         """A checked connection to the file at the path, and that file's identity."""

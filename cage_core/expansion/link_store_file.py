@@ -46,6 +46,7 @@ from cage_core.sqlite_files import (
 from cage_core.sqlite_stamp import (
     checkpoint_new_store,
     close_connection,
+    close_held_connection,
     foreign_wal,
     hold_file,
     open_guard,
@@ -158,8 +159,7 @@ def open_link_database(
     if mode == "rw":
         restrict_side_files(path)
     if file_identity(path) != opened:  # replaced while opening: open the new one
-        close_connection("link store", path, conn, opened)
-        release_file(opened)
+        close_held_connection("link store", path, conn, opened)
         return open_link_database(
             path, busy_timeout_s=busy_timeout_s, cache_kib=cache_kib, create=create, budget=budget
         )

@@ -25,7 +25,7 @@ from pathlib import Path
 from cage_core.sqlite_files import FileIdentity, file_identity
 from cage_core.sqlite_stamp import (
     ForeignWal,
-    close_connection,
+    close_held_connection,
     foreign_wal,
     hold_file,
     release_file,
@@ -177,5 +177,4 @@ class WalCheckpointer:
         if guard is not None:
             guard.close()
         if conn is not None:
-            close_connection("link store", self.path, conn, self._opened)
-            release_file(self._opened)
+            close_held_connection("link store", self.path, conn, self._opened)

@@ -30,7 +30,7 @@ from cage_core.sqlite_files import (
     remove_stale_side_files,
     retry_while_busy,
 )
-from cage_core.sqlite_stamp import checked_read, close_connection, release_file, stamped_write
+from cage_core.sqlite_stamp import checked_read, close_held_connection, stamped_write
 
 __all__ = ["STORAGE_ERRORS", "GraphStoreConnection", "StoreBusy", "StoreFailed"]
 
@@ -91,8 +91,7 @@ class GraphStoreConnection:
                     "graph store", self.path, self._opened
                 ):  # as the next operation would: the old file's -wal leaves the path
                     remove_stale_side_files("graph store", self.path, self._sides)
-                close_connection("graph store", self.path, self._conn, self._opened)
-                release_file(self._opened)
+                close_held_connection("graph store", self.path, self._conn, self._opened)
                 self._conn = None
 
     def _failed(self, exc: BaseException | None, consequence: str) -> None:
@@ -137,8 +136,7 @@ class GraphStoreConnection:
             conn, self._conn, opened = self._conn, None, self._opened
             self._opened = None
         if conn is not None:
-            close_connection("graph store", self.path, conn, opened)
-            release_file(opened)
+            close_held_connection("graph store", self.path, conn, opened)
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -150,8 +148,9 @@ class GraphStoreConnection:
                 changed = changed_file("graph store", self.path, self._opened)
                 if changed is not None:  # replaced: open the new file; deleted: an error
                     remove_stale_side_files("graph store", self.path, self._sides)
-                    close_connection("graph store", self.path, self._conn, self._opened)
-                    release_file(self._opened)  # a moved file: closed without a checkpoint
+                    close_held_connection(
+                        "graph store", self.path, self._conn, self._opened
+                    )  # a moved file: closed without a checkpoint
                     self._conn = self._opened = None
                     if file_identity(self.path) is None:
                         raise changed

@@ -31,6 +31,7 @@ from cage_core.sqlite_stamp import (
     checked_read,
     checkpoint_new_store,
     close_connection,
+    close_held_connection,
     hold_file,
     open_guard,
     release_file,
@@ -80,8 +81,7 @@ def open_graph_database(
     if mode == "rw":
         restrict_side_files(path)
     if file_identity(path) != opened:  # replaced while opening: open again
-        close_connection("graph store", path, conn, opened)
-        release_file(opened)
+        close_held_connection("graph store", path, conn, opened)
         return open_graph_database(path, busy_timeout_s, budget)
     return conn, opened, side_file_identities(path)
 
