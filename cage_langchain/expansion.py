@@ -198,10 +198,7 @@ class CageExpansionRetriever(BaseRetriever):
         named, route_scores = self._named(route, docs, chosen)
         ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
         scores = self.relevance(query, ids) if self._scored(docs) and ids else {}
-        pool = (
-            list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
-        )
-        return self._routed_pool(query, route, pool, route_scores) if route else pool
+        return self._pool(query, route, docs, chosen, named, scores, route_scores)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
@@ -226,6 +223,20 @@ class CageExpansionRetriever(BaseRetriever):
             if self._scored(docs) and ids
             else {}
         )
+        return self._pool(query, route, docs, chosen, named, scores, route_scores)
+
+    def _pool(
+        self,
+        query: str,
+        route: DocumentRoute,
+        docs: Sequence[Document],
+        chosen: list[tuple[Expansion, Document]],
+        named: list[tuple[NamedDocument, Document, float]],
+        scores: dict[str, float],
+        route_scores: dict[str, float],
+    ) -> list[Document]:
+        """The base documents, then the linked ones, then the named documents' chunks; with a
+        route, as copies that carry it (:meth:`_routed_pool`)."""
         pool = (
             list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
         )

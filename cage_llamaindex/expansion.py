@@ -175,14 +175,7 @@ class CageExpansionRetriever(BaseRetriever):
         named, route_scores = self._named(route, short, nodes, chosen)
         added = [node for _, node in chosen] + [n.node for _, n in named]
         scores = self._scores(query_bundle, added, nodes)
-        pool = (
-            list(nodes)
-            + self._added(chosen, scores, nodes)
-            + self._named_added(named, scores, nodes)
-        )
-        if not route:
-            return pool
-        return self._routed_pool(query_bundle.query_str, route, pool, route_scores)
+        return self._pool(query_bundle.query_str, route, nodes, chosen, named, scores, route_scores)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         route = self.route(query_bundle.query_str)
@@ -200,14 +193,23 @@ class CageExpansionRetriever(BaseRetriever):
         )
         added = [node for _, node in chosen] + [n.node for _, n in named]
         scores = await self._ascores(query_bundle, added, nodes)
-        pool = (
-            list(nodes)
-            + self._added(chosen, scores, nodes)
-            + self._named_added(named, scores, nodes)
-        )
-        if not route:
-            return pool
-        return self._routed_pool(query_bundle.query_str, route, pool, route_scores)
+        return self._pool(query_bundle.query_str, route, nodes, chosen, named, scores, route_scores)
+
+    def _pool(
+        self,
+        query: str,
+        route: DocumentRoute,
+        nodes: Sequence[NodeWithScore],
+        chosen: list[tuple[Expansion, BaseNode]],
+        named: list[tuple[NamedDocument, NodeWithScore]],
+        scores: dict[str, float],
+        route_scores: dict[str, float],
+    ) -> list[NodeWithScore]:
+        """The base nodes, then the linked ones, then the named documents' nodes; with a
+        route, as copies that carry it (:meth:`_routed_pool`)."""
+        added = self._added(chosen, scores, nodes) + self._named_added(named, scores, nodes)
+        pool = list(nodes) + added
+        return self._routed_pool(query, route, pool, route_scores) if route else pool
 
     # -- routing (cage_core.integrations.document_routing) -------------------------------------
     def _embed_ahead(self, route: DocumentRoute, bundle: QueryBundle) -> Future[Embedding] | None:
