@@ -10,8 +10,7 @@ words naming them (routing, :mod:`cage_core.integrations.document_routing`).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -29,29 +28,17 @@ from cage_core.expansion.contract import (
     DEFAULT_ADDED_SCORE,
     DEFAULT_SIBLINGS,
     AddedScore,
-    added_score,
-    expansion_metadata,
-    expansions_for,
-    fallback_score,
-    in_expansion_order,
+    Neighbours,
     index_neighbours,
     load_link_index,
-    sibling_expansions,
 )
-from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
-from cage_core.expansion.routing import DocumentRoute, NamedDocument, RoutingSettings
-from cage_core.integrations.ahead import ahead, result_or_none
-from cage_core.integrations.document_routing import (
-    NAMED_DOCUMENT_KEY,
-    ROUTE_KEY,
-    ROUTE_SCORE_KEY,
-    best_named_chunks,
-    route_for,
-    route_metadata,
-    routed_search_ids,
-)
+from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
+from cage_core.expansion.routing import DocumentRoute, RoutingSettings
+from cage_core.integrations.ahead import ahead
+from cage_core.integrations.document_routing import ROUTE_KEY, ROUTE_SCORE_KEY, route_for
+from cage_core.integrations.expanded_pool import Call, ExpandedPool, PoolStore
 from cage_core.integrations.pickled_state import without_private_attributes
-from cage_core.metadata import EXPANDED_VIA_KEY, RETRIEVAL_SCORE_KEY, TITLE_KEY
+from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_langchain.document_search import DocumentSearch
 from cage_langchain.embeddings import PackagedMiniLMEmbeddings
 from cage_langchain.ids import stored_id
@@ -86,27 +73,18 @@ class CageExpansionRetriever(BaseRetriever):
     LangChain's text splitters expand in Chroma, FAISS and Qdrant alike. Added documents
     carry their id in ``Document.id``.
 
-    **Routing** (``routing``, on by default; :mod:`cage_core.integrations.document_routing`):
-    when the question confidently names documents of the link index
-    (:func:`~cage_core.expansion.routing.route_question` over :meth:`LinkIndex.documents
-    <cage_core.expansion.index.LinkIndex.documents>`), each named document's best
-    ``routing.chunks`` chunks for the question less its naming words, by the store's own
-    search restricted to that document's chunks (their ids by the link index; else by its
-    metadata: :mod:`cage_langchain.document_search`), come after the
-    linked passages, each once (none already in the pool), with ``cage_expanded_via`` (the
-    document's :attr:`~cage_core.expansion.routing.NamedDocument.via`),
-    ``cage_named_document`` and ``score_key`` as the linked passages get it. Then every
-    document of the pool is a copy carrying ``cage_route`` (the route) and, where the store
-    gives it, ``cage_route_score`` (its score for the shortened question), which
-    :class:`~cage_langchain.CageRerank` ranks with. A question that names no document, or a
-    link index without document records, returns exactly what it would without routing. Costs,
-    for a routed question, one embedding of the shortened question and one search restricted
-    to the named documents' chunks and the pool's ids (Chroma, FAISS, Qdrant,
-    ``InMemoryVectorStore``; other stores, documents of over
-    :data:`~cage_core.integrations.document_routing.ROUTED_SEARCH_IDS` chunks, or chunks the
-    store no longer holds: one search per named document and one over the pool's ids, the
-    question embedded once with :class:`~cage_langchain.PackagedMiniLMEmbeddings`, which caches
-    it, once per search with other embeddings).
+    **Routing** (``routing``, on by default): a question that names documents of the link
+    index also gets each named document's best ``routing.chunks`` chunks for the question less
+    its naming words, with ``cage_expanded_via`` and ``cage_named_document``; every document of
+    the pool is then a copy carrying ``cage_route`` and, where the store gives it,
+    ``cage_route_score``, which :class:`~cage_langchain.CageRerank` ranks with (the steps:
+    :mod:`cage_core.integrations.expanded_pool`; the keys:
+    :mod:`cage_core.integrations.document_routing`). The named documents' chunks and the pool
+    are scored by one search restricted to their ids (Chroma, FAISS, Qdrant,
+    ``InMemoryVectorStore``), else one search per document by its metadata
+    (:mod:`cage_langchain.document_search`); the shortened question is embedded once, ahead,
+    with :class:`~cage_langchain.PackagedMiniLMEmbeddings`. A question that names no document
+    returns exactly what it would without routing.
 
     ``link_index`` is a :class:`~cage_core.expansion.index.LinkIndex` or the path of a saved one,
     read when the retriever is made (a bad header raises
@@ -184,203 +162,130 @@ class CageExpansionRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        route = self.route(query)
-        embedded = self._embed_ahead(route)
-        docs = self.base_retriever.invoke(
-            query, config={"callbacks": run_manager.get_child()}, **kwargs
-        )
-        result_or_none(embedded)
-        expansions = self._expansions(query, docs)
-        if not expansions and not route:
-            return list(docs)
-        found = self.vectorstore.get_by_ids([e.id for e in expansions]) if expansions else []
-        chosen = self._chosen(expansions, found, docs)
-        named, route_scores = self._named(route, docs, chosen)
-        ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
-        scores = self.relevance(query, ids) if self._scored(docs) and ids else {}
-        return self._pool(query, route, docs, chosen, named, scores, route_scores)
+        return self._pool().assemble(query, query, self._base(query, run_manager, kwargs))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        route = self.route(query)
-        embedded = self._embed_ahead(route)
-        docs = await self.base_retriever.ainvoke(
-            query, config={"callbacks": run_manager.get_child()}, **kwargs
-        )
-        await asyncio.to_thread(result_or_none, embedded)
-        expansions = self._expansions(query, docs)
-        if not expansions and not route:
-            return list(docs)
-        found = await self.vectorstore.aget_by_ids([e.id for e in expansions]) if expansions else []
-        chosen = self._chosen(expansions, found, docs)
-        named, route_scores = (
-            await asyncio.to_thread(self._named, route, docs, chosen) if route else ([], {})
-        )
-        ids = [e.id for e, _ in chosen] + [stored_id(d, self.title_key) for _, d, _ in named]
-        scores = (
-            await asyncio.to_thread(self.relevance, query, ids)
-            if self._scored(docs) and ids
-            else {}
-        )
-        return self._pool(query, route, docs, chosen, named, scores, route_scores)
+        base = self._base(query, run_manager, kwargs)
+        return await self._pool().aassemble(query, query, base)
 
-    def _pool(
+    def _base(
         self,
         query: str,
-        route: DocumentRoute,
-        docs: Sequence[Document],
-        chosen: list[tuple[Expansion, Document]],
-        named: list[tuple[NamedDocument, Document, float]],
-        scores: dict[str, float],
-        route_scores: dict[str, float],
-    ) -> list[Document]:
-        """The base documents, then the linked ones, then the named documents' chunks; with a
-        route, as copies that carry it (:meth:`_routed_pool`)."""
-        pool = (
-            list(docs) + self._added(chosen, scores, docs) + self._named_added(named, scores, docs)
+        run_manager: CallbackManagerForRetrieverRun | AsyncCallbackManagerForRetrieverRun,
+        kwargs: dict[str, Any],
+    ) -> Call[list[Document]]:
+        """The base retriever's call, sync and async."""
+        config: Any = {"callbacks": run_manager.get_child()}
+        return Call(
+            lambda: self.base_retriever.invoke(query, config=config, **kwargs),
+            lambda: self.base_retriever.ainvoke(query, config=config, **kwargs),
         )
-        return self._routed_pool(query, route, pool, route_scores) if route else pool
 
-    # -- routing (cage_core.integrations.document_routing) -------------------------------------
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names by the link index's records (none when ``routing`` is
         ``None``)."""
         return route_for(query, self.index, self.routing)
 
-    def _embed_ahead(self, route: DocumentRoute) -> Future[Any] | None:
+    def _pool(self) -> ExpandedPool[Document, Document, str]:
+        """The pool of :mod:`cage_core.integrations.expanded_pool` over this store."""
+        return ExpandedPool(
+            _Store(self),
+            self.index,
+            seeds=self.seeds,
+            limit=self.limit,
+            siblings=self.siblings,
+            added_score=self.added_score,
+            routing=self.routing,
+        )
+
+
+class _Store(PoolStore[Document, Document, str]):
+    """The retriever's vector store as :class:`~cage_core.integrations.expanded_pool.PoolStore`
+    reads it: documents by :func:`~cage_langchain.ids.stored_id`, scores in ``score_key``."""
+
+    def __init__(self, retriever: CageExpansionRetriever) -> None:
+        self.retriever = retriever
+        self.store = retriever.vectorstore
+        self.title_key = retriever.title_key
+        self.score_key = retriever.score_key
+
+    def stored_id(self, passage: Document) -> str:
+        return stored_id(passage, self.title_key)
+
+    def passage(self, result: Document) -> Document:
+        return result
+
+    def text(self, passage: Document) -> str:
+        return passage.page_content
+
+    def score(self, result: Document) -> object:
+        return result.metadata.get(self.score_key)
+
+    def siblings(
+        self, ids: Sequence[str], results: Sequence[Document]
+    ) -> tuple[list[str], Callable[[str], Neighbours]]:
+        index = self.retriever.index
+        return [i for i in ids if i in index], lambda pid: index_neighbours(index, pid)
+
+    def fetch(self, ids: list[str]) -> Call[Mapping[str, Document]]:
+        async def afetch() -> Mapping[str, Document]:
+            return self._by_id(await self.store.aget_by_ids(ids))
+
+        return Call(lambda: self._by_id(self.store.get_by_ids(ids)), afetch)
+
+    def _by_id(self, found: Sequence[object]) -> dict[str, Document]:
+        return {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
+
+    def added_scores(self, question: str, ids: list[str]) -> Call[Mapping[str, float]]:
+        return Call(lambda: self.retriever.relevance(question, ids))
+
+    def route_scores(self, question: str, ids: list[str]) -> Mapping[str, float]:
+        return self.retriever.relevance(question, ids)
+
+    def document_search(
+        self, question: str, doc_id: str, k: int, chunk_ids: Sequence[str]
+    ) -> list[tuple[Document, float]]:
+        return self.retriever.document_search(question, doc_id, k, chunk_ids)
+
+    def shortened(self, route: DocumentRoute) -> str:
+        return route.question
+
+    def embed_ahead(self, route: DocumentRoute, question: str) -> Future[Any] | None:
         """The shortened question embedded on a worker thread while the base retriever runs
         (:mod:`cage_core.integrations.ahead`), where the store's embeddings keep it for the
         searches that follow (:class:`~cage_langchain.PackagedMiniLMEmbeddings` does); else
         nothing: the searches embed it."""
-        embeddings = getattr(self.vectorstore, "embeddings", None)
+        embeddings = getattr(self.store, "embeddings", None)
         if not route or not isinstance(embeddings, PackagedMiniLMEmbeddings):
             return None
-        return ahead(lambda: embeddings.embed_query(route.question))
+        return ahead(lambda: embeddings.embed_query(question))
 
-    def _named(
+    def embedded(self, question: str, embedding: Any) -> None:
+        """Nothing to keep: the embeddings cache the question themselves."""
+
+    def added(
         self,
-        route: DocumentRoute,
-        docs: Sequence[Document],
-        chosen: list[tuple[Expansion, Document]],
-    ) -> tuple[list[tuple[NamedDocument, Document, float]], dict[str, float]]:
-        """Each named document's best chunks for the shortened question, with their scores,
-        less those already in the pool (by id: a contract's clause worded as another's is
-        still its own); and the pool's scores for the shortened question. One search when it
-        can (:mod:`cage_core.integrations.document_routing`, "One search"), else two."""
-        if not route or self.routing is None:
-            return [], {}
-        pool_ids = [stored_id(d, self.title_key) for d in list(docs) + [d for _, d in chosen]]
-        chunks = {d.doc_id: self.index.chunks_of(d.doc_id) for d in route.documents}
-        ids = routed_search_ids(route, pool_ids, chunks)
-        scores = self.relevance(route.question, ids) if ids is not None else {}
-        if ids is not None and len(scores) == len(ids):
-            best = best_named_chunks(route, scores, chunks, pool_ids, self.routing.chunks)
-            found = self.vectorstore.get_by_ids([pid for _, pid in best]) if best else []
-            by_id = {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
-            named = [(doc, by_id[pid], scores[pid]) for doc, pid in best if pid in by_id]
-            return named, scores
-        taken = set(pool_ids)
-        named = []
-        for document in route.documents:
-            chunk_ids = chunks[document.doc_id]
-            for doc, score in self.document_search(
-                route.question, document.doc_id, self.routing.chunks, chunk_ids
-            ):
-                pid = stored_id(doc, self.title_key)
-                if pid not in taken:
-                    taken.add(pid)
-                    named.append((document, doc, score))
-        route_scores = {stored_id(d, self.title_key): score for _, d, score in named}
-        others = [pid for pid in dict.fromkeys(pool_ids) if pid not in route_scores]
-        route_scores.update(self.relevance(route.question, others))
-        return named, route_scores
+        passage: Document,
+        pid: str,
+        extra: dict[str, Any],
+        hidden: tuple[str, ...],
+        score: float | None,
+    ) -> Document:
+        metadata = {**passage.metadata, **extra}
+        if score is not None:
+            metadata[self.score_key] = score
+        else:  # a value stored with the document is no score for this query
+            metadata.pop(self.score_key, None)
+        return Document(page_content=passage.page_content, metadata=metadata, id=passage.id or pid)
 
-    def _named_added(
-        self,
-        named: list[tuple[NamedDocument, Document, float]],
-        scores: dict[str, float],
-        docs: Sequence[Document],
-    ) -> list[Document]:
-        fallback = fallback_score([d.metadata.get(self.score_key) for d in docs])
-        out = []
-        for document, doc, _ in named:
-            pid = stored_id(doc, self.title_key)
-            metadata = {
-                **doc.metadata,
-                EXPANDED_VIA_KEY: document.via,
-                NAMED_DOCUMENT_KEY: document.doc_id,
-            }
-            score = added_score(scores.get(pid), fallback)
-            if score is not None:
-                metadata[self.score_key] = score
-            else:  # a value stored with the document is no score for this query
-                metadata.pop(self.score_key, None)
-            out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id or pid))
-        return out
-
-    def _routed_pool(
-        self, query: str, route: DocumentRoute, pool: list[Document], scores: dict[str, float]
-    ) -> list[Document]:
-        """Copies of ``pool`` with the route and each one's score for the shortened question
-        (``scores``, by id: :meth:`_named`'s)."""
-        out = []
-        for doc in pool:
-            pid = stored_id(doc, self.title_key)
-            metadata = {**doc.metadata, ROUTE_KEY: route_metadata(query, route)}
-            if pid in scores:
-                metadata[ROUTE_SCORE_KEY] = scores[pid]
-            else:
-                metadata.pop(ROUTE_SCORE_KEY, None)
-            out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
-        return out
-
-    # -- the steps of cage_core.expansion.contract ---------------------------------------------
-    def _expansions(self, query: str, docs: Sequence[Document]) -> list[Expansion]:
-        ids = [stored_id(d, self.title_key) for d in docs]
-        linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
-        known = [i for i in ids if isinstance(i, str) and i in self.index]
-        return linked + sibling_expansions(
-            known,
-            lambda pid: index_neighbours(self.index, pid),
-            seeds=self.seeds,
-            limit=self.siblings,
-            excluded={e.id for e in linked},
-        )
-
-    def _chosen(
-        self, expansions: list[Expansion], found: Sequence[Document], docs: Sequence[Document]
-    ) -> list[tuple[Expansion, Document]]:
-        by_id = {stored_id(d, self.title_key): d for d in found if isinstance(d, Document)}
-        return in_expansion_order(
-            expansions, by_id, {d.page_content for d in docs}, lambda d: d.page_content
-        )
-
-    def _scored(self, docs: Sequence[Document]) -> bool:
-        """Whether the store is asked for the added documents' scores."""
-        return (
-            self.added_score == "store"
-            and fallback_score([d.metadata.get(self.score_key) for d in docs]) is not None
-        )
-
-    def _added(
-        self,
-        chosen: list[tuple[Expansion, Document]],
-        scores: dict[str, float],
-        docs: Sequence[Document],
-    ) -> list[Document]:
-        fallback = fallback_score([d.metadata.get(self.score_key) for d in docs])
-        out = []
-        for expansion, doc in chosen:
-            metadata = expansion_metadata(doc.metadata, expansion)
-            score = added_score(scores.get(expansion.id), fallback)
-            if score is not None:
-                metadata[self.score_key] = score
-            else:  # a value stored with the document is no score for this query
-                metadata.pop(self.score_key, None)
-            out.append(
-                Document(
-                    page_content=doc.page_content, metadata=metadata, id=doc.id or expansion.id
-                )
-            )
-        return out
+    def routed(
+        self, result: Document, route: dict[str, Any], route_score: float | None
+    ) -> Document:
+        metadata = {**result.metadata, ROUTE_KEY: route}
+        if route_score is not None:
+            metadata[ROUTE_SCORE_KEY] = route_score
+        else:
+            metadata.pop(ROUTE_SCORE_KEY, None)
+        return Document(page_content=result.page_content, metadata=metadata, id=result.id)

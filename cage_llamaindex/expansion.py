@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.base.embeddings.base import Embedding
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
@@ -27,31 +27,22 @@ from cage_core.expansion.contract import (
     AddedScore,
     LinkIndexSource,
     Neighbours,
-    added_score,
-    expansion_metadata,
-    expansions_for,
-    fallback_score,
-    in_expansion_order,
     index_neighbours,
     load_link_index,
-    sibling_expansions,
     validated_added_score,
     validated_bound,
 )
-from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, Expansion, LinkIndex
-from cage_core.expansion.routing import DocumentRoute, NamedDocument, RoutingSettings
-from cage_core.integrations.ahead import ahead, result_or_none
+from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
+from cage_core.expansion.routing import DocumentRoute, RoutingSettings
+from cage_core.integrations.ahead import ahead
 from cage_core.integrations.document_routing import (
-    NAMED_DOCUMENT_KEY,
     ROUTE_KEY,
     ROUTE_SCORE_KEY,
     ROUTING_KEYS,
-    best_named_chunks,
     route_for,
-    route_metadata,
-    routed_search_ids,
 )
-from cage_core.metadata import EXPANDED_VIA_KEY, EXPANSION_KEYS, TITLE_KEY
+from cage_core.integrations.expanded_pool import Call, ExpandedPool, PoolStore
+from cage_core.metadata import TITLE_KEY
 from cage_llamaindex.document_search import (
     DocumentSearch,
     chroma_collection,
@@ -102,27 +93,18 @@ class CageExpansionRetriever(BaseRetriever):
         title_key: metadata key of node titles (as the extractor's), read to tell a node's
             document where it is ``"{source}#{title}"``.
 
-    **Routing** (on by default; :mod:`cage_core.integrations.document_routing`): when the
-    question confidently names documents of the link index
-    (:func:`~cage_core.expansion.routing.route_question` over :meth:`LinkIndex.documents
-    <cage_core.expansion.index.LinkIndex.documents>`), each named document's best
-    ``routing.chunks`` nodes for the question less its naming words come after the linked
-    nodes, each once (none already in the pool), from the index's own retriever restricted to
-    that document's node ids by the link index (one query with the pool's node ids); when that
-    query cannot serve (over
-    :data:`~cage_core.integrations.document_routing.ROUTED_SEARCH_IDS` ids, or a store that does
-    not return every id), one query per document restricted by ``MetadataFilters`` on
-    ``ref_doc_id`` (a node parser's nodes), or on the metadata key that holds the node's
-    document (``source``, ``file_path``, with the title where the document is
-    ``"{source}#{title}"``), else on its node ids, and one over the pool's node ids. They carry ``cage_expanded_via`` (the document's
-    :attr:`~cage_core.expansion.routing.NamedDocument.via`) and ``cage_named_document``, and a
-    score as the linked nodes get one. Then every node of the pool is a copy carrying
-    ``cage_route`` (the route) and, where the store gives it, ``cage_route_score`` (its score
-    for the shortened question), which :class:`~cage_llamaindex.CageRerank` ranks with; these
-    keys are hidden from the embedding and LLM views. A question that names no document, or a
-    link index without document records, returns exactly what it would without routing. Costs,
-    for a routed question, one embedding of the shortened question (sync; the async path runs
-    the routing steps in a thread) and one restricted query (else the queries above).
+    **Routing** (on by default): a question that names documents of the link index also gets
+    each named document's best ``routing.chunks`` nodes for the question less its naming
+    words, with ``cage_expanded_via`` and ``cage_named_document``; every node of the pool is
+    then a copy carrying ``cage_route`` and, where the store gives it, ``cage_route_score``,
+    which :class:`~cage_llamaindex.CageRerank` ranks with; these keys are hidden from the
+    embedding and LLM views (the steps: :mod:`cage_core.integrations.expanded_pool`; the keys:
+    :mod:`cage_core.integrations.document_routing`). The named documents' nodes and the pool
+    are scored by the index's own retriever restricted to their node ids, else one query per
+    document restricted by ``MetadataFilters`` (:mod:`cage_llamaindex.document_search`); the
+    shortened question is embedded once, ahead (sync; the async path runs the routing steps
+    in a thread). A question that names no document returns exactly what it would without
+    routing.
     """
 
     def __init__(
@@ -162,177 +144,88 @@ class CageExpansionRetriever(BaseRetriever):
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        route = self.route(query_bundle.query_str)
-        short = QueryBundle(query_str=route.question)  # embedded once, while the base retrieves
-        embedding = self._embed_ahead(route, short)
-        nodes = self.retriever.retrieve(query_bundle)
-        short.embedding = result_or_none(embedding)
-        expansions = self._expansions(query_bundle, nodes)
-        if not expansions and not route:
-            return list(nodes)
-        found = self._fetch([e.id for e in expansions]) if expansions else {}
-        chosen = self._chosen(expansions, found, nodes)
-        named, route_scores = self._named(route, short, nodes, chosen)
-        added = [node for _, node in chosen] + [n.node for _, n in named]
-        scores = self._scores(query_bundle, added, nodes)
-        return self._pool(query_bundle.query_str, route, nodes, chosen, named, scores, route_scores)
+        base = Call(
+            lambda: self.retriever.retrieve(query_bundle),
+            lambda: self.retriever.aretrieve(query_bundle),
+        )
+        return self._pool().assemble(query_bundle.query_str, query_bundle, base)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        route = self.route(query_bundle.query_str)
-        short = QueryBundle(query_str=route.question)
-        embedding = self._embed_ahead(route, short)
-        nodes = await self.retriever.aretrieve(query_bundle)
-        short.embedding = await asyncio.to_thread(result_or_none, embedding)
-        expansions = self._expansions(query_bundle, nodes)
-        if not expansions and not route:
-            return list(nodes)
-        found = await self._afetch([e.id for e in expansions]) if expansions else {}
-        chosen = self._chosen(expansions, found, nodes)
-        named, route_scores = (
-            await asyncio.to_thread(self._named, route, short, nodes, chosen) if route else ([], {})
+        base = Call(
+            lambda: self.retriever.retrieve(query_bundle),
+            lambda: self.retriever.aretrieve(query_bundle),
         )
-        added = [node for _, node in chosen] + [n.node for _, n in named]
-        scores = await self._ascores(query_bundle, added, nodes)
-        return self._pool(query_bundle.query_str, route, nodes, chosen, named, scores, route_scores)
-
-    def _pool(
-        self,
-        query: str,
-        route: DocumentRoute,
-        nodes: Sequence[NodeWithScore],
-        chosen: list[tuple[Expansion, BaseNode]],
-        named: list[tuple[NamedDocument, NodeWithScore]],
-        scores: dict[str, float],
-        route_scores: dict[str, float],
-    ) -> list[NodeWithScore]:
-        """The base nodes, then the linked ones, then the named documents' nodes; with a
-        route, as copies that carry it (:meth:`_routed_pool`)."""
-        added = self._added(chosen, scores, nodes) + self._named_added(named, scores, nodes)
-        pool = list(nodes) + added
-        return self._routed_pool(query, route, pool, route_scores) if route else pool
-
-    # -- routing (cage_core.integrations.document_routing) -------------------------------------
-    def _embed_ahead(self, route: DocumentRoute, bundle: QueryBundle) -> Future[Embedding] | None:
-        """The shortened question (``bundle``) embedded as the index's retriever embeds it, on
-        a worker thread while the base retriever runs (:mod:`cage_core.integrations.ahead`);
-        ``None`` without a route or for a store that embeds queries itself."""
-        if not route or not self.index.vector_store.is_embedding_query:
-            return None
-        model = self.index._embed_model
-        return ahead(lambda: model.get_agg_embedding_from_queries(bundle.embedding_strs))
+        return await self._pool().aassemble(query_bundle.query_str, query_bundle, base)
 
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names by the link index's records (none when ``routing`` is
         ``None``)."""
         return route_for(query, self.link_index, self.routing)
 
-    def _named(
-        self,
-        route: DocumentRoute,
-        bundle: QueryBundle,
-        nodes: Sequence[NodeWithScore],
-        chosen: list[tuple[Expansion, BaseNode]],
-    ) -> tuple[list[tuple[NamedDocument, NodeWithScore]], dict[str, float]]:
-        """Each named document's best nodes for the shortened question (``bundle``, shared by
-        every query, so it is embedded once), with their scores, less those already in the
-        pool (by id: a contract's clause worded as another's is still its own); and the pool's
-        scores for the shortened question. One search when it can
-        (:mod:`cage_core.integrations.document_routing`, "One search"), else two."""
-        if not route or self.routing is None:
-            return [], {}
-        pool_ids = [n.node.node_id for n in nodes] + [node.node_id for _, node in chosen]
-        chunks = {d.doc_id: self.link_index.chunks_of(d.doc_id) for d in route.documents}
-        ids = routed_search_ids(route, pool_ids, chunks)
-        scores = self._store_scores(bundle, ids) if ids is not None else {}
-        if ids is not None and len(scores) == len(ids):
-            best = best_named_chunks(route, scores, chunks, pool_ids, self.routing.chunks)
-            found = self._fetch([pid for _, pid in best]) if best else {}
-            named = [
-                (document, NodeWithScore(node=found[pid], score=scores[pid]))
-                for document, pid in best
-                if pid in found
-            ]
-            return named, scores
-        taken = set(pool_ids)
-        named = []
-        for document in route.documents:
-            for hit in self.document_search(bundle, document.doc_id, self.routing.chunks):
-                if hit.node.node_id not in taken:
-                    taken.add(hit.node.node_id)
-                    named.append((document, hit))
-        route_scores = {n.node.node_id: float(n.score) for _, n in named if n.score is not None}
-        others = [i for i in dict.fromkeys(pool_ids) if i not in route_scores]
-        route_scores.update(self._store_scores(bundle, others))
-        return named, route_scores
-
     @property
     def document_search(self) -> DocumentSearch:
         """The index's retriever restricted to one document."""
         return DocumentSearch(
-            self.index, self.link_index, self._fetch, self.title_key, self.callback_manager
+            self.index, self.link_index, _Index(self).nodes, self.title_key, self.callback_manager
         )
 
-    def _named_added(
-        self,
-        named: list[tuple[NamedDocument, NodeWithScore]],
-        scores: dict[str, float],
-        nodes: Sequence[NodeWithScore],
-    ) -> list[NodeWithScore]:
-        fallback = fallback_score([n.score for n in nodes])
-        out = []
-        for document, found in named:
-            copy = with_metadata(
-                found.node,
-                {EXPANDED_VIA_KEY: document.via, NAMED_DOCUMENT_KEY: document.doc_id},
-                ROUTING_KEYS,
-            )
-            score = added_score(scores.get(found.node.node_id), fallback)
-            out.append(NodeWithScore(node=copy, score=score))
-        return out
-
-    def _routed_pool(
-        self,
-        query: str,
-        route: DocumentRoute,
-        pool: list[NodeWithScore],
-        scores: dict[str, float],
-    ) -> list[NodeWithScore]:
-        """Copies of ``pool`` with the route and each node's score for the shortened question
-        (``scores``, by node id: :meth:`_named`'s)."""
-        out = []
-        for n in pool:
-            extra: dict[str, object] = {ROUTE_KEY: route_metadata(query, route)}
-            if n.node.node_id in scores:
-                extra[ROUTE_SCORE_KEY] = scores[n.node.node_id]
-            out.append(
-                NodeWithScore(node=with_metadata(n.node, extra, ROUTING_KEYS), score=n.score)
-            )
-        return out
-
-    # -- the steps of cage_core.expansion.contract ---------------------------------------------
-    def _expansions(self, bundle: QueryBundle, nodes: Sequence[NodeWithScore]) -> list[Expansion]:
-        ids = [n.node.node_id for n in nodes]
-        linked = expansions_for(
-            self.link_index, bundle.query_str, ids, seeds=self.seeds, limit=self.limit
+    def _pool(self) -> ExpandedPool[NodeWithScore, BaseNode, QueryBundle]:
+        """The pool of :mod:`cage_core.integrations.expanded_pool` over this index."""
+        return ExpandedPool(
+            _Index(self),
+            self.link_index,
+            seeds=self.seeds,
+            limit=self.limit,
+            siblings=self.siblings,
+            added_score=self.added_score,
+            routing=self.routing,
         )
-        by_id = {n.node.node_id: n.node for n in reversed(nodes)}  # a repeated id: the first
+
+
+class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):
+    """The retriever's index as :class:`~cage_core.integrations.expanded_pool.PoolStore` reads
+    it: nodes by ``node_id``, scores on ``NodeWithScore.score``."""
+
+    def __init__(self, retriever: CageExpansionRetriever) -> None:
+        self.retriever = retriever
+        self.index = retriever.index
+        self.callback_manager = retriever.callback_manager
+
+    def stored_id(self, passage: BaseNode) -> str:
+        return passage.node_id
+
+    def passage(self, result: NodeWithScore) -> BaseNode:
+        return result.node
+
+    def text(self, passage: BaseNode) -> str:
+        return passage.get_content(metadata_mode=MetadataMode.NONE)
+
+    def score(self, result: NodeWithScore) -> object:
+        return result.score
+
+    def siblings(
+        self, ids: Sequence[str], results: Sequence[NodeWithScore]
+    ) -> tuple[list[str], Callable[[str], Neighbours]]:
+        """A seed's ``PREVIOUS`` and ``NEXT`` nodes, as a node parser links them; else the
+        link index's neighbours."""
+        by_id = {n.node.node_id: n.node for n in reversed(results)}  # a repeated id: the first
+        link_index = self.retriever.link_index
 
         def neighbours(node_id: str) -> Neighbours:
             node = by_id[node_id]
             adjacent = adjacent_node_ids(node)
             if adjacent:
                 return node.ref_doc_id, adjacent
-            return index_neighbours(self.link_index, node_id)
+            return index_neighbours(link_index, node_id)
 
-        return linked + sibling_expansions(
-            [i for i in ids if i],
-            neighbours,
-            seeds=self.seeds,
-            limit=self.siblings,
-            excluded={e.id for e in linked},
-        )
+        return [i for i in ids if i], neighbours
 
-    def _fetch(self, ids: list[str]) -> dict[str, BaseNode]:
+    def fetch(self, ids: list[str]) -> Call[Mapping[str, BaseNode]]:
+        return Call(lambda: self.nodes(ids), lambda: self.anodes(ids))
+
+    def nodes(self, ids: list[str]) -> dict[str, BaseNode]:
+        """The nodes of ``ids`` from the vector store when it keeps the text, else (and for
+        those it lacks) from the docstore."""
         found: dict[str, BaseNode] = {}
         store = self.index.vector_store
         if store.stores_text:
@@ -347,7 +240,8 @@ class CageExpansionRetriever(BaseRetriever):
             )
         return found
 
-    async def _afetch(self, ids: list[str]) -> dict[str, BaseNode]:
+    async def anodes(self, ids: list[str]) -> dict[str, BaseNode]:
+        """Async :meth:`nodes`."""
         found: dict[str, BaseNode] = {}
         store = self.index.vector_store
         if store.stores_text:
@@ -361,82 +255,69 @@ class CageExpansionRetriever(BaseRetriever):
             found.update((n.node_id, n) for n in nodes)
         return found
 
-    @staticmethod
-    def _chosen(
-        expansions: list[Expansion], found: dict[str, BaseNode], nodes: Sequence[NodeWithScore]
-    ) -> list[tuple[Expansion, BaseNode]]:
-        texts = {_text(n.node) for n in nodes}
-        return in_expansion_order(expansions, found, texts, _text)
+    def added_scores(self, question: QueryBundle, ids: list[str]) -> Call[Mapping[str, float]]:
+        """The index's scores (the query embedding reused in the sync path; over Chroma the
+        stored vectors, else the index's retriever restricted to ``ids`` in the async one)."""
 
-    def _store_scores(self, bundle: QueryBundle, ids: list[str]) -> dict[str, float]:
-        """The index's scores of the node ``ids`` for ``bundle``
-        (:func:`~cage_llamaindex.document_search.index_scores`)."""
-        return index_scores(self.index, bundle, ids, self.callback_manager)
-
-    def _scoring_retriever(self, ids: list[str]) -> BaseRetriever:
-        """The index's retriever restricted to ``ids`` (all in the store)."""
-        return restricted_retriever(self.index, ids, callback_manager=self.callback_manager)
-
-    def _store_scored(self, added: list[BaseNode], nodes: Sequence[NodeWithScore]) -> bool:
-        """Whether the store is asked for the added nodes' scores."""
-        return (
-            self.added_score == "store"
-            and bool(added)
-            and fallback_score([n.score for n in nodes]) is not None
-        )
-
-    def _scores(
-        self,
-        bundle: QueryBundle,
-        added: list[BaseNode],
-        nodes: Sequence[NodeWithScore],
-    ) -> dict[str, float]:
-        """The store's scores of the added nodes (none when a base node has no score)."""
-        if not self._store_scored(added, nodes):
-            return {}
-        return self._store_scores(_bundle_copy(bundle), [node.node_id for node in added])
-
-    async def _ascores(
-        self,
-        bundle: QueryBundle,
-        added: list[BaseNode],
-        nodes: Sequence[NodeWithScore],
-    ) -> dict[str, float]:
-        """Async :meth:`_scores`."""
-        if not self._store_scored(added, nodes):
-            return {}
-        ids = [node.node_id for node in added]
-        if chroma_collection(self.index.vector_store) is not None:  # stored vectors: no query
-            return await asyncio.to_thread(self._store_scores, _bundle_copy(bundle), ids)
-        try:
-            found = await self._scoring_retriever(ids).aretrieve(_bundle_copy(bundle))
-        except Exception as exc:
-            logger.debug("the index could not score the linked nodes (%s)", exc)
-            return {}
-        return scores_of(found, ids)
-
-    @staticmethod
-    def _added(
-        chosen: list[tuple[Expansion, BaseNode]],
-        scores: dict[str, float],
-        nodes: Sequence[NodeWithScore],
-    ) -> list[NodeWithScore]:
-        fallback = fallback_score([n.score for n in nodes])
-        out = []
-        for expansion, node in chosen:
-            copy = node.model_copy()
-            copy.metadata = expansion_metadata(node.metadata, expansion)
-            for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
-                keys = list(getattr(node, attr))
-                setattr(copy, attr, keys + [k for k in EXPANSION_KEYS if k not in keys])
-            out.append(
-                NodeWithScore(node=copy, score=added_score(scores.get(node.node_id), fallback))
+        async def ascores() -> Mapping[str, float]:
+            if chroma_collection(self.index.vector_store) is not None:  # stored vectors
+                return await asyncio.to_thread(self.route_scores, _bundle_copy(question), ids)
+            retriever = restricted_retriever(
+                self.index, ids, callback_manager=self.callback_manager
             )
-        return out
+            try:
+                found = await retriever.aretrieve(_bundle_copy(question))
+            except Exception as exc:
+                logger.debug("the index could not score the linked nodes (%s)", exc)
+                return {}
+            return scores_of(found, ids)
 
+        return Call(lambda: self.route_scores(_bundle_copy(question), ids), ascores)
 
-def _text(node: BaseNode) -> str:
-    return node.get_content(metadata_mode=MetadataMode.NONE)
+    def route_scores(self, question: QueryBundle, ids: list[str]) -> Mapping[str, float]:
+        return index_scores(self.index, question, ids, self.callback_manager)
+
+    def document_search(
+        self, question: QueryBundle, doc_id: str, k: int, chunk_ids: Sequence[str]
+    ) -> list[tuple[BaseNode, float]]:
+        hits = self.retriever.document_search(question, doc_id, k)
+        return [(n.node, float(n.score)) for n in hits if n.score is not None]
+
+    def shortened(self, route: DocumentRoute) -> QueryBundle:
+        """One bundle for every routed query: the question is embedded once."""
+        return QueryBundle(query_str=route.question)
+
+    def embed_ahead(self, route: DocumentRoute, question: QueryBundle) -> Future[Any] | None:
+        """The shortened question embedded as the index's retriever embeds it, on a worker
+        thread while the base retriever runs (:mod:`cage_core.integrations.ahead`); ``None``
+        without a route or for a store that embeds queries itself."""
+        if not route or not self.index.vector_store.is_embedding_query:
+            return None
+        model = self.index._embed_model
+        return ahead(lambda: model.get_agg_embedding_from_queries(question.embedding_strs))
+
+    def embedded(self, question: QueryBundle, embedding: Any) -> None:
+        question.embedding = embedding
+
+    def added(
+        self,
+        passage: BaseNode,
+        pid: str,
+        extra: dict[str, Any],
+        hidden: tuple[str, ...],
+        score: float | None,
+    ) -> NodeWithScore:
+        return NodeWithScore(node=with_metadata(passage, extra, hidden), score=score)
+
+    def routed(
+        self, result: NodeWithScore, route: dict[str, Any], route_score: float | None
+    ) -> NodeWithScore:
+        extra: dict[str, object] = {ROUTE_KEY: route}
+        if route_score is not None:
+            extra[ROUTE_SCORE_KEY] = route_score
+        return NodeWithScore(
+            node=with_metadata(result.node, extra, ROUTING_KEYS), score=result.score
+        )
 
 
 def _bundle_copy(bundle: QueryBundle) -> QueryBundle:

@@ -1,5 +1,8 @@
-"""Running CAGE inside other systems: Ray Data, corpus enrichment, picklable framework
-components.
+"""Running CAGE inside other systems: the framework components' shared parts, Ray Data, corpus
+enrichment.
 
-Modules: ``enrich``, ``pickled_state``, ``ray_data``, ``similarity_fallback``.
+Modules: ``expanded_pool`` (the expansion retrievers' pool, one implementation, sync and async),
+``document_routing`` (what a routed pool carries), ``ahead``, ``chroma_vectors``,
+``chunk_order``, ``scored_rerank``, ``similarity_fallback``, ``pickled_state``, ``enrich``,
+``ray_data``.
 """

@@ -1,0 +1,297 @@
+"""The expansion retrievers' pool, written once for every framework, sync and async.
+
+:class:`cage_langchain.CageExpansionRetriever` and :class:`cage_llamaindex.CageExpansionRetriever`
+assemble the same pool (:mod:`cage_core.expansion.contract`, with routing,
+:mod:`cage_core.integrations.document_routing`): for a question ``q``,
+
+1. ``route`` = the documents ``q`` names (none when routing is off), and the question less
+   their naming words embedded ahead, while
+2. the base retriever runs: its results ``B``, first and unchanged;
+3. ``E`` = the linked passages of ``B``'s ids, then the seeds' same-document neighbours; when
+   ``E`` and ``route`` are both empty the pool is ``B`` itself;
+4. ``E`` fetched from the store by id, in expansion order, less ids it lacks and texts of ``B``;
+5. with a route, each named document's best chunks for the shortened question
+   (:func:`~cage_core.integrations.document_routing.best_named_chunks` over one restricted
+   search, else one search per document), and every pool passage's score for it;
+6. the added passages scored for ``q`` by the store (``added_score="store"``, when every base
+   result has a score), else the lowest base score;
+7. the pool ``B + linked + named``; with a route, copies that carry it.
+
+The framework modules translate: a :class:`PoolStore` gives ids, texts and scores of their
+objects, fetches and scores by id with the framework's own store, and makes the copies.
+:class:`ExpandedPool` holds the algorithm once, as a generator of :class:`Call` s (the steps
+that wait on a store or a model): :meth:`ExpandedPool.assemble` runs each call's sync form,
+:meth:`ExpandedPool.aassemble` awaits its async form (a call without one runs on a worker
+thread), so the two paths cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from cage_core.expansion.contract import (
+    AddedScore,
+    Neighbours,
+    added_score,
+    expansion_metadata,
+    expansions_for,
+    fallback_score,
+    in_expansion_order,
+    sibling_expansions,
+)
+from cage_core.expansion.index import Expansion, LinkIndex
+from cage_core.expansion.routing import DocumentRoute, NamedDocument, RoutingSettings
+from cage_core.integrations.ahead import result_or_none
+from cage_core.integrations.document_routing import (
+    NAMED_DOCUMENT_KEY,
+    ROUTING_KEYS,
+    best_named_chunks,
+    route_for,
+    route_metadata,
+    routed_search_ids,
+)
+from cage_core.metadata import EXPANDED_VIA_KEY, EXPANSION_KEYS
+
+__all__ = [
+    "Call",
+    "ExpandedPool",
+    "PoolStore",
+    "arun",
+    "run",
+]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+R = TypeVar("R")  # a retrieved result (a LangChain Document, a LlamaIndex NodeWithScore)
+S = TypeVar("S")  # a stored passage (a LangChain Document, a LlamaIndex BaseNode)
+Q = TypeVar("Q")  # a question as the store is asked it (a string, a QueryBundle)
+
+Steps = Generator["Call[Any]", Any, T]
+
+
+@dataclass(frozen=True)
+class Call(Generic[T_co]):
+    """One step that waits on a store, a retriever or a model: ``sync()``, or ``await
+    asynchronous()`` (``None``: ``sync`` on a worker thread)."""
+
+    sync: Callable[[], T_co]
+    asynchronous: Callable[[], Awaitable[T_co]] | None = None
+
+
+def run(steps: Steps[T]) -> T:
+    """The result of ``steps``, each call run in its sync form."""
+    try:
+        call = next(steps)
+        while True:
+            call = steps.send(call.sync())
+    except StopIteration as stop:
+        return stop.value
+
+
+async def arun(steps: Steps[T]) -> T:
+    """The result of ``steps``, each call awaited in its async form."""
+    try:
+        call = next(steps)
+        while True:
+            if call.asynchronous is None:
+                value = await asyncio.to_thread(call.sync)
+            else:
+                value = await call.asynchronous()
+            call = steps.send(value)
+    except StopIteration as stop:
+        return stop.value
+
+
+class PoolStore(Protocol[R, S, Q]):
+    """What :class:`ExpandedPool` needs of a framework: its objects read, its store asked, its
+    copies made. Scores are the framework's own (the base retriever's scale)."""
+
+    def stored_id(self, passage: S) -> str:
+        """The id ``passage`` is stored under."""
+
+    def passage(self, result: R) -> S:
+        """The stored passage of ``result``."""
+
+    def text(self, passage: S) -> str:
+        """The text two copies of one passage share."""
+
+    def score(self, result: R) -> object:
+        """``result``'s score for the question (``None`` or not finite: none)."""
+
+    def siblings(
+        self, ids: Sequence[str], results: Sequence[R]
+    ) -> tuple[list[str], Callable[[str], Neighbours]]:
+        """The seeds of the same-document neighbours among ``ids`` (the results' ids, in
+        order), and each seed's document and neighbours."""
+
+    def fetch(self, ids: list[str]) -> Call[Mapping[str, S]]:
+        """The stored passages of ``ids`` the store holds, by id."""
+
+    def added_scores(self, question: Q, ids: list[str]) -> Call[Mapping[str, float]]:
+        """The store's scores of the passages ``ids`` for ``question``."""
+
+    def route_scores(self, question: Q, ids: list[str]) -> Mapping[str, float]:
+        """The store's scores of ``ids`` for the shortened question (one restricted search)."""
+
+    def document_search(
+        self, question: Q, doc_id: str, k: int, chunk_ids: Sequence[str]
+    ) -> list[tuple[S, float]]:
+        """The ``k`` best chunks of document ``doc_id`` (``chunk_ids`` by the link index) for
+        the shortened question, with their scores."""
+
+    def shortened(self, route: DocumentRoute) -> Q:
+        """The question less its naming words, as the store is asked it."""
+
+    def embed_ahead(self, route: DocumentRoute, question: Q) -> Future[Any] | None:
+        """The shortened question's embedding started ahead (``None``: not ahead)."""
+
+    def embedded(self, question: Q, embedding: Any) -> None:
+        """Keep the embedding started ahead with ``question`` (``None``: it failed or none)."""
+
+    def added(
+        self,
+        passage: S,
+        pid: str,
+        extra: dict[str, Any],
+        hidden: tuple[str, ...],
+        score: float | None,
+    ) -> R:
+        """A copy of ``passage`` (stored as ``pid``) as a result with ``score``: its metadata
+        gains ``extra``; ``hidden``: the keys a framework hides from its model views."""
+
+    def routed(self, result: R, route: dict[str, Any], route_score: float | None) -> R:
+        """A copy of ``result`` carrying ``route`` and its score for the shortened question."""
+
+
+Named = list[tuple[NamedDocument, S, float]]
+
+
+@dataclass(frozen=True)
+class ExpandedPool(Generic[R, S, Q]):
+    """The pool of the module docstring for one retriever's settings (the fields of
+    :class:`cage_langchain.CageExpansionRetriever` and its LlamaIndex twin)."""
+
+    store: PoolStore[R, S, Q]
+    index: LinkIndex
+    seeds: int
+    limit: int
+    siblings: int
+    added_score: AddedScore
+    routing: RoutingSettings | None
+
+    def route(self, query: str) -> DocumentRoute:
+        """The documents ``query`` names (step 1; none when ``routing`` is ``None``)."""
+        return route_for(query, self.index, self.routing)
+
+    def assemble(self, query: str, asked: Q, base: Call[Sequence[R]]) -> list[R]:
+        """The pool for ``query`` (``asked``: as the store is asked it), ``base`` the base
+        retriever's call."""
+        return run(self._steps(query, asked, base))
+
+    async def aassemble(self, query: str, asked: Q, base: Call[Sequence[R]]) -> list[R]:
+        """Async :meth:`assemble`: the same steps, awaited."""
+        return await arun(self._steps(query, asked, base))
+
+    def _steps(self, query: str, asked: Q, base: Call[Sequence[R]]) -> Steps[list[R]]:
+        store = self.store
+        route = self.route(query)
+        short = store.shortened(route)
+        ahead = store.embed_ahead(route, short)
+        results: Sequence[R] = yield base
+        store.embedded(short, (yield Call(lambda: result_or_none(ahead))))
+        expansions = self._expansions(query, results)
+        if not expansions and not route:
+            return list(results)
+        found: Mapping[str, S] = (
+            (yield store.fetch([e.id for e in expansions])) if expansions else {}
+        )
+        texts = {store.text(store.passage(r)) for r in results}
+        chosen = in_expansion_order(expansions, found, texts, store.text)
+        named: Named[S] = []
+        route_scores: Mapping[str, float] = {}
+        if route:  # on a worker thread in the async form: the routing reads are sync
+            named, route_scores = yield Call(lambda: self._named(route, short, results, chosen))
+        ids = [e.id for e, _ in chosen] + [store.stored_id(p) for _, p, _ in named]
+        fallback = fallback_score([store.score(r) for r in results])
+        scored = self.added_score == "store" and fallback is not None and ids
+        scores: Mapping[str, float] = (yield store.added_scores(asked, ids)) if scored else {}
+        pool = list(results)
+        for expansion, passage in chosen:
+            extra = expansion_metadata({}, expansion)
+            score = added_score(scores.get(expansion.id), fallback)
+            pool.append(store.added(passage, expansion.id, extra, EXPANSION_KEYS, score))
+        for document, passage, _ in named:
+            pid = store.stored_id(passage)
+            extra = {EXPANDED_VIA_KEY: document.via, NAMED_DOCUMENT_KEY: document.doc_id}
+            score = added_score(scores.get(pid), fallback)
+            pool.append(store.added(passage, pid, extra, ROUTING_KEYS, score))
+        if not route:
+            return pool
+        return [
+            store.routed(r, route_metadata(query, route), route_scores.get(_id(store, r)))
+            for r in pool
+        ]
+
+    def _expansions(self, query: str, results: Sequence[R]) -> list[Expansion]:
+        """Step 3: the linked passages, then the same-document neighbours."""
+        ids = [_id(self.store, r) for r in results]
+        linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
+        seeds, neighbours = self.store.siblings(ids, results)
+        return linked + sibling_expansions(
+            seeds,
+            neighbours,
+            seeds=self.seeds,
+            limit=self.siblings,
+            excluded={e.id for e in linked},
+        )
+
+    def _named(
+        self,
+        route: DocumentRoute,
+        short: Q,
+        results: Sequence[R],
+        chosen: list[tuple[Expansion, S]],
+    ) -> tuple[Named[S], Mapping[str, float]]:
+        """Step 5: each named document's best chunks for the shortened question, with their
+        scores, less those already in the pool (by id: a contract's clause worded as
+        another's is still its own); and the pool's scores for the shortened question. One
+        search when it can (:mod:`cage_core.integrations.document_routing`, "One search"),
+        else two."""
+        if not route or self.routing is None:
+            return [], {}
+        store, k = self.store, self.routing.chunks
+        pool_ids = [_id(store, r) for r in results] + [store.stored_id(p) for _, p in chosen]
+        chunks = {d.doc_id: self.index.chunks_of(d.doc_id) for d in route.documents}
+        ids = routed_search_ids(route, pool_ids, chunks)
+        scores = store.route_scores(short, ids) if ids is not None else {}
+        if ids is not None and len(scores) == len(ids):
+            best = best_named_chunks(route, scores, chunks, pool_ids, k)
+            found = run_call(store.fetch([pid for _, pid in best])) if best else {}
+            return [(d, found[pid], scores[pid]) for d, pid in best if pid in found], scores
+        taken = set(pool_ids)
+        named: Named[S] = []
+        for document in route.documents:
+            for passage, score in store.document_search(
+                short, document.doc_id, k, chunks[document.doc_id]
+            ):
+                pid = store.stored_id(passage)
+                if pid not in taken:
+                    taken.add(pid)
+                    named.append((document, passage, score))
+        route_scores = {store.stored_id(p): score for _, p, score in named}
+        others = [pid for pid in dict.fromkeys(pool_ids) if pid not in route_scores]
+        route_scores.update(store.route_scores(short, others))
+        return named, route_scores
+
+
+def run_call(call: Call[T]) -> T:
+    """``call`` run in its sync form (inside a step that runs on a worker thread)."""
+    return call.sync()
+
+
+def _id(store: PoolStore[R, S, Q], result: R) -> str:
+    return store.stored_id(store.passage(result))
