@@ -7,12 +7,18 @@ consent required to assign it?"). The passage rarely repeats that name; the docu
 opening does. So the link index keeps, per document (chunks sharing a ``doc_id``), one
 :class:`DocumentRecord`:
 
-* ``name`` — how the document is shown (in a ``via``): its title or top heading, else a
-  meaningful file name, else the words of the first line of its opening; display only, never matched;
-* ``words`` — the distinct words that may name it: those of its title, of its file name and
-  of its opening (the first :data:`OPENING_CHARS` characters of its first chunk), lower-cased
-  ``\\w+`` runs of :data:`MIN_WORD_CHARS` to :data:`MAX_WORD_CHARS` characters, at most
-  :data:`MAX_WORDS` (the first ones), sorted.
+* ``name`` — how the document is shown (in a ``via``): its identifier and title
+  ("PEP 634: Structural Pattern Matching: Specification"), else either one, else a meaningful
+  file name, else the words of the first line of its opening. The title is the loader's
+  (metadata), else the one its opening writes (:func:`~cage_core.names.documents.document_title`:
+  a ``Title:`` header field, front matter, HTML's ``<title>``, a first heading); the identifier
+  the one it gives itself (:func:`~cage_core.names.documents.own_identifiers`: its file name,
+  a ``PEP: 634`` header field). Routing reads a question's words in any case against it;
+* ``words`` — the distinct words that may name it: its own identifiers (in their form,
+  ``"pep 634"``), those of its title, of its file name and of its opening (the first
+  :data:`OPENING_CHARS` characters of its first chunk), folded
+  (:func:`~cage_core.names.documents.fold`) ``\\w+`` runs of :data:`MIN_WORD_CHARS` to
+  :data:`MAX_WORD_CHARS` characters, at most :data:`MAX_WORDS` (the first ones), sorted.
 
 :func:`document_record` builds one at ingest; :class:`DocumentRecord` validates a stored one
 (:class:`~cage_core.expansion.record.LinkIndexFormatError` on wrong types or values over the
@@ -23,12 +29,20 @@ document (:mod:`cage_core.expansion.routing`): a word every contract's opening h
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
 from cage_core.expansion.record import LinkIndexFormatError, valid_id
+from cage_core.names.documents import (
+    IDENTIFIER_WORD,
+    document_title,
+    fold,
+    identifiers,
+    own_identifiers,
+    text_lines,
+)
 from cage_core.names.forms import words
 
 __all__ = [
@@ -145,24 +159,26 @@ def str_or_fail(value: Any) -> str:
 
 
 def _is_stored_word(word: Any) -> bool:
+    """A folded word of the bounds, or an identifier's form (``"pep 634"``)."""
     return (
         isinstance(word, str)
         and MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS
         and word == word.lower()
-        and words(word) == [word]
+        and (words(word) == [word] or IDENTIFIER_WORD.fullmatch(word) is not None)
     )
 
 
-def document_words(*texts: str) -> tuple[str, ...]:
-    """The distinct words of ``texts`` that may name a document (module docstring), sorted:
-    the first :data:`MAX_WORDS` distinct ones in reading order."""
-    seen: dict[str, None] = {}
+def document_words(*texts: str, identifiers: Sequence[str] = ()) -> tuple[str, ...]:
+    """The distinct words of ``texts`` that may name a document (module docstring), after
+    its own ``identifiers`` (in their form, ``"pep 634"``), sorted: the first
+    :data:`MAX_WORDS` distinct ones in reading order."""
+    seen: dict[str, None] = dict.fromkeys(identifiers[:MAX_WORDS])
     for text in texts:
-        for word in words(text.lower()):
-            if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS and word not in seen:
+        for word in words(fold(text)):
+            if len(seen) == MAX_WORDS:
+                return tuple(sorted(seen))
+            if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
                 seen[word] = None
-                if len(seen) == MAX_WORDS:
-                    return tuple(sorted(seen))
     return tuple(sorted(seen))
 
 
@@ -185,15 +201,24 @@ def document_record(
     (``opening``), its title (metadata) and its file path (``source``; ``doc_id`` itself
     when that is a path).
 
-    ``name``: the title, else the meaningful file name, else the words of the opening's first
-    line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS` characters.
+    ``name``: ``"{identifier}: {title}"`` (the title alone when it writes the identifier),
+    else the title, else the identifier, else the meaningful file name, else the words of the
+    opening's first line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS` characters.
     """
-    file_stem = meaningful_file_stem(source or doc_id)
+    path = source or doc_id
+    file_stem = meaningful_file_stem(path)
     opening = opening[:OPENING_CHARS]
-    first_line = next((" ".join(words(line)) for line in opening.splitlines() if words(line)), "")
-    name = " ".join((title.strip() or file_stem or first_line).split())
+    title = " ".join(title.split()) or document_title(opening)
+    own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name if file_stem else "")
+    series = [found for found in own if " " in found.word]  # "PEP 634", not a date or file
+    identifier = series[0].shown if series else ""
+    first_line = next((" ".join(words(line)) for line in text_lines(opening) if words(line)), "")
+    if title and identifier and series[0].word not in {i.word for i in identifiers(title)}:
+        name = f"{identifier}: {title}"
+    else:
+        name = title or identifier or file_stem or first_line
     return DocumentRecord(
         doc_id,
         name[:MAX_DOCUMENT_NAME_CHARS],
-        document_words(title, file_stem, opening),
+        document_words(title, file_stem, opening, identifiers=[found.word for found in own]),
     )

@@ -58,6 +58,7 @@ from cage_core.expansion.algorithm import (
     LinkWeights,
     adjacent_links,
 )
+from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.entries import HONORIFICS, SHORT_NAME_WORDS, entry_for, name_aliases
 from cage_core.expansion.jsonl import (
@@ -81,7 +82,6 @@ from cage_core.expansion.record import (
     LinkEntry,
     LinkIndexFormatError,
 )
-from cage_core.expansion.routing import DocumentNames
 from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage, NameRole
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.names.forms import (

@@ -1,5 +1,5 @@
 """Document records in the SQLite link store (:mod:`cage_core.expansion.store`): what routing
-reads (:class:`~cage_core.expansion.routing.DocumentNames`), in a few indexed lookups
+reads (:class:`~cage_core.expansion.document_names.DocumentNames`), in a few indexed lookups
 whatever the number of documents.
 
 Layout (:data:`~cage_core.expansion.link_store_file.DOCUMENT_SCHEMA`)::

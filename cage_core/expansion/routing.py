@@ -2,39 +2,48 @@
 
 On a collection of similar documents the retriever's top ``k`` holds the right *kind* of
 passage from the wrong documents; the question says which document it means, the passage
-that answers does not. Routing reads the question against every document's
-:class:`~cage_core.expansion.documents.DocumentRecord` (its name and the words of its
-opening), with the specificity of each word over all documents:
+that answers does not. Routing reads the question (:mod:`cage_core.expansion.question_text`)
+against every document's :class:`~cage_core.expansion.documents.DocumentRecord` (its name,
+its own identifiers and the words of its opening), with the specificity of each word over all
+documents, ``idf(n) = ln(1 + (N − n + 0.5) / (n + 0.5))`` (BM25's, ``N`` documents, ``n`` of
+them holding the word) counted in units of ``idf(1)``: a word as specific as one a single
+document holds counts 1, so the bounds mean the same for 40 documents or 5,000. Three ways of
+naming, tried in this order; the first that names a document confidently (step 2) routes:
 
-1. **Score.** ``score(d) = Σ idf(w) / idf(1)`` over the distinct question words written as
-   names (:func:`question_words`: "Birch", "CONTENT", "ConvergTV"; not "renewal") that
-   ``d``'s words hold, ``idf(n) = ln(1 + (N − n + 0.5) / (n + 0.5))`` (BM25's, ``N``
-   documents, ``n_w`` of them holding ``w``): a score counts words as specific as a word one
-   document alone holds, so its bounds mean the same in a collection of 40 documents or of
-   5,000 (where one rare word, by idf alone, would outweigh two names of a small collection,
-   and a chance match is likelier). Only words that can name a document are read: those held by
-   at most ``naming_share`` of the documents (or one document), and never by more than
-   :data:`MAX_NAMING_DOCUMENTS` ("Birch", "Mount", "Knowledge"; not "Agreement"), so a
-   question reads a bounded number of postings whatever ``N``. Nor are the words of a name
-   the question writes (:func:`written_names`, "Acme Government Solutions") of which one word
-   no document holds: that name is of something outside the collection, and its other words
-   ("Government", "Solutions") would name a document it does not mean.
+1. **Score.**
+
+   a. *Identifiers* — the identifiers, file names and dates the question writes, in any case
+      and form (:func:`~cage_core.names.documents.references`: "pep 634", "compatibility.md",
+      "6 December 2024") that a document gives itself (held by at most :data:`MAX_OWNERS`
+      documents): ``identifier_weight`` units each, one names its document alone.
+   b. *Names* — ``score(d) = Σ idf(w) / idf(1)`` over the distinct question words written as
+      names (:func:`~cage_core.expansion.question_text.question_words`: "Birch", "CONTENT",
+      "ConvergTV"; not "renewal") that ``d``'s words hold. Only words that can name a document
+      are read: those held by at most ``naming_share`` of the documents (or one document), and
+      never by more than :data:`MAX_NAMING_DOCUMENTS` ("Birch", "Mount", "Knowledge"; not
+      "Agreement"), so a question reads a bounded number of postings whatever ``N``. Nor are
+      the words of a name the question writes (``written_names``, "Acme Government
+      Solutions") of which one word no document holds: that name is of something outside the
+      collection, and its other words would name a document it does not mean.
+   c. *Titles*, in any case (:func:`titles_written`): every word of a document's short name,
+      ``min_title_words`` or more, one of them held by at most :data:`MAX_TITLE_HOLDERS`
+      documents, as consecutive words of the question ("in the structural pattern matching
+      tutorial").
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
    (none, or ambiguously: a name several documents share does not route), and nothing
    changes downstream. A named document must hold ``min_naming_words`` naming words (step
-   3); of two named
-   documents, one whose naming words are all the other's and fewer is dropped (the question
-   named the other, more fully), and two named by the same words make the name ambiguous:
-   nothing is routed. Nor is a question whose other words (outside the named documents'
-   naming words) still score :data:`OTHER_NAME_SHARE` of ``min_score`` for another document:
-   it names that one too ("Compare Grand Adventures Tourism and InnovaTech Solutions"), and
-   putting one of them first would push the other's passages down.
+   3); of two named documents, one whose naming words are all the other's and fewer is
+   dropped (the question named the other, more fully), and two named by the same words make
+   the name ambiguous: nothing is routed. Nor is a question whose other words (outside the
+   named documents' naming words) still score :data:`OTHER_NAME_SHARE` of ``min_score`` for
+   another document: it names that one too ("Compare Grand Adventures Tourism and InnovaTech
+   Solutions"), and putting one of them first would push the other's passages down.
 3. **The question less its naming words.** The words read in step 1 that a named document
-   holds are the words that name it; the question without them is what the
-   named document's chunks are searched and ranked with: the document's name says which
-   document, not which of its passages answers.
+   holds are the words that name it; the question without them (and without the identifiers
+   that named it) is what the named document's chunks are searched and ranked with: the
+   document's name says which document, not which of its passages answers.
 
 The documents' side is a :class:`DocumentNames` (the link index keeps one,
 :meth:`LinkIndex.documents <cage_core.expansion.index.LinkIndex.documents>`); what joins the
@@ -45,49 +54,55 @@ pool, and how the ranking reads a route, is said where they use it
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Collection, Iterable, Mapping
+import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
 from cage_core.config import UNIT, Int, Ranges, Real, validate
+from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
-    DocumentRecord,
 )
-from cage_core.names.forms import words
+from cage_core.expansion.question_text import (
+    plain_words,
+    within,
+    without_spans,
+    without_words,
+    written_names,
+)
+from cage_core.names.documents import fold, references
+from cage_core.names.forms import MAX_NAME_WORDS, words
 
 __all__ = [
     "MAX_NAMING_DOCUMENTS",
     "OTHER_NAME_SHARE",
     "NAMED_DOCUMENT_VIA",
-    "DocumentNames",
     "DocumentRoute",
-    "MemoryDocumentNames",
     "NamedDocument",
     "RoutingSettings",
     "named_documents_by_id",
-    "question_words",
     "route_question",
-    "written_names",
+    "titles_written",
 ]
 
 NAMED_DOCUMENT_VIA = "the question names its document"
 """How a ``via`` begins for a passage that is in the pool because its document is named."""
 
+MAX_OWNERS = 2
+"""An identifier that more documents give themselves names none of them (step 1)."""
+MAX_TITLE_HOLDERS = 4
+"""A title names a document only when one of its words is held by at most this many
+documents ("Franchise Agreement" of many franchise agreements names none; step 1)."""
+MAX_TITLE_CANDIDATES = 32
+"""The most documents whose name is compared with a question's words (step 1)."""
 OTHER_NAME_SHARE = 0.5
 """A question whose words outside the named documents' names still score this share of
 ``min_score`` for another document names that one too: it is not routed (step 2)."""
 MAX_NAMING_DOCUMENTS = 64
 """A word more documents hold than this names none of them, whatever ``naming_share`` says:
 a document's name is shared by few; it bounds the postings a question reads at any scale."""
-_TOKEN = re.compile(r"\w+|\W+")
-_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
-_WORD_OR_STOP = re.compile(r"\w+|[^\w]+")
-_WITHIN_NAME = re.compile(r"(?:\.?[ \t]*[-&'’][ \t]*|\.?[ \t]+|\.)")
-"""What may stand between two words of one written name (:func:`written_names`)."""
-_SENTENCE_END = re.compile(r"[.?!;:]\s")
 
 
 @dataclass(frozen=True)
@@ -103,6 +118,11 @@ class RoutingSettings:
         document's name — its parties, its company, its title — is rarely one word; one
         rare word is more often a thing the document mentions).
     chunks: how many of each named document's chunks join the pool (best first).
+    identifier_weight: what an identifier the question writes ("PEP 634") counts, in units of
+        a word one document alone holds (step 1).
+    min_title_words: a document's name (its title, its file name) is read in the question's
+        lower-case words only when at least this many of them are words of one document's
+        name ("the structural pattern matching tutorial"; step 1).
     """
 
     min_score: float = 2.0
@@ -111,6 +131,8 @@ class RoutingSettings:
     naming_share: float = 0.2
     min_naming_words: int = 1
     chunks: int = 10
+    identifier_weight: float = 2.0
+    min_title_words: int = 2
 
     RANGES: ClassVar[Ranges] = {
         "min_score": Real(0.0, 1e6),
@@ -119,79 +141,13 @@ class RoutingSettings:
         "naming_share": UNIT,
         "min_naming_words": Int(1, 64),
         "chunks": Int(1, 10_000),
+        "identifier_weight": Real(0.0, 1e6),
+        "min_title_words": Int(1, 64),
     }
     """The accepted value of each field (checked by :func:`~cage_core.config.validate`)."""
 
     def __post_init__(self) -> None:
         validate(self, self.RANGES, "RoutingSettings.")
-
-
-class DocumentNames(Protocol):
-    """The documents' side of routing: their records and which hold a word."""
-
-    def document_count(self) -> int:
-        """``N``: the documents with a record."""
-        ...
-
-    def document_frequencies(self, words: Collection[str]) -> dict[str, int]:
-        """How many documents hold each of ``words`` (words none holds: absent)."""
-        ...
-
-    def documents_with(self, words: Collection[str]) -> dict[str, Collection[str]]:
-        """The ids of the documents holding each of ``words`` (words none holds: absent)."""
-        ...
-
-    def document(self, doc_id: str) -> DocumentRecord | None:
-        """The record of ``doc_id``, or ``None``."""
-        ...
-
-
-class MemoryDocumentNames:
-    """:class:`DocumentNames` in dicts: records by id, and word → document ids."""
-
-    def __init__(self, records: Iterable[DocumentRecord] = ()) -> None:
-        self._records: dict[str, DocumentRecord] = {}
-        self._holders: dict[str, set[str]] = {}
-        self.put(records)
-
-    def put(self, records: Iterable[DocumentRecord]) -> None:
-        """Add records, each replacing the one with its ``doc_id``."""
-        for record in records:
-            self.remove([record.doc_id])
-            self._records[record.doc_id] = record
-            for word in record.words:
-                self._holders.setdefault(word, set()).add(record.doc_id)
-
-    def remove(self, doc_ids: Iterable[str]) -> int:
-        """Drop the records of ``doc_ids``; how many were held."""
-        removed = 0
-        for doc_id in doc_ids:
-            old = self._records.pop(doc_id, None)
-            if old is None:
-                continue
-            removed += 1
-            for word in old.words:
-                holders = self._holders[word]
-                holders.discard(doc_id)
-                if not holders:
-                    del self._holders[word]
-        return removed
-
-    def records(self) -> list[DocumentRecord]:
-        """Every record, by ``doc_id``."""
-        return [self._records[doc_id] for doc_id in sorted(self._records)]
-
-    def document_count(self) -> int:
-        return len(self._records)
-
-    def document_frequencies(self, words: Collection[str]) -> dict[str, int]:
-        return {word: len(self._holders[word]) for word in words if word in self._holders}
-
-    def documents_with(self, words: Collection[str]) -> dict[str, Collection[str]]:
-        return {word: self._holders[word] for word in words if word in self._holders}
-
-    def document(self, doc_id: str) -> DocumentRecord | None:
-        return self._records.get(doc_id)
 
 
 @dataclass(frozen=True)
@@ -236,97 +192,176 @@ class DocumentRoute:
         return bool(self.documents)
 
 
-def question_words(question: str) -> list[str]:
-    """The distinct words of ``question`` that may name a document, lower-cased, in order:
-    the words written as names — capitalised but not a sentence's first word ("Birch"), or
-    with a capital after their first letter ("ConvergTV", "CONTENT", "iPSC") — of
-    :data:`~cage_core.expansion.documents.MIN_WORD_CHARS` to ``MAX_WORD_CHARS`` characters.
-    A question's ordinary words ("renewal", "term") never route it, even when a document's
-    opening happens to hold them."""
-    return list(dict.fromkeys(word for name in written_names(question) for word in name))
-
-
-def written_names(question: str) -> list[tuple[str, ...]]:
-    """The names ``question`` writes: each run of adjacent words written as names
-    (:func:`question_words`), as its words of ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS``
-    characters, lower-cased ("Acme Government Solutions" → ``("acme", "government",
-    "solutions")``). A run continues across spaces, hyphens, apostrophes, ampersands and the
-    period of an abbreviation ("Holdings Inc. Ltd"), and ends at any other mark or word."""
-    names: list[tuple[str, ...]] = []
-    run: list[str] = []
-    sentence_start = True
-    for match in _WORD_OR_STOP.finditer(question):
-        token = match.group(0)
-        if not token[0].isalnum() and token[0] != "_":
-            if not _WITHIN_NAME.fullmatch(token):
-                names.append(tuple(run))
-                run = []
-            sentence_start = sentence_start or bool(_SENTENCE_END.search(token))
-            continue
-        written_as_name = any(c.isupper() for c in token[1:]) or (
-            token[0].isupper() and not sentence_start
-        )
-        sentence_start = False
-        if not written_as_name:
-            names.append(tuple(run))
-            run = []
-            continue
-        word = token.lower()
-        if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
-            run.append(word)
-    names.append(tuple(run))
-    return [name for name in names if name]
-
-
 def route_question(
     question: str, names: DocumentNames, settings: RoutingSettings | None = None
 ) -> DocumentRoute:
     """The documents ``question`` names and the question without their naming words
-    (module docstring). Costs one lookup of the question's words, whatever ``N``."""
+    (module docstring). Costs one lookup of the question's words, whatever ``N``, and the
+    records of the documents whose names hold two of its plain words."""
     settings = settings or RoutingSettings()
     unrouted = DocumentRoute((), question)
+    question = unicodedata.normalize("NFKC", question)  # one form of "Ü", "ﬁ", full width
     total = names.document_count()
     written = written_names(question)
     asked = list(dict.fromkeys(word for name in written for word in name))
-    if total < 2 or not asked:
+    cited = list(dict.fromkeys(found.word for found in references(question)))
+    plain = [w for w in plain_words(question) if w not in asked]
+    if total < 2 or not (asked or cited or plain):
         return unrouted
-    frequencies = names.document_frequencies(asked)
+    frequencies = names.document_frequencies(asked + cited + plain)
     outside = {
         word for name in written if any(not frequencies.get(w) for w in name) for word in name
     }
     naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
-    read = [w for w in asked if w not in outside and 0 < frequencies[w] <= naming_limit]
+
+    def naming(word: str) -> bool:
+        return 0 < frequencies.get(word, 0) <= naming_limit
+
     unit = _idf(1, total)
-    idf = {w: _idf(frequencies[w], total) / unit for w in read}
-    scores: dict[str, float] = {}
+    owned = [w for w in cited if 0 < frequencies.get(w, 0) <= MAX_OWNERS]
+    by_identifier: dict[str, dict[str, float]] = {}
+    for word, holders in names.documents_with(owned).items():
+        for doc_id in holders:
+            score = settings.identifier_weight * _idf(frequencies[word], total) / unit
+            by_identifier.setdefault(doc_id, {})[word] = score
+    route = _confident_route(question, by_identifier, owned, names, settings)
+    if route is not None:
+        return route
+    read = [w for w in asked if w not in outside and naming(w)]
+    weight = {w: _idf(frequencies[w], total) / unit for w in read}
+    by_name: dict[str, dict[str, float]] = {}  # doc_id -> its naming words and their weight
     for word, holders in names.documents_with(read).items():
         for doc_id in holders:
-            scores[doc_id] = scores.get(doc_id, 0.0) + idf[word]
-    best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+            by_name.setdefault(doc_id, {})[word] = weight[word]
+    route = _confident_route(question, by_name, read, names, settings)
+    if route is not None:
+        return route
+    titled = titles_written(question, names, frequencies, total, settings)
+    return titled or unrouted
+
+
+def _confident_route(
+    question: str,
+    held_by: Mapping[str, Mapping[str, float]],
+    order: list[str],
+    names: DocumentNames,
+    settings: RoutingSettings,
+) -> DocumentRoute | None:
+    """Steps 2 and 3 over the documents' naming words and their weights (``held_by``; the
+    words in question ``order``): the route, or ``None`` when the question names no document
+    confidently."""
+    best = sorted(
+        ((doc_id, sum(held.values())) for doc_id, held in held_by.items()),
+        key=lambda item: (-item[1], item[0]),
+    )
     named = _confidently_named([score for _, score in best], settings)
     if not named:
-        return unrouted
+        return None
     documents: list[NamedDocument] = []
     for doc_id, score in best[:named]:
         record = names.document(doc_id)
-        held = set(record.words) if record is not None else set()
-        naming = tuple(w for w in read if w in held)
-        if len(naming) < settings.min_naming_words:
-            return unrouted  # named by too few words of its own: not confidently
-        documents.append(NamedDocument(doc_id, record.name if record else "", score, naming))
+        naming_words = tuple(w for w in order if w in held_by[doc_id])
+        if record is None or len(naming_words) < settings.min_naming_words:
+            return None  # named by too few words of its own: not confidently
+        documents.append(NamedDocument(doc_id, record.name, score, naming_words))
     documents = _most_specific(documents)
     if not documents:
-        return unrouted
+        return None
     dropped = {word for document in documents for word in document.naming_words}
     named_ids = {document.doc_id for document in documents}
-    others: dict[str, float] = {}
-    for word, holders in names.documents_with([w for w in read if w not in dropped]).items():
+    others = [
+        sum(w for word, w in held.items() if word not in dropped)
+        for doc_id, held in held_by.items()
+        if doc_id not in named_ids
+    ]
+    if others and max(others) >= OTHER_NAME_SHARE * settings.min_score:
+        return None  # the question also names a document it was not routed to
+    return DocumentRoute(tuple(documents), without_words(question, dropped))
+
+
+def titles_written(
+    question: str,
+    names: DocumentNames,
+    frequencies: Mapping[str, int],
+    total: int,
+    settings: RoutingSettings,
+) -> DocumentRoute | None:
+    """The documents whose title the question writes, in any case (step 1c): every word of a
+    document's short name (at most ``MAX_NAME_WORDS``: a title, not a line of its text) but
+    its identifiers, at least ``min_title_words`` of them and one that at most
+    :data:`MAX_TITLE_HOLDERS` documents hold, standing in that order as consecutive words of the question, and not as
+    part of a longer name the question writes ("Domain Name and Content License Agreement"
+    is not "Content License Agreement"), and not when the names the question writes beside
+    it, less the words the document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` for
+    another document ("the Franchise Agreement between Pretzel Time" names Pretzel Time's,
+    not another franchise agreement). Of overlapping titles the longer names the document; two
+    documents with one title name neither. Only the records of the
+    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words are read."""
+    tokens = [
+        w
+        for w in words(fold(without_spans(question, references(question))))
+        if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
+    ]
+    asked = [w for w in dict.fromkeys(tokens) if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
+    count: dict[str, int] = {}
+    for holders in names.documents_with(asked).values():
         for doc_id in holders:
-            if doc_id not in named_ids:
-                others[doc_id] = others.get(doc_id, 0.0) + idf[word]
-    if others and max(others.values()) >= OTHER_NAME_SHARE * settings.min_score:
-        return unrouted  # the question also names a document it was not routed to
-    return DocumentRoute(tuple(documents), _without_words(question, dropped))
+            count[doc_id] = count.get(doc_id, 0) + 1
+    least = settings.min_title_words
+    candidates = sorted((d for d, n in count.items() if n >= least), key=lambda d: (-count[d], d))
+    titles: dict[str, list[str]] = {}
+    for doc_id in candidates[:MAX_TITLE_CANDIDATES]:
+        record = names.document(doc_id)
+        name = record.name if record is not None else ""
+        title = words(fold(without_spans(name, references(name))))
+        if 0 < len(title) <= MAX_NAME_WORDS:
+            titles[doc_id] = [w for w in title if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS]
+    unknown = {w for title in titles.values() for w in title if w not in frequencies}
+    known = {**frequencies, **names.document_frequencies(unknown)}
+    longer = [name for name in written_names(question) if len(name) > least]
+    found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
+    for doc_id, title in titles.items():
+        phrase = tuple(title)
+        if len(phrase) < least or min(known.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
+            continue  # every word of it in many documents: a kind of document, no name
+        if any(len(name) > len(phrase) and within(phrase, name) for name in longer):
+            continue  # part of a longer name the question writes: that name's, not this
+        for start in range(len(tokens) - len(phrase) + 1):
+            if tuple(tokens[start : start + len(phrase)]) == phrase:
+                found.append((-len(phrase), start, doc_id, phrase))
+                break
+    chosen: list[tuple[int, int, str, tuple[str, ...]]] = []
+    for match in sorted(found):
+        span = range(match[1], match[1] - match[0])
+        clash = [c for c in chosen if set(span) & set(range(c[1], c[1] - c[0]))]
+        if any(c[:2] == match[:2] for c in clash):
+            return None  # two documents with one title: ambiguous
+        if not clash:
+            chosen.append(match)
+    if not 0 < len(chosen) <= settings.max_documents:
+        return None
+    unit = _idf(1, total)
+    naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
+    documents = []
+    for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1]):
+        record = names.document(doc_id)
+        held = set(record.words) if record is not None else set()
+        other = {
+            w
+            for name in written_names(question)
+            for w in name
+            if 0 < known.get(w, 0) <= naming_limit and w not in held and w not in phrase
+        }
+        others: dict[str, float] = {}
+        for word, holders in names.documents_with(sorted(other)).items():
+            for holder in holders:
+                others[holder] = others.get(holder, 0.0) + _idf(known[word], total) / unit
+        if others and max(others.values()) >= OTHER_NAME_SHARE * settings.min_score:
+            return None  # the question also names another document
+        score = sum(_idf(max(known.get(w, 1), 1), total) / unit for w in phrase)
+        documents.append(NamedDocument(doc_id, record.name if record else "", score, phrase))
+    dropped = {w for document in documents for w in document.naming_words}
+    return DocumentRoute(tuple(documents), without_words(question, dropped))
 
 
 def _idf(held: int, total: int) -> float:
@@ -358,14 +393,6 @@ def _confidently_named(scores: list[float], settings: RoutingSettings) -> int:
         if scores[m - 1] >= settings.min_gap * following:
             return m
     return 0
-
-
-def _without_words(question: str, dropped: Collection[str]) -> str:
-    """``question`` without the words in ``dropped`` (lower-case), spaces collapsed; the
-    question itself when nothing else would be left."""
-    kept = [t for t in _TOKEN.findall(question) if t.lower() not in dropped]
-    shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
-    return shortened if words(shortened) else question
 
 
 def named_documents_by_id(route: DocumentRoute) -> Mapping[str, NamedDocument]:

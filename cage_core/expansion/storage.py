@@ -19,9 +19,9 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Literal, Protocol
 
+from cage_core.expansion.document_names import DocumentNames, MemoryDocumentNames
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
-from cage_core.expansion.routing import DocumentNames, MemoryDocumentNames
 
 __all__ = [
     "LinkStorage",

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "MONTHS",
     "GENERIC_WORDS",
     "CLERGY_TITLES",
     "COPULAS",
@@ -416,3 +417,28 @@ yet additionally finally meanwhile similarly consequently specifically notably
 """.split()
 )
 """Lower-cased words that are never a name on their own (:mod:`cage_core.ranking.link_names`)."""
+
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+"""Month names and their abbreviations, folded, to their number (the dates a question writes
+to name a document: :func:`cage_core.names.documents.dates`)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cage_core.expansion.document_names import MemoryDocumentNames
 from cage_core.expansion.documents import (
     DocumentRecord,
     LinkIndexFormatError,
@@ -11,12 +12,8 @@ from cage_core.expansion.documents import (
     document_words,
     meaningful_file_stem,
 )
-from cage_core.expansion.routing import (
-    MemoryDocumentNames,
-    RoutingSettings,
-    route_question,
-    written_names,
-)
+from cage_core.expansion.question_text import written_names
+from cage_core.expansion.routing import RoutingSettings, route_question
 
 OPENINGS = {
     "birch": "MARKETING AFFILIATE AGREEMENT Between: Birch First Global Investments Inc. "

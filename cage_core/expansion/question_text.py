@@ -1,0 +1,115 @@
+"""How routing reads a question: the names it writes, its plain words, and the question
+less the words that name documents (:mod:`cage_core.expansion.routing`).
+
+* :func:`written_names` — the runs of words written as names ("Acme Government Solutions");
+  :func:`question_words` their distinct words;
+* :func:`plain_words` — every distinct word outside the identifiers, file names and dates it
+  writes (:func:`~cage_core.names.documents.references`);
+* :func:`without_words` — the question less the words (and the references) that name
+  documents: what a named document's chunks are searched and ranked with.
+
+Words are folded (:func:`~cage_core.names.documents.fold`), of
+:data:`~cage_core.expansion.documents.MIN_WORD_CHARS` to ``MAX_WORD_CHARS`` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from cage_core.expansion.documents import MAX_WORD_CHARS, MIN_WORD_CHARS
+from cage_core.names.documents import Identifier, fold, references
+from cage_core.names.forms import words
+
+__all__ = [
+    "plain_words",
+    "question_words",
+    "within",
+    "without_spans",
+    "without_words",
+    "written_names",
+]
+
+_TOKEN = re.compile(r"\w+|\W+")
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])")
+_WORD_OR_STOP = re.compile(r"\w+|[^\w]+")
+_WITHIN_NAME = re.compile(r"(?:\.?[ \t]*[-&'’][ \t]*|\.?[ \t]+|\.)")
+_SENTENCE_END = re.compile(r"[.?!;:]\s")
+"""What may stand between two words of one written name (:func:`written_names`)."""
+
+
+def question_words(question: str) -> list[str]:
+    """The distinct words of ``question`` that may name a document, lower-cased, in order:
+    the words written as names — capitalised but not a sentence's first word ("Birch"), or
+    with a capital after their first letter ("ConvergTV", "CONTENT", "iPSC") — of
+    :data:`~cage_core.expansion.documents.MIN_WORD_CHARS` to ``MAX_WORD_CHARS`` characters.
+    A question's ordinary words ("renewal", "term") never route it, even when a document's
+    opening happens to hold them."""
+    return list(dict.fromkeys(word for name in written_names(question) for word in name))
+
+
+def written_names(question: str) -> list[tuple[str, ...]]:
+    """The names ``question`` writes: each run of adjacent words written as names
+    (:func:`question_words`), as its words of ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS``
+    characters, lower-cased ("Acme Government Solutions" → ``("acme", "government",
+    "solutions")``). A run continues across spaces, hyphens, apostrophes, ampersands and the
+    period of an abbreviation ("Holdings Inc. Ltd"), and ends at any other mark or word."""
+    names: list[tuple[str, ...]] = []
+    run: list[str] = []
+    sentence_start = True
+    for match in _WORD_OR_STOP.finditer(question):
+        token = match.group(0)
+        if not token[0].isalnum() and token[0] != "_":
+            if not _WITHIN_NAME.fullmatch(token):
+                names.append(tuple(run))
+                run = []
+            sentence_start = sentence_start or bool(_SENTENCE_END.search(token))
+            continue
+        written_as_name = any(c.isupper() for c in token[1:]) or (
+            token[0].isupper() and not sentence_start
+        )
+        sentence_start = False
+        if not written_as_name:
+            names.append(tuple(run))
+            run = []
+            continue
+        word = fold(token)
+        if MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS:
+            run.append(word)
+    names.append(tuple(run))
+    return [name for name in names if name]
+
+
+def plain_words(question: str) -> list[str]:
+    """The distinct folded words of ``question`` outside its identifiers, of
+    ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS`` characters, in order."""
+    question = without_spans(question, references(question))
+    return list(
+        dict.fromkeys(
+            w for w in words(fold(question)) if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
+        )
+    )
+
+
+def without_words(question: str, dropped: Collection[str]) -> str:
+    """``question`` without the identifiers and the words in ``dropped`` (folded), spaces
+    collapsed; the question itself when nothing else would be left."""
+    rest = without_spans(question, [f for f in references(question) if f.word in dropped])
+    kept = [t for t in _TOKEN.findall(rest) if fold(t) not in dropped]
+    shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
+    return shortened if words(shortened) else question
+
+
+def without_spans(text: str, found: list[Identifier]) -> str:
+    """``text`` with a space where each of ``found`` stands (overlapping ones merged)."""
+    out, end = [], 0
+    for item in sorted(found, key=lambda i: i.start):
+        if item.start >= end:
+            out.append(text[end : item.start] + " ")
+        end = max(end, item.end)
+    return "".join(out) + text[end:]
+
+
+def within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Whether ``part`` stands as consecutive words of ``whole``."""
+    return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))

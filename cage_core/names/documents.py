@@ -1,0 +1,299 @@
+"""How a document names itself: its title, its identifiers, and the folded form names are
+compared in.
+
+A folder's documents say what they are called in their own text, in the forms their formats
+give it; ingest reads it from the document's opening (its first chunk) and query time reads a
+question the same way, so both meet in one form:
+
+* :func:`document_title` — the title a document's opening writes: a ``Title:`` header field
+  (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
+  files open), a ``title:`` field of YAML front matter, HTML's ``<title>`` or ``<h1>``, else
+  the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
+  with one punctuation character), AsciiDoc ``=``. A line that looks like code (ends in
+  ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
+* :func:`identifiers` — the identifiers a text writes: a word of letters and a number
+  ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
+  ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
+  way of writing one identifier is one form, and no word of a text (a run of ``\\w``) is
+  ever in it: a gene named "TNFAIP3" in an abstract is a word, "tnfaip3", not the identifier
+  "tnfaip 3" a document may give itself; :func:`own_identifiers` — those a document gives
+  *itself*: in its file name and in its header fields whose value is a number (``PEP: 634``,
+  ``eip: 1559``); the numbers its text cites are other documents';
+* :func:`file_names` and :func:`dates` — the two other names a document gives itself in a
+  form no word of a text takes: its file name (``"compatibility.md"``, folded) and its date
+  (``"2024-12-06"``, from "2024-12-06", "6 December 2024", "Dec 6, 2024");
+  :func:`references` — every identifier, file name and date a text writes, which
+  :func:`own_identifiers` reads of a document itself (its header, its file name);
+* :func:`fold` — the form every name is compared in: Unicode NFKC, case-folded, without
+  combining marks ("Straße" → "strasse", "İstanbul" → "istanbul", a decomposed "é" → "e").
+  ASCII text folds to its lower case, so ASCII names are read as before.
+"""
+
+from __future__ import annotations
+
+import html as html_text
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from cage_core.lang.en import MONTHS
+
+__all__ = [
+    "IDENTIFIER_WORD",
+    "MAX_TITLE_CHARS",
+    "Identifier",
+    "dates",
+    "document_title",
+    "file_names",
+    "fold",
+    "identifiers",
+    "own_identifiers",
+    "references",
+    "text_lines",
+]
+
+MAX_TITLE_CHARS = 200
+"""A title read from a document is cut to this many characters."""
+IDENTIFIER_WORD = re.compile(
+    r"[a-z]{2,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
+)
+"""The forms of :attr:`Identifier.word`: a series number (``"rfc 9110"``), a date
+(``"2024-12-06"``), a file name (``"compatibility.md"``); none is a run of ``\\w``."""
+MAX_FILE_NAME_CHARS = 40
+"""A longer file name is no identifier."""
+HEADER_LINES = 40
+"""How many lines at a document's top are read for header fields and front matter."""
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """A name a document gives itself, as a text writes it: a series number, a file name or a
+    date (module docstring).
+
+    word: its form (:data:`IDENTIFIER_WORD`): ``"rfc 9110"`` (letters folded, the number
+        without zero padding), ``"compatibility.md"``, ``"2024-12-06"``.
+    shown: its display form (``"RFC 9110"``, the number as written; the file name or date as
+        written).
+    start, end: where it stands in the text read (``text[start:end]``).
+    """
+
+    word: str
+    shown: str
+    start: int = 0
+    end: int = 0
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
+)
+_FILE_NAME = re.compile(r"(?<![\w./\\-])(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w-])")
+_ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?[ \t]+([A-Za-z]{3,9})\.?,?[ \t]+(\d{4})\b")
+_MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?[ \t]+(\d{1,2})(?:st|nd|rd|th)?,?[ \t]+(\d{4})\b")
+_HEADER_FIELD = re.compile(r"^([A-Za-z][\w -]{0,40}?):[ \t]+(\S.*)$")
+_NUMBER = re.compile(r"^(0*)(\d{1,7})$")
+_SERIES = re.compile(r"[A-Za-z]{2,12}")
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*\n", re.DOTALL)
+_HTML_TITLE = re.compile(r"<(title|h1)\b[^>]*>(.*?)</\1\s*>", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"<[^>]+>")
+_MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
+_ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
+_ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1{2,}[ \t]*$")
+_CODE_LIKE = re.compile(r"[=;{]|\(\)|->|[:(,]\s*$|^\s*(?:def|class|import|from|return)\b")
+
+
+def fold(text: str) -> str:
+    """``text`` in the form names are compared in (module docstring)."""
+    if text.isascii():
+        return text.lower()
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    bare = "".join(c for c in unicodedata.normalize("NFD", folded) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).lower()
+
+
+def identifiers(text: str) -> list[Identifier]:
+    """The identifiers ``text`` writes, in order, each once by its word form (module
+    docstring). A word of letters with a number after it, within one word's reach (a space,
+    a hyphen, an underscore, ``:`` or ``#``): ``"RFC 9110"``, ``"XEP-0045"``, ``"pep_0634"``.
+    A version ("Python 3.11"), a decimal or a number glued inside a longer word is none."""
+    out: dict[str, Identifier] = {}
+    for match in _IDENTIFIER.finditer(text):
+        letters, zeros, number = match.groups()
+        word = f"{fold(letters)} {number}"
+        if word not in out:
+            shown = f"{letters.upper()} {zeros}{number}"
+            out[word] = Identifier(word, shown, match.start(), match.end())
+    return list(out.values())
+
+
+def file_names(text: str) -> list[Identifier]:
+    """The file names ``text`` writes (a name with an extension: ``"compatibility.md"``,
+    ``"2025-03-28.md"``, ``"Primitive-Types.html"``), folded, each once."""
+    out: dict[str, Identifier] = {}
+    for match in _FILE_NAME.finditer(text):
+        name = match.group(1)
+        if len(name) <= MAX_FILE_NAME_CHARS and fold(name) not in out:
+            out[fold(name)] = Identifier(fold(name), name, match.start(1), match.end(1))
+    return list(out.values())
+
+
+def dates(text: str) -> list[Identifier]:
+    """The calendar dates ``text`` writes — ISO ("2024-12-06"), day month year ("6 December
+    2024", "6th Dec. 2024") or month day year ("December 6, 2024") in English month names —
+    in ISO form, each once."""
+    found: list[tuple[int, int, int, int, int]] = []
+    for match in _ISO_DATE.finditer(text):
+        y, m, d = (int(g) for g in match.groups())
+        found.append((match.start(), match.end(), y, m, d))
+    for pattern, order in ((_DAY_MONTH, (2, 1, 0)), (_MONTH_DAY, (2, 0, 1))):
+        for match in pattern.finditer(text):
+            groups = match.groups()
+            month = MONTHS.get(fold(groups[order[1]]))
+            if month is not None:
+                found.append(
+                    (
+                        match.start(),
+                        match.end(),
+                        int(groups[order[0]]),
+                        month,
+                        int(groups[order[2]]),
+                    )
+                )
+    out: dict[str, Identifier] = {}
+    for start, end, y, m, d in sorted(found):
+        if 1 <= m <= 12 and 1 <= d <= 31 and 1000 <= y <= 9999:
+            word = f"{y:04d}-{m:02d}-{d:02d}"
+            out.setdefault(word, Identifier(word, word, start, end))
+    return list(out.values())
+
+
+def references(text: str) -> list[Identifier]:
+    """Every identifier, file name and date ``text`` writes (module docstring), in order."""
+    found = identifiers(text) + file_names(text) + dates(text)
+    return sorted(found, key=lambda i: (i.start, -i.end, i.word))
+
+
+def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
+    """The identifiers a document gives itself (module docstring): the first field of its
+    header block or front matter whose value is a number (``"PEP: 634"`` → ``"pep 634"``; the
+    field's name, one word, is the series; later ones, ``Replaces: 622``, name others), its
+    ``Date:`` / ``date:`` field's date; then those of its ``file_name`` (``"rfc-9110.txt"``:
+    the identifier, the date in it, the file name itself)."""
+    out: dict[str, Identifier] = {}
+    fields = _header_fields(opening) + _front_matter(opening)
+    for key, value in fields:
+        number = _NUMBER.match(value.strip())
+        if number and _SERIES.fullmatch(key):
+            word = f"{fold(key)} {number.group(2)}"
+            out[word] = Identifier(word, f"{key.upper()} {value.strip()}")
+            break
+    for key, value in fields:
+        if fold(key) == "date":
+            for found in dates(value)[:1]:
+                out.setdefault(found.word, found)
+    stem = file_name.split(".", 1)[0] if "." in file_name[1:] else file_name
+    for found in identifiers(stem) + dates(stem) + file_names(file_name):
+        out.setdefault(found.word, found)
+    return list(out.values())
+
+
+def document_title(opening: str) -> str:
+    """The title ``opening`` (a document's first chunk) writes, or "" (module docstring),
+    spaces collapsed, cut to :data:`MAX_TITLE_CHARS` characters."""
+    for key, value in _header_fields(opening):
+        if fold(key) == "title":
+            return _clean(value)
+    for key, value in _front_matter(opening):
+        if fold(key) == "title" and value:
+            return _clean(value.strip("\"'"))
+    found = _HTML_TITLE.search(opening)
+    if found:
+        title = _clean(html_text.unescape(_TAG.sub(" ", found.group(2))))
+        if title:
+            return title
+    return _first_heading(opening.splitlines())
+
+
+def text_lines(opening: str) -> list[str]:
+    """The lines of ``opening`` that hold text: without HTML / XML markup (tags, comments, a
+    doctype) and reStructuredText comments."""
+    bare = _TAG.sub(" ", _MARKUP_COMMENT.sub(" ", opening))
+    return _without_comments(html_text.unescape(bare).splitlines())
+
+
+def _header_fields(opening: str) -> list[tuple[str, str]]:
+    """The ``Key: value`` lines of the block at the text's top (blank lines before it
+    skipped, continuation lines that start with a space joined to their field); none when the
+    first line of the block is not a field."""
+    fields: list[tuple[str, str]] = []
+    lines = opening.lstrip("\n").splitlines()[:HEADER_LINES]
+    for line in lines:
+        if not line.strip():
+            break
+        if line[0] in " \t" and fields:
+            key, value = fields[-1]
+            fields[-1] = (key, f"{value} {line.strip()}")
+            continue
+        field = _HEADER_FIELD.match(line.rstrip())
+        if field is None:
+            break
+        fields.append((field.group(1).strip(), field.group(2).strip()))
+    return fields
+
+
+def _front_matter(opening: str) -> list[tuple[str, str]]:
+    """The ``key: value`` lines of the YAML front matter that opens the text (``---`` lines
+    around it), values stripped; none without one."""
+    front = _FRONT_MATTER.match(opening)
+    if front is None:
+        return []
+    fields = []
+    for line in front.group(1).splitlines()[:HEADER_LINES]:
+        key, colon, value = line.partition(":")
+        if colon and key.strip() and not key[0].isspace():
+            fields.append((key.strip(), value.strip()))
+    return fields
+
+
+def _first_heading(lines: list[str]) -> str:
+    """The first heading of ``lines`` in Markdown, reStructuredText or AsciiDoc markup; a
+    reStructuredText comment (``..`` and the lines indented under it) is no text."""
+    lines = _without_comments(lines[: 2 * HEADER_LINES])
+    for i, line in enumerate(lines[:HEADER_LINES]):
+        text = line.strip()
+        if not text:
+            continue
+        for pattern in (_ATX, _ASCIIDOC):
+            found = pattern.match(line.rstrip()) if not line[:1].isspace() else None
+            if found and not _CODE_LIKE.search(found.group(1)):
+                return _clean(found.group(1))
+        below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if (
+            _ADORNMENT.match(below)
+            and not _ADORNMENT.match(text)
+            and len(below) >= len(text)
+            and not _CODE_LIKE.search(text)
+        ):
+            return _clean(text)
+    return ""
+
+
+def _without_comments(lines: list[str]) -> list[str]:
+    """``lines`` less reStructuredText comments: a line ``..`` (or ``.. text`` that is no
+    directive, ``.. name::``, and no target, ``.. _name:``) and the indented lines under it."""
+    out: list[str] = []
+    in_comment = False
+    for line in lines:
+        if in_comment and (not line.strip() or line[:1].isspace()):
+            continue
+        in_comment = line.rstrip() == ".." or (
+            line.startswith(".. ") and "::" not in line and not line.startswith(".. _")
+        )
+        if not in_comment:
+            out.append(line)
+    return out
+
+
+def _clean(title: str) -> str:
+    return " ".join(title.split())[:MAX_TITLE_CHARS]

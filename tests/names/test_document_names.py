@@ -1,0 +1,134 @@
+"""How a document names itself (:mod:`cage_core.names.documents`): its title in the forms its
+format writes it, its identifiers in every written form, and the folded form names meet in."""
+
+from __future__ import annotations
+
+import pytest
+
+from cage_core.names.documents import (
+    dates,
+    document_title,
+    file_names,
+    fold,
+    identifiers,
+    own_identifiers,
+    references,
+    text_lines,
+)
+
+PEP_HEADER = """PEP: 636
+Title: Structural Pattern Matching:
+  Tutorial
+Author: Daniel F Moisset <dfmoisset@gmail.com>
+Status: Final
+Replaces: 622
+
+Abstract
+========
+"""
+
+
+@pytest.mark.parametrize(
+    ("opening", "title"),
+    [
+        (PEP_HEADER, "Structural Pattern Matching: Tutorial"),
+        (
+            "---\neip: 1559\ntitle: 'Fee market change for ETH 1.0 chain'\n---\n## Summary",
+            ("Fee market change for ETH 1.0 chain"),
+        ),
+        (
+            "<html><head><title>Git - git-commit Documentation</title></head>",
+            ("Git - git-commit Documentation"),
+        ),
+        ("<body><h1>Release <em>notes</em> &amp; news</h1><p>…</p>", "Release notes & news"),
+        ("Some words first.\n\n# Installing the server\n\ntext", "Installing the server"),
+        ("=======\nRestore\n=======\n\nTo restore a snapshot", "Restore"),
+        ("Backups\n-------\n\ntext", "Backups"),
+        ("= The AsciiDoc Guide\n:toc:\n", "The AsciiDoc Guide"),
+    ],
+)
+def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:
+    assert document_title(opening) == title
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "self.button = btn\n-----------------\n",
+        "def get_requires_for_build_editable(config_settings=None):\n=====================\n",
+        "# x = compute(y)\n",
+    ],
+)
+def test_a_code_line_is_never_a_title(code: str) -> None:
+    assert document_title(code) == ""
+
+
+def test_every_written_form_of_an_identifier_is_one_word() -> None:
+    written = "RFC 9110, rfc-9110, Rfc9110, rfc_09110 and RFC#9110; also PEP 634 and EIP-1559"
+    assert [(i.word, i.shown) for i in identifiers(written)] == [
+        ("rfc 9110", "RFC 9110"),
+        ("pep 634", "PEP 634"),
+        ("eip 1559", "EIP 1559"),
+    ]
+
+
+@pytest.mark.parametrize("text", ["Python 3.11", "TLS 1.3 handshake", "v2ray", "abc12345678"])
+def test_versions_decimals_and_glued_numbers_are_no_identifiers(text: str) -> None:
+    assert identifiers(text) == []
+
+
+def test_an_identifier_keeps_where_it_stands_and_its_zero_padding_for_display() -> None:
+    (found,) = identifiers("See XEP-0045 now")
+    assert (found.word, found.shown, "See XEP-0045 now"[found.start : found.end]) == (
+        "xep 45",
+        "XEP 0045",
+        "XEP-0045",
+    )
+
+
+def test_a_document_owns_the_identifiers_of_its_header_and_file_name_not_those_it_cites() -> None:
+    own = own_identifiers(PEP_HEADER + "This PEP replaces PEP 622 and cites RFC 9110.", "pep-0636")
+    assert [i.word for i in own] == ["pep 636"]
+    assert [i.word for i in own_identifiers("Hello", "rfc-9110")] == ["rfc 9110"]
+
+
+def test_file_names_and_dates_in_every_written_form() -> None:
+    text = "See compatibility.md, 080_examples.rst and the 2024-12-06 / 6 December 2024 notes."
+    assert [i.word for i in file_names(text)] == ["compatibility.md", "080_examples.rst"]
+    assert [i.word for i in dates(text + " Or Dec. 6, 2024.")] == ["2024-12-06"]
+    assert {"compatibility.md", "080_examples.rst", "2024-12-06"} <= {
+        i.word for i in references(text)
+    }
+
+
+def test_a_document_owns_its_file_name_and_the_date_in_it() -> None:
+    assert [i.word for i in own_identifiers("# Council meeting", "2024-12-06.md")] == [
+        "2024-12-06",
+        "2024-12-06.md",
+    ]
+
+
+def test_an_rst_comment_is_no_title_and_markup_is_no_text() -> None:
+    opening = "..\n  # with overline, for parts\n  * for chapters\n\n#######\nRestore\n#######\n"
+    assert document_title(opening) == "Restore"
+    assert text_lines("<!DOCTYPE html>\n<!-- (c) 2024 -->\n<p>Hello &amp; bye</p>") == [
+        " ",
+        " ",
+        " Hello & bye ",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "folded"),
+    [
+        ("Straße", "strasse"),
+        ("STRASSE", "strasse"),
+        ("İstanbul", "istanbul"),
+        ("Cafe\u0301", "cafe"),
+        ("Café", "cafe"),
+        ("ﬁle", "file"),
+        ("Plain ASCII", "plain ascii"),
+    ],
+)
+def test_names_are_compared_folded(written: str, folded: str) -> None:
+    assert fold(written) == folded
