@@ -36,7 +36,7 @@ from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
 from cage_core.expansion.routing import DocumentRoute, RoutingSettings
 from cage_core.integrations.ahead import ahead
 from cage_core.integrations.document_routing import ROUTE_KEY, ROUTE_SCORE_KEY, route_for
-from cage_core.integrations.expanded_pool import Call, ExpandedPool, PoolStore
+from cage_core.integrations.expanded_pool import DEFAULT_CITED, Call, ExpandedPool, PoolStore
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_langchain.document_search import DocumentSearch
@@ -120,6 +120,10 @@ class CageExpansionRetriever(BaseRetriever):
     """Metadata key of the document title (part of a content id; as the transformer's)."""
     routing: RoutingSettings | None = RoutingSettings()
     """How questions that name documents are routed (class docstring); ``None``: never."""
+    cited: int = Field(default=DEFAULT_CITED, ge=0)
+    """How many documents the seeds cite by their identifier ("RFC 9110") are followed, each
+    to its best chunk for the question (:mod:`cage_core.integrations.expanded_pool`, step 5);
+    0: none."""
 
     _index: LinkIndex | None = PrivateAttr(default=None)
     _relevance: StoreRelevance | None = PrivateAttr(default=None)
@@ -198,6 +202,7 @@ class CageExpansionRetriever(BaseRetriever):
             siblings=self.siblings,
             added_score=self.added_score,
             routing=self.routing,
+            cited=self.cited,
         )
 
 

@@ -41,7 +41,7 @@ from cage_core.integrations.document_routing import (
     ROUTING_KEYS,
     route_for,
 )
-from cage_core.integrations.expanded_pool import Call, ExpandedPool, PoolStore
+from cage_core.integrations.expanded_pool import DEFAULT_CITED, Call, ExpandedPool, PoolStore
 from cage_core.metadata import TITLE_KEY
 from cage_llamaindex.document_search import (
     DocumentSearch,
@@ -90,6 +90,9 @@ class CageExpansionRetriever(BaseRetriever):
             linked nodes (:mod:`cage_core.expansion.contract`); 0: none.
         added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.expansion.contract`, step 4).
         routing: how questions that name documents are routed (below); ``None``: never.
+        cited: how many documents the seeds cite by their identifier ("RFC 9110") are
+            followed, each to its best node for the question
+            (:mod:`cage_core.integrations.expanded_pool`, step 5); 0: none.
         title_key: metadata key of node titles (as the extractor's), read to tell a node's
             document where it is ``"{source}#{title}"``.
 
@@ -118,6 +121,7 @@ class CageExpansionRetriever(BaseRetriever):
         siblings: int = DEFAULT_SIBLINGS,
         added_score: AddedScore = DEFAULT_ADDED_SCORE,
         routing: RoutingSettings | None = RoutingSettings(),  # noqa: B008 - frozen
+        cited: int = DEFAULT_CITED,
         title_key: str | None = TITLE_KEY,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
@@ -140,6 +144,7 @@ class CageExpansionRetriever(BaseRetriever):
                 f"routing must be RoutingSettings or None, got {type(routing).__name__}"
             )
         self.routing = routing
+        self.cited = validated_bound("cited", cited)
         self.title_key = title_key
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
@@ -179,6 +184,7 @@ class CageExpansionRetriever(BaseRetriever):
             siblings=self.siblings,
             added_score=self.added_score,
             routing=self.routing,
+            cited=self.cited,
         )
 
 

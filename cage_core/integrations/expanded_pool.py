@@ -10,12 +10,18 @@ assemble the same pool (:mod:`cage_core.expansion.contract`, with routing,
 3. ``E`` = the linked passages of ``B``'s ids, then the seeds' same-document neighbours; when
    ``E`` and ``route`` are both empty the pool is ``B`` itself;
 4. ``E`` fetched from the store by id, in expansion order, less ids it lacks and texts of ``B``;
-5. with a route, each named document's best chunks for the shortened question
+5. **citations**: the documents the first ``seeds`` results cite by an identifier, file name
+   or date that another document gives itself ("as RFC 9110 defines", "see
+   ``eip-1559.md``": :func:`~cage_core.names.documents.references` against the link index's
+   document records), at most ``cited`` of them, none a seed's own
+   or a named one, each with its best chunk for ``q`` (one search restricted to their chunks),
+   ``via`` ``"cites {document's name}"``;
+6. with a route, each named document's best chunks for the shortened question
    (:func:`~cage_core.integrations.document_routing.best_named_chunks` over one restricted
    search, else one search per document), and every pool passage's score for it;
-6. the added passages scored for ``q`` by the store (``added_score="store"``, when every base
+7. the added passages scored for ``q`` by the store (``added_score="store"``, when every base
    result has a score), else the lowest base score;
-7. the pool ``B + linked + named``; with a route, copies that carry it.
+8. the pool ``B + linked + cited + named``; with a route, copies that carry it.
 
 The framework modules translate: a :class:`PoolStore` gives ids, texts and scores of their
 objects, fetches and scores by id with the framework's own store, and makes the copies.
@@ -28,6 +34,7 @@ thread), so the two paths cannot drift apart.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -44,25 +51,40 @@ from cage_core.expansion.contract import (
     sibling_expansions,
 )
 from cage_core.expansion.index import Expansion, LinkIndex
-from cage_core.expansion.routing import DocumentRoute, NamedDocument, RoutingSettings
+from cage_core.expansion.routing import (
+    MAX_OWNERS,
+    DocumentRoute,
+    NamedDocument,
+    RoutingSettings,
+)
 from cage_core.integrations.ahead import result_or_none
 from cage_core.integrations.document_routing import (
     NAMED_DOCUMENT_KEY,
+    ROUTED_SEARCH_IDS,
     ROUTING_KEYS,
     best_named_chunks,
     route_for,
     route_metadata,
     routed_search_ids,
 )
-from cage_core.metadata import EXPANDED_VIA_KEY, EXPANSION_KEYS
+from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, EXPANSION_KEYS
+from cage_core.names.documents import references
 
 __all__ = [
+    "CITES_VIA",
+    "DEFAULT_CITED",
     "Call",
     "ExpandedPool",
     "PoolStore",
     "arun",
     "run",
 ]
+
+CITES_VIA = "cites"
+"""How the ``via`` of a chunk a seed's citation brought begins (step 5)."""
+DEFAULT_CITED = 2
+"""Cited documents the framework retrievers follow at most by default: not cross-validated
+yet; a bound on the extra pool (one chunk each)."""
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -182,6 +204,8 @@ class ExpandedPool(Generic[R, S, Q]):
     siblings: int
     added_score: AddedScore
     routing: RoutingSettings | None
+    cited: int = 0
+    """Documents cited by the seeds that are followed at most (step 5; 0: none)."""
 
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names (step 1; none when ``routing`` is ``None``)."""
@@ -204,18 +228,22 @@ class ExpandedPool(Generic[R, S, Q]):
         results: Sequence[R] = yield base
         store.embedded(short, (yield Call(lambda: result_or_none(ahead))))
         expansions = self._expansions(query, results)
-        if not expansions and not route:
+        citing = self._citing(results, route)
+        if not expansions and not route and not citing:
             return list(results)
         found: Mapping[str, S] = (
             (yield store.fetch([e.id for e in expansions])) if expansions else {}
         )
         texts = {store.text(store.passage(r)) for r in results}
         chosen = in_expansion_order(expansions, found, texts, store.text)
+        cited = yield from self._cited(asked, citing, results, chosen, texts)
         named: Named[S] = []
         route_scores: Mapping[str, float] = {}
         if route:  # on a worker thread in the async form: the routing reads are sync
-            named, route_scores = yield Call(lambda: self._named(route, short, results, chosen))
-        ids = [e.id for e, _ in chosen] + [store.stored_id(p) for _, p, _ in named]
+            taken = [p for _, p in chosen] + [p for _, _, p in cited]
+            named, route_scores = yield Call(lambda: self._named(route, short, results, taken))
+        ids = [e.id for e, _ in chosen] + [store.stored_id(p) for _, _, p in cited]
+        ids += [store.stored_id(p) for _, p, _ in named]
         fallback = fallback_score([store.score(r) for r in results])
         scored = self.added_score == "store" and fallback is not None and ids
         scores: Mapping[str, float] = (yield store.added_scores(asked, ids)) if scored else {}
@@ -224,6 +252,11 @@ class ExpandedPool(Generic[R, S, Q]):
             extra = expansion_metadata({}, expansion)
             score = added_score(scores.get(expansion.id), fallback)
             pool.append(store.added(passage, expansion.id, extra, EXPANSION_KEYS, score))
+        for via, seed, passage in cited:
+            pid = store.stored_id(passage)
+            extra = {EXPANDED_VIA_KEY: via, EXPANDED_FROM_KEY: seed}
+            score = added_score(scores.get(pid), fallback)
+            pool.append(store.added(passage, pid, extra, EXPANSION_KEYS, score))
         for document, passage, _ in named:
             pid = store.stored_id(passage)
             extra = {EXPANDED_VIA_KEY: document.via, NAMED_DOCUMENT_KEY: document.doc_id}
@@ -249,12 +282,69 @@ class ExpandedPool(Generic[R, S, Q]):
             excluded={e.id for e in linked},
         )
 
+    def _cited(
+        self,
+        asked: Q,
+        citing: Mapping[str, tuple[str, str]],
+        results: Sequence[R],
+        chosen: list[tuple[Expansion, S]],
+        texts: set[str],
+    ) -> Steps[list[tuple[str, str, S]]]:
+        """Step 5: ``(via, seed id, passage)`` of each ``citing`` document's best chunk for
+        the question (the store's restricted search; its first chunk where the store gives no
+        scores), less chunks already in the pool."""
+        if not citing:
+            return []
+        store = self.store
+        chunks = {doc_id: self.index.chunks_of(doc_id)[:ROUTED_SEARCH_IDS] for doc_id in citing}
+        ids = [pid for doc_id in citing for pid in chunks[doc_id]]
+        scores: Mapping[str, float] = yield store.added_scores(asked, ids)
+        taken = {_id(store, r) for r in results} | {e.id for e, _ in chosen}
+        best: dict[str, str] = {}
+        for doc_id, mine in chunks.items():
+            free = [j for j, pid in enumerate(mine) if pid not in taken]
+            if free:
+                j = min(free, key=lambda j: (-scores.get(mine[j], -math.inf), j))
+                best[doc_id] = mine[j]
+        found: Mapping[str, S] = (yield store.fetch(list(best.values()))) if best else {}
+        return [
+            (*citing[doc_id], found[pid])
+            for doc_id, pid in best.items()
+            if pid in found and store.text(found[pid]) not in texts
+        ]
+
+    def _citing(self, results: Sequence[R], route: DocumentRoute) -> dict[str, tuple[str, str]]:
+        """``{doc_id: (via, seed id)}`` of the documents the first ``seeds`` results cite
+        (module docstring, step 5), in the order they are cited, at most ``cited``."""
+        if not self.cited:
+            return {}
+        names, out = self.index.documents(), {}
+        excluded = set(route.doc_ids)
+        for result in results[: self.seeds]:
+            pid = _id(self.store, result)
+            entry = self.index.entry(pid)
+            excluded.add(entry.doc_id if entry is not None and entry.doc_id else "")
+            found = references(self.store.text(self.store.passage(result)))
+            holders = names.documents_with([f.word for f in found])
+            for identifier in found:
+                owners = sorted(holders.get(identifier.word, ()))
+                if len(owners) > MAX_OWNERS:
+                    continue  # an identifier several documents give themselves names none
+                for doc_id in owners:
+                    record = names.document(doc_id)
+                    if doc_id in excluded or doc_id in out or record is None:
+                        continue
+                    out[doc_id] = (f"{CITES_VIA} {record.name or identifier.shown}", pid)
+                    if len(out) == self.cited:
+                        return out
+        return out
+
     def _named(
         self,
         route: DocumentRoute,
         short: Q,
         results: Sequence[R],
-        chosen: list[tuple[Expansion, S]],
+        added: list[S],
     ) -> tuple[Named[S], Mapping[str, float]]:
         """Step 5: each named document's best chunks for the shortened question, with their
         scores, less those already in the pool (by id: a contract's clause worded as
@@ -264,7 +354,7 @@ class ExpandedPool(Generic[R, S, Q]):
         if not route or self.routing is None:
             return [], {}
         store, k = self.store, self.routing.chunks
-        pool_ids = [_id(store, r) for r in results] + [store.stored_id(p) for _, p in chosen]
+        pool_ids = [_id(store, r) for r in results] + [store.stored_id(p) for p in added]
         chunks = {d.doc_id: self.index.chunks_of(d.doc_id) for d in route.documents}
         ids = routed_search_ids(route, pool_ids, chunks)
         scores = store.route_scores(short, ids) if ids is not None else {}
