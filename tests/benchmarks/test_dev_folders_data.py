@@ -194,3 +194,22 @@ def test_main_prints_a_row_per_folder_and_exits_1_on_a_failure(tmp_path, capsys)
     _edit(path, lambda s: s["questions"][0]["gold"][0].update(contains="absent phrase"))
     assert check.main([str(tmp_path)]) == 1
     assert "FAIL tiny: q00: 'absent phrase' occurs 0 times in doc00.md" in capsys.readouterr().out
+
+
+def _load_claims() -> ModuleType:
+    path = ROOT / "benchmarks" / "claims" / "dev_folders.py"
+    spec = importlib.util.spec_from_file_location("dev_folders_claims", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in DEV_DIR.glob("*.json")))
+def test_every_gold_phrase_names_one_chunk_of_the_readme_splitter(name):
+    claims = _load_claims()
+    spec, chunks = claims.load_chunks(DEV_DIR / f"{name}.json")
+    gold = claims.gold_ids(spec, chunks)  # exits when a phrase names no chunk or several
+    assert set(gold) == {q["id"] for q in spec["questions"]}
+    assert all(gold.values())
+    assert len({c.id for c in chunks}) == len(chunks)
