@@ -9,9 +9,11 @@ similarities) → ContextualCompressionRetriever(CageRerank, top 5: nothing re-e
 re-parsed) → answer (the extractive default follows the evidence chain in ``cage_via``). Each
 source line shows the earlier source it is linked to. Type questions; an empty line or end of input quits.
 
-With ``--docs DIR``: your own folder instead (examples/folder_store.py: chunks named by file
-and heading, graphs and embeddings computed once and kept in DIR/.cage-chat/langchain/, only
-new and changed files ingested on a re-run).
+With ``--docs DIR``: your own folder instead, kept in a persisted Chroma store beside it
+(``DIR.cage-chat/langchain/``, or ``--store PATH``) by LangChain's indexing API with a SQL
+record manager (examples/langchain_folder.py: sections by heading from each format's own
+parser, only new and changed files parsed and embedded on a re-run, deleted files' chunks
+removed); the expansion retriever adds the chunks the link index links to the retrieved ones.
 """
 
 from __future__ import annotations
@@ -24,21 +26,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
 from chat_models import answer, llm_spec, load_chat_model, via_label
-from folder_store import (
-    LangChainChunkStore,
+from folder_docs import (
     add_folder_arguments,
     check_folder_arguments,
+    progress_bar,
     source_label,
-    store_folder,
-    sync_folder,
+    store_dir,
 )
 from langchain_classic.retrievers import ContextualCompressionRetriever
 from langchain_core.documents import Document
-from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
+from langchain_folder import FolderIndex
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from cage_core.metadata import chain_from_metadata
 from cage_langchain import (
+    CageExpansionRetriever,
     CageGraphTransformer,
     CageRerank,
     PackagedMiniLMEmbeddings,
@@ -62,13 +66,16 @@ def bundled_store() -> InMemoryVectorStore:
 
 
 def build_retriever(
-    store: InMemoryVectorStore | None = None, top_n: int = 5, k: int = 10
+    store: VectorStore | None = None, top_n: int = 5, k: int = 10, links: Path | None = None
 ) -> ContextualCompressionRetriever:
-    """CAGE over the store's retriever; ``None``: the bundled passages."""
+    """CAGE over the store's retriever (``None``: the bundled passages), with the chunks the
+    link index ``links`` links to the retrieved ones added, when given."""
     store = bundled_store() if store is None else store
+    base: BaseRetriever = ScoredVectorStoreRetriever(vectorstore=store, k=k)
+    if links is not None and links.exists():
+        base = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=links)
     return ContextualCompressionRetriever(
-        base_compressor=CageRerank(top_n=top_n),
-        base_retriever=ScoredVectorStoreRetriever(vectorstore=store, k=k),
+        base_compressor=CageRerank(top_n=top_n), base_retriever=base
     )
 
 
@@ -81,15 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_folder_arguments(parser, args)
     model = load_chat_model(llm_spec(args.llm))
-    store, over = None, DATA.name
+    store, over, links = None, DATA.name, None
     if args.docs is not None:
-        chunk_store = LangChainChunkStore(store_folder(args.docs, args.store, "langchain"))
-        report = sync_folder(
-            args.docs, store_folder(args.docs, args.store, "langchain"), chunk_store
-        )
-        print("\n".join(report.lines()))
-        store, over = chunk_store.vectorstore, str(args.docs)
-    retriever = build_retriever(store)
+        folder = FolderIndex(store_dir(args.docs, args.store) / "langchain")
+        print("\n".join(folder.sync(args.docs, progress_bar()).lines()), flush=True)
+        store, over, links = folder.vectorstore, str(args.docs), folder.links
+    retriever = build_retriever(store, links=links)
     print(f"CAGE LangChain chat over {over} — answerer: {llm_spec(args.llm)}. Empty line quits.")
     for line in sys.stdin:
         question = line.strip()

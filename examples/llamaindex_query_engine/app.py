@@ -10,10 +10,11 @@ reranker put in ``cage_via`` (no generation); the others are
 LlamaIndex LLMs (pip install llama-index-llms-openai-like / -ollama / -llama-cpp).
 Type questions; an empty line or end of input quits.
 
-With ``--docs DIR``: your own folder instead (examples/folder_store.py: chunks named by file
-and heading, one LlamaIndex document per file, graphs (CageGraphExtractor) and embeddings
-computed once and kept in DIR/.cage-chat/llamaindex/ by LlamaIndex's own ``persist``, only
-new and changed files ingested on a re-run).
+With ``--docs DIR``: your own folder instead, kept in a persisted Chroma store beside it
+(``DIR.cage-chat/llamaindex/``, or ``--store PATH``) by an ``IngestionPipeline`` with a
+docstore (upserts and deletes; examples/llamaindex_folder.py: ``SimpleDirectoryReader`` with a
+reader that reads each format with its own parser, one Document per heading; only new and
+changed sections parsed and embedded on a re-run, deleted files' nodes removed).
 """
 
 from __future__ import annotations
@@ -29,20 +30,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for chat_models
 
 from chat_models import EXTRACTIVE, llm_spec, via_label
-from folder_store import (
-    Chunk,
-    add_folder_arguments,
-    check_folder_arguments,
-    source_label,
-    store_folder,
-    sync_folder,
-)
-from llama_index.core import Document, StorageContext, VectorStoreIndex, load_index_from_storage
+from folder_docs import add_folder_arguments, check_folder_arguments, source_label, store_dir
+from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.llms import MockLLM
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.response_synthesizers import BaseSynthesizer
-from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
+from llama_index.core.schema import NodeWithScore
+from llamaindex_folder import FolderIndex
 
 from cage_core.extractive import extractive_answer
 from cage_core.metadata import chain_from_metadata
@@ -137,45 +132,6 @@ def load_llm(spec: str) -> Any:
     )
 
 
-class LlamaIndexChunkStore:
-    """A folder's chunks in a ``VectorStoreIndex`` persisted in ``folder`` (LlamaIndex's
-    ``persist`` / ``load_index_from_storage``); each file is one reference document, so its
-    chunks are dropped together (``delete_ref_doc``)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        embed_model = PackagedMiniLMEmbedding()
-        if (folder / "docstore.json").exists():
-            context = StorageContext.from_defaults(persist_dir=str(folder))
-            self.index = load_index_from_storage(context, embed_model=embed_model)
-        else:
-            self.index = VectorStoreIndex([], embed_model=embed_model)
-        self.extractor = CageGraphExtractor()
-
-    def add(self, chunks: Sequence[Chunk]) -> list[str]:
-        source = RelatedNodeInfo(node_id=chunks[0].source)
-        nodes = [
-            TextNode(
-                id_=c.id,
-                text=c.text,
-                metadata=c.metadata,
-                relationships={NodeRelationship.SOURCE: source},
-                excluded_llm_metadata_keys=list(c.metadata),
-                excluded_embed_metadata_keys=list(c.metadata),
-            )
-            for c in chunks
-        ]
-        self.index.insert_nodes(self.extractor(nodes))
-        return [source.node_id]
-
-    def delete(self, ids: Sequence[str]) -> None:
-        for ref_doc_id in ids:
-            self.index.delete_ref_doc(ref_doc_id, delete_from_docstore=True)
-
-    def persist(self) -> None:
-        self.index.storage_context.persist(persist_dir=str(self.folder))
-
-
 def bundled_index() -> VectorStoreIndex:
     """The bundled passages, split, with their graphs, in an index."""
     documents = [
@@ -221,10 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     llm = load_llm(llm_spec(args.llm))  # first: a missing LLM package fails before ingesting
     index, over = None, DATA.name
     if args.docs is not None:
-        folder = store_folder(args.docs, args.store, "llamaindex")
-        chunk_store = LlamaIndexChunkStore(folder)
-        print("\n".join(sync_folder(args.docs, folder, chunk_store).lines()))
-        index, over = chunk_store.index, str(args.docs)
+        folder = FolderIndex(store_dir(args.docs, args.store) / "llamaindex")
+        print("\n".join(folder.sync(args.docs).lines()), flush=True)
+        index, over = folder.index, str(args.docs)
     engine = build_query_engine(llm, index)
     print(
         f"CAGE LlamaIndex query engine over {over} — answerer: {llm_spec(args.llm)}. Empty line quits."

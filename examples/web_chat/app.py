@@ -1,7 +1,7 @@
 """A small web chat over the example documents, showing why CAGE ranked what it ranked.
 
     python examples/web_chat/app.py [--port 7860] [--docs DIR [--store PATH]]
-        [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
+        [--max-upload-mb 20] [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
 Each question shows the answer, the reranked passages with their similarity, coherence and
 fused scores and the evidence chain (which earlier passage each one is linked to, and through
@@ -9,11 +9,15 @@ which title, entity or document; the coherence is that link's strength), and the
 coherence matrix as a heatmap (the paper's Figure 3 view). The offline answerer follows the
 chain.
 
-With ``--docs DIR`` it answers from your own folder (examples/folder_store.py: the same store
-as the LangChain example's, in DIR/.cage-chat/langchain/, only new and changed files ingested
-on a re-run), each source named by file and heading. Files uploaded in the page are saved into
-DIR (a file of the same name is replaced) and ingested into the store; without ``--docs`` they
-go to a temporary folder and are searched beside the bundled passages.
+With ``--docs DIR`` it answers from your own folder, in the LangChain example's store
+(examples/langchain_folder.py: Chroma and a SQL record manager in ``DIR.cage-chat/langchain/``
+beside the folder, only new and changed files ingested), each source named by file and
+heading. Files uploaded in the page are checked (at most ``--max-upload-mb``, enforced by
+Gradio's own ``max_file_size``; a type read here; UTF-8 text by content, whatever the name
+says; not a hidden name), saved into DIR (a file of the same name is replaced) and ingested in
+a background thread: questions are answered meanwhile, over what is stored, and the status line
+shows the progress, then what was ingested and a line for every file that was not. Without
+``--docs`` uploads go to a temporary folder and are searched beside the bundled passages.
 
 Why Gradio: the whole app is one Python file run with ``python``, with ready components for
 chat, tables and images, served by one local process — Streamlit re-runs the script on every
@@ -26,7 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
+import queue
 import sys
 import tempfile
 import threading
@@ -37,33 +41,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for ch
 
 import gradio as gr
 from chat_models import answer, llm_spec, load_chat_model, via_label
-from folder_store import (
-    PDF_SUFFIX,
-    TEXT_SUFFIXES,
-    LangChainChunkStore,
+from folder_docs import (
+    SUFFIXES,
     add_folder_arguments,
     check_folder_arguments,
     source_label,
-    store_folder,
-    sync_folder,
+    store_dir,
+    text_problem,
 )
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_folder import FolderIndex
 
-from cage_core import CageReranker, Passage
+from cage_core import CageReranker
 from cage_core.heatmap import render_heatmap
-from cage_core.metadata import GRAPH_KEY, passages_from_metadata
+from cage_core.metadata import GRAPH_KEY, RETRIEVAL_SCORE_KEY, passages_from_metadata
 from cage_core.ranking.explanation import explain_ranking
 from cage_core.scoring import ranking
-from cage_langchain import PackagedMiniLMEmbeddings
+from cage_langchain import (
+    CageGraphTransformer,
+    PackagedMiniLMEmbeddings,
+    ScoredVectorStoreRetriever,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
 CANDIDATES = 10
 TOP_N = 5
+MAX_UPLOAD_MB = 20
 COLUMNS = ["rank", "source", "similarity", "coherence", "fused", "linked to"]
-UPLOADED = sorted(TEXT_SUFFIXES | {PDF_SUFFIX})
-INGEST_PROGRESS = gr.Progress(track_tqdm=True)
-"""The folder sync's progress bar, shown in the page during an upload."""
+
+
+def upload_problem(path: Path) -> str | None:
+    """Why an uploaded file is not ingested (``None``: it is): a hidden name, a type not read,
+    content that is not UTF-8 text (checked on the bytes, not the name)."""
+    if path.name.startswith("."):
+        return "a hidden name, starting with '.'"
+    if path.suffix.lower() not in SUFFIXES:
+        return f"not {', '.join(SUFFIXES)}"
+    return text_problem(path.read_bytes())
 
 
 class WebChat:
@@ -71,55 +86,101 @@ class WebChat:
         self.model = load_chat_model(llm)  # a missing LLM package fails here, before ingesting
         self.reranker = CageReranker()
         self.images = Path(tempfile.mkdtemp(prefix="cage-web-"))
-        self.lock = threading.Lock()  # an upload and a question never meet in the store
+        self.bundled: InMemoryVectorStore | None = None
         if docs is None:
             rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
-            bundled = InMemoryVectorStore(embedding=PackagedMiniLMEmbeddings())
-            bundled.add_documents(
-                [Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows]
+            self.bundled = InMemoryVectorStore(embedding=PackagedMiniLMEmbeddings())
+            self.bundled.add_documents(  # parsed once, at start
+                CageGraphTransformer().transform_documents(
+                    [Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows]
+                )
             )
-            self.reranker.graphs(
-                [Passage(r["text"], title=r["title"]) for r in rows]
-            )  # parse once, at start
-            self.docs = Path(tempfile.mkdtemp(prefix="cage-web-uploads-"))
-            self.folder = store_folder(self.docs, None, "langchain")
-            self.store = LangChainChunkStore(self.folder, bundled)
-            self.answering_from = f"the bundled passages ({DATA.name}) and uploads in {self.docs}"
-            self.status = f"Answering from the bundled passages ({DATA.name})."
+            docs = Path(tempfile.mkdtemp(prefix="cage-web-uploads-"))
+            self.answering_from = f"the bundled passages ({DATA.name}) and uploads in {docs}"
         else:
-            self.docs = docs
             self.answering_from = str(docs)
-            self.folder = store_folder(docs, store, "langchain")
-            self.store = LangChainChunkStore(self.folder)
-            lines = sync_folder(docs, self.folder, self.store).lines()
-            print("\n".join(lines), flush=True)
-            self.status = f"Answering from {self.answering_from}: " + "; ".join(lines) + "."
+        self.docs = docs
+        self.index = FolderIndex(store_dir(docs, store) / "langchain")
+        self.report: list[str] = []
+        self.refused: list[str] = []
+        self.progress = ""
+        self.jobs: queue.Queue[None] = queue.Queue()
+        threading.Thread(target=self._ingest_forever, daemon=True, name="ingest").start()
+        self.jobs.put(None)  # the folder's first sync, off the question path too
 
-    def upload(self, files: list[str] | None, progress: gr.Progress = INGEST_PROGRESS) -> str:
-        """Save the uploaded files into the folder and ingest them; the new status line."""
-        paths = [Path(f) for f in files or ()]
-        refused = [p.name for p in paths if p.suffix.lower() not in UPLOADED]
-        with self.lock:
-            for path in paths:
-                if path.name not in refused:
-                    shutil.copyfile(path, self.docs / path.name)
-            lines = sync_folder(self.docs, self.folder, self.store).lines()
-        if refused:
-            lines.insert(0, f"not read: {', '.join(refused)} (not {', '.join(UPLOADED)})")
-        self.status = f"Answering from {self.answering_from}: " + "; ".join(lines) + "."
-        return self.status
+    # -- ingest, in one background thread -------------------------------------------------
+    def _ingest_forever(self) -> None:
+        while True:
+            self.jobs.get()
+            while not self.jobs.empty():  # uploads queued meanwhile: one sync for them all
+                self.jobs.get_nowait()
+            self.progress = "ingesting: reading the folder"
+            try:
+                lines = self.index.sync(self.docs, self._progress).lines()
+            except Exception as exc:  # the chat keeps answering over what is stored
+                lines = [f"ingest failed: {type(exc).__name__}: {exc}"]
+            print("\n".join(lines), flush=True)
+            self.report, self.progress = lines, ""
+
+    def _progress(self, done: int, total: int, name: str) -> None:
+        self.progress = f"ingesting {done}/{total} files" + (f": {name}" if name else "")
+
+    def status(self) -> str:
+        """The status line: what is answered from, the ingest's progress or last report, and
+        the uploads refused."""
+        lines = [*self.refused, *([self.progress] if self.progress else self.report)]
+        return f"Answering from {self.answering_from}: " + "; ".join(lines) + "."
+
+    def upload(self, files: list[str] | None) -> str:
+        """Save the acceptable uploaded files into the folder and queue their ingest; the new
+        status line (a line for each file refused)."""
+        self.refused = []
+        saved = []
+        for name in files or ():
+            path = Path(name)
+            problem = upload_problem(path)
+            if problem is not None:
+                self.refused.append(f"not ingested: {path.name} ({problem})")
+                continue
+            partial = self.docs / f".{path.name}.partial"  # hidden: no sync reads it
+            partial.write_bytes(path.read_bytes())
+            os.replace(partial, self.docs / path.name)
+            saved.append(path.name)
+        if saved:
+            self.progress = f"queued: {', '.join(saved)}"
+            self.jobs.put(None)
+        return self.status()
+
+    # -- questions ------------------------------------------------------------------------
+    def candidates(self, question: str) -> list[Document]:
+        """The best ``CANDIDATES`` chunks of the folder (and the bundled passages), with the
+        store's cosine similarity under ``retrieval_score``."""
+        stores = [self.index.vectorstore] + ([self.bundled] if self.bundled is not None else [])
+        hits = [
+            d
+            for store in stores
+            for d in ScoredVectorStoreRetriever(vectorstore=store, k=CANDIDATES).invoke(question)
+        ]
+        return sorted(hits, key=lambda d: -float(d.metadata[RETRIEVAL_SCORE_KEY]))[:CANDIDATES]
 
     def ask(self, question: str, history: list[dict[str, str]]):
         question = question.strip()
         if not question:
             return history, [], None, ""
-        with self.lock:
-            hits = self.store.vectorstore.similarity_search_with_score(question, k=CANDIDATES)
-        metadatas = [d.metadata for d, _ in hits]
-        passages = passages_from_metadata([d.page_content for d, _ in hits], metadatas, "title")
+        hits = self.candidates(question)
+        if not hits:
+            reply = "No documents yet: add some, or wait for the ingest to finish."
+            history = history + [
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": reply},
+            ]
+            return history, [], None, ""
+        metadatas = [d.metadata for d in hits]
+        passages = passages_from_metadata([d.page_content for d in hits], metadatas, "title")
         graphs = self.reranker.stored_graphs([m.get(GRAPH_KEY) for m in metadatas], passages)
+        similarities = [float(m[RETRIEVAL_SCORE_KEY]) for m in metadatas]
         scores = self.reranker.score(
-            question, passages, query_similarities=[s for _, s in hits], graphs=graphs
+            question, passages, query_similarities=similarities, graphs=graphs
         )
         order = ranking(scores.fused)[:TOP_N]
         explained = explain_ranking(question, passages, scores, order)
@@ -148,11 +209,11 @@ class WebChat:
     def build(self) -> gr.Blocks:
         with gr.Blocks(title="CAGE web chat") as demo:
             gr.Markdown("## CAGE web chat — coherence-aware reranking, explained")
-            status = gr.Markdown(self.status, elem_id="status")
+            status = gr.Markdown(self.status(), elem_id="status")
+            gr.Timer(1.0).tick(self.status, None, status)  # the ingest's progress
             upload = gr.File(
-                label=f"add documents ({', '.join(UPLOADED)})",
+                label=f"add documents ({', '.join(SUFFIXES)}; UTF-8 text)",
                 file_count="multiple",
-                file_types=UPLOADED,
                 type="filepath",
                 elem_id="upload",
             )
@@ -181,11 +242,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--llm", help="extractive (default), openai:MODEL, ollama:MODEL, llamacpp:PATH"
     )
+    parser.add_argument(
+        "--max-upload-mb",
+        type=int,
+        default=MAX_UPLOAD_MB,
+        help=f"the largest file an upload may hold, in MB (default {MAX_UPLOAD_MB})",
+    )
     add_folder_arguments(parser)
     args = parser.parse_args(argv)
     check_folder_arguments(parser, args)
     app = WebChat(llm_spec(args.llm), args.docs, args.store).build()
-    app.launch(server_name="127.0.0.1", server_port=args.port, share=False, show_error=True)
+    app.launch(
+        server_name="127.0.0.1",
+        server_port=args.port,
+        share=False,
+        show_error=True,
+        max_file_size=args.max_upload_mb * gr.FileSize.MB,
+    )
     return 0
 
 

@@ -1,6 +1,6 @@
 """The example chatbots run end to end on the offline default (scripted terminal input)."""
 
-import json
+import io
 import shutil
 import subprocess
 import sys
@@ -134,22 +134,57 @@ def _turns(out: str) -> list[tuple[str, list[str]]]:
     return turns
 
 
+def _run(example: str, script: str, argv: list[str], monkeypatch, capsys) -> str:
+    """The example's ``main`` run in this process (the models load once for all tests)."""
+    app = _example_module(example)
+    monkeypatch.setattr("sys.stdin", io.StringIO(script))
+    capsys.readouterr()
+    assert app.main(argv) == 0
+    return capsys.readouterr().out
+
+
+def _consistent(store: Path) -> list[str]:
+    """The ids in the store's Chroma collection, after checking that the link index holds
+    exactly them (and, for LangChain, the record manager too)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from cage_core.expansion.index import LinkIndex
+
+    client = chromadb.PersistentClient(
+        path=str(store / "chroma"), settings=Settings(anonymized_telemetry=False)
+    )
+    ids = sorted(client.get_collection("cage-chat").get(include=[])["ids"])
+    with LinkIndex.open(store / "links.sqlite") as links:
+        assert sorted(e.id for e in links.entries()) == ids
+    if (store / "records.sqlite").exists():
+        from langchain_classic.indexes import SQLRecordManager
+
+        records = SQLRecordManager(
+            "chroma/cage-chat", db_url=f"sqlite:///{store / 'records.sqlite'}"
+        )
+        assert sorted(records.list_keys()) == ids
+    return ids
+
+
 @pytest.mark.parametrize(
     ("example", "kind", "own_store"),
     [("langchain_chat", "langchain", False), ("llamaindex_query_engine", "llamaindex", True)],
 )
 def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
-    example, kind, own_store, tmp_path
+    example, kind, own_store, tmp_path, monkeypatch, capsys
 ):
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)
     (docs / "scan.pdf").write_bytes(b"%PDF-1.4 not a real PDF")
-    store = tmp_path / "store" if own_store else docs / ".cage-chat"
-    args = ["--docs", str(docs)] + (["--store", str(store)] if own_store else [])
+    store = tmp_path / "store" if own_store else tmp_path / "docs.cage-chat"
+    argv = ["--docs", str(docs)] + (["--store", str(store)] if own_store else [])
 
-    out = _chat(example, "Which file does Tidewater read its settings from?\n\n", *args)
+    out = _run(
+        example, "Which file does Tidewater read its settings from?\n\n", argv, monkeypatch, capsys
+    )
     skipped, report = out.splitlines()[:2]
-    assert skipped.startswith("skipped ") and "scan.pdf" in skipped  # no PDF reader, or no PDF
+    assert skipped == "not ingested: scan.pdf (not .md, .markdown, .rst, .txt, .html, .htm)"
     assert report == "ingested 4 files (0 unchanged, 0 removed)"
     [(answer, sources)] = _turns(out)
     assert "[extractive answer" in answer
@@ -158,17 +193,18 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
         "starts. [1]" in answer
     )
     assert sources[0] == "configuration.rst › Configuration file"
-    manifest = json.loads((store / kind / "manifest.json").read_text(encoding="utf-8"))
-    assert sorted(manifest["files"]) == [
+    assert sorted(p.name for p in docs.iterdir()) == [  # nothing written inside the folder
         "README.md",
         "changelog.html",
         "configuration.rst",
         "faq.txt",
+        "scan.pdf",
     ]
-    assert own_store != (docs / ".cage-chat").exists()
+    first = _consistent(store / kind)
 
-    again = _chat(example, "\n", *args)
-    assert again.splitlines()[1] == "ingested 0 files (4 unchanged, 0 removed)"
+    again = _run(example, "\n", argv, monkeypatch, capsys)
+    assert again.splitlines()[1] == "nothing to ingest: 0 files (4 unchanged, 0 removed)"
+    assert _consistent(store / kind) == first
 
     faq = docs / "faq.txt"
     faq.write_text(
@@ -178,9 +214,11 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
         encoding="utf-8",
     )
     (docs / "changelog.html").unlink()
-    changed = _chat(example, "What causes tsunamis?\n\n", *args)
+    changed = _run(example, "What causes tsunamis?\n\n", argv, monkeypatch, capsys)
     assert changed.splitlines()[1] == "ingested 1 file (2 unchanged, 1 removed)"
     [(answer, sources)] = _turns(changed)
     assert "Tidewater cannot predict tsunamis, which are caused by earthquakes. [1]" in answer
     assert sources[0] == "faq.txt › Can Tidewater predict tsunamis?"
     assert not any(s.startswith("changelog.html") for s in sources)
+    after = _consistent(store / kind)
+    assert len(after) == len(first) + 1 - 2  # one chunk added, changelog's two removed

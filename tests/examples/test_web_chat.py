@@ -70,12 +70,25 @@ def web_app():
     yield from _started()
 
 
-@pytest.fixture
-def folder_web_app(tmp_path):
-    """The web chat over an empty folder of one's own (``--docs``)."""
-    docs = tmp_path / "docs"
+@pytest.fixture(scope="module")
+def folder_web_app(tmp_path_factory):
+    """The web chat over an empty folder of one's own (``--docs``), uploads at most 20 MB."""
+    docs = tmp_path_factory.mktemp("web") / "docs"
     docs.mkdir()
-    yield from _started("--docs", str(docs))
+    for url in _started("--docs", str(docs), "--max-upload-mb", "20"):
+        yield url, docs
+
+
+@pytest.fixture
+def page(folder_web_app):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(folder_web_app[0])
+        yield page
+        browser.close()
 
 
 CHROMIUM_ARGS = [
@@ -128,30 +141,79 @@ The keeper winds the clockwork of the lens every four hours through the night.
 """
 
 
-def test_an_uploaded_file_is_ingested_and_answers_with_its_sources(folder_web_app, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def _ask(page, question: str) -> str:
+    """Ask in the page; the conversation's text once the answer is there."""
+    before = page.locator("#chat").inner_text().count("extractive answer")
+    page.locator("#question textarea").fill(question)
+    page.locator("#ask").click()
+    page.wait_for_function(
+        "n => document.querySelector('#chat').innerText.split('extractive answer').length > n + 1",
+        arg=before,
+        timeout=120_000,
+    )
+    return page.locator("#chat").inner_text()
 
-    upload = tmp_path / "lighthouse.md"
-    upload.write_text(UPLOADED, encoding="utf-8")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1600})
-        page.goto(folder_web_app)
-        page.wait_for_selector("#status :text('ingested 0 files (0 unchanged, 0 removed)')")
-        page.locator("#upload input[type=file]").set_input_files(str(upload))
-        page.wait_for_selector(
-            "#status :text('ingested 1 file (0 unchanged, 0 removed)')", timeout=180_000
-        )
-        page.locator("#question textarea").fill("When is the lamp of the lighthouse lit?")
-        page.locator("#ask").click()
-        page.wait_for_selector("#chat :text('extractive answer')", timeout=120_000)
-        chat = page.locator("#chat").inner_text()
-        expect(page.locator("#passages")).to_contain_text("lighthouse.md › The lamp")
-        sources = page.locator("#passages").inner_text()
-        browser.close()
+
+def test_an_uploaded_file_is_ingested_and_others_refused_each_with_a_line(
+    folder_web_app, page, tmp_path
+):
+    from playwright.sync_api import expect
+
+    url, docs = folder_web_app
+    expect(page.locator("#status")).to_contain_text(
+        "nothing to ingest: 0 files (0 unchanged, 0 removed)", timeout=120_000
+    )
+    (tmp_path / "lighthouse.md").write_text(UPLOADED, encoding="utf-8")
+    (tmp_path / ".keeper.md").write_text("# Keeper\n\nA hidden note.\n", encoding="utf-8")
+    (tmp_path / "photo.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 100)
+    (tmp_path / "tides.csv").write_text("station,height\nbrest,4.2\n", encoding="utf-8")
+    page.locator("#upload input[type=file]").set_input_files(
+        [str(tmp_path / n) for n in ("lighthouse.md", ".keeper.md", "photo.md", "tides.csv")]
+    )
+    status = page.locator("#status")
+    expect(status).to_contain_text("ingested 1 file (0 unchanged, 0 removed)", timeout=180_000)
+    for line in (
+        "not ingested: .keeper.md (a hidden name, starting with '.')",
+        "not ingested: photo.md (binary content)",
+        "not ingested: tides.csv (not .md, .markdown, .rst, .txt, .html, .htm)",
+    ):
+        expect(status).to_contain_text(line)
+    chat = _ask(page, "When is the lamp of the lighthouse lit?")
+    expect(page.locator("#passages")).to_contain_text("lighthouse.md › The lamp")
+    sources = page.locator("#passages").inner_text()
     assert "is lit every evening at sunset by the keeper on duty. [1]" in chat
     assert "shields.io" not in chat and "](" not in chat
-    assert (
-        sources.count("lighthouse.md › The lamp") == 1
-    )  # its only chunk, named by file and heading
-    assert (upload.parent / "docs" / "lighthouse.md").read_text(encoding="utf-8") == UPLOADED
+    assert sources.count("lighthouse.md › The lamp") == 1  # its only chunk, by file and heading
+    assert sorted(p.name for p in docs.iterdir()) == ["lighthouse.md"]
+    assert (docs / "lighthouse.md").read_text(encoding="utf-8") == UPLOADED
+
+
+def test_an_upload_over_the_size_limit_is_refused_with_a_message(folder_web_app, page, tmp_path):
+    from playwright.sync_api import expect
+
+    big = tmp_path / "manual.md"
+    with big.open("wb") as f:
+        f.truncate(200 * 1024 * 1024)  # 200 MB (sparse: nothing written)
+    page.locator("#upload input[type=file]").set_input_files(str(big))
+    expect(
+        page.get_by_text('File(s) exceed the maximum allowed size of 20.0 Mb: "manual.md"')
+    ).to_be_visible(timeout=30_000)
+    assert not (folder_web_app[1] / "manual.md").exists()
+
+
+def test_a_question_is_answered_while_a_large_file_is_ingested(folder_web_app, page, tmp_path):
+    from playwright.sync_api import expect
+
+    section = (
+        "## Harbour {n}\n\nThe harbour master of quay {n} records the tide gauge every morning "
+        "and posts the reading on the board beside the customs house.\n\n"
+    )
+    large = tmp_path / "harbours.md"
+    large.write_text("".join(section.format(n=n) for n in range(70_000)), encoding="utf-8")
+    assert large.stat().st_size > 10_000_000
+    page.locator("#upload input[type=file]").set_input_files(str(large))
+    status = page.locator("#status")
+    expect(status).to_contain_text("ingesting", timeout=60_000)
+    chat = _ask(page, "When is the lamp of the lighthouse lit?")
+    assert "is lit every evening at sunset by the keeper on duty. [1]" in chat
+    expect(status).to_contain_text("ingesting")  # still: the answer did not wait for it

@@ -1,0 +1,254 @@
+"""A folder of your own documents for the example chats (``--docs DIR``): which files are
+read, their sections, where their store lives.
+
+    DIR/**  (*.md, *.rst, *.txt, *.html; hidden names, other types and binary files refused,
+             each with a line saying so)
+      → HTML by each format's own parser (markdown-it-py for Markdown, docutils for
+        reStructuredText and text, the page itself for HTML)
+      → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
+        (code blocks, scripts, navigation and images dropped), so a code line is never a heading
+      → the framework's own splitter and indexing API (langchain_folder.py,
+        llamaindex_query_engine/app.py)
+
+The store is ``--store`` or ``DIR.cage-chat`` beside the folder, never inside it
+(:func:`store_dir`). Each sync holds an exclusive lock of the store (:func:`ingest_lock`), so
+two chats on one folder ingest one after the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bs4 import BeautifulSoup
+from docutils import nodes
+from docutils.core import publish_parts
+from docutils.parsers.rst import roles
+from markdown_it import MarkdownIt
+from tqdm import tqdm
+
+__all__ = [
+    "SUFFIXES",
+    "FolderFiles",
+    "IngestReport",
+    "add_folder_arguments",
+    "check_folder_arguments",
+    "folder_files",
+    "ingest_lock",
+    "progress_bar",
+    "read_sections",
+    "source_label",
+    "store_dir",
+    "text_problem",
+]
+
+SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm")
+"""The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST)."""
+STORE_SUFFIX = ".cage-chat"
+HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
+BLOCKS = ["p", "li", "dt", "dd", "td", "th", "blockquote", "figcaption", "caption", "div"]
+DROPPED = ["script", "style", "pre", "nav", "head", "template", "svg", "noscript", "iframe"]
+# Sphinx's roles, unknown to plain docutils: read as their text, not as an error
+SPHINX_ROLES = (
+    "abbr any attr class code command data doc download envvar exc file func guilabel kbd "
+    "keyword meth mod menuselection obj option program py:attr py:class py:exc py:func "
+    "py:meth py:mod py:obj ref samp term"
+).split()
+for _role in SPHINX_ROLES:
+    roles.register_generic_role(_role, nodes.inline)
+
+
+def _html(path: Path, text: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return str(MarkdownIt("commonmark").render(text))
+    if suffix in (".rst", ".txt"):
+        settings = {
+            "report_level": 5,  # no system messages in the text
+            "halt_level": 5,
+            "file_insertion_enabled": False,  # ``.. include::`` reads no other file
+            "raw_enabled": False,
+            "_disable_config": True,
+        }
+        parts = publish_parts(text, writer="html5", settings_overrides=settings)
+        return str(parts["html_body"])
+    return text
+
+
+def read_sections(path: Path) -> list[tuple[str, str]]:
+    """``(heading, text)`` for each heading of a file with text under it (``""``: before the
+    first heading); the text is the section's paragraphs, joined by blank lines, without markup.
+
+    Raises:
+        ValueError: a type not in :data:`SUFFIXES`.
+        UnicodeDecodeError: a file that is not UTF-8.
+    """
+    if path.suffix.lower() not in SUFFIXES:
+        raise ValueError(f"{path.name}: not a file the examples read")
+    soup = BeautifulSoup(_html(path, path.read_text(encoding="utf-8")), "html.parser")
+    for dropped in soup(DROPPED):
+        dropped.decompose()
+    for label in soup.select(".admonition-title, .topic-title, .sidebar-title"):
+        label.decompose()  # docutils' "Note" above a note
+    for br in soup("br"):
+        br.replace_with(" ")
+    sections: list[tuple[str, list[str]]] = [("", [])]
+    for element in soup.find_all(HEADINGS + BLOCKS):
+        text = " ".join(element.get_text().split())
+        if element.name in HEADINGS:
+            sections.append((text, []))
+        elif text and element.find(HEADINGS + BLOCKS) is None:  # innermost blocks only
+            sections[-1][1].append(text)
+    return [(heading, "\n\n".join(body)) for heading, body in sections if body]
+
+
+def text_problem(data: bytes) -> str | None:
+    """Why ``data`` is not a text file (``None`` when it is UTF-8 text without NUL bytes)."""
+    if b"\x00" in data:
+        return "binary content"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    return None
+
+
+@dataclass(frozen=True)
+class FolderFiles:
+    """The files of a folder that are read (by name relative to it, ``/``-separated, sorted)
+    and a line for each one that is not."""
+
+    files: dict[str, Path]
+    refused: tuple[str, ...]
+
+
+def folder_files(docs: Path) -> FolderFiles:
+    """The readable files under ``docs`` (:class:`FolderFiles`): files only (a folder or a
+    link to one is walked, not read), not hidden (no part of the name starts with "."), of a
+    type in :data:`SUFFIXES`, UTF-8 text."""
+    files: dict[str, Path] = {}
+    refused: list[str] = []
+    for path in sorted(docs.rglob("*")):
+        name = path.relative_to(docs).as_posix()
+        if not path.is_file():
+            continue
+        if any(part.startswith(".") for part in path.relative_to(docs).parts):
+            refused.append(f"not ingested: {name} (a hidden name, starting with '.')")
+        elif path.suffix.lower() not in SUFFIXES:
+            refused.append(f"not ingested: {name} (not {', '.join(SUFFIXES)})")
+        elif (problem := text_problem(path.read_bytes())) is not None:
+            refused.append(f"not ingested: {name} ({problem})")
+        else:
+            files[name] = path
+    return FolderFiles(files, tuple(refused))
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What a sync did: files ingested (new or changed), unchanged, removed; lines for the
+    files not read."""
+
+    ingested: int
+    unchanged: int
+    removed: int
+    refused: tuple[str, ...] = field(default=())
+
+    def line(self) -> str:
+        """``"ingested 1 file (4 unchanged, 0 removed)"``; ``"nothing to ingest: ..."`` when no
+        file changed."""
+        counts = f"({self.unchanged} unchanged, {self.removed} removed)"
+        if self.ingested == 0 and self.removed == 0:
+            return f"nothing to ingest: 0 files {counts}"
+        files = "file" if self.ingested == 1 else "files"
+        return f"ingested {self.ingested} {files} {counts}"
+
+    def lines(self) -> list[str]:
+        return [*self.refused, self.line()]
+
+
+def store_dir(docs: Path, store: Path | None) -> Path:
+    """Where the store of ``docs`` lives: ``store``, else ``DIR.cage-chat`` beside ``DIR``.
+
+    Raises:
+        ValueError: ``store`` is inside ``docs`` (the store would be read as documents, and
+            a loader over the folder would meet a folder among its files).
+    """
+    docs = docs.resolve()
+    chosen = (store if store is not None else docs.with_name(docs.name + STORE_SUFFIX)).resolve()
+    if chosen == docs or chosen.is_relative_to(docs):
+        raise ValueError(f"--store {chosen}: inside the documents' folder {docs}; keep it beside")
+    return chosen
+
+
+@contextmanager
+def ingest_lock(folder: Path) -> Iterator[None]:
+    """Hold ``folder/ingest.lock`` exclusively (``fcntl.flock``; waits for another holder)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / "ingest.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def progress_bar() -> Callable[[int, int, str], None]:
+    """A progress callback (files done, files to do, the file's name) drawing a ``tqdm`` bar on
+    standard error."""
+    bar: list[tqdm[Any]] = []
+
+    def update(done: int, total: int, name: str) -> None:
+        if not bar:
+            bar.append(tqdm(total=total, desc="ingesting", unit="file", file=sys.stderr))
+        bar[0].n = done
+        bar[0].set_postfix_str(name, refresh=True)
+        if done == total:
+            bar[0].close()
+
+    return update
+
+
+def source_label(metadata: dict[str, Any]) -> str:
+    """``"guide.md › Install"`` for a chunk of a folder (``"guide.md"`` before any heading),
+    the ``title`` for any other passage (the bundled ones)."""
+    if "heading" not in metadata:
+        return str(metadata.get("title", "?"))
+    return " › ".join(x for x in (metadata["source"], metadata["heading"]) if x)
+
+
+def add_folder_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--docs DIR`` and ``--store PATH``, alike in every example."""
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        metavar="DIR",
+        help="answer from this folder's .md/.rst/.txt/.html files instead of the bundled passages",
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        metavar="PATH",
+        help="where the folder's store is kept (default DIR.cage-chat, beside DIR); "
+        "a re-run reuses it",
+    )
+
+
+def check_folder_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error when ``--docs`` is not a folder, ``--store`` is given without
+    ``--docs`` (it would do nothing) or inside it."""
+    if args.docs is not None and not args.docs.is_dir():
+        parser.error(f"--docs {args.docs}: not a folder")
+    if args.store is not None and args.docs is None:
+        parser.error("--store needs --docs DIR (the folder whose store it keeps)")
+    if args.docs is not None:
+        try:
+            store_dir(args.docs, args.store)
+        except ValueError as exc:
+            parser.error(str(exc))

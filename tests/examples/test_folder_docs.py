@@ -1,0 +1,182 @@
+"""examples/folder_docs.py reads a folder's files with each format's own parser into sections
+named by heading (model-free: the stores are exercised by tests/examples/test_examples.py)."""
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SAMPLE_DOCS = EXAMPLES / "sample_docs"
+
+
+@pytest.fixture(scope="module")
+def folder_docs():
+    spec = importlib.util.spec_from_file_location("folder_docs", EXAMPLES / "folder_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("folder_docs", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_sample_file_is_cut_at_its_headings(folder_docs):
+    assert {
+        name: [heading for heading, _ in folder_docs.read_sections(SAMPLE_DOCS / name)]
+        for name in ("README.md", "configuration.rst", "faq.txt", "changelog.html")
+    } == {
+        "README.md": ["Tidewater", "Installation", "Usage", "License"],
+        "configuration.rst": ["Configuration file", "Stations", "Units"],
+        "faq.txt": [
+            "Why are the predicted times off by one hour?",
+            "How accurate are the predictions?",
+        ],
+        "changelog.html": ["Version 2.0", "Version 1.4"],
+    }
+
+
+def test_sections_keep_the_prose_and_drop_markup_badges_and_code(folder_docs):
+    readme = dict(folder_docs.read_sections(SAMPLE_DOCS / "README.md"))
+    assert readme["Installation"] == (
+        "Tidewater needs Python 3.10 or newer. Install it from PyPI with pip install "
+        "tidewater, or read the installation notes for other platforms."
+    )  # the code fence after it is gone
+    rst = dict(folder_docs.read_sections(SAMPLE_DOCS / "configuration.rst"))
+    assert rst["Stations"] == (
+        "The default station is Brest, on the Atlantic coast of France. Other stations are "
+        "added with tidewater add-station, which downloads the station's harmonic constants "
+        "once and keeps them in the cache folder.\n\n"
+        "The cache folder is ~/.cache/tidewater and can be deleted safely."
+    )  # a Sphinx role read as its text, the note without its "Note" label
+    html = dict(folder_docs.read_sections(SAMPLE_DOCS / "changelog.html"))
+    assert html["Version 2.0"] == (
+        "Version 2.0 added tidal current predictions for stations that publish current "
+        "constants. The --currents option prints them beside the tide table.\n\n"
+        "Released in March 2024."
+    )
+    every = [t for p in SAMPLE_DOCS.iterdir() for _, t in folder_docs.read_sections(p)]
+    for marker in ("![", "](", "shields.io", "badge", "|", ".. ", "::", "``", "<", "```", "#"):
+        assert not [t for t in every if marker in t], marker
+
+
+CODE_RST = """\
+Widgets
+=======
+
+Bind the button in the constructor::
+
+    self.button = btn
+    -----------------
+
+.. code-block:: python
+
+   def get_requires_for_build_editable(config_settings=None):
+   ==========================================================
+
+The button is then ready.
+"""
+
+CODE_MD = """\
+# Build
+
+Run the build:
+
+    # not a heading: an indented code block
+    make all
+
+```python
+# not a heading either: fenced code
+def main(): ...
+```
+
+Setext heading
+--------------
+
+Done.
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "sections"),
+    [
+        (
+            "widgets.rst",
+            CODE_RST,
+            [("Widgets", "Bind the button in the constructor:\n\nThe button is then ready.")],
+        ),
+        ("build.md", CODE_MD, [("Build", "Run the build:"), ("Setext heading", "Done.")]),
+    ],
+)
+def test_a_code_line_is_never_a_heading_nor_text(folder_docs, tmp_path, name, text, sections):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert folder_docs.read_sections(tmp_path / name) == sections
+
+
+def test_a_folder_is_read_files_only_with_a_line_for_each_file_refused(folder_docs, tmp_path):
+    (tmp_path / "guide.md").write_text("# Guide\n\nRead me.\n", encoding="utf-8")
+    (tmp_path / "notes.md").mkdir()  # a folder whose name looks like a file
+    (tmp_path / "notes.md" / "inner.txt").write_text("Inside.\n", encoding="utf-8")
+    (tmp_path / ".draft.md").write_text("# Draft\n", encoding="utf-8")
+    (tmp_path / "photo.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (tmp_path / "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (tmp_path / "data.csv").write_text("a,b\n", encoding="utf-8")
+    found = folder_docs.folder_files(tmp_path)
+    assert sorted(found.files) == ["guide.md", "notes.md/inner.txt"]
+    assert found.refused == (
+        "not ingested: .draft.md (a hidden name, starting with '.')",
+        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm)",
+        "not ingested: latin.txt (not UTF-8 text)",
+        "not ingested: photo.md (binary content)",
+    )
+
+
+def test_the_report_says_what_was_ingested_and_when_nothing_was(folder_docs):
+    assert folder_docs.IngestReport(1, 4, 0).line() == "ingested 1 file (4 unchanged, 0 removed)"
+    assert folder_docs.IngestReport(0, 5, 2).line() == "ingested 0 files (5 unchanged, 2 removed)"
+    assert folder_docs.IngestReport(0, 4, 0).line() == (
+        "nothing to ingest: 0 files (4 unchanged, 0 removed)"
+    )
+
+
+def test_the_store_lives_beside_the_folder_never_inside_it(folder_docs, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    assert folder_docs.store_dir(docs, None) == tmp_path / "docs.cage-chat"
+    assert folder_docs.store_dir(docs, tmp_path / "elsewhere") == tmp_path / "elsewhere"
+    with pytest.raises(ValueError, match="inside the documents' folder"):
+        folder_docs.store_dir(docs, docs / ".cage-chat")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--store", "somewhere"], "--store needs --docs DIR (the folder whose store it keeps)"),
+        (["--docs", "no/such/folder"], "--docs no/such/folder: not a folder"),
+    ],
+)
+def test_folder_arguments_that_would_do_nothing_are_usage_errors(
+    folder_docs, argv, message, capsys
+):
+    parser = argparse.ArgumentParser(prog="app.py")
+    folder_docs.add_folder_arguments(parser)
+    with pytest.raises(SystemExit) as exit_:
+        folder_docs.check_folder_arguments(parser, parser.parse_args(argv))
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"app.py: error: {message}"
+
+
+def test_a_store_inside_the_folder_is_a_usage_error(folder_docs, tmp_path, capsys):
+    parser = argparse.ArgumentParser(prog="app.py")
+    folder_docs.add_folder_arguments(parser)
+    args = parser.parse_args(["--docs", str(tmp_path), "--store", str(tmp_path / "store")])
+    with pytest.raises(SystemExit):
+        folder_docs.check_folder_arguments(parser, args)
+    assert "inside the documents' folder" in capsys.readouterr().err
+
+
+def test_the_source_label_names_file_and_heading(folder_docs):
+    label = folder_docs.source_label
+    assert label({"source": "configuration.rst", "heading": "Units"}) == "configuration.rst › Units"
+    assert label({"source": "notes.txt", "heading": ""}) == "notes.txt"
+    assert label({"title": "Kansas Song", "source": "hotpotqa"}) == "Kansas Song"  # bundled
