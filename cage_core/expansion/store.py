@@ -60,12 +60,15 @@ from typing import Any
 
 from cage_core.expansion.link_documents import LinkDocumentStore
 from cage_core.expansion.link_rows import (
+    CHECKED_POSITION,
+    ENTRY_COLUMNS,
     MAC_FIELD,
     ROLES,
     VERIFIED_POSTINGS,
     agreeing_counts,
     count_ok,
     count_signed,
+    document_rows,
     drop_unheld,
     entry_from_row,
     is_text,
@@ -260,26 +263,42 @@ class SqliteLinkStorage(LinkDocumentStore):
     def document_entries(
         self, doc_id: str, positions: Collection[int] | None = None
     ) -> list[LinkEntry]:
+        """The document's valid entries (at ``positions``, filtered in SQL: only those rows
+        are decoded). A row holding a value past ``MAX_VALUE_BYTES`` is refused as a seed's
+        own is, before anything after it in the row is read
+        (:data:`~cage_core.expansion.link_rows.CHECKED_POSITION`), and reported as invalid."""
         if not valid_id(doc_id):
             return []  # no other document id is ever stored
-        where = "WHERE doc_id = ?"
-        wanted: list[int] = []
-        if positions is not None:  # filtered in SQL: only these rows are decoded
-            wanted = [p for p in set(positions) if position_ok(p)]
+        condition = ""
+        wanted: tuple[int, ...] = ()
+        if positions is not None:
+            wanted = tuple(p for p in set(positions) if position_ok(p))
             if not wanted:
                 return []
-            where += f" AND position IN ({','.join('?' * len(wanted))})"
-        rows = self._attempt(functools.partial(self._entry_rows, where, (doc_id, *wanted)))
+            condition = f"AND {CHECKED_POSITION} IN ({','.join('?' * len(wanted))})"
+        read = functools.partial(document_rows, columns=ENTRY_COLUMNS, doc_id=doc_id)
+        rows, oversized = self._attempt(
+            lambda conn: read(conn, condition=condition, parameters=wanted)
+        )
+        rows += [(pid, None, None, None, None) for pid in oversized]  # reported as invalid
         return sorted(self._decoded(rows), key=chunk_order)
 
     def document_chunk_ids(self, doc_id: str) -> list[str]:
+        """The ids of the document's entries in :meth:`document_entries`' order; a row
+        holding a value past ``MAX_VALUE_BYTES`` is left out (its position is never read)."""
         if not valid_id(doc_id):
             return []
-        rows = self._attempt(
-            lambda conn: conn.execute(
-                "SELECT id, position FROM entries WHERE doc_id = ?", (doc_id,)
-            ).fetchall()
+        columns = f"id, {CHECKED_POSITION}"
+        rows, oversized = self._attempt(
+            lambda conn: document_rows(conn, columns=columns, doc_id=doc_id)
         )
+        if oversized:
+            self._warn_once(
+                "too large",
+                "link store %s: skipped rows holding a value larger than %d bytes",
+                self.path,
+                MAX_VALUE_BYTES,
+            )
         places = [
             (position is None, position or 0, pid)
             for pid, position in rows
