@@ -44,7 +44,10 @@ Every file is untrusted too (issue 40): the checks of a file as it is opened, an
 at the path at every transaction, are :mod:`cage_core.expansion.link_store_file`'s.
 
 Keyed integrity (optional, for stores others can write; with ``integrity_key``): every entry
-and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`). Errors name their cause (permission,
+and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`); a
+key none of the store's MACs holds under is refused at open (:class:`IntegrityKeyMismatch`), and
+:meth:`~cage_core.expansion.link_integrity.KeyedLinkStore.check` reads the whole store
+(:mod:`cage_core.expansion.link_integrity`). Errors name their cause (permission,
 read-only, corrupt or truncated, empty, newer version).
 """
 
@@ -54,11 +57,11 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from cage_core.expansion.link_documents import LinkDocumentStore
+from cage_core.expansion.link_integrity import IntegrityKeyMismatch, KeyedLinkStore
 from cage_core.expansion.link_rows import (
     CHECKED_POSITION,
     ENTRY_COLUMNS,
@@ -70,7 +73,6 @@ from cage_core.expansion.link_rows import (
     count_signed,
     document_rows,
     drop_unheld,
-    entry_from_row,
     is_text,
     position_ok,
     postings_of,
@@ -84,7 +86,7 @@ from cage_core.expansion.link_store_file import (
     STORE_VERSION,
 )
 from cage_core.expansion.link_writes import replace_entries
-from cage_core.expansion.record import LinkEntry, LinkIndexFormatError, valid_id
+from cage_core.expansion.record import LinkEntry, valid_id
 from cage_core.expansion.storage import NameRole, check_storable, chunk_order
 from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES, WalCheckpointer
 from cage_core.graphs.integrity import key_bytes
@@ -92,6 +94,7 @@ from cage_core.sqlite_files import BUSY_TIMEOUT_S, MAX_ATTEMPTS
 
 __all__ = [
     "EMPTY_FILE_RACE_S",
+    "IntegrityKeyMismatch",
     "MAC_FIELD",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
@@ -115,7 +118,7 @@ CACHE_KIB = 32 * 1024
 memory, and holds the pages a write batch changes."""
 
 
-class SqliteLinkStorage(LinkDocumentStore):
+class SqliteLinkStorage(KeyedLinkStore):
     """:class:`~cage_core.expansion.index.LinkStorage` in a SQLite file (module docstring).
 
     Args:
@@ -149,7 +152,6 @@ class SqliteLinkStorage(LinkDocumentStore):
             raise ValueError(
                 "max_attempts and cache_kib must be at least 1 and busy_timeout_s non-negative"
             )
-        self._reported: set[int] = set()
         super().__init__(
             Path(path),
             create=create,
@@ -352,29 +354,6 @@ class SqliteLinkStorage(LinkDocumentStore):
         return removed
 
     # -- housekeeping -------------------------------------------------------------------
-    def check(self) -> list[str]:
-        """What is wrong with the whole store, read end to end ([] when sound): SQLite's
-        ``PRAGMA integrity_check`` (damaged pages and indexes: a flipped bit in an index
-        makes a lookup miss, which no row check can see) and, with an integrity key, the
-        entries without a valid MAC. Reads every page: for a backup or a schedule, not a
-        query path."""
-        problems = [
-            str(row[0])
-            for row in self._attempt(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
-            if row[0] != "ok"
-        ]
-        if self._integrity_key is not None:
-            where = "WHERE pid > ? ORDER BY pid LIMIT ?"
-            last, unsigned = 0, 0
-            while rows := self._attempt(
-                functools.partial(self._entry_rows, where, (last, READ_BATCH_KEYS))
-            ):
-                last = rows[-1][0]
-                unsigned += sum(self._decode(row, quiet=True) is None for row in rows)
-            if unsigned:
-                problems.append(f"{unsigned} entries without a valid MAC under the integrity key")
-        return problems
-
     def __getstate__(self) -> dict[str, object]:
         """Pickled by path and settings: the copy opens its own connection (never creates)."""
         return {
@@ -404,41 +383,3 @@ class SqliteLinkStorage(LinkDocumentStore):
             return int(row[0])
         logger.warning("link store %s: the stored passage count is invalid; counting", self.path)
         return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
-
-    def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
-        """The valid entries of entry rows; new invalid ones reported in one warning."""
-        out: list[LinkEntry] = []
-        reasons: dict[str, int] = {}
-        for row in rows:
-            entry = self._decode(row, reasons=reasons)
-            if entry is not None:
-                out.append(entry)
-        if reasons:
-            summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
-            logger.warning(
-                "link store %s: skipped %d invalid entries (%s)",
-                self.path,
-                sum(reasons.values()),
-                summary,
-            )
-        return out
-
-    def _decode(
-        self,
-        row: tuple,
-        *,
-        quiet: bool = False,
-        reasons: dict[str, int] | None = None,
-        verify: bool = True,
-    ) -> LinkEntry | None:
-        """The entry of a row ``(pid, id, data, doc_id, position)``
-        (:func:`~cage_core.expansion.link_rows.entry_from_row`); ``None`` (counted in
-        ``reasons`` the first time this process sees the row) when invalid."""
-        try:
-            return entry_from_row(row, self._integrity_key, verify=verify)
-        except LinkIndexFormatError as exc:
-            pid = row[0]
-            if not quiet and reasons is not None and pid not in self._reported:
-                self._reported.add(pid)
-                reasons[str(exc)] = reasons.get(str(exc), 0) + 1
-            return None
