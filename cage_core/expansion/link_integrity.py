@@ -72,6 +72,10 @@ class KeyedLinkStore(LinkDocumentStore):
         self._reported: set[int] = set()
         super().__init__(path, **settings)
 
+    def _forget_file(self) -> None:
+        super()._forget_file()
+        self._reported.clear()  # rows are reported by pid: the next file has its own
+
     def check(self) -> list[str]:
         """What is wrong with the whole store, read end to end ([] when sound): SQLite's
         ``PRAGMA integrity_check`` (damaged pages and indexes: a flipped bit in an index

@@ -130,10 +130,15 @@ class SqliteLinkStorage(KeyedLinkStore):
         integrity_key: a secret (bytes or str): entries are written with a MAC under it and
             read only with a valid one (module docstring); ``None``: rows are validated for
             format only.
+        reopen: open the file now at the path at the next call after the store's file was
+            replaced, or deleted and put back, rather than raise ``StoreFileChanged`` at every
+            call (:mod:`~cage_core.expansion.link_store_connection`); for readers.
 
     Raises:
         FileNotFoundError: when ``path`` does not exist and not ``create``.
         LinkIndexFormatError: when the file is not a link store of this version.
+        IntegrityKeyMismatch: when the store holds MACs and none holds under
+            ``integrity_key`` (:mod:`~cage_core.expansion.link_integrity`).
     """
 
     def __init__(
@@ -145,6 +150,7 @@ class SqliteLinkStorage(KeyedLinkStore):
         max_attempts: int = MAX_ATTEMPTS,
         cache_kib: int | None = None,
         integrity_key: bytes | str | None = None,
+        reopen: bool = False,
     ) -> None:
         self._integrity_key = key_bytes(integrity_key)
         cache_kib = CACHE_KIB if cache_kib is None else cache_kib
@@ -158,6 +164,7 @@ class SqliteLinkStorage(KeyedLinkStore):
             busy_timeout_s=busy_timeout_s,
             max_attempts=max_attempts,
             cache_kib=cache_kib,
+            reopen=reopen,
         )
 
     # -- LinkStorage: reads -------------------------------------------------------------
@@ -362,6 +369,7 @@ class SqliteLinkStorage(KeyedLinkStore):
             "max_attempts": self._max_attempts,
             "cache_kib": self._cache_kib,
             "integrity_key": self._integrity_key,
+            "reopen": self._reopen,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -371,6 +379,7 @@ class SqliteLinkStorage(KeyedLinkStore):
             max_attempts=state["max_attempts"],
             cache_kib=state["cache_kib"],
             integrity_key=state.get("integrity_key"),
+            reopen=state.get("reopen", False),
         )
 
     def __repr__(self) -> str:
