@@ -27,8 +27,9 @@ HELP = "rerank passages from a file for one query"
 def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
     check_query(args.query)
     at_least_one(args.top_n, "--top-n")
-    passages = read_passages(args.passages)
-    reranker = CageReranker(config_from_args(args), nlp=args.spacy_model)
+    config = config_from_args(args)
+    passages = read_passages(args.passages, max_chars=config.max_parse_chars)
+    reranker = CageReranker(config, nlp=args.spacy_model)
     ranked = reranker.rerank(args.query, passages, top_n=args.top_n)
     if args.json:
         for r in ranked:
@@ -73,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="JSON Lines (.jsonl/.json) or text with blank-line separated "
         f"passages, UTF-8, at most {MAX_PASSAGES_BYTES // 2**20} MiB; '-' reads text from standard "
-        "input",
+        "input; a passage longer than max_parse_chars (20,000 characters by default) is cut to it",
     )
     parser.add_argument("--top-n", type=int, default=None, help="how many to print (default all)")
     parser.add_argument(
