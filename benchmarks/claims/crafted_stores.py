@@ -10,7 +10,10 @@ processes of the call's wall time and of its peak resident memory above the proc
 the call (Linux ``VmHWM``, reset first, so SQLite's own allocations count; the modules are
 imported before); printed is the excess over the clean store's figures. The target: at most 50 ms and 100 MiB per call.
 
-Cases: a row of ``--row-mb`` MB (values are refused before they are read), ``--postings``
+Cases: a row of ``--row-mb`` MB (values are refused before they are read), the seed's own
+or its neighbouring chunk (the entries are chunks of documents of ten, so ``expand`` reads
+the chunks next to each seed: a row whose position is read past its value would cost its
+whole size), ``--postings``
 postings under a stored count of 1 (a name's postings are read up to its count + 1),
 ``entries`` as an endless view, a trigger that rewrites a writer's rows (both refused at
 open by the schema check), and the graph store's ``graphs`` table as a view and with a
@@ -47,6 +50,8 @@ def _entries(count: int):
             f"person {i}",
             (f"person {i}",),
             (f"person {(i + 1) % count}", f"person {(i + 7) % count}"),
+            doc_id=f"doc{i // 10}",
+            position=i % 10,
         )
         for i in range(count)
     ]
@@ -84,9 +89,14 @@ def build(where: Path, row_mb: int, postings: int) -> dict[str, tuple[str, Path]
         store.put_many((f"k{i}", _graph(f"k{i}")) for i in range(200))
     big = "x" * (row_mb * 1_000_000)
     crafted: dict[str, tuple[str, str, tuple]] = {
-        f"link: a {row_mb} MB row": (
+        f"link: a {row_mb} MB row, a seed's own": (
             "links",
             "UPDATE entries SET data = ? WHERE id = 'p3'",
+            (big,),
+        ),
+        f"link: a {row_mb} MB row, a seed's neighbour": (
+            "links",
+            "UPDATE entries SET data = ? WHERE id = 'p6'",  # next to the seed p5
             (big,),
         ),
         f"link: {postings:,} postings under a count of 1": ("links", "", ()),

@@ -42,8 +42,9 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     check_query(args.query)
     if Path(args.out).suffix.lower() != PICTURE_SUFFIX:
         raise ValueError(f"--out {args.out}: cage explain writes a PNG; name it *.png")
-    passages = read_passages(args.passages)
-    reranker = CageReranker(config_from_args(args), nlp=args.spacy_model)
+    config = config_from_args(args)
+    passages = read_passages(args.passages, max_chars=config.max_parse_chars)
+    reranker = CageReranker(config, nlp=args.spacy_model)
     scores = reranker.score(args.query, passages)
     path = render_heatmap(args.query, passages, scores, args.out)
     out.write(f"wrote {path} ({len(passages)} passages)\n")

@@ -3,22 +3,28 @@
 It prints a table, or with ``--json`` one JSON object per line, of the same fields under the
 same names: ``rank`` (1 for the first passage, in both), ``index`` (the passage's position in
 the file, from 0), ``score`` (the fused score), ``similarity`` (the embedder's cosine to the
-query), ``coherence``, the ``path`` the pool took (its kind and the gate that fired: one line
-under the table) and the passage. An empty query or passages file is an error (exit 2).
+query), ``coherence`` (the strength of the via's link), the ``path`` the pool took (its kind
+and the gate that fired: one line under the table), the passage, and its ``via``: the
+earlier-ranked passage it is linked to and by what (:class:`~cage_core.passage.Via`), in the
+table as ``← via 'Shirley Temple' from #1`` after the passage (``#1``: that passage's rank), in
+JSON as ``{"name", "kind", "rank", "index"}`` (``rank`` from 1 and ``index`` from 0, as the
+passage's own), ``null`` without one. An empty query or passages file is an error (exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from cage_core.cli.options import add_config_options, at_least_one, check_query, config_from_args
-from cage_core.cli.output import clip
+from cage_core.cli.output import clip, via_text
 from cage_core.cli.passages import MAX_PASSAGES_BYTES, read_passages
+from cage_core.passage import RankedPassage, Via
 from cage_core.reranker import CageReranker
 
-__all__ = ["HELP", "add_arguments", "cmd_rerank"]
+__all__ = ["HELP", "add_arguments", "cmd_rerank", "via_json"]
 
 HELP = "rerank passages from a file for one query"
 """The command's line in ``cage --help``."""
@@ -27,8 +33,9 @@ HELP = "rerank passages from a file for one query"
 def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
     check_query(args.query)
     at_least_one(args.top_n, "--top-n")
-    passages = read_passages(args.passages)
-    reranker = CageReranker(config_from_args(args), nlp=args.spacy_model)
+    config = config_from_args(args)
+    passages = read_passages(args.passages, max_chars=config.max_parse_chars)
+    reranker = CageReranker(config, nlp=args.spacy_model)
     ranked = reranker.rerank(args.query, passages, top_n=args.top_n)
     if args.json:
         for r in ranked:
@@ -44,6 +51,7 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
                         "coherence": r.coherence,
                         "path": r.path,
                         "text": r.text,
+                        "via": via_json(r.via, ranked),
                     },
                     ensure_ascii=False,
                 )
@@ -55,13 +63,27 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
     )
     for r in ranked:
         label = f"{r.title}: {r.text}" if r.title else r.text
-        out.write(
+        line = (
             f"{r.rank + 1:>4} {r.index:>5} {r.score:7.3f} {r.similarity:10.3f} "
-            f"{r.coherence:+9.3f}  {clip(label, 70)}\n"
+            f"{r.coherence:+9.3f}  {clip(label, 50):50} {via_text(r.via)}"
         )
+        out.write(line.rstrip() + "\n")
     if ranked:
         out.write(f"path: {ranked[0].path}\n")
     return 0
+
+
+def via_json(via: Via | None, ranked: Sequence[RankedPassage]) -> dict[str, Any] | None:
+    """A ranked passage's via in ``--json``: its name and kind, and the linked passage's
+    ``rank`` (from 1) and ``index`` in the file (from 0); ``None`` without one."""
+    if via is None:
+        return None
+    return {
+        "name": via.name,
+        "kind": via.kind,
+        "rank": via.rank + 1,
+        "index": ranked[via.rank].index,
+    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,13 +95,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="JSON Lines (.jsonl/.json) or text with blank-line separated "
         f"passages, UTF-8, at most {MAX_PASSAGES_BYTES // 2**20} MiB; '-' reads text from standard "
-        "input",
+        "input; a passage longer than max_parse_chars (20,000 characters by default) is cut to it",
     )
     parser.add_argument("--top-n", type=int, default=None, help="how many to print (default all)")
     parser.add_argument(
         "--json",
         action="store_true",
         help="print JSON Lines instead of a table (the same fields; rank counts from 1 "
-        "in both, index, the passage's position in the file, from 0)",
+        "in both, index, the passage's position in the file, from 0; via, the earlier "
+        "passage it is linked to: name, kind, rank and index, or null)",
     )
     add_config_options(parser)

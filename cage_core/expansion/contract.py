@@ -51,7 +51,8 @@ The link index is given as a :class:`~cage_core.expansion.index.LinkIndex` or as
 (written by the ingest transformer/extractor or ``cage enrich --link-index``), opened once
 with :meth:`LinkIndex.open <cage_core.expansion.index.LinkIndex.open>`: a SQLite link store
 (``.sqlite``/``.db``: opened without loading, read per query, so millions of chunks cost
-no start-up time or memory) or a JSON Lines file (loaded whole). A file that is no link
+no start-up time or memory; a file swapped in at its path is read from the next query:
+:func:`load_link_index`) or a JSON Lines file (loaded whole). A file that is no link
 index raises :class:`~cage_core.expansion.index.LinkIndexFormatError` when the retriever is
 made; invalid entries are skipped with one warning.
 """
@@ -108,7 +109,12 @@ T = TypeVar("T")
 
 def load_link_index(source: LinkIndexSource) -> LinkIndex:
     """``source`` itself if it is a :class:`LinkIndex`, else the index stored at that path
-    (:meth:`LinkIndex.open`: a SQLite store is opened, a JSON Lines file loaded).
+    (:meth:`LinkIndex.open`: a SQLite store is opened, a JSON Lines file loaded). A SQLite
+    store opened here is the retriever's own and is opened with ``reopen=True``: once another
+    file was moved over it (a rebuilt store swapped in), or it was deleted and put back, the
+    next query reads the file now at the path (one warning) instead of raising
+    ``StoreFileChanged`` until a new retriever is made; while no file is there, each query
+    raises it.
 
     Raises:
         TypeError: for anything else.
@@ -118,7 +124,7 @@ def load_link_index(source: LinkIndexSource) -> LinkIndex:
     if isinstance(source, LinkIndex):
         return source
     if isinstance(source, (str, os.PathLike)):
-        index = LinkIndex.open(Path(source))
+        index = LinkIndex.open(Path(source), reopen=True)
         logger.info("opened the link index of %d passages at %s", len(index), source)
         return index
     raise TypeError(

@@ -375,6 +375,7 @@ class LinkIndex:
         weights: LinkWeights | None = None,
         create: bool = False,
         integrity_key: bytes | str | None = None,
+        reopen: bool = False,
     ) -> LinkIndex:
         """The index stored at ``path``: a SQLite link store when the name ends in one of
         :data:`STORE_SUFFIXES` (opened without loading, read per query:
@@ -387,6 +388,8 @@ class LinkIndex:
                 :mod:`cage_core.expansion.store`): entries are written with a MAC under it and
                 read only with a valid one. A JSON Lines file carries no MACs: there it has no
                 effect, which is logged.
+            reopen: a SQLite store's file replaced (or deleted and put back) while open is
+                opened anew at the next call, not ``StoreFileChanged`` at every call.
 
         Raises:
             FileNotFoundError: when nothing is stored at ``path`` (and not ``create``).
@@ -395,7 +398,9 @@ class LinkIndex:
         if is_store_path(path):
             from cage_core.expansion.store import SqliteLinkStorage
 
-            storage = SqliteLinkStorage(path, create=create, integrity_key=integrity_key)
+            storage = SqliteLinkStorage(
+                path, create=create, integrity_key=integrity_key, reopen=reopen
+            )
             return cls(weights, storage=storage)
         if integrity_key is not None:
             logger.warning(

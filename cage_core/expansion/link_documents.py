@@ -116,6 +116,10 @@ class LinkDocumentStore(LinkStoreConnection):
         self._notes: set[str] = set()
         super().__init__(path, **settings)
 
+    def _forget_file(self) -> None:
+        super()._forget_file()
+        self._schema_seen = False  # the next file's document tables are checked anew
+
     # -- DocumentNames --------------------------------------------------------------------
     def documents(self) -> LinkDocumentStore:
         return self

@@ -35,15 +35,19 @@ from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatE
 from cage_core.expansion.storage import NameRole
 
 __all__ = [
+    "CHECKED_POSITION",
     "DATA_FIELDS",
+    "ENTRY_COLUMNS",
     "MAC_DOMAIN",
     "MAC_FIELD",
+    "READ_BATCH_PIDS",
     "ROLES",
     "SIGNED_FIELDS",
     "VERIFIED_POSTINGS",
     "agreeing_counts",
     "count_ok",
     "count_signed",
+    "document_rows",
     "drop_unheld",
     "entry_data",
     "entry_from_row",
@@ -64,8 +68,18 @@ VERIFIED_POSTINGS = 4096
 count above it is checked to be above it: such a name makes no link unless ``max_link_df``
 is raised past it)."""
 MAC_DOMAIN = b"cage-link-mac/1\x00"
+READ_BATCH_PIDS = 500
+"""Pids per ``… IN (…)`` of :func:`document_rows` (SQLite's bound-parameter limit is 999 on
+old builds)."""
 
 SIGNED_FIELDS = DATA_FIELDS | {MAC_FIELD}
+ENTRY_COLUMNS = "pid, id, data, doc_id, position"
+CHECKED_POSITION = "CASE WHEN min(id, data, doc_id) IS NOT NULL THEN position ELSE -1 END"
+"""A row's ``position``, read only after every value stored before it in the row passed the
+size check: ``min()`` reads each of them, and SQLite refuses one past ``MAX_VALUE_BYTES``
+(``sqlite3.DataError``) before reading it. Read first, ``position`` would walk the overflow
+pages of such a value to get past it (a crafted 300 MB ``data``: 6.3 s per read). -1 (no
+valid position) for a row with a NULL among them."""
 
 
 def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> LinkEntry:
@@ -97,6 +111,41 @@ def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> Lin
     ):
         raise LinkIndexFormatError("no valid MAC under the integrity key")
     return entry
+
+
+def document_rows(
+    conn: sqlite3.Connection, columns: str, doc_id: str, condition: str = "", parameters: tuple = ()
+) -> tuple[list[tuple], list[int]]:
+    """``SELECT columns FROM entries WHERE doc_id = ? condition`` (``columns`` and
+    ``condition`` read ``position`` only as :data:`CHECKED_POSITION`), and the pids of the
+    document's rows left out because they hold a value past ``MAX_VALUE_BYTES``. When such a
+    row is met, the document's pids are read from its index alone (never a row), then its
+    rows a batch at a time, and row by row in a batch that holds one."""
+    select = f"SELECT {columns} FROM entries WHERE"
+    try:
+        sql = f"{select} doc_id = ? {condition}"
+        return conn.execute(sql, (doc_id, *parameters)).fetchall(), []
+    except sqlite3.DataError:
+        pass
+    pids = [pid for (pid,) in conn.execute("SELECT pid FROM entries WHERE doc_id = ?", (doc_id,))]
+    rows: list[tuple] = []
+    oversized: list[int] = []
+    for start in range(0, len(pids), READ_BATCH_PIDS):
+        chunk = pids[start : start + READ_BATCH_PIDS]
+        try:
+            marks = ",".join("?" * len(chunk))
+            sql = f"{select} pid IN ({marks}) {condition}"
+            rows += conn.execute(sql, (*chunk, *parameters)).fetchall()
+            continue
+        except sqlite3.DataError:
+            pass
+        for pid in chunk:
+            try:
+                sql = f"{select} pid = ? {condition}"
+                rows += conn.execute(sql, (pid, *parameters)).fetchall()
+            except sqlite3.DataError:
+                oversized.append(pid)
+    return rows, oversized
 
 
 def is_text(value: object) -> bool:

@@ -1,6 +1,11 @@
 """One process's connection to a link store file (:mod:`cage_core.expansion.store`): opened
 and checked on first use, retried while locked, written in short transactions, never used
-across ``fork()``, and never used again once the file at its path was replaced or deleted.
+across ``fork()``, and never used again once the file at its path was replaced or deleted: every later call
+raises ``StoreFileChanged``, or, for a store opened with ``reopen=True`` (the expansion
+retrievers' own, :func:`~cage_core.expansion.contract.load_link_index`), the next call once a
+file is at the path again opens that file (one warning; the new file's ``-wal`` is checked as
+at any open, :mod:`cage_core.sqlite_stamp`). A write whose commit may have gone to the old
+file raises either way.
 
 Sharing and safety, as the graph store (:mod:`cage_core.graphs.store`): WAL mode (readers
 never wait for writers); every write is ``BEGIN IMMEDIATE`` transactions of at most
@@ -47,6 +52,7 @@ from cage_core.sqlite_files import (
     changed_file,
     create_private_file,
     describe,
+    file_identity,
     is_busy,
     remove_stale_side_files,
     retry_while_busy,
@@ -84,6 +90,9 @@ class LinkStoreConnection:
         busy_timeout_s: how long SQLite waits for a lock per attempt.
         max_attempts: attempts per read or write transaction (at least 1).
         cache_kib: SQLite page cache of this process's connection.
+        reopen: when the file at the path was replaced, or deleted and put back, open the
+            file now there at the next call (one warning) rather than raise
+            ``StoreFileChanged`` at every call (module docstring).
 
     Raises:
         FileNotFoundError: when ``path`` does not exist and not ``create``.
@@ -91,9 +100,17 @@ class LinkStoreConnection:
     """
 
     def __init__(
-        self, path: Path, *, create: bool, busy_timeout_s: float, max_attempts: int, cache_kib: int
+        self,
+        path: Path,
+        *,
+        create: bool,
+        busy_timeout_s: float,
+        max_attempts: int,
+        cache_kib: int,
+        reopen: bool = False,
     ) -> None:
         self.path = path
+        self._reopen = reopen
         self._busy_timeout_s = busy_timeout_s
         self._max_attempts = max_attempts
         self._cache_kib = cache_kib
@@ -307,16 +324,30 @@ class LinkStoreConnection:
         """
         if self._closed:
             raise sqlite3.ProgrammingError(f"link store {self.path} is closed")
-        if self._changed is not None:
+        if self._changed is not None and not self._reopened(self._changed):
             raise self._changed
         if self._conn is not None and self._opened is not None and not self._conn.in_transaction:
             changed = changed_file("link store", self.path, self._opened)
             if changed is not None:
                 self._drop_connection(changed)
-                raise changed
+                if not self._reopened(changed):
+                    raise changed
         if self._conn is None:
             self._conn, self._opened = self._connect()
         return self._conn
+
+    def _reopened(self, changed: StoreFileChanged) -> bool:
+        """With ``reopen``, when a file is at the path again: forget ``changed`` (logged) and
+        what was read of the old file, so the caller opens the file now there; hold ``_lock``."""
+        if not self._reopen or file_identity(self.path) is None:
+            return False
+        logger.warning("%s; opening the file now at the path", changed)
+        self._changed = None
+        self._forget_file()
+        return True
+
+    def _forget_file(self) -> None:
+        """What a subclass knows of the file it read: dropped before another file is opened."""
 
     def _begin_checked(self, conn: sqlite3.Connection) -> None:
         """Begin a read transaction whose first read checks the WAL

@@ -13,7 +13,8 @@ transaction first checks that the file there is still the one the connection ope
 a write checks again after its commit; a replaced or deleted file raises
 :class:`~cage_core.sqlite_files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
 what to do, then and at every later call: the stale connection is closed, never used again,
-and the file now at the path is opened only by opening the store anew. A ``-wal`` beside the
+and the file now at the path is opened only by opening the store anew (or, for a store opened
+with ``reopen=True``, at the next call: :mod:`cage_core.expansion.link_store_connection`). A ``-wal`` beside the
 file that holds another file's commits (left by a process that still has a replaced file
 open) is refused at open and at every transaction, never read, nor checkpointed into the
 file (:mod:`cage_core.sqlite_stamp`: every write commits the file's stamp).

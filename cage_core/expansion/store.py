@@ -44,7 +44,10 @@ Every file is untrusted too (issue 40): the checks of a file as it is opened, an
 at the path at every transaction, are :mod:`cage_core.expansion.link_store_file`'s.
 
 Keyed integrity (optional, for stores others can write; with ``integrity_key``): every entry
-and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`). Errors name their cause (permission,
+and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`); a
+key none of the store's MACs holds under is refused at open (:class:`IntegrityKeyMismatch`), and
+:meth:`~cage_core.expansion.link_integrity.KeyedLinkStore.check` reads the whole store
+(:mod:`cage_core.expansion.link_integrity`). Errors name their cause (permission,
 read-only, corrupt or truncated, empty, newer version).
 """
 
@@ -54,20 +57,22 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from cage_core.expansion.link_documents import LinkDocumentStore
+from cage_core.expansion.link_integrity import IntegrityKeyMismatch, KeyedLinkStore
 from cage_core.expansion.link_rows import (
+    CHECKED_POSITION,
+    ENTRY_COLUMNS,
     MAC_FIELD,
     ROLES,
     VERIFIED_POSTINGS,
     agreeing_counts,
     count_ok,
     count_signed,
+    document_rows,
     drop_unheld,
-    entry_from_row,
     is_text,
     position_ok,
     postings_of,
@@ -81,7 +86,7 @@ from cage_core.expansion.link_store_file import (
     STORE_VERSION,
 )
 from cage_core.expansion.link_writes import replace_entries
-from cage_core.expansion.record import LinkEntry, LinkIndexFormatError, valid_id
+from cage_core.expansion.record import LinkEntry, valid_id
 from cage_core.expansion.storage import NameRole, check_storable, chunk_order
 from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES, WalCheckpointer
 from cage_core.graphs.integrity import key_bytes
@@ -89,6 +94,7 @@ from cage_core.sqlite_files import BUSY_TIMEOUT_S, MAX_ATTEMPTS
 
 __all__ = [
     "EMPTY_FILE_RACE_S",
+    "IntegrityKeyMismatch",
     "MAC_FIELD",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
@@ -112,7 +118,7 @@ CACHE_KIB = 32 * 1024
 memory, and holds the pages a write batch changes."""
 
 
-class SqliteLinkStorage(LinkDocumentStore):
+class SqliteLinkStorage(KeyedLinkStore):
     """:class:`~cage_core.expansion.index.LinkStorage` in a SQLite file (module docstring).
 
     Args:
@@ -124,10 +130,15 @@ class SqliteLinkStorage(LinkDocumentStore):
         integrity_key: a secret (bytes or str): entries are written with a MAC under it and
             read only with a valid one (module docstring); ``None``: rows are validated for
             format only.
+        reopen: open the file now at the path at the next call after the store's file was
+            replaced, or deleted and put back, rather than raise ``StoreFileChanged`` at every
+            call (:mod:`~cage_core.expansion.link_store_connection`); for readers.
 
     Raises:
         FileNotFoundError: when ``path`` does not exist and not ``create``.
         LinkIndexFormatError: when the file is not a link store of this version.
+        IntegrityKeyMismatch: when the store holds MACs and none holds under
+            ``integrity_key`` (:mod:`~cage_core.expansion.link_integrity`).
     """
 
     def __init__(
@@ -139,6 +150,7 @@ class SqliteLinkStorage(LinkDocumentStore):
         max_attempts: int = MAX_ATTEMPTS,
         cache_kib: int | None = None,
         integrity_key: bytes | str | None = None,
+        reopen: bool = False,
     ) -> None:
         self._integrity_key = key_bytes(integrity_key)
         cache_kib = CACHE_KIB if cache_kib is None else cache_kib
@@ -146,13 +158,13 @@ class SqliteLinkStorage(LinkDocumentStore):
             raise ValueError(
                 "max_attempts and cache_kib must be at least 1 and busy_timeout_s non-negative"
             )
-        self._reported: set[int] = set()
         super().__init__(
             Path(path),
             create=create,
             busy_timeout_s=busy_timeout_s,
             max_attempts=max_attempts,
             cache_kib=cache_kib,
+            reopen=reopen,
         )
 
     # -- LinkStorage: reads -------------------------------------------------------------
@@ -260,26 +272,42 @@ class SqliteLinkStorage(LinkDocumentStore):
     def document_entries(
         self, doc_id: str, positions: Collection[int] | None = None
     ) -> list[LinkEntry]:
+        """The document's valid entries (at ``positions``, filtered in SQL: only those rows
+        are decoded). A row holding a value past ``MAX_VALUE_BYTES`` is refused as a seed's
+        own is, before anything after it in the row is read
+        (:data:`~cage_core.expansion.link_rows.CHECKED_POSITION`), and reported as invalid."""
         if not valid_id(doc_id):
             return []  # no other document id is ever stored
-        where = "WHERE doc_id = ?"
-        wanted: list[int] = []
-        if positions is not None:  # filtered in SQL: only these rows are decoded
-            wanted = [p for p in set(positions) if position_ok(p)]
+        condition = ""
+        wanted: tuple[int, ...] = ()
+        if positions is not None:
+            wanted = tuple(p for p in set(positions) if position_ok(p))
             if not wanted:
                 return []
-            where += f" AND position IN ({','.join('?' * len(wanted))})"
-        rows = self._attempt(functools.partial(self._entry_rows, where, (doc_id, *wanted)))
+            condition = f"AND {CHECKED_POSITION} IN ({','.join('?' * len(wanted))})"
+        read = functools.partial(document_rows, columns=ENTRY_COLUMNS, doc_id=doc_id)
+        rows, oversized = self._attempt(
+            lambda conn: read(conn, condition=condition, parameters=wanted)
+        )
+        rows += [(pid, None, None, None, None) for pid in oversized]  # reported as invalid
         return sorted(self._decoded(rows), key=chunk_order)
 
     def document_chunk_ids(self, doc_id: str) -> list[str]:
+        """The ids of the document's entries in :meth:`document_entries`' order; a row
+        holding a value past ``MAX_VALUE_BYTES`` is left out (its position is never read)."""
         if not valid_id(doc_id):
             return []
-        rows = self._attempt(
-            lambda conn: conn.execute(
-                "SELECT id, position FROM entries WHERE doc_id = ?", (doc_id,)
-            ).fetchall()
+        columns = f"id, {CHECKED_POSITION}"
+        rows, oversized = self._attempt(
+            lambda conn: document_rows(conn, columns=columns, doc_id=doc_id)
         )
+        if oversized:
+            self._warn_once(
+                "too large",
+                "link store %s: skipped rows holding a value larger than %d bytes",
+                self.path,
+                MAX_VALUE_BYTES,
+            )
         places = [
             (position is None, position or 0, pid)
             for pid, position in rows
@@ -333,29 +361,6 @@ class SqliteLinkStorage(LinkDocumentStore):
         return removed
 
     # -- housekeeping -------------------------------------------------------------------
-    def check(self) -> list[str]:
-        """What is wrong with the whole store, read end to end ([] when sound): SQLite's
-        ``PRAGMA integrity_check`` (damaged pages and indexes: a flipped bit in an index
-        makes a lookup miss, which no row check can see) and, with an integrity key, the
-        entries without a valid MAC. Reads every page: for a backup or a schedule, not a
-        query path."""
-        problems = [
-            str(row[0])
-            for row in self._attempt(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
-            if row[0] != "ok"
-        ]
-        if self._integrity_key is not None:
-            where = "WHERE pid > ? ORDER BY pid LIMIT ?"
-            last, unsigned = 0, 0
-            while rows := self._attempt(
-                functools.partial(self._entry_rows, where, (last, READ_BATCH_KEYS))
-            ):
-                last = rows[-1][0]
-                unsigned += sum(self._decode(row, quiet=True) is None for row in rows)
-            if unsigned:
-                problems.append(f"{unsigned} entries without a valid MAC under the integrity key")
-        return problems
-
     def __getstate__(self) -> dict[str, object]:
         """Pickled by path and settings: the copy opens its own connection (never creates)."""
         return {
@@ -364,6 +369,7 @@ class SqliteLinkStorage(LinkDocumentStore):
             "max_attempts": self._max_attempts,
             "cache_kib": self._cache_kib,
             "integrity_key": self._integrity_key,
+            "reopen": self._reopen,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -373,6 +379,7 @@ class SqliteLinkStorage(LinkDocumentStore):
             max_attempts=state["max_attempts"],
             cache_kib=state["cache_kib"],
             integrity_key=state.get("integrity_key"),
+            reopen=state.get("reopen", False),
         )
 
     def __repr__(self) -> str:
@@ -385,41 +392,3 @@ class SqliteLinkStorage(LinkDocumentStore):
             return int(row[0])
         logger.warning("link store %s: the stored passage count is invalid; counting", self.path)
         return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
-
-    def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
-        """The valid entries of entry rows; new invalid ones reported in one warning."""
-        out: list[LinkEntry] = []
-        reasons: dict[str, int] = {}
-        for row in rows:
-            entry = self._decode(row, reasons=reasons)
-            if entry is not None:
-                out.append(entry)
-        if reasons:
-            summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
-            logger.warning(
-                "link store %s: skipped %d invalid entries (%s)",
-                self.path,
-                sum(reasons.values()),
-                summary,
-            )
-        return out
-
-    def _decode(
-        self,
-        row: tuple,
-        *,
-        quiet: bool = False,
-        reasons: dict[str, int] | None = None,
-        verify: bool = True,
-    ) -> LinkEntry | None:
-        """The entry of a row ``(pid, id, data, doc_id, position)``
-        (:func:`~cage_core.expansion.link_rows.entry_from_row`); ``None`` (counted in
-        ``reasons`` the first time this process sees the row) when invalid."""
-        try:
-            return entry_from_row(row, self._integrity_key, verify=verify)
-        except LinkIndexFormatError as exc:
-            pid = row[0]
-            if not quiet and reasons is not None and pid not in self._reported:
-                self._reported.add(pid)
-                reasons[str(exc)] = reasons.get(str(exc), 0) + 1
-            return None

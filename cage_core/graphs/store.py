@@ -81,6 +81,7 @@ from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
     SIDE_FILE_SUFFIXES,
     create_private_file,
     describe,
+    file_identity,
 )
 
 __all__ = [
@@ -228,13 +229,18 @@ class GraphStore(GraphStoreConnection):
 
     # -- housekeeping -------------------------------------------------------------------
     def __len__(self) -> int:
-        """Number of stored graphs (raises ``sqlite3.OperationalError`` if it stays locked,
-        or with the cause of any other storage error)."""
+        """Number of stored graphs; 0 while no file is at the path (deleted while open: a
+        miss, as lookups are, counted in :attr:`failures` and logged). Raises
+        ``sqlite3.OperationalError`` if it stays locked, or with the cause of any other
+        storage error."""
         try:
             return self._attempt(count_graphs)
         except StoreBusy:
             raise sqlite3.OperationalError(f"graph store {self.path}: database is locked") from None
         except StoreFailed as exc:
+            if file_identity(self.path) is None:
+                self._failed(exc.__cause__, "no file at the path: len() counts 0")
+                return 0
             cause = describe(exc.__cause__) if exc.__cause__ is not None else "unknown"
             raise sqlite3.OperationalError(f"graph store {self.path}: {cause}") from exc.__cause__
 

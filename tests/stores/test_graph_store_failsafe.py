@@ -142,3 +142,19 @@ def test_a_replaced_store_file_is_opened_afresh_and_a_deleted_one_is_a_miss(tmp_
     store.put_many([("new", graph_for("new", 0))])
     assert not live.exists()  # only the constructor creates the file
     store.close()
+
+
+def test_len_of_a_store_whose_file_was_deleted_is_a_miss_not_an_error(tmp_path, caplog):
+    live = tmp_path / "graphs.sqlite"
+    _filled(live, KEYS[:5])
+    store = GraphStore(live)
+    assert len(store) == 5
+    live.unlink()
+    failures = store.failures
+    assert len(store) == 0  # as lookups: a miss, counted and logged, never an OperationalError
+    assert len(store) == 0
+    assert store.failures == failures + 2
+    assert "deleted while open" in caplog.text
+    _filled(live, KEYS[:3])  # a store back at the path is counted again
+    assert len(store) == 3
+    store.close()

@@ -11,8 +11,9 @@ import sqlite3
 import pytest
 from link_swap_worker import batch
 
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.store import SqliteLinkStorage
+from cage_core.expansion.store import IntegrityKeyMismatch, SqliteLinkStorage
 
 KEY = b"a secret only the writers and readers hold"
 QUERIES = [
@@ -124,3 +125,55 @@ def test_check_finds_what_rows_cannot_show_a_damaged_index(keyed_store, tmp_path
         )
     with _keyed(keyed_store) as index:
         assert index.storage.check() == ["1 entries without a valid MAC under the integrity key"]
+
+
+RECORDS = [
+    DocumentRecord("doc-acme", "Acme Foods annual report", ("acme", "annual", "foods", "report")),
+    DocumentRecord("doc-birch", "Birch Agreement", ("agreement", "birch")),
+]
+DOCUMENT_EDITS = {
+    "a record's words": (
+        """UPDATE documents SET words = '["acme","birch"]' WHERE doc_id = 'doc-acme'""",
+        "1 document records without a valid MAC under the integrity key",
+    ),
+    "the document count": (
+        "UPDATE meta SET value = value + 1 WHERE key = 'documents'",
+        "the document count has no valid MAC under the integrity key",
+    ),
+    "a word's count": (
+        "UPDATE document_counts SET documents = 2 WHERE word = 'birch'",
+        "1 document word counts disagree with their postings",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(DOCUMENT_EDITS))
+def test_check_covers_the_document_records(keyed_store, edit):
+    with _keyed(keyed_store) as index:
+        index.add_documents(RECORDS)
+        assert index.storage.check() == []
+    sql, problem = DOCUMENT_EDITS[edit]
+    with sqlite3.connect(keyed_store) as conn:
+        assert conn.execute(sql).rowcount == 1
+    with _keyed(keyed_store) as index:
+        assert index.storage.check() == [problem]
+
+
+def test_a_wrong_key_is_an_error_at_open_not_empty_expansions(keyed_store):
+    for open_store in (
+        lambda key: SqliteLinkStorage(keyed_store, integrity_key=key),
+        lambda key: LinkIndex.open(keyed_store, integrity_key=key),
+        lambda key: LinkIndex.open(keyed_store, integrity_key=key, create=True),  # a writer
+    ):
+        with pytest.raises(IntegrityKeyMismatch, match="no MAC .* holds under the integrity key"):
+            open_store(b"not the writers' key")
+    assert issubclass(IntegrityKeyMismatch, ValueError)
+    assert _expansions(keyed_store) == _expansions(keyed_store, key=None)  # the right key reads
+
+
+def test_a_store_with_its_count_altered_still_opens_under_its_key(keyed_store, caplog):
+    with sqlite3.connect(keyed_store) as conn:  # one MAC no longer holds; the entries' do
+        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'passages'")
+    with _keyed(keyed_store) as index:
+        assert len(index) == 300  # recounted, with a warning
+    assert "passage count is invalid" in caplog.text
