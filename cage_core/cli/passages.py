@@ -87,7 +87,7 @@ def read_passages(path: str, max_chars: int | None = None) -> list[Passage]:
     else:
         blocks = list(_blocks(content, max_chars))
         passages = [Passage(text=text) for text, _ in blocks if text]
-        cut = sum(whole for _, whole in blocks)
+        cut = sum(was_cut for _, was_cut in blocks)
     where = "standard input" if path == "-" else path
     if not passages:
         raise ValueError(f"{where}: no passages (it is empty)")

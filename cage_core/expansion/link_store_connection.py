@@ -1,11 +1,11 @@
 """One process's connection to a link store file (:mod:`cage_core.expansion.store`): opened
 and checked on first use, retried while locked, written in short transactions, never used
-across ``fork()``, and never used again once the file at its path was replaced or deleted: every later call
-raises ``StoreFileChanged``, or, for a store opened with ``reopen=True`` (the expansion
-retrievers' own, :func:`~cage_core.expansion.contract.load_link_index`), the next call once a
-file is at the path again opens that file (one warning; the new file's ``-wal`` is checked as
-at any open, :mod:`cage_core.sqlite_stamp`). A write whose commit may have gone to the old
-file raises either way.
+across ``fork()``, and never used again once the file at its path was replaced or deleted:
+every later call raises ``StoreFileChanged``, or, for a store opened with ``reopen=True``
+(the expansion retrievers' own, :func:`~cage_core.expansion.contract.load_link_index`), the
+next call once a file is at the path again opens that file (one warning; the new file's
+``-wal`` is checked as at any open, :mod:`cage_core.sqlite_stamp`). A write whose commit may
+have gone to the old file raises either way.
 
 Sharing and safety, as the graph store (:mod:`cage_core.graphs.store`): WAL mode (readers
 never wait for writers); every write is ``BEGIN IMMEDIATE`` transactions of at most
