@@ -17,7 +17,7 @@ from cage_core.config import CageConfig
 from cage_core.graphs.passage_graph import GraphFormatError, PassageGraph
 from cage_core.models import MissingModelError
 from cage_core.passage import Passage, RankedPassage, Via
-from cage_core.ranking.fusion import PoolScores
+from cage_core.ranking.pool_scores import PoolScores
 from cage_core.reranker import CageReranker
 
 __version__ = "0.4.0"

@@ -99,7 +99,7 @@ class Via(NamedTuple):
 
 @dataclass(frozen=True)
 class RankedPassage:
-    """One passage of a rerank result (the scores are defined in :mod:`cage_core.ranking.fusion`).
+    """One passage of a rerank result (the scores are defined in :mod:`cage_core.methods.cage`).
 
     Attributes:
         index: position of the passage in the caller's input list.

@@ -74,7 +74,7 @@ _KIND_TEXT: dict[str, str] = {
 
 @dataclass(frozen=True, init=False)
 class CageConfig:
-    """Settings of the CAGE reranker (formulas in :mod:`cage_core.ranking.fusion`).
+    """Settings of the CAGE reranker (formulas in :mod:`cage_core.methods.cage`).
 
     The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
     to the query-relevant core of the pool; see :mod:`cage_core.ranking.links`).

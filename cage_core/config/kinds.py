@@ -1,7 +1,7 @@
 """Which settings each kind of pool reads (:func:`settings_read`), and so which changed
 settings cannot change the ranking of a pool of that kind (:func:`unread_on`).
 
-The kinds are those of :func:`cage_core.ranking.fusion.pool_kind`; a setting is named by its
+The kinds are those of :func:`cage_core.methods.cage.pool_kind`; a setting is named by its
 dotted path (``chain.length``). Under a config, a pool of each kind reads:
 
 ==========  ================================================================================

@@ -1,7 +1,7 @@
 """What CAGE computed for one pool, and which path the pool took: :class:`PoolScores`.
 
 The *path* is the pool's kind (:data:`PoolKind`, decided once by
-:func:`~cage_core.ranking.fusion.pool_kind`) and, when a gate of that kind kept the relevance
+:func:`~cage_core.methods.cage.pool_kind`) and, when a gate of that kind kept the relevance
 order (:mod:`cage_core.ranking.relevance_gate`), the gate's name:
 ``"untitled"``, ``"untitled, gated: few_subjects"`` (:attr:`PoolScores.path`).
 """
@@ -28,7 +28,7 @@ class PoolScores:
     """Every score CAGE computes for one pool, in input order (for inspection/explanation)."""
 
     relevance: np.ndarray
-    """``[k]`` the relevance term of the fusion (see :mod:`cage_core.ranking.fusion`)."""
+    """``[k]`` the relevance term of the fusion (see :mod:`cage_core.methods.cage`)."""
     coherence: np.ndarray
     """``[k]`` the coherence term of the fusion."""
     fused: np.ndarray

@@ -8,7 +8,7 @@ from graphs import entity_graph
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.config import ChainConfig, DocumentConfig, EncoderConfig, validation
 from cage_core.methods import CONTRA_WEIGHT, GraphERConfig, TEGRConfig, get_method
-from cage_core.ranking.fusion import score_pool
+from cage_core.methods.cage import score_pool
 
 
 def test_paper_preset_has_the_papers_settings():

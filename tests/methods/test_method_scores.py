@@ -10,9 +10,9 @@ from pools import QUERY, TEXTS
 from cage_core import CageConfig, CageReranker
 from cage_core.config import EncoderConfig
 from cage_core.methods import CageMethod, Pool, get_method, pool_scores
+from cage_core.methods.cage import score_pool
 from cage_core.paper.encodings import EncodingCache
 from cage_core.passage import Via, as_passages
-from cage_core.ranking.fusion import score_pool
 from cage_core.reranker import configured_reranker
 
 POOL = TEXTS[:4]

@@ -12,8 +12,8 @@ from graphs import entity_graph
 from cage_core import CageConfig, Passage
 from cage_core.config import GateConfig
 from cage_core.methods import Pool, get_method, pool_scores
+from cage_core.methods.cage import pool_kind, score_pool
 from cage_core.ranking import relevance_gate
-from cage_core.ranking.fusion import pool_kind, score_pool
 from cage_core.ranking.pool_scores import POOL_KINDS, PoolScores
 from cage_core.scoring import ranking
 

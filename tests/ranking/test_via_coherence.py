@@ -17,9 +17,9 @@ from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.config import GateConfig
+from cage_core.methods.cage import score_pool
 from cage_core.passage import LINK_KINDS, Via
 from cage_core.ranking.explanation import Explanation, entity_strength, explain_ranking
-from cage_core.ranking.fusion import score_pool
 from cage_core.scoring import ranking
 
 SKY = [
