@@ -135,7 +135,8 @@ def _holds(ranked) -> None:
 def test_a_passage_has_a_coherence_exactly_when_it_has_a_via_on_every_path(name):
     query, passages, sims, graphs, config, path = POOLS[name]
     ranked = CageReranker(config).rerank(query, passages, query_similarities=sims, graphs=graphs)
-    assert {r.path for r in ranked} == {path}
+    assert {str(r.path) for r in ranked} == {path}
+    assert {(r.path.kind, r.path.method) for r in ranked} == {(path.split(",")[0], "cage")}
     _holds(ranked)
     assert any(r.via is not None for r in ranked)  # every pool here has a link to explain
 
