@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from cage_core.passage import Passage
-from cage_core.ranking.fusion import PoolScores
+from cage_core.ranking.pool_scores import PoolScores
 
 __all__ = [
     "render_heatmap",

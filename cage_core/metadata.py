@@ -8,7 +8,7 @@ the strength in [0, 1] of the link ``cage_via`` names, 0 without one), ``cage_ra
 ``cage_via`` (:attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>` as
 ``{"name": str, "rank": int, "kind": "title" | "entity" | "document"}``, or ``None``:
 JSON-safe; a document link's name reads ``"same document: Acme, next chunk"``) and
-``cage_path`` (the path the pool took, :attr:`RankedPassage.path
+``cage_path`` (the path the pool took, ``str`` of :attr:`RankedPassage.path
 <cage_core.passage.RankedPassage.path>`, e.g. ``"untitled, gated: few_subjects"``). A
 passage graph computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()``
 (a JSON string, so flat-metadata vector stores accept it). A retriever's own query similarity
@@ -147,7 +147,7 @@ def ranked_metadata(
     out[CAGE_VIA_KEY] = (
         None if via is None else {"name": via.name, "rank": via.rank, "kind": via.kind}
     )
-    out[CAGE_PATH_KEY] = ranked.path
+    out[CAGE_PATH_KEY] = str(ranked.path)
     return out
 
 

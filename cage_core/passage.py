@@ -1,11 +1,15 @@
-"""The input and output types of a rerank: :class:`Passage` and :class:`RankedPassage`."""
+"""The input and output types of a rerank: :class:`Passage` and :class:`RankedPassage` (with
+its :class:`Via` and :class:`RankingPath`)."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    from cage_core.config.kinds import PoolKind
 
 __all__ = [
     "LINK_KINDS",
@@ -13,6 +17,7 @@ __all__ = [
     "Passage",
     "PassageLike",
     "RankedPassage",
+    "RankingPath",
     "Via",
     "as_passages",
     "encodable",
@@ -98,8 +103,38 @@ class Via(NamedTuple):
 
 
 @dataclass(frozen=True)
+class RankingPath:
+    """The path a pool took through its ranking, the same for every passage of one result.
+
+    Attributes:
+        kind: the pool's kind under CAGE (:data:`~cage_core.config.kinds.PoolKind`:
+            ``"paper"``, ``"document"``, ``"untitled"`` or ``"titled"``, decided once per pool
+            by :func:`~cage_core.methods.cage.pool_kind`); ``None`` for a method that is not
+            CAGE (``tegr``, ``bm25``: it has no pool kinds) and for a passage not ranked by a
+            reranker.
+        gate: the name of the gate that kept the pool's relevance order (a predicate of
+            :mod:`cage_core.ranking.relevance_gate`, e.g. ``"few_subjects"``), or ``None``.
+        method: the name of the method that ranked the pool (``"cage"``, ``"hybrid"``,
+            ``"tegr"``); ``""`` when not known.
+
+    ``str(path)`` is the display string that ``cage_path`` holds in the frameworks' metadata:
+    ``"titled"``, ``"untitled, gated: few_subjects"``; for a method that is not CAGE its
+    name (``"tegr"``); ``""`` for ``RankingPath()``.
+    """
+
+    kind: PoolKind | None = None
+    gate: str | None = None
+    method: str = ""
+
+    def __str__(self) -> str:
+        if self.kind is None:
+            return self.method
+        return self.kind if self.gate is None else f"{self.kind}, gated: {self.gate}"
+
+
+@dataclass(frozen=True)
 class RankedPassage:
-    """One passage of a rerank result (the scores are defined in :mod:`cage_core.ranking.fusion`).
+    """One passage of a rerank result (the scores are defined in :mod:`cage_core.methods.cage`).
 
     Attributes:
         index: position of the passage in the caller's input list.
@@ -124,11 +159,10 @@ class RankedPassage:
             strongest title or entity link; ``None`` for the first passage, for one linked to no
             earlier passage, for ranks after :data:`~cage_core.reranker.VIA_RANKS` and for
             methods that read no passage graphs.
-        path: the path the pool took, the same for every passage of one result: the pool's
-            kind and, when a gate kept the relevance order, the gate's name
-            (:attr:`PoolScores.path <cage_core.ranking.pool_scores.PoolScores.path>`), as
-            ``"titled"`` or ``"untitled, gated: few_subjects"``; for a method that is not
-            CAGE, its name (``"tegr"``); ``""`` when not ranked by a reranker.
+        path: the path the pool took (:class:`RankingPath`: its kind and the gate that kept
+            the relevance order, if any; ``str(path)`` reads ``"titled"`` or ``"untitled,
+            gated: few_subjects"``, for a method that is not CAGE its name, ``"tegr"``);
+            ``RankingPath()`` when not ranked by a reranker.
     """
 
     index: int
@@ -140,7 +174,7 @@ class RankedPassage:
     title: str = ""
     id: str | None = None
     via: Via | None = None
-    path: str = ""
+    path: RankingPath = RankingPath()
 
     @property
     def relevance(self) -> float:

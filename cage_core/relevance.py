@@ -3,7 +3,7 @@
 LangChain's ``metadata["relevance_score"]`` and LlamaIndex's ``NodeWithScore.score`` are read
 by cutoff steps placed after a reranker (``SimilarityPostprocessor(similarity_cutoff=...)``,
 a threshold on ``relevance_score``), which expect a value in [0, 1], higher is better, and
-one bar for every question. CAGE's fused score ``f`` (:mod:`cage_core.ranking.fusion`) is
+one bar for every question. CAGE's fused score ``f`` (:mod:`cage_core.methods.cage`) is
 relative to its pool (the relevance term is standardised within the pool), so it cannot say
 whether the pool answers the question at all: an off-topic question's best passage gets as
 high an ``f`` as an on-topic one's. The wrappers therefore report, for passage ``i`` of a pool

@@ -38,8 +38,8 @@ from cage_core.models import (
 )
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.ranking.explanation import explain_ranking
-from cage_core.ranking.fusion import PoolScores
 from cage_core.ranking.named_documents import named_first
+from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import cosine_matrix, ranking
 
 __all__ = [
@@ -70,7 +70,7 @@ class CageReranker:
     """Coherence-aware graph reranker (CAGE): passages ranked by a fusion of their query
     similarity and how they hang together as evidence, read off their passage graphs. The
     scores of the default (bridge coherence) and of the paper's method (``CageConfig.preset
-    ("paper")``: per-query trained R-GCN) are defined in :mod:`cage_core.ranking.fusion`.
+    ("paper")``: per-query trained R-GCN) are defined in :mod:`cage_core.methods.cage`.
 
     Args:
         config: settings (default :class:`CageConfig()`).

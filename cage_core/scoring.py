@@ -1,6 +1,6 @@
 """Numeric building blocks of the scores: cosines, the R-GCN coherence matrix and its row
 means, the α-weighted fusion and a deterministic ranking. Which of them make up a method's
-score is said once, in :mod:`cage_core.ranking.fusion`.
+score is said once, in :mod:`cage_core.methods.cage`.
 
 Cosines and row sums are computed so that duplicate passages get bit-identical values
 wherever they sit in the pool (``einsum`` instead of BLAS, ``math.fsum`` row sums); a zero

@@ -10,18 +10,22 @@ Layers, lowest first (a module may import its own layer and the ones below)::
     3 ranking/    one pool: relevance, links, chain, gates, the default pool kinds
                   (ranking/kinds/), explanation
     4 paper/      the paper's R-GCN coherence: its pool kind and the add-on term to the core
-    5 fusion      ranking/fusion.py alone: the pool kind and the dispatch over kinds
-    6 methods/    ranking methods behind one protocol
-    7 expansion/  the ingest-time link index that reaches the missed hop
-    8 app         reranker, extractive, heatmap
-    9 integrations/
-   10 eval/
-   11 cli/
+    5 methods/    ranking methods behind one protocol; CAGE's dispatches over the pool kinds
+    6 expansion/  the ingest-time link index that reaches the missed hop
+    7 app         reranker, extractive, heatmap
+    8 integrations/
+    9 eval/
+   10 cli/
+
+Every file of a subpackage has the subpackage's layer: layers are named by folder (and, for
+the modules at the package's root, by module), never for one file of a folder.
 
 Every import counts: module level, inside functions (lazy imports) and under TYPE_CHECKING.
 
 Beside the layers, the same reading of the source checks that:
 
+* no two folders import each other: the import graph of the subpackages (and the root's
+  modules) has no cycle either, so no folder imports one that imports it back;
 * the import graph of ``cage_core`` has no cycle. Lazy imports (inside a function) and imports
   under ``TYPE_CHECKING`` count as edges too: a lazy import only postpones a circle to the
   first call (``expansion/index.py`` imported ``expansion/store.py`` lazily while the store
@@ -49,16 +53,13 @@ LAYERS = {
     "names": 2,
     "ranking": 3,
     "paper": 4,
-    "fusion": 5,
-    "methods": 6,
-    "expansion": 7,
-    "app": 8,
-    "integrations": 9,
-    "eval": 10,
-    "cli": 11,
+    "methods": 5,
+    "expansion": 6,
+    "app": 7,
+    "integrations": 8,
+    "eval": 9,
+    "cli": 10,
 }
-MODULES = {"ranking.fusion": "fusion"}
-"""Modules whose layer is not their subpackage's (by their path below ``cage_core``)."""
 TOP_LEVEL = {
     "passage": "foundation",
     "call_checks": "foundation",
@@ -124,8 +125,6 @@ def layer_of(module: str) -> str | None:
     parts = module.split(".")
     if len(parts) == 1:
         return None
-    if ".".join(parts[1:3]) in MODULES:
-        return MODULES[".".join(parts[1:3])]
     if parts[1] in SUBPACKAGES:
         return SUBPACKAGES[parts[1]]
     return TOP_LEVEL.get(parts[1], "unplaced")
@@ -205,8 +204,9 @@ def test_the_layer_rule_catches_an_upward_import():
     assert layer_of("cage_core.graphs.store") == "graphs"
     assert layer_of("cage_core.reranker") == "app"
     assert layer_of("cage_core.lang.en") == "foundation"
-    fusion, paper = layer_of("cage_core.ranking.fusion"), layer_of("cage_core.paper.encoder")
-    assert LAYERS[fusion] > LAYERS[paper] > LAYERS[layer_of("cage_core.ranking.kinds.titled")]
+    assert layer_of("cage_core.ranking.kinds.titled") == "ranking"  # a folder's every file
+    methods, paper = layer_of("cage_core.methods.cage"), layer_of("cage_core.paper.mode")
+    assert LAYERS[methods] > LAYERS[paper] > LAYERS[layer_of("cage_core.ranking.pool_scores")]
     assert layer_of("cage_core.somewhere_new") == "unplaced"
 
 
@@ -257,6 +257,40 @@ def _cycle(edges: dict[str, set[tuple[int, str]]]) -> list[str]:
 def test_the_import_graph_has_no_cycle():
     cycle = _cycle(_import_edges(PACKAGE, "cage_core"))
     assert not cycle, " imports ".join(cycle)
+
+
+def _folder_edges(edges: dict[str, set[tuple[int, str]]]) -> dict[str, set[tuple[int, str]]]:
+    """``edges`` between the package's folders: each module stands for its subpackage
+    (``cage_core.ranking.kinds.titled`` for ``cage_core.ranking``); a module at the root for
+    itself."""
+
+    def folder(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    folders: dict[str, set[tuple[int, str]]] = {}
+    for module, targets in edges.items():
+        found = folders.setdefault(folder(module), set())
+        found.update((line, folder(t)) for line, t in targets if folder(t) != folder(module))
+    return folders
+
+
+def test_no_folder_imports_one_that_imports_it_back():
+    cycle = _cycle(_folder_edges(_import_edges(PACKAGE, "cage_core")))
+    assert not cycle, " imports ".join(cycle)
+
+
+def test_the_folder_check_finds_two_folders_that_import_each_other(tmp_path):
+    package = tmp_path / "pkg"
+    for folder in ("low", "high"):
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "low" / "a.py").write_text("B = 1\n")
+    (package / "high" / "b.py").write_text("from pkg.low.a import B\n")
+    (package / "low" / "c.py").write_text("from pkg.high.b import B\n")
+    edges = _import_edges(package, "pkg")
+    assert _cycle(edges) == []  # no module cycle: low.c -> high.b -> low.a
+    assert _cycle(_folder_edges(edges)) == ["pkg.high", "pkg.low", "pkg.high"]
 
 
 def test_the_cycle_check_finds_a_cycle_through_a_lazy_import(tmp_path):

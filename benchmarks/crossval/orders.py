@@ -1,6 +1,6 @@
 """The rankings the tuning scripts compare, of a pool dict (:mod:`crossval.dev_pools`).
 
-``cage_order`` is :func:`cage_core.ranking.fusion.score_pool`'s, the product's own code path;
+``cage_order`` is :func:`cage_core.methods.cage.score_pool`'s, the product's own code path;
 ``hybrid_order`` the relevance order ``z(cosine) + lexical_weight · z(BM25)``.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from cage_core import CageConfig
-from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.methods.cage import score_pool
 from cage_core.ranking.pool_bm25 import pool_bm25
-from cage_core.scoring import ranking
+from cage_core.scoring import ranking, standardize
 
 __all__ = ["cage_order", "has_documents", "hybrid_order"]
 

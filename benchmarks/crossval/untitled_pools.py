@@ -33,11 +33,10 @@ from cage_core.eval.open_retrieval import (
 from cage_core.eval.runner import pool_permutation
 from cage_core.names.subjects import derive_subject
 from cage_core.passage import Passage
-from cage_core.ranking.fusion import standardize
 from cage_core.ranking.links import coherence_to_core, core_indices, shared_entity_links
 from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.ranking.untitled_core import subject_links, subject_mentions, untitled_subject
-from cage_core.scoring import cosine_matrix, ranking
+from cage_core.scoring import cosine_matrix, ranking, standardize
 
 from .choice import CrossValidation, cross_validate, grid_points, group_objective
 from .folds import fold_array

@@ -32,7 +32,7 @@ hybrid with its paired bootstrap interval (``crossval.paired_interval``), and la
 with their document ids dropped (not in the objective). The shipped defaults are the allowed
 point chosen on all folds together.
 
-Every ranking is :func:`cage_core.ranking.fusion.score_pool`'s, the product's own code path.
+Every ranking is :func:`cage_core.methods.cage.score_pool`'s, the product's own code path.
 """
 
 from __future__ import annotations
@@ -62,15 +62,15 @@ from crossval.orders import cage_order, has_documents, hybrid_order
 from crossval.pool_files import pool_paths, read_pools
 
 from cage_core import CageConfig
-from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.methods.cage import score_pool
 from cage_core.ranking.pool_bm25 import pool_bm25
-from cage_core.scoring import ranking
+from cage_core.scoring import ranking, standardize
 
 
 def pool_relevance(pool: dict[str, Any], config: CageConfig) -> tuple[np.ndarray, np.ndarray]:
     """``(z(sim), z(bm25))`` of a pool the document view ranks (its relevance is
     ``z(sim) + document.lexical_weight · z(bm25)``, BM25 over the texts that inherit their
-    document's subject), checked against :func:`~cage_core.ranking.fusion.score_pool`: the
+    document's subject), checked against :func:`~cage_core.methods.cage.score_pool`: the
     grid re-runs the view alone."""
     from cage_core.ranking.document_links import (  # not in the code before (``before``)
         document_names,

@@ -31,8 +31,8 @@ from cage_core.config import ChainConfig
 from cage_core.eval.datasets import load_questions
 from cage_core.eval.runner import pool_permutation, pool_similarities
 from cage_core.methods.base import Pool
+from cage_core.methods.cage import score_pool
 from cage_core.passage import Passage
-from cage_core.ranking.fusion import score_pool
 from cage_core.scoring import ranking
 
 MULTI_HOP = ("hotpotqa", "2wikimultihopqa", "musique")

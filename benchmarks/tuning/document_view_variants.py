@@ -79,10 +79,9 @@ from cage_core.ranking.document_links import (
     link_name_words,
     subject_texts,
 )
-from cage_core.ranking.fusion import standardize
 from cage_core.ranking.links import link_name
 from cage_core.ranking.pool_bm25 import pool_bm25, tokens
-from cage_core.scoring import ranking
+from cage_core.scoring import ranking, standardize
 
 GRID = {k: v for k, v in DOCUMENT_GRID.items() if k not in GATE_FIELDS}
 """The view's part of ``beyond_cv.py``'s grid (the gates act on the other pools only)."""

@@ -76,7 +76,7 @@ from cage_core.eval.open_retrieval import (
     gold_ids_in_corpus,
     gold_in_corpus,
 )
-from cage_core.ranking.fusion import score_pool
+from cage_core.methods.cage import score_pool
 from cage_core.ranking.pool_bm25 import query_word_coverage
 from cage_core.relevance import pool_relevance
 from cage_core.scoring import cosine_matrix

@@ -7,7 +7,7 @@ The setting and the pools are those of ``untitled_cv.py`` (:mod:`crossval.untitl
 open retrieval without titles, top 20 by cosine plus the link index's expansion). The subject core keeps its shipped settings
 (the other fields of :class:`~cage_core.config.UntitledConfig`); each grid point of the short
 chain's fields (``chain_window`` 0 is the subject core alone) reorders its ranking through
-:func:`~cage_core.ranking.untitled_core.short_chain`, exactly as :func:`~cage_core.ranking.fusion.score_pool`
+:func:`~cage_core.ranking.untitled_core.short_chain`, exactly as :func:`~cage_core.methods.cage.score_pool`
 does. Folds, objective (mean over HotpotQA, 2WikiMultihopQA and MuSiQue of ``R@3 + R@5``) and
 choice are those of ``untitled_cv.py``, and so is the RAMDocs guard, here on misinformation in
 the top 2 (closed and open pools; Recall@5 and the top 5 are the subject core's); the
@@ -40,7 +40,7 @@ from crossval.untitled_pools import (
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import UntitledConfig
-from cage_core.ranking.fusion import ranked_first
+from cage_core.ranking.lift import ranked_first
 from cage_core.ranking.untitled_core import short_chain, subject_core_scores
 from cage_core.scoring import ranking
 

@@ -8,7 +8,7 @@ The setting is the one where the evidence chain cannot work: open retrieval with
 are built once (:mod:`crossval.untitled_pools`); each grid point of
 :class:`~cage_core.config.UntitledConfig` then ranks them through
 :func:`~cage_core.ranking.untitled_core.subject_core_scores`, exactly as
-:func:`~cage_core.ranking.fusion.score_pool` does. The questions of the multi-hop files
+:func:`~cage_core.methods.cage.score_pool` does. The questions of the multi-hop files
 (HotpotQA, 2WikiMultihopQA, MuSiQue) are pooled and split into 5 folds by a hash of their id
 (``crossval.fold_of``) — never by dataset. For each fold, the grid point with the best mean over
 the three files of ``R@3 + R@5`` on the other four folds ranks the held-out fold; the printed

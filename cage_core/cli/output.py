@@ -9,7 +9,7 @@ import numpy as np
 
 from cage_core.passage import Passage, Via
 from cage_core.ranking.explanation import explain_ranking
-from cage_core.ranking.fusion import PoolScores
+from cage_core.ranking.pool_scores import PoolScores
 
 __all__ = ["chain_vias", "clip", "via_text"]
 

@@ -49,7 +49,7 @@ def cmd_rerank(args: argparse.Namespace, out: TextIO) -> int:
                         "score": r.score,
                         "similarity": r.similarity,
                         "coherence": r.coherence,
-                        "path": r.path,
+                        "path": str(r.path),
                         "text": r.text,
                         "via": via_json(r.via, ranked),
                     },

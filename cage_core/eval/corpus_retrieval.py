@@ -9,7 +9,7 @@ Three retrievers (``Retriever``):
 ``"hybrid"``
     ``z(cos_i) + w_lex · z(bm25_i)`` over a candidate set: the union of the top
     ``max(K, HYBRID_CANDIDATES)`` passages by cosine and the same number by BM25, each score
-    standardised over that set (``z`` of :func:`cage_core.ranking.fusion.standardize`); ``w_lex`` is
+    standardised over that set (``z`` of :func:`cage_core.scoring.standardize`); ``w_lex`` is
     the reranker's ``CageConfig.lexical_weight``, as in the pool-level ``hybrid`` method.
 
 Every retriever returns corpus indices, best first; equal scores keep corpus order.
@@ -23,8 +23,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from cage_core.eval.corpus_bm25 import BM25Index
-from cage_core.ranking.fusion import standardize
-from cage_core.scoring import ranking
+from cage_core.scoring import ranking, standardize
 
 __all__ = [
     "HYBRID_CANDIDATES",

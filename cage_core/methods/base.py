@@ -5,7 +5,7 @@ need that is computed once and shared: the query–passage similarities and, whe
 method needs them, the passage graphs, the passage embeddings, edge types computed at ingest
 and the R-GCN encodings. A method returns one score per passage (higher is better); ranking,
 ``top_n`` and evaluation are done by the caller. :func:`pool_scores` gives every method's
-result in the reranker's :class:`~cage_core.ranking.fusion.PoolScores` form (it lives in
+result in the reranker's :class:`~cage_core.ranking.pool_scores.PoolScores` form (it lives in
 :mod:`cage_core.methods.scores`: this module is the protocol alone and imports no method's or
 score's implementation).
 """
@@ -23,7 +23,7 @@ from cage_core.paper.encodings import EncodingCache
 if TYPE_CHECKING:
     from cage_core.graphs.passage_graph import PassageGraph
     from cage_core.passage import Passage
-    from cage_core.ranking.fusion import PoolScores
+    from cage_core.ranking.pool_scores import PoolScores
 
 __all__ = [
     "ExplainedMethod",

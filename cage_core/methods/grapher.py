@@ -23,8 +23,8 @@ import numpy as np
 
 from cage_core.config import WEIGHT, Flag, Ranges, Real, validate
 from cage_core.methods.base import Pool
-from cage_core.ranking.fusion import standardize
 from cage_core.ranking.links import link_matrix
+from cage_core.scoring import standardize
 
 __all__ = [
     "MAX_ITERATIONS",

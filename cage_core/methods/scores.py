@@ -22,21 +22,22 @@ def pool_scores(method: RankingMethod, pool: Pool) -> PoolScores:
     the pool's similarities, ``fused`` its scores, and it has no coherence term: coherence
     and the pairwise matrix are zeros.
 
-    The scores' :attr:`~cage_core.ranking.pool_scores.PoolScores.kind` is the pool kind CAGE
-    (and every variant of it: ``hybrid``, the ablations) chose; a method that is not CAGE
-    gets its own name there (``tegr``, ``bm25``), and no gate.
+    The scores' :attr:`~cage_core.ranking.pool_scores.PoolScores.method` is ``method``'s name;
+    their :attr:`~cage_core.ranking.pool_scores.PoolScores.kind` is the pool kind CAGE (and
+    every variant of it: ``hybrid``, the ablations) chose, ``None`` for a method that is not
+    CAGE (``tegr``, ``bm25``), which has no gate either.
     """
     k = len(pool.passages)
     if isinstance(method, ExplainedMethod):
         scores = method.pool_scores(pool)
-        if isinstance(scores, PoolScores) and not scores.kind:
-            scores = dataclasses.replace(scores, kind=method.name)
+        if isinstance(scores, PoolScores) and not scores.method:
+            scores = dataclasses.replace(scores, method=method.name)
     else:
         sims = np.asarray(pool.similarities, dtype=np.float64)
         fused = np.asarray(method.score(pool), dtype=np.float64)
         graphs = tuple(pool.graphs or ())
         scores = PoolScores(
-            sims, np.zeros(k), fused, np.zeros((k, k)), graphs, sims, kind=method.name
+            sims, np.zeros(k), fused, np.zeros((k, k)), graphs, sims, method=method.name
         )
     fused = scores.fused
     if fused.shape != (k,) or not np.isfinite(fused).all():

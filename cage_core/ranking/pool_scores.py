@@ -1,9 +1,9 @@
 """What CAGE computed for one pool, and which path the pool took: :class:`PoolScores`.
 
-The *path* is the pool's kind (:data:`PoolKind`, decided once by
-:func:`~cage_core.ranking.fusion.pool_kind`) and, when a gate of that kind kept the relevance
-order (:mod:`cage_core.ranking.relevance_gate`), the gate's name:
-``"untitled"``, ``"untitled, gated: few_subjects"`` (:attr:`PoolScores.path`).
+The *path* (:attr:`PoolScores.path`, a :class:`~cage_core.passage.RankingPath`) is the pool's
+kind (:data:`PoolKind`, decided once by :func:`~cage_core.methods.cage.pool_kind`) and, when a
+gate of that kind kept the relevance order (:mod:`cage_core.ranking.relevance_gate`), the
+gate's name; it reads ``"untitled"``, ``"untitled, gated: few_subjects"``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 
 from cage_core.config.kinds import PoolKind  # with the table of the settings each kind reads
 from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.passage import RankingPath
 from cage_core.ranking.chain import ChainStep
 from cage_core.ranking.document_links import DocumentView
 from cage_core.ranking.links import PoolLinks
@@ -28,7 +29,7 @@ class PoolScores:
     """Every score CAGE computes for one pool, in input order (for inspection/explanation)."""
 
     relevance: np.ndarray
-    """``[k]`` the relevance term of the fusion (see :mod:`cage_core.ranking.fusion`)."""
+    """``[k]`` the relevance term of the fusion (see :mod:`cage_core.methods.cage`)."""
     coherence: np.ndarray
     """``[k]`` the coherence term of the fusion."""
     fused: np.ndarray
@@ -47,14 +48,17 @@ class PoolScores:
     documents: DocumentView | None = None
     """The document view that ranked the pool (a pool with document structure), for the
     explanations' document links."""
-    kind: str = ""
-    """The pool's :data:`PoolKind` under CAGE (and every variant of it, e.g. ``hybrid``); for a
-    method that is not CAGE, its name (:func:`cage_core.methods.pool_scores`)."""
+    kind: PoolKind | None = None
+    """The pool's :data:`PoolKind` under CAGE (and every variant of it, e.g. ``hybrid``);
+    ``None`` for a method that is not CAGE."""
     gate: str | None = None
     """The name of the gate that kept the relevance order (a predicate of
     :mod:`cage_core.ranking.relevance_gate`, e.g. ``"few_subjects"``), or ``None``."""
+    method: str = ""
+    """The name of the method that scored the pool (set by
+    :func:`cage_core.methods.pool_scores`; ``""`` when scored without one)."""
 
     @property
-    def path(self) -> str:
-        """``kind``, or ``"{kind}, gated: {gate}"`` when a gate fired."""
-        return self.kind if self.gate is None else f"{self.kind}, gated: {self.gate}"
+    def path(self) -> RankingPath:
+        """The path the pool took: ``kind``, ``gate`` and ``method``."""
+        return RankingPath(self.kind, self.gate, self.method)

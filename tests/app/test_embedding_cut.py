@@ -1,7 +1,5 @@
 """A passage far longer than the embedder reads is cut to what it reads before it is
-tokenised: fast, and its embedding bit-identical (issue 40, row 14)."""
-
-import time
+tokenised, and its embedding bit-identical (issue 40, row 14)."""
 
 import numpy as np
 
@@ -36,13 +34,15 @@ def test_a_long_passage_is_cut_and_embeds_bit_identically(embedder):
     assert embedder([text]).tobytes() == uncut_embedding(embedder, text).tobytes()
 
 
-def test_a_5_mb_passage_embeds_fast_and_as_its_cut(embedder):
+def test_a_5_mb_passage_embeds_as_its_cut(embedder):
+    """The model reads only the cut, about 8,000 of 5,000,000 characters: what that saves
+    (0.9 s CPU against 6.9 s uncut, +21 MiB against +714) is measured by
+    ``benchmarks/claims/long_passage.py``, not asserted here."""
     huge = PARAGRAPH * (5_000_000 // len(PARAGRAPH))
-    start = time.process_time()  # CPU seconds of this process: the machine may be busy
-    vector = embedder([huge])
-    assert time.process_time() - start < 3.0  # 0.9 s; uncut 6.9 s (and +714 MiB, not +21)
+    head = embedder.embedded_part(huge)
+    assert huge.startswith(head) and 8_192 <= len(head) < 8_192 + len(PARAGRAPH)
     # the model reads the same first 256 tokens of both
-    assert vector.tobytes() == uncut_embedding(embedder, PARAGRAPH * 200).tobytes()
+    assert embedder([huge]).tobytes() == uncut_embedding(embedder, PARAGRAPH * 200).tobytes()
 
 
 def test_spaces_that_hide_the_words_make_the_cut_longer(embedder):

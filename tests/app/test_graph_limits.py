@@ -1,10 +1,9 @@
 """Passage graphs are bounded by what a text of ``max_parse_chars`` characters can give: the
 parser never builds a larger one and a larger stored one is rejected, in time linear in its
-size (issue 40, row 15)."""
+size (issue 40, row 15; timed by ``benchmarks/claims/graph_limits.py``)."""
 
 import json
 import logging
-import time
 
 import pytest
 
@@ -74,12 +73,14 @@ def test_a_longer_max_parse_chars_admits_larger_graphs():
     assert PassageGraph.from_stored(big, max_chars=40_000).num_nodes == MAX_NODES + 1
 
 
-def test_twenty_graphs_at_the_limits_validate_in_well_under_a_second():
-    values = [stored(MAX_NODES, MAX_EDGES) for _ in range(20)]
-    start = time.process_time()  # CPU seconds: the machine may be busy
+def test_twenty_graphs_at_the_limits_are_all_read_whole():
+    """What they cost to validate (about 0.4 s CPU for the 20) is measured by
+    ``benchmarks/claims/graph_limits.py``, not asserted here."""
+    values = [stored(MAX_NODES, MAX_EDGES, text=f"{TEXT} {i}") for i in range(20)]
+    assert all(len(v) <= MAX_STORED_CHARS for v in values)
     graphs = [PassageGraph.from_stored(v) for v in values]
-    assert time.process_time() - start < 1.0  # about 0.4 s; 20,000/200,000 took 9 s
-    assert all(g.num_edges == MAX_EDGES for g in graphs)
+    assert [(g.num_nodes, g.num_edges) for g in graphs] == [(MAX_NODES, MAX_EDGES)] * 20
+    assert len({g.content_sha for g in graphs}) == 20
 
 
 def test_the_reranker_reads_stored_graphs_within_its_own_max_parse_chars(caplog):

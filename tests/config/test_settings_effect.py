@@ -21,8 +21,8 @@ from cage_core import CageConfig, CageReranker, Passage
 from cage_core.config import kinds_by_setting
 from cage_core.config.kinds import KINDS, leaf_settings, with_setting
 from cage_core.methods import Pool, get_method, pool_scores
+from cage_core.methods.cage import pool_kind
 from cage_core.paper.encodings import EncodingCache
-from cage_core.ranking.fusion import pool_kind
 from cage_core.reranker import needs_vectors, required_graph_level
 from cage_core.scoring import ranking
 

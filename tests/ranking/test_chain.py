@@ -6,8 +6,9 @@ from graphs import entity_graph
 
 from cage_core import CageConfig, Passage
 from cage_core.config import ChainConfig
+from cage_core.methods.cage import score_pool
 from cage_core.ranking.chain import ChainLinks, ChainStep, select_chain
-from cage_core.ranking.fusion import chain_first, score_pool
+from cage_core.ranking.lift import chain_first
 from cage_core.ranking.links import title_mentions, titles_named_in
 
 

@@ -8,7 +8,7 @@ from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.config import ChainConfig
-from cage_core.ranking.fusion import score_pool, standardize
+from cage_core.methods.cage import score_pool
 from cage_core.ranking.links import (
     bare_title,
     bridge_coherence,
@@ -16,6 +16,7 @@ from cage_core.ranking.links import (
     shared_entity_links,
     title_links,
 )
+from cage_core.scoring import standardize
 
 
 def test_bare_title_drops_qualifiers():

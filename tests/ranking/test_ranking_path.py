@@ -1,21 +1,27 @@
-"""The path a pool takes: its kind, decided once, and the gate of that kind that fired.
+"""The path a pool takes: its kind, decided once, and the gate of that kind that fired, as a
+typed value (:class:`RankingPath`) whose ``str`` is the display string.
 
 Each kind and each gate on a small pool (hand-made entity graphs, as the link tests use),
 with the path the scores record; a gated pool keeps its relevance order. Both framework
 wrappers put the path on every result (``cage_path``).
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from graphs import entity_graph
 
-from cage_core import CageConfig, Passage
+from cage_core import CageConfig, Passage, RankingPath
 from cage_core.config import GateConfig
+from cage_core.config.kinds import with_settings
 from cage_core.methods import Pool, get_method, pool_scores
+from cage_core.methods.cage import pool_kind, score_pool
 from cage_core.ranking import relevance_gate
-from cage_core.ranking.fusion import pool_kind, score_pool
 from cage_core.ranking.pool_scores import POOL_KINDS, PoolScores
 from cage_core.scoring import ranking
+
+PAPER = CageConfig.preset("paper")
 
 SKY = [
     Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
@@ -49,8 +55,24 @@ CURIE_SIMS = np.array([0.6, 0.3, 0.5, 0.2, 0.1])
 
 
 def _path(query, passages, sims, graphs, config=None):
+    """The scores of the pool and the display string of their path."""
     scores = score_pool(query, passages, np.array(sims), graphs, config or CageConfig())
-    return scores, scores.path
+    assert scores.path == RankingPath(scores.kind, scores.gate)  # no method: score_pool's own
+    return scores, str(scores.path)
+
+
+def test_a_path_is_a_frozen_kind_and_gate_with_a_display_string():
+    gated = RankingPath("untitled", "few_subjects", "cage")
+    assert (gated.kind, gated.gate, gated.method) == ("untitled", "few_subjects", "cage")
+    assert str(gated) == f"{gated}" == "untitled, gated: few_subjects"
+    assert str(RankingPath("titled", method="hybrid")) == "titled"
+    assert str(RankingPath(method="tegr")) == "tegr"  # not CAGE: no pool kind, its name
+    assert str(RankingPath()) == ""
+    assert (
+        gated == RankingPath("untitled", "few_subjects", "cage") != "untitled, gated: few_subjects"
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        gated.kind = "titled"
 
 
 def _relevance_order(scores: PoolScores) -> bool:
@@ -164,15 +186,20 @@ def test_a_pool_with_document_structure_takes_the_document_view():
 
 def test_a_method_that_is_not_cage_reports_its_name_and_a_cage_variant_its_kind():
     pool = Pool(CURIE_QUERY, CURIE, CURIE_SIMS, CURIE_GRAPHS)
-    assert pool_scores(get_method("bm25"), pool).path == "bm25"
-    assert pool_scores(get_method("hybrid"), pool).path == "titled"  # CAGE, chain off
-    assert pool_scores(get_method("cage"), pool).path == "untitled"
+    bm25, hybrid, cage = (pool_scores(get_method(m), pool) for m in ("bm25", "hybrid", "cage"))
+    assert (bm25.kind, bm25.gate, bm25.method) == (None, None, "bm25")  # kind: pool kinds only
+    assert bm25.path == RankingPath(method="bm25") and str(bm25.path) == "bm25"
+    assert hybrid.path == RankingPath("titled", None, "hybrid")  # CAGE, chain off
+    assert cage.path == RankingPath("untitled", None, "cage")
+    assert [str(s.path) for s in (hybrid, cage)] == ["titled", "untitled"]
 
 
 @pytest.mark.models  # trains the R-GCN (torch)
 def test_the_papers_mode_is_the_paper_kind():
     full = [entity_graph([("Ann Reeve", "PERSON")]), entity_graph([("Ann Reeve", "PERSON")])]
-    config = CageConfig.preset("paper").replace(epochs=1, vector_dim=4)  # the graphs' 4-d vectors
+    config = with_settings(
+        PAPER, {"encoder.epochs": 1, "encoder.vector_dim": 4}
+    )  # the graphs' 4-d vectors
     scores, path = _path(SKY_QUERY, SKY[:2], SKY_SIMS[:2], full, config)
     assert (scores.kind, scores.gate, path) == ("paper", None, "paper")
     assert scores.matrix.shape == (2, 2)

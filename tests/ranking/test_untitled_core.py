@@ -5,9 +5,9 @@ import pytest
 
 from cage_core import CageConfig, Passage
 from cage_core.config import ChainConfig, UntitledConfig
+from cage_core.methods.cage import score_pool
 from cage_core.passage import Via
 from cage_core.ranking.explanation import evidence_chain
-from cage_core.ranking.fusion import score_pool, standardize
 from cage_core.ranking.subjects import Subject, subject_aliases
 from cage_core.ranking.untitled_core import (
     SubjectLinks,
@@ -19,7 +19,7 @@ from cage_core.ranking.untitled_core import (
     subject_mentions,
     untitled_subject,
 )
-from cage_core.scoring import ranking
+from cage_core.scoring import ranking, standardize
 
 
 def links_of(mentions, entities=None, named=None, query_named=None):
