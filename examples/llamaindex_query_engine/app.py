@@ -14,7 +14,8 @@ With ``--docs DIR``: your own folder instead, kept in a persisted Chroma store b
 (``DIR.cage-chat/llamaindex/``, or ``--store PATH``) by an ``IngestionPipeline`` with a
 docstore (upserts and deletes; examples/llamaindex_folder.py: ``SimpleDirectoryReader`` with a
 reader that reads each format with its own parser, one Document per heading; only new and
-changed sections parsed and embedded on a re-run, deleted files' nodes removed).
+changed sections parsed and embedded on a re-run, deleted files' nodes removed); the
+expansion retriever adds the nodes the link index links to the retrieved ones.
 """
 
 from __future__ import annotations
@@ -35,13 +36,20 @@ from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.llms import MockLLM
 from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.response_synthesizers import BaseSynthesizer
+from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore
 from llamaindex_folder import FolderIndex
 
 from cage_core.extractive import extractive_answer
 from cage_core.metadata import chain_from_metadata
-from cage_llamaindex import CageGraphExtractor, CageRerank, PackagedMiniLMEmbedding
+from cage_llamaindex import (
+    CageExpansionRetriever,
+    CageGraphExtractor,
+    CageRerank,
+    PackagedMiniLMEmbedding,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wiki_passages.jsonl"
 
@@ -150,9 +158,14 @@ def bundled_index() -> VectorStoreIndex:
 
 
 def build_query_engine(
-    llm: Any = None, index: VectorStoreIndex | None = None, top_n: int = 5, k: int = 10
+    llm: Any = None,
+    index: VectorStoreIndex | None = None,
+    top_n: int = 5,
+    k: int = 10,
+    links: Path | None = None,
 ) -> Any:
-    """The query engine over ``index`` (``None``: the bundled passages); ``llm=None``: the
+    """The query engine over ``index`` (``None``: the bundled passages), with the nodes the
+    link index ``links`` links to the retrieved ones added, when given; ``llm=None``: the
     extractive answerer."""
     index = bundled_index() if index is None else index
     # the extractive answerer needs no LLM; MockLLM keeps LlamaIndex from resolving its default
@@ -161,8 +174,11 @@ def build_query_engine(
         if llm is None
         else {"llm": llm}
     )
-    return index.as_query_engine(
-        similarity_top_k=k, node_postprocessors=[CageRerank(top_n=top_n)], **extra
+    retriever: BaseRetriever = index.as_retriever(similarity_top_k=k)
+    if links is not None and links.exists():
+        retriever = CageExpansionRetriever(retriever, index, links)
+    return RetrieverQueryEngine.from_args(
+        retriever, node_postprocessors=[CageRerank(top_n=top_n)], **extra
     )
 
 
@@ -175,12 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_folder_arguments(parser, args)
     llm = load_llm(llm_spec(args.llm))  # first: a missing LLM package fails before ingesting
-    index, over = None, DATA.name
+    index, over, links = None, DATA.name, None
     if args.docs is not None:
         folder = FolderIndex(store_dir(args.docs, args.store) / "llamaindex")
         print("\n".join(folder.sync(args.docs).lines()), flush=True)
-        index, over = folder.index, str(args.docs)
-    engine = build_query_engine(llm, index)
+        index, over, links = folder.index, str(args.docs), folder.links
+    engine = build_query_engine(llm, index, links=links)
     print(
         f"CAGE LlamaIndex query engine over {over} — answerer: {llm_spec(args.llm)}. Empty line quits."
     )

@@ -4,6 +4,7 @@ import io
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,27 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
     assert not any(s.startswith("changelog.html") for s in sources)
     after = _consistent(store / kind)
     assert len(after) == len(first) + 1 - 2  # one chunk added, changelog's two removed
+
+
+def _ingested(chat) -> list[str]:
+    """The web chat's report, once its background ingest has finished."""
+    deadline = time.monotonic() + 300
+    while not chat.report or chat.progress:
+        assert time.monotonic() < deadline, "the ingest did not finish in 300 s"
+        time.sleep(0.2)
+    return chat.report
+
+
+def test_the_web_chat_ingests_a_folder_in_the_background_and_a_rerun_ingests_nothing(tmp_path):
+    app = _example_module("web_chat")
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    first = app.WebChat("extractive", docs)
+    assert _ingested(first) == ["ingested 4 files (0 unchanged, 0 removed)"]
+    _, table, _, _ = first.ask("Which file does Tidewater read its settings from?", [])
+    assert table[0][1] == "configuration.rst › Configuration file"
+    again = app.WebChat("extractive", docs)
+    assert _ingested(again) == ["nothing to ingest: 0 files (4 unchanged, 0 removed)"]
+    assert again.status() == (
+        f"Answering from {docs}: nothing to ingest: 0 files (4 unchanged, 0 removed)."
+    )

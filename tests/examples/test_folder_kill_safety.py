@@ -5,7 +5,8 @@ Each trial runs a chat's first sync of the sample folder in a subprocess (models
 it starts), kills it (SIGKILL) at a moment drawn uniformly over the length of a whole sync,
 then syncs again in this process and compares the store with one no kill touched: the same
 chunk ids with the same texts in Chroma, the link index and the record manager or docstore
-holding exactly those. One trial per framework here; 10 per framework with ``--run-stress``.
+holding exactly those. One trial per framework here; 10 per framework, and two chats syncing
+one folder at once, with ``--run-stress``.
 """
 
 import os
@@ -136,9 +137,8 @@ def test_ten_syncs_killed_at_random_moments_are_each_completed(kind, reference, 
     assert killed >= 5  # most kills land inside the sync, not after it
 
 
-@pytest.mark.parametrize(
-    "kind", ["langchain", pytest.param("llamaindex", marks=pytest.mark.stress)]
-)
+@pytest.mark.stress  # two subprocesses loading the models: about a minute
+@pytest.mark.parametrize("kind", sorted(FRAMEWORKS))
 def test_two_chats_syncing_one_folder_at_once_leave_it_consistent(kind, reference, tmp_path):
     docs, store = tmp_path / "docs", tmp_path / "docs.cage-chat"
     shutil.copytree(SAMPLE_DOCS, docs)
