@@ -6,7 +6,8 @@ not return; to hand ``CageRerank`` one similarity scale for the whole pool it ne
 those passages only, the score :class:`~cage_langchain.ScoredVectorStoreRetriever` would
 have written had they been retrieved: the cosine of the query's vector (the store's
 embeddings) and the passage's stored vector, read by id (:mod:`cage_langchain.store_vectors`:
-``InMemoryVectorStore``, Chroma in any space, FAISS, Qdrant), whatever the store's distance.
+Chroma in any space, FAISS, Qdrant; ``InMemoryVectorStore``: its own search restricted to the
+ids, whose score is that cosine, as the retriever reads it), whatever the store's distance.
 Ids the store does not hold get none. A store whose vectors are not read gives no scores (the
 caller then uses its documented fallback, :func:`cage_core.expansion.contract.added_score`),
 and one warning per store class says that its scores stay on its own scale; a failing read
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.vectorstores import VectorStore
+from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
 from cage_core.metadata import TITLE_KEY
@@ -66,6 +67,12 @@ class StoreRelevance:
             )
             return {}
         try:
+            if isinstance(self.store, InMemoryVectorStore):  # its search's score is the cosine
+                chosen = set(wanted)
+                found = self.store.similarity_search_with_score(
+                    query, k=len(chosen), filter=lambda doc: doc.id in chosen
+                )
+                return {doc.id: float(score) for doc, score in found if doc.id in chosen}
             vectors = stored_vectors(self.store, wanted)
             if not vectors:
                 return {}

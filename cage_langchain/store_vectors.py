@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,12 +92,30 @@ def stored_vectors(store: VectorStore, ids: Sequence[str]) -> dict[str, np.ndarr
 
 
 def _faiss_vectors(store: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    position = {d: p for p, d in store.index_to_docstore_id.items()}
-    return {
-        i: np.asarray(store.index.reconstruct(int(position[i])), dtype=np.float64)
-        for i in dict.fromkeys(ids)
-        if i in position
-    }
+    mapping: dict[int, str] = store.index_to_docstore_id
+    out = {}
+    for i in dict.fromkeys(ids):
+        position = _faiss_position(store, mapping, i)
+        if position is not None:
+            out[i] = np.asarray(store.index.reconstruct(position), dtype=np.float64)
+    return out
+
+
+def _faiss_position(store: Any, mapping: dict[int, str], doc_id: str) -> int | None:
+    """``doc_id``'s position in a FAISS index, by an id → position map kept per store (checked
+    on every lookup, rebuilt when the store changed): a map of a large index costs its size."""
+    with _positions_lock:
+        positions = _faiss_positions.get(store)
+        position = positions.get(doc_id) if positions is not None else None
+        if position is None or mapping.get(position) != doc_id:
+            positions = {d: p for p, d in mapping.items()}
+            _faiss_positions[store] = positions
+            position = positions.get(doc_id)
+    return None if position is None else int(position)
+
+
+_faiss_positions: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+_positions_lock = threading.Lock()
 
 
 def _qdrant_vectors(store: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
