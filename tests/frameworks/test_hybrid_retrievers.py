@@ -236,3 +236,9 @@ def test_fusion_values_are_not_read_without_the_index_and_the_fix_is_named(index
     said = [r.getMessage() for r in caplog.records if "reciprocal-rank-fusion" in r.getMessage()]
     assert len(said) == 1 and "index=" in said[0]
     assert max(n.node.metadata["cage_similarity"] for n in out) > 0.2  # cosines, not 0.03
+
+
+def test_the_index_is_left_out_of_the_serialised_postprocessor(index):
+    rerank = NodeRerank(top_n=3, index=index)
+    assert "index" not in rerank.to_dict()
+    assert NodeRerank.from_dict(rerank.to_dict()).index is None
