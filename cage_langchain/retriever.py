@@ -106,7 +106,7 @@ def cosine_search(
         return relevance_search(store, query, k, **kwargs)
     search, embeddings = _by_vector(store), store_embeddings(store)
     if search is None or embeddings is None:
-        return _on_store_scale(store, query, k, kwargs, "its vectors are not read")
+        return _on_store_scale(store, query, k, kwargs, _unread(search, embeddings))
     threshold = kwargs.pop("score_threshold", None)
     vector = embeddings.embed_query(query)
     return _cosine_scored(store, query, k, kwargs, vector, search(vector, k, **kwargs), threshold)
@@ -121,15 +121,19 @@ async def acosine_search(
         return await arelevance_search(store, query, k, **kwargs)
     search, embeddings = _by_vector(store), store_embeddings(store)
     if search is None or embeddings is None:
-        return await run_in_executor(
-            None, _on_store_scale, store, query, k, kwargs, "its vectors are not read"
-        )
+        warn_scale_once(logger, type(store).__name__, _unread(search, embeddings))
+        return await arelevance_search(store, query, k, **kwargs)
     threshold = kwargs.pop("score_threshold", None)
     vector = await embeddings.aembed_query(query)
     found = await run_in_executor(None, lambda: search(vector, k, **kwargs))
     return await run_in_executor(
         None, _cosine_scored, store, query, k, kwargs, vector, found, threshold
     )
+
+
+def _unread(search: Any, embeddings: Any) -> str:
+    """Why a store's cosine cannot be computed."""
+    return "its vectors are not read" if search is None else "it has no LangChain Embeddings"
 
 
 def _by_vector(store: VectorStore) -> Any:

@@ -56,8 +56,8 @@ def warn_scale_once(logger: logging.Logger, store: str, why: str) -> bool:
     logger.warning(
         "%s: %s, so its scores stay on its own relevance scale, not the cosine CAGE's "
         "relevance_score was calibrated on: a cutoff such as 0.5 may keep or drop too much. "
-        "Use a store whose vectors CAGE reads (InMemoryVectorStore, Chroma, FAISS, Qdrant; "
-        "LlamaIndex: pass index= to CageRerank) (warned once per store class)",
+        "Build the store with LangChain Embeddings, as one whose vectors CAGE reads "
+        "(InMemoryVectorStore, Chroma, FAISS, dense Qdrant) (warned once per store class)",
         store,
         why,
     )

@@ -135,7 +135,7 @@ def test_a_store_whose_vectors_cannot_be_read_keeps_its_scale_and_says_so_once(
         first = retriever.invoke(QUESTION)
         retriever.invoke(QUESTION)
     said = [r for r in caplog.records if "own relevance scale" in r.getMessage()]
-    assert len(said) == 1 and "FAISS" in said[0].getMessage()
+    assert len(said) == 1 and "FAISS: it has no LangChain Embeddings" in said[0].getMessage()
     relevance = store._select_relevance_score_fn()
     distances = dict(
         (d.page_content, s) for d, s in store.similarity_search_with_score(QUESTION, k=K)
