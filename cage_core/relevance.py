@@ -35,13 +35,14 @@ another domain's corpus. At 0.5 a pool is dropped exactly when its match is belo
 :data:`MIDPOINT`.
 
 They assume the cosine scale of a sentence-embedding model like all-MiniLM-L6-v2. A
-retriever score on another scale moves the bar: LangChain's Chroma and FAISS stores report
-``1 − ‖q − p‖ / √2`` by default, which is ``1 − √(1 − cos)`` for unit vectors, lower than the
-cosine; a model whose cosines crowd near 1 (many commercial embedders) lifts every pool.
-With such scores, store with cosine relevance, let the reranker embed (``score_key=None`` /
-``similarity_source="embed"``), or call :func:`pool_relevance` with a ``midpoint`` on their
-scale (the results keep ``cage_score`` and ``cage_similarity``; the coverage is
-``query_word_coverage(question, texts of the pool)``).
+retriever score on another scale moves the bar: the stores' relevance functions (LangChain's
+Chroma and FAISS ``1 − ‖q − p‖²/√2``, Qdrant ``(1 + cos)/2``, LlamaIndex's Chroma
+``exp(−‖q − p‖²)``) and fusion values, which the integrations therefore replace by the cosine
+of the stored vectors (:mod:`cage_core.integrations.stored_cosines`); a model whose cosines
+crowd near 1 (many commercial embedders) lifts every pool. With such scores, let the reranker
+embed (``score_key=None`` / ``similarity_source="embed"``), or call :func:`pool_relevance`
+with a ``midpoint`` on their scale (the results keep ``cage_score`` and ``cage_similarity``;
+the coverage is ``query_word_coverage(question, texts of the pool)``).
 
 :func:`fused_sigmoid` (σ of the fused score alone, what the wrappers reported up to cage-rag
 0.4) stays public: it is the pool-relative part, one fixed function of ``f``. Its former name

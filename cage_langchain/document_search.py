@@ -3,8 +3,8 @@
 Routing (:mod:`cage_core.integrations.document_routing`) brings a named document's best chunks
 into the pool, past the retriever's top ``k``: :class:`DocumentSearch` asks the store for the
 ``k`` chunks of that document most relevant to the question less its naming words, with the
-relevance score :class:`~cage_langchain.ScoredVectorStoreRetriever` would give them
-(:func:`~cage_langchain.retriever.relevance_search`), where the store can restrict a search:
+score :class:`~cage_langchain.ScoredVectorStoreRetriever` would give them (the cosine of
+:func:`~cage_langchain.retriever.cosine_search`), where the store can restrict a search:
 
 * LangChain's ``InMemoryVectorStore``: its ``filter`` callable, the chunk's document read by
   the ingest rule itself (:func:`~cage_core.integrations.document_routing.is_chunk_of`);
@@ -14,10 +14,10 @@ relevance score :class:`~cage_langchain.ScoredVectorStoreRetriever` would give t
   document_routing.document_conditions`, read from one stored chunk of the document);
 * ``langchain_qdrant.QdrantVectorStore``: a ``Filter`` of ``FieldCondition`` s on the same key
   under its metadata payload key (``metadata.source``);
-* ``langchain_community``'s ``FAISS``: the index searched with an ID selector over the
-  positions of the document's chunks (their ids from the link index). FAISS's own ``filter=``
-  keeps what passes among the top ``fetch_k`` of the whole index, so it cannot reach the
-  chunks the top ``k`` missed, which is the point; index types that take no selector give none;
+* ``langchain_community``'s ``FAISS``: the document's chunks (their ids from the link index)
+  ranked by the cosine of their stored vectors. FAISS's own ``filter=`` keeps what passes
+  among the top ``fetch_k`` of the whole index, so it cannot reach the chunks the top ``k``
+  missed, which is the point; index types that cannot reconstruct their vectors give none;
 * any other store: its ``filter=`` with the same equalities as a dict (what most LangChain
   stores take); a store that refuses it gives none.
 
@@ -37,7 +37,7 @@ from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
-from cage_langchain.retriever import relevance_search
+from cage_langchain.retriever import cosine_search
 from cage_langchain.store_relevance import StoreRelevance, instance_of
 
 __all__ = [
@@ -80,7 +80,7 @@ class DocumentSearch:
                 conditions = self._conditions(doc_id, chunk_ids)
                 if conditions is None:
                     return []
-                found = relevance_search(store, question, k, filter=self._filter(conditions))
+                found = cosine_search(store, question, k, filter=self._filter(conditions))
         except Exception as exc:
             logger.debug(
                 "%s could not search the chunks of %r (%s); none are added",

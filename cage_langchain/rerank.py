@@ -12,12 +12,14 @@ import numpy as np
 from langchain_core.callbacks import Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from cage_core import CageConfig, CageReranker
 from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
 from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
+from cage_core.integrations.fused_scores import rank_fusion_values
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
@@ -31,6 +33,8 @@ from cage_core.metadata import (
 from cage_core.passage import Passage
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
+from cage_langchain.ids import stored_id
+from cage_langchain.store_vectors import store_embeddings, stored_vectors
 from cage_langchain.structure import document_passages
 
 __all__ = [
@@ -47,18 +51,24 @@ EMBEDDING_CACHE_SIZE = 100_000
 class CageRerank(BaseDocumentCompressor):
     """Rerank retrieved documents by CAGE (see :mod:`cage_core.ranking.fusion` for the scores).
 
-    The query–document similarity is, in order of preference: the retriever's score in
-    ``metadata[score_key]`` (default ``"retrieval_score"``, which
-    :class:`~cage_langchain.ScoredVectorStoreRetriever` fills) when every document has a
-    real number there; else the cosine of ``embeddings`` (any LangChain ``Embeddings``,
-    e.g. the vector store's); else the packaged all-MiniLM-L6-v2. Document embeddings are
-    cached by content hash, so a document is embedded at most once per ``CageRerank``.
+    The query–document similarity is, in order of preference: with ``vectorstore`` (the
+    store the documents come from), the cosine of the query's vector (the store's embeddings)
+    and each document's stored vector, the few documents the store does not hold embedded by
+    the store's embeddings (the way behind a hybrid retriever such as ``EnsembleRetriever``,
+    whose documents carry no similarity, or a fusion value at most); else the retriever's
+    score in ``metadata[score_key]`` (default ``"retrieval_score"``, which
+    :class:`~cage_langchain.ScoredVectorStoreRetriever` fills with the cosine) when every
+    document has a real number there that is not a reciprocal-rank-fusion value
+    (:mod:`cage_core.integrations.fused_scores`); else the cosine of ``embeddings`` (any
+    LangChain ``Embeddings``, e.g. the vector store's); else the packaged all-MiniLM-L6-v2.
+    Document embeddings are cached by content hash, so a document is embedded at most once
+    per ``CageRerank``.
 
     Documents without a retriever score are the slow path (the query and every document
     embedded, ~1 s a query on a CPU instead of milliseconds): the first call that takes it
     logs one warning per ``CageRerank`` with the measured cost and the fix
-    (:class:`~cage_langchain.ScoredVectorStoreRetriever`); ``score_key=None`` embeds on purpose,
-    without the warning (:mod:`cage_core.integrations.similarity_fallback`).
+    (``vectorstore=``, :class:`~cage_langchain.ScoredVectorStoreRetriever`); ``score_key=None``
+    embeds on purpose, without the warning (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
     original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused
@@ -108,6 +118,10 @@ class CageRerank(BaseDocumentCompressor):
     packaged all-MiniLM-L6-v2."""
     score_key: str | None = RETRIEVAL_SCORE_KEY
     """Metadata key holding the retriever's own query similarity (``None``: always embed)."""
+    vectorstore: VectorStore | None = None
+    """The store the documents come from: the similarities are then the cosines of its stored
+    vectors (its embeddings embed the query and any document it does not hold), and
+    ``metadata[score_key]`` is not read. Needs a store with ``embeddings``."""
     graph_key: str = GRAPH_KEY
     """Metadata key of a passage graph stored at ingest."""
     title_key: str | None = TITLE_KEY
@@ -128,6 +142,15 @@ class CageRerank(BaseDocumentCompressor):
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _embedding_cache: EmbeddingCache | None = PrivateAttr(default=None)
     _warned_fallback: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _store_embeds(self) -> CageRerank:
+        if self.vectorstore is not None and store_embeddings(self.vectorstore) is None:
+            raise ValueError(
+                f"vectorstore: {type(self.vectorstore).__name__} has no embeddings to embed the "
+                f"query with; pass a store built with LangChain Embeddings"
+            )
+        return self
 
     @property
     def reranker(self) -> CageReranker:
@@ -159,6 +182,17 @@ class CageRerank(BaseDocumentCompressor):
         passages = self._passages(documents)
         route = pool_route([d.metadata for d in documents], query)
         asked = route.question if route else query
+        if self.vectorstore is not None:
+            held, unheld = self._stored(documents)
+            embeddings = store_embeddings(self.vectorstore)
+            assert embeddings is not None  # checked when made
+            found, missing = self._cached(unheld)
+            new = embeddings.embed_documents(missing) if missing else []
+            q = embeddings.embed_query(asked)
+            cosines = self._cosines(
+                q, [d.page_content for d in documents], found, missing, new, held
+            )
+            return self._rerank(documents, passages, query, cosines, route)
         sims, missing_scores = self._retriever_similarities(documents, route)
         if sims is None:
             if self.embeddings is None:
@@ -188,6 +222,19 @@ class CageRerank(BaseDocumentCompressor):
         passages = self._passages(documents)
         route = pool_route([d.metadata for d in documents], query)
         asked = route.question if route else query
+        if self.vectorstore is not None:
+            held, unheld = await asyncio.to_thread(self._stored, documents)
+            embeddings = store_embeddings(self.vectorstore)
+            assert embeddings is not None  # checked when made
+            found, missing = self._cached(unheld)
+            q, new = await asyncio.gather(
+                embeddings.aembed_query(asked),
+                embeddings.aembed_documents(missing) if missing else _nothing(),
+            )
+            cosines = self._cosines(
+                q, [d.page_content for d in documents], found, missing, new, held
+            )
+            return await asyncio.to_thread(self._rerank, documents, passages, query, cosines, route)
         sims, missing_scores = self._retriever_similarities(documents, route)
         if sims is None:
             if self.embeddings is None:  # load the model outside the measured time
@@ -210,6 +257,17 @@ class CageRerank(BaseDocumentCompressor):
         return await self.embeddings.aembed_documents(texts) if texts else []
 
     # -- similarities -------------------------------------------------------------------
+    def _stored(self, documents: Sequence[Document]) -> tuple[dict[int, np.ndarray], list[str]]:
+        """The ``vectorstore``'s vectors of ``documents`` by position, and the texts of those
+        it holds none for (a store whose vectors are not read: every text, warned once)."""
+        assert self.vectorstore is not None
+        ids = [stored_id(d, self.title_key) for d in documents]
+        stored = stored_vectors(self.vectorstore, ids)
+        if stored is None:
+            warn_once(self, logger, _UNREAD.format(type(self.vectorstore).__name__))
+        held = {n: stored[i] for n, i in enumerate(ids) if stored and i in stored}
+        return held, [d.page_content for n, d in enumerate(documents) if n not in held]
+
     def _retriever_similarities(
         self, documents: Sequence[Document], route: DocumentRoute | None = None
     ) -> tuple[np.ndarray | None, str]:
@@ -225,14 +283,21 @@ class CageRerank(BaseDocumentCompressor):
         values = [d.metadata.get(self.score_key) for d in documents]
         bad = sum(not is_finite_score(v) for v in values)
         if not bad:
-            return np.asarray([float(v) for v in values], dtype=np.float64), ""  # type: ignore[arg-type]
+            sims = np.asarray([float(v) for v in values], dtype=np.float64)  # type: ignore[arg-type]
+            if rank_fusion_values(sims):
+                return None, (
+                    f"metadata[{self.score_key!r}] holds reciprocal-rank-fusion values, not "
+                    f"similarities"
+                )
+            return sims, ""
         if bad == len(values) and all(v is None for v in values):
             return None, (
                 f"the documents came without retriever scores (no metadata[{self.score_key!r}])"
             )
         return None, (
             f"metadata[{self.score_key!r}] is missing or not a finite number on {bad} of "
-            f"{len(values)} documents"
+            f"{len(values)} documents (a hybrid retriever such as EnsembleRetriever keeps no "
+            f"similarity)"
         )
 
     def _warn_fallback(self, reason: str, count: int, seconds: float) -> None:
@@ -245,7 +310,9 @@ class CageRerank(BaseDocumentCompressor):
                     reason,
                     count,
                     seconds,
-                    "Retrieve with ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of "
+                    "Pass CageRerank(vectorstore=store) (the store the documents come from: its "
+                    "stored vectors give the similarities, also behind a hybrid retriever), or "
+                    "retrieve with ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of "
                     "store.as_retriever(), or set score_key=None to embed on purpose.",
                 ),
             )
@@ -271,7 +338,10 @@ class CageRerank(BaseDocumentCompressor):
         found: dict[str, np.ndarray],
         missing: list[str],
         new_vectors: Sequence[Sequence[float]],
+        held: dict[int, np.ndarray] | None = None,
     ) -> np.ndarray:
+        """The cosine of the query with each of ``texts``: its ``held`` (stored) vector by
+        position, else its embedding (``found``, or ``new_vectors`` of the ``missing``, cached)."""
         if len(new_vectors) != len(missing):
             raise ValueError(
                 f"embeddings returned {len(new_vectors)} vectors for {len(missing)} texts"
@@ -279,9 +349,9 @@ class CageRerank(BaseDocumentCompressor):
         for text, vector in zip(missing, new_vectors):
             found[text] = np.asarray(vector, dtype=np.float64)
             self.embedding_cache.put(embedding_key(text, None), found[text])
-        return cosine_matrix(
-            np.asarray([query_vector], dtype=np.float64), np.stack([found[t] for t in texts])
-        )[0]
+        held = held or {}
+        rows = [held[n] if n in held else found[t] for n, t in enumerate(texts)]
+        return cosine_matrix(np.asarray([query_vector], dtype=np.float64), np.stack(rows))[0]
 
     # -- ranking ------------------------------------------------------------------------
     def _passages(self, documents: Sequence[Document]) -> list[Passage]:
@@ -315,3 +385,14 @@ class CageRerank(BaseDocumentCompressor):
                 )
             )
         return out
+
+
+_UNREAD = (
+    "CageRerank: {}'s stored vectors are not read, so its embeddings embed every passage (the "
+    "slow path); the stores whose vectors are read: InMemoryVectorStore, Chroma, FAISS, Qdrant "
+    "(warned once per CageRerank)"
+)
+
+
+async def _nothing() -> list[list[float]]:
+    return []

@@ -1,14 +1,19 @@
-"""ScoredVectorStoreRetriever: a vector store's own similarities, handed on to CageRerank.
+"""ScoredVectorStoreRetriever: a vector store's top ``k`` with each document's cosine similarity
+to the query, handed on to CageRerank.
 
 LangChain's ``VectorStoreRetriever`` drops the scores its store computes, so a reranker
-after it would have to embed every retrieved document again. This retriever asks the store
-for ``similarity_search_with_relevance_scores`` and returns copies of the documents with the
-score added under ``metadata["retrieval_score"]`` — the key
-:class:`~cage_langchain.CageRerank` reads by default — so reranking embeds nothing.
+after it would have to embed every retrieved document again. This retriever searches the
+store and returns copies of the documents with their similarity added under
+``metadata["retrieval_score"]`` — the key :class:`~cage_langchain.CageRerank` reads by default
+— so reranking embeds nothing. The similarity is the cosine of the query and the stored vector
+(:func:`cosine_search`), the scale CAGE's 0–1 ``relevance_score`` and its 0.5 cutoff were
+calibrated on, whatever the store's own relevance function: the same chunk scores the same
+over ``InMemoryVectorStore``, Chroma (any space), FAISS and Qdrant.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -17,28 +22,38 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 from pydantic import ConfigDict, Field
 
-from cage_core.metadata import RETRIEVAL_SCORE_KEY
+from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
+from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
+from cage_langchain.ids import stored_id
+from cage_langchain.store_vectors import instance_of, store_embeddings, stored_vectors
 
 __all__ = [
     "ScoredVectorStoreRetriever",
+    "acosine_search",
+    "arelevance_search",
+    "cosine_search",
+    "relevance_search",
 ]
+
+logger = logging.getLogger(__name__)
 
 
 class ScoredVectorStoreRetriever(BaseRetriever):
-    """Top-``k`` documents of ``vectorstore`` with its relevance score in metadata.
+    """Top-``k`` documents of ``vectorstore`` with their cosine similarity to the query in
+    metadata.
 
-    The score is the store's ``similarity_search_with_relevance_scores`` value: a monotone
-    function of the query–document similarity (cosine itself for cosine stores; for
-    L2-distance stores such as FAISS's and Chroma's defaults, ``1 − d/√2``);
-    for LangChain's ``InMemoryVectorStore``, which has no relevance function, its cosine.
-    The default CAGE standardises similarities within the pool, so any such score serves;
-    the ``paper`` method fuses the raw value. Returned documents are copies; the store's
-    documents are not modified. The scores are read through :func:`relevance_search`, so
-    LangChain's "Relevance scores must be between 0 and 1" warning (which prints every
-    document) is never raised, and no process-wide warning filter is touched.
+    The documents are the store's own top ``k`` (its search, its distance); the score is the
+    cosine of the query's and the document's stored vectors (:func:`cosine_search`), so a
+    cutoff on CAGE's ``relevance_score`` means the same over every store. A store whose
+    vectors CAGE cannot read keeps its ``similarity_search_with_relevance_scores`` value, with
+    one warning per store class (:func:`relevance_search`). Returned documents are copies; the
+    store's documents are not modified. LangChain's "Relevance scores must be between 0 and
+    1" warning (which prints every document) is never raised, and no process-wide warning
+    filter is touched.
 
     >>> retriever = ScoredVectorStoreRetriever(vectorstore=store, k=20)  # doctest: +SKIP
     """
@@ -57,13 +72,13 @@ class ScoredVectorStoreRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
-        found = relevance_search(self.vectorstore, query, self.k, **self.search_kwargs)
+        found = cosine_search(self.vectorstore, query, self.k, **self.search_kwargs)
         return [self._scored(doc, score) for doc, score in found]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        found = await arelevance_search(self.vectorstore, query, self.k, **self.search_kwargs)
+        found = await acosine_search(self.vectorstore, query, self.k, **self.search_kwargs)
         return [self._scored(doc, score) for doc, score in found]
 
     def _scored(self, doc: Document, score: float) -> Document:
@@ -72,6 +87,93 @@ class ScoredVectorStoreRetriever(BaseRetriever):
             id=doc.id,
             metadata={**doc.metadata, self.score_key: float(score)},
         )
+
+
+def cosine_search(
+    store: VectorStore, query: str, k: int, **kwargs: Any
+) -> list[tuple[Document, float]]:
+    """``store``'s top ``k`` for ``query``, each with the cosine of the query's vector and its
+    stored one (:mod:`cage_langchain.store_vectors`).
+
+    The query is embedded once, with the store's own embeddings, and the store searched by
+    that vector (``InMemoryVectorStore``: its own search, whose score is the cosine already;
+    Chroma, FAISS and dense Qdrant: their search by vector, ``kwargs`` such as ``filter``
+    passed on), so the documents are the ones the store's search returns. ``score_threshold``
+    applies to the cosine. A store whose vectors are not read, without embeddings, or whose
+    vectors cannot be read gives :func:`relevance_search`'s scores instead, with one warning
+    per store class (:func:`~cage_core.integrations.stored_cosines.warn_scale_once`)."""
+    if isinstance(store, InMemoryVectorStore):
+        return relevance_search(store, query, k, **kwargs)
+    search, embeddings = _by_vector(store), store_embeddings(store)
+    if search is None or embeddings is None:
+        return _on_store_scale(store, query, k, kwargs, _unread(search, embeddings))
+    threshold = kwargs.pop("score_threshold", None)
+    vector = embeddings.embed_query(query)
+    return _cosine_scored(store, query, k, kwargs, vector, search(vector, k, **kwargs), threshold)
+
+
+async def acosine_search(
+    store: VectorStore, query: str, k: int, **kwargs: Any
+) -> list[tuple[Document, float]]:
+    """Async :func:`cosine_search`: the query embedded by the embeddings' async method, the
+    search and the vector read in an executor."""
+    if isinstance(store, InMemoryVectorStore):
+        return await arelevance_search(store, query, k, **kwargs)
+    search, embeddings = _by_vector(store), store_embeddings(store)
+    if search is None or embeddings is None:
+        warn_scale_once(logger, type(store).__name__, _unread(search, embeddings))
+        return await arelevance_search(store, query, k, **kwargs)
+    threshold = kwargs.pop("score_threshold", None)
+    vector = await embeddings.aembed_query(query)
+    found = await run_in_executor(None, lambda: search(vector, k, **kwargs))
+    return await run_in_executor(
+        None, _cosine_scored, store, query, k, kwargs, vector, found, threshold
+    )
+
+
+def _unread(search: Any, embeddings: Any) -> str:
+    """Why a store's cosine cannot be computed."""
+    return "its vectors are not read" if search is None else "it has no LangChain Embeddings"
+
+
+def _by_vector(store: VectorStore) -> Any:
+    """The store's search by a query vector (``(vector, k, **kwargs) -> [(doc, score)]``),
+    ``None`` for a store whose vectors are not read (or a Qdrant store not in dense mode)."""
+    if instance_of(store, "langchain_chroma", "Chroma"):
+        return store.similarity_search_by_vector_with_relevance_scores  # type: ignore[attr-defined]
+    if instance_of(store, "langchain_community.vectorstores.faiss", "FAISS"):
+        return store.similarity_search_with_score_by_vector  # type: ignore[attr-defined]
+    if instance_of(store, "langchain_qdrant", "QdrantVectorStore"):
+        mode = getattr(store, "retrieval_mode", None)
+        if str(getattr(mode, "value", mode)) == "dense":
+            return store.similarity_search_with_score_by_vector  # type: ignore[attr-defined]
+    return None
+
+
+def _cosine_scored(
+    store: VectorStore,
+    query: str,
+    k: int,
+    kwargs: dict[str, Any],
+    vector: list[float],
+    found: list[tuple[Document, Any]],
+    threshold: float | None,
+) -> list[tuple[Document, float]]:
+    ids = [stored_id(doc, TITLE_KEY) for doc, _ in found]
+    vectors = stored_vectors(store, ids)
+    if vectors is None or any(i not in vectors for i in ids):
+        if threshold is not None:
+            kwargs = {**kwargs, "score_threshold": threshold}
+        return _on_store_scale(store, query, k, kwargs, "its stored vectors could not be read")
+    cosines = vector_cosines(vector, vectors)
+    return _above([(doc, cosines[i]) for (doc, _), i in zip(found, ids)], threshold)
+
+
+def _on_store_scale(
+    store: VectorStore, query: str, k: int, kwargs: dict[str, Any], why: str
+) -> list[tuple[Document, float]]:
+    warn_scale_once(logger, type(store).__name__, why)
+    return relevance_search(store, query, k, **kwargs)
 
 
 def relevance_search(

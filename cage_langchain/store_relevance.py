@@ -1,48 +1,39 @@
-"""The relevance of chosen documents of a vector store to a query, as the store scores a search.
+"""The cosine similarity of chosen documents of a vector store to a query, as
+:class:`~cage_langchain.ScoredVectorStoreRetriever` scores a search.
 
 :class:`~cage_langchain.CageExpansionRetriever` adds passages that the base retriever did
 not return; to hand ``CageRerank`` one similarity scale for the whole pool it needs, for
 those passages only, the score :class:`~cage_langchain.ScoredVectorStoreRetriever` would
-have written had they been retrieved. :class:`StoreRelevance` computes it with a search
-restricted to their ids, where the store allows one:
+have written had they been retrieved: the cosine of the query's vector (the store's
+embeddings) and the passage's stored vector, read by id (:mod:`cage_langchain.store_vectors`:
+Chroma in any space, FAISS, Qdrant; ``InMemoryVectorStore``: its own search restricted to the
+ids, whose score is that cosine, as the retriever reads it), whatever the store's distance.
+Ids the store does not hold get none. A store whose vectors are not read gives no scores (the
+caller then uses its documented fallback, :func:`cage_core.expansion.contract.added_score`),
+and one warning per store class says that its scores stay on its own scale; a failing read
+is logged at debug level and gives none.
 
-* LangChain's ``InMemoryVectorStore``: ``similarity_search_with_score`` with a filter on the
-  document id (cosine, as ``ScoredVectorStoreRetriever`` reads it there);
-* ``langchain_chroma.Chroma``: the distances computed from the ids' stored vectors
-  (:mod:`cage_core.integrations.chroma_vectors`: a restricted Chroma query costs 6-15 ms,
-  reading a pool's vectors under 1 ms), mapped by the store's relevance function as
-  ``similarity_search_with_relevance_scores`` maps them; ids the collection does not hold get
-  none. Where the collection's distance space is not one of Chroma's three, its search with
-  the ``ids`` restriction (which fails on unknown ids);
-* ``langchain_community``'s ``FAISS``: the index searched with an ID selector over the ids'
-  positions, the query embedded and normalised as FAISS's own search does, the distance
-  mapped by the store's relevance function. Index types that take no selector give none;
-* ``langchain_qdrant.QdrantVectorStore``: its relevance search with a ``HasIdCondition``
-  filter on the point ids (the ids come back under ``metadata["_id"]``).
-
-Scores are read with :func:`~cage_langchain.retriever.relevance_search`, so LangChain's
-out-of-range warning is never raised.
-
-Any other store (or a failing search, logged at debug level) gives no scores: the caller
-then uses its documented fallback (:func:`cage_core.expansion.contract.added_score`). A store
-class is recognised only when its module is already imported, so nothing heavy is imported
-here.
+FAISS: :meth:`StoreRelevance.faiss_search` also picks the best ``k`` of given ids (a
+document's chunks, for routing), by the same cosine.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
-from cage_core.integrations.chroma_vectors import chroma_distances
+from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
 from cage_core.metadata import TITLE_KEY
-from cage_langchain.ids import stored_id
-from cage_langchain.retriever import relevance_search
+from cage_langchain.store_vectors import (
+    instance_of,
+    reads_vectors,
+    store_embeddings,
+    stored_vectors,
+)
 
 __all__ = [
     "StoreRelevance",
@@ -53,58 +44,44 @@ logger = logging.getLogger(__name__)
 
 
 class StoreRelevance:
-    """Relevance scores of chosen documents of ``store`` (module docstring).
+    """Cosine similarities of chosen documents of ``store`` to a query (module docstring).
 
-    Keeps FAISS's id → position map between calls (checked on every lookup, rebuilt when the
-    store changed). Not thread-safe for FAISS map rebuilds racing a store update.
+    Thread-safe: it keeps no state between calls.
     """
 
     def __init__(self, store: VectorStore, title_key: str | None = TITLE_KEY) -> None:
         self.store = store
         self.title_key = title_key
-        self._faiss_positions: dict[str, int] = {}
 
     def __call__(self, query: str, ids: Sequence[str]) -> dict[str, float]:
-        """``{id: relevance}`` for the ``ids`` (all in the store) the store can score."""
+        """``{id: cosine}`` for the ``ids`` the store holds and can score."""
         if not ids:
             return {}
-        wanted = set(ids)
+        wanted = list(dict.fromkeys(ids))
+        embeddings = store_embeddings(self.store)
+        if not reads_vectors(self.store) or embeddings is None:
+            warn_scale_once(
+                logger,
+                type(self.store).__name__,
+                "its vectors are not read" if embeddings else "it has no embeddings",
+            )
+            return {}
         try:
-            if isinstance(self.store, InMemoryVectorStore):
+            if isinstance(self.store, InMemoryVectorStore):  # its search's score is the cosine
+                chosen = set(wanted)
                 found = self.store.similarity_search_with_score(
-                    query, k=len(wanted), filter=lambda doc: doc.id in wanted
+                    query, k=len(chosen), filter=lambda doc: doc.id in chosen
                 )
-            elif instance_of(self.store, "langchain_chroma", "Chroma"):
-                return self._chroma(query, sorted(wanted))
-            elif instance_of(self.store, "langchain_qdrant", "QdrantVectorStore"):
-                from qdrant_client import models
-
-                only = models.Filter(must=[models.HasIdCondition(has_id=sorted(wanted))])
-                found = relevance_search(self.store, query, len(wanted), filter=only)
-            elif instance_of(self.store, "langchain_community.vectorstores.faiss", "FAISS"):
-                return dict(self.faiss_search(query, sorted(wanted), len(wanted)))
-            else:
+                return {doc.id: float(score) for doc, score in found if doc.id in chosen}
+            vectors = stored_vectors(self.store, wanted)
+            if not vectors:
                 return {}
+            return vector_cosines(embeddings.embed_query(query), vectors)
         except Exception as exc:
             logger.debug(
                 "%s could not score the chosen passages (%s)", type(self.store).__name__, exc
             )
             return {}
-        scores = {stored_id(doc, self.title_key): float(score) for doc, score in found}
-        return {i: s for i, s in scores.items() if i in wanted}
-
-    def _chroma(self, query: str, ids: list[str]) -> dict[str, float]:
-        """Chroma's relevance of ``ids`` from their stored vectors
-        (:func:`~cage_core.integrations.chroma_vectors.chroma_distances`), mapped by the
-        store's own relevance function; its restricted search where the space is unknown."""
-        store: Any = self.store
-        vector = store.embeddings.embed_query(query) if store.embeddings else None
-        distances = chroma_distances(store._collection, vector, ids) if vector is not None else None
-        if distances is None:
-            found = relevance_search(store, query, len(ids), ids=ids)
-            return {stored_id(doc, self.title_key): float(score) for doc, score in found}
-        relevance = store._select_relevance_score_fn()
-        return {pid: float(relevance(d)) for pid, d in distances.items()}
 
     def faiss_documents(
         self, query: str, ids: Sequence[str], k: int
@@ -120,45 +97,14 @@ class StoreRelevance:
         return out
 
     def faiss_search(self, query: str, ids: Sequence[str], k: int) -> list[tuple[str, float]]:
-        """The ``k`` best of ``ids`` in a FAISS store for ``query``, best first, with their
-        relevance: the index searched with an ID selector over the ids' positions (ids the
-        store does not hold are skipped). Raises what FAISS raises (an index type that takes
-        no selector)."""
-        import faiss
-        import numpy as np
-
-        store: Any = self.store
-        positions = [self._faiss_position(i) for i in ids]
-        known = [(i, p) for i, p in zip(ids, positions) if p is not None]
-        if not known or k < 1:
+        """The ``k`` best of ``ids`` in a FAISS store for ``query`` by cosine, best first (ties
+        by id), with it; ids the store does not hold are skipped. Raises what FAISS raises (an
+        index type that cannot reconstruct its vectors)."""
+        if k < 1 or not ids:
             return []
-        vector = np.asarray([store._embed_query(query)], dtype=np.float32)
-        if store._normalize_L2:
-            faiss.normalize_L2(vector)
-        selector = faiss.IDSelectorBatch(np.asarray([p for _, p in known], dtype=np.int64))
-        distances, found = store.index.search(
-            vector,
-            min(k, len(known)),
-            params=faiss.SearchParameters(sel=selector),  # type: ignore[call-arg]
-        )
-        relevance = store._select_relevance_score_fn()
-        id_at = {p: i for i, p in known}
-        return [
-            (id_at[int(p)], float(relevance(d)))
-            for d, p in zip(distances[0], found[0])
-            if int(p) in id_at
-        ]
-
-    def _faiss_position(self, doc_id: str) -> int | None:
-        mapping: dict[int, str] = self.store.index_to_docstore_id  # type: ignore[attr-defined]
-        position = self._faiss_positions.get(doc_id)
-        if position is None or mapping.get(position) != doc_id:
-            self._faiss_positions = {d: p for p, d in mapping.items()}
-            position = self._faiss_positions.get(doc_id)
-        return position
-
-
-def instance_of(obj: object, module: str, name: str) -> bool:
-    """``isinstance(obj, module.name)`` if that module is already imported, else ``False``."""
-    cls = getattr(sys.modules.get(module), name, None)
-    return isinstance(cls, type) and isinstance(obj, cls)
+        store: Any = self.store
+        vectors = stored_vectors(store, list(ids))
+        if vectors is None:
+            raise RuntimeError("the FAISS index's vectors could not be read")
+        cosines = vector_cosines(store._embed_query(query), vectors)
+        return sorted(cosines.items(), key=lambda item: (-item[1], item[0]))[:k]

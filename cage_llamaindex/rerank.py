@@ -10,6 +10,7 @@ from typing import Any, Literal
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, field_serializer
 from llama_index.core.callbacks import CBEventType, EventPayload
+from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.events.rerank import ReRankEndEvent, ReRankStartEvent
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -24,6 +25,7 @@ from cage_core.integrations.document_routing import (
     pool_route,
     route_similarities,
 )
+from cage_core.integrations.fused_scores import rank_fusion_values
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
@@ -35,6 +37,7 @@ from cage_core.metadata import (
 )
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
+from cage_llamaindex.index_vectors import index_cosines
 from cage_llamaindex.structure import node_passages
 
 __all__ = [
@@ -51,14 +54,21 @@ SimilaritySource = Literal["auto", "embedding", "score", "embed"]
 class CageRerank(BaseNodePostprocessor):
     """Rerank retrieved nodes by CAGE's fused relevance and between-passage coherence.
 
-    Scores as in :mod:`cage_core.ranking.fusion`. With ``similarity_source="auto"``, the similarity is
-    the cosine of the query bundle's embedding and the node embeddings when all are
-    present, else the retriever's ``NodeWithScore.score`` when every node has one, else
-    the packaged all-MiniLM-L6-v2 (``"embedding"``, ``"score"`` and ``"embed"`` force one).
-    A score that is ``None`` or NaN counts as missing. Embedding with the packaged model is the
-    slow path (the query and every node, ~1 s a query on a CPU instead of milliseconds): the
-    first call that takes it without ``similarity_source="embed"`` logs one warning per
-    ``CageRerank`` with the measured cost and the fix (:mod:`cage_core.integrations.similarity_fallback`).
+    Scores as in :mod:`cage_core.ranking.fusion`. With ``similarity_source="auto"``, the similarity is,
+    with ``index`` (the ``VectorStoreIndex`` the nodes come from), the cosine of the query and
+    each node's vector as the index's store holds it, only nodes it holds none for embedded by
+    the index's ``embed_model`` (:func:`~cage_llamaindex.index_vectors.index_cosines`: the scale
+    the 0–1 score was calibrated on, over any store, and the way behind a hybrid retriever such
+    as ``QueryFusionRetriever``, whose scores are fusion values); without it, the cosine of the
+    query bundle's embedding and the node embeddings when all are present, else the retriever's
+    ``NodeWithScore.score`` when every node has one and they are not reciprocal-rank-fusion
+    values (:mod:`cage_core.integrations.fused_scores`), else the packaged all-MiniLM-L6-v2
+    (``"embedding"``, ``"score"`` and ``"embed"`` force one; a fusion value is never read as
+    a similarity). A score that is ``None`` or NaN counts as missing. Embedding with the
+    packaged model is the slow path (the query and every node, ~1 s a query on a CPU instead of
+    milliseconds): the first call that takes it without ``similarity_source="embed"`` logs one
+    warning per ``CageRerank`` with the measured cost and the fix
+    (:mod:`cage_core.integrations.similarity_fallback`).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
     relevance in the fused score's order that also carries how well the pool matches the
@@ -109,6 +119,12 @@ class CageRerank(BaseNodePostprocessor):
         default=False, description="keep the retriever's score in metadata['retrieval_score']"
     )
     similarity_source: SimilaritySource = Field(default="auto")
+    index: VectorStoreIndex | None = Field(
+        default=None,
+        exclude=True,
+        description="the index the nodes come from: with similarity_source='auto' the "
+        "similarities are the cosines of its stored vectors (not serialised)",
+    )
     graph_key: str = Field(default=GRAPH_KEY, description="metadata key of stored graphs")
     title_key: str | None = Field(default=TITLE_KEY, description="metadata key of node titles")
     spacy_model: str | None = Field(default=None, description="spaCy pipeline name or path")
@@ -183,7 +199,17 @@ class CageRerank(BaseNodePostprocessor):
     ) -> list[NodeWithScore]:
         passages = node_passages([n.node for n in nodes], self.title_key)
         route = pool_route([n.node.metadata for n in nodes], query_bundle.query_str)
-        sims, missing = self._similarities(nodes, query_bundle, route)
+        sims: np.ndarray | None
+        if self.index is not None and self.similarity_source == "auto":
+            sims, _ = index_cosines(
+                self.index,
+                nodes,
+                route.question if route else query_bundle.query_str,
+                None if route else query_bundle.embedding,
+            )
+            missing = ""
+        else:
+            sims, missing = self._similarities(nodes, query_bundle, route)
         if sims is None:
             reranker = self.reranker
             reranker.embedder  # noqa: B018 - load the model outside the measured time
@@ -200,7 +226,9 @@ class CageRerank(BaseNodePostprocessor):
                         missing,
                         len(nodes),
                         time.perf_counter() - start,
-                        "Use a retriever that scores its nodes (a VectorStoreIndex retriever does), "
+                        "Pass CageRerank(index=index) (the index the nodes come from: its stored "
+                        "vectors give the similarities, also behind QueryFusionRetriever), use a "
+                        "retriever that scores its nodes (a VectorStoreIndex retriever does), "
                         'or pass similarity_source="embed" to embed on purpose.',
                     ),
                 )
@@ -276,7 +304,10 @@ class CageRerank(BaseNodePostprocessor):
             vectors = np.asarray([n.node.embedding for n in nodes], dtype=np.float64)
             return cosine_matrix(np.asarray([bundle.embedding], dtype=np.float64), vectors)[0], ""
         if source in ("auto", "score") and not unscored:
-            return np.asarray([n.score for n in nodes], dtype=np.float64), ""
+            scores = np.asarray([n.score for n in nodes], dtype=np.float64)
+            if not rank_fusion_values(scores):
+                return scores, ""
+            return None, "the node scores are reciprocal-rank-fusion values, not similarities"
         if source == "embed":
             return None, ""
         if source == "embedding":

@@ -33,6 +33,7 @@ __all__ = [
     "CHROMA_SPACES",
     "chroma_distances",
     "chroma_space",
+    "chroma_vectors",
 ]
 
 logger = logging.getLogger(__name__)
@@ -67,14 +68,11 @@ def chroma_distances(
         return None
     if not ids:
         return {}
-    try:
-        got = collection.get(ids=list(ids), include=["embeddings"])
-        found = list(got["ids"])
-        vectors = np.asarray(got["embeddings"], dtype=np.float32).astype(np.float64)
-        vectors = vectors.reshape(len(found), -1)
-    except Exception as exc:
-        logger.debug("could not read the stored vectors (%s)", exc)
+    stored = chroma_vectors(collection, ids)
+    if stored is None:
         return None
+    found = list(stored)
+    vectors = np.stack(list(stored.values())) if stored else np.zeros((0, len(query)))
     q = np.asarray(query, dtype=np.float32).astype(np.float64).reshape(-1)
     if vectors.shape[1] != q.shape[0]:
         return None
@@ -86,3 +84,19 @@ def chroma_distances(
         norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(q)
         distances = 1.0 - (vectors @ q) / np.where(norms > 0, norms, 1.0)
     return {pid: float(d) for pid, d in zip(found, distances)}
+
+
+def chroma_vectors(collection: Any, ids: Sequence[str]) -> dict[str, np.ndarray] | None:
+    """``{id: vector}`` (float64 of the stored float32) of each of ``ids`` the collection holds;
+    ``None`` when reading them fails (logged at debug level)."""
+    if not ids:
+        return {}
+    try:
+        got = collection.get(ids=list(ids), include=["embeddings"])
+        found = list(got["ids"])
+        vectors = np.asarray(got["embeddings"], dtype=np.float32).astype(np.float64)
+        vectors = vectors.reshape(len(found), -1)
+    except Exception as exc:
+        logger.debug("could not read the stored vectors (%s)", exc)
+        return None
+    return dict(zip(found, vectors))
