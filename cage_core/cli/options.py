@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from cage_core.config import PRESETS, CageConfig
+from cage_core.config.kinds import with_settings
 from cage_core.lang.en import STRING_RULES
 
 __all__ = [
@@ -22,11 +23,11 @@ def config_from_args(args: argparse.Namespace) -> CageConfig:
     """The :class:`~cage_core.config.CageConfig` the config options name."""
     config = CageConfig.preset(args.preset)
     changes: dict[str, Any] = {
-        k: v for k, v in (("alpha", args.alpha), ("epochs", args.epochs)) if v is not None
+        k: v for k, v in (("alpha", args.alpha), ("encoder.epochs", args.epochs)) if v is not None
     }
     if getattr(args, "ablate_rule", None):
         changes["string_rules"] = config.string_rules - frozenset(args.ablate_rule)
-    return config.replace(**changes) if changes else config
+    return with_settings(config, changes)
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:

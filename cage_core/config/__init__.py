@@ -19,8 +19,7 @@ such pool is ranked, once per setting and kind.
 Modules: ``validation`` (the kit: ranges, :func:`validate`, :func:`warn_once`), one config per
 pool kind — ``chain`` (titled pools), ``untitled``, ``document``, ``gate`` (the relevance
 gate), ``encoder`` (the paper's R-GCN) — ``cage`` (:class:`CageConfig`, the presets) and
-``compat`` (the encoder's settings given flat) and ``kinds`` (which settings each kind of
-pool reads). Where each default comes from: ``docs/provenance.md``.
+``kinds`` (which settings each kind of pool reads, and settings changed by dotted name). Where each default comes from: ``docs/provenance.md``.
 """
 
 from cage_core.config.cage import (
@@ -32,7 +31,7 @@ from cage_core.config.cage import (
 )
 from cage_core.config.chain import ChainConfig
 from cage_core.config.document import DocumentConfig
-from cage_core.config.encoder import ENCODER_SETTINGS, EncoderConfig, EncoderKind
+from cage_core.config.encoder import EncoderConfig, EncoderKind
 from cage_core.config.gate import GateConfig
 from cage_core.config.untitled import UntitledConfig
 from cage_core.config.validation import (
@@ -55,7 +54,6 @@ from cage_core.config.validation import (
 )
 
 __all__ = [
-    "ENCODER_SETTINGS",
     "PRESETS",
     "UNIT",
     "WEIGHT",

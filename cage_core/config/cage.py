@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from cage_core.config.chain import ChainConfig
-from cage_core.config.compat import encoder_config
 from cage_core.config.document import DocumentConfig
-from cage_core.config.encoder import ENCODER_SETTINGS, EncoderConfig, EncoderKind
+from cage_core.config.encoder import EncoderConfig
 from cage_core.config.gate import GateConfig
 from cage_core.config.kinds import (
     PoolKind,
@@ -72,7 +71,7 @@ _KIND_TEXT: dict[str, str] = {
 """How a warning of :meth:`CageConfig.warn_ineffective_on` names each kind of pool."""
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class CageConfig:
     """Settings of the CAGE reranker (formulas in :mod:`cage_core.methods.cage`).
 
@@ -111,11 +110,9 @@ class CageConfig:
     Where each default comes from (grid, metric, out-of-fold result, script, commit):
     ``docs/provenance.md``, one row per field.
 
-    Compatibility: the encoder's settings (:data:`ENCODER_SETTINGS`: ``beta``,
-    ``hidden_dim``, ``epochs``, ``learning_rate``, ``seed``, ``vector_dim``) are also
-    accepted flat, by the constructor and :meth:`replace`, and read back as properties;
-    ``encoder`` may be given as just its kind (``encoder="gcn"``). A flat setting that
-    contradicts an ``encoder`` given in the same call raises :class:`ValueError`.
+    The encoder's settings are set on its config: ``CageConfig(encoder=EncoderConfig(epochs=7))``,
+    or by dotted name, ``with_setting(config, "encoder.epochs", 7)``
+    (:func:`~cage_core.config.kinds.with_setting`).
     """
 
     alpha: float = 1 / 3
@@ -136,49 +133,8 @@ class CageConfig:
     document: DocumentConfig = field(default_factory=DocumentConfig)
     gate: GateConfig = field(default_factory=GateConfig)
 
-    def __init__(  # the fields' defaults above, plus the flat encoder settings
-        self,
-        alpha: float = alpha,
-        coherence: CoherenceKind = coherence,
-        lexical_weight: float = lexical_weight,
-        entity_weight: float = entity_weight,
-        title_links: bool = title_links,
-        core_size: int = core_size,
-        rgcn_weight: float = rgcn_weight,
-        contradiction_weight: float = contradiction_weight,
-        contradiction_overlap: float = contradiction_overlap,
-        max_parse_chars: int = max_parse_chars,
-        graph_cache_size: int = graph_cache_size,
-        chain: ChainConfig | None = None,
-        untitled: UntitledConfig | None = None,
-        encoder: EncoderConfig | EncoderKind | None = None,
-        string_rules: frozenset[str] = string_rules,
-        document: DocumentConfig | None = None,
-        gate: GateConfig | None = None,
-        **encoder_settings: Any,
-    ) -> None:
-        values = {
-            "alpha": alpha,
-            "coherence": coherence,
-            "lexical_weight": lexical_weight,
-            "entity_weight": entity_weight,
-            "title_links": title_links,
-            "core_size": core_size,
-            "rgcn_weight": rgcn_weight,
-            "contradiction_weight": contradiction_weight,
-            "contradiction_overlap": contradiction_overlap,
-            "max_parse_chars": max_parse_chars,
-            "graph_cache_size": graph_cache_size,
-            "chain": ChainConfig() if chain is None else chain,
-            "untitled": UntitledConfig() if untitled is None else untitled,
-            "encoder": encoder_config(encoder, encoder_settings),
-            "string_rules": string_rules,
-            "document": DocumentConfig() if document is None else document,
-            "gate": GateConfig() if gate is None else gate,
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-        self._validate()
+    def __post_init__(self) -> None:
+        validate(self, self.RANGES)
         _warn_ineffective(self)
 
     RANGES: ClassVar[Ranges] = {
@@ -197,37 +153,10 @@ class CageConfig:
         "untitled": InstanceOf(UntitledConfig),
         "document": InstanceOf(DocumentConfig),
         "gate": InstanceOf(GateConfig),
+        "encoder": InstanceOf(EncoderConfig),
         "string_rules": RuleSet(),
     }
     """The accepted value of each field (checked by :func:`validate` at construction)."""
-
-    def _validate(self) -> None:
-        validate(self, self.RANGES)
-
-    # -- the encoder's settings, read flat (see "Compatibility") ---------------------------
-    @property
-    def beta(self) -> float:
-        return self.encoder.beta
-
-    @property
-    def hidden_dim(self) -> int:
-        return self.encoder.hidden_dim
-
-    @property
-    def epochs(self) -> int:
-        return self.encoder.epochs
-
-    @property
-    def learning_rate(self) -> float:
-        return self.encoder.learning_rate
-
-    @property
-    def seed(self) -> int:
-        return self.encoder.seed
-
-    @property
-    def vector_dim(self) -> int:
-        return self.encoder.vector_dim
 
     @property
     def uses_rgcn(self) -> bool:
@@ -309,18 +238,8 @@ class CageConfig:
             )
 
     def replace(self, **changes: Any) -> CageConfig:
-        """Return a copy with ``changes`` applied (validated like a new config); encoder
-        settings may be changed flat (``replace(epochs=7)``) or as ``encoder=``."""
-        flat = {n: changes.pop(n) for n in ENCODER_SETTINGS if n in changes}
-        given = changes.pop("encoder", None)
-        if isinstance(given, EncoderConfig):
-            encoder = encoder_config(given, flat)  # a flat setting must agree with it
-        else:
-            encoder = (self.encoder if given is None else self.encoder.replace(kind=given)).replace(
-                **flat
-            )
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return CageConfig(**{**values, **changes, "encoder": encoder})
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
 
     @classmethod
     def preset(cls, name: str) -> CageConfig:
@@ -352,7 +271,9 @@ def _warn_ineffective(config: CageConfig) -> None:
 PRESETS: dict[str, CageConfig] = {
     "default": CageConfig(),
     "paper": CageConfig(
-        coherence="rgcn", alpha=0.7, beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3
+        coherence="rgcn",
+        alpha=0.7,
+        encoder=EncoderConfig(beta=2.0, hidden_dim=128, epochs=50, learning_rate=1e-3),
     ),
 }
 

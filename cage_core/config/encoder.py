@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from cage_core.config.validation import Int, OneOf, Ranges, Real, validate
 
-__all__ = ["ENCODER_KINDS", "ENCODER_SETTINGS", "EncoderConfig", "EncoderKind"]
+__all__ = ["ENCODER_KINDS", "EncoderConfig", "EncoderKind"]
 
 EncoderKind = Literal["rgcn", "gcn"]
 
@@ -65,10 +65,3 @@ class EncoderConfig:
     def replace(self, **changes: Any) -> EncoderConfig:
         """Return a copy with ``changes`` applied (validated like a new config)."""
         return dataclasses.replace(self, **changes)
-
-
-ENCODER_SETTINGS: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(EncoderConfig) if f.name != "kind"
-)
-"""The :class:`EncoderConfig` fields that :class:`CageConfig` also accepts flat
-(``CageConfig(epochs=7)``), as before the encoder had its own config."""

@@ -33,6 +33,7 @@ changed, moves a ranking of small real pools of exactly the kinds that read it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any, Literal, Protocol, TypeVar
 
 from cage_core.config.chain import ChainConfig
@@ -53,6 +54,7 @@ __all__ = [
     "settings_read",
     "unread_on",
     "with_setting",
+    "with_settings",
 ]
 
 PoolKind = Literal["paper", "document", "untitled", "titled"]
@@ -124,10 +126,24 @@ def changed_settings(config: CageConfigLike) -> tuple[str, ...]:
 def with_setting(config: _Config, name: str, value: Any) -> _Config:
     """``config`` with the setting of dotted ``name`` (``"document.anchors"``) set to ``value``
     (validated like a new config)."""
-    part, _, field = name.rpartition(".")
-    if not part:
-        return config.replace(**{name: value})
-    return config.replace(**{part: dataclasses.replace(getattr(config, part), **{field: value})})
+    return with_settings(config, {name: value})
+
+
+def with_settings(config: _Config, changes: Mapping[str, Any]) -> _Config:
+    """``config`` with each setting of ``changes`` (dotted name → value:
+    ``{"alpha": 1.0, "chain.length": 0}``) set, as one new config: validated like one, and
+    warning of what has no effect in it alone, not in a step on the way."""
+    values: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for name, value in changes.items():
+        part, _, field = name.rpartition(".")
+        if part:
+            nested.setdefault(part, {})[field] = value
+        else:
+            values[name] = value
+    for part, fields in nested.items():
+        values[part] = dataclasses.replace(getattr(config, part), **fields)
+    return config.replace(**values) if values else config
 
 
 def _fields(config: Any, prefix: str) -> set[str]:

@@ -1,4 +1,4 @@
-"""Ranking methods behind one protocol, by name: baselines, CAGE and its ablations.
+"""Ranking methods behind one protocol, by name: baselines, CAGE and its presets.
 
 =================  ==========================================================
 name               method
@@ -7,8 +7,9 @@ random             seeded random order
 vanilla            all-MiniLM-L6-v2 cosine (the paper's Vanilla RAG)
 bm25               BM25 with IDF over the pool
 hybrid             the default's relevance alone: z(cosine) + 0.5·z(BM25)
-cage               CAGE with the default configuration (bridge coherence)
 cage-nodocs        ablation of cage: no document view (pools that share documents)
+cage               CAGE with the default configuration (bridge coherence)
+cage-nochain       ablation of cage: no evidence chain (the 0.2 default)
 cage-nolexical     ablation of cage: cosine-only relevance
 cage-notitles      ablation of cage: shared-entity links only
 cage-noentities    ablation of cage: title-mention links only
@@ -22,13 +23,20 @@ cage-contra        cage with the factual-consistency penalty (weight 3)
 grapher            GraphER: enrichment-implied edges + personalised PageRank
 tegr               TEGR: rule-typed edges + similarity-weighted walk
 =================  ==========================================================
+
+Every CAGE method, from ``hybrid`` to ``cage-contra``, is one :class:`CageMethod` under a
+preset: a row of :data:`CAGE_PRESETS`, the settings it changes in the caller's config (or, for
+the paper's method and its ablations, in the ``paper`` preset).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Literal
 
 from cage_core.config import CageConfig
+from cage_core.config.kinds import with_settings
 from cage_core.methods.base import ExplainedMethod, Pool, RankingMethod
 from cage_core.methods.baselines import BM25Method, RandomMethod, VanillaMethod
 from cage_core.methods.cage import CageMethod
@@ -39,12 +47,35 @@ from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRCo
 CONTRA_WEIGHT = 3.0
 """cage-contra's contradiction weight, chosen on the RAMDocs DEV file (misinfo in top 2)."""
 
+CAGE_PRESETS: dict[str, tuple[Literal["caller", "paper"], Mapping[str, object]]] = {
+    "hybrid": ("caller", {"alpha": 1.0, "chain.length": 0, "document.enabled": False}),
+    "cage-nodocs": ("caller", {"document.enabled": False}),
+    "cage": ("caller", {}),
+    "cage-nochain": ("caller", {"chain.length": 0}),
+    "cage-nolexical": ("caller", {"lexical_weight": 0.0}),
+    "cage-notitles": ("caller", {"title_links": False}),
+    "cage-noentities": ("caller", {"entity_weight": 0.0}),
+    "cage-core1": ("caller", {"core_size": 1, "chain.length": 0}),
+    "cage+rgcn": ("caller", {"rgcn_weight": 0.2}),
+    "paper": ("paper", {}),
+    "cage-gcn": ("paper", {"encoder.kind": "gcn"}),
+    "cage-noreweight": ("paper", {"encoder.beta": 1.0}),
+    "coherence-only": ("paper", {"alpha": 0.0}),
+    "cage-contra": ("caller", {"contradiction_weight": CONTRA_WEIGHT}),
+}
+"""The CAGE methods by name: ``(base, settings)``, the settings (dotted names) changed in the
+base, which is the caller's config (``"caller"``) or the ``paper`` preset with the caller's
+encoder ``epochs`` and ``seed`` (``"paper"``)."""
 
-def _paper(config: CageConfig) -> CageConfig:
-    """The paper preset, keeping the caller's encoder training settings (epochs, seed)."""
-    return CageConfig.preset("paper").replace(
-        epochs=config.encoder.epochs, seed=config.encoder.seed
-    )
+
+def cage_preset(name: str, config: CageConfig) -> CageMethod:
+    """The CAGE method ``name`` of :data:`CAGE_PRESETS` under the caller's ``config``."""
+    base, settings = CAGE_PRESETS[name]
+    if base == "paper":
+        paper = CageConfig.preset("paper")
+        encoder = {"encoder.epochs": config.encoder.epochs, "encoder.seed": config.encoder.seed}
+        config = with_settings(paper, encoder)
+    return CageMethod(name, with_settings(config, settings))
 
 
 def _grapher(config: CageConfig) -> GraphERMethod:
@@ -63,33 +94,7 @@ _FACTORIES: dict[str, Callable[[CageConfig], RankingMethod]] = {
     "random": lambda c: RandomMethod(seed=c.encoder.seed),
     "vanilla": lambda c: VanillaMethod(),
     "bm25": lambda c: BM25Method(),
-    "hybrid": lambda c: CageMethod(
-        "hybrid",
-        c.replace(
-            alpha=1.0, chain=c.chain.replace(length=0), document=c.document.replace(enabled=False)
-        ),
-    ),
-    "cage-nodocs": lambda c: CageMethod(
-        "cage-nodocs", c.replace(document=c.document.replace(enabled=False))
-    ),
-    "cage": lambda c: CageMethod("cage", c),
-    "cage-nochain": lambda c: CageMethod(
-        "cage-nochain", c.replace(chain=c.chain.replace(length=0))
-    ),
-    "cage-nolexical": lambda c: CageMethod("cage-nolexical", c.replace(lexical_weight=0.0)),
-    "cage-notitles": lambda c: CageMethod("cage-notitles", c.replace(title_links=False)),
-    "cage-noentities": lambda c: CageMethod("cage-noentities", c.replace(entity_weight=0.0)),
-    "cage-core1": lambda c: CageMethod(
-        "cage-core1", c.replace(core_size=1, chain=c.chain.replace(length=0))
-    ),
-    "cage+rgcn": lambda c: CageMethod("cage+rgcn", c.replace(rgcn_weight=0.2)),
-    "paper": lambda c: CageMethod("paper", _paper(c)),
-    "cage-gcn": lambda c: CageMethod("cage-gcn", _paper(c).replace(encoder="gcn")),
-    "cage-noreweight": lambda c: CageMethod("cage-noreweight", _paper(c).replace(beta=1.0)),
-    "coherence-only": lambda c: CageMethod("coherence-only", _paper(c).replace(alpha=0.0)),
-    "cage-contra": lambda c: CageMethod(
-        "cage-contra", c.replace(contradiction_weight=CONTRA_WEIGHT)
-    ),
+    **{name: partial(cage_preset, name) for name in CAGE_PRESETS},
     "grapher": _grapher,
     "tegr": _tegr,
 }
@@ -114,6 +119,8 @@ def get_method(name: str, config: CageConfig | None = None) -> RankingMethod:
 
 
 __all__ = [
+    "CAGE_PRESETS",
+    "CONTRA_WEIGHT",
     "METHOD_NAMES",
     "BM25Method",
     "CageMethod",
@@ -128,6 +135,7 @@ __all__ = [
     "TEGRConfig",
     "TEGRMethod",
     "VanillaMethod",
+    "cage_preset",
     "get_method",
     "pool_scores",
     "register_method",

@@ -1,4 +1,3 @@
-import dataclasses
 import logging
 
 import numpy as np
@@ -7,6 +6,7 @@ from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.config import ChainConfig, DocumentConfig, EncoderConfig, validation
+from cage_core.config.kinds import with_settings
 from cage_core.methods import CONTRA_WEIGHT, GraphERConfig, TEGRConfig, get_method
 from cage_core.methods.cage import score_pool
 
@@ -48,11 +48,11 @@ def test_paper_preset_is_available_by_name():
         ("alpha", 1.5, r"alpha must be in \[0.0, 1.0\], got 1.5"),
         ("alpha", -0.1, "alpha must be in"),
         ("alpha", float("nan"), "alpha must be in"),
-        ("beta", 0.5, r"beta must be in \[1.0"),
-        ("hidden_dim", 0, "hidden_dim must be in"),
-        ("epochs", -1, "epochs must be in"),
-        ("learning_rate", 0.0, r"learning_rate must be in \(0.0"),
-        ("encoder", "gat", "encoder kind must be one of"),
+        ("encoder.beta", 0.5, r"beta must be in \[1.0"),
+        ("encoder.hidden_dim", 0, "hidden_dim must be in"),
+        ("encoder.epochs", -1, "epochs must be in"),
+        ("encoder.learning_rate", 0.0, r"learning_rate must be in \(0.0"),
+        ("encoder.kind", "gat", "encoder kind must be one of"),
         ("coherence", "magic", "coherence must be one of"),
         ("core_size", 0, "core_size must be in"),
         ("lexical_weight", -1.0, "lexical_weight must be in"),
@@ -61,13 +61,15 @@ def test_paper_preset_is_available_by_name():
 )
 def test_invalid_values_raise_at_construction(field, value, message):
     with pytest.raises(ValueError, match=message):
-        CageConfig(**{field: value})
+        with_settings(CageConfig(), {field: value})
 
 
-@pytest.mark.parametrize("field, value", [("alpha", "0.7"), ("epochs", 3.5), ("alpha", True)])
+@pytest.mark.parametrize(
+    "field, value", [("alpha", "0.7"), ("encoder.epochs", 3.5), ("alpha", True)]
+)
 def test_wrong_types_raise_type_error(field, value):
-    with pytest.raises(TypeError, match=field):
-        CageConfig(**{field: value})
+    with pytest.raises(TypeError, match=field.rpartition(".")[2]):
+        with_settings(CageConfig(), {field: value})
 
 
 def test_replace_validates_and_leaves_original_unchanged():
@@ -98,40 +100,46 @@ def test_equal_encoder_configs_are_one_cache_key():
     assert hash(EncoderConfig(epochs=5)) == hash(EncoderConfig(epochs=5))
     assert len({EncoderConfig(epochs=5), EncoderConfig(epochs=5), EncoderConfig(epochs=6)}) == 2
     # CAGE variants that differ only outside the encoder share one encoding
-    assert CageConfig(alpha=0.1, epochs=5).encoder == CageConfig(alpha=0.9, epochs=5).encoder
-
-
-def test_encoder_settings_are_accepted_and_read_flat():
-    c = CageConfig(epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01, vector_dim=64)
-    assert c.encoder == EncoderConfig(
-        epochs=7, seed=3, beta=1.0, hidden_dim=16, learning_rate=0.01, vector_dim=64
+    five = EncoderConfig(epochs=5)
+    assert (
+        CageConfig(alpha=0.1, encoder=five).encoder == CageConfig(alpha=0.9, encoder=five).encoder
     )
-    assert (c.epochs, c.seed, c.beta, c.hidden_dim, c.learning_rate, c.vector_dim) == (
-        7,
-        3,
-        1.0,
-        16,
-        0.01,
-        64,
+
+
+def test_encoder_settings_live_in_the_encoder_config_only():
+    c = CageConfig(encoder=EncoderConfig(epochs=7, seed=3, kind="gcn"))
+    assert (c.encoder.epochs, c.encoder.seed, c.encoder.kind) == (7, 3, "gcn")
+    assert with_settings(c, {"encoder.seed": 2, "alpha": 0.5}) == CageConfig(
+        alpha=0.5, encoder=EncoderConfig(epochs=7, seed=2, kind="gcn")
     )
-    assert CageConfig(encoder="gcn").encoder.kind == "gcn"
-    assert CageConfig().replace(epochs=7) == CageConfig(encoder=EncoderConfig(epochs=7))
-    assert CageConfig(encoder="gcn").replace(seed=2).encoder == EncoderConfig(kind="gcn", seed=2)
-    assert dataclasses.replace(CageConfig(epochs=7), alpha=0.5).epochs == 7
-
-
-def test_a_flat_setting_that_contradicts_encoder_is_an_error():
-    assert CageConfig(encoder=EncoderConfig(epochs=7), epochs=7).epochs == 7
-    with pytest.raises(ValueError, match="epochs given both flat and in encoder="):
-        CageConfig(encoder=EncoderConfig(epochs=7), epochs=8)
-    with pytest.raises(ValueError, match="seed given both flat and in encoder="):
-        CageConfig().replace(encoder=EncoderConfig(seed=1), seed=2)
-    with pytest.raises(TypeError, match="encoder must be an EncoderConfig"):
+    assert not hasattr(c, "epochs")  # no flat alias reads it back
+    for flat in ({"epochs": 7}, {"beta": 1.0}, {"seed": 2}, {"vector_dim": 64}):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            CageConfig(**flat)
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            c.replace(**flat)
+    with pytest.raises(TypeError, match="encoder must be an EncoderConfig, got str"):
+        CageConfig(encoder="gcn")  # the kind alone is no encoder config
+    with pytest.raises(TypeError, match="encoder must be an EncoderConfig, got int"):
         CageConfig(encoder=7)
 
 
+def test_settings_change_by_dotted_name_in_one_new_config(caplog, monkeypatch):
+    monkeypatch.setattr(validation, "_warned", set())  # forget earlier tests' warnings
+    c = CageConfig()
+    assert with_settings(c, {}) is c
+    with caplog.at_level(logging.WARNING, logger="cage_core.config"):
+        hybrid = with_settings(c, {"alpha": 1.0, "chain.length": 0, "document.enabled": False})
+    assert hybrid == c.replace(
+        alpha=1.0, chain=ChainConfig(length=0), document=DocumentConfig(enabled=False)
+    )
+    assert caplog.records == []  # no step on the way (chain off alone, say) was built
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        with_settings(c, {"chain.nonsense": 1})
+
+
 def test_other_methods_settings_are_not_cage_settings():
-    with pytest.raises(TypeError, match="TEGRConfig"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'tegr_seeds'"):
         CageConfig(tegr_seeds=1)
     with pytest.raises(ValueError, match="damping must be in"):
         GraphERConfig(damping=1.0)
@@ -148,8 +156,8 @@ def test_other_methods_settings_are_not_cage_settings():
     "config, unused",
     [
         (CageConfig(), ()),
-        (CageConfig(epochs=5), ("encoder.epochs",)),
-        (CageConfig(epochs=5, rgcn_weight=0.2), ()),
+        (CageConfig(encoder=EncoderConfig(epochs=5)), ("encoder.epochs",)),
+        (CageConfig(encoder=EncoderConfig(epochs=5), rgcn_weight=0.2), ()),
         (
             CageConfig.preset("paper").replace(core_size=1, title_links=False),
             ("title_links", "core_size"),
@@ -164,8 +172,8 @@ def test_settings_without_effect_in_the_chosen_mode_are_named(config, unused):
 
 def test_a_setting_without_effect_is_logged_once(caplog):
     with caplog.at_level(logging.WARNING, logger="cage_core.config"):
-        CageConfig(hidden_dim=17)
-        CageConfig(hidden_dim=17).replace(alpha=0.5)
+        CageConfig(encoder=EncoderConfig(hidden_dim=17))
+        CageConfig(encoder=EncoderConfig(hidden_dim=17)).replace(alpha=0.5)
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1
     assert "encoder.hidden_dim has no effect" in warnings[0]
@@ -175,8 +183,9 @@ def test_a_setting_without_effect_is_logged_once(caplog):
 
 
 def test_method_factories_derive_their_settings_from_the_config():
-    base = CageConfig(epochs=5, seed=2, entity_weight=0.25)
-    paper = CageConfig.preset("paper").replace(epochs=5, seed=2)
+    base = CageConfig(encoder=EncoderConfig(epochs=5, seed=2), entity_weight=0.25)
+    preset = CageConfig.preset("paper")
+    paper = preset.replace(encoder=preset.encoder.replace(epochs=5, seed=2))
     assert get_method("hybrid", base).config == base.replace(
         alpha=1.0, chain=base.chain.replace(length=0), document=base.document.replace(enabled=False)
     )

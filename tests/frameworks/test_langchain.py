@@ -17,6 +17,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from pools import QUERY, SCORE_KEYS, TEXTS
 
 from cage_core import CageConfig, CageReranker, Passage
+from cage_core.config import EncoderConfig
 from cage_core.metadata import chain_from_metadata
 from cage_core.ranking.pool_bm25 import query_word_coverage
 from cage_core.relevance import CUTOFF, MIDPOINT, SLOPE, SPREAD, WEIGHT, pool_relevance
@@ -288,8 +289,8 @@ def test_async_gather_matches_sequential_calls(docs, embeddings):
 
 
 def test_alpha_and_config_reach_the_core():
-    r = CageRerank(alpha=0.25, config=CageConfig(epochs=7))
-    assert (r.reranker.config.alpha, r.reranker.config.epochs) == (0.25, 7)
+    r = CageRerank(alpha=0.25, config=CageConfig(encoder=EncoderConfig(epochs=7)))
+    assert (r.reranker.config.alpha, r.reranker.config.encoder.epochs) == (0.25, 7)
     with pytest.raises(ValueError):
         CageRerank(alpha=2.0)
     with pytest.raises(ValueError):
@@ -297,7 +298,8 @@ def test_alpha_and_config_reach_the_core():
 
 
 def test_acompress_does_not_block_the_event_loop(docs):
-    rerank = CageRerank(top_n=3, config=CageConfig(epochs=400))  # long enough to observe
+    long = CageConfig(encoder=EncoderConfig(epochs=400))  # long enough to observe
+    rerank = CageRerank(top_n=3, config=long)
 
     async def main():
         ticks = 0

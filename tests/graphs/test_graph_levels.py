@@ -6,6 +6,8 @@ import json
 import pytest
 
 from cage_core import CageConfig, CageReranker, PassageGraph
+from cage_core.config import EncoderConfig
+from cage_core.config.kinds import with_settings
 
 QUERY = "Which country's capital was Marie Curie born in?"
 POOL = [
@@ -53,8 +55,8 @@ def test_pronouns_tagged_as_entities_are_no_nodes(parser):
     [
         (CageConfig(), "light"),
         (CageConfig(contradiction_weight=3.0), "light"),
-        (CageConfig.preset("paper").replace(epochs=2), "full"),
-        (CageConfig(rgcn_weight=0.2, epochs=2), "full"),
+        (with_settings(CageConfig.preset("paper"), {"encoder.epochs": 2}), "full"),
+        (CageConfig(rgcn_weight=0.2, encoder=EncoderConfig(epochs=2)), "full"),
     ],
 )
 def test_a_reranker_parses_at_the_level_its_method_needs(nlp, config, level):
@@ -96,7 +98,7 @@ def test_a_full_graph_serves_a_light_ranking_with_the_same_scores(nlp):
 
 
 def test_stored_light_graphs_are_upgraded_when_the_r_gcn_runs(nlp, caplog):
-    config = CageConfig.preset("paper").replace(epochs=2)
+    config = with_settings(CageConfig.preset("paper"), {"encoder.epochs": 2})
     fresh = CageReranker(config, nlp=nlp, embedder=_no_embedding)
     expected = fresh.rerank(QUERY, POOL, query_similarities=SIMS)
     stored = [json.loads(g.to_text()) for g in CageReranker(nlp=nlp).graphs(POOL)]

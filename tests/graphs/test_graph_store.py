@@ -10,6 +10,7 @@ import pytest
 from store_worker import content, graph_for
 
 from cage_core import CageConfig, CageReranker
+from cage_core.config import EncoderConfig
 from cage_core.graphs.cache import GraphCache, graph_key
 from cage_core.graphs.store import WRITE_BATCH_ROWS, GraphStore, default_store_path
 
@@ -108,7 +109,7 @@ def test_with_an_integrity_key_a_forged_entry_is_ignored_with_one_warning(nlp, t
 def test_keys_depend_on_pipeline_not_on_vector_width(nlp, tmp_path):
     path = tmp_path / "g.sqlite"
     _reranker(nlp, str(path)).rerank(QUERY, POOL, query_similarities=SIMS)
-    other = _reranker(nlp, str(path), vector_dim=64)
+    other = _reranker(nlp, str(path), encoder=EncoderConfig(vector_dim=64))
     other.rerank(QUERY, POOL, query_similarities=SIMS)
     assert other.parse_count == 0  # graphs hold no vectors: one stored graph serves every width
     assert (

@@ -1,7 +1,7 @@
 """One path for every method: CageReranker runs CAGE as a method, and pools hand typed
 inputs (passage vectors, ingest-time edges, shared encodings) to the methods."""
 
-import time
+import types
 
 import numpy as np
 import pytest
@@ -9,6 +9,7 @@ from pools import QUERY, TEXTS
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import EncoderConfig
+from cage_core.config.kinds import with_settings
 from cage_core.methods import CageMethod, Pool, get_method, pool_scores
 from cage_core.methods.cage import score_pool
 from cage_core.paper.encodings import EncodingCache
@@ -36,8 +37,8 @@ def test_the_reranker_runs_cage_as_a_method():
     "config",
     [
         CageConfig(),
-        CageConfig.preset("paper").replace(epochs=3),
-        CageConfig(rgcn_weight=0.2, epochs=3, contradiction_weight=3.0),
+        with_settings(CageConfig.preset("paper"), {"encoder.epochs": 3}),
+        CageConfig(rgcn_weight=0.2, encoder=EncoderConfig(epochs=3), contradiction_weight=3.0),
     ],
 )
 def test_cage_through_the_method_path_gives_exactly_score_pool(nlp, config):
@@ -77,26 +78,32 @@ def test_invalid_method_scores_are_rejected():
 
 # ---- the encoding cache ---------------------------------------------------------------------
 
-ENCODING_SECONDS = 0.05
+ENCODING_SECONDS = 0.25
+"""What one fake training takes on the fake clock (a binary fraction: sums are exact)."""
 
 
 @pytest.fixture
 def counted_encodings(monkeypatch):
-    """Replace training by a fake that takes ENCODING_SECONDS and counts its calls."""
+    """Replace training by a fake that counts its calls and takes ENCODING_SECONDS on a fake
+    clock, the one the cache reads: no real time passes and none is measured."""
     calls = []
+    clock = [100.0]
 
     def fake(graphs, config):
         calls.append(config)
-        time.sleep(ENCODING_SECONDS)
+        clock[0] += ENCODING_SECONDS
         return np.eye(len(graphs))
 
     monkeypatch.setattr("cage_core.paper.encodings.rgcn_coherence_matrix", fake)
+    monkeypatch.setattr(
+        "cage_core.paper.encodings.time", types.SimpleNamespace(perf_counter=lambda: clock[0])
+    )
     return calls
 
 
 def test_variants_with_one_encoder_config_share_one_encoding(parser, counted_encodings):
     pool = Pool(QUERY, as_passages(POOL), np.array(SIMS), parser.parse(POOL))
-    config = CageConfig(epochs=3)
+    config = CageConfig(encoder=EncoderConfig(epochs=3))
     for name in ("paper", "coherence-only", "cage+rgcn", "cage-gcn"):
         get_method(name, config).score(pool)
     assert counted_encodings == [EncoderConfig(epochs=3), EncoderConfig(kind="gcn", epochs=3)]
@@ -110,7 +117,7 @@ def test_a_reused_encoding_is_charged_its_cost(counted_encodings):
     assert cache.reused_seconds == 0.0
     cache.coherence_matrix(graphs, EncoderConfig())
     cache.coherence_matrix(graphs, EncoderConfig())
-    assert cache.reused_seconds == pytest.approx(2 * ENCODING_SECONDS, abs=0.04)
+    assert cache.reused_seconds == 2 * ENCODING_SECONDS  # each hit charged its entry's cost
     assert len(counted_encodings) == 1
 
 

@@ -14,11 +14,14 @@ from graphs import entity_graph
 
 from cage_core import CageConfig, Passage, RankingPath
 from cage_core.config import GateConfig
+from cage_core.config.kinds import with_settings
 from cage_core.methods import Pool, get_method, pool_scores
 from cage_core.methods.cage import pool_kind, score_pool
 from cage_core.ranking import relevance_gate
 from cage_core.ranking.pool_scores import POOL_KINDS, PoolScores
 from cage_core.scoring import ranking
+
+PAPER = CageConfig.preset("paper")
 
 SKY = [
     Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
@@ -194,7 +197,9 @@ def test_a_method_that_is_not_cage_reports_its_name_and_a_cage_variant_its_kind(
 @pytest.mark.models  # trains the R-GCN (torch)
 def test_the_papers_mode_is_the_paper_kind():
     full = [entity_graph([("Ann Reeve", "PERSON")]), entity_graph([("Ann Reeve", "PERSON")])]
-    config = CageConfig.preset("paper").replace(epochs=1, vector_dim=4)  # the graphs' 4-d vectors
+    config = with_settings(
+        PAPER, {"encoder.epochs": 1, "encoder.vector_dim": 4}
+    )  # the graphs' 4-d vectors
     scores, path = _path(SKY_QUERY, SKY[:2], SKY_SIMS[:2], full, config)
     assert (scores.kind, scores.gate, path) == ("paper", None, "paper")
     assert scores.matrix.shape == (2, 2)

@@ -17,10 +17,13 @@ from graphs import entity_graph
 
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.config import GateConfig
+from cage_core.config.kinds import with_settings
 from cage_core.methods.cage import score_pool
 from cage_core.passage import LINK_KINDS, Via
 from cage_core.ranking.explanation import Explanation, entity_strength, explain_ranking
 from cage_core.scoring import ranking
+
+PAPER = CageConfig.preset("paper")
 
 SKY = [
     Passage("Sky Harbor is a 1931 film directed by Ann Reeve.", title="Sky Harbor"),
@@ -222,7 +225,9 @@ def test_a_chunk_lifted_above_the_chunk_that_lifted_it_is_explained_at_that_chun
 @pytest.mark.models  # trains the R-GCN (torch)
 def test_the_papers_path_keeps_the_invariant_though_its_fusion_coherence_is_a_cosine():
     full = [entity_graph([("Ann Reeve", "PERSON")]), entity_graph([("Ann Reeve", "PERSON")])]
-    config = CageConfig.preset("paper").replace(epochs=1, vector_dim=4)  # the graphs' 4-d vectors
+    config = with_settings(
+        PAPER, {"encoder.epochs": 1, "encoder.vector_dim": 4}
+    )  # the graphs' 4-d vectors
     query, sims = "Where was the director of Sky Harbor born?", [0.9, 0.2]
     scores = score_pool(query, SKY[:2], np.array(sims), full, config)
     assert scores.kind == "paper"
