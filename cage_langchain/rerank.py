@@ -49,7 +49,7 @@ EMBEDDING_CACHE_SIZE = 100_000
 
 
 class CageRerank(BaseDocumentCompressor):
-    """Rerank retrieved documents by CAGE (see :mod:`cage_core.ranking.fusion` for the scores).
+    """Rerank retrieved documents by CAGE (see :mod:`cage_core.methods.cage` for the scores).
 
     The query–document similarity is, in order of preference: with ``vectorstore`` (the
     store the documents come from), the cosine of the query's vector (the store's embeddings)

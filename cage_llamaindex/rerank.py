@@ -54,7 +54,7 @@ SimilaritySource = Literal["auto", "embedding", "score", "embed"]
 class CageRerank(BaseNodePostprocessor):
     """Rerank retrieved nodes by CAGE's fused relevance and between-passage coherence.
 
-    Scores as in :mod:`cage_core.ranking.fusion`. With ``similarity_source="auto"``, the similarity is,
+    Scores as in :mod:`cage_core.methods.cage`. With ``similarity_source="auto"``, the similarity is,
     with ``index`` (the ``VectorStoreIndex`` the nodes come from), the cosine of the query and
     each node's vector as the index's store holds it, only nodes it holds none for embedded by
     the index's ``embed_model`` (:func:`~cage_llamaindex.index_vectors.index_cosines`: the scale

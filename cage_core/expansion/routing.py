@@ -289,14 +289,14 @@ def titles_written(
     """The documents whose title the question writes, in any case (step 1c): every word of a
     document's short name (at most ``MAX_NAME_WORDS``: a title, not a line of its text) but
     its identifiers, at least ``min_title_words`` of them and one that at most
-    :data:`MAX_TITLE_HOLDERS` documents hold, standing in that order as consecutive words of the question, and not as
-    part of a longer name the question writes ("Domain Name and Content License Agreement"
-    is not "Content License Agreement"), and not when the names the question writes beside
-    it, less the words the document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` for
-    another document ("the Franchise Agreement between Pretzel Time" names Pretzel Time's,
-    not another franchise agreement). Of overlapping titles the longer names the document; two
-    documents with one title name neither. Only the records of the
-    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words are read."""
+    :data:`MAX_TITLE_HOLDERS` documents hold, standing in that order as consecutive words of
+    the question, not within a name the question writes (step 1b reads names: "Marie Curie"
+    is judged there, and "Domain Name and Content License Agreement" is not "Content License
+    Agreement"), and not when the names the question writes beside it, less the words the
+    document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` for another document ("the
+    franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping titles
+    the longer names the document; two with one title name neither. Reads the records of the
+    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words only."""
     tokens = [
         w
         for w in words(fold(without_spans(question, references(question))))
@@ -318,14 +318,14 @@ def titles_written(
             titles[doc_id] = [w for w in title if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS]
     unknown = {w for title in titles.values() for w in title if w not in frequencies}
     known = {**frequencies, **names.document_frequencies(unknown)}
-    longer = [name for name in written_names(question) if len(name) > least]
+    written = written_names(question)
     found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
     for doc_id, title in titles.items():
         phrase = tuple(title)
         if len(phrase) < least or min(known.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
             continue  # every word of it in many documents: a kind of document, no name
-        if any(len(name) > len(phrase) and within(phrase, name) for name in longer):
-            continue  # part of a longer name the question writes: that name's, not this
+        if any(within(phrase, name) for name in written):
+            continue  # within a name the question writes: step 1b reads names (or a longer one)
         for start in range(len(tokens) - len(phrase) + 1):
             if tuple(tokens[start : start + len(phrase)]) == phrase:
                 found.append((-len(phrase), start, doc_id, phrase))

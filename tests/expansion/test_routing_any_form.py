@@ -65,6 +65,20 @@ def test_a_title_written_as_part_of_a_longer_name_names_another_document() -> No
     )
 
 
+def test_a_title_the_question_writes_as_a_name_is_read_as_a_name() -> None:
+    names = MemoryDocumentNames(
+        [
+            document_record("marie_curie.md", opening="# Marie Curie\n\nMarie Curie was born."),
+            document_record("warsaw.md", opening="# Warsaw\n\nMarie Curie was born here."),
+            document_record("paris.md", opening="# Paris\n\nThe Seine flows through Paris."),
+        ]
+    )
+    # "Marie Curie" is a name two documents hold: no route, as step 1b says, not a title
+    assert not route_question(
+        "Which river flows through the city where Marie Curie was born?", names
+    )
+
+
 def test_a_title_whose_every_word_many_documents_hold_names_none() -> None:
     kinds = MemoryDocumentNames(
         document_record(f"contract-{i}", opening=f"Franchise Agreement\n\nParty {i} and Party")
