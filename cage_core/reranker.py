@@ -20,7 +20,6 @@ from cage_core.call_checks import (
 )
 from cage_core.config import CageConfig, quiet_warnings, warn_once
 from cage_core.config.kinds import changed_settings, leaf_settings, with_setting
-from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.graphs.parse import GraphParser
 from cage_core.graphs.passage_graph import GraphLevel, PassageGraph
@@ -36,6 +35,7 @@ from cage_core.models import (
     as_embedder,
     default_embedder,
 )
+from cage_core.names.routes import DocumentRoute
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
 from cage_core.ranking.explanation import explain_ranking
 from cage_core.ranking.named_documents import named_first

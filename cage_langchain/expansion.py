@@ -33,12 +33,13 @@ from cage_core.expansion.contract import (
     load_link_index,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
-from cage_core.expansion.routing import DocumentRoute, RoutingSettings
+from cage_core.expansion.routing import RoutingSettings
 from cage_core.integrations.ahead import ahead
 from cage_core.integrations.document_routing import ROUTE_KEY, ROUTE_SCORE_KEY, route_for
 from cage_core.integrations.expanded_pool import DEFAULT_CITED, Call, ExpandedPool, PoolStore
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
+from cage_core.names.routes import DocumentRoute
 from cage_langchain.document_search import DocumentSearch
 from cage_langchain.embeddings import PackagedMiniLMEmbeddings
 from cage_langchain.ids import stored_id

@@ -16,7 +16,6 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from cage_core import CageConfig, CageReranker
-from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
 from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
 from cage_core.integrations.fused_scores import rank_fusion_values
@@ -30,6 +29,7 @@ from cage_core.metadata import (
     is_finite_score,
     ranked_metadata,
 )
+from cage_core.names.routes import DocumentRoute
 from cage_core.passage import Passage
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix

@@ -33,7 +33,7 @@ from cage_core.expansion.contract import (
     validated_bound,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
-from cage_core.expansion.routing import DocumentRoute, RoutingSettings
+from cage_core.expansion.routing import RoutingSettings
 from cage_core.integrations.ahead import ahead
 from cage_core.integrations.document_routing import (
     ROUTE_KEY,
@@ -43,6 +43,7 @@ from cage_core.integrations.document_routing import (
 )
 from cage_core.integrations.expanded_pool import DEFAULT_CITED, Call, ExpandedPool, PoolStore
 from cage_core.metadata import TITLE_KEY
+from cage_core.names.routes import DocumentRoute
 from cage_llamaindex.document_search import (
     DocumentSearch,
     chroma_collection,

@@ -18,7 +18,6 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import config_as_json
-from cage_core.expansion.routing import DocumentRoute
 from cage_core.integrations.document_routing import (
     ROUTING_KEYS,
     named_metadata,
@@ -35,6 +34,7 @@ from cage_core.metadata import (
     TITLE_KEY,
     ranked_metadata,
 )
+from cage_core.names.routes import DocumentRoute
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.index_vectors import index_cosines

@@ -66,10 +66,11 @@ from cage_core.eval.open_retrieval import (
     gold_in_corpus,
 )
 from cage_core.eval.open_routing import RoutedPools
-from cage_core.expansion.routing import DocumentRoute, RoutingSettings, route_question
+from cage_core.expansion.routing import RoutingSettings, route_question
 from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool
+from cage_core.names.routes import DocumentRoute
 from cage_core.ranking.named_documents import named_first
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking

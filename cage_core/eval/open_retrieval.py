@@ -58,9 +58,10 @@ from cage_core.eval.runner import (
     resolve_data_paths,
 )
 from cage_core.expansion.index import DEFAULT_LIMIT, DEFAULT_SEEDS, LinkIndex
-from cage_core.expansion.routing import DocumentRoute, RoutingSettings, route_question
+from cage_core.expansion.routing import RoutingSettings, route_question
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.methods.base import Pool, RankingMethod
+from cage_core.names.routes import DocumentRoute
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix
 

@@ -26,8 +26,8 @@ from cage_core.eval.corpus import Corpus
 from cage_core.expansion.document_names import MemoryDocumentNames
 from cage_core.expansion.openings import IngestChunk, opening_records
 from cage_core.expansion.record import LinkEntry
-from cage_core.expansion.routing import DocumentRoute
 from cage_core.expansion.storage import MemoryLinkStorage
+from cage_core.names.routes import DocumentRoute
 
 __all__ = ["CorpusDocuments", "RoutedPools"]
 

@@ -74,21 +74,16 @@ from cage_core.expansion.question_text import (
 )
 from cage_core.names.documents import fold, references
 from cage_core.names.forms import MAX_NAME_WORDS, words
+from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
     "MAX_NAMING_DOCUMENTS",
     "OTHER_NAME_SHARE",
-    "NAMED_DOCUMENT_VIA",
-    "DocumentRoute",
-    "NamedDocument",
     "RoutingSettings",
-    "named_documents_by_id",
     "route_question",
     "titles_written",
 ]
 
-NAMED_DOCUMENT_VIA = "the question names its document"
-"""How a ``via`` begins for a passage that is in the pool because its document is named."""
 
 MAX_OWNERS = 2
 """An identifier that more documents give themselves names none of them (step 1)."""
@@ -148,48 +143,6 @@ class RoutingSettings:
 
     def __post_init__(self) -> None:
         validate(self, self.RANGES, "RoutingSettings.")
-
-
-@dataclass(frozen=True)
-class NamedDocument:
-    """A document the question names.
-
-    doc_id: the document.
-    name: its display name (:class:`~cage_core.expansion.documents.DocumentRecord`).
-    score: the sum of the idf of the question words it holds (module docstring, step 1).
-    naming_words: the question's words that name it (step 3), in question order.
-    """
-
-    doc_id: str
-    name: str
-    score: float
-    naming_words: tuple[str, ...]
-
-    @property
-    def via(self) -> str:
-        """The ``via`` of a passage in the pool because of this document: what named it."""
-        shown = self.name or self.doc_id
-        return f"{NAMED_DOCUMENT_VIA}: {shown} (named by {' '.join(self.naming_words)})"
-
-
-@dataclass(frozen=True)
-class DocumentRoute:
-    """What routing found for one question.
-
-    documents: the named documents, best first; empty when the question names none
-        confidently (then ``question`` is the question as asked).
-    question: the question without the words that name the documents.
-    """
-
-    documents: tuple[NamedDocument, ...]
-    question: str
-
-    @property
-    def doc_ids(self) -> tuple[str, ...]:
-        return tuple(document.doc_id for document in self.documents)
-
-    def __bool__(self) -> bool:
-        return bool(self.documents)
 
 
 def route_question(
@@ -393,8 +346,3 @@ def _confidently_named(scores: list[float], settings: RoutingSettings) -> int:
         if scores[m - 1] >= settings.min_gap * following:
             return m
     return 0
-
-
-def named_documents_by_id(route: DocumentRoute) -> Mapping[str, NamedDocument]:
-    """The route's named documents by ``doc_id``."""
-    return {document.doc_id: document for document in route.documents}

@@ -26,7 +26,7 @@ chunk the store no longer holds), the wrappers run the two searches of the defin
 one restricted to each named document by its metadata, one to the pool's ids.
 
 and each chunk added by routing also carries ``cage_expanded_via`` =
-:attr:`NamedDocument.via <cage_core.expansion.routing.NamedDocument.via>` ("the question names
+:attr:`NamedDocument.via <cage_core.names.routes.NamedDocument.via>` ("the question names
 its document: …") and ``cage_named_document`` (:data:`NAMED_DOCUMENT_KEY`) = its document's id.
 
 The rerankers read the route back with :func:`pool_route` (metadata is untrusted: a value that
@@ -57,13 +57,7 @@ import numpy as np
 from cage_core.expansion.documents import MAX_DOCUMENT_NAME_CHARS, MAX_WORD_CHARS, MAX_WORDS
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.record import valid_id
-from cage_core.expansion.routing import (
-    DocumentRoute,
-    NamedDocument,
-    RoutingSettings,
-    named_documents_by_id,
-    route_question,
-)
+from cage_core.expansion.routing import RoutingSettings, route_question
 from cage_core.metadata import (
     COLLECTION_KEYS,
     DOC_ID_METADATA_KEYS,
@@ -71,6 +65,7 @@ from cage_core.metadata import (
     chunk_place,
     is_finite_score,
 )
+from cage_core.names.routes import DocumentRoute, NamedDocument, named_documents_by_id
 
 __all__ = [
     "MAX_ROUTED_DOCUMENTS",

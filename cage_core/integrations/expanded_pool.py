@@ -51,12 +51,7 @@ from cage_core.expansion.contract import (
     sibling_expansions,
 )
 from cage_core.expansion.index import Expansion, LinkIndex
-from cage_core.expansion.routing import (
-    MAX_OWNERS,
-    DocumentRoute,
-    NamedDocument,
-    RoutingSettings,
-)
+from cage_core.expansion.routing import MAX_OWNERS, RoutingSettings
 from cage_core.integrations.ahead import result_or_none
 from cage_core.integrations.document_routing import (
     NAMED_DOCUMENT_KEY,
@@ -69,6 +64,7 @@ from cage_core.integrations.document_routing import (
 )
 from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, EXPANSION_KEYS
 from cage_core.names.documents import references
+from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
     "CITES_VIA",

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from cage_core.call_checks import check_pool_size
-from cage_core.expansion.routing import DocumentRoute
 from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.names.routes import DocumentRoute
 from cage_core.passage import Passage, RankedPassage
 from cage_core.ranking.pool_bm25 import query_word_coverage
 from cage_core.relevance import pool_relevance

@@ -6,7 +6,8 @@ import numpy as np
 
 from cage_core.eval.corpus import build_corpus
 from cage_core.eval.open_routing import CorpusDocuments, RoutedPools
-from cage_core.expansion.routing import DocumentRoute, RoutingSettings, route_question
+from cage_core.expansion.routing import RoutingSettings, route_question
+from cage_core.names.routes import DocumentRoute
 
 CHUNKS = [
     ("b1", "Birch may not assign this agreement without consent.", "birch", 1),

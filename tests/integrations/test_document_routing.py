@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from cage_core.expansion.routing import DocumentRoute, NamedDocument
 from cage_core.integrations.document_routing import (
     NAMED_DOCUMENT_KEY,
     ROUTE_KEY,
@@ -21,6 +20,7 @@ from cage_core.integrations.document_routing import (
     route_similarities,
 )
 from cage_core.metadata import EXPANDED_VIA_KEY
+from cage_core.names.routes import DocumentRoute, NamedDocument
 
 ASKED = (
     "Consider the Distribution Agreement between Birch Inc. and Mount Inc.; is consent required?"

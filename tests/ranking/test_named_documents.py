@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cage_core import Passage
-from cage_core.expansion.routing import DocumentRoute, NamedDocument
+from cage_core.names.routes import DocumentRoute, NamedDocument
 from cage_core.ranking.named_documents import NAMED_MARGIN, named_first
 from cage_core.scoring import ranking
 
