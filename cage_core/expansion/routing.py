@@ -301,7 +301,7 @@ def titles_written(
         held = set(record.words) if record is not None else set()
         other = {
             w
-            for name in written_names(question)
+            for name in written
             for w in name
             if 0 < known.get(w, 0) <= naming_limit and w not in held and w not in phrase
         }

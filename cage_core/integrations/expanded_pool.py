@@ -238,26 +238,36 @@ class ExpandedPool(Generic[R, S, Q]):
         if route:  # on a worker thread in the async form: the routing reads are sync
             taken = [p for _, p in chosen] + [p for _, _, p in cited]
             named, route_scores = yield Call(lambda: self._named(route, short, results, taken))
-        ids = [e.id for e, _ in chosen] + [store.stored_id(p) for _, _, p in cited]
-        ids += [store.stored_id(p) for _, p, _ in named]
         fallback = fallback_score([store.score(r) for r in results])
+        added: list[tuple[S, str, dict[str, Any], tuple[str, ...]]] = [
+            (passage, expansion.id, expansion_metadata({}, expansion), EXPANSION_KEYS)
+            for expansion, passage in chosen
+        ]
+        added += [
+            (
+                p,
+                store.stored_id(p),
+                {EXPANDED_VIA_KEY: via, EXPANDED_FROM_KEY: seed},
+                EXPANSION_KEYS,
+            )
+            for via, seed, p in cited
+        ]
+        added += [
+            (
+                p,
+                store.stored_id(p),
+                {EXPANDED_VIA_KEY: d.via, NAMED_DOCUMENT_KEY: d.doc_id},
+                ROUTING_KEYS,
+            )
+            for d, p, _ in named
+        ]
+        ids = [pid for _, pid, _, _ in added]
         scored = self.added_score == "store" and fallback is not None and ids
         scores: Mapping[str, float] = (yield store.added_scores(asked, ids)) if scored else {}
         pool = list(results)
-        for expansion, passage in chosen:
-            extra = expansion_metadata({}, expansion)
-            score = added_score(scores.get(expansion.id), fallback)
-            pool.append(store.added(passage, expansion.id, extra, EXPANSION_KEYS, score))
-        for via, seed, passage in cited:
-            pid = store.stored_id(passage)
-            extra = {EXPANDED_VIA_KEY: via, EXPANDED_FROM_KEY: seed}
+        for passage, pid, extra, hidden in added:
             score = added_score(scores.get(pid), fallback)
-            pool.append(store.added(passage, pid, extra, EXPANSION_KEYS, score))
-        for document, passage, _ in named:
-            pid = store.stored_id(passage)
-            extra = {EXPANDED_VIA_KEY: document.via, NAMED_DOCUMENT_KEY: document.doc_id}
-            score = added_score(scores.get(pid), fallback)
-            pool.append(store.added(passage, pid, extra, ROUTING_KEYS, score))
+            pool.append(store.added(passage, pid, extra, hidden, score))
         if not route:
             return pool
         return [
@@ -356,7 +366,7 @@ class ExpandedPool(Generic[R, S, Q]):
         scores = store.route_scores(short, ids) if ids is not None else {}
         if ids is not None and len(scores) == len(ids):
             best = best_named_chunks(route, scores, chunks, pool_ids, k)
-            found = run_call(store.fetch([pid for _, pid in best])) if best else {}
+            found = store.fetch([pid for _, pid in best]).sync() if best else {}
             return [(d, found[pid], scores[pid]) for d, pid in best if pid in found], scores
         taken = set(pool_ids)
         named: Named[S] = []
@@ -372,11 +382,6 @@ class ExpandedPool(Generic[R, S, Q]):
         others = [pid for pid in dict.fromkeys(pool_ids) if pid not in route_scores]
         route_scores.update(store.route_scores(short, others))
         return named, route_scores
-
-
-def run_call(call: Call[T]) -> T:
-    """``call`` run in its sync form (inside a step that runs on a worker thread)."""
-    return call.sync()
 
 
 def _id(store: PoolStore[R, S, Q], result: R) -> str:
