@@ -26,9 +26,22 @@ embeds), then per question, with nothing tuned:
 
 Printed per framework: R@5 (share of a question's gold chunks in the top 5, mean over the
 folder's questions) per folder and method, and pooled over every question; all@5 of the
-two-document questions (share with every gold chunk in the top 5); and how often routing fired
+two-document questions (share with every gold chunk in the top 5); how often routing fired
 (a document of the expanded pool carries ``cage_route``) for the questions that name a
-document, for the other questions and for the off-topic ones. Run from the repository root::
+document, for the other questions and for the off-topic ones; and, for the two CAGE methods,
+the share of top-5 ``cage_via`` values that are **real links** by this rule (written before
+any via was looked at; issue 45): a via is real when
+
+- it is a document link (``kind == "document"``: the two passages are chunks of one file), or
+- its name names the linked passage's document: folded (:func:`~cage_core.names.documents.fold`),
+  at least 3 characters, it is within that document's title (its opening's
+  :func:`~cage_core.names.documents.document_title`) or its file stem, or the document's title
+  is within it, or
+- it is a rare name both passages hold: folded, it occurs as whole words in both passages'
+  texts and in at most ``max(2, 20%)`` of the folder's documents.
+
+Anything else (a header label every file has, a word most documents hold, a sentence opener
+or a code value one passage alone holds) is not. Run from the repository root::
 
     python benchmarks/claims/dev_folders.py [--frameworks langchain,llamaindex]
         [--folders ethereum_eips,httpx_docs] [--k 20] [--json OUT.json]
@@ -38,10 +51,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
@@ -50,8 +65,13 @@ FRAMEWORKS = ("langchain", "llamaindex")
 CHUNK_SIZE = 500  # the README's splitter
 LEGS = (5, 20)
 
-# method -> question id -> (chunk ids best first, routing fired or None when not asked)
-Ranked = dict[str, dict[str, tuple[list[str], bool | None]]]
+# method -> question id -> (chunk ids best first, routing fired or None when not asked, the
+# top 5's vias (kind, name, linked chunk id) or None each, for the CAGE methods; else None)
+Via = tuple[str, str, str] | None
+Ranking = tuple[list[str], bool | None, list[Via] | None]
+Ranked = dict[str, dict[str, Ranking]]
+VIA_RANKS = 5
+RARE_SHARE = 0.2  # a rare name is held by at most max(2, 20%) of the folder's documents
 
 
 def load_chunks(spec_path: Path, chunk_size: int = CHUNK_SIZE) -> tuple[dict, list]:
@@ -104,9 +124,16 @@ def recall(order: Sequence[str], gold: Sequence[str], k: int = 5) -> float:
     return sum(g in order[:k] for g in gold) / len(gold)
 
 
-def langchain_methods(
-    chunks: list, k: int
-) -> dict[str, Callable[[str], tuple[list[str], bool | None]]]:
+def top_vias(ids: Sequence[str], metadatas: Sequence[dict]) -> list[Via]:
+    """The ``cage_via`` of each of the first :data:`VIA_RANKS` results, with the id it links to."""
+    out: list[Via] = []
+    for metadata in metadatas[:VIA_RANKS]:
+        via = metadata.get("cage_via")
+        out.append(None if not via else (via["kind"], via["name"], ids[via["rank"]]))
+    return out
+
+
+def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
     """The LangChain path (module docstring): method -> ``rank(question)``."""
     from langchain_classic.retrievers import EnsembleRetriever
     from langchain_community.retrievers import BM25Retriever
@@ -130,16 +157,20 @@ def langchain_methods(
     expand = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=links)
     cage = CageRerank(top_n=None)
 
-    def plain(q: str) -> tuple[list[str], bool | None]:
-        return [d.id for d in base.invoke(q)], None
+    def plain(q: str) -> Ranking:
+        return [d.id for d in base.invoke(q)], None, None
 
-    def reranked(q: str) -> tuple[list[str], bool | None]:
-        return [d.id for d in cage.compress_documents(base.invoke(q), q)], None
+    def ranked(pool: Sequence, q: str, routed: bool | None) -> Ranking:
+        out = cage.compress_documents(pool, q)
+        ids = [d.id for d in out]
+        return ids, routed, top_vias(ids, [d.metadata for d in out])
 
-    def expanded(q: str) -> tuple[list[str], bool | None]:
+    def reranked(q: str) -> Ranking:
+        return ranked(base.invoke(q), q, None)
+
+    def expanded(q: str) -> Ranking:
         pool = expand.invoke(q)
-        routed = any(ROUTE_KEY in d.metadata for d in pool)
-        return [d.id for d in cage.compress_documents(pool, q)], routed
+        return ranked(pool, q, any(ROUTE_KEY in d.metadata for d in pool))
 
     methods = {"plain": plain, "cage": reranked, "cage --expand": expanded}
     for n in LEGS:
@@ -150,13 +181,15 @@ def langchain_methods(
             ],
             weights=[0.5, 0.5],
         )
-        methods[f"hybrid legs {n}"] = lambda q, e=ensemble: ([d.id for d in e.invoke(q)], None)
-    return methods
+        methods[f"hybrid legs {n}"] = lambda q, e=ensemble: (
+            [d.id for d in e.invoke(q)],
+            None,
+            None,
+        )
+    return methods, links
 
 
-def llamaindex_methods(
-    chunks: list, k: int
-) -> dict[str, Callable[[str], tuple[list[str], bool | None]]]:
+def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
     """The LlamaIndex path: the same chunks as ``TextNode``s under the same ids, with what a
     node parser gives them (``SOURCE`` = the file, ``PREVIOUS`` / ``NEXT`` within it,
     ``start_char_idx``; ``source`` in metadata, not embedded), ``CageGraphExtractor`` in an
@@ -205,16 +238,20 @@ def llamaindex_methods(
     expand = CageExpansionRetriever(base, index, links)
     cage = CageRerank(top_n=None)
 
-    def plain(q: str) -> tuple[list[str], bool | None]:
-        return [n.node_id for n in base.retrieve(q)], None
+    def plain(q: str) -> Ranking:
+        return [n.node_id for n in base.retrieve(q)], None, None
 
-    def reranked(q: str) -> tuple[list[str], bool | None]:
-        return [n.node_id for n in cage.postprocess_nodes(base.retrieve(q), query_str=q)], None
+    def ranked(pool: Sequence, q: str, routed: bool | None) -> Ranking:
+        out = cage.postprocess_nodes(pool, query_str=q)
+        ids = [n.node_id for n in out]
+        return ids, routed, top_vias(ids, [n.node.metadata for n in out])
 
-    def expanded(q: str) -> tuple[list[str], bool | None]:
+    def reranked(q: str) -> Ranking:
+        return ranked(base.retrieve(q), q, None)
+
+    def expanded(q: str) -> Ranking:
         pool = expand.retrieve(q)
-        routed = any(ROUTE_KEY in n.node.metadata for n in pool)
-        return [n.node_id for n in cage.postprocess_nodes(pool, query_str=q)], routed
+        return ranked(pool, q, any(ROUTE_KEY in n.node.metadata for n in pool))
 
     methods = {"plain": plain, "cage": reranked, "cage --expand": expanded}
     for n in LEGS:
@@ -229,8 +266,12 @@ def llamaindex_methods(
             num_queries=1,
             use_async=False,
         )
-        methods[f"hybrid legs {n}"] = lambda q, f=fusion: ([x.node_id for x in f.retrieve(q)], None)
-    return methods
+        methods[f"hybrid legs {n}"] = lambda q, f=fusion: (
+            [x.node_id for x in f.retrieve(q)],
+            None,
+            None,
+        )
+    return methods, links
 
 
 def run_folder(spec_path: Path, framework: str, k: int) -> dict:
@@ -238,7 +279,9 @@ def run_folder(spec_path: Path, framework: str, k: int) -> dict:
     spec, chunks = load_chunks(spec_path)
     gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
     started = time.perf_counter()
-    methods = (langchain_methods if framework == "langchain" else llamaindex_methods)(chunks, k)
+    methods, links = (langchain_methods if framework == "langchain" else llamaindex_methods)(
+        chunks, k
+    )
     print(
         f"{spec_path.stem}: {len(chunks)} chunks of {len(spec['files'])} files, "
         f"{len(spec['questions'])} questions; ingest {time.perf_counter() - started:.0f} s",
@@ -249,7 +292,73 @@ def run_folder(spec_path: Path, framework: str, k: int) -> dict:
         for name, rank in methods.items()
     }
     off_routed = [methods["cage --expand"](q["question"])[1] for q in spec.get("off_topic", [])]
-    return {"spec": spec, "gold": gold, "ranked": ranked, "off_routed": off_routed}
+    texts = {c.id: c.page_content for c in chunks}
+    return {
+        "spec": spec,
+        "gold": gold,
+        "ranked": ranked,
+        "off_routed": off_routed,
+        "vias": via_counts(spec_path, spec, texts, ranked),
+        "subjects": titled_subjects(spec_path, spec, links),
+    }
+
+
+def titled_subjects(spec_path: Path, spec: dict, links: Any) -> tuple[int, int]:
+    """(chunks whose link-index subject is their document's title, chunks of documents that
+    write a title): the title as :func:`~cage_core.names.documents.document_title` reads it
+    from the file's opening (its first 4,000 characters), compared folded."""
+    from cage_core.names.documents import document_title, fold
+
+    folder = spec_path.with_suffix("")
+    titles = {
+        f: fold(document_title((folder / f).read_text(encoding="utf-8")[:4000]))
+        for f in spec["files"]
+    }
+    titled = every = 0
+    for entry in links.entries():
+        title = titles.get(entry.id.rsplit(":", 1)[0], "")
+        if title:
+            every += 1
+            titled += fold(entry.subject) == title
+    return titled, every
+
+
+def via_counts(spec_path: Path, spec: dict, texts: dict[str, str], ranked: Ranked) -> dict:
+    """Per CAGE method: (real, all) top-5 vias by the module docstring's rule."""
+    from cage_core.names.documents import document_title, fold
+
+    folder = spec_path.with_suffix("")
+    documents = {f: fold((folder / f).read_text(encoding="utf-8")) for f in spec["files"]}
+    names = {
+        f: [fold(document_title(text[:4000])), fold(Path(f).stem)] for f, text in documents.items()
+    }
+    rare = max(2, int(RARE_SHARE * len(documents)))
+
+    def words(name: str, text: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+    def real(via: tuple[str, str, str], own: str) -> bool:
+        kind, name, linked = via
+        if kind == "document":
+            return True
+        name = fold(name).strip()
+        document = linked.rsplit(":", 1)[0]
+        if len(name) >= 3 and any(name in n or (n and n in name) for n in names[document]):
+            return True
+        both = words(name, fold(texts[own])) and words(name, fold(texts[linked]))
+        return both and sum(words(name, text) for text in documents.values()) <= rare
+
+    out = {}
+    for method, by_question in ranked.items():
+        vias = [
+            (via, ids[rank])
+            for ids, _, top in by_question.values()
+            for rank, via in enumerate(top or [])
+            if via is not None
+        ]
+        if any(top is not None for _, _, top in by_question.values()):
+            out[method] = (sum(real(via, own) for via, own in vias), len(vias))
+    return out
 
 
 def folder_rows(result: dict) -> dict[str, dict[str, float]]:
@@ -319,6 +428,21 @@ def print_tables(framework: str, results: Sequence[dict]) -> None:
             f"| {result['spec_name']} | {counts[0]}/{counts[1]} | {counts[2]}/{counts[3]} | {counts[4]}/{counts[5]} |"
         )
     print(f"| all | {totals[0]}/{totals[1]} | {totals[2]}/{totals[3]} | {totals[4]}/{totals[5]} |")
+    cells = [f"{r['subjects'][0]}/{r['subjects'][1]}" for r in results]
+    print(
+        f"\n{framework}: chunks whose subject is their document's title: "
+        + ", ".join(f"{r['spec_name']} {c}" for r, c in zip(results, cells))
+    )
+    print(f"\n{framework}: top-5 vias that are real links (module docstring), real/all")
+    methods = list(results[0]["vias"])
+    print("| method | " + " | ".join(r["spec_name"] for r in results) + " | all |")
+    print("|---|" + "---|" * (len(results) + 1))
+    for method in methods:
+        counts = [r["vias"][method] for r in results]
+        real, every = sum(c[0] for c in counts), sum(c[1] for c in counts)
+        cells = [f"{c[0]}/{c[1]}" for c in counts]
+        share = f"{real / every:.0%}" if every else "-"
+        print(f"| {method} | " + " | ".join(cells) + f" | {real}/{every} ({share}) |")
 
 
 def names_list(text: str, known: Sequence[str], what: str) -> tuple[str, ...]:
@@ -358,7 +482,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             result = run_folder(DATA / f"{name}.json", framework, args.k)
             result["spec_name"] = name
             results.append(result)
-            dump[f"{framework}/{name}"] = {"gold": result["gold"], "ranked": result["ranked"]}
+            dump[f"{framework}/{name}"] = {
+                "gold": result["gold"],
+                "ranked": result["ranked"],
+                "vias": result["vias"],
+            }
         print_tables(framework, results)
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1), encoding="utf-8")
