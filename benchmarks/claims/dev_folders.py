@@ -24,6 +24,13 @@ embeds), then per question, with nothing tuned:
   the vector retriever and ``BM25Retriever``, each ``similarity_top_k=N``,
   ``mode="reciprocal_rerank"``, ``num_queries=1`` (no LLM: ``MockLLM``).
 
+LlamaIndex also runs **sentence window**: ``SentenceWindowNodeParser`` (its defaults: window of
+3 sentences each side) over the same files, the vector retriever's top ``k`` sentences, their
+windows by ``MetadataReplacementPostProcessor``, read in order up to the characters of five
+chunks (``5 × 500``; the last window cut there). Its recall is a gold part's phrase read in a
+window of its file within that budget (it has no chunk ids); the same rule on CAGE's top 5
+chunks is R@5.
+
 Printed per framework: R@5 (share of a question's gold chunks in the top 5, mean over the
 folder's questions) per folder and method, and pooled over every question; all@5 of the
 two-document questions (share with every gold chunk in the top 5); how often routing fired
@@ -274,6 +281,46 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
     return methods, links
 
 
+def sentence_window_recall(spec: dict, folder: Path, k: int) -> dict[str, float]:
+    """Per question: the share of its gold phrases read within the budget (module docstring)."""
+    from llama_index.core import Document, VectorStoreIndex
+    from llama_index.core.node_parser import SentenceWindowNodeParser
+    from llama_index.core.postprocessor import MetadataReplacementPostProcessor
+
+    from cage_llamaindex import PackagedMiniLMEmbedding
+
+    documents = [
+        Document(
+            text=(folder / f).read_text(encoding="utf-8"),
+            metadata={"source": f},
+            excluded_embed_metadata_keys=["source"],
+            excluded_llm_metadata_keys=["source"],
+        )
+        for f in spec["files"]
+    ]
+    nodes = SentenceWindowNodeParser.from_defaults().get_nodes_from_documents(documents)
+    index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+    retriever = index.as_retriever(similarity_top_k=k)
+    windows = MetadataReplacementPostProcessor(target_metadata_key="window")
+    budget = VIA_RANKS * CHUNK_SIZE
+    out = {}
+    for q in spec["questions"]:
+        read: list[tuple[str, str]] = []
+        left = budget
+        for result in windows.postprocess_nodes(retriever.retrieve(q["question"])):
+            if left <= 0:
+                break
+            text = result.node.get_content()[:left]
+            read.append((result.node.metadata["source"], text))
+            left -= len(text)
+        found = [
+            any(source == g["file"] and g["contains"] in text for source, text in read)
+            for g in q["gold"]
+        ]
+        out[q["id"]] = sum(found) / len(found)
+    return out
+
+
 def run_folder(spec_path: Path, framework: str, k: int) -> dict:
     """Every method's ranking of every question (and the off-topic ones' routing) of one folder."""
     spec, chunks = load_chunks(spec_path)
@@ -293,7 +340,13 @@ def run_folder(spec_path: Path, framework: str, k: int) -> dict:
     }
     off_routed = [methods["cage --expand"](q["question"])[1] for q in spec.get("off_topic", [])]
     texts = {c.id: c.page_content for c in chunks}
+    window = (
+        sentence_window_recall(spec, spec_path.with_suffix(""), k)
+        if framework == "llamaindex"
+        else None
+    )
     return {
+        "sentence_window": window,
         "spec": spec,
         "gold": gold,
         "ranked": ranked,
@@ -428,6 +481,17 @@ def print_tables(framework: str, results: Sequence[dict]) -> None:
             f"| {result['spec_name']} | {counts[0]}/{counts[1]} | {counts[2]}/{counts[3]} | {counts[4]}/{counts[5]} |"
         )
     print(f"| all | {totals[0]}/{totals[1]} | {totals[2]}/{totals[3]} | {totals[4]}/{totals[5]} |")
+    if results[0]["sentence_window"] is not None:
+        per_folder = [r["sentence_window"] for r in results]
+        every = [v for by_question in per_folder for v in by_question.values()]
+        print(
+            f"\n{framework}: sentence window (2,500 characters), gold phrases read: "
+            + ", ".join(
+                f"{r['spec_name']} {sum(w.values()) / len(w):.3f}"
+                for r, w in zip(results, per_folder)
+            )
+            + f", pooled {sum(every) / len(every):.3f}"
+        )
     cells = [f"{r['subjects'][0]}/{r['subjects'][1]}" for r in results]
     print(
         f"\n{framework}: chunks whose subject is their document's title: "

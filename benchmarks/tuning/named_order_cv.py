@@ -1,0 +1,309 @@
+"""How a routed pool orders its named documents' passages: 5-fold CV over ALL DEV files pooled.
+
+    python benchmarks/tuning/named_order_cv.py --data ../shared/data \\
+        [--graph-store graphs.sqlite] [--json named_order_cv.json]
+
+When a question names documents, routing ranks the pool for the shortened question and lifts
+the named documents' passages above the others
+(:func:`~cage_core.ranking.named_documents.named_first`). A question that names one document
+may still need a passage of another (the DEV folders' two-document questions); one that needs
+only its document (CUAD) wants the named passages first. The choices compared, each a rule on
+the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hybrid``'s):
+
+- ``all``: every named passage above every other (today's rule), in ``f`` order;
+- ``lead L`` (L = 1 … 5): the named passages' best ``L`` by ``f`` above every other; the rest
+  of the pool, named or not, in ``f`` order;
+- ``… by relevance``: the same, the lifted named passages ordered by ``r`` instead of ``f``.
+
+DEV files and pools — every routed question of:
+
+- the beyond-Wikipedia files whose chunks carry a ``doc_id`` (CUAD, DragonBall, SciFact
+  chunks), pools as ``cage eval --open 20 --expand`` builds them (as in ``routing_cv.py``);
+- the five DEV folders (``benchmarks/data/dev_folders``), through the LlamaIndex README path of
+  ``benchmarks/claims/dev_folders.py`` (``CageExpansionRetriever`` then ``CageRerank``; the
+  script reads the pool, ``f`` and the named mask at the reranker's own call).
+
+A question routing does not fire for ranks the same under every choice; it counts in each
+file's mean with its one figure. Questions go to folds by a hash of their id
+(``crossval.fold_of``), never by file; each fold is ranked by the choice with the best mean over
+the files of ``R@3 + R@5`` on the other folds, among the choices under which no file's mean is
+below ``all``'s (a choice that helps one domain and hurts another is a loss). Printed: per file,
+routed questions, each choice's R@3 / R@5, the out-of-fold figures, the fold choices and the
+choice made on all folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
+sys.path.insert(0, str(ROOT / "benchmarks" / "claims"))  # dev_folders
+sys.path.insert(0, str(ROOT))  # this tree's cage_core
+
+from crossval.choice import cross_validate, group_objective
+from crossval.folds import fold_array
+
+from cage_core.eval.corpus import load_corpus
+from cage_core.eval.corpus_retrieval import CorpusRetriever
+from cage_core.eval.datasets import load_questions
+from cage_core.eval.metrics import recall_at_k
+from cage_core.eval.open_retrieval import (
+    CorpusState,
+    ExpansionSettings,
+    expand_pool,
+    gold_ids_in_corpus,
+    gold_in_corpus,
+)
+from cage_core.eval.open_routing import RoutedPools
+from cage_core.expansion.routing import RoutingSettings, route_question
+from cage_core.graphs.store import GraphStore
+from cage_core.methods import get_method
+from cage_core.methods.base import Pool
+from cage_core.methods.scores import pool_scores
+from cage_core.reranker import CageReranker
+from cage_core.scoring import cosine_matrix, ranking
+
+FILES = (
+    ("cuad", "beyond-wikipedia/cuad.jsonl", "beyond-wikipedia/cuad.corpus.jsonl"),
+    ("dragonball", "beyond-wikipedia/dragonball.jsonl", "beyond-wikipedia/dragonball.corpus.jsonl"),
+    (
+        "scifact-chunks",
+        "beyond-wikipedia/scifact.jsonl",
+        "beyond-wikipedia/scifact_chunks.corpus.jsonl",
+    ),
+)
+K = 20
+LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
+CHOICES = [(lead, by) for by in ("f", "r") for lead in LEADS]
+
+
+def label(choice: tuple[int | None, str]) -> str:
+    lead, by = choice
+    name = "all" if lead is None else f"lead {lead}"
+    return name + (" by relevance" if by == "r" else "")
+
+
+def order(fused: np.ndarray, relevance: np.ndarray, named: np.ndarray, choice) -> np.ndarray:
+    """The pool's order (indices, best first) under ``choice`` (module docstring)."""
+    lead, by = choice
+    named_rows = np.flatnonzero(named)
+    if len(named_rows) == 0 or len(named_rows) == len(named):
+        return ranking(fused)
+    leaders = named_rows[ranking(fused[named_rows])][: lead or len(named_rows)]
+    key = fused if by == "f" else relevance
+    leaders = leaders[ranking(key[leaders])]
+    rest = np.setdiff1d(np.arange(len(fused)), leaders)
+    return np.concatenate([leaders, rest[ranking(fused[rest])]])
+
+
+def figures(routed: list[dict[str, Any]]) -> np.ndarray:
+    """``[C, N, 2]``: R@3 / R@5 of each choice on each routed question."""
+    out = np.zeros((len(CHOICES), len(routed), 2))
+    for n, q in enumerate(routed):
+        ids = np.asarray(q["ids"], dtype=object)
+        for c, choice in enumerate(CHOICES):
+            ranked = list(ids[order(q["fused"], q["relevance"], q["named"], choice)])
+            out[c, n] = [recall_at_k(ranked, q["gold"], 3), recall_at_k(ranked, q["gold"], 5)]
+    return out
+
+
+def corpus_questions(
+    data: Path, questions_path: str, corpus_path: str, reranker: CageReranker
+) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
+    """Routed questions of one beyond-Wikipedia file (their pools' scores), and every other
+    question's (id, [R@3, R@5]) under ``cage``, as ``routing_cv.py`` builds the pools."""
+    corpus = load_corpus(data / corpus_path, titles=False)
+    state = CorpusState(corpus, reranker)
+    questions = [
+        q for q in load_questions(data / questions_path) if gold_ids_in_corpus(q, corpus) != ()
+    ]
+    golds = [gold_in_corpus(q, corpus) for q in questions]
+    vectors = np.asarray(reranker.embedder([q.question for q in questions]), dtype=np.float64)
+    cosines = cosine_matrix(vectors, state.embeddings)
+    first_stage = CorpusRetriever([p.content for p in corpus.passages], cosines, "cosine", 0.0)
+    retrieved = [first_stage.top(row, q.question, K) for row, q in enumerate(questions)]
+    cage, hybrid = get_method("cage", reranker.config), get_method("hybrid", reranker.config)
+    state.ensure_graphs(range(len(corpus)), full=False)
+    link_index = state.ensure_link_index()
+    pools = [
+        ids + expand_pool(link_index, corpus, q.question, ids, ExpansionSettings())
+        for q, ids in zip(questions, retrieved)
+    ]
+    settings = RoutingSettings()
+    routes = [route_question(q.question, state.documents.names, settings) for q in questions]
+    todo = [r.question for r in routes if r]
+    rows = cosine_matrix(np.asarray(reranker.embedder(todo), dtype=np.float64), state.embeddings)
+    routed_pools = RoutedPools.build(
+        routes, pools, state.documents, rows.reshape(len(todo), len(corpus)), settings.chunks
+    )
+    routed, unrouted = [], []
+    for row, (q, route) in enumerate(zip(questions, routes)):
+        ids = routed_pools.pools.get(row, pools[row])
+        query = route.question if route else q.question
+        pool = Pool(
+            query=query,
+            passages=[corpus.passages[i] for i in ids],
+            similarities=routed_pools.similarities.get(row, cosines[row])[ids],
+            key=q.id,
+            graphs=[state.graphs[i] for i in ids],
+            passage_vectors=state.embeddings[ids],
+        )
+        fused = np.asarray(cage.score(pool), dtype=np.float64)
+        if not route:
+            ranked = list(np.asarray(ids)[ranking(fused)])
+            unrouted.append((q.id, np.array([recall_at_k(ranked, golds[row], k) for k in (3, 5)])))
+            continue
+        routed.append(
+            {
+                "id": q.id,
+                "ids": list(ids),
+                "gold": golds[row],
+                "fused": fused,
+                "relevance": np.asarray(hybrid.score(pool), dtype=np.float64),
+                "named": np.array([corpus.passages[i].doc_id in route.doc_ids for i in ids]),
+            }
+        )
+    return routed, unrouted
+
+
+def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
+    """The same for one DEV folder, through the LlamaIndex README path: the pool, ``f`` and the
+    named mask are read at the reranker's own call (``named_first``'s arguments)."""
+    import dev_folders
+
+    import cage_core.reranker as reranker_module
+
+    spec, chunks = dev_folders.load_chunks(dev_folders.DATA / f"{name}.json")
+    gold = dev_folders.gold_ids(spec, chunks)
+    methods = dev_folders.llamaindex_methods(chunks, K)
+    hybrid = get_method("hybrid")
+    seen: dict[str, Any] = {}
+    original_scores, original_named_first = reranker_module.pool_scores, reranker_module.named_first
+
+    def reading_scores(method, pool):  # type: ignore[no-untyped-def]
+        seen["pool"] = pool
+        return original_scores(method, pool)
+
+    def reading_named_first(fused, named):  # type: ignore[no-untyped-def]
+        seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
+        return original_named_first(fused, named)
+
+    reranker_module.pool_scores = reading_scores
+    reranker_module.named_first = reading_named_first
+    routed, unrouted = [], []
+    try:
+        for q in spec["questions"]:
+            seen.clear()
+            ranked, _ = methods["cage --expand"](q["question"])
+            qid = f"{name}/{q['id']}"
+            if "named" not in seen:
+                unrouted.append(
+                    (qid, np.array([recall_at_k(ranked, gold[q["id"]], k) for k in (3, 5)]))
+                )
+                continue
+            pool = seen["pool"]
+            routed.append(
+                {
+                    "id": qid,
+                    "ids": [p.id for p in pool.passages],
+                    "gold": gold[q["id"]],
+                    "fused": seen["fused"],
+                    "relevance": np.asarray(pool_scores(hybrid, pool).fused, dtype=np.float64),
+                    "named": seen["named"],
+                }
+            )
+    finally:
+        reranker_module.pool_scores = original_scores
+        reranker_module.named_first = original_named_first
+    return routed, unrouted
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--graph-store", type=Path, default=None)
+    parser.add_argument("--folders", default=None, help="DEV folders, comma-separated (all)")
+    parser.add_argument("--no-corpora", action="store_true", help="DEV folders only (a check)")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    reranker = CageReranker(graph_store=GraphStore(args.graph_store) if args.graph_store else None)
+    folders = (
+        args.folders.split(",")
+        if args.folders
+        else sorted(p.stem for p in (ROOT / "benchmarks/data/dev_folders").glob("*.json"))
+    )
+    parts: list[tuple[str, list[dict[str, Any]], list[tuple[str, np.ndarray]]]] = []
+    for name, questions_path, corpus_path in () if args.no_corpora else FILES:
+        start = time.perf_counter()
+        parts.append((name, *corpus_questions(args.data, questions_path, corpus_path, reranker)))
+        print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    for name in folders:
+        start = time.perf_counter()
+        parts.append((name, *folder_questions(name)))
+        print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+    ids, groups, blocks = [], [], []
+    for name, routed, unrouted in parts:
+        ids += [q["id"] for q in routed] + [i for i, _ in unrouted]
+        groups += [name] * (len(routed) + len(unrouted))
+        same = np.array([f for _, f in unrouted]).reshape(len(unrouted), 2)
+        blocks.append(
+            np.concatenate(
+                [figures(routed), np.broadcast_to(same, (len(CHOICES), *same.shape))], axis=1
+            )
+        )
+    scores = np.concatenate(blocks, axis=1)  # [C, N, 2]
+    group_array, names = np.array(groups), [name for name, _, _ in parts]
+    plain = group_objective(scores, group_array, names)
+
+    def guarded(mask: np.ndarray) -> np.ndarray:
+        per_file = np.array(
+            [scores[:, mask & (group_array == g)].sum(axis=2).mean(axis=1) for g in names]
+        )
+        allowed = (per_file >= per_file[:, :1] - 1e-9).all(axis=0)
+        return np.where(allowed, plain(mask), -np.inf)
+
+    cv = cross_validate(scores, fold_array(ids), guarded)
+    out: dict[str, Any] = {
+        "choices": [label(c) for c in CHOICES],
+        "fold_choices": [label(CHOICES[c]) for c in cv.fold_choices],
+        "chosen": label(CHOICES[cv.chosen]),
+        "files": {},
+    }
+    print("| file | routed / questions | " + " | ".join(out["choices"]) + " | out of fold |")
+    print("|---|---|" + "---|" * (len(CHOICES) + 1))
+    for name, routed, _ in parts:
+        mask = group_array == name
+        cells = [
+            f"{scores[c, mask, 0].mean():.3f}/{scores[c, mask, 1].mean():.3f}"
+            for c in range(len(CHOICES))
+        ]
+        oof = cv.out_of_fold[mask]
+        print(
+            f"| {name} | {len(routed)}/{mask.sum()} | "
+            + " | ".join(cells)
+            + f" | {oof[:, 0].mean():.3f}/{oof[:, 1].mean():.3f} |"
+        )
+        out["files"][name] = {
+            "routed": len(routed),
+            "questions": int(mask.sum()),
+            "R@3/R@5": dict(zip(out["choices"], cells)),
+            "out_of_fold": [float(oof[:, 0].mean()), float(oof[:, 1].mean())],
+        }
+    print("fold choices:", out["fold_choices"])
+    print("chosen on all folds:", out["chosen"])
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
