@@ -23,7 +23,6 @@ debug level and gives no nodes.
 from __future__ import annotations
 
 import logging
-import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -34,7 +33,6 @@ from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 
 from cage_core.expansion.index import LinkIndex
-from cage_core.integrations.chroma_vectors import chroma_distances
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
 
 __all__ = [
@@ -43,9 +41,7 @@ __all__ = [
     "DocumentSearch",
     "chroma_collection",
     "document_filters",
-    "index_scores",
     "restricted_retriever",
-    "scores_of",
     "with_metadata",
 ]
 
@@ -66,47 +62,6 @@ def chroma_collection(store: object) -> Any:
     if isinstance(chroma, type) and isinstance(store, chroma):
         return getattr(store, "_collection", None)
     return None
-
-
-def index_scores(
-    index: VectorStoreIndex,
-    bundle: QueryBundle,
-    ids: Sequence[str],
-    callback_manager: CallbackManager | None = None,
-) -> dict[str, float]:
-    """``index``'s scores of the node ``ids`` for ``bundle`` (whose embedding it sets, as the
-    index's retriever does): over Chroma, from the stored vectors, ``exp(−distance)`` as
-    ``ChromaVectorStore`` scores a query (:mod:`cage_core.integrations.chroma_vectors`);
-    else by the index's retriever restricted to them. Ids it cannot score are left out; a
-    failure is logged at debug level and scores none."""
-    if not ids:
-        return {}
-    try:
-        collection = chroma_collection(index.vector_store)
-        if collection is not None:
-            if bundle.embedding is None:
-                bundle.embedding = index._embed_model.get_agg_embedding_from_queries(
-                    bundle.embedding_strs
-                )
-            distances = chroma_distances(collection, bundle.embedding, ids)
-            if distances is not None:
-                return {pid: math.exp(-d) for pid, d in distances.items()}
-        found = restricted_retriever(index, ids, callback_manager=callback_manager).retrieve(bundle)
-        return scores_of(found, ids)
-    except Exception as exc:
-        logger.debug("the index could not score the nodes (%s)", exc)
-        return {}
-
-
-def scores_of(found: Sequence[NodeWithScore], ids: Sequence[str]) -> dict[str, float]:
-    """Scores of the wanted ``ids`` among ``found`` (a store that ignores the restriction
-    returns other nodes: those are dropped)."""
-    wanted = set(ids)
-    return {
-        n.node.node_id: float(n.score)
-        for n in found
-        if n.node.node_id in wanted and n.score is not None
-    }
 
 
 def restricted_retriever(

@@ -44,14 +44,8 @@ from cage_core.integrations.document_routing import (
 from cage_core.integrations.expanded_pool import DEFAULT_CITED, Call, ExpandedPool, PoolStore
 from cage_core.metadata import TITLE_KEY
 from cage_core.names.routes import DocumentRoute
-from cage_llamaindex.document_search import (
-    DocumentSearch,
-    chroma_collection,
-    index_scores,
-    restricted_retriever,
-    scores_of,
-    with_metadata,
-)
+from cage_llamaindex.document_search import DocumentSearch, with_metadata
+from cage_llamaindex.index_vectors import COSINE_KEY, id_cosines, index_cosines
 from cage_llamaindex.structure import adjacent_node_ids
 
 __all__ = [
@@ -68,12 +62,17 @@ class CageExpansionRetriever(BaseRetriever):
     that of :mod:`cage_core.expansion.contract`. Added nodes are copies of the index's nodes
     (fetched by id from the vector store when it keeps the text, e.g. Chroma, else from the
     index's docstore) whose metadata gains ``cage_expanded_via`` and ``cage_expanded_from``
-    (hidden from the embedding and LLM views, like the graph). Their ``score``, when every
-    base node has one: the vector store's similarity of the node to the query, from the
-    index's own retriever restricted to those node ids (``VectorStoreQuery.node_ids``, and
-    Chroma's ``ids``; the query embedding is reused in the sync path, computed again in the
-    async one), or with ``added_score="lowest"`` the lowest base score. Base nodes are
-    returned as the base retriever gave them. After the linked nodes come up to
+    (hidden from the embedding and LLM views, like the graph). **Scores are cosines**: every
+    node of the pool, base nodes included, is handed on as a copy whose ``score`` is the
+    cosine of its vector and the query's, the scale :class:`~cage_llamaindex.CageRerank`'s
+    0–1 score was calibrated on, whatever the store's own scale (Chroma's ``exp(−distance)``,
+    FAISS's distance) or the base retriever's (a fusion value): the vectors the index's store
+    holds, only nodes it holds none for embedded by the index's ``embed_model``
+    (:mod:`cage_llamaindex.index_vectors`); the same value is in ``metadata["cage_cosine"]``
+    (hidden like the graph), which ``CageRerank`` reads, so it needs no ``index=`` behind this
+    retriever. The added nodes are scored so before the pool is cut (the query embedding
+    reused), or with ``added_score="lowest"`` take the lowest base node's cosine; the base
+    nodes keep the base retriever's order. After the linked nodes come up to
     ``siblings`` nodes next to a seed in its document: its ``PREVIOUS`` then ``NEXT`` node
     (as a node parser links them), else the link index's neighbours (``doc_id`` /
     ``position``), with ``cage_expanded_via="same document"``.
@@ -150,18 +149,55 @@ class CageExpansionRetriever(BaseRetriever):
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        base = Call(
-            lambda: self.retriever.retrieve(query_bundle),
-            lambda: self.retriever.aretrieve(query_bundle),
-        )
-        return self._pool().assemble(query_bundle.query_str, query_bundle, base)
+        base, call = self._base(query_bundle)
+        pool = self._pool().assemble(query_bundle.query_str, query_bundle, call)
+        return self._with_cosines(pool, len(base), query_bundle)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        base = Call(
-            lambda: self.retriever.retrieve(query_bundle),
-            lambda: self.retriever.aretrieve(query_bundle),
-        )
-        return await self._pool().aassemble(query_bundle.query_str, query_bundle, base)
+        base, call = self._base(query_bundle)
+        pool = await self._pool().aassemble(query_bundle.query_str, query_bundle, call)
+        return await asyncio.to_thread(self._with_cosines, pool, len(base), query_bundle)
+
+    def _base(
+        self, query_bundle: QueryBundle
+    ) -> tuple[list[NodeWithScore], Call[list[NodeWithScore]]]:
+        """The base retriever's call, and the list its nodes are kept in once it ran."""
+        base: list[NodeWithScore] = []
+
+        def retrieved() -> list[NodeWithScore]:
+            base.extend(self.retriever.retrieve(query_bundle))
+            return base
+
+        async def aretrieved() -> list[NodeWithScore]:
+            base.extend(await self.retriever.aretrieve(query_bundle))
+            return base
+
+        return base, Call(retrieved, aretrieved)
+
+    def _with_cosines(
+        self, pool: list[NodeWithScore], based: int, query_bundle: QueryBundle
+    ) -> list[NodeWithScore]:
+        """Copies of the pool's nodes (the first ``based`` the base retriever's) whose
+        ``score`` and ``metadata["cage_cosine"]`` (hidden) are their cosine to the query
+        (:func:`~cage_llamaindex.index_vectors.index_cosines`: the stored vectors, only nodes
+        without one embedded); with ``added_score="lowest"`` the added nodes get the lowest
+        base cosine. The pool as it is, logged at debug level, when that fails."""
+        scored = pool if self.added_score == "store" else pool[:based]
+        if not scored:
+            return pool
+        try:
+            found, _ = index_cosines(
+                self.index, scored, query_bundle.query_str, query_bundle.embedding
+            )
+        except Exception as exc:
+            logger.debug("the pool's cosines could not be computed (%s)", exc)
+            return pool
+        cosines = [float(c) for c in found]
+        cosines += [min(cosines)] * (len(pool) - len(cosines))
+        return [
+            NodeWithScore(node=with_metadata(n.node, {COSINE_KEY: c}, (COSINE_KEY,)), score=c)
+            for n, c in zip(pool, cosines)
+        ]
 
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names by the link index's records (none when ``routing`` is
@@ -263,32 +299,28 @@ class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):
         return found
 
     def added_scores(self, question: QueryBundle, ids: list[str]) -> Call[Mapping[str, float]]:
-        """The index's scores (the query embedding reused in the sync path; over Chroma the
-        stored vectors, else the index's retriever restricted to ``ids`` in the async one)."""
-
-        async def ascores() -> Mapping[str, float]:
-            if chroma_collection(self.index.vector_store) is not None:  # stored vectors
-                return await asyncio.to_thread(self.route_scores, _bundle_copy(question), ids)
-            retriever = restricted_retriever(
-                self.index, ids, callback_manager=self.callback_manager
-            )
-            try:
-                found = await retriever.aretrieve(_bundle_copy(question))
-            except Exception as exc:
-                logger.debug("the index could not score the linked nodes (%s)", exc)
-                return {}
-            return scores_of(found, ids)
-
-        return Call(lambda: self.route_scores(_bundle_copy(question), ids), ascores)
+        """The cosines of ``ids`` for the question (:func:`~cage_llamaindex.index_vectors.
+        id_cosines`; the query embedding reused; a worker thread in the async path)."""
+        return Call(
+            lambda: self.route_scores(_bundle_copy(question), ids),
+            lambda: asyncio.to_thread(self.route_scores, _bundle_copy(question), ids),
+        )
 
     def route_scores(self, question: QueryBundle, ids: list[str]) -> Mapping[str, float]:
-        return index_scores(self.index, question, ids, self.callback_manager)
+        return id_cosines(self.index, question, ids)
 
     def document_search(
         self, question: QueryBundle, doc_id: str, k: int, chunk_ids: Sequence[str]
     ) -> list[tuple[BaseNode, float]]:
-        hits = self.retriever.document_search(question, doc_id, k)
-        return [(n.node, float(n.score)) for n in hits if n.score is not None]
+        """The document's best nodes by the store's restricted search, each with its cosine
+        for the (shortened) question, on the scale of :meth:`route_scores`."""
+        hits = [
+            n for n in self.retriever.document_search(question, doc_id, k) if n.score is not None
+        ]
+        if not hits:
+            return []
+        cosines, _ = index_cosines(self.index, hits, question.query_str, question.embedding)
+        return [(n.node, float(c)) for n, c in zip(hits, cosines)]
 
     def shortened(self, route: DocumentRoute) -> QueryBundle:
         """One bundle for every routed query: the question is embedded once."""

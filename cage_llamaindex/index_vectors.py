@@ -1,66 +1,101 @@
 """The cosine similarity of a pool's nodes to the query, from the vectors a ``VectorStoreIndex``
 holds.
 
-A LlamaIndex retriever's ``NodeWithScore.score`` is on its store's scale (the default
-``SimpleVectorStore``: the cosine; ``ChromaVectorStore``: ``exp(−distance)``, whatever the
-collection's space) or, behind ``QueryFusionRetriever``, a fusion value; the 0–1
-``relevance_score`` is calibrated on the cosine (:mod:`cage_core.integrations.stored_cosines`).
-:func:`index_cosines` computes that cosine for every node of a pool, whichever retriever
-brought it: the query's vector is the bundle's embedding (set by the index's retriever) or the
-index's ``embed_model`` embeds the question; each node's vector is, in order, the one the store
-holds (``SimpleVectorStore``: ``data.embedding_dict``; Chroma:
-:func:`~cage_core.integrations.chroma_vectors.chroma_vectors`; any other store: its
-``get_nodes`` when they carry embeddings), the node's own ``embedding``, else the index's
-``embed_model`` embeds the node's text as the index embedded it (``MetadataMode.EMBED``), so
-only nodes without a vector are embedded.
+A LlamaIndex retriever's ``NodeWithScore.score`` is on its store's scale or, behind
+``QueryFusionRetriever``, a fusion value; the 0–1 ``relevance_score`` is calibrated on the
+cosine (:mod:`cage_core.integrations.stored_cosines`). How the stores score a query (read in
+their code, llama-index-core 0.14, the store packages of 2025–26):
+
+* ``SimpleVectorStore`` (the default): the cosine;
+* ``ChromaVectorStore``: ``exp(−distance)`` in the collection's space (L2 by default:
+  ``exp(−‖q − p‖²)``, 0.39 for a cosine of 0.53 between unit vectors);
+* ``FaissVectorStore``: what the faiss index returns, the squared L2 *distance* of
+  ``IndexFlatL2`` (smaller is better) or the inner product of ``IndexFlatIP``;
+* ``QdrantVectorStore``: Qdrant's score of the collection's distance, the cosine for the
+  collection it creates by default.
+
+:func:`index_cosines` computes the cosine for every node of a pool, whichever retriever
+brought it, and :func:`id_cosines` for node ids: the query's vector is the bundle's embedding
+(set by the index's retriever) or the index's ``embed_model`` embeds the question; each node's
+vector is, in order, the one the store holds (:func:`index_vectors`: ``SimpleVectorStore``:
+``data.embedding_dict``; Chroma: :func:`~cage_core.integrations.chroma_vectors.chroma_vectors`;
+FAISS: the faiss index's ``reconstruct`` at the node's position; any other store, Qdrant
+among them: its ``get_nodes`` when they carry embeddings), the node's own ``embedding``, else
+the index's ``embed_model`` embeds the node's text as the index embedded it
+(``MetadataMode.EMBED``), so only nodes without a vector are embedded; :func:`id_cosines`
+scores only ids the store holds (a node deleted from the store is not scored from the
+docstore).
+
+:data:`COSINE_KEY` is the metadata key under which
+:class:`~cage_llamaindex.CageExpansionRetriever` hands on each node's cosine, so that
+:class:`~cage_llamaindex.CageRerank` behind it reads the cosine without ``index=``.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from llama_index.core.indices.vector_store import VectorStoreIndex
-from llama_index.core.schema import MetadataMode, NodeWithScore
+from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.simple import SimpleVectorStore
 
 from cage_core.integrations.chroma_vectors import chroma_vectors
+from cage_core.integrations.stored_cosines import vector_cosines
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.document_search import chroma_collection
 
 __all__ = [
+    "COSINE_KEY",
+    "id_cosines",
     "index_cosines",
     "index_vectors",
 ]
 
 logger = logging.getLogger(__name__)
 
+COSINE_KEY = "cage_cosine"
+"""Metadata key of a node's cosine to the query, as the expansion retriever hands it on
+(hidden from the embedding and LLM views)."""
+
 
 def index_vectors(index: VectorStoreIndex, ids: Sequence[str]) -> dict[str, np.ndarray]:
     """``{id: vector}`` of each of the node ``ids`` whose vector ``index``'s store gives
     (module docstring); a failing read is logged at debug level and gives none."""
+    return _stored(index, ids)[0]
+
+
+def _stored(
+    index: VectorStoreIndex, ids: Sequence[str]
+) -> tuple[dict[str, np.ndarray], list[BaseNode]]:
+    """The vectors of :func:`index_vectors`, and the nodes of ``ids`` a store read by
+    ``get_nodes`` holds without a vector."""
     wanted = list(dict.fromkeys(ids))
     if not wanted:
-        return {}
+        return {}, []
     store: Any = index.vector_store
     try:
         if isinstance(store, SimpleVectorStore):
             held = store.data.embedding_dict
-            return {i: np.asarray(held[i], dtype=np.float64) for i in wanted if i in held}
+            return {i: np.asarray(held[i], dtype=np.float64) for i in wanted if i in held}, []
         collection = chroma_collection(store)
         if collection is not None:
-            return chroma_vectors(collection, wanted) or {}
+            return chroma_vectors(collection, wanted) or {}, []
+        if _is_store(store, "faiss", "FaissVectorStore"):
+            return _faiss_vectors(index, store.client, wanted), []
         nodes = store.get_nodes(node_ids=wanted)
-        return {
-            n.node_id: np.asarray(n.embedding, dtype=np.float64)
-            for n in nodes
-            if n.embedding is not None
-        }
     except Exception as exc:
         logger.debug("%s: could not read the stored vectors (%s)", type(store).__name__, exc)
-        return {}
+        return {}, []
+    vectors = {
+        n.node_id: np.asarray(n.embedding, dtype=np.float64)
+        for n in nodes
+        if n.embedding is not None
+    }
+    return vectors, [n for n in nodes if n.embedding is None and n.node_id not in vectors]
 
 
 def index_cosines(
@@ -89,3 +124,51 @@ def index_cosines(
         query_vector = embed_model.get_query_embedding(question)
     matrix = np.stack([r for r in rows if r is not None])
     return cosine_matrix(np.asarray([query_vector], dtype=np.float64), matrix)[0], len(unheld)
+
+
+def id_cosines(
+    index: VectorStoreIndex, bundle: QueryBundle, ids: Sequence[str]
+) -> dict[str, float]:
+    """``{id: cosine}`` of the bundle's query with each of the node ``ids`` the index's store
+    holds (module docstring): their stored vectors, a node the store gives without one
+    embedded by the index's ``embed_model``; ids the store does not hold are left out. Sets
+    ``bundle.embedding`` when it has none, as the index's retriever does; a failure is logged
+    at debug level and scores none."""
+    if not ids:
+        return {}
+    try:
+        if bundle.embedding is None:
+            bundle.embedding = index._embed_model.get_agg_embedding_from_queries(
+                bundle.embedding_strs
+            )
+        held, vectorless = _stored(index, ids)
+        vectors: dict[str, Any] = dict(held)
+        if vectorless:
+            texts = [n.get_content(metadata_mode=MetadataMode.EMBED) for n in vectorless]
+            embedded = index._embed_model.get_text_embedding_batch(texts)
+            vectors.update((n.node_id, v) for n, v in zip(vectorless, embedded))
+        return vector_cosines(bundle.embedding, vectors)
+    except Exception as exc:
+        logger.debug("the index could not score the nodes (%s)", exc)
+        return {}
+
+
+def _is_store(store: object, package: str, name: str) -> bool:
+    """Whether ``store`` is ``llama_index.vector_stores.{package}.{name}`` (not imported here:
+    a store of a package not loaded is not one)."""
+    cls = getattr(sys.modules.get(f"llama_index.vector_stores.{package}"), name, None)
+    return isinstance(cls, type) and isinstance(store, cls)
+
+
+def _faiss_vectors(
+    index: VectorStoreIndex, faiss_index: Any, wanted: list[str]
+) -> dict[str, np.ndarray]:
+    """The vectors of the ``wanted`` node ids from a faiss index, at the positions the
+    ``VectorStoreIndex`` recorded for them (``index_struct.nodes_dict``: position → node id);
+    a faiss index that cannot reconstruct (IVF without a direct map) raises."""
+    positions = {node_id: vid for vid, node_id in index.index_struct.nodes_dict.items()}
+    return {
+        i: np.asarray(faiss_index.reconstruct(int(positions[i])), dtype=np.float64)
+        for i in wanted
+        if i in positions
+    }

@@ -32,16 +32,18 @@ from cage_core.metadata import (
     GRAPH_KEY,
     RANKED_KEYS,
     TITLE_KEY,
+    is_finite_score,
     ranked_metadata,
 )
 from cage_core.names.routes import DocumentRoute
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
-from cage_llamaindex.index_vectors import index_cosines
+from cage_llamaindex.index_vectors import COSINE_KEY, index_cosines
 from cage_llamaindex.structure import node_passages
 
 __all__ = [
     "CageRerank",
+    "UNKNOWN_SCALE",
     "SimilaritySource",
 ]
 
@@ -49,6 +51,18 @@ logger = logging.getLogger(__name__)
 dispatcher = get_dispatcher(__name__)
 
 SimilaritySource = Literal["auto", "embedding", "score", "embed"]
+
+UNKNOWN_SCALE = (
+    "CageRerank: the retriever's node scores are read as cosine similarities, the scale the "
+    "0-1 relevance_score was calibrated on, but nothing says they are: LlamaIndex's vector "
+    "stores score on their own scales (ChromaVectorStore exp(-distance), FaissVectorStore "
+    "the distance or inner product of its faiss index), where a cutoff such as 0.5 keeps or "
+    "drops too much. Pass CageRerank(index=index) (the index the nodes come from: the cosines "
+    "of its stored vectors, on any store), rerank behind CageExpansionRetriever (it hands on "
+    'cosines), or pass similarity_source="score" where the store scores by cosine '
+    "(SimpleVectorStore, QdrantVectorStore's default collection) (warned once per CageRerank)"
+)
+"""The warning of a pool whose scores ``CageRerank`` reads without knowing their scale."""
 
 
 class CageRerank(BaseNodePostprocessor):
@@ -59,12 +73,17 @@ class CageRerank(BaseNodePostprocessor):
     each node's vector as the index's store holds it, only nodes it holds none for embedded by
     the index's ``embed_model`` (:func:`~cage_llamaindex.index_vectors.index_cosines`: the scale
     the 0–1 score was calibrated on, over any store, and the way behind a hybrid retriever such
-    as ``QueryFusionRetriever``, whose scores are fusion values); without it, the cosine of the
-    query bundle's embedding and the node embeddings when all are present, else the retriever's
-    ``NodeWithScore.score`` when every node has one and they are not reciprocal-rank-fusion
-    values (:mod:`cage_core.integrations.fused_scores`), else the packaged all-MiniLM-L6-v2
-    (``"embedding"``, ``"score"`` and ``"embed"`` force one; a fusion value is never read as
-    a similarity). A score that is ``None`` or NaN counts as missing. Embedding with the
+    as ``QueryFusionRetriever``, whose scores are fusion values); without it, each node's
+    ``metadata["cage_cosine"]`` when every node has one (the cosines
+    :class:`~cage_llamaindex.CageExpansionRetriever` hands on), else the cosine of the query
+    bundle's embedding and the node embeddings when all are present, else the retriever's
+    ``NodeWithScore.score`` when every node has one in [−1, 1], they do not rise along the
+    pool (distances do) and are not reciprocal-rank-fusion values (:mod:`cage_core.integrations.fused_scores`), read as cosines
+    with one warning per ``CageRerank`` (:data:`UNKNOWN_SCALE`: nothing says they are; over
+    Chroma or FAISS they are not), else the packaged all-MiniLM-L6-v2 (``"embedding"``,
+    ``"score"`` and ``"embed"`` force one; ``"score"`` reads the scores quietly, for a store
+    that scores by cosine; a fusion value is never read as a similarity). A score that is
+    ``None`` or NaN counts as missing. Embedding with the
     packaged model is the slow path (the query and every node, ~1 s a query on a CPU instead of
     milliseconds): the first call that takes it without ``similarity_source="embed"`` logs one
     warning per ``CageRerank`` with the measured cost and the fix
@@ -145,6 +164,7 @@ class CageRerank(BaseNodePostprocessor):
 
     _reranker: CageReranker | None = PrivateAttr(default=None)
     _warned_fallback: bool = PrivateAttr(default=False)
+    _warned_scale: bool = PrivateAttr(default=False)
 
     @classmethod
     def class_name(cls) -> str:
@@ -300,14 +320,25 @@ class CageRerank(BaseNodePostprocessor):
             n.node.embedding is not None for n in nodes
         )
         unscored = sum(n.score is None or not math.isfinite(n.score) for n in nodes)
+        cosines = [n.node.metadata.get(COSINE_KEY) for n in nodes]
+        if source == "auto" and all(is_finite_score(c) for c in cosines):
+            return np.asarray(cosines, dtype=np.float64), ""  # CageExpansionRetriever's
         if source in ("auto", "embedding") and have_embeddings:
             vectors = np.asarray([n.node.embedding for n in nodes], dtype=np.float64)
             return cosine_matrix(np.asarray([bundle.embedding], dtype=np.float64), vectors)[0], ""
         if source in ("auto", "score") and not unscored:
             scores = np.asarray([n.score for n in nodes], dtype=np.float64)
-            if not rank_fusion_values(scores):
-                return scores, ""
-            return None, "the node scores are reciprocal-rank-fusion values, not similarities"
+            if rank_fusion_values(scores):
+                return None, "the node scores are reciprocal-rank-fusion values, not similarities"
+            if source == "auto":
+                if np.any(np.abs(scores) > 1.0 + 1e-6) or _ascending(scores):
+                    return None, (
+                        "the node scores leave [-1, 1] or rise from the first node to the last "
+                        "(a distance, such as FaissVectorStore's over IndexFlatL2), so they are "
+                        "not cosines"
+                    )
+                warn_once(self, logger, UNKNOWN_SCALE, "_warned_scale")
+            return scores, ""
         if source == "embed":
             return None, ""
         if source == "embedding":
@@ -318,6 +349,12 @@ class CageRerank(BaseNodePostprocessor):
             f"{unscored} of {len(nodes)} nodes have no retriever score (None or NaN)"
             + ("" if source == "score" else " and the nodes carry no embeddings")
         )
+
+
+def _ascending(scores: np.ndarray) -> bool:
+    """Whether ``scores`` rise along the pool, best first (never falling, the last above the
+    first): the order of distances, not of similarities."""
+    return len(scores) > 1 and scores[-1] > scores[0] and bool(np.all(np.diff(scores) >= 0))
 
 
 def _with(keys: list[str], extra: list[str]) -> list[str]:

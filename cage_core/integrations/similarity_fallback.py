@@ -37,11 +37,14 @@ def fallback_message(owner: str, reason: str, count: int, seconds: float, fix: s
     )
 
 
-def warn_once(owner: OnceWarning, logger: logging.Logger, message: str) -> bool:
-    """Log ``message`` at WARNING the first time for ``owner`` (thread-safe); whether it did."""
+def warn_once(
+    owner: OnceWarning, logger: logging.Logger, message: str, flag: str = "_warned_fallback"
+) -> bool:
+    """Log ``message`` at WARNING the first time for ``owner`` (thread-safe); whether it did.
+    ``flag``: the owner's bool attribute that remembers it (another warning, another flag)."""
     with _lock:
-        if owner._warned_fallback:
+        if getattr(owner, flag):
             return False
-        owner._warned_fallback = True
+        setattr(owner, flag, True)
     logger.warning("%s", message)
     return True

@@ -4,7 +4,7 @@
         [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
 Bundled passages: IngestionPipeline(SentenceSplitter, CageGraphExtractor) → VectorStoreIndex with MiniLM
-embeddings → query engine (similarity_top_k=10, node_postprocessors=[CageRerank(top_n=5)]).
+embeddings → query engine (similarity_top_k=10, node_postprocessors=[CageRerank(top_n=5, index=index)]).
 The default answerer quotes the best-matching sentences, following the evidence chain the
 reranker put in ``cage_via`` (no generation); the others are
 LlamaIndex LLMs (pip install llama-index-llms-openai-like / -ollama / -llama-cpp).
@@ -178,7 +178,7 @@ def build_query_engine(
     if links is not None and links.exists():
         retriever = CageExpansionRetriever(retriever, index, links)
     return RetrieverQueryEngine.from_args(
-        retriever, node_postprocessors=[CageRerank(top_n=top_n)], **extra
+        retriever, node_postprocessors=[CageRerank(top_n=top_n, index=index)], **extra
     )
 
 

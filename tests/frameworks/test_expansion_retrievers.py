@@ -12,6 +12,7 @@ import asyncio
 import copy
 import json
 import logging
+import math
 from pathlib import Path
 
 import pytest
@@ -514,19 +515,23 @@ def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
     assert ACTRESS not in _li_titles(base)
     retriever = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, str(li_ingested[1]))
     out = retriever.retrieve(QUERY)
-    assert _li_view(out[:K]) == _li_view(base)
+    assert [n.node.node_id for n in out[:K]] == [n.node.node_id for n in base]
+    # every node's score is its cosine (Chroma's own is exp(−‖q − p‖²) = exp(2·cos − 2) for
+    # these unit vectors), also in the metadata CageRerank reads
+    cosine = {i: 1 + math.log(s) / 2 for i, s in _li_full_search_scores(index).items()}
+    assert [n.score for n in out] == pytest.approx([cosine[n.node.node_id] for n in out], abs=1e-5)
+    assert all(n.node.metadata["cage_cosine"] == n.score for n in out)
     added = {n.node.metadata["title"]: n for n in out[K:]}
     assert added[ACTRESS].node.metadata["cage_expanded_via"] == "shirley temple"
     assert added[ACTRESS].node.metadata["cage_expanded_from"] == ID[FILM]
     assert "cage_expanded" not in added[ACTRESS].node.get_content(metadata_mode=MetadataMode.LLM)
-    full = _li_full_search_scores(index)  # the default score: the store's own
-    assert [n.score for n in out[K:]] == pytest.approx([full[n.node.node_id] for n in out[K:]])
     assert _li_view(asyncio.run(retriever.aretrieve(QUERY))) == _li_view(out)
     lowest = LlamaExpansion(
         index.as_retriever(similarity_top_k=K), index, li_ingested[1], added_score="lowest"
     )
     least = lowest.retrieve(QUERY)
-    assert [n.score for n in least[K:]] == [min(n.score for n in base)] * len(out[K:])
+    assert [n.score for n in least[K:]] == [min(n.score for n in least[:K])] * len(out[K:])
+    assert [n.score for n in least[:K]] == [n.score for n in out[:K]]
     assert _li_view(asyncio.run(lowest.aretrieve(QUERY))) == _li_view(least)
 
     assert ACTRESS not in _li_titles(

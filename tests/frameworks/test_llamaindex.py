@@ -191,7 +191,11 @@ def test_empty_input_returns_empty_list():
 @pytest.mark.parametrize("used", [False, True])
 def test_components_pickle_and_deep_copy_before_and_after_use(nodes, component, used, caplog):
     scored = [NodeWithScore(node=n, score=0.1 * i) for i, n in enumerate(nodes)]
-    made = CageRerank(top_n=2, alpha=0.6) if component == "rerank" else CageGraphExtractor()
+    made = (
+        CageRerank(top_n=2, alpha=0.6, similarity_source="score")  # declared cosines: quiet
+        if component == "rerank"
+        else CageGraphExtractor()
+    )
 
     def run(c):
         if component == "rerank":
