@@ -18,8 +18,7 @@ from cage_core.call_checks import (
     check_similarities,
     check_top_n,
 )
-from cage_core.config import CageConfig, quiet_warnings, warn_once
-from cage_core.config.kinds import changed_settings, leaf_settings, with_setting
+from cage_core.config import CageConfig
 from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.graphs.parse import GraphParser
 from cage_core.graphs.passage_graph import GraphLevel, PassageGraph
@@ -27,6 +26,13 @@ from cage_core.graphs.service import PassageGraphs
 from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool, RankingMethod
+from cage_core.methods.requirements import (
+    ignored_by_method,
+    method_graph_level,
+    needs_vectors,
+    required_graph_level,
+    warn_ignored_by_method,
+)
 from cage_core.methods.scores import pool_scores
 from cage_core.models import (
     DEFAULT_EMBEDDER_ID,
@@ -131,7 +137,7 @@ class CageReranker:
         )
         """What ranks each pool (CAGE itself by default)."""
         if isinstance(method, str) and method != "cage":
-            _warn_ignored_by_method(self.config, method)
+            warn_ignored_by_method(self.config, method)
 
     # -- graphs (see PassageGraphs) ----------------------------------------------------------
     @property
@@ -373,58 +379,6 @@ class CageReranker:
         return self.graph_service.complete(
             items, graphs, level=self.graph_level, with_vectors=self.needs_vectors
         )
-
-
-_READ_BY_THE_RERANKER = ("max_parse_chars", "graph_cache_size", "encoder.vector_dim")
-"""Settings the reranker reads itself (parsing and caches), whatever the method."""
-
-
-def ignored_by_method(config: CageConfig, method: str) -> tuple[str, ...]:
-    """The settings changed in ``config`` that the method called ``method`` does not take:
-    :func:`~cage_core.methods.get_method` builds the same method with each of them back at
-    its default (``"paper"`` sets its own α and reads no bridge setting, ``"hybrid"`` its own
-    α and chain; GraphER takes ``entity_weight`` and ``title_links`` only). Settings the
-    reranker reads itself (:data:`_READ_BY_THE_RERANKER`) are not counted."""
-    changed = [n for n in changed_settings(config) if n not in _READ_BY_THE_RERANKER]
-    if not changed:
-        return ()
-    built = get_method(method, config)
-    defaults = leaf_settings(CageConfig())
-    with quiet_warnings():  # the configs compared with are the caller's, one setting reset
-        return tuple(
-            n for n in changed if get_method(method, with_setting(config, n, defaults[n])) == built
-        )
-
-
-def _warn_ignored_by_method(config: CageConfig, method: str) -> None:
-    """Log each of :func:`ignored_by_method` once per process, method and setting."""
-    values = leaf_settings(config)
-    for name in ignored_by_method(config, method):
-        warn_once(
-            f"CageReranker: {name}={values[name]!r} has no effect with method={method!r}, "
-            f"which sets its own or reads none; it acts with method='cage'",
-            key=f"method {method}:{name}",
-        )
-
-
-def needs_vectors(config: CageConfig, method: RankingMethod | None = None) -> bool:
-    """Whether ranking with ``method`` (``None``: CAGE under ``config``) runs the R-GCN, which
-    reads node word vectors and full graphs."""
-    if method is not None:
-        return bool(getattr(method, "needs_vectors", False))
-    return config.uses_rgcn
-
-
-def required_graph_level(config: CageConfig, method: RankingMethod | None = None) -> GraphLevel:
-    """The graph level ranking with ``method`` (``None``: CAGE under ``config``) needs:
-    ``"full"`` for the R-GCN, else ``"light"`` (named entities; what every other method
-    reads, see :mod:`cage_core.graphs.passage_graph`)."""
-    return "full" if needs_vectors(config, method) else "light"
-
-
-def method_graph_level(config: CageConfig, method: str = "cage") -> GraphLevel:
-    """:func:`required_graph_level` of a method given by name (``"cage"``: CAGE itself)."""
-    return required_graph_level(config, get_method(method, config))
 
 
 def configured_reranker(
