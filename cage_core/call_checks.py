@@ -1,26 +1,93 @@
 """The checks of a rerank call's arguments: each returns the value in the form the reranker
-uses, or raises a ``TypeError`` / ``ValueError`` that names the argument and what it must be."""
+uses, or raises a ``TypeError`` / ``ValueError`` that names the argument and what it must be.
+
+A rerank call is checked once, where it enters (:func:`checked_pool`), and its pool goes down
+as one typed value, :class:`CheckedPool`: nothing below converts or checks it again."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from cage_core.passage import Passage, PassageLike, as_passages
+
 __all__ = [
+    "CheckedPool",
     "check_max_pool",
     "check_pool_size",
     "check_query",
     "check_similarities",
     "check_top_n",
+    "checked_pool",
 ]
 
 
-def check_query(query: object) -> None:
+@dataclass(frozen=True, eq=False)
+class CheckedPool:
+    """One rerank call's pool, checked once (:func:`checked_pool`) and passed down as is.
+
+    Attributes:
+        query: the question as asked.
+        question: what the pool is ranked for: ``query`` less the words that name the documents
+            it was routed to (:class:`~cage_core.names.routes.DocumentRoute`), else ``query``.
+        passages: the pool, in the caller's order.
+        similarities: ``[k]`` float64 similarities of ``question`` and each passage, checked;
+            ``None``: not given, the reranker embeds them.
+        named: per passage, whether the question names its document (those rank first:
+            :mod:`cage_core.ranking.named_documents`); ``None``: the pool was not routed.
+    """
+
+    query: str
+    question: str
+    passages: tuple[Passage, ...]
+    similarities: np.ndarray | None = None
+    named: tuple[bool, ...] | None = None
+
+    @property
+    def routed(self) -> bool:
+        """Whether the pool was routed to documents the question names."""
+        return self.named is not None
+
+    def with_similarities(self, values: Sequence[float] | np.ndarray) -> CheckedPool:
+        """This pool with ``values`` (checked: :func:`check_similarities`) as its similarities."""
+        return dataclasses.replace(
+            self, similarities=check_similarities(values, len(self.passages))
+        )
+
+
+def checked_pool(
+    query: object,
+    passages: Sequence[PassageLike],
+    max_pool: int | None,
+    similarities: Sequence[float] | np.ndarray | None = None,
+    *,
+    question: str | None = None,
+    named_ids: Collection[str] | None = None,
+) -> CheckedPool:
+    """The pool of one rerank call, every argument checked once: ``passages`` (str or
+    :class:`~cage_core.passage.Passage`, :func:`~cage_core.passage.as_passages`), ``query``,
+    the pool's size against ``max_pool`` (``None``: no bound) and ``similarities`` when given.
+    With ``named_ids`` (the documents a route names) the pool is ranked for ``question``
+    and ``named`` marks the passages whose ``doc_id`` is one of them."""
+    items = tuple(as_passages(passages))
+    asked = check_query(query)
+    check_pool_size(len(items), max_pool)
+    sims = None if similarities is None else check_similarities(similarities, len(items))
+    if named_ids is None:
+        return CheckedPool(asked, asked, items, sims)
+    named = tuple(p.doc_id is not None and p.doc_id in named_ids for p in items)
+    return CheckedPool(asked, asked if question is None else question, items, sims, named)
+
+
+def check_query(query: object) -> str:
     if not isinstance(query, str):
         raise TypeError(f"query must be a str, got {type(query).__name__}")
+    return query
 
 
 def check_top_n(top_n: object) -> int | None:

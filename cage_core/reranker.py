@@ -11,15 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from cage_core.call_checks import (
-    check_max_pool,
-    check_pool_size,
-    check_query,
-    check_similarities,
-    check_top_n,
-)
-from cage_core.config import CageConfig, quiet_warnings, warn_once
-from cage_core.config.kinds import changed_settings, leaf_settings, with_setting
+from cage_core.call_checks import CheckedPool, check_max_pool, check_top_n, checked_pool
+from cage_core.config import CageConfig
 from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
 from cage_core.graphs.parse import GraphParser
 from cage_core.graphs.passage_graph import GraphLevel, PassageGraph
@@ -27,6 +20,13 @@ from cage_core.graphs.service import PassageGraphs
 from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool, RankingMethod
+from cage_core.methods.requirements import (
+    ignored_by_method,
+    method_graph_level,
+    needs_vectors,
+    required_graph_level,
+    warn_ignored_by_method,
+)
 from cage_core.methods.scores import pool_scores
 from cage_core.models import (
     DEFAULT_EMBEDDER_ID,
@@ -131,7 +131,7 @@ class CageReranker:
         )
         """What ranks each pool (CAGE itself by default)."""
         if isinstance(method, str) and method != "cage":
-            _warn_ignored_by_method(self.config, method)
+            warn_ignored_by_method(self.config, method)
 
     # -- graphs (see PassageGraphs) ----------------------------------------------------------
     @property
@@ -208,7 +208,7 @@ class CageReranker:
         """The usable graphs among ``values`` stored at ingest for ``passages`` (``None``
         where the passage must be parsed), checked against ``integrity_key`` when given; see
         :meth:`PassageGraphs.stored <cage_core.graphs.service.PassageGraphs.stored>`."""
-        return self.graph_service.stored(values, passages, integrity_key=integrity_key)
+        return self.graph_service.stored(values, as_passages(passages), integrity_key=integrity_key)
 
     def similarities(self, query: str, passages: Sequence[PassageLike]) -> np.ndarray:
         """``[k]`` cosine similarity between the query and each passage's content.
@@ -218,7 +218,13 @@ class CageReranker:
         embedder has a name: the default's, or ``embedder_id``), so duplicates get
         bit-identical similarities and a passage seen again is not embedded again.
         """
-        items = as_passages(passages)
+        return self._similarities(query, as_passages(passages))
+
+    def pool_similarities(self, pool: CheckedPool) -> np.ndarray:
+        """:meth:`similarities` of a checked pool: its ``question`` and its passages."""
+        return self._similarities(pool.question, pool.passages)
+
+    def _similarities(self, query: str, items: Sequence[Passage]) -> np.ndarray:
         if not items:
             return np.zeros(0)
         query = encodable(query)
@@ -258,6 +264,26 @@ class CageReranker:
             raise ValueError("embedder returned non-finite embeddings")
         return vectors
 
+    def checked_pool(
+        self,
+        query: str,
+        passages: Sequence[PassageLike],
+        query_similarities: Sequence[float] | np.ndarray | None = None,
+        route: DocumentRoute | None = None,
+    ) -> CheckedPool:
+        """The pool of one call, checked once where it enters (see :meth:`rerank` for the
+        arguments and what is raised): the passages as :class:`~cage_core.Passage`, the
+        similarities as float64, the route as the pool's ``question`` and ``named`` passages.
+        :meth:`score_pool` and :meth:`rank_pool` take it as it is."""
+        return checked_pool(
+            query,
+            passages,
+            self.max_pool,
+            query_similarities,
+            question=route.question if route else None,
+            named_ids=route.doc_ids if route else None,
+        )
+
     def score(
         self,
         query: str,
@@ -267,24 +293,29 @@ class CageReranker:
         route: DocumentRoute | None = None,
     ) -> PoolScores:
         """All scores of one pool, in input order (see :meth:`rerank` for the arguments)."""
-        check_query(query)
-        if route:
-            query = route.question
-        items = as_passages(passages)
+        return self.score_pool(
+            self.checked_pool(query, passages, query_similarities, route), graphs
+        )
+
+    def score_pool(
+        self, pool: CheckedPool, graphs: Sequence[PassageGraph | None] | None = None
+    ) -> PoolScores:
+        """:meth:`score` of a checked pool: ranked for its ``question``, by its similarities
+        (embedded when it has none), its named passages first."""
+        items = list(pool.passages)
         k = len(items)
-        check_pool_size(k, self.max_pool)
         relevance = (
-            check_similarities(query_similarities, k)
-            if query_similarities is not None
-            else self.similarities(query, items)
+            pool.similarities
+            if pool.similarities is not None
+            else self._similarities(pool.question, items)
         )
         pool_graphs = None
         if self.method.needs_graphs:
             pool_graphs = self._pool_graphs(items, graphs) if k else []
-        scores = pool_scores(self.method, Pool(query, items, relevance, pool_graphs))
-        if not route:
+        scores = pool_scores(self.method, Pool(pool.question, items, relevance, pool_graphs))
+        named = pool.named
+        if named is None:
             return scores
-        named = [item.doc_id is not None and item.doc_id in route.doc_ids for item in items]
         return dataclasses.replace(scores, fused=named_first(scores.fused, named))
 
     def rerank(
@@ -312,7 +343,8 @@ class CageReranker:
                 ``route.question`` (the question less the words naming them), and the passages
                 whose ``doc_id`` is named come first (:mod:`cage_core.ranking.named_documents`).
                 ``query_similarities``, when given, must be for ``route.question``. ``None``
-                or an empty route: ranked for ``query``.
+                or an empty route: ranked for ``query``. It becomes part of the pool
+                (:meth:`checked_pool`).
 
         Returns:
             Up to ``top_n`` :class:`RankedPassage`, best first, each with its ``via`` (the
@@ -326,23 +358,32 @@ class CageReranker:
             TypeError: a non-string query or passage; ``query_similarities`` that are not
                 real numbers (str, complex, Decimal, bool).
             ValueError: a negative ``top_n``; ``query_similarities`` of the wrong length or
-                with NaN/inf; more passages than ``max_pool``.
+                with NaN/inf; more passages than ``max_pool`` (``top_n=0`` ranks nothing and
+                is not bounded).
         """
         top_n = check_top_n(top_n)
-        items = as_passages(passages)
-        check_query(query)
-        if not items or top_n == 0:
-            if query_similarities is not None:
-                check_similarities(query_similarities, len(items))
+        if top_n == 0:  # nothing to rank: the arguments are checked, the pool is not bounded
+            checked_pool(query, passages, None, query_similarities)
             return []
-        scores = self.score(query, items, query_similarities, graphs, route)
-        if route:
-            query = route.question
+        pool = self.checked_pool(query, passages, query_similarities, route)
+        return self.rank_pool(pool, top_n, graphs)
+
+    def rank_pool(
+        self,
+        pool: CheckedPool,
+        top_n: int | None = None,
+        graphs: Sequence[PassageGraph | None] | None = None,
+    ) -> list[RankedPassage]:
+        """:meth:`rerank` of a checked pool (``top_n`` checked by the caller)."""
+        if not pool.passages or top_n == 0:
+            return []
+        scores = self.score_pool(pool, graphs)
         order = ranking(scores.fused)
         if top_n is not None:
             order = order[:top_n]
+        items = pool.passages
         explained = explain_ranking(
-            query,
+            pool.question,
             items,
             scores,
             order,
@@ -368,63 +409,9 @@ class CageReranker:
     def _pool_graphs(
         self, items: list[Passage], graphs: Sequence[PassageGraph | None] | None
     ) -> list[PassageGraph]:
-        if graphs is None:
-            return self.graphs(items, with_vectors=self.needs_vectors)
         return self.graph_service.complete(
             items, graphs, level=self.graph_level, with_vectors=self.needs_vectors
         )
-
-
-_READ_BY_THE_RERANKER = ("max_parse_chars", "graph_cache_size", "encoder.vector_dim")
-"""Settings the reranker reads itself (parsing and caches), whatever the method."""
-
-
-def ignored_by_method(config: CageConfig, method: str) -> tuple[str, ...]:
-    """The settings changed in ``config`` that the method called ``method`` does not take:
-    :func:`~cage_core.methods.get_method` builds the same method with each of them back at
-    its default (``"paper"`` sets its own α and reads no bridge setting, ``"hybrid"`` its own
-    α and chain; GraphER takes ``entity_weight`` and ``title_links`` only). Settings the
-    reranker reads itself (:data:`_READ_BY_THE_RERANKER`) are not counted."""
-    changed = [n for n in changed_settings(config) if n not in _READ_BY_THE_RERANKER]
-    if not changed:
-        return ()
-    built = get_method(method, config)
-    defaults = leaf_settings(CageConfig())
-    with quiet_warnings():  # the configs compared with are the caller's, one setting reset
-        return tuple(
-            n for n in changed if get_method(method, with_setting(config, n, defaults[n])) == built
-        )
-
-
-def _warn_ignored_by_method(config: CageConfig, method: str) -> None:
-    """Log each of :func:`ignored_by_method` once per process, method and setting."""
-    values = leaf_settings(config)
-    for name in ignored_by_method(config, method):
-        warn_once(
-            f"CageReranker: {name}={values[name]!r} has no effect with method={method!r}, "
-            f"which sets its own or reads none; it acts with method='cage'",
-            key=f"method {method}:{name}",
-        )
-
-
-def needs_vectors(config: CageConfig, method: RankingMethod | None = None) -> bool:
-    """Whether ranking with ``method`` (``None``: CAGE under ``config``) runs the R-GCN, which
-    reads node word vectors and full graphs."""
-    if method is not None:
-        return bool(getattr(method, "needs_vectors", False))
-    return config.uses_rgcn
-
-
-def required_graph_level(config: CageConfig, method: RankingMethod | None = None) -> GraphLevel:
-    """The graph level ranking with ``method`` (``None``: CAGE under ``config``) needs:
-    ``"full"`` for the R-GCN, else ``"light"`` (named entities; what every other method
-    reads, see :mod:`cage_core.graphs.passage_graph`)."""
-    return "full" if needs_vectors(config, method) else "light"
-
-
-def method_graph_level(config: CageConfig, method: str = "cage") -> GraphLevel:
-    """:func:`required_graph_level` of a method given by name (``"cage"``: CAGE itself)."""
-    return required_graph_level(config, get_method(method, config))
 
 
 def configured_reranker(

@@ -16,6 +16,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from cage_core import CageConfig, CageReranker
+from cage_core.call_checks import CheckedPool
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
 from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
 from cage_core.integrations.fused_scores import rank_fusion_values
@@ -30,7 +31,6 @@ from cage_core.metadata import (
     ranked_metadata,
 )
 from cage_core.names.routes import DocumentRoute
-from cage_core.passage import Passage
 from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
 from cage_core.scoring import cosine_matrix
 from cage_langchain.ids import stored_id
@@ -177,23 +177,19 @@ class CageRerank(BaseDocumentCompressor):
         """Rerank ``documents`` for ``query``; see the class docstring."""
         if not documents or self.top_n == 0:
             return []
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        passages = self._passages(documents)
-        route = pool_route([d.metadata for d in documents], query)
-        asked = route.question if route else query
+        pool, route = self._pool(documents, query)
         if self.vectorstore is not None:
             held, unheld = self._stored(documents)
             embeddings = store_embeddings(self.vectorstore)
             assert embeddings is not None  # checked when made
             found, missing = self._cached(unheld)
             new = embeddings.embed_documents(missing) if missing else []
-            q = embeddings.embed_query(asked)
+            q = embeddings.embed_query(pool.question)
             cosines = self._cosines(
                 q, [d.page_content for d in documents], found, missing, new, held
             )
-            return self._rerank(documents, passages, query, cosines, route)
-        sims, missing_scores = self._retriever_similarities(documents, route)
+            return self._rerank(documents, pool.with_similarities(cosines), route)
+        sims, missing_scores = self._retriever_similarities(documents, pool.routed)
         if sims is None:
             if self.embeddings is None:
                 self.reranker.embedder  # noqa: B018 - load the model outside the measured time
@@ -202,11 +198,12 @@ class CageRerank(BaseDocumentCompressor):
                 texts = [d.page_content for d in documents]
                 found, missing = self._cached(texts)
                 new = self.embeddings.embed_documents(missing) if missing else []
-                sims = self._cosines(self.embeddings.embed_query(asked), texts, found, missing, new)
+                q = self.embeddings.embed_query(pool.question)
+                sims = self._cosines(q, texts, found, missing, new)
             else:
-                sims = self.reranker.similarities(asked, passages)
+                sims = self.reranker.pool_similarities(pool)
             self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
-        return self._rerank(documents, passages, query, sims, route)
+        return self._rerank(documents, pool.with_similarities(sims), route)
 
     async def acompress_documents(
         self,
@@ -217,25 +214,23 @@ class CageRerank(BaseDocumentCompressor):
         """Async :meth:`compress_documents`: embeddings are awaited, CAGE runs in a thread."""
         if not documents or self.top_n == 0:
             return []
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        passages = self._passages(documents)
-        route = pool_route([d.metadata for d in documents], query)
-        asked = route.question if route else query
+        pool, route = self._pool(documents, query)
         if self.vectorstore is not None:
             held, unheld = await asyncio.to_thread(self._stored, documents)
             embeddings = store_embeddings(self.vectorstore)
             assert embeddings is not None  # checked when made
             found, missing = self._cached(unheld)
             q, new = await asyncio.gather(
-                embeddings.aembed_query(asked),
+                embeddings.aembed_query(pool.question),
                 embeddings.aembed_documents(missing) if missing else _nothing(),
             )
             cosines = self._cosines(
                 q, [d.page_content for d in documents], found, missing, new, held
             )
-            return await asyncio.to_thread(self._rerank, documents, passages, query, cosines, route)
-        sims, missing_scores = self._retriever_similarities(documents, route)
+            return await asyncio.to_thread(
+                self._rerank, documents, pool.with_similarities(cosines), route
+            )
+        sims, missing_scores = self._retriever_similarities(documents, pool.routed)
         if sims is None:
             if self.embeddings is None:  # load the model outside the measured time
                 await asyncio.to_thread(lambda: self.reranker.embedder)
@@ -244,13 +239,13 @@ class CageRerank(BaseDocumentCompressor):
                 texts = [d.page_content for d in documents]
                 found, missing = self._cached(texts)
                 q, new = await asyncio.gather(
-                    self.embeddings.aembed_query(asked), self._aembed(missing)
+                    self.embeddings.aembed_query(pool.question), self._aembed(missing)
                 )
                 sims = self._cosines(q, texts, found, missing, new)
             else:
-                sims = await asyncio.to_thread(self.reranker.similarities, asked, passages)
+                sims = await asyncio.to_thread(self.reranker.pool_similarities, pool)
             self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
-        return await asyncio.to_thread(self._rerank, documents, passages, query, sims, route)
+        return await asyncio.to_thread(self._rerank, documents, pool.with_similarities(sims), route)
 
     async def _aembed(self, texts: list[str]) -> list[list[float]]:
         assert self.embeddings is not None
@@ -269,13 +264,13 @@ class CageRerank(BaseDocumentCompressor):
         return held, [d.page_content for n, d in enumerate(documents) if n not in held]
 
     def _retriever_similarities(
-        self, documents: Sequence[Document], route: DocumentRoute | None = None
+        self, documents: Sequence[Document], routed: bool = False
     ) -> tuple[np.ndarray | None, str]:
-        """The retriever's scores (of a routed pool: its ``cage_route_score``), or ``None`` and
-        why there are none (``""``: not asked for)."""
+        """The retriever's scores (of a ``routed`` pool: its ``cage_route_score``), or ``None``
+        and why there are none (``""``: not asked for)."""
         if self.score_key is None:
             return None, ""
-        if route:
+        if routed:
             sims = route_similarities([d.metadata for d in documents])
             if sims is None:
                 return None, "the routed documents came without cage_route_score"
@@ -354,29 +349,32 @@ class CageRerank(BaseDocumentCompressor):
         return cosine_matrix(np.asarray([query_vector], dtype=np.float64), np.stack(rows))[0]
 
     # -- ranking ------------------------------------------------------------------------
-    def _passages(self, documents: Sequence[Document]) -> list[Passage]:
-        return document_passages(documents, self.title_key)
+    def _pool(
+        self, documents: Sequence[Document], query: str
+    ) -> tuple[CheckedPool, DocumentRoute | None]:
+        """The call's pool, converted and checked once: the documents' passages
+        (:func:`~cage_langchain.structure.document_passages`) and the route they carry for
+        ``query`` (:func:`~cage_core.integrations.document_routing.pool_route`), which the pool
+        holds as its question and named passages; the route itself names the documents in
+        the output's metadata."""
+        route = pool_route([d.metadata for d in documents], query)
+        passages = document_passages(documents, self.title_key)
+        return self.reranker.checked_pool(query, passages, route=route), route
 
     def _rerank(
-        self,
-        documents: Sequence[Document],
-        passages: list[Passage],
-        query: str,
-        sims: np.ndarray | None,
-        route: DocumentRoute | None = None,
+        self, documents: Sequence[Document], pool: CheckedPool, route: DocumentRoute | None
     ) -> list[Document]:
         reranker = self.reranker
-        graphs = reranker.stored_graphs(
+        graphs = reranker.graph_service.stored(
             [d.metadata.get(self.graph_key) for d in documents],
-            passages,
+            pool.passages,
             integrity_key=self.integrity_key,
         )
-        ranked = scored_rerank(reranker, query, passages, self.top_n, sims, graphs, route)
         out = []
-        for r, score in ranked:
+        for r, score in scored_rerank(reranker, pool, self.top_n, graphs):
             metadata = ranked_metadata(documents[r.index].metadata, r, score)
             if route:
-                metadata = named_metadata(metadata, passages[r.index].doc_id, route)
+                metadata = named_metadata(metadata, pool.passages[r.index].doc_id, route)
             out.append(
                 Document(
                     page_content=documents[r.index].page_content,

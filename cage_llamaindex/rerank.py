@@ -217,26 +217,25 @@ class CageRerank(BaseNodePostprocessor):
     def _reranked(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle
     ) -> list[NodeWithScore]:
-        passages = node_passages([n.node for n in nodes], self.title_key)
         route = pool_route([n.node.metadata for n in nodes], query_bundle.query_str)
+        pool = self.reranker.checked_pool(
+            query_bundle.query_str,
+            node_passages([n.node for n in nodes], self.title_key),
+            route=route,
+        )
         sims: np.ndarray | None
         if self.index is not None and self.similarity_source == "auto":
             sims, _ = index_cosines(
-                self.index,
-                nodes,
-                route.question if route else query_bundle.query_str,
-                None if route else query_bundle.embedding,
+                self.index, nodes, pool.question, None if pool.routed else query_bundle.embedding
             )
             missing = ""
         else:
-            sims, missing = self._similarities(nodes, query_bundle, route)
+            sims, missing = self._similarities(nodes, query_bundle, pool.routed)
         if sims is None:
             reranker = self.reranker
             reranker.embedder  # noqa: B018 - load the model outside the measured time
             start = time.perf_counter()
-            sims = reranker.similarities(
-                route.question if route else query_bundle.query_str, passages
-            )
+            sims = reranker.pool_similarities(pool)
             if missing:
                 warn_once(
                     self,
@@ -252,6 +251,7 @@ class CageRerank(BaseNodePostprocessor):
                         'or pass similarity_source="embed" to embed on purpose.',
                     ),
                 )
+        pool = pool.with_similarities(sims)
         with self.callback_manager.event(
             CBEventType.RERANKING,
             payload={
@@ -262,17 +262,14 @@ class CageRerank(BaseNodePostprocessor):
             },
         ) as event:
             reranker = self.reranker
-            graphs = reranker.stored_graphs(
+            graphs = reranker.graph_service.stored(
                 [n.node.metadata.get(self.graph_key) for n in nodes],
-                passages,
+                pool.passages,
                 integrity_key=self.integrity_key,
             )
-            ranked = scored_rerank(
-                reranker, query_bundle.query_str, passages, self.top_n, sims, graphs, route
-            )
             out = [
-                self._ranked_node(nodes[r.index], r, score, route, passages[r.index].doc_id)
-                for r, score in ranked
+                self._ranked_node(nodes[r.index], r, score, route, pool.passages[r.index].doc_id)
+                for r, score in scored_rerank(reranker, pool, self.top_n, graphs)
             ]
             event.on_end(payload={EventPayload.NODES: out})
         return out
@@ -302,13 +299,13 @@ class CageRerank(BaseNodePostprocessor):
         return NodeWithScore(node=node, score=score)
 
     def _similarities(
-        self, nodes: list[NodeWithScore], bundle: QueryBundle, route: DocumentRoute | None = None
+        self, nodes: list[NodeWithScore], bundle: QueryBundle, routed: bool = False
     ) -> tuple[np.ndarray | None, str]:
         """The similarities from the bundle's and nodes' embeddings or the retriever's scores
-        (of a routed pool: its ``cage_route_score``), or ``None`` and why they could not be
+        (of a ``routed`` pool: its ``cage_route_score``), or ``None`` and why they could not be
         used (``""``: embedding was asked for)."""
         source = self.similarity_source
-        if route:
+        if routed:
             if source == "embed":
                 return None, ""
             sims = route_similarities([n.node.metadata for n in nodes])

@@ -159,7 +159,11 @@ class PassageGraphs:
     ) -> list[PassageGraph]:
         """Graphs of ``passages`` at ``level`` or above, in order. ``with_vectors`` attaches
         the node word vectors (what the R-GCN reads)."""
-        items = as_passages(passages)
+        return self._graphs(as_passages(passages), level, with_vectors)
+
+    def _graphs(
+        self, items: Sequence[Passage], level: GraphLevel, with_vectors: bool
+    ) -> list[PassageGraph]:
         texts = [p.content for p in items]
         fingerprint = self.fingerprint
         levels = [lv for lv in GRAPH_LEVELS if serves(lv, level)]
@@ -219,14 +223,17 @@ class PassageGraphs:
     def complete(
         self,
         passages: Sequence[Passage],
-        given: Sequence[PassageGraph | None],
+        given: Sequence[PassageGraph | None] | None,
         *,
         level: GraphLevel = "light",
         with_vectors: bool = False,
     ) -> list[PassageGraph]:
         """One graph per passage: each given graph that is of ``level`` or above and was built
         from its passage's content (or carries no content hash: built by hand), the missing
-        and the unusable ones from :meth:`graphs` (one warning for the stale ones)."""
+        and the unusable ones from :meth:`graphs` (one warning for the stale ones); ``given``
+        ``None``: none given."""
+        if given is None:
+            given = [None] * len(passages)
         if len(given) != len(passages):
             raise ValueError(f"graphs has {len(given)} entries for {len(passages)} passages")
         if any(g is not None and not isinstance(g, PassageGraph) for g in given):
@@ -255,13 +262,15 @@ class PassageGraphs:
                 usable[i] = None
         missing = [i for i, g in enumerate(usable) if g is None]
         made = (
-            iter(self.graphs([passages[i] for i in missing], level=level)) if missing else iter(())
+            iter(self._graphs([passages[i] for i in missing], level, False))
+            if missing
+            else iter(())
         )
         out = [g if g is not None else next(made) for g in usable]
         return self.with_vectors(out) if with_vectors else out
 
     def stored(
-        self, values: Sequence[Any], passages: Sequence[PassageLike], *, integrity_key: Any = None
+        self, values: Sequence[Any], passages: Sequence[Passage], *, integrity_key: Any = None
     ) -> list[PassageGraph | None]:
         """The graphs stored elsewhere (``PassageGraph.to_text()`` output, or its mapping)
         for ``passages``, one per passage; ``None`` where the passage must be parsed.
@@ -273,15 +282,16 @@ class PassageGraphs:
         parent document's graph through a text splitter). ``None`` values are simply missing. With ``integrity_key``
         (:mod:`cage_core.graphs.integrity`), a value without the right MAC under that key is
         ignored too (a forged or unsigned graph). One warning per call summarises what was
-        ignored and why.
+        ignored and why. ``passages`` are :class:`~cage_core.Passage` objects
+        (:meth:`CageReranker.stored_graphs <cage_core.reranker.CageReranker.stored_graphs>`
+        takes strings too).
         """
         key = key_bytes(integrity_key)
-        items = as_passages(passages)
-        if len(values) != len(items):
-            raise ValueError(f"{len(values)} stored graphs for {len(items)} passages")
+        if len(values) != len(passages):
+            raise ValueError(f"{len(values)} stored graphs for {len(passages)} passages")
         out: list[PassageGraph | None] = []
         reasons: dict[str, int] = {}
-        for data, passage in zip(values, items):
+        for data, passage in zip(values, passages):
             graph, reason = self._stored_one(data, passage)
             if graph is not None and key is not None and not verified(graph, data, key):
                 graph, reason = None, "without a valid MAC under the integrity key"
@@ -293,7 +303,7 @@ class PassageGraphs:
             logger.warning(
                 "ignoring %d of %d stored passage graphs (%s); parsing those passages again",
                 sum(reasons.values()),
-                len(items),
+                len(passages),
                 summary,
             )
         return out

@@ -31,11 +31,12 @@ its document: …") and ``cage_named_document`` (:data:`NAMED_DOCUMENT_KEY`) = i
 
 The rerankers read the route back with :func:`pool_route` (metadata is untrusted: a value that
 is not a well-formed route is no route; a route asked for another question than the one being
-reranked is no route either) and rank with :meth:`CageReranker.rerank(route=...)
-<cage_core.reranker.CageReranker.rerank>`: for the shortened question, with the
-``cage_route_score`` similarities when every passage has one (else by embedding the shortened
-question and the pool), the named documents' passages first. Each ranked passage of a named
-document gets ``cage_expanded_via`` = that document's ``via`` and ``cage_named_document``.
+reranked is no route either), make it part of the pool (:meth:`CageReranker.checked_pool
+(route=...) <cage_core.reranker.CageReranker.checked_pool>`: its question and named passages)
+and rank it: for the shortened question, with the ``cage_route_score`` similarities when every
+passage has one (else by embedding the shortened question and the pool), the named documents'
+passages first. Each ranked passage of a named document gets ``cage_expanded_via`` = that
+document's ``via`` and ``cage_named_document``.
 A pool without a route is ranked exactly as before.
 
 **Which chunks are a document's.** A chunk's document is the one

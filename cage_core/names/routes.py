@@ -2,10 +2,11 @@
 words that name them.
 
 Routing reads a question at query time against the document records ingest wrote
-(:func:`~cage_core.expansion.routing.route_question`); the ranking reads what it found
-(:meth:`CageReranker.rerank(route=...) <cage_core.reranker.CageReranker.rerank>`,
-:mod:`cage_core.ranking.named_documents`). These records are what both share, below both, so
-that query time imports nothing of ingest time.
+(:func:`~cage_core.expansion.routing.route_question`); the ranking reads what it found as
+part of the pool (:meth:`CageReranker.checked_pool(route=...)
+<cage_core.reranker.CageReranker.checked_pool>`, :mod:`cage_core.ranking.named_documents`).
+These records are what both share, below both, so that query time imports nothing of ingest
+time.
 """
 
 from __future__ import annotations

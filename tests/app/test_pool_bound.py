@@ -86,3 +86,25 @@ def test_the_llamaindex_wrapper_passes_its_bound_on():
     )
     with pytest.raises(ValueError, match="a pool of 3 passages is larger than max_pool=2"):
         CageRerank(max_pool=2, method="vanilla").postprocess_nodes(nodes, query_str="q")
+
+
+def test_the_langchain_wrapper_refuses_an_unscored_pool_over_its_bound_before_embedding_it():
+    # not marked models: embedding the pool with MiniLM here would fail the test
+    from langchain_core.documents import Document
+
+    from cage_langchain import CageRerank
+
+    docs = [Document(page_content=t) for t in pool(3)]  # no retriever score: the embedding path
+    with pytest.raises(ValueError, match="a pool of 3 passages is larger than max_pool=2"):
+        CageRerank(max_pool=2, method="vanilla").compress_documents(docs, "q")
+
+
+def test_the_llamaindex_wrapper_refuses_an_unscored_pool_over_its_bound_before_embedding_it():
+    # not marked models: embedding the pool with MiniLM here would fail the test
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    from cage_llamaindex import CageRerank
+
+    nodes = [NodeWithScore(node=TextNode(text=t), score=None) for t in pool(3)]
+    with pytest.raises(ValueError, match="a pool of 3 passages is larger than max_pool=2"):
+        CageRerank(max_pool=2, method="vanilla").postprocess_nodes(nodes, query_str="q")

@@ -355,6 +355,7 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
     from langchain_core.documents import Document
     from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
+    from cage_core.graphs.service import PassageGraphs
     from cage_core.reranker import CageReranker
     from cage_langchain import CageRerank as LangChainRerank
     from cage_llamaindex import CageRerank as LlamaIndexRerank
@@ -362,12 +363,12 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
     seen = []
     monkeypatch.setattr(
         CageReranker,
-        "rerank",
-        lambda self, query, passages, **kw: (
-            seen.append([(p.id, p.doc_id, p.position) for p in passages]) or []
+        "rank_pool",
+        lambda self, pool, *args: (
+            seen.append([(p.id, p.doc_id, p.position) for p in pool.passages]) or []
         ),
     )
-    monkeypatch.setattr(CageReranker, "stored_graphs", lambda self, stored, passages, **kw: None)
+    monkeypatch.setattr(PassageGraphs, "stored", lambda self, stored, passages, **kw: None)
     docs = [
         Document(
             "b", metadata={"source": "r.md", "start_index": 90, "retrieval_score": 0.5}, id="c1"

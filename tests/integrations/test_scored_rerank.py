@@ -25,12 +25,12 @@ def test_a_top_n_below_the_most_similar_passage_keeps_the_pool_evidence():
     similarities = reranker.similarities(QUERY, passages)
     assert similarities.argmax() == 0  # the pool's best similarity is passage 0's
 
-    [(top, score)] = scored_rerank(reranker, QUERY, passages, 1, None, None)
+    [(top, score)] = scored_rerank(reranker, reranker.checked_pool(QUERY, passages), 1)
 
     assert top.index == 1  # BM25 ranks the word-matching passage first
     coverage = query_word_coverage(QUERY, TEXTS)
     assert score == pool_relevance([top.score], similarities, coverage)[0]
-    assert score == scored_rerank(reranker, QUERY, passages, None, None, None)[0][1]
+    assert score == scored_rerank(reranker, reranker.checked_pool(QUERY, passages), None)[0][1]
     assert score != pool_relevance([top.score], [top.similarity], coverage)[0]  # not the top's
 
 
@@ -39,7 +39,8 @@ def test_the_coverage_is_read_from_the_whole_pool_not_the_top_n():
     passages = as_passages(TEXTS)
     similarities = reranker.similarities(QUERY, passages)
 
-    [(top, score)] = scored_rerank(reranker, QUERY, passages, 1, similarities, None)
+    pool = reranker.checked_pool(QUERY, passages, similarities)
+    [(top, score)] = scored_rerank(reranker, pool, 1)
 
     assert top.index == 0
     # the question's words "which", "waterway", "passes", "polish", "capital": the top passage
@@ -49,4 +50,5 @@ def test_the_coverage_is_read_from_the_whole_pool_not_the_top_n():
 
 
 def test_no_passages_give_no_results():
-    assert scored_rerank(CageReranker(method="bm25"), QUERY, [], 3, None, None) == []
+    reranker = CageReranker(method="bm25")
+    assert scored_rerank(reranker, reranker.checked_pool(QUERY, []), 3) == []
