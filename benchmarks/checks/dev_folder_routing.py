@@ -2,7 +2,8 @@
 document records route, and where.
 
 Each folder's files are read as ingest reads a document (its record from its opening, the
-first :data:`~cage_core.expansion.documents.OPENING_CHARS` characters, and its path); every
+first :data:`~cage_core.expansion.documents.OPENING_CHARS` characters, its title from the first
+:data:`~cage_core.expansion.documents.TITLE_CHARS`, and its path); every
 question of the folder, every question of the other folders and every off-topic question is
 routed with the shipped :class:`~cage_core.expansion.routing.RoutingSettings`. Printed per
 folder: the questions that name a document routed, and routed to a document they name only;
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from cage_core.expansion.document_names import MemoryDocumentNames
-from cage_core.expansion.documents import OPENING_CHARS, document_record
+from cage_core.expansion.documents import OPENING_CHARS, TITLE_CHARS, document_record
 from cage_core.expansion.routing import RoutingSettings, route_question
 
 
@@ -33,7 +34,11 @@ def folder_names(folder: Path, files: list[str]) -> MemoryDocumentNames:
     records = []
     for name in files:
         text = (folder / name).read_text(encoding="utf-8", errors="replace")
-        records.append(document_record(name, opening=text[:OPENING_CHARS], source=name))
+        records.append(
+            document_record(
+                name, opening=text[:OPENING_CHARS], source=name, head=text[:TITLE_CHARS]
+            )
+        )
     return MemoryDocumentNames(records)
 
 

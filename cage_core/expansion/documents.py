@@ -53,6 +53,7 @@ __all__ = [
     "MAX_WORD_CHARS",
     "MIN_WORD_CHARS",
     "OPENING_CHARS",
+    "TITLE_CHARS",
     "DocumentRecord",
     "document_record",
     "document_words",
@@ -60,7 +61,10 @@ __all__ = [
 ]
 
 OPENING_CHARS = 1000
-"""How much of a document's first chunk is read for the words that name it."""
+"""How much of a document's opening is read for the words that name it."""
+TITLE_CHARS = 2000
+"""How much of a document's opening is read for its title (a front matter or an HTML head
+may run past :data:`OPENING_CHARS`)."""
 MIN_WORD_CHARS = 2
 """Shorter words never name a document."""
 MAX_WORD_CHARS = 40
@@ -195,11 +199,13 @@ def meaningful_file_stem(source: str) -> str:
 
 
 def document_record(
-    doc_id: str, *, opening: str, title: str = "", source: str = ""
+    doc_id: str, *, opening: str, title: str = "", source: str = "", head: str | None = None
 ) -> DocumentRecord:
     """The record of document ``doc_id`` from what ingest sees: the text of its first chunk
-    (``opening``), its title (metadata) and its file path (``source``; ``doc_id`` itself
-    when that is a path).
+    (``opening``), its title (metadata), its file path (``source``; ``doc_id`` itself when
+    that is a path), and its first chunks' text (``head``, default ``opening``:
+    :func:`~cage_core.expansion.openings.document_openings`), where a title the first chunk
+    cuts off is read when the metadata gives none.
 
     ``name``: ``"{identifier}: {title}"`` (the title alone when it writes the identifier),
     else the title, else the identifier, else the meaningful file name, else the words of the
@@ -207,8 +213,10 @@ def document_record(
     """
     path = source or doc_id
     file_stem = meaningful_file_stem(path)
+    title = " ".join(title.split()) or document_title(
+        (opening if head is None else head)[:TITLE_CHARS]
+    )
     opening = opening[:OPENING_CHARS]
-    title = " ".join(title.split()) or document_title(opening)
     own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name if file_stem else "")
     series = [found for found in own if " " in found.word]  # "PEP 634", not a date or file
     identifier = series[0].shown if series else ""

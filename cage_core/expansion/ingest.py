@@ -58,16 +58,10 @@ from cage_core.expansion.index import (
     entry_for,
     is_store_path,
 )
-from cage_core.expansion.openings import IngestChunk, ingest_chunk, put_chunks
+from cage_core.expansion.openings import IngestChunk, ingest_chunk, put_chunks, titled_metadata
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.metadata import GRAPH_KEY, passages_from_metadata
 from cage_core.passage import Passage
-
-__all__ = [
-    "LOCK_SUFFIX",
-    "extend_saved",
-    "index_documents",
-]
 
 try:
     import fcntl
@@ -75,6 +69,7 @@ except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "LOCK_SUFFIX",
     "extend_saved",
     "index_documents",
     "link_chunks",
@@ -102,7 +97,9 @@ def index_documents(
         raise TypeError(f"link_index must be a LinkIndex or a path, got {type(target).__name__}")
     chunks: list[IngestChunk] = []
     without_id = 0
-    for passage_id, passage, graph, metadata in items:
+    batch = list(items)
+    titled = titled_metadata([p for _, p, _, _ in batch], [m for _, _, _, m in batch])
+    for (passage_id, passage, graph, _), metadata in zip(batch, titled):
         try:
             entry = entry_for(passage_id, passage, graph, metadata)  # type: ignore[arg-type]
         except ValueError:  # entry_for's only ValueError: the id is not a usable passage id
@@ -179,12 +176,14 @@ def link_chunks(rows: Sequence[dict[str, Any]], start: int = 0) -> list[IngestCh
     # Document structure (doc_id/position columns, or source/start_index resolved over the
     # batch): cage_core.metadata.passages_from_metadata.
     structured = passages_from_metadata([row["text"] for row in rows], metadatas, "title")
+    passages = [
+        Passage(row["text"], title=_title(row), doc_id=found.doc_id, position=found.position)
+        for row, found in zip(rows, structured)
+    ]
     chunks = []
-    for position, (row, metadata, found) in enumerate(zip(rows, metadatas, structured), start):
+    titled = titled_metadata(passages, metadatas)
+    for position, (row, passage, metadata) in enumerate(zip(rows, passages, titled), start):
         graph = PassageGraph.from_stored(row[GRAPH_KEY])
-        passage = Passage(
-            row["text"], title=_title(row), doc_id=found.doc_id, position=found.position
-        )
         entry = entry_for(row_id(row, position), passage, graph, metadata)
         chunks.append(ingest_chunk(entry, passage, metadata))
     return chunks

@@ -16,6 +16,12 @@ one, in call order); its record is written
 So a document split over several calls, whose later calls number their own chunks from 0
 (positions ranked over a call: :mod:`cage_core.integrations.chunk_order`), keeps the record
 of its true first chunk, and ingesting the same chunks twice writes the same record.
+
+The same opening gives every chunk of its call its document's title as subject
+(:func:`titled_metadata`): a chunk whose metadata names no title is indexed with the title its
+document's opening writes (:func:`~cage_core.names.documents.document_title`: a ``Title:``
+field, front matter, HTML ``<title>``, a first heading), not with its file name. A call that
+holds no opening of a document (a later part of it) leaves its chunks' subjects as they were.
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cage_core.expansion.documents import DocumentRecord, document_record
+from cage_core.expansion.documents import TITLE_CHARS, DocumentRecord, document_record
 from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage
+from cage_core.names.documents import document_title
+from cage_core.names.subjects import TITLE_METADATA_KEYS as SUBJECT_TITLE_KEYS
 from cage_core.passage import Passage
 
 __all__ = [
@@ -34,8 +42,10 @@ __all__ = [
     "TITLE_METADATA_KEYS",
     "IngestChunk",
     "ingest_chunk",
+    "document_openings",
     "opening_records",
     "put_chunks",
+    "titled_metadata",
 ]
 
 SOURCE_METADATA_KEYS: tuple[str, ...] = ("source", "file_path", "file_name")
@@ -86,20 +96,70 @@ def _first_text(metadata: Mapping[str, Any], keys: Sequence[str]) -> str:
     return ""
 
 
+def document_openings(
+    chunks: Iterable[tuple[str | None, int | None, str]],
+) -> dict[str, tuple[int | None, str]]:
+    """For each document of one call's ``(doc_id, position, text)`` chunks: the position of
+    its first chunk (the lowest; the first in call order where none has one) and its opening,
+    that chunk's text followed by the next ones' (consecutive positions, or call order), joined
+    by newlines up to :data:`~cage_core.expansion.documents.TITLE_CHARS` characters — a title
+    that a short first chunk cuts off (front matter, an HTML head) is still read."""
+    held: dict[str, list[tuple[tuple[bool, int], int | None, str]]] = {}
+    for order, (doc_id, position, text) in enumerate(chunks):
+        if doc_id is not None:
+            place = (position is None, position if position is not None else order)
+            held.setdefault(doc_id, []).append((place, position, text))
+    out: dict[str, tuple[int | None, str]] = {}
+    for doc_id, parts in held.items():
+        parts.sort(key=lambda part: part[0])
+        first = parts[0][1]
+        texts = [parts[0][2]]
+        for (_, position, text), (_, before, _) in zip(parts[1:], parts):
+            if sum(map(len, texts)) >= TITLE_CHARS or (
+                position is not None and (before is None or position != before + 1)
+            ):
+                break
+            texts.append(text)
+        out[doc_id] = (first, "\n".join(texts)[:TITLE_CHARS])
+    return out
+
+
+def titled_metadata(
+    passages: Sequence[Passage], metadatas: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """``metadatas``, each with its document's title under ``document_title`` where the
+    passage has no title and its metadata none (:data:`cage_core.names.subjects.
+    TITLE_METADATA_KEYS`), and the call holds the document's opening (:func:`document_openings`
+    from position 0, or from its first chunk where none has a position; module docstring).
+    The inputs are not modified."""
+    openings = document_openings((p.doc_id, p.position, p.text) for p in passages)
+    titles = {
+        doc_id: document_title(text)
+        for doc_id, (position, text) in openings.items()
+        if position in (0, None)
+    }
+    out: list[Mapping[str, Any]] = []
+    for passage, metadata in zip(passages, metadatas):
+        title = titles.get(passage.doc_id or "", "")
+        named = passage.title.strip() or _first_text(metadata, SUBJECT_TITLE_KEYS)
+        out.append(metadata if named or not title else {**metadata, "document_title": title})
+    return out
+
+
 def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list[DocumentRecord]:
     """The records to write for one call's ``chunks`` into ``storage`` (module docstring),
-    read before their entries are stored; by ``doc_id``."""
-    first: dict[str, tuple[tuple[bool, int], IngestChunk]] = {}
-    for order, chunk in enumerate(chunks):
-        doc_id, position = chunk.entry.doc_id, chunk.entry.position
-        if doc_id is None:
-            continue
-        place = (position is None, position if position is not None else order)
-        if doc_id not in first or place < first[doc_id][0]:
-            first[doc_id] = (place, chunk)
+    read before their entries are stored, from each document's :func:`document_openings`;
+    by ``doc_id``."""
+    batch = [chunk for chunk in chunks if chunk.entry.doc_id is not None]
+    openings = document_openings((c.entry.doc_id, c.entry.position, c.text) for c in batch)
+    first: dict[str, IngestChunk] = {}
+    for chunk in batch:  # the chunk each opening starts with: its title and file
+        doc_id = chunk.entry.doc_id or ""
+        if doc_id not in first and chunk.entry.position == openings[doc_id][0]:
+            first[doc_id] = chunk
     names = storage.documents()
     records = []
-    for doc_id, (_, chunk) in sorted(first.items()):
+    for doc_id, chunk in sorted(first.items()):
         if names.document(doc_id) is not None:
             if chunk.entry.position != 0:
                 continue
@@ -107,7 +167,13 @@ def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list
             if any(entry.id != chunk.entry.id for entry in stored):
                 continue  # a later part of a document split over calls
         records.append(
-            document_record(doc_id, opening=chunk.text, title=chunk.title, source=chunk.source)
+            document_record(
+                doc_id,
+                opening=chunk.text,
+                title=chunk.title,
+                source=chunk.source,
+                head=openings[doc_id][1],
+            )
         )
     return records
 

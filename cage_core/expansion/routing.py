@@ -25,7 +25,10 @@ naming, tried in this order; the first that names a document confidently (step 2
       the words of a name the question writes (``written_names``, "Acme Government
       Solutions") of which one word no document holds: that name is of something outside the
       collection, and its other words would name a document it does not mean.
-   c. *Titles*, in any case (:func:`titles_written`): every word of a document's short name,
+   c. *Titles*, in any case (:func:`titles_written`): every word of a document's short name
+      (or, when the question does not write them all, the name less the words at one or both
+      of its ends that most documents hold: a site's name every page title repeats, "Thread Safety
+      (libffi: the portable foreign function interface library)" read "thread safety"),
       ``min_title_words`` or more, one of them held by at most :data:`MAX_TITLE_HOLDERS`
       documents, as consecutive words of the question ("in the structural pattern matching
       tutorial").
@@ -90,6 +93,9 @@ MAX_OWNERS = 2
 MAX_TITLE_HOLDERS = 4
 """A title names a document only when one of its words is held by at most this many
 documents ("Franchise Agreement" of many franchise agreements names none; step 1)."""
+COMMON_TITLE_SHARE = 0.5
+"""A title's word that more than this share of the documents hold is not read as part of it
+(step 1c): the collection's name, not the document's."""
 MAX_TITLE_CANDIDATES = 32
 """The most documents whose name is compared with a question's words (step 1)."""
 OTHER_NAME_SHARE = 0.5
@@ -232,6 +238,28 @@ def _confident_route(
     return DocumentRoute(tuple(documents), without_words(question, dropped))
 
 
+def _own_parts(title: list[str], known: Mapping[str, int], total: int) -> list[tuple[str, ...]]:
+    """``title``, then ``title`` less the words at its end, at its start, at both ends that
+    more than :data:`COMMON_TITLE_SHARE` of the documents hold (step 1c), longest first."""
+    common = [known.get(w, 0) > total * COMMON_TITLE_SHARE for w in title]
+    end = len(title)
+    while end > 0 and common[end - 1]:
+        end -= 1
+    start = 0
+    while start < len(title) and common[start]:
+        start += 1
+    parts = [tuple(title), tuple(title[:end]), tuple(title[start:]), tuple(title[start:end])]
+    return sorted(dict.fromkeys(p for p in parts if p), key=len, reverse=True)
+
+
+def _position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
+    """Where ``phrase`` first stands in ``tokens`` as consecutive words, or ``None``."""
+    for start in range(len(tokens) - len(phrase) + 1):
+        if tuple(tokens[start : start + len(phrase)]) == phrase:
+            return start
+    return None
+
+
 def titles_written(
     question: str,
     names: DocumentNames,
@@ -274,13 +302,13 @@ def titles_written(
     written = written_names(question)
     found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
     for doc_id, title in titles.items():
-        phrase = tuple(title)
-        if len(phrase) < least or min(known.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
-            continue  # every word of it in many documents: a kind of document, no name
-        if any(within(phrase, name) for name in written):
-            continue  # within a name the question writes: step 1b reads names (or a longer one)
-        for start in range(len(tokens) - len(phrase) + 1):
-            if tuple(tokens[start : start + len(phrase)]) == phrase:
+        for phrase in _own_parts(title, known, total):
+            if len(phrase) < least or min(known.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
+                continue  # every word of it in many documents: a kind of document, no name
+            if any(within(phrase, name) for name in written):
+                continue  # within a name the question writes: step 1b reads names
+            start = _position(tokens, phrase)
+            if start is not None:
                 found.append((-len(phrase), start, doc_id, phrase))
                 break
     chosen: list[tuple[int, int, str, tuple[str, ...]]] = []

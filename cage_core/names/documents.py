@@ -2,12 +2,14 @@
 compared in.
 
 A folder's documents say what they are called in their own text, in the forms their formats
-give it; ingest reads it from the document's opening (its first chunk) and query time reads a
+give it; ingest reads it from the document's opening (its first chunks) and query time reads a
 question the same way, so both meet in one form:
 
 * :func:`document_title` — the title a document's opening writes: a ``Title:`` header field
   (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
-  files open), a ``title:`` field of YAML front matter, HTML's ``<title>`` or ``<h1>``, else
+  files open), a ``title:`` field of YAML front matter, HTML's ``<title>`` or ``<h1>`` (when
+  the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
+  its head), else
   the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
   with one punctuation character), AsciiDoc ``=``. A line that looks like code (ends in
   ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
@@ -199,7 +201,7 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
 
 
 def document_title(opening: str) -> str:
-    """The title ``opening`` (a document's first chunk) writes, or "" (module docstring),
+    """The title ``opening`` (a document's first chunks) writes, or "" (module docstring),
     spaces collapsed, cut to :data:`MAX_TITLE_CHARS` characters."""
     for key, value in _header_fields(opening):
         if fold(key) == "title":
@@ -207,7 +209,7 @@ def document_title(opening: str) -> str:
     for key, value in _front_matter(opening):
         if fold(key) == "title" and value:
             return _clean(value.strip("\"'"))
-    found = _HTML_TITLE.search(opening)
+    found = _HTML_TITLE.search(opening) if opening.lstrip("\ufeff \t\r\n").startswith("<") else None
     if found:
         title = _clean(html_text.unescape(_TAG.sub(" ", found.group(2))))
         if title:

@@ -124,3 +124,24 @@ def test_names_in_another_case_folding_or_composition_route_alike() -> None:
     )
     assert route_question("Was sagt der Bericht der MU\u0308LLER STRASSE Werke?", names).doc_ids
     assert route_question("Was meldet der Bericht aus Istanbul Liman?", names).doc_ids == ("b",)
+
+
+SITE = " (libffi: the portable foreign function interface library)"
+PAGES = ["Thread Safety", "Type Example", "Memory Usage", "Closure API", "Missing Features"]
+
+
+def test_a_site_name_every_page_title_repeats_is_not_asked_for() -> None:
+    head = '<!DOCTYPE html>\n<html>\n<!-- a long generator comment -->\n<head>\n<title>{}</title>'
+    names = MemoryDocumentNames(
+        document_record(
+            f"{page.replace(' ', '-')}.html",
+            opening=head.format(page + SITE)[:40],  # a first chunk that ends before the title
+            head=head.format(page + SITE),
+        )
+        for page in PAGES
+    )
+    assert names.document("Thread-Safety.html").name == "Thread Safety" + SITE
+    route = route_question("In the thread safety section, what may switch ABIs?", names)
+    assert route.doc_ids == ("Thread-Safety.html",)
+    route = route_question("how many slots does the type example reserve?", names)
+    assert route.doc_ids == ("Type-Example.html",)
