@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from collections.abc import Sequence
@@ -184,7 +185,7 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
 
     spec, chunks = dev_folders.load_chunks(dev_folders.DATA / f"{name}.json")
     gold = dev_folders.gold_ids(spec, chunks)
-    methods = dev_folders.llamaindex_methods(chunks, K)
+    methods, _ = dev_folders.llamaindex_methods(chunks, K)
     hybrid = get_method("hybrid")
     seen: dict[str, Any] = {}
     original_scores, original_named_first = reranker_module.pool_scores, reranker_module.named_first
@@ -203,7 +204,7 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
     try:
         for q in spec["questions"]:
             seen.clear()
-            ranked, _ = methods["cage --expand"](q["question"])
+            ranked = methods["cage --expand"](q["question"])[0]
             qid = f"{name}/{q['id']}"
             if "named" not in seen:
                 unrouted.append(
@@ -234,7 +235,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--folders", default=None, help="DEV folders, comma-separated (all)")
     parser.add_argument("--no-corpora", action="store_true", help="DEV folders only (a check)")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="keep each file's pools here (a folder)"
+    )
     args = parser.parse_args(argv)
+    if args.cache:
+        args.cache.mkdir(parents=True, exist_ok=True)
     reranker = CageReranker(graph_store=GraphStore(args.graph_store) if args.graph_store else None)
     folders = (
         args.folders.split(",")
@@ -242,13 +248,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         else sorted(p.stem for p in (ROOT / "benchmarks/data/dev_folders").glob("*.json"))
     )
     parts: list[tuple[str, list[dict[str, Any]], list[tuple[str, np.ndarray]]]] = []
+    todo: list[tuple[str, Any]] = [(name, folder_questions) for name in folders]
     for name, questions_path, corpus_path in () if args.no_corpora else FILES:
+        todo.append(
+            (
+                name,
+                lambda _, q=questions_path, c=corpus_path: corpus_questions(
+                    args.data, q, c, reranker
+                ),
+            )
+        )
+    for name, read in todo:
         start = time.perf_counter()
-        parts.append((name, *corpus_questions(args.data, questions_path, corpus_path, reranker)))
-        print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-    for name in folders:
-        start = time.perf_counter()
-        parts.append((name, *folder_questions(name)))
+        cached = args.cache / f"{name}.pkl" if args.cache else None
+        if cached is not None and cached.exists():
+            parts.append((name, *pickle.loads(cached.read_bytes())))
+            continue
+        part = read(name)
+        if cached is not None:
+            cached.write_bytes(pickle.dumps(part))
+        parts.append((name, *part))
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
     ids, groups, blocks = [], [], []
