@@ -30,26 +30,6 @@ def test_named_passages_already_ahead_are_not_lifted() -> None:
     assert list(named_first(np.array([0.9, 0.1]), [True, False])) == [0.9, 0.1]
 
 
-def test_a_lead_lifts_only_the_best_named_passages() -> None:
-    fused = np.array([0.9, 0.2, 0.5, 0.1, 0.7, 0.6])
-    named = [False, True, False, True, False, True]
-    lifted = named_first(fused, named, lead=2)
-    assert list(ranking(lifted)) == [5, 1, 0, 4, 2, 3]  # named 3 competes on its own score
-    assert lifted[3] == 0.1
-
-
-def test_a_lead_as_long_as_the_named_passages_is_every_named_passage() -> None:
-    fused = np.array([0.9, 0.2, 0.5, 0.1])
-    named = [False, True, False, True]
-    assert list(named_first(fused, named, lead=2)) == list(named_first(fused, named, lead=None))
-
-
-@pytest.mark.parametrize("lead", [0, -1, 1.5, True])
-def test_a_lead_that_is_not_a_positive_int_is_refused(lead) -> None:
-    with pytest.raises(ValueError, match="lead"):
-        named_first(np.array([0.1, 0.2]), [True, False], lead=lead)
-
-
 def test_a_mask_of_another_length_is_refused() -> None:
     with pytest.raises(ValueError, match="named"):
         named_first(np.array([0.1, 0.2]), [True])
