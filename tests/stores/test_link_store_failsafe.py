@@ -18,9 +18,10 @@ from link_swap_worker import batch
 from store_mounts import remount_read_only, tmpfs
 
 from cage_core.expansion.index import MAX_LINE_CHARS, LinkEntry, LinkIndex, LinkIndexFormatError
-from cage_core.expansion.store import STORE_VERSION, WalCheckpointer
+from cage_core.expansion.store import STORE_VERSION
 from cage_core.expansion.store_import import import_jsonl
-from cage_core.sqlite_files import OperationBudget, StoreFileChanged
+from cage_core.stores.database import OperationBudget
+from cage_core.stores.files import StoreFileChanged
 
 WORKER = Path(__file__).with_name("link_swap_worker.py")
 QUERY = "Who knew old person 3?"
@@ -97,12 +98,16 @@ def test_a_store_deleted_under_a_writer_is_a_clear_error_and_never_created_again
     assert not live.exists()  # neither the writer nor its checkpoint thread made a new file
 
 
-def test_the_checkpoint_thread_never_creates_a_store_file(tmp_path):
-    missing = tmp_path / "links.sqlite"
-    checkpointer = WalCheckpointer(missing, busy_timeout_s=0.1)
-    checkpointer.request()
-    checkpointer.stop()
-    assert not missing.exists()
+def test_the_wal_checkpoint_never_creates_a_store_file(tmp_path):
+    path = tmp_path / "links.sqlite"
+    writer = LinkIndex.open(path, create=True)
+    writer.add_entries(batch("old", 20))
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with pytest.raises(StoreFileChanged, match="deleted"):
+        writer.add_entries(batch("more", 5))
+    writer.close()  # its close checkpoints nothing into a file at the path
+    assert not path.exists()
 
 
 # -- row 4: read-only media ----------------------------------------------------------------------
@@ -186,7 +191,7 @@ def test_postings_beyond_a_names_count_are_never_read(tmp_path):
 def test_connections_distrust_the_schema_and_stop_overlong_statements(tmp_path):
     path = _store(tmp_path / "links.sqlite", batch("old", 3))
     with LinkIndex.open(path) as index:
-        conn = index.storage._conn  # the store's own connection
+        conn = index.storage._file.db.connection()  # the store's own connection
         assert conn.execute("PRAGMA trusted_schema").fetchone() == (0,)
     conn = sqlite3.connect(":memory:")
     budget = OperationBudget(limit_s=0.05)

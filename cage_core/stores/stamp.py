@@ -5,7 +5,7 @@ rebuilt store is moved over a live one (``os.replace``) while a process has the 
 open, that process's ``-wal`` stays at the path: whoever opens the path next reads the old
 store's commits over the new file (old entries, a mix, or "malformed"), until a process that
 had the old file open notices and removes them
-(:func:`~cage_core.sqlite_files.remove_stale_side_files`). Worse, when such a newcomer
+(:func:`~cage_core.stores.files.remove_stale_side_files`). Worse, when such a newcomer
 closes a read-write connection as the new file's only one, SQLite checkpoints that WAL into
 the new file (it takes the WAL for the file's own), and the rebuilt store is overwritten with
 pages of the old one for good.
@@ -21,7 +21,7 @@ the ``-wal`` beside the file holds another file's commits (or a store was copied
 with SQLite's backup API without its stamp, which looks the same: docs/reliability.md):
 :func:`foreign_wal` compares them at the start of a transaction, inside its snapshot (so
 the late commit of an old writer cannot slip in after the check), and says so as
-:class:`ForeignWal`, a :class:`~cage_core.sqlite_files.StoreFileChanged`. A header stamp of
+:class:`ForeignWal`, a :class:`~cage_core.stores.files.StoreFileChanged`. A header stamp of
 0 (a store made before stamps, not checkpointed since) is not compared.
 
 Reading the header needs a file descriptor that is never closed while SQLite holds locks on
@@ -58,12 +58,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from cage_core.sqlite_files import (
-    FileIdentity,
-    StoreFileChanged,
-    file_identity,
-    write_transaction,
-)
+from cage_core.stores.database import write_transaction
+from cage_core.stores.files import FileIdentity, StoreFileChanged, file_identity
 
 __all__ = [
     "STAMP_OFFSET",
