@@ -35,6 +35,7 @@ from cage_core.expansion.jsonl import parse_line
 from cage_core.expansion.link_store_file import MAX_VALUE_BYTES
 from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatError
 from cage_core.expansion.storage import NameRole
+from cage_core.stores.database import READ_BATCH, is_utf8, rows_within_bound
 
 __all__ = [
     "CHECKED_POSITION",
@@ -77,9 +78,8 @@ VERIFIED_POSTINGS = 4096
 count above it is checked to be above it: such a name makes no link unless ``max_link_df``
 is raised past it)."""
 MAC_DOMAIN = b"cage-link-mac/1\x00"
-READ_BATCH_PIDS = 500
-"""Pids per ``… IN (…)`` of :func:`document_rows` (SQLite's bound-parameter limit is 999 on
-old builds)."""
+READ_BATCH_PIDS = READ_BATCH
+"""Pids per ``… IN (…)`` of :func:`document_rows`."""
 
 SIGNED_FIELDS = DATA_FIELDS | {MAC_FIELD}
 ENTRY_COLUMNS = "pid, id, data, doc_id, position"
@@ -125,21 +125,25 @@ def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> Lin
 
 
 def entry_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
-    """Entry rows ``WHERE …``; a row holding a value past ``MAX_VALUE_BYTES`` as ``(pid,
-    None, None, None, None)`` (read by ``pid``, which SQLite reads without the values)."""
+    """Entry rows ``WHERE …`` by ``pid``; a row holding a value past ``MAX_VALUE_BYTES`` as
+    ``(pid, None, None, None, None)`` (read by ``pid``, which SQLite reads without the
+    values)."""
     try:
         sql = f"SELECT {ENTRY_COLUMNS} FROM entries {where}"
         return conn.execute(sql, parameters).fetchall()
     except sqlite3.DataError:
         pass
-    rows: list[tuple] = []
-    for (pid,) in conn.execute(f"SELECT pid FROM entries {where}", parameters).fetchall():
-        try:
-            sql = f"SELECT {ENTRY_COLUMNS} FROM entries WHERE pid = ?"
-            rows += conn.execute(sql, (pid,)).fetchall()
-        except sqlite3.DataError:
-            rows.append((pid, None, None, None, None))  # reported as an invalid row
-    return rows
+    pids = [pid for (pid,) in conn.execute(f"SELECT pid FROM entries {where}", parameters)]
+    return _with_oversized(conn, f"SELECT {ENTRY_COLUMNS} FROM entries WHERE pid IN", pids)
+
+
+def _with_oversized(conn: sqlite3.Connection, sql: str, ids: list[int]) -> list[tuple]:
+    """The rows of ``sql`` (ending in ``IN``) for the row ids ``ids``, each holding a value
+    past ``MAX_VALUE_BYTES`` as ``(id, None, None, None, None)`` (reported as invalid), in
+    the order of the ids."""
+    oversized: list[int] = []
+    rows = rows_within_bound(conn, sql, ids, oversized.append)
+    return sorted(rows + [(rowid, None, None, None, None) for rowid in oversized])
 
 
 def record_mac(record: DocumentRecord, key: bytes) -> str:
@@ -189,14 +193,10 @@ def record_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list
         return conn.execute(sql, parameters).fetchall()
     except sqlite3.DataError:
         pass
-    rows: list[tuple] = []
-    for (rowid,) in conn.execute(f"SELECT rowid FROM documents WHERE {where}", parameters):
-        try:
-            sql = f"SELECT {RECORD_COLUMNS} FROM documents WHERE rowid = ?"
-            rows += conn.execute(sql, (rowid,)).fetchall()
-        except sqlite3.DataError:
-            rows.append((rowid, None, None, None, None))
-    return rows
+    ids = [
+        rowid for (rowid,) in conn.execute(f"SELECT rowid FROM documents WHERE {where}", parameters)
+    ]
+    return _with_oversized(conn, f"SELECT {RECORD_COLUMNS} FROM documents WHERE rowid IN", ids)
 
 
 def document_rows(
@@ -214,35 +214,16 @@ def document_rows(
     except sqlite3.DataError:
         pass
     pids = [pid for (pid,) in conn.execute("SELECT pid FROM entries WHERE doc_id = ?", (doc_id,))]
-    rows: list[tuple] = []
     oversized: list[int] = []
-    for start in range(0, len(pids), READ_BATCH_PIDS):
-        chunk = pids[start : start + READ_BATCH_PIDS]
-        try:
-            marks = ",".join("?" * len(chunk))
-            sql = f"{select} pid IN ({marks}) {condition}"
-            rows += conn.execute(sql, (*chunk, *parameters)).fetchall()
-            continue
-        except sqlite3.DataError:
-            pass
-        for pid in chunk:
-            try:
-                sql = f"{select} pid = ? {condition}"
-                rows += conn.execute(sql, (pid, *parameters)).fetchall()
-            except sqlite3.DataError:
-                oversized.append(pid)
+    rows = rows_within_bound(
+        conn, f"{select} pid IN", pids, oversized.append, then=condition, parameters=parameters
+    )
     return rows, oversized
 
 
 def is_text(value: object) -> bool:
     """A string SQLite can bind (valid UTF-8: no lone surrogates)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return isinstance(value, str) and is_utf8(value)
 
 
 def postings_of(

@@ -40,7 +40,13 @@ from typing import Any, TypeVar
 from cage_core.expansion.jsonl import FORMAT_TAG
 from cage_core.expansion.record import LinkIndexFormatError
 from cage_core.stores.connection import StoreConnection
-from cage_core.stores.database import describe, is_busy, schema_problem
+from cage_core.stores.database import (
+    READ_BATCH,
+    describe,
+    is_busy,
+    rows_within_bound,
+    schema_problem,
+)
 from cage_core.stores.files import FileIdentity, StoreFileChanged, create_private_file
 from cage_core.stores.opening import StoreKind
 
@@ -119,8 +125,8 @@ EMPTY_FILE_RACE_S = 10.0
 WAL_CHECKPOINT_PAGES = 65_536
 """SQLite checkpoints the WAL after a commit that leaves more pages in it than this (64 MiB
 of 1 KiB pages), and cuts the file back to that size (module docstring)."""
-READ_BATCH_KEYS = 500
-"""Values per ``… IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
+READ_BATCH_KEYS = READ_BATCH
+"""Rows per page of a read in pages (:meth:`LinkStoreFile.pages`)."""
 
 _T = TypeVar("_T")
 
@@ -312,21 +318,10 @@ class LinkStoreFile:
         logger.log(level, message, *args)
 
     def select_in(self, conn: sqlite3.Connection, sql: str, values: list[Any]) -> list[tuple]:
-        """Rows of ``sql`` (ending in ``IN``) for ``values``, ``READ_BATCH_KEYS`` at a time; a
-        batch holding a value past ``MAX_VALUE_BYTES`` is read value by value, and the rows of
-        such values are left out (SQLite refuses them before reading them)."""
-        rows: list[tuple] = []
-        for start in range(0, len(values), READ_BATCH_KEYS):
-            chunk = values[start : start + READ_BATCH_KEYS]
-            try:
-                rows += conn.execute(f"{sql} ({','.join('?' * len(chunk))})", chunk).fetchall()
-            except sqlite3.DataError:
-                for value in chunk:
-                    try:
-                        rows += conn.execute(f"{sql} (?)", (value,)).fetchall()
-                    except sqlite3.DataError:
-                        self.warn_too_large()
-        return rows
+        """Rows of ``sql`` (ending in ``IN``) for ``values``; those holding a value past
+        ``MAX_VALUE_BYTES`` are left out, with a warning
+        (:func:`~cage_core.stores.database.rows_within_bound`)."""
+        return rows_within_bound(conn, sql, values, lambda value: self.warn_too_large())
 
     def warn_too_large(self) -> None:
         self.warn_once(

@@ -5,8 +5,8 @@ A file is opened by the store layer (:func:`cage_core.stores.opening.open_store`
 :data:`GRAPH_STORE`: an empty writable file gets the two tables (:data:`TABLES`); a file
 whose schema is not exactly these tables is refused (``sqlite3.DatabaseError``, from
 :func:`cage_core.stores.database.schema_problem`). Values longer than the connection's length
-bound raise ``sqlite3.DataError`` before they are read; :func:`rows_within_bound` reads the
-others of their batch.
+bound raise ``sqlite3.DataError`` before they are read; the others of their batch are read
+(:func:`~cage_core.stores.database.rows_within_bound`).
 
 :class:`GraphStoreFile` reads and writes the file as a cache must: in batches, through the
 store's :class:`~cage_core.stores.connection.StoreConnection`; a lock held through every
@@ -25,7 +25,13 @@ from typing import TypeVar
 
 from cage_core.graphs.stored_values import MAX_ENTRY_BYTES
 from cage_core.stores.connection import StoreConnection
-from cage_core.stores.database import describe, is_busy, schema_problem
+from cage_core.stores.database import (
+    READ_BATCH,
+    describe,
+    is_busy,
+    rows_within_bound,
+    schema_problem,
+)
 from cage_core.stores.opening import StoreKind
 
 __all__ = [
@@ -40,7 +46,6 @@ __all__ = [
     "count_graphs",
     "execute_batch",
     "is_of_the_file",
-    "rows_within_bound",
 ]
 
 logger = logging.getLogger("cage_core.graphs.store")
@@ -48,8 +53,8 @@ logger = logging.getLogger("cage_core.graphs.store")
 
 WRITE_BATCH_ROWS = 256
 """Entries per write transaction: short enough that other writers wait only briefly."""
-READ_BATCH_KEYS = 500
-"""Keys per ``SELECT … IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
+READ_BATCH_KEYS = READ_BATCH
+"""Keys per ``SELECT … IN (…)``."""
 STORAGE_ERRORS = (sqlite3.DatabaseError, OSError)
 """What a storage failure raises (``sqlite3.ProgrammingError``, a closed store, is not one)."""
 
@@ -94,30 +99,6 @@ def is_of_the_file(exc: BaseException) -> bool:
         sqlite3.SQLITE_FULL,
         sqlite3.SQLITE_TOOBIG,
     )
-
-
-def rows_within_bound(
-    conn: sqlite3.Connection,
-    table: str,
-    columns: str,
-    keys: list[str],
-    oversized: Callable[[str], None],
-) -> list[tuple]:
-    """Rows of ``table`` for ``keys``; where one holds a value past the connection's length
-    bound (``sqlite3.DataError``, raised before the value is read), the others key by key,
-    and ``oversized(key)`` for each such one."""
-    sql = f"SELECT {columns} FROM {table} WHERE key IN ({','.join('?' * len(keys))})"
-    try:
-        return conn.execute(sql, keys).fetchall()
-    except sqlite3.DataError:
-        pass
-    rows: list[tuple] = []
-    for key in keys:
-        try:
-            rows += conn.execute(f"SELECT {columns} FROM {table} WHERE key = ?", (key,)).fetchall()
-        except sqlite3.DataError:
-            oversized(key)
-    return rows
 
 
 def count_graphs(conn: sqlite3.Connection) -> int:
@@ -181,11 +162,8 @@ class GraphStoreFile:
             return []
 
         def read(conn: sqlite3.Connection) -> list[tuple]:
-            rows: list[tuple] = []
-            for start in range(0, len(unique), READ_BATCH_KEYS):
-                chunk = unique[start : start + READ_BATCH_KEYS]
-                rows += rows_within_bound(conn, table, columns, chunk, self._oversized)
-            return rows
+            sql = f"SELECT {columns} FROM {table} WHERE key IN"
+            return rows_within_bound(conn, sql, unique, self._oversized)
 
         try:
             return self.attempt(read)

@@ -6,7 +6,7 @@ invalid. An embedding is stored as its width and its values as little-endian flo
 valid when the width is an int in [1, ``MAX_EMBEDDING_DIM``], the data exactly 4 bytes per
 value and every value finite. Text is read from SQLite as bytes and decoded here with
 ``surrogateescape`` (:func:`cage_core.stores.database.stored_text`), so text that is not UTF-8 is rejected by
-:func:`is_utf8` rather than raised deep inside sqlite3.
+:func:`~cage_core.stores.database.is_utf8` rather than raised deep inside sqlite3.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.stores.database import is_utf8
 
 __all__ = [
     "EMBEDDING_DTYPE",
@@ -26,7 +27,6 @@ __all__ = [
     "embedding_or_none",
     "embedding_row",
     "graph_from_row",
-    "is_utf8",
     "stored_bytes",
 ]
 
@@ -81,15 +81,6 @@ def embedding_from_row(dim: object, data: object) -> np.ndarray:
 def stored_bytes(value: str) -> bytes:
     """The stored bytes of text read through :func:`~cage_core.stores.database.stored_text`."""
     return value.encode("utf-8", "surrogateescape")
-
-
-def is_utf8(text: str) -> bool:
-    """Whether ``text`` is valid UTF-8 (no lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def graph_from_row(path: Path, key: str, data: object, max_chars: int) -> PassageGraph | None:

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cage_core.stores.files import StoreFileChanged
 
@@ -46,12 +46,15 @@ __all__ = [
     "BUSY_TIMEOUT_S",
     "MAX_ATTEMPTS",
     "OPERATION_TIME_LIMIT_S",
+    "READ_BATCH",
     "OperationBudget",
     "backoff_s",
     "describe",
     "is_busy",
+    "is_utf8",
     "open_database",
     "retry_while_busy",
+    "rows_within_bound",
     "schema_problem",
     "set_wal",
     "stored_text",
@@ -68,6 +71,8 @@ BACKOFF_BASE_S = 0.05
 """Backoff before the second attempt; it doubles for each later one (full jitter)."""
 BACKOFF_CAP_S = 1.0
 """Longest backoff between two attempts."""
+READ_BATCH = 500
+"""Values per ``… IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
 OPERATION_TIME_LIMIT_S = 60.0
 """Longest one read or write operation may run before SQLite is told to stop (a backstop
 against crafted files; a sound store's operations take milliseconds)."""
@@ -328,7 +333,46 @@ def _expected_schema(ddl: tuple[str, ...]) -> frozenset[tuple[str, str, str]]:
         conn.close()
 
 
+def is_utf8(text: str) -> bool:
+    """No lone surrogates: the text can be written as UTF-8 (and was, when read through
+    :func:`stored_text`)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def stored_text(value: bytes) -> str:
     """Stored text as ``str`` (a connection's ``text_factory``): invalid UTF-8 becomes lone
     surrogates, which the stores' validation rejects, rather than an error deep in sqlite3."""
     return value.decode("utf-8", "surrogateescape")
+
+
+def rows_within_bound(
+    conn: sqlite3.Connection,
+    sql: str,
+    values: Sequence[Any],
+    oversized: Callable[[Any], object],
+    *,
+    then: str = "",
+    parameters: tuple = (),
+) -> list[tuple]:
+    """Rows of ``sql`` (ending in ``IN``) for ``values``, :data:`READ_BATCH` at a time (the
+    clause ``then`` after, with ``parameters``). A batch holding a value past the connection's
+    length bound (``sqlite3.DataError``, raised before the value is read:
+    :func:`open_database`) is read value by value, and ``oversized(value)`` is called for each
+    value whose rows hold one (they are left out)."""
+    rows: list[tuple] = []
+    for start in range(0, len(values), READ_BATCH):
+        chunk = values[start : start + READ_BATCH]
+        try:
+            marks = ",".join("?" * len(chunk))
+            rows += conn.execute(f"{sql} ({marks}) {then}", (*chunk, *parameters)).fetchall()
+        except sqlite3.DataError:
+            for value in chunk:
+                try:
+                    rows += conn.execute(f"{sql} (?) {then}", (value, *parameters)).fetchall()
+                except sqlite3.DataError:
+                    oversized(value)
+    return rows
