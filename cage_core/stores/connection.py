@@ -41,9 +41,9 @@ from cage_core.stores.files import (
 from cage_core.stores.opening import StoreKind, open_store
 from cage_core.stores.stamp import (
     ForeignWal,
+    begin_checked,
     checked_read,
     close_held_connection,
-    foreign_wal,
     stamped_write,
 )
 
@@ -227,15 +227,7 @@ class StoreConnection:
         if how == "read":
             with checked_read(name, self.path, conn, self._opened):
                 return op(conn)
-        conn.execute("BEGIN")  # "begin": left open for reading()
-        try:
-            foreign = foreign_wal(name, self.path, conn, self._opened)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        if foreign is not None:
-            conn.execute("ROLLBACK")
-            raise foreign
+        begin_checked(name, self.path, conn, self._opened)  # left open for reading()
         return op(conn)
 
     def _connection(self) -> sqlite3.Connection:

@@ -65,6 +65,7 @@ __all__ = [
     "STAMP_OFFSET",
     "WAL_HEADER_BYTES",
     "ForeignWal",
+    "begin_checked",
     "checked_read",
     "checkpoint_new_store",
     "close_connection",
@@ -163,21 +164,33 @@ def stamped_write(
         yield
 
 
-@contextmanager
-def checked_read(
+def begin_checked(
     store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
-) -> Iterator[None]:
-    """A read transaction whose first read checks the WAL (:func:`foreign_wal`), so that its
-    snapshot holds none of another file's commits; ended after, also on error.
+) -> None:
+    """Begin a read transaction whose first read checks the WAL (:func:`foreign_wal`), so that
+    its snapshot holds none of another file's commits (the caller ends it).
 
     Raises:
-        ForeignWal: when it would (nothing is read).
+        ForeignWal: when it would (the transaction is rolled back; nothing is read).
     """
     conn.execute("BEGIN")
     try:
         foreign = foreign_wal(store, path, conn, opened)
-        if foreign is not None:
-            raise foreign
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    if foreign is not None:
+        conn.execute("ROLLBACK")
+        raise foreign
+
+
+@contextmanager
+def checked_read(
+    store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
+) -> Iterator[None]:
+    """A read transaction begun by :func:`begin_checked`, ended after, also on error."""
+    begin_checked(store, path, conn, opened)
+    try:
         yield
     finally:
         if conn.in_transaction:
