@@ -42,8 +42,9 @@ Not detected: a copy of the same store moved over it (a backup copy has the same
 it *into* the live store with SQLite's backup API, ``.restore``); a store whose header stamp
 is still 0; two stores that drew the same stamp (odds of 1 in 2³¹). Not kept out: a late
 commit of an old writer that lands in the instant between a closing connection's check and
-its close, or between a graph-store commit and the automatic checkpoint SQLite runs right
-after it.
+its close, or between a store's commit and the automatic checkpoint SQLite runs right after
+it (once the WAL has passed SQLite's default 1,000 pages for the graph store, its bound,
+:data:`~cage_core.expansion.link_store_file.WAL_CHECKPOINT_PAGES`, for the link store).
 """
 
 from __future__ import annotations
