@@ -19,11 +19,14 @@ another file's commits (left by a process that still has a replaced file open) i
 open and at every transaction, never read, nor checkpointed into the file
 (:mod:`cage_core.stores.stamp`: every write commits the file's stamp).
 
-The WAL is checkpointed by SQLite itself (``PRAGMA wal_autocheckpoint``) after the commit
-that leaves more than ``WAL_CHECKPOINT_PAGES`` pages in it, in the writer's thread, and cut
-back to that size (``journal_size_limit``): a high bound, because a checkpoint after every
-commit (SQLite's default, 1,000 pages) doubled the time of adding 1,000 entries to a store
-of 1M, and one checkpoint of many commits writes each page they changed once.
+The WAL is checkpointed by the writer, between two transactions, once it is longer than
+``WAL_CHECKPOINT_PAGES`` pages, and cut back to that size (``journal_size_limit``): a high
+bound, because a checkpoint after every commit (SQLite's default, 1,000 pages) doubled the
+time of adding 1,000 entries to a store of 1M, and one checkpoint of many commits writes
+each page they changed once. SQLite's automatic checkpoint is off (``wal_autocheckpoint``):
+it runs right after a commit, where a late commit of an old writer into the ``-wal`` at the
+path could be copied in; the writer's checkpoint runs while a reader that found the WAL to
+be the file's own holds its snapshot (:func:`~cage_core.stores.stamp.checkpoint_own`).
 """
 
 from __future__ import annotations
@@ -123,8 +126,8 @@ first writer of records in its transaction: a store written before them has none
 EMPTY_FILE_RACE_S = 10.0
 """An empty store file younger than this is taken for one another writer is creating now."""
 WAL_CHECKPOINT_PAGES = 65_536
-"""SQLite checkpoints the WAL after a commit that leaves more pages in it than this (64 MiB
-of 1 KiB pages), and cuts the file back to that size (module docstring)."""
+"""A writer checkpoints the WAL after a commit that leaves it longer than this many pages
+(64 MiB of 1 KiB pages), and the file is cut back to that size (module docstring)."""
 READ_BATCH_KEYS = READ_BATCH
 """Rows per page of a read in pages (:meth:`LinkStoreFile.pages`)."""
 
@@ -252,7 +255,7 @@ LINK_STORE = StoreKind(
 )
 """A link store file, as the store layer opens it (module docstring)."""
 LINK_PRAGMAS = (
-    f"wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}",
+    "wal_autocheckpoint = 0",
     f"journal_size_limit = {WAL_CHECKPOINT_PAGES * PAGE_SIZE}",
 )
 """Set on every connection: the WAL's bound (module docstring)."""
@@ -297,10 +300,12 @@ class LinkStoreFile:
 
     def write(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
         """``op(connection)`` in one write transaction; the file at the path checked after
-        its commit (:meth:`~cage_core.stores.connection.StoreConnection.confirm_written`)."""
+        its commit (:meth:`~cage_core.stores.connection.StoreConnection.confirm_written`),
+        then the WAL checkpointed when past its bound (module docstring)."""
         with worded(self.path):
             result = self.db.write(op)
         self.db.confirm_written()
+        self.db.checkpoint_past(WAL_CHECKPOINT_PAGES * PAGE_SIZE)
         return result
 
     def pages(self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]) -> Iterator[tuple]:

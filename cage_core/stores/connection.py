@@ -37,12 +37,14 @@ from cage_core.stores.files import (
     changed_file,
     file_identity,
     remove_stale_side_files,
+    wal_bytes,
 )
 from cage_core.stores.opening import StoreKind, open_store
 from cage_core.stores.stamp import (
     ForeignWal,
     begin_checked,
     checked_read,
+    checkpoint_own,
     close_held_connection,
     stamped_write,
 )
@@ -137,6 +139,19 @@ class StoreConnection:
         wrote the file's stamp (:func:`~cage_core.stores.stamp.stamped_write`), retried while
         locked; raises as :meth:`read` does, and ``RuntimeError`` inside :meth:`reading`."""
         return self._attempt(op, "write")
+
+    def checkpoint_past(self, bound_bytes: int) -> None:
+        """Between two transactions: when the ``-wal`` is longer than ``bound_bytes``, a
+        passive checkpoint that copies only the file's own commits
+        (:func:`~cage_core.stores.stamp.checkpoint_own`; with ``journal_size_limit`` at the
+        bound, the WAL starts over at that length after it)."""
+        if wal_bytes(self.path) <= bound_bytes:
+            return
+        with self._lock:
+            conn = self._conn
+            if conn is not None and not conn.in_transaction:
+                self.budget.start()
+                checkpoint_own(self.kind.name, self.path, conn, self._opened)
 
     @contextmanager
     def reading(self) -> Iterator[bool]:

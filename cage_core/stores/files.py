@@ -28,6 +28,7 @@ __all__ = [
     "DIR_MODE",
     "FILE_MODE",
     "SIDE_FILE_SUFFIXES",
+    "WAL_HEADER_BYTES",
     "FileIdentity",
     "StoreFileChanged",
     "changed_file",
@@ -36,6 +37,8 @@ __all__ = [
     "remove_stale_side_files",
     "restrict_side_files",
     "side_file_identities",
+    "wal_bytes",
+    "wal_has_frames",
 ]
 
 logger = logging.getLogger(__name__)
@@ -43,6 +46,8 @@ logger = logging.getLogger(__name__)
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 SIDE_FILE_SUFFIXES = ("-wal", "-shm")
+WAL_HEADER_BYTES = 32
+"""A ``-wal`` file no longer than its header holds no commit."""
 
 
 def create_private_file(path: Path) -> bool:
@@ -130,3 +135,16 @@ def remove_stale_side_files(store: str, path: Path, sides: Sequence[FileIdentity
             logger.info(
                 "%s %s: removed %s, left by the file that was at the path", store, path, side.name
             )
+
+
+def wal_bytes(path: Path) -> int:
+    """The length of the ``-wal`` beside ``path`` (0 when there is none)."""
+    try:
+        return os.stat(str(path) + "-wal").st_size
+    except OSError:
+        return 0
+
+
+def wal_has_frames(path: Path) -> bool:
+    """Whether a ``-wal`` beside ``path`` may hold commits (is longer than its header)."""
+    return wal_bytes(path) > WAL_HEADER_BYTES

@@ -42,9 +42,8 @@ Not detected: a copy of the same store moved over it (a backup copy has the same
 it *into* the live store with SQLite's backup API, ``.restore``); a store whose header stamp
 is still 0; two stores that drew the same stamp (odds of 1 in 2³¹). Not kept out: a late
 commit of an old writer that lands in the instant between a closing connection's check and
-its close, or between a store's commit and the automatic checkpoint SQLite runs right after
-it (once the WAL has passed SQLite's default 1,000 pages for the graph store, its bound,
-:data:`~cage_core.expansion.link_store_file.WAL_CHECKPOINT_PAGES`, for the link store).
+its close, or between a graph-store commit and the automatic checkpoint SQLite runs right
+after it (the link store checkpoints with :func:`checkpoint_own` instead).
 """
 
 from __future__ import annotations
@@ -60,15 +59,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 from cage_core.stores.database import write_transaction
-from cage_core.stores.files import FileIdentity, StoreFileChanged, file_identity
+from cage_core.stores.files import (
+    FileIdentity,
+    StoreFileChanged,
+    file_identity,
+    wal_has_frames,
+)
 
 __all__ = [
     "STAMP_OFFSET",
-    "WAL_HEADER_BYTES",
     "ForeignWal",
     "begin_checked",
     "checked_read",
     "checkpoint_new_store",
+    "checkpoint_own",
     "close_connection",
     "close_held_connection",
     "foreign_wal",
@@ -80,15 +84,12 @@ __all__ = [
     "release_file",
     "stamp_new_store",
     "stamped_write",
-    "wal_has_frames",
 ]
 
 logger = logging.getLogger(__name__)
 
 STAMP_OFFSET = 60
 """Where ``PRAGMA user_version`` lives in a SQLite file's header (4 bytes, big-endian)."""
-WAL_HEADER_BYTES = 32
-"""A ``-wal`` file no longer than its header holds no commit."""
 _STAMP_LIMIT = 2**31 - 1
 
 
@@ -211,12 +212,25 @@ def checkpoint_new_store(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
 
-def wal_has_frames(path: Path) -> bool:
-    """Whether a ``-wal`` beside ``path`` may hold commits (is longer than its header)."""
+def checkpoint_own(
+    store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
+) -> None:
+    """A passive checkpoint on ``conn``, between its transactions, that copies only commits of
+    the file ``opened``: it runs while a read-only connection holds a snapshot whose WAL it
+    found to be the file's own (a checkpoint never copies past a reader's snapshot; none when
+    the WAL is another file's). Errors are logged at debug level."""
     try:
-        return os.stat(str(path) + "-wal").st_size > WAL_HEADER_BYTES
-    except OSError:
-        return False
+        guard, foreign = _checked_guard(store, path, opened, timeout=0.0)
+        try:
+            if foreign is not None:
+                logger.debug("%s; not checkpointed", foreign)
+            elif guard is not None:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            if guard is not None:
+                guard.close()  # read-only: its close writes nothing into the file
+    except sqlite3.Error as exc:
+        logger.debug("%s %s: checkpoint skipped (%s)", store, path, exc)
 
 
 def open_guard(

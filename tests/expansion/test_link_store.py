@@ -27,6 +27,7 @@ from link_corpus import (
     stored_counts,
 )
 
+from cage_core.expansion import link_store_file
 from cage_core.expansion.contract import load_link_index
 from cage_core.expansion.index import (
     LinkEntry,
@@ -348,7 +349,7 @@ def test_threads_sharing_one_store_get_the_in_memory_expansions(tmp_path):
     assert found == [memory.expand(QUERIES[2], c, limit=20) for c in lists]
 
 
-def test_sqlite_checkpoints_a_writers_wal_past_its_bound_and_no_thread_is_started(tmp_path):
+def test_a_writer_checkpoints_its_wal_past_the_bound_and_starts_no_thread(tmp_path, monkeypatch):
     threads = threading.active_count()
     store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
     traced: list[str] = []
@@ -356,15 +357,18 @@ def test_sqlite_checkpoints_a_writers_wal_past_its_bound_and_no_thread_is_starte
     conn.set_trace_callback(traced.append)
     store.add_entries(entries(50))
     assert threading.active_count() == threads  # no checkpoint thread
-    assert not any("wal_checkpoint" in sql for sql in traced)  # SQLite's own, past the bound
-    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (WAL_CHECKPOINT_PAGES,)
+    assert not any("wal_checkpoint" in sql for sql in traced)  # far below the bound
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)  # SQLite's is off
     assert conn.execute("PRAGMA journal_size_limit").fetchone() == (
         WAL_CHECKPOINT_PAGES * PAGE_SIZE,
     )
+    monkeypatch.setattr(link_store_file, "WAL_CHECKPOINT_PAGES", 0)  # every WAL is past it
+    store.add_entries(entries(60)[50:])
+    assert traced[-1] == "PRAGMA wal_checkpoint(PASSIVE)"  # by the writer, after its commit
     store.close()  # the last connection's close checkpoints every page into the file
     assert not (tmp_path / "links.sqlite-wal").exists()
     with sqlite3.connect(tmp_path / "links.sqlite") as plain:
-        assert plain.execute("SELECT count(*) FROM entries").fetchone() == (50,)
+        assert plain.execute("SELECT count(*) FROM entries").fetchone() == (60,)
 
 
 def test_a_writer_dropped_without_close_leaves_its_commits_in_the_file(tmp_path):

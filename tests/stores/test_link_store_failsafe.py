@@ -96,7 +96,7 @@ def test_a_store_deleted_under_a_writer_is_a_clear_error_and_never_created_again
     outcome = writer.go()
     assert outcome["put"].startswith("StoreFileChanged") and "deleted" in outcome["put"]
     assert outcome["read"].startswith("StoreFileChanged")
-    assert not live.exists()  # neither the writer nor its checkpoint thread made a new file
+    assert not live.exists()  # neither the writer nor a checkpoint made a new file
 
 
 def test_the_wal_checkpoint_never_creates_a_store_file(tmp_path):
