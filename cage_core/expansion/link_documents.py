@@ -86,7 +86,6 @@ class LinkDocuments:
         self.path = file.path
         self._integrity_key = file.key
         self._schema_seen = False
-        self._notes: set[str] = set()
 
     def forget_file(self) -> None:
         """Before another file is opened at the path: its document tables are checked anew."""
@@ -245,10 +244,12 @@ class LinkDocuments:
     def _document_count(self, conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'documents'").fetchone()
         if row is None or not has_document_tables(conn):
-            self._note_once(
+            self._file.warn_once(
+                "no documents",
                 "link store %s holds no document records (written before them, or by an "
                 "ingest that kept none): no question is routed to a document",
                 self.path,
+                level=logging.INFO,
             )
             return 0
         if not self._schema_seen:  # the tables may have come after this connection's check
@@ -358,9 +359,3 @@ class LinkDocuments:
                 summary,
             )
         return out
-
-    def _note_once(self, message: str, *args: object) -> None:
-        """An info line the first time this storage meets it; debug after."""
-        level = logging.DEBUG if message in self._notes else logging.INFO
-        self._notes.add(message)
-        logger.log(level, message, *args)

@@ -38,7 +38,7 @@ from cage_core.expansion.link_rows import (
     record_rows,
     text_mac,
 )
-from cage_core.expansion.link_store_file import LinkStoreFile
+from cage_core.expansion.link_store_file import LinkStoreFile, worded
 from cage_core.expansion.record import LinkIndexFormatError
 
 __all__ = [
@@ -69,11 +69,8 @@ def store_problems(file: LinkStoreFile) -> list[str]:
     lookup miss, which no row check can see) and, with an integrity key, what a keyed read
     skips (module docstring). Reads every page: for a backup or a schedule, not a query
     path."""
-    problems = [
-        str(row[0])
-        for row in file.read(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
-        if row[0] != "ok"
-    ]
+    with worded(file.path):
+        problems = file.db.integrity_problems()
     key = file.key
     if key is None:
         return problems

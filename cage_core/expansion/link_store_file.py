@@ -316,11 +316,13 @@ class LinkStoreFile:
             last = rows[-1][0]
             yield from rows
 
-    def warn_once(self, kind: str, message: str, *args: object) -> None:
-        """A warning the first time this store meets ``kind`` of bad row; debug after."""
-        level = logging.DEBUG if kind in self._warned else logging.WARNING
+    def warn_once(
+        self, kind: str, message: str, *args: object, level: int = logging.WARNING
+    ) -> None:
+        """A warning (or a line at ``level``) the first time this store meets ``kind`` of bad
+        row or lack; debug after."""
+        logger.log(logging.DEBUG if kind in self._warned else level, message, *args)
         self._warned.add(kind)
-        logger.log(level, message, *args)
 
     def select_in(self, conn: sqlite3.Connection, sql: str, values: list[Any]) -> list[tuple]:
         """Rows of ``sql`` (ending in ``IN``) for ``values``; those holding a value past

@@ -49,6 +49,7 @@ __all__ = [
     "READ_BATCH",
     "OperationBudget",
     "backoff_s",
+    "connect",
     "describe",
     "is_busy",
     "is_utf8",
@@ -168,6 +169,16 @@ class OperationBudget:
         return int(time.monotonic() > self._deadline)
 
 
+def connect(path: Path, query: str, timeout: float) -> sqlite3.Connection:
+    """A connection to the file at ``path`` opened with the URI ``query`` (``mode=rw``, ...):
+    autocommit (the stores begin their own transactions), usable from any thread (under the
+    store's lock)."""
+    uri = path.absolute().as_uri()
+    return sqlite3.connect(
+        f"{uri}?{query}", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+
+
 def open_database(
     store: str, path: Path, *, timeout: float, max_value_bytes: int
 ) -> tuple[sqlite3.Connection, str]:
@@ -182,17 +193,10 @@ def open_database(
     Raises:
         sqlite3.Error: when the file cannot be opened at all (see :func:`describe`).
     """
-    uri = path.absolute().as_uri()
     error: sqlite3.Error | None = None
     for mode, query in (("rw", "mode=rw"), ("ro", "mode=ro"), ("immutable", "mode=ro&immutable=1")):
         try:
-            conn = sqlite3.connect(
-                f"{uri}?{query}",
-                uri=True,
-                timeout=timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            conn = connect(path, query, timeout)
         except sqlite3.Error as exc:
             error = exc
             if not _cannot_open(exc):

@@ -58,7 +58,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from cage_core.stores.database import write_transaction
+from cage_core.stores.database import connect, write_transaction
 from cage_core.stores.files import (
     FileIdentity,
     StoreFileChanged,
@@ -293,13 +293,7 @@ def _checked_guard(
     if opened is None or not wal_has_frames(path):
         return None, None
     try:
-        guard = sqlite3.connect(
-            f"{path.absolute().as_uri()}?mode=ro",
-            uri=True,
-            timeout=timeout,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        guard = connect(path, "mode=ro", timeout)
     except sqlite3.Error:
         return None, None
     try:
