@@ -27,9 +27,10 @@ read through :meth:`DocumentRecord.from_stored
 <cage_core.expansion.documents.DocumentRecord.from_stored>` (a value over
 ``MAX_VALUE_BYTES`` is refused before it is read), a count or posting of the wrong type is
 ignored, and bad rows are skipped with one warning. With an integrity key, a record carries
-an HMAC over its canonical JSON (``mac``, :func:`~cage_core.expansion.link_rows.record_mac`) and ``N`` one of its own; a keyed reader reads a
-word's count only when the postings agree with it (counted up to ``VERIFIED_POSTINGS``) and
-keeps a posting only when the (MAC-checked) record holds the word.
+an HMAC over its canonical JSON (``mac``, :func:`~cage_core.expansion.link_rows.record_mac`)
+and ``N`` one of its own; a keyed reader reads a word's count only when the postings agree
+with it (counted up to ``VERIFIED_POSTINGS``) and keeps a posting only when the
+(MAC-checked) record holds the word.
 """
 
 from __future__ import annotations

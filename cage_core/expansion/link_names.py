@@ -50,7 +50,8 @@ class LinkNames:
         self.path = file.path
         self._get = get
         self._read_nids: dict[str, tuple[int, int, int]] | None = None
-        """Inside :meth:`remembering`: ``(nid, keyed, mentioned)`` of each name read by ``counts``."""
+        """Inside :meth:`remembering`: ``(nid, keyed, mentioned)`` of each name read by
+        ``counts``."""
 
     @contextmanager
     def remembering(self) -> Iterator[None]:

@@ -50,9 +50,10 @@ link store's schema and meta (:mod:`cage_core.expansion.link_store_file`).
 
 Keyed integrity (optional, for stores others can write; with ``integrity_key``): every entry
 and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`); a
-key none of the store's MACs holds under is refused at open (:class:`IntegrityKeyMismatch`), and
-:meth:`SqliteLinkStorage.check` reads the whole store (:mod:`cage_core.expansion.link_integrity`). Errors name their cause (permission,
-read-only, corrupt or truncated, empty, newer version).
+key none of the store's MACs holds under is refused at open (:class:`IntegrityKeyMismatch`),
+and :meth:`SqliteLinkStorage.check` reads the whole store
+(:mod:`cage_core.expansion.link_integrity`). Errors name their cause (permission, read-only,
+corrupt or truncated, empty, newer version).
 """
 
 from __future__ import annotations
@@ -288,8 +289,7 @@ class SqliteLinkStorage:
         return self._documents
 
     def put_documents(self, records: Sequence[DocumentRecord]) -> None:
-        """:meth:`LinkDocuments.put_documents
-        <cage_core.expansion.link_documents.LinkDocuments.put_documents>`."""
+        """Upsert ``records`` (:class:`~cage_core.expansion.link_documents.LinkDocuments`)."""
         self._documents.put_documents(records)
 
     def document_records(self) -> Iterator[DocumentRecord]:

@@ -4,9 +4,10 @@ A graph is stored as ``PassageGraph.to_text()`` (a JSON string, signed when the 
 integrity key); an entry that is not UTF-8 text or is longer than ``MAX_ENTRY_BYTES`` is
 invalid. An embedding is stored as its width and its values as little-endian float32 bytes:
 valid when the width is an int in [1, ``MAX_EMBEDDING_DIM``], the data exactly 4 bytes per
-value and every value finite. Text is read from SQLite as bytes and decoded here with
-``surrogateescape`` (:func:`cage_core.stores.database.stored_text`), so text that is not UTF-8 is rejected by
-:func:`~cage_core.stores.database.is_utf8` rather than raised deep inside sqlite3.
+value and every value finite. Text is read from SQLite as bytes and decoded with
+``surrogateescape`` (:func:`cage_core.stores.database.stored_text`), so text that is not
+UTF-8 is rejected by :func:`~cage_core.stores.database.is_utf8` rather than raised deep
+inside sqlite3.
 """
 
 from __future__ import annotations

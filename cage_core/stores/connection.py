@@ -1,21 +1,22 @@
 """One process's connection to a store file: the life cycle both stores share.
 
 A :class:`StoreConnection` is opened and checked on first use
-(:func:`~cage_core.stores.opening.open_store`), under a lock; it runs every operation in a transaction whose WAL was checked first
-(:mod:`cage_core.stores.stamp`: another file's commits are never read), retried while the
-database is locked (:func:`~cage_core.stores.database.retry_while_busy`); at the start of
-every transaction it checks that the file at the path is still the one it opened
+(:func:`~cage_core.stores.opening.open_store`), under a lock; it runs every operation in a
+transaction whose WAL was checked first (:mod:`cage_core.stores.stamp`: another file's
+commits are never read), retried while the database is locked
+(:func:`~cage_core.stores.database.retry_while_busy`); at the start of every transaction it
+checks that the file at the path is still the one it opened
 (:func:`~cage_core.stores.files.changed_file`); it is never used across ``fork()`` (a forked
 child opens its own and leaves the parent's untouched, never closing it, as SQLite
 requires).
 
 What a store decides for itself is its :class:`~cage_core.stores.opening.StoreKind` (its
-tables, its checks, how an error met opening it reads) and the arguments of :class:`StoreConnection`: whether an empty
-file may be made a store (``create``); what a file replaced or deleted under it does: every
-later call raises the :class:`~cage_core.stores.files.StoreFileChanged`, or, with
-``reopen``, the next call once a file is at the path again opens that file (``on_reopen``
-says so); and which errors drop the connection (``drops``), so that the next call opens the
-file again.
+tables, its checks, how an error met opening it reads) and the arguments of
+:class:`StoreConnection`: whether an empty file may be made a store (``create``); what a
+file replaced or deleted under it does: every later call raises the
+:class:`~cage_core.stores.files.StoreFileChanged`, or, with ``reopen``, the next call once a
+file is at the path again opens that file (``on_reopen`` says so); and which errors drop the
+connection (``drops``), so that the next call opens the file again.
 """
 
 from __future__ import annotations
