@@ -4,7 +4,7 @@ and nothing but ``eval/`` and ``cli/`` imports ``cage_core.eval`` or ``cage_core
 Layers, lowest first (a module may import its own layer and the ones below)::
 
     0 foundation  passage, call_checks, passage_ids, relevance, config, models, scoring, jsonl, metadata,
-                  sqlite_files, sqlite_stamp, prose, lang/
+                  prose, lang/, stores/ (the SQLite store layer both stores share)
     1 graphs/     one passage's typed entity graph: parse, store, cache
     2 names/      the name rules ingest and query time share: forms, may link, subjects
     3 ranking/    one pool: relevance, links, chain, gates, the default pool kinds
@@ -70,8 +70,6 @@ TOP_LEVEL = {
     "scoring": "foundation",
     "jsonl": "foundation",
     "metadata": "foundation",
-    "sqlite_files": "foundation",
-    "sqlite_stamp": "foundation",
     "prose": "foundation",
     "reranker": "app",
     "extractive": "app",
@@ -79,6 +77,7 @@ TOP_LEVEL = {
 }
 SUBPACKAGES = {
     "lang": "foundation",
+    "stores": "foundation",
     "graphs": "graphs",
     "names": "names",
     "paper": "paper",

@@ -1,4 +1,4 @@
-"""What the stores' identity stamp costs (issue 40, row 3; ``cage_core/sqlite_stamp.py``).
+"""What the stores' identity stamp costs (issue 40, row 3; ``cage_core/stores/stamp.py``).
 
     python benchmarks/claims/store_stamp_cost.py [--transactions 4000]
 
@@ -29,8 +29,8 @@ import numpy as np
 
 from cage_core.expansion.index import LinkEntry, LinkIndex
 from cage_core.graphs.store import GraphStore
-from cage_core.sqlite_files import file_identity
-from cage_core.sqlite_stamp import foreign_wal, hold_file, read_stamp, release_file
+from cage_core.stores.files import file_identity
+from cage_core.stores.stamp import foreign_wal, hold_file, read_stamp, release_file
 
 
 def entries(prefix: str, count: int) -> list[LinkEntry]:

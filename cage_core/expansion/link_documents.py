@@ -10,13 +10,13 @@ Layout (:data:`~cage_core.expansion.link_store_file.DOCUMENT_SCHEMA`)::
     meta 'documents'                N, the records held ('documents_mac' in a keyed store)
 
 ``df`` and ``N`` are kept up to date in the transaction that changes them, as the names'
-counts are: :meth:`~LinkDocumentStore.document_count` reads one row,
-:meth:`~LinkDocumentStore.document_frequencies` one row per word,
-:meth:`~LinkDocumentStore.documents_with` at most ``df + 1`` postings per word (the router
-asks only for words at most half the documents hold), :meth:`~LinkDocumentStore.document`
+counts are: :meth:`~LinkDocuments.document_count` reads one row,
+:meth:`~LinkDocuments.document_frequencies` one row per word,
+:meth:`~LinkDocuments.documents_with` at most ``df + 1`` postings per word (the router
+asks only for words at most half the documents hold), :meth:`~LinkDocuments.document`
 one row. A record put again replaces the old one (its words and counts are taken back
 first); a record goes when the last entry of its document does
-(:meth:`~LinkDocumentStore.drop_emptied_documents`, in the entries' write transaction).
+(:meth:`~LinkDocuments.drop_emptied_documents`, in the entries' write transaction).
 
 A store written before records has none of these tables: it opens (the schema check takes
 them as all there or none), and routing finds no documents, which is logged once. The first
@@ -27,128 +27,98 @@ read through :meth:`DocumentRecord.from_stored
 <cage_core.expansion.documents.DocumentRecord.from_stored>` (a value over
 ``MAX_VALUE_BYTES`` is refused before it is read), a count or posting of the wrong type is
 ignored, and bad rows are skipped with one warning. With an integrity key, a record carries
-an HMAC over its canonical JSON (``mac``) and ``N`` one of its own; a keyed reader reads a
-word's count only when the postings agree with it (counted up to ``VERIFIED_POSTINGS``) and
-keeps a posting only when the (MAC-checked) record holds the word.
+an HMAC over its canonical JSON (``mac``, :func:`~cage_core.expansion.link_rows.record_mac`)
+and ``N`` one of its own; a keyed reader reads a word's count only when the postings agree
+with it (counted up to ``VERIFIED_POSTINGS``) and keeps a posting only when the
+(MAC-checked) record holds the word.
 """
 
 from __future__ import annotations
 
 import functools
-import hmac
 import json
 import logging
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
-from pathlib import Path
-from typing import Any
 
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.jsonl import parse_line
-from cage_core.expansion.link_rows import VERIFIED_POSTINGS, count_ok, is_text, text_mac
-from cage_core.expansion.link_store_connection import READ_BATCH_KEYS, LinkStoreConnection
-from cage_core.expansion.link_store_file import DOCUMENT_SCHEMA, MAX_VALUE_BYTES, SCHEMA
+from cage_core.expansion.link_rows import (
+    RECORD_COLUMNS,
+    VERIFIED_POSTINGS,
+    count_ok,
+    count_signed,
+    has_document_tables,
+    is_text,
+    record_from_row,
+    record_mac,
+    record_rows,
+    text_mac,
+)
+from cage_core.expansion.link_store_file import (
+    DOCUMENT_SCHEMA,
+    READ_BATCH_KEYS,
+    SCHEMA,
+    LinkStoreFile,
+)
 from cage_core.expansion.record import LinkIndexFormatError, valid_id
 from cage_core.expansion.storage import check_document_storable
-from cage_core.sqlite_files import schema_problem
+from cage_core.stores.database import schema_problem
 
-__all__ = [
-    "WRITE_BATCH_RECORDS",
-    "LinkDocumentStore",
-    "has_document_tables",
-    "record_from_row",
-    "record_mac",
-]
+__all__ = ["WRITE_BATCH_RECORDS", "LinkDocuments"]
 
 logger = logging.getLogger("cage_core.expansion.store")
 """The link store's log: its messages keep one logger name wherever their code lives."""
 
 WRITE_BATCH_RECORDS = 1000
 """Document records per write transaction (as ``WRITE_BATCH_ENTRIES`` for entries)."""
-_COLUMNS = "rowid, doc_id, name, words, mac"
-_TABLES = ("documents", "document_words", "document_counts")
 
 
-def record_mac(record: DocumentRecord, key: bytes) -> str:
-    """The MAC of a record: over its canonical JSON (``to_stored``, sorted keys)."""
-    canonical = json.dumps(
-        record.to_stored(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
-    )
-    return text_mac(key, "document:" + canonical)
-
-
-def record_from_row(row: tuple, key: bytes | None) -> DocumentRecord:
-    """The record of a row ``(rowid, doc_id, name, words, mac)``, validated, and with ``key``
-    its MAC checked.
-
-    Raises:
-        LinkIndexFormatError: saying what is wrong with the row.
-    """
-    _, doc_id, name, words, mac = row
-    if doc_id is None and name is None:
-        raise LinkIndexFormatError(f"a value is larger than {MAX_VALUE_BYTES} bytes")
-    if not isinstance(words, str):
-        raise LinkIndexFormatError("words is not text")
-    record = DocumentRecord.from_stored(
-        {"doc_id": doc_id, "name": name, "words": parse_line(words)}
-    )
-    if key is not None and not (
-        isinstance(mac, str) and hmac.compare_digest(mac, record_mac(record, key))
-    ):
-        raise LinkIndexFormatError("no valid MAC under the integrity key")
-    return record
-
-
-def has_document_tables(conn: sqlite3.Connection) -> bool:
-    """Whether the store holds the document tables (a store written before them does not)."""
-    sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)"
-    return bool(conn.execute(sql, _TABLES).fetchone()[0] == len(_TABLES))
-
-
-class LinkDocumentStore(LinkStoreConnection):
+class LinkDocuments:
     """The document records of :class:`~cage_core.expansion.store.SqliteLinkStorage` (module
-    docstring): its :meth:`documents` is the store itself."""
+    docstring), in its file: what its ``documents()`` gives routing.
 
-    _integrity_key: bytes | None
+    Args:
+        file: the store's file, as the store reads and writes it.
+    """
 
-    def __init__(self, path: Path, **settings: Any) -> None:
+    def __init__(self, file: LinkStoreFile) -> None:
+        self._file = file
+        self.path = file.path
+        self._integrity_key = file.key
         self._schema_seen = False
-        self._notes: set[str] = set()
-        super().__init__(path, **settings)
 
-    def _forget_file(self) -> None:
-        super()._forget_file()
-        self._schema_seen = False  # the next file's document tables are checked anew
+    def forget_file(self) -> None:
+        """Before another file is opened at the path: its document tables are checked anew."""
+        self._schema_seen = False
 
     # -- DocumentNames --------------------------------------------------------------------
-    def documents(self) -> LinkDocumentStore:
-        return self
 
     def document_count(self) -> int:
-        return self._attempt(self._document_count)
+        return self._file.read(self._document_count)
 
     def document_frequencies(self, words: Collection[str]) -> dict[str, int]:
         wanted = list(dict.fromkeys(word for word in words if is_text(word)))
-        return self._attempt(functools.partial(self._counts, wanted)) if wanted else {}
+        return self._file.read(functools.partial(self._counts, wanted)) if wanted else {}
 
     def documents_with(self, words: Collection[str]) -> dict[str, Collection[str]]:
         """The documents holding each word: at most its stored count plus one (module
         docstring), so a store whose postings outnumber its counts costs no more."""
         wanted = list(dict.fromkeys(word for word in words if is_text(word)))
-        return self._attempt(functools.partial(self._holders, wanted)) if wanted else {}
+        return self._file.read(functools.partial(self._holders, wanted)) if wanted else {}
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         if not valid_id(doc_id):
             return None  # no other document id is ever stored
-        found = self._attempt(functools.partial(self._records, [doc_id]))
+        found = self._file.read(functools.partial(self._records, [doc_id]))
         return found.get(doc_id)
 
     def document_records(self) -> Iterator[DocumentRecord]:
         """Every valid record, in the order written, read in pages (no long transaction)."""
         last = 0
         while True:
-            page = functools.partial(self._record_rows, "rowid > ? ORDER BY rowid LIMIT ?")
-            rows = self._attempt(functools.partial(page, (last, READ_BATCH_KEYS)))
+            page = functools.partial(record_rows, "rowid > ? ORDER BY rowid LIMIT ?")
+            rows = self._file.read(functools.partial(page, (last, READ_BATCH_KEYS)))
             if not rows:
                 return
             last = rows[-1][0]
@@ -170,7 +140,7 @@ class LinkDocumentStore(LinkStoreConnection):
         batch = list(latest.values())
         for start in range(0, len(batch), WRITE_BATCH_RECORDS):
             chunk = batch[start : start + WRITE_BATCH_RECORDS]
-            self._write(functools.partial(self._replace_records, records=chunk))
+            self._file.write(functools.partial(self._replace_records, records=chunk))
 
     def drop_emptied_documents(self, conn: sqlite3.Connection, doc_ids: Collection[str]) -> None:
         """In the open write transaction that removed entries of ``doc_ids``: remove the
@@ -218,7 +188,9 @@ class LinkDocumentStore(LinkStoreConnection):
     ) -> tuple[int, dict[str, int]]:
         """Delete the records of ``doc_ids`` and their postings: how many there were, and the
         change of each word's count."""
-        rows = self._select_in(conn, f"SELECT {_COLUMNS} FROM documents WHERE doc_id IN", doc_ids)
+        rows = self._file.select_in(
+            conn, f"SELECT {RECORD_COLUMNS} FROM documents WHERE doc_id IN", doc_ids
+        )
         delta: dict[str, int] = {}
         gone: list[tuple[str, str]] = []
         for row in rows:
@@ -273,34 +245,28 @@ class LinkDocumentStore(LinkStoreConnection):
     def _document_count(self, conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'documents'").fetchone()
         if row is None or not has_document_tables(conn):
-            self._note_once(
+            self._file.warn_once(
+                "no documents",
                 "link store %s holds no document records (written before them, or by an "
                 "ingest that kept none): no question is routed to a document",
                 self.path,
+                level=logging.INFO,
             )
             return 0
         if not self._schema_seen:  # the tables may have come after this connection's check
             problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
             if problem is not None:
-                self._warn_once("document schema", "link store %s: %s", self.path, problem)
+                self._file.warn_once("document schema", "link store %s: %s", self.path, problem)
                 return 0
             self._schema_seen = True
-        if count_ok(row[0]) and self._count_signed(conn, row[0]):
+        if count_ok(row[0]) and count_signed(conn, self._integrity_key, row[0], "documents"):
             return int(row[0])
-        self._warn_once(
+        self._file.warn_once(
             "document count",
             "link store %s: the stored document count is invalid; counting",
             self.path,
         )
         return int(conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
-
-    def _count_signed(self, conn: sqlite3.Connection, count: int) -> bool:
-        key = self._integrity_key
-        if key is None:
-            return True
-        row = conn.execute("SELECT value FROM meta WHERE key = 'documents_mac'").fetchone()
-        expected = text_mac(key, f"documents:{count}")
-        return row is not None and isinstance(row[0], str) and hmac.compare_digest(row[0], expected)
 
     def _counts(self, wanted: list[str], conn: sqlite3.Connection) -> dict[str, int]:
         """The valid stored counts of ``wanted`` in its order, as in memory (the router sums
@@ -311,7 +277,7 @@ class LinkDocumentStore(LinkStoreConnection):
         found: dict[str, int] = {}
         asked = set(wanted)
         bad = 0
-        for word, count in self._select_in(conn, sql, wanted):
+        for word, count in self._file.select_in(conn, sql, wanted):
             if word in asked and count_ok(count) and count > 0:
                 found[word] = count
             else:
@@ -325,7 +291,7 @@ class LinkDocumentStore(LinkStoreConnection):
                     del out[word]
                     bad += 1
         if bad:
-            self._warn_once(
+            self._file.warn_once(
                 "document counts",
                 "link store %s: ignored %d document counts that are not ints > 0 or "
                 "disagree with their postings",
@@ -357,7 +323,7 @@ class LinkDocumentStore(LinkStoreConnection):
                 ids &= held
             out = {word: ids for word, ids in out.items() if ids}
         if bad:
-            self._warn_once(
+            self._file.warn_once(
                 "document postings",
                 "link store %s: ignored %d document postings that are invalid or not held",
                 self.path,
@@ -372,29 +338,8 @@ class LinkDocumentStore(LinkStoreConnection):
         for start in range(0, len(doc_ids), READ_BATCH_KEYS):
             chunk = doc_ids[start : start + READ_BATCH_KEYS]
             where = f"doc_id IN ({','.join('?' * len(chunk))})"
-            rows += self._record_rows(where, tuple(chunk), conn)
+            rows += record_rows(where, tuple(chunk), conn)
         return {record.doc_id: record for record in self._decoded_records(rows)}
-
-    def _record_rows(self, where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
-        """Record rows ``WHERE …``; a row holding a value past ``MAX_VALUE_BYTES`` as
-        ``(rowid, None, None, None, None)`` (SQLite reads the rowids without the values)."""
-        if not has_document_tables(conn):
-            return []
-        try:
-            return conn.execute(
-                f"SELECT {_COLUMNS} FROM documents WHERE {where}", parameters
-            ).fetchall()
-        except sqlite3.DataError:
-            pass
-        rows: list[tuple] = []
-        for (rowid,) in conn.execute(f"SELECT rowid FROM documents WHERE {where}", parameters):
-            try:
-                rows += conn.execute(
-                    f"SELECT {_COLUMNS} FROM documents WHERE rowid = ?", (rowid,)
-                ).fetchall()
-            except sqlite3.DataError:
-                rows.append((rowid, None, None, None, None))
-        return rows
 
     def _decoded_records(self, rows: list[tuple]) -> list[DocumentRecord]:
         """The valid records of ``rows``; the invalid ones reported in one warning."""
@@ -407,7 +352,7 @@ class LinkDocumentStore(LinkStoreConnection):
                 reasons[str(exc)] = reasons.get(str(exc), 0) + 1
         if reasons:
             summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
-            self._warn_once(
+            self._file.warn_once(
                 "document records",
                 "link store %s: skipped %d invalid document records (%s)",
                 self.path,
@@ -415,9 +360,3 @@ class LinkDocumentStore(LinkStoreConnection):
                 summary,
             )
         return out
-
-    def _note_once(self, message: str, *args: object) -> None:
-        """An info line the first time this storage meets it; debug after."""
-        level = logging.DEBUG if message in self._notes else logging.INFO
-        self._notes.add(message)
-        logger.log(level, message, *args)

@@ -1,7 +1,8 @@
 """A keyed link store as a whole (:mod:`cage_core.expansion.store`; the rows' MACs are
-:mod:`cage_core.expansion.link_rows`'s and :mod:`cage_core.expansion.link_documents`'): whether
-a key is the store's, checked at every open, and what
-:meth:`SqliteLinkStorage.check <cage_core.expansion.store.SqliteLinkStorage.check>` finds.
+:mod:`cage_core.expansion.link_rows`'s): whether a key is the store's, checked at every open
+(:func:`check_key`), and what
+:meth:`SqliteLinkStorage.check <cage_core.expansion.store.SqliteLinkStorage.check>` finds
+(:func:`store_problems`).
 
 **The key at open.** A keyed store carries MACs: of its passage count (meta
 ``passages_mac``), of its document count (``documents_mac``) and of each entry. Opened with a
@@ -13,11 +14,10 @@ value (a flipped bit, an edit) leaves the others holding: that store opens, and 
 skip what is altered, with a warning. A store without MACs (written without a key, or
 empty) opens; a keyed reader then uses none of its entries (each skipped as without a MAC).
 
-**Rows and check().** Every entry row is decoded as the JSON Lines loader reads a line and,
-with a key, its MAC checked (:meth:`KeyedLinkStore._decoded`: bad rows skipped, one warning
-per read). :meth:`KeyedLinkStore.check`, with a key, beside SQLite's ``PRAGMA integrity_check``: the entries and the
-document records without a valid MAC, the two counts without theirs, and the documents'
-word counts that disagree with their postings (what a keyed read skips).
+**check().** Beside SQLite's ``PRAGMA integrity_check`` (damaged pages and indexes), with a
+key: the entries and the document records without a valid MAC, the two counts without
+theirs, and the documents' word counts that disagree with their postings (what a keyed read
+skips).
 """
 
 from __future__ import annotations
@@ -26,29 +26,28 @@ import functools
 import hmac
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 from cage_core.expansion.jsonl import parse_line
-from cage_core.expansion.link_documents import (
-    LinkDocumentStore,
+from cage_core.expansion.link_rows import (
+    MAC_FIELD,
+    entry_from_row,
+    entry_rows,
     has_document_tables,
     record_from_row,
+    record_rows,
+    text_mac,
 )
-from cage_core.expansion.link_rows import MAC_FIELD, entry_from_row, text_mac
-from cage_core.expansion.link_store_connection import READ_BATCH_KEYS
-from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
-from cage_core.sqlite_files import FileIdentity
-from cage_core.sqlite_stamp import close_held_connection
+from cage_core.expansion.link_store_file import LinkStoreFile, worded
+from cage_core.expansion.record import LinkIndexFormatError
 
 __all__ = [
     "KEY_SAMPLE_ENTRIES",
     "IntegrityKeyMismatch",
-    "KeyedLinkStore",
     "check_key",
     "count_problems",
     "document_count_problems",
+    "store_problems",
 ]
 
 logger = logging.getLogger("cage_core.expansion.store")
@@ -64,128 +63,43 @@ class IntegrityKeyMismatch(ValueError):
     the key it was written with (module docstring)."""
 
 
-class KeyedLinkStore(LinkDocumentStore):
-    """The rows of :class:`~cage_core.expansion.store.SqliteLinkStorage` checked as read, its
-    key checked at every open and the whole store by :meth:`check` (module docstring)."""
-
-    def __init__(self, path: Path, **settings: Any) -> None:
-        self._reported: set[int] = set()
-        super().__init__(path, **settings)
-
-    def _forget_file(self) -> None:
-        super()._forget_file()
-        self._reported.clear()  # rows are reported by pid: the next file has its own
-
-    def check(self) -> list[str]:
-        """What is wrong with the whole store, read end to end ([] when sound): SQLite's
-        ``PRAGMA integrity_check`` (damaged pages and indexes: a flipped bit in an index
-        makes a lookup miss, which no row check can see) and, with an integrity key, what a
-        keyed read skips (module docstring). Reads every page: for a backup or a schedule,
-        not a query path."""
-        problems = [
-            str(row[0])
-            for row in self._attempt(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
-            if row[0] != "ok"
-        ]
-        key = self._integrity_key
-        if key is None:
-            return problems
-        entry_pages = functools.partial(self._entry_rows, "WHERE pid > ? ORDER BY pid LIMIT ?")
-        unsigned = sum(self._decode(row, quiet=True) is None for row in self._rows(entry_pages))
-        record_pages = functools.partial(self._record_rows, "rowid > ? ORDER BY rowid LIMIT ?")
-        records = sum(not _record_holds(row, key) for row in self._rows(record_pages))
-        problems += [
-            f"{n} {what} without a valid MAC under the integrity key"
-            for n, what in ((unsigned, "entries"), (records, "document records"))
-            if n
-        ]
-        problems += self._attempt(functools.partial(count_problems, key=key))
-        if self._attempt(has_document_tables):
-            problems += self._attempt(document_count_problems)
+def store_problems(file: LinkStoreFile) -> list[str]:
+    """What is wrong with the whole store, read end to end ([] when sound): SQLite's
+    ``PRAGMA integrity_check`` (damaged pages and indexes: a flipped bit in an index makes a
+    lookup miss, which no row check can see) and, with an integrity key, what a keyed read
+    skips (module docstring). Reads every page: for a backup or a schedule, not a query
+    path."""
+    with worded(file.path):
+        problems = file.db.integrity_problems()
+    key = file.key
+    if key is None:
         return problems
-
-    def _rows(self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]) -> Iterator[tuple]:
-        """Every row ``page((last, size), conn)`` gives, a page per read transaction."""
-        last = 0
-        while rows := self._attempt(functools.partial(page, (last, READ_BATCH_KEYS))):
-            last = rows[-1][0]
-            yield from rows
-
-    def _connect(self) -> tuple[sqlite3.Connection, FileIdentity | None]:
-        """The base's checked connection; with a key, the key checked against the store's
-        MACs (:func:`check_key`).
-
-        Raises:
-            IntegrityKeyMismatch: when none of the store's MACs holds under the key.
-        """
-        conn, opened = super()._connect()
-        if self._integrity_key is not None:
-            self._budget.start()
-            first = functools.partial(
-                self._entry_rows, "ORDER BY pid LIMIT ?", (KEY_SAMPLE_ENTRIES,)
-            )
-            try:
-                check_key(conn, self._integrity_key, self.path, first)
-            except BaseException:
-                close_held_connection("link store", self.path, conn, opened)
-                raise
-        return conn, opened
-
-    def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
-        """The valid entries of entry rows; new invalid ones reported in one warning."""
-        out: list[LinkEntry] = []
-        reasons: dict[str, int] = {}
-        for row in rows:
-            entry = self._decode(row, reasons=reasons)
-            if entry is not None:
-                out.append(entry)
-        if reasons:
-            summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
-            logger.warning(
-                "link store %s: skipped %d invalid entries (%s)",
-                self.path,
-                sum(reasons.values()),
-                summary,
-            )
-        return out
-
-    def _decode(
-        self,
-        row: tuple,
-        *,
-        quiet: bool = False,
-        reasons: dict[str, int] | None = None,
-        verify: bool = True,
-    ) -> LinkEntry | None:
-        """The entry of a row ``(pid, id, data, doc_id, position)``
-        (:func:`~cage_core.expansion.link_rows.entry_from_row`); ``None`` (counted in
-        ``reasons`` the first time this process sees the row) when invalid."""
-        try:
-            return entry_from_row(row, self._integrity_key, verify=verify)
-        except LinkIndexFormatError as exc:
-            pid = row[0]
-            if not quiet and reasons is not None and pid not in self._reported:
-                self._reported.add(pid)
-                reasons[str(exc)] = reasons.get(str(exc), 0) + 1
-            return None
+    entry_pages = functools.partial(entry_rows, "WHERE pid > ? ORDER BY pid LIMIT ?")
+    unsigned = sum(not _holds(entry_from_row, row, key) for row in file.pages(entry_pages))
+    record_pages = functools.partial(record_rows, "rowid > ? ORDER BY rowid LIMIT ?")
+    records = sum(not _holds(record_from_row, row, key) for row in file.pages(record_pages))
+    problems += [
+        f"{n} {what} without a valid MAC under the integrity key"
+        for n, what in ((unsigned, "entries"), (records, "document records"))
+        if n
+    ]
+    problems += file.read(functools.partial(count_problems, key=key))
+    if file.read(has_document_tables):
+        problems += file.read(document_count_problems)
+    return problems
 
 
-def check_key(
-    conn: sqlite3.Connection,
-    key: bytes,
-    path: object,
-    entry_rows: Callable[[sqlite3.Connection], list[tuple]],
-) -> None:
+def check_key(conn: sqlite3.Connection, key: bytes, path: object) -> None:
     """Raise :class:`IntegrityKeyMismatch` when the store on ``conn`` holds MACs and none
-    holds under ``key`` (module docstring); ``entry_rows(conn)`` gives its first
-    :data:`KEY_SAMPLE_ENTRIES` entry rows."""
+    holds under ``key`` (module docstring): neither count's, nor those of its first
+    :data:`KEY_SAMPLE_ENTRIES` entries."""
     signed = 0
     for name, _ in _COUNTS:
         holds = _count_holds(conn, key, name)
         if holds:
             return
         signed += holds is not None
-    for row in entry_rows(conn):
+    for row in entry_rows("ORDER BY pid LIMIT ?", (KEY_SAMPLE_ENTRIES,), conn):
         try:
             entry_from_row(row, key)
             return
@@ -199,9 +113,10 @@ def check_key(
         )
 
 
-def _record_holds(row: tuple, key: bytes) -> bool:
+def _holds(decode: Callable[[tuple, bytes], object], row: tuple, key: bytes) -> bool:
+    """Whether ``decode(row, key)`` (an entry's or a record's) finds the row sound."""
     try:
-        record_from_row(row, key)
+        decode(row, key)
     except LinkIndexFormatError:
         return False
     return True

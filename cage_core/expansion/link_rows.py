@@ -1,5 +1,5 @@
-"""The link store's rows (:mod:`cage_core.expansion.store`): how an entry is written to a row
-and read back, the checks of counts and postings, and the entries' MACs.
+"""The link store's rows (:mod:`cage_core.expansion.store`): how an entry or a document record
+is written to a row and read back, the checks of counts and postings, and the rows' MACs.
 
 An entry row is ``(pid, id, data, doc_id, position)`` with ``data`` the JSON object
 ``{"subject", "keys", "mentions"}`` (and ``"mac"`` in a keyed store); it is read back through
@@ -13,7 +13,8 @@ Keyed integrity (optional, for stores others can write; like the graph store's,
 
 (the entry's ``to_dict()`` with sorted keys) as one more field, ``"mac"``, of its ``data``
 (readers without a key ignore it), and the passage count with a MAC of its own (meta row
-``passages_mac``). A keyed reader rejects an entry without its valid MAC (one more invalid
+``passages_mac``); a document record with one over its canonical JSON in its ``mac`` column
+(:func:`record_mac`). A keyed reader rejects an entry without its valid MAC (one more invalid
 row); reads a name's counts only when its postings agree with them (counted up to
 ``VERIFIED_POSTINGS``; a name whose counts disagree is skipped, with a warning); keeps a
 posting only when the entry it points to holds the name in that role; and recounts the
@@ -29,18 +30,22 @@ import hmac
 import json
 import sqlite3
 
+from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.jsonl import parse_line
 from cage_core.expansion.link_store_file import MAX_VALUE_BYTES
 from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatError
 from cage_core.expansion.storage import NameRole
+from cage_core.stores.database import READ_BATCH, is_utf8, rows_within_bound
 
 __all__ = [
     "CHECKED_POSITION",
     "DATA_FIELDS",
+    "DOCUMENT_TABLES",
     "ENTRY_COLUMNS",
     "MAC_DOMAIN",
     "MAC_FIELD",
     "READ_BATCH_PIDS",
+    "RECORD_COLUMNS",
     "ROLES",
     "SIGNED_FIELDS",
     "VERIFIED_POSTINGS",
@@ -52,9 +57,14 @@ __all__ = [
     "entry_data",
     "entry_from_row",
     "entry_mac",
+    "entry_rows",
+    "has_document_tables",
     "is_text",
     "position_ok",
     "postings_of",
+    "record_from_row",
+    "record_mac",
+    "record_rows",
     "text_mac",
 ]
 
@@ -68,12 +78,13 @@ VERIFIED_POSTINGS = 4096
 count above it is checked to be above it: such a name makes no link unless ``max_link_df``
 is raised past it)."""
 MAC_DOMAIN = b"cage-link-mac/1\x00"
-READ_BATCH_PIDS = 500
-"""Pids per ``… IN (…)`` of :func:`document_rows` (SQLite's bound-parameter limit is 999 on
-old builds)."""
+READ_BATCH_PIDS = READ_BATCH
+"""Pids per ``… IN (…)`` of :func:`document_rows`."""
 
 SIGNED_FIELDS = DATA_FIELDS | {MAC_FIELD}
 ENTRY_COLUMNS = "pid, id, data, doc_id, position"
+RECORD_COLUMNS = "rowid, doc_id, name, words, mac"
+DOCUMENT_TABLES = ("documents", "document_words", "document_counts")
 CHECKED_POSITION = "CASE WHEN min(id, data, doc_id) IS NOT NULL THEN position ELSE -1 END"
 """A row's ``position``, read only after every value stored before it in the row passed the
 size check: ``min()`` reads each of them, and SQLite refuses one past ``MAX_VALUE_BYTES``
@@ -113,6 +124,81 @@ def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> Lin
     return entry
 
 
+def entry_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
+    """Entry rows ``WHERE …`` by ``pid``; a row holding a value past ``MAX_VALUE_BYTES`` as
+    ``(pid, None, None, None, None)`` (read by ``pid``, which SQLite reads without the
+    values)."""
+    try:
+        sql = f"SELECT {ENTRY_COLUMNS} FROM entries {where}"
+        return conn.execute(sql, parameters).fetchall()
+    except sqlite3.DataError:
+        pass
+    pids = [pid for (pid,) in conn.execute(f"SELECT pid FROM entries {where}", parameters)]
+    return _with_oversized(conn, f"SELECT {ENTRY_COLUMNS} FROM entries WHERE pid IN", pids)
+
+
+def _with_oversized(conn: sqlite3.Connection, sql: str, ids: list[int]) -> list[tuple]:
+    """The rows of ``sql`` (ending in ``IN``) for the row ids ``ids``, each holding a value
+    past ``MAX_VALUE_BYTES`` as ``(id, None, None, None, None)`` (reported as invalid), in
+    the order of the ids."""
+    oversized: list[int] = []
+    rows = rows_within_bound(conn, sql, ids, oversized.append)
+    return sorted(rows + [(rowid, None, None, None, None) for rowid in oversized])
+
+
+def record_mac(record: DocumentRecord, key: bytes) -> str:
+    """The MAC of a record: over its canonical JSON (``to_stored``, sorted keys)."""
+    canonical = json.dumps(
+        record.to_stored(), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+    return text_mac(key, "document:" + canonical)
+
+
+def record_from_row(row: tuple, key: bytes | None) -> DocumentRecord:
+    """The record of a row ``(rowid, doc_id, name, words, mac)``, validated, and with ``key``
+    its MAC checked.
+
+    Raises:
+        LinkIndexFormatError: saying what is wrong with the row.
+    """
+    _, doc_id, name, words, mac = row
+    if doc_id is None and name is None:
+        raise LinkIndexFormatError(f"a value is larger than {MAX_VALUE_BYTES} bytes")
+    if not isinstance(words, str):
+        raise LinkIndexFormatError("words is not text")
+    record = DocumentRecord.from_stored(
+        {"doc_id": doc_id, "name": name, "words": parse_line(words)}
+    )
+    if key is not None and not (
+        isinstance(mac, str) and hmac.compare_digest(mac, record_mac(record, key))
+    ):
+        raise LinkIndexFormatError("no valid MAC under the integrity key")
+    return record
+
+
+def has_document_tables(conn: sqlite3.Connection) -> bool:
+    """Whether the store holds the document tables (a store written before them does not)."""
+    sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)"
+    return bool(conn.execute(sql, DOCUMENT_TABLES).fetchone()[0] == len(DOCUMENT_TABLES))
+
+
+def record_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
+    """Record rows ``WHERE …`` (none without the document tables); a row holding a value past
+    ``MAX_VALUE_BYTES`` as ``(rowid, None, None, None, None)`` (SQLite reads the rowids
+    without the values)."""
+    if not has_document_tables(conn):
+        return []
+    try:
+        sql = f"SELECT {RECORD_COLUMNS} FROM documents WHERE {where}"
+        return conn.execute(sql, parameters).fetchall()
+    except sqlite3.DataError:
+        pass
+    ids = [
+        rowid for (rowid,) in conn.execute(f"SELECT rowid FROM documents WHERE {where}", parameters)
+    ]
+    return _with_oversized(conn, f"SELECT {RECORD_COLUMNS} FROM documents WHERE rowid IN", ids)
+
+
 def document_rows(
     conn: sqlite3.Connection, columns: str, doc_id: str, condition: str = "", parameters: tuple = ()
 ) -> tuple[list[tuple], list[int]]:
@@ -128,35 +214,16 @@ def document_rows(
     except sqlite3.DataError:
         pass
     pids = [pid for (pid,) in conn.execute("SELECT pid FROM entries WHERE doc_id = ?", (doc_id,))]
-    rows: list[tuple] = []
     oversized: list[int] = []
-    for start in range(0, len(pids), READ_BATCH_PIDS):
-        chunk = pids[start : start + READ_BATCH_PIDS]
-        try:
-            marks = ",".join("?" * len(chunk))
-            sql = f"{select} pid IN ({marks}) {condition}"
-            rows += conn.execute(sql, (*chunk, *parameters)).fetchall()
-            continue
-        except sqlite3.DataError:
-            pass
-        for pid in chunk:
-            try:
-                sql = f"{select} pid = ? {condition}"
-                rows += conn.execute(sql, (pid, *parameters)).fetchall()
-            except sqlite3.DataError:
-                oversized.append(pid)
+    rows = rows_within_bound(
+        conn, f"{select} pid IN", pids, oversized.append, then=condition, parameters=parameters
+    )
     return rows, oversized
 
 
 def is_text(value: object) -> bool:
     """A string SQLite can bind (valid UTF-8: no lone surrogates)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return isinstance(value, str) and is_utf8(value)
 
 
 def postings_of(
@@ -232,11 +299,13 @@ def drop_unheld(holders: dict[str, set[str]], entries: dict[str, LinkEntry], rol
     return dropped
 
 
-def count_signed(conn: sqlite3.Connection, key: bytes | None, passages: int) -> bool:
-    """Without a key: ``True``; with one: whether the stored passage count ``passages``
-    carries its valid MAC."""
+def count_signed(
+    conn: sqlite3.Connection, key: bytes | None, count: int, name: str = "passages"
+) -> bool:
+    """Without a key: ``True``; with one: whether the stored count ``name`` (``passages``,
+    ``documents``), of value ``count``, carries its valid MAC."""
     if key is None:
         return True
-    row = conn.execute("SELECT value FROM meta WHERE key = 'passages_mac'").fetchone()
-    expected = text_mac(key, f"passages:{passages}")
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (f"{name}_mac",)).fetchone()
+    expected = text_mac(key, f"{name}:{count}")
     return row is not None and isinstance(row[0], str) and hmac.compare_digest(row[0], expected)

@@ -1,74 +1,77 @@
-"""The link store's file (:mod:`cage_core.expansion.store`): its tables, and how it is opened
-and checked.
+"""The link store's file (:mod:`cage_core.expansion.store`): its tables, how the store layer
+opens and checks it (:data:`LINK_STORE`), and how its errors read.
 
-Every file is untrusted too (issue 40; :mod:`cage_core.sqlite_files`): a connection never
-creates a file (only ``create=True`` in the constructor does, 0600; the checkpoint thread
-never); a file that cannot be written is opened read-only (``mode=ro``, else
-``immutable=1``); the schema must be exactly this store's (no view, no trigger), with
-``trusted_schema`` off; a value longer than ``MAX_VALUE_BYTES`` is refused before it is read
-(its row is skipped); the postings of a name are read up to its stored count plus one
-(an expansion asks only for names of ``df <= max_link_df``), whatever the postings table
-holds; every operation runs under a time limit. The store is the file at its path: each
-transaction first checks that the file there is still the one the connection opened, and
-a write checks again after its commit; a replaced or deleted file raises
-:class:`~cage_core.sqlite_files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
+Every file is untrusted too (issue 40; :mod:`cage_core.stores`): a connection never creates
+a file (only ``create=True`` in the constructor does, 0600); a file that cannot be written is
+opened read-only (``mode=ro``, else ``immutable=1``); the schema must be exactly this store's
+(no view, no trigger), with ``trusted_schema`` off; a value longer than ``MAX_VALUE_BYTES`` is
+refused before it is read (its row is skipped); the postings of a name are read up to its
+stored count plus one (an expansion asks only for names of ``df <= max_link_df``), whatever
+the postings table holds; every operation runs under a time limit. The store is the file at
+its path: each transaction first checks that the file there is still the one the connection
+opened, and a write checks again after its commit; a replaced or deleted file raises
+:class:`~cage_core.stores.files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
 what to do, then and at every later call: the stale connection is closed, never used again,
-and the file now at the path is opened only by opening the store anew (or, for a store opened
-with ``reopen=True``, at the next call: :mod:`cage_core.expansion.link_store_connection`). A ``-wal`` beside the
-file that holds another file's commits (left by a process that still has a replaced file
-open) is refused at open and at every transaction, never read, nor checkpointed into the
-file (:mod:`cage_core.sqlite_stamp`: every write commits the file's stamp).
+and the file now at the path is opened only by opening the store anew (or, for a store
+opened with ``reopen=True``, at the next call once a file is at the path:
+:class:`~cage_core.stores.connection.StoreConnection`). A ``-wal`` beside the file that holds
+another file's commits (left by a process that still has a replaced file open) is refused at
+open and at every transaction, never read, nor checkpointed into the file
+(:mod:`cage_core.stores.stamp`: every write commits the file's stamp).
+
+The WAL is checkpointed by the writer, between two transactions, once it is longer than
+``WAL_CHECKPOINT_PAGES`` pages, and cut back to that size (``journal_size_limit``): a high
+bound, because a checkpoint after every commit (SQLite's default, 1,000 pages) doubled the
+time of adding 1,000 entries to a store of 1M, and one checkpoint of many commits writes
+each page they changed once. SQLite's automatic checkpoint is off (``wal_autocheckpoint``):
+it runs right after a commit, where a late commit of an old writer into the ``-wal`` at the
+path could be copied in; the writer's checkpoint runs while a reader that found the WAL to
+be the file's own holds its snapshot (:func:`~cage_core.stores.stamp.checkpoint_own`).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from cage_core.expansion.jsonl import FORMAT_TAG
 from cage_core.expansion.record import LinkIndexFormatError
-from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES
-from cage_core.sqlite_files import (
-    FileIdentity,
-    OperationBudget,
-    StoreFileChanged,
+from cage_core.stores.connection import StoreConnection
+from cage_core.stores.database import (
+    READ_BATCH,
     describe,
-    file_identity,
     is_busy,
-    open_database,
-    restrict_side_files,
+    rows_within_bound,
     schema_problem,
-    set_wal,
-    side_file_identities,
-    write_transaction,
 )
-from cage_core.sqlite_stamp import (
-    checkpoint_new_store,
-    close_connection,
-    close_held_connection,
-    foreign_wal,
-    hold_file,
-    open_guard,
-    release_file,
-    stamp_new_store,
-)
+from cage_core.stores.files import FileIdentity, StoreFileChanged, create_private_file
+from cage_core.stores.opening import StoreKind
 
 __all__ = [
     "DOCUMENT_SCHEMA",
     "EMPTY_FILE_RACE_S",
+    "LINK_PRAGMAS",
+    "LINK_STORE",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
+    "READ_BATCH_KEYS",
     "SCHEMA",
     "STORE_FORMAT",
     "STORE_VERSION",
+    "WAL_CHECKPOINT_PAGES",
+    "LinkStoreFile",
     "check_meta",
     "is_empty",
     "open_error",
-    "open_link_database",
+    "ready_file",
     "report_empty",
-    "stored_text",
+    "worded",
 ]
 
 logger = logging.getLogger("cage_core.expansion.store")
@@ -122,25 +125,16 @@ DOCUMENT_SCHEMA = (
 first writer of records in its transaction: a store written before them has none."""
 EMPTY_FILE_RACE_S = 10.0
 """An empty store file younger than this is taken for one another writer is creating now."""
+WAL_CHECKPOINT_PAGES = 65_536
+"""A writer checkpoints the WAL after a commit that leaves it longer than this many pages
+(64 MiB of 1 KiB pages), and the file is cut back to that size (module docstring)."""
+READ_BATCH_KEYS = READ_BATCH
+"""Rows per page of a read in pages (:meth:`LinkStoreFile.pages`)."""
+
+_T = TypeVar("_T")
 
 
-def stored_text(value: bytes) -> str:
-    """Stored text as ``str``; invalid UTF-8 becomes lone surrogates, which validation rejects."""
-    return value.decode("utf-8", "surrogateescape")
-
-
-def open_link_database(
-    path: Path, *, busy_timeout_s: float, cache_kib: int, create: bool, budget: OperationBudget
-) -> tuple[sqlite3.Connection, FileIdentity | None, tuple[FileIdentity | None, ...]]:
-    """A checked connection to the link store file at ``path`` (module docstring), that file's
-    identity and its side files' identities; with ``create``, an empty file is made a store.
-
-    Raises:
-        FileNotFoundError: when no file is at ``path``.
-        LinkIndexFormatError: when the file is not a link store of this version.
-        sqlite3.OperationalError: naming the cause of any other failure to open it.
-    """
-    opened = file_identity(path)
+def _precheck(path: Path, opened: FileIdentity | None, create: bool) -> None:
     if opened is None:
         raise FileNotFoundError(
             f"no link store at {path} (it was there when opened; deleted since?)"
@@ -151,111 +145,27 @@ def open_link_database(
             "yet: a writer creates one with LinkIndex.open(path, "
             "create=True) or cage enrich"
         )
-    hold_file(path, opened)  # released by whoever closes the connection, or here
-    try:
-        conn, mode = _open_guarded(path, opened, busy_timeout_s, cache_kib, create, budget)
-    except BaseException:
-        release_file(opened)
-        raise
-    if mode == "rw":
-        restrict_side_files(path)
-    if file_identity(path) != opened:  # replaced while opening: open the new one
-        close_held_connection("link store", path, conn, opened)
-        return open_link_database(
-            path, busy_timeout_s=busy_timeout_s, cache_kib=cache_kib, create=create, budget=budget
-        )
-    return conn, opened, side_file_identities(path)
 
 
-def _open_guarded(
-    path: Path,
-    opened: FileIdentity,
-    busy_timeout_s: float,
-    cache_kib: int,
-    create: bool,
-    budget: OperationBudget,
-) -> tuple[sqlite3.Connection, str]:
-    """:func:`_open_checked` while a read-only connection that found the WAL to be the
-    file's own holds the file (:func:`~cage_core.sqlite_stamp.open_guard`)."""
-    try:
-        guard = open_guard("link store", path, opened, busy_timeout_s)
-    except sqlite3.Error as exc:
-        if isinstance(exc, StoreFileChanged) or is_busy(exc):
-            raise
-        raise open_error(path, exc) from None
-    try:
-        return _open_checked(path, opened, busy_timeout_s, cache_kib, create, budget)
-    finally:
-        if guard is not None:
-            guard.close()
+def _create(conn: sqlite3.Connection) -> None:
+    for statement in SCHEMA:
+        conn.execute(statement)
+    conn.executemany(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+        [("format", STORE_FORMAT), ("version", STORE_VERSION), ("passages", 0)],
+    )
 
 
-def _open_checked(
-    path: Path,
-    opened: FileIdentity,
-    busy_timeout_s: float,
-    cache_kib: int,
-    create: bool,
-    budget: OperationBudget,
-) -> tuple[sqlite3.Connection, str]:
-    """The connection of :func:`open_link_database` and its mode, its WAL checked first
-    (:func:`~cage_core.sqlite_stamp.foreign_wal`), a new store given its stamp."""
-    try:
-        conn, mode = open_database(
-            "link store",
-            path,
-            timeout=busy_timeout_s,
-            max_value_bytes=MAX_VALUE_BYTES,
-        )
-    except sqlite3.Error as exc:
-        raise open_error(path, exc) from None
-    conn.text_factory = stored_text
-    try:
-        conn.execute("BEGIN")
-        foreign = foreign_wal("link store", path, conn, opened)
-        conn.execute("COMMIT")
-        if foreign is not None:
-            raise foreign
-        conn.execute(f"PRAGMA cache_size = -{cache_kib}")
-        tables = {
-            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
-        if not tables and create:
-            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # only an empty file takes it
-            set_wal(conn, "link store", path)
-            with write_transaction(conn):
-                for statement in SCHEMA:
-                    conn.execute(statement)
-                conn.executemany(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-                    [("format", STORE_FORMAT), ("version", STORE_VERSION), ("passages", 0)],
-                )
-                stamp_new_store(conn)
-            checkpoint_new_store(conn)
-        check_meta(conn, path)
-        problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
-        if problem is not None:
-            raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
-        if mode == "rw":
-            set_wal(conn, "link store", path)
-        conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
-        conn.execute("PRAGMA wal_autocheckpoint=0")  # WalCheckpointer's work
-        conn.execute(f"PRAGMA journal_size_limit={WAL_CHECKPOINT_PAGES * PAGE_SIZE}")
-        budget.install(conn)
-    except sqlite3.Error as exc:
-        close_connection("link store", path, conn, opened)
-        if isinstance(exc, StoreFileChanged) or (
-            isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
-        ):
-            raise
-        raise open_error(path, exc) from None
-    except BaseException:
-        close_connection("link store", path, conn, opened)
-        raise
-    return conn, mode
+def _check(conn: sqlite3.Connection, path: Path) -> None:
+    check_meta(conn, path)
+    problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
+    if problem is not None:
+        raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
 
 
 def check_meta(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise :class:`~cage_core.expansion.record.LinkIndexFormatError` unless the ``meta``
+    table names a link store of this version."""
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('format', 'version')"))
     except sqlite3.OperationalError as exc:
@@ -294,6 +204,23 @@ def open_error(path: Path, exc: sqlite3.Error) -> Exception:
     return sqlite3.OperationalError(f"link store {path}: {describe(exc)}")
 
 
+def ready_file(path: Path, create: bool) -> None:
+    """With ``create``, make the file at ``path`` (0600, in a 0700 directory) unless it is
+    there; a file there that is empty is reported (:func:`report_empty`).
+
+    Raises:
+        FileNotFoundError: when no file is at ``path`` and not ``create``.
+    """
+    if create:
+        if not create_private_file(path) and is_empty(path):
+            report_empty(path)
+    elif not path.is_file():
+        raise FileNotFoundError(
+            f"no link store at {path} (create one with "
+            "LinkIndex.open(path, create=True) or cage enrich)"
+        )
+
+
 def report_empty(path: Path) -> None:
     """Say that an existing empty file is made a new store: a warning when the file is not
     one another writer has just created (an emptied or truncated-to-zero store loses nothing
@@ -315,3 +242,98 @@ def is_empty(path: Path) -> bool:
         return path.stat().st_size == 0
     except OSError:
         return False
+
+
+LINK_STORE = StoreKind(
+    "link store",
+    MAX_VALUE_BYTES,
+    _create,
+    _check,
+    page_size=PAGE_SIZE,
+    precheck=_precheck,
+    open_error=open_error,
+)
+"""A link store file, as the store layer opens it (module docstring)."""
+LINK_PRAGMAS = (
+    "wal_autocheckpoint = 0",
+    f"journal_size_limit = {WAL_CHECKPOINT_PAGES * PAGE_SIZE}",
+)
+"""Set on every connection: the WAL's bound (module docstring)."""
+
+
+@contextmanager
+def worded(path: Path) -> Iterator[None]:
+    """Raise a SQLite error met inside, but a lock, a closed store or a changed file, as one
+    of the same class whose message names the cause
+    (:func:`~cage_core.stores.database.describe`)."""
+    try:
+        yield
+    except (sqlite3.ProgrammingError, StoreFileChanged):
+        raise
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorcode", None) is None or is_busy(exc):
+            raise  # ours, already worded, or a lock (callers handle it)
+        raise type(exc)(f"link store {path}: {describe(exc)}") from exc
+
+
+class LinkStoreFile:
+    """The link store's file as its entries (:class:`~cage_core.expansion.store.SqliteLinkStorage`)
+    and its document records (:class:`~cage_core.expansion.link_documents.LinkDocuments`)
+    read and write it: through one :class:`~cage_core.stores.connection.StoreConnection`,
+    errors worded (:func:`worded`), a bad row reported once per kind.
+
+    Args:
+        db: the store's connection.
+        key: the store's integrity key (``None``: rows are validated for format only).
+    """
+
+    def __init__(self, db: StoreConnection, key: bytes | None) -> None:
+        self.db = db
+        self.path = db.path
+        self.key = key
+        self._warned: set[str] = set()
+
+    def read(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``op(connection)`` in a checked read transaction (or the one of ``reading()``)."""
+        with worded(self.path):
+            return self.db.read(op)
+
+    def write(self, op: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``op(connection)`` in one write transaction; the file at the path checked after
+        its commit (:meth:`~cage_core.stores.connection.StoreConnection.confirm_written`),
+        then the WAL checkpointed when past its bound (module docstring)."""
+        with worded(self.path):
+            result = self.db.write(op)
+        self.db.confirm_written()
+        self.db.checkpoint_past(WAL_CHECKPOINT_PAGES * PAGE_SIZE)
+        return result
+
+    def pages(self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]) -> Iterator[tuple]:
+        """Every row ``page((last, size), conn)`` gives, a page per read transaction (no long
+        transaction); ``last`` is the first value of the page's last row."""
+        last = 0
+        while rows := self.read(functools.partial(page, (last, READ_BATCH_KEYS))):
+            last = rows[-1][0]
+            yield from rows
+
+    def warn_once(
+        self, kind: str, message: str, *args: object, level: int = logging.WARNING
+    ) -> None:
+        """A warning (or a line at ``level``) the first time this store meets ``kind`` of bad
+        row or lack; debug after."""
+        logger.log(logging.DEBUG if kind in self._warned else level, message, *args)
+        self._warned.add(kind)
+
+    def select_in(self, conn: sqlite3.Connection, sql: str, values: list[Any]) -> list[tuple]:
+        """Rows of ``sql`` (ending in ``IN``) for ``values``; those holding a value past
+        ``MAX_VALUE_BYTES`` are left out, with a warning
+        (:func:`~cage_core.stores.database.rows_within_bound`)."""
+        return rows_within_bound(conn, sql, values, lambda value: self.warn_too_large())
+
+    def warn_too_large(self) -> None:
+        self.warn_once(
+            "too large",
+            "link store %s: skipped rows holding a value larger than %d bytes",
+            self.path,
+            MAX_VALUE_BYTES,
+        )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cage_core.names.forms import MAX_NAME_CHARS, is_normal_name
+from cage_core.stores.database import is_utf8  # re-exported
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -138,15 +139,6 @@ class LinkEntry:
 
 _ENTRY_FIELDS = frozenset({"id", "subject", "keys", "mentions"})
 _OPTIONAL_ENTRY_FIELDS = frozenset({"doc_id", "position"})
-
-
-def is_utf8(text: str) -> bool:
-    """No lone surrogates: the text can be written as UTF-8."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def valid_id(value: Any) -> bool:

@@ -26,12 +26,16 @@ them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces
 one (its postings and counts are taken back first): putting the same entries twice, as a
 resumed or retried ingest does, leaves the store as once.
 
-Sharing and safety, as the graph store (:mod:`cage_core.graphs.store`): WAL mode, short
-``BEGIN IMMEDIATE`` write transactions of at most ``WRITE_BATCH_ENTRIES`` entries, retries
-while locked, a background WAL checkpointer; unlike the graph store (a cache), a write still
-locked after the last attempt raises ``sqlite3.OperationalError``
-(:mod:`cage_core.expansion.link_store_connection`,
-:mod:`cage_core.expansion.wal_checkpointer`).
+Sharing and safety, as the graph store's (:mod:`cage_core.graphs.store`: one connection
+life cycle, :mod:`cage_core.stores.connection`): WAL mode, ``BEGIN IMMEDIATE`` write
+transactions of at most ``WRITE_BATCH_ENTRIES`` entries, retries while locked, no connection
+across ``fork()``. Unlike the graph store (a cache), a write still locked after the last
+attempt raises ``sqlite3.OperationalError`` (putting the entries again is safe); one
+expansion reads in one read transaction (:meth:`SqliteLinkStorage.reading`); a file
+replaced or deleted under the store raises ``StoreFileChanged`` at every call, or, with
+``reopen=True`` (the expansion retrievers' own,
+:func:`~cage_core.expansion.contract.load_link_index`), the next call once a file is at the
+path opens it (one warning); a write whose commit may have gone to the old file raises.
 
 Every row is untrusted on read: an entry row goes through
 :meth:`LinkEntry.from_stored <cage_core.expansion.index.LinkEntry.from_stored>` (the rules of the
@@ -41,14 +45,15 @@ the same rules before they are written (:meth:`SqliteLinkStorage.put`), so a sto
 holds an entry it cannot read back.
 
 Every file is untrusted too (issue 40): the checks of a file as it is opened, and of the file
-at the path at every transaction, are :mod:`cage_core.expansion.link_store_file`'s.
+at the path at every transaction, are the store layer's (:mod:`cage_core.stores`), with the
+link store's schema and meta (:mod:`cage_core.expansion.link_store_file`).
 
 Keyed integrity (optional, for stores others can write; with ``integrity_key``): every entry
 and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`); a
-key none of the store's MACs holds under is refused at open (:class:`IntegrityKeyMismatch`), and
-:meth:`~cage_core.expansion.link_integrity.KeyedLinkStore.check` reads the whole store
-(:mod:`cage_core.expansion.link_integrity`). Errors name their cause (permission,
-read-only, corrupt or truncated, empty, newer version).
+key none of the store's MACs holds under is refused at open (:class:`IntegrityKeyMismatch`),
+and :meth:`SqliteLinkStorage.check` reads the whole store
+(:mod:`cage_core.expansion.link_integrity`). Errors name their cause (permission, read-only,
+corrupt or truncated, empty, newer version).
 """
 
 from __future__ import annotations
@@ -57,40 +62,49 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cage_core.expansion.link_integrity import IntegrityKeyMismatch, KeyedLinkStore
+from cage_core.expansion.documents import DocumentRecord
+from cage_core.expansion.link_documents import LinkDocuments
+from cage_core.expansion.link_integrity import IntegrityKeyMismatch, check_key, store_problems
+from cage_core.expansion.link_names import LinkNames
 from cage_core.expansion.link_rows import (
     CHECKED_POSITION,
     ENTRY_COLUMNS,
     MAC_FIELD,
     ROLES,
     VERIFIED_POSTINGS,
-    agreeing_counts,
     count_ok,
     count_signed,
     document_rows,
-    drop_unheld,
-    is_text,
+    entry_from_row,
+    entry_rows,
     position_ok,
-    postings_of,
 )
-from cage_core.expansion.link_store_connection import READ_BATCH_KEYS
 from cage_core.expansion.link_store_file import (
     EMPTY_FILE_RACE_S,
+    LINK_PRAGMAS,
+    LINK_STORE,
     MAX_VALUE_BYTES,
     PAGE_SIZE,
+    READ_BATCH_KEYS,
     STORE_FORMAT,
     STORE_VERSION,
+    WAL_CHECKPOINT_PAGES,
+    LinkStoreFile,
+    ready_file,
+    worded,
 )
 from cage_core.expansion.link_writes import replace_entries
-from cage_core.expansion.record import LinkEntry, valid_id
+from cage_core.expansion.record import LinkEntry, LinkIndexFormatError, valid_id
 from cage_core.expansion.storage import NameRole, check_storable, chunk_order
-from cage_core.expansion.wal_checkpointer import WAL_CHECKPOINT_PAGES, WalCheckpointer
 from cage_core.graphs.integrity import key_bytes
-from cage_core.sqlite_files import BUSY_TIMEOUT_S, MAX_ATTEMPTS
+from cage_core.stores.connection import StoreConnection
+from cage_core.stores.database import BUSY_TIMEOUT_S, MAX_ATTEMPTS
+from cage_core.stores.files import StoreFileChanged
 
 __all__ = [
     "EMPTY_FILE_RACE_S",
@@ -106,7 +120,6 @@ __all__ = [
     "WAL_CHECKPOINT_PAGES",
     "WRITE_BATCH_ENTRIES",
     "SqliteLinkStorage",
-    "WalCheckpointer",
 ]
 
 logger = logging.getLogger(__name__)
@@ -118,7 +131,7 @@ CACHE_KIB = 32 * 1024
 memory, and holds the pages a write batch changes."""
 
 
-class SqliteLinkStorage(KeyedLinkStore):
+class SqliteLinkStorage:
     """:class:`~cage_core.expansion.index.LinkStorage` in a SQLite file (module docstring).
 
     Args:
@@ -132,7 +145,7 @@ class SqliteLinkStorage(KeyedLinkStore):
             format only.
         reopen: open the file now at the path at the next call after the store's file was
             replaced, or deleted and put back, rather than raise ``StoreFileChanged`` at every
-            call (:mod:`~cage_core.expansion.link_store_connection`); for readers.
+            call (module docstring); for readers.
 
     Raises:
         FileNotFoundError: when ``path`` does not exist and not ``create``.
@@ -158,104 +171,65 @@ class SqliteLinkStorage(KeyedLinkStore):
             raise ValueError(
                 "max_attempts and cache_kib must be at least 1 and busy_timeout_s non-negative"
             )
-        super().__init__(
-            Path(path),
-            create=create,
+        self.path = Path(path)
+        self._cache_kib = cache_kib
+        self._reported: set[int] = set()
+        """The pids of the invalid rows already reported (by this store, in this file)."""
+        ready_file(self.path, create)
+        key = self._integrity_key
+        db = StoreConnection(
+            self.path,
+            LINK_STORE,
             busy_timeout_s=busy_timeout_s,
             max_attempts=max_attempts,
-            cache_kib=cache_kib,
+            create=create,
             reopen=reopen,
+            pragmas=(f"cache_size = -{cache_kib}", *LINK_PRAGMAS),
+            prepared=None if key is None else lambda conn: check_key(conn, key, self.path),
+            on_reopen=self._reopening,
         )
+        self._file = LinkStoreFile(db, key)
+        self._documents = LinkDocuments(self._file)
+        self._names = LinkNames(self._file, self.get)
+        self._file.read(lambda conn: None)  # open and check now, so a bad file fails here
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold one read transaction: the reads inside see one state of the store."""
+        with worded(self.path), self._file.db.reading() as first:
+            if not first:  # nested
+                yield
+                return
+            with self._names.remembering():
+                yield
+
+    def close(self) -> None:
+        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
+        self._file.db.close()
+
+    def check(self) -> list[str]:
+        """What is wrong with the whole store, read end to end ([] when sound):
+        :func:`~cage_core.expansion.link_integrity.store_problems`."""
+        return store_problems(self._file)
 
     # -- LinkStorage: reads -------------------------------------------------------------
     def __len__(self) -> int:
-        return self._attempt(self._count)
+        return self._file.read(self._count)
 
     def get(self, ids: Sequence[str]) -> dict[str, LinkEntry]:
         wanted = [i for i in dict.fromkeys(ids) if valid_id(i)]  # no other id is ever stored
-        rows = self._select(
-            "SELECT pid, id, data, doc_id, position FROM entries WHERE id IN", wanted
-        )
+        if not wanted:
+            return {}
+        sql = f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id IN"
+        rows = self._file.read(lambda conn: self._file.select_in(conn, sql, wanted))
         return {entry.id: entry for entry in self._decoded(rows)}
 
     def counts(self, names: Collection[str]) -> dict[str, tuple[int, int]]:
-        return {
-            name: (keyed, mentioned)
-            for name, (_, keyed, mentioned) in self._name_rows(names).items()
-        }
-
-    def _name_rows(self, names: Collection[str]) -> dict[str, tuple[int, int, int]]:
-        """``(nid, keyed, mentioned)`` of the valid rows of ``names`` (kept for holders()
-        inside reading())."""
-        wanted = {name for name in names if is_text(name)}
-        rows = self._select(
-            "SELECT name, keyed, mentioned, nid FROM names WHERE name IN", list(wanted)
-        )
-        out, bad = {}, 0
-        for name, keyed, mentioned, nid in rows:
-            if name in wanted and count_ok(keyed) and count_ok(mentioned) and count_ok(nid):
-                out[name] = (nid, keyed, mentioned)
-            else:
-                bad += 1
-        if self._integrity_key is not None and out:
-            agreeing = self._attempt(functools.partial(agreeing_counts, out))
-            if len(agreeing) < len(out):
-                self._warn_once(
-                    "disagreeing counts",
-                    "link store %s: skipped %d names whose "
-                    "stored counts disagree with their postings (altered, or written "
-                    "without the integrity key)",
-                    self.path,
-                    len(out) - len(agreeing),
-                )
-            out = agreeing
-        if self._read_nids is not None:  # inside reading(): holders() may use them
-            self._read_nids.update(out)
-        if bad:
-            self._warn_once(
-                "counts",
-                "link store %s: ignored %d name counts that are not ints >= 0",
-                self.path,
-                bad,
-            )
-        return out
+        return self._names.counts(names)
 
     def holders(self, names: Collection[str], role: NameRole) -> dict[str, Collection[str]]:
-        """The passages holding each name in ``role``: at most its stored count plus one
-        (module docstring), so a store whose postings outnumber its counts costs no more."""
-        wanted = {name for name in names if is_text(name)}
-        known = dict(self._read_nids or {})  # names counts() read in this read transaction
-        unknown = [n for n in wanted if n not in known]
-        if unknown:
-            known.update(self._name_rows(unknown))
-        r = ROLES[role]
-        bounds = [
-            (name, nid, counts[r] + 1)
-            for name, (nid, *counts) in known.items()
-            if name in wanted and counts[r] > 0
-        ]
-        sql = (
-            "SELECT e.id FROM (SELECT pid FROM postings WHERE nid = ? AND role = ? LIMIT ?) "
-            "AS p JOIN entries AS e ON e.pid = p.pid"
-        )
-        rows = self._attempt(functools.partial(postings_of, sql, r, bounds)) if bounds else []
-        out: dict[str, set[str]] = {}
-        bad = 0
-        for name, passage_id in rows:
-            if name in wanted and valid_id(passage_id):
-                out.setdefault(name, set()).add(passage_id)
-            else:
-                bad += 1
-        if self._integrity_key is not None and out:
-            bad += drop_unheld(out, self.get([i for ids in out.values() for i in ids]), role)
-        if bad:
-            self._warn_once(
-                "postings",
-                "link store %s: ignored %d postings with an invalid passage id",
-                self.path,
-                bad,
-            )
-        return out  # type: ignore[return-value]
+        """:meth:`LinkNames.holders <cage_core.expansion.link_names.LinkNames.holders>`."""
+        return self._names.holders(names, role)
 
     def iter_entries(self) -> Iterator[LinkEntry]:
         """Every valid entry, in the order put, read in pages (no long read transaction)."""
@@ -263,7 +237,7 @@ class SqliteLinkStorage(KeyedLinkStore):
         last = 0
         while True:
             page = (last, READ_BATCH_KEYS)
-            rows: list[tuple] = self._attempt(functools.partial(self._entry_rows, where, page))
+            rows: list[tuple] = self._file.read(functools.partial(entry_rows, where, page))
             if not rows:
                 return
             last = rows[-1][0]
@@ -286,7 +260,7 @@ class SqliteLinkStorage(KeyedLinkStore):
                 return []
             condition = f"AND {CHECKED_POSITION} IN ({','.join('?' * len(wanted))})"
         read = functools.partial(document_rows, columns=ENTRY_COLUMNS, doc_id=doc_id)
-        rows, oversized = self._attempt(
+        rows, oversized = self._file.read(
             lambda conn: read(conn, condition=condition, parameters=wanted)
         )
         rows += [(pid, None, None, None, None) for pid in oversized]  # reported as invalid
@@ -298,22 +272,28 @@ class SqliteLinkStorage(KeyedLinkStore):
         if not valid_id(doc_id):
             return []
         columns = f"id, {CHECKED_POSITION}"
-        rows, oversized = self._attempt(
+        rows, oversized = self._file.read(
             lambda conn: document_rows(conn, columns=columns, doc_id=doc_id)
         )
         if oversized:
-            self._warn_once(
-                "too large",
-                "link store %s: skipped rows holding a value larger than %d bytes",
-                self.path,
-                MAX_VALUE_BYTES,
-            )
+            self._file.warn_too_large()
         places = [
             (position is None, position or 0, pid)
             for pid, position in rows
             if valid_id(pid) and (position is None or position_ok(position))
         ]
         return [pid for _, _, pid in sorted(places)]
+
+    # -- LinkStorage: document records --------------------------------------------------
+    def documents(self) -> LinkDocuments:
+        return self._documents
+
+    def put_documents(self, records: Sequence[DocumentRecord]) -> None:
+        """Upsert ``records`` (:class:`~cage_core.expansion.link_documents.LinkDocuments`)."""
+        self._documents.put_documents(records)
+
+    def document_records(self) -> Iterator[DocumentRecord]:
+        return self._documents.document_records()
 
     # -- LinkStorage: writes ------------------------------------------------------------
     def put(self, entries: Sequence[LinkEntry]) -> None:
@@ -334,14 +314,14 @@ class SqliteLinkStorage(KeyedLinkStore):
         for start in range(0, len(batch), WRITE_BATCH_ENTRIES):
             chunk = batch[start : start + WRITE_BATCH_ENTRIES]
             ids = [entry.id for entry in chunk]
-            self._write(functools.partial(self._replace, ids=ids, entries=chunk))
+            self._file.write(functools.partial(self._replace, ids=ids, entries=chunk))
 
     def delete(self, ids: Sequence[str]) -> int:
         unique = list(dict.fromkeys(ids))
         removed = 0
         for start in range(0, len(unique), WRITE_BATCH_ENTRIES):
             chunk = unique[start : start + WRITE_BATCH_ENTRIES]
-            removed += self._write(functools.partial(self._replace, ids=chunk, entries=[]))
+            removed += self._file.write(functools.partial(self._replace, ids=chunk, entries=[]))
         return removed
 
     def _replace(
@@ -351,36 +331,34 @@ class SqliteLinkStorage(KeyedLinkStore):
         ``entries`` (:func:`~cage_core.expansion.link_writes.replace_entries`), and the
         records of the documents left without entries; returns how many old entries there
         were."""
-        sql = "SELECT pid, id, data, doc_id, position FROM entries WHERE id IN"
-        old = self._select_in(conn, sql, ids)
+        old = self._file.select_in(conn, f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id IN", ids)
         removed = replace_entries(
-            conn, old, entries, key=self._integrity_key, path=self.path, select_in=self._select_in
+            conn,
+            old,
+            entries,
+            key=self._integrity_key,
+            path=self.path,
+            select_in=self._file.select_in,
         )
         left = {row[3] for row in old if valid_id(row[3])} - {e.doc_id for e in entries}
-        self.drop_emptied_documents(conn, left)  # a document's record goes with its last entry
+        self._documents.drop_emptied_documents(conn, left)  # a record goes with its last entry
         return removed
 
     # -- housekeeping -------------------------------------------------------------------
     def __getstate__(self) -> dict[str, object]:
         """Pickled by path and settings: the copy opens its own connection (never creates)."""
+        db = self._file.db
         return {
             "path": self.path,
-            "busy_timeout_s": self._busy_timeout_s,
-            "max_attempts": self._max_attempts,
+            "busy_timeout_s": db.busy_timeout_s,
+            "max_attempts": db.max_attempts,
             "cache_kib": self._cache_kib,
             "integrity_key": self._integrity_key,
-            "reopen": self._reopen,
+            "reopen": db.reopen,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(  # type: ignore[misc]
-            state["path"],
-            busy_timeout_s=state["busy_timeout_s"],
-            max_attempts=state["max_attempts"],
-            cache_kib=state["cache_kib"],
-            integrity_key=state.get("integrity_key"),
-            reopen=state.get("reopen", False),
-        )
+        self.__init__(**state)  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"SqliteLinkStorage({str(self.path)!r})"
@@ -392,3 +370,31 @@ class SqliteLinkStorage(KeyedLinkStore):
             return int(row[0])
         logger.warning("link store %s: the stored passage count is invalid; counting", self.path)
         return int(conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+    def _decoded(self, rows: Iterable[tuple]) -> list[LinkEntry]:
+        """The valid entries of entry rows (:func:`~cage_core.expansion.link_rows.entry_from_row`);
+        the invalid ones this store has not reported yet reported in one warning."""
+        out: list[LinkEntry] = []
+        reasons: dict[str, int] = {}
+        for row in rows:
+            try:
+                out.append(entry_from_row(row, self._integrity_key))
+            except LinkIndexFormatError as exc:
+                if row[0] not in self._reported:
+                    self._reported.add(row[0])
+                    reasons[str(exc)] = reasons.get(str(exc), 0) + 1
+        if reasons:
+            summary = "; ".join(f"{n} × {reason}" for reason, n in sorted(reasons.items()))
+            logger.warning(
+                "link store %s: skipped %d invalid entries (%s)",
+                self.path,
+                sum(reasons.values()),
+                summary,
+            )
+        return out
+
+    def _reopening(self, changed: StoreFileChanged) -> None:
+        """Before the file now at the path is opened: what was read of the old one goes."""
+        logger.warning("%s; opening the file now at the path", changed)
+        self._reported.clear()  # rows are reported by pid: the next file has its own
+        self._documents.forget_file()

@@ -32,9 +32,10 @@ served. A bad row is rejected alone (text is read as bytes and decoded here, as 
 store does); an error of the whole file drops the connection, and the next operation opens
 the file at the path again (a replaced file is opened afresh; a deleted one is never
 re-created but by the constructor; a ``-wal`` beside it that holds another file's commits,
-:mod:`cage_core.sqlite_stamp`, is never read: misses until it is gone). A file that cannot be written is opened read-only
-(lookups work, writes are dropped). A file whose schema is not exactly this store's
-(a view, a trigger, another table) is never read (:func:`cage_core.sqlite_files.schema_problem`);
+:mod:`cage_core.stores.stamp`, is never read: misses until it is gone). A file that cannot
+be written is opened read-only (lookups work, writes are dropped). A file whose schema is not
+exactly this store's (a view, a trigger, another table) is never read
+(:func:`cage_core.stores.database.schema_problem`);
 values longer than ``MAX_ENTRY_BYTES`` are refused before they are read.
 
 The file is created with user-only permissions (0600), race-free when several processes
@@ -44,7 +45,7 @@ files the same mode. The default location is ``$XDG_CACHE_HOME/cage-rag``
 
 The value formats live in :mod:`cage_core.graphs.stored_values`, the schema and statements in
 :mod:`cage_core.graphs.store_database`, the connection's life cycle (locking, retries, reopening,
-fork safety) in :mod:`cage_core.graphs.store_connection`.
+fork safety), which the link store shares, in :mod:`cage_core.stores.connection`.
 """
 
 from __future__ import annotations
@@ -61,26 +62,37 @@ import numpy as np
 
 from cage_core.graphs.integrity import key_bytes, signed_text, verified
 from cage_core.graphs.passage_graph import DEFAULT_MAX_PARSE_CHARS, PassageGraph
-from cage_core.graphs.store_connection import GraphStoreConnection, StoreBusy, StoreFailed
-from cage_core.graphs.store_database import count_graphs, execute_batch, rows_within_bound
+from cage_core.graphs.store_database import (  # the batch sizes, re-exported
+    GRAPH_STORE,
+    READ_BATCH_KEYS,
+    WRITE_BATCH_ROWS,
+    GraphStoreFile,
+    StoreBusy,
+    StoreFailed,
+    count_graphs,
+    is_of_the_file,
+)
 from cage_core.graphs.stored_values import (  # the value limits, re-exported
     MAX_EMBEDDING_DIM,
     MAX_ENTRY_BYTES,
-    embedding_from_row,
+    embedding_or_none,
     embedding_row,
-    is_utf8,
+    graph_from_row,
     stored_bytes,
 )
-from cage_core.sqlite_files import (  # the store's sharing rules, re-exported
+from cage_core.stores.connection import StoreConnection
+from cage_core.stores.database import (  # the store's sharing rules, re-exported
     BACKOFF_BASE_S,
     BACKOFF_CAP_S,
     BUSY_TIMEOUT_S,
+    MAX_ATTEMPTS,
+    describe,
+)
+from cage_core.stores.files import (
     DIR_MODE,
     FILE_MODE,
-    MAX_ATTEMPTS,
     SIDE_FILE_SUFFIXES,
     create_private_file,
-    describe,
     file_identity,
 )
 
@@ -102,10 +114,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-WRITE_BATCH_ROWS = 256
-"""Entries per write transaction: short enough that other writers wait only briefly."""
-READ_BATCH_KEYS = 500
-"""Keys per ``SELECT … IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
 
 _T = TypeVar("_T")
 
@@ -116,7 +124,7 @@ def default_store_path() -> Path:
     return Path(base) / "cage-rag" / "graphs.sqlite"
 
 
-class GraphStore(GraphStoreConnection):
+class GraphStore:
     """SQLite-backed mapping of keys to passage graphs and embeddings (see the module docstring).
 
     Args:
@@ -153,24 +161,37 @@ class GraphStore(GraphStoreConnection):
         if max_parse_chars < 1:
             raise ValueError(f"max_parse_chars must be at least 1, got {max_parse_chars}")
         self.max_parse_chars = max_parse_chars
-        super().__init__(
-            Path(path) if path is not None else default_store_path(), busy_timeout_s, max_attempts
+        self.path = Path(path) if path is not None else default_store_path()
+        db = StoreConnection(
+            self.path,
+            GRAPH_STORE,
+            busy_timeout_s=busy_timeout_s,
+            max_attempts=max_attempts,
+            create=True,
+            reopen=True,  # a replaced file is opened afresh; a deleted one, once it is back
+            on_reopen=lambda changed: self._file.failed(
+                changed, "opening the file now at the path"
+            ),
+            drops=is_of_the_file,
         )
+        self._file = GraphStoreFile(db)
         try:
             create_private_file(self.path)
         except OSError as exc:
-            self._failed(exc, "cannot create the store; every lookup is a miss")
+            self._file.failed(exc, "cannot create the store; every lookup is a miss")
             return
         try:
-            self._attempt(lambda conn: None)  # open now, so a bad file is reported here
+            self._file.attempt(lambda conn: None)  # open now, so a bad file is reported here
         except StoreBusy:
             logger.warning(
                 "graph store %s: still locked after %d attempts; will open on first use",
                 self.path,
-                self._max_attempts,
+                self._file.db.max_attempts,
             )
         except StoreFailed as exc:
-            self._failed(exc.__cause__, "cannot be used now; lookups are misses, writes dropped")
+            self._file.failed(
+                exc.__cause__, "cannot be used now; lookups are misses, writes dropped"
+            )
 
     # -- graphs -------------------------------------------------------------------------
     def get_many(self, keys: Sequence[str]) -> dict[str, PassageGraph]:
@@ -202,8 +223,8 @@ class GraphStore(GraphStoreConnection):
 
     def put_many(self, items: Iterable[tuple[str, PassageGraph]]) -> None:
         """Store graphs, replacing entries with the same key (dropped with a warning if locked)."""
-        rows = [(key, self._encode_graph(graph)) for key, graph in items]
-        self._write("graphs", "INSERT OR REPLACE INTO graphs (key, data) VALUES (?, ?)", rows)
+        rows = [(key, signed_text(graph, self._integrity_key)) for key, graph in items]
+        self._file.write("graphs", "INSERT OR REPLACE INTO graphs (key, data) VALUES (?, ?)", rows)
 
     def put(self, key: str, graph: PassageGraph) -> None:
         self.put_many([(key, graph)])
@@ -214,7 +235,8 @@ class GraphStore(GraphStoreConnection):
 
         Invalid rows are logged, deleted and left out, like invalid graphs.
         """
-        return self._read_valid("embeddings", "key, dim, data", keys, self._decode_embedding)
+        decode = functools.partial(embedding_or_none, self.path)
+        return self._read_valid("embeddings", "key, dim, data", keys, decode)
 
     def put_embeddings(self, items: Iterable[tuple[str, np.ndarray]]) -> None:
         """Store 1-D embeddings as float32, replacing entries with the same key.
@@ -225,7 +247,7 @@ class GraphStore(GraphStoreConnection):
         """
         rows = [(key, *embedding_row(key, vector)) for key, vector in items]
         sql = "INSERT OR REPLACE INTO embeddings (key, dim, data) VALUES (?, ?, ?)"
-        self._write("embeddings", sql, rows)
+        self._file.write("embeddings", sql, rows)
 
     # -- housekeeping -------------------------------------------------------------------
     def __len__(self) -> int:
@@ -234,12 +256,12 @@ class GraphStore(GraphStoreConnection):
         ``sqlite3.OperationalError`` if it stays locked, or with the cause of any other
         storage error."""
         try:
-            return self._attempt(count_graphs)
+            return self._file.attempt(count_graphs)
         except StoreBusy:
             raise sqlite3.OperationalError(f"graph store {self.path}: database is locked") from None
         except StoreFailed as exc:
             if file_identity(self.path) is None:
-                self._failed(exc.__cause__, "no file at the path: len() counts 0")
+                self._file.failed(exc.__cause__, "no file at the path: len() counts 0")
                 return 0
             cause = describe(exc.__cause__) if exc.__cause__ is not None else "unknown"
             raise sqlite3.OperationalError(f"graph store {self.path}: {cause}") from exc.__cause__
@@ -251,106 +273,30 @@ class GraphStore(GraphStoreConnection):
         """Pickled (and deep-copied) by path and settings: the copy opens its own connection."""
         return {
             "path": self.path,
-            "busy_timeout_s": self._busy_timeout_s,
-            "max_attempts": self._max_attempts,
+            "busy_timeout_s": self._file.db.busy_timeout_s,
+            "max_attempts": self._file.db.max_attempts,
             "integrity_key": self._integrity_key,
             "max_parse_chars": self.max_parse_chars,
         }
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__init__(  # type: ignore[misc]
-            state["path"],
-            busy_timeout_s=state["busy_timeout_s"],
-            max_attempts=state["max_attempts"],
-            integrity_key=state.get("integrity_key"),
-            max_parse_chars=state.get("max_parse_chars", DEFAULT_MAX_PARSE_CHARS),
-        )
+        self.__init__(**state)  # type: ignore[misc]
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- value formats (one place each, so a new format changes only these) -------------
-    def _encode_graph(self, graph: PassageGraph) -> str:
-        return signed_text(graph, self._integrity_key)
+    def close(self) -> None:
+        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
+        self._file.db.close()
 
+    @property
+    def failures(self) -> int:
+        """Storage errors met (module docstring): each made a lookup a miss or dropped a write."""
+        return self._file.failures
+
+    # -- value formats (:mod:`cage_core.graphs.stored_values`) -------------------------
     def _decode_graph(self, key: str, data: object) -> PassageGraph | None:
-        if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES or not is_utf8(data):
-            logger.warning(
-                "graph store %s: entry %s is not UTF-8 text or too large; dropping it",
-                self.path,
-                key[:12],
-            )
-            return None
-        try:
-            return PassageGraph.from_stored(data, max_chars=self.max_parse_chars)
-        except (RecursionError, ValueError) as exc:  # GraphFormatError is a ValueError
-            logger.warning(
-                "graph store %s: entry %s is invalid (%s); dropping it", self.path, key[:12], exc
-            )
-            return None
-
-    def _decode_embedding(self, key: str, dim: object, data: object) -> np.ndarray | None:
-        try:
-            return embedding_from_row(dim, data)
-        except ValueError as exc:
-            logger.warning(
-                "graph store %s: embedding %s is invalid (%s); dropping it",
-                self.path,
-                key[:12],
-                exc,
-            )
-            return None
-
-    # -- SQLite access: locking, retries, fork safety -----------------------------------
-    def _select(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple]:
-        """Rows of ``table`` for the distinct ``keys``; [] with a warning if it stays locked."""
-        unique = list(dict.fromkeys(keys))
-        if not unique:
-            return []
-
-        def read(conn: sqlite3.Connection) -> list[tuple]:
-            rows: list[tuple] = []
-            for start in range(0, len(unique), READ_BATCH_KEYS):
-                chunk = unique[start : start + READ_BATCH_KEYS]
-                rows += rows_within_bound(conn, table, columns, chunk, self._oversized)
-            return rows
-
-        try:
-            return self._attempt(read)
-        except StoreBusy:
-            logger.warning(
-                "graph store %s: still locked after %d attempts; %d %s lookups count as misses",
-                self.path,
-                self._max_attempts,
-                len(unique),
-                table,
-            )
-        except StoreFailed as exc:
-            self._failed(exc.__cause__, f"{len(unique)} {table} lookups count as misses")
-        return []
-
-    def _write(self, table: str, sql: str, rows: list[tuple]) -> None:
-        """Run ``sql`` for every row, one ``BEGIN IMMEDIATE`` transaction per batch.
-
-        If a batch stays locked through every attempt, it and the rest are dropped with a
-        warning; the batches before it stay committed.
-        """
-        for start in range(0, len(rows), WRITE_BATCH_ROWS):
-            batch = rows[start : start + WRITE_BATCH_ROWS]
-            try:
-                self._attempt(functools.partial(execute_batch, sql, batch), write=True)
-            except StoreBusy:
-                logger.warning(
-                    "graph store %s: still locked after %d attempts; dropped %d %s writes",
-                    self.path,
-                    self._max_attempts,
-                    len(rows) - start,
-                    table,
-                )
-                return
-            except StoreFailed as exc:
-                self._failed(exc.__cause__, f"dropped {len(rows) - start} {table} writes")
-                return
+        return graph_from_row(self.path, key, data, self.max_parse_chars)
 
     def _read_valid(
         self, table: str, columns: str, keys: Sequence[str], decode: Callable[..., _T | None]
@@ -359,7 +305,7 @@ class GraphStore(GraphStoreConnection):
         starts with ``key`` and ends with ``data``); rows it rejects are dropped."""
         found: dict[str, _T] = {}
         bad: list[tuple[str, object]] = []
-        for key, *values in self._select(table, columns, keys):
+        for key, *values in self._file.select(table, columns, keys):
             value = decode(key, *values)
             if value is None:
                 bad.append((key, values[-1]))
@@ -375,12 +321,6 @@ class GraphStore(GraphStoreConnection):
         other = [(key, value) for key, value in bad if not isinstance(value, str)]
         if text:
             sql = f"DELETE FROM {table} WHERE key = ? AND {column} = CAST(? AS TEXT)"
-            self._write(table, sql, text)
+            self._file.write(table, sql, text)
         if other:
-            self._write(table, f"DELETE FROM {table} WHERE key = ? AND {column} = ?", other)
-
-    def _oversized(self, key: str) -> None:
-        self._failed(
-            sqlite3.DataError("value too large"),
-            f"entry {key[:12]} is larger than {MAX_ENTRY_BYTES} bytes; a miss",
-        )
+            self._file.write(table, f"DELETE FROM {table} WHERE key = ? AND {column} = ?", other)

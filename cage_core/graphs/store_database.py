@@ -1,51 +1,64 @@
-"""The graph store's SQLite file: its schema, how it is opened, and the statements the store
-runs (:mod:`cage_core.graphs.store` states the sharing and fail-safe rules).
+"""The graph store's SQLite file: its schema, and how the store reads and writes it
+(:mod:`cage_core.graphs.store` states the sharing and fail-safe rules).
 
-A file is opened read-write when it can be (read-only otherwise), in WAL mode with
-``synchronous=NORMAL``; an empty writable file gets the two tables (:data:`TABLES`); a file
+A file is opened by the store layer (:func:`cage_core.stores.opening.open_store`) as
+:data:`GRAPH_STORE`: an empty writable file gets the two tables (:data:`TABLES`); a file
 whose schema is not exactly these tables is refused (``sqlite3.DatabaseError``, from
-:func:`cage_core.sqlite_files.schema_problem`). Values longer than the connection's length
-bound raise ``sqlite3.DataError`` before they are read; :func:`rows_within_bound` reads the
-others of their batch.
+:func:`cage_core.stores.database.schema_problem`). Values longer than the connection's length
+bound raise ``sqlite3.DataError`` before they are read; the others of their batch are read
+(:func:`~cage_core.stores.database.rows_within_bound`).
+
+:class:`GraphStoreFile` reads and writes the file as a cache must: in batches, through the
+store's :class:`~cage_core.stores.connection.StoreConnection`; a lock held through every
+attempt degrades a read to a miss and drops a write, with a warning; any other storage error
+is counted and logged (a warning the first time each kind is met, debug after).
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from cage_core.graphs.stored_values import MAX_ENTRY_BYTES, stored_text
-from cage_core.sqlite_files import (
-    FileIdentity,
-    OperationBudget,
-    file_identity,
-    open_database,
-    restrict_side_files,
+from cage_core.graphs.stored_values import MAX_ENTRY_BYTES
+from cage_core.stores.connection import StoreConnection
+from cage_core.stores.database import (
+    READ_BATCH,
+    describe,
+    is_busy,
+    rows_within_bound,
     schema_problem,
-    set_wal,
-    side_file_identities,
-    write_transaction,
 )
-from cage_core.sqlite_stamp import (
-    checked_read,
-    checkpoint_new_store,
-    close_connection,
-    close_held_connection,
-    hold_file,
-    open_guard,
-    release_file,
-    stamp_new_store,
-)
+from cage_core.stores.opening import StoreKind
 
 __all__ = [
+    "GRAPH_STORE",
+    "READ_BATCH_KEYS",
+    "STORAGE_ERRORS",
     "TABLES",
+    "WRITE_BATCH_ROWS",
+    "GraphStoreFile",
+    "StoreBusy",
+    "StoreFailed",
     "count_graphs",
     "execute_batch",
     "is_of_the_file",
-    "open_graph_database",
-    "rows_within_bound",
 ]
+
+logger = logging.getLogger("cage_core.graphs.store")
+"""The graph store's log: its messages keep one logger name wherever their code lives."""
+
+WRITE_BATCH_ROWS = 256
+"""Entries per write transaction: short enough that other writers wait only briefly."""
+READ_BATCH_KEYS = READ_BATCH
+"""Keys per ``SELECT … IN (…)``."""
+STORAGE_ERRORS = (sqlite3.DatabaseError, OSError)
+"""What a storage failure raises (``sqlite3.ProgrammingError``, a closed store, is not one)."""
+
+_T = TypeVar("_T")
 
 TABLES = {
     "graphs": "CREATE TABLE IF NOT EXISTS graphs (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
@@ -55,71 +68,19 @@ TABLES = {
 """The store's tables, by name: the statement that creates each (and the exact schema)."""
 
 
-def open_graph_database(
-    path: Path, busy_timeout_s: float, budget: OperationBudget
-) -> tuple[sqlite3.Connection, FileIdentity | None, tuple[FileIdentity | None, ...]]:
-    """``(connection, identity of the file opened, identities of its side files)``: the store
-    file at ``path`` opened (module docstring), with ``budget`` installed; opened again when
-    the file was replaced while opening.
-
-    Raises:
-        ForeignWal: when the ``-wal`` beside the file holds another file's commits
-            (:mod:`cage_core.sqlite_stamp`; no read-write connection opened it).
-    """
-    opened = file_identity(path)
-    hold_file(path, opened)  # released by whoever closes the connection, or here
-    try:
-        guard = open_guard("graph store", path, opened, busy_timeout_s)
-        try:
-            conn, mode = _open_checked(path, opened, busy_timeout_s, budget)
-        finally:
-            if guard is not None:
-                guard.close()
-    except BaseException:
-        release_file(opened)
-        raise
-    if mode == "rw":
-        restrict_side_files(path)
-    if file_identity(path) != opened:  # replaced while opening: open again
-        close_held_connection("graph store", path, conn, opened)
-        return open_graph_database(path, busy_timeout_s, budget)
-    return conn, opened, side_file_identities(path)
+def _create(conn: sqlite3.Connection) -> None:
+    for statement in TABLES.values():
+        conn.execute(statement)
 
 
-def _open_checked(
-    path: Path, opened: FileIdentity | None, busy_timeout_s: float, budget: OperationBudget
-) -> tuple[sqlite3.Connection, str]:
-    """The connection of :func:`open_graph_database` and its mode, its WAL checked first, a
-    new store given its stamp (:mod:`cage_core.sqlite_stamp`)."""
-    conn, mode = open_database(
-        "graph store",
-        path,
-        timeout=busy_timeout_s,
-        max_value_bytes=MAX_ENTRY_BYTES + 1024,
-    )
-    conn.text_factory = stored_text
-    try:
-        with checked_read("graph store", path, conn, opened):
-            pass
-        conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
-        tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        if not {row[0] for row in tables} and mode == "rw":
-            set_wal(conn, "graph store", path)
-            with write_transaction(conn):
-                for statement in TABLES.values():
-                    conn.execute(statement)
-                stamp_new_store(conn)
-            checkpoint_new_store(conn)
-        problem = schema_problem(conn, tuple(TABLES.values()))
-        if problem is not None:
-            raise sqlite3.DatabaseError(f"not a cage graph store: {problem}")
-        if mode == "rw":
-            set_wal(conn, "graph store", path)
-        budget.install(conn)
-    except BaseException:
-        close_connection("graph store", path, conn, opened)
-        raise
-    return conn, mode
+def _check(conn: sqlite3.Connection, path: Path) -> None:
+    problem = schema_problem(conn, tuple(TABLES.values()))
+    if problem is not None:
+        raise sqlite3.DatabaseError(f"not a cage graph store: {problem}")
+
+
+GRAPH_STORE = StoreKind("graph store", MAX_ENTRY_BYTES + 1024, _create, _check)
+"""A graph store file, as the store layer opens it."""
 
 
 def execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
@@ -140,30 +101,109 @@ def is_of_the_file(exc: BaseException) -> bool:
     )
 
 
-def rows_within_bound(
-    conn: sqlite3.Connection,
-    table: str,
-    columns: str,
-    keys: list[str],
-    oversized: Callable[[str], None],
-) -> list[tuple]:
-    """Rows of ``table`` for ``keys``; where one holds a value past the connection's length
-    bound (``sqlite3.DataError``, raised before the value is read), the others key by key,
-    and ``oversized(key)`` for each such one."""
-    sql = f"SELECT {columns} FROM {table} WHERE key IN ({','.join('?' * len(keys))})"
-    try:
-        return conn.execute(sql, keys).fetchall()
-    except sqlite3.DataError:
-        pass
-    rows: list[tuple] = []
-    for key in keys:
-        try:
-            rows += conn.execute(f"SELECT {columns} FROM {table} WHERE key = ?", (key,)).fetchall()
-        except sqlite3.DataError:
-            oversized(key)
-    return rows
-
-
 def count_graphs(conn: sqlite3.Connection) -> int:
     """The number of stored graphs."""
     return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
+
+
+class StoreBusy(Exception):
+    """The database stayed locked through every attempt."""
+
+
+class StoreFailed(Exception):
+    """Any other storage error; its cause is the original error."""
+
+
+class GraphStoreFile:
+    """The graph store's file as the store reads and writes it (module docstring).
+
+    Args:
+        db: the store's connection.
+    """
+
+    def __init__(self, db: StoreConnection) -> None:
+        self.db = db
+        self.path = db.path
+        self.failures = 0
+        """Storage errors met: each made a lookup a miss or dropped a write."""
+        self._reported: set[str] = set()
+
+    def attempt(self, op: Callable[[sqlite3.Connection], _T], *, write: bool = False) -> _T:
+        """``op(connection)`` in a read transaction, or with ``write`` a write transaction
+        (:class:`~cage_core.stores.connection.StoreConnection`: retried while locked).
+
+        Raises:
+            StoreBusy: (from the last ``sqlite3.OperationalError``) when every attempt found
+                it locked.
+            StoreFailed: (from the error) on any other storage error.
+        """
+        try:
+            return self.db.write(op) if write else self.db.read(op)
+        except sqlite3.ProgrammingError:
+            raise  # closed
+        except STORAGE_ERRORS as exc:
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+                raise StoreBusy() from exc
+            raise StoreFailed() from exc
+
+    def failed(self, exc: BaseException | None, consequence: str) -> None:
+        """Count a storage error; warn the first time this store meets its kind."""
+        self.failures += 1
+        cause = describe(exc) if exc is not None else "unknown error"
+        kind = cause.split(" (")[0]
+        level = logging.DEBUG if kind in self._reported else logging.WARNING
+        self._reported.add(kind)
+        logger.log(level, "graph store %s: %s; %s", self.path, cause, consequence)
+
+    def select(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple]:
+        """Rows of ``table`` for the distinct ``keys``; [] with a warning if it stays locked."""
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return []
+
+        def read(conn: sqlite3.Connection) -> list[tuple]:
+            sql = f"SELECT {columns} FROM {table} WHERE key IN"
+            return rows_within_bound(conn, sql, unique, self._oversized)
+
+        try:
+            return self.attempt(read)
+        except StoreBusy:
+            logger.warning(
+                "graph store %s: still locked after %d attempts; %d %s lookups count as misses",
+                self.path,
+                self.db.max_attempts,
+                len(unique),
+                table,
+            )
+        except StoreFailed as exc:
+            self.failed(exc.__cause__, f"{len(unique)} {table} lookups count as misses")
+        return []
+
+    def write(self, table: str, sql: str, rows: list[tuple]) -> None:
+        """Run ``sql`` for every row, one ``BEGIN IMMEDIATE`` transaction per batch.
+
+        If a batch stays locked through every attempt, it and the rest are dropped with a
+        warning; the batches before it stay committed.
+        """
+        for start in range(0, len(rows), WRITE_BATCH_ROWS):
+            batch = rows[start : start + WRITE_BATCH_ROWS]
+            try:
+                self.attempt(functools.partial(execute_batch, sql, batch), write=True)
+            except StoreBusy:
+                logger.warning(
+                    "graph store %s: still locked after %d attempts; dropped %d %s writes",
+                    self.path,
+                    self.db.max_attempts,
+                    len(rows) - start,
+                    table,
+                )
+                return
+            except StoreFailed as exc:
+                self.failed(exc.__cause__, f"dropped {len(rows) - start} {table} writes")
+                return
+
+    def _oversized(self, key: str) -> None:
+        self.failed(
+            sqlite3.DataError("value too large"),
+            f"entry {key[:12]} is larger than {MAX_ENTRY_BYTES} bytes; a miss",
+        )

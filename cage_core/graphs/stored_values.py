@@ -4,25 +4,35 @@ A graph is stored as ``PassageGraph.to_text()`` (a JSON string, signed when the 
 integrity key); an entry that is not UTF-8 text or is longer than ``MAX_ENTRY_BYTES`` is
 invalid. An embedding is stored as its width and its values as little-endian float32 bytes:
 valid when the width is an int in [1, ``MAX_EMBEDDING_DIM``], the data exactly 4 bytes per
-value and every value finite. Text is read from SQLite as bytes and decoded here with
-``surrogateescape`` (:func:`stored_text`), so text that is not UTF-8 is rejected by
-:func:`is_utf8` rather than raised deep inside sqlite3.
+value and every value finite. Text is read from SQLite as bytes and decoded with
+``surrogateescape`` (:func:`cage_core.stores.database.stored_text`), so text that is not
+UTF-8 is rejected by :func:`~cage_core.stores.database.is_utf8` rather than raised deep
+inside sqlite3.
 """
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import numpy as np
+
+from cage_core.graphs.passage_graph import PassageGraph
+from cage_core.stores.database import is_utf8
 
 __all__ = [
     "EMBEDDING_DTYPE",
     "MAX_EMBEDDING_DIM",
     "MAX_ENTRY_BYTES",
     "embedding_from_row",
+    "embedding_or_none",
     "embedding_row",
-    "is_utf8",
+    "graph_from_row",
     "stored_bytes",
-    "stored_text",
 ]
+
+logger = logging.getLogger("cage_core.graphs.store")
+"""The graph store's log: its messages keep one logger name wherever their code lives."""
 
 MAX_ENTRY_BYTES = 8_000_000
 """Stored entries larger than this are treated as corrupt (a 20,000-character passage's
@@ -69,20 +79,35 @@ def embedding_from_row(dim: object, data: object) -> np.ndarray:
     return vector
 
 
-def stored_text(value: bytes) -> str:
-    """Stored text as ``str``; invalid UTF-8 becomes lone surrogates, which decoding rejects."""
-    return value.decode("utf-8", "surrogateescape")
-
-
 def stored_bytes(value: str) -> bytes:
-    """The stored bytes of text read through :func:`stored_text`."""
+    """The stored bytes of text read through :func:`~cage_core.stores.database.stored_text`."""
     return value.encode("utf-8", "surrogateescape")
 
 
-def is_utf8(text: str) -> bool:
-    """Whether ``text`` is valid UTF-8 (no lone surrogates)."""
+def graph_from_row(path: Path, key: str, data: object, max_chars: int) -> PassageGraph | None:
+    """The graph of a stored entry (``PassageGraph.from_stored``, its limits those of a text
+    of ``max_chars``); ``None``, with a warning naming the store at ``path``, when invalid."""
+    if not isinstance(data, str) or len(data) > MAX_ENTRY_BYTES or not is_utf8(data):
+        logger.warning(
+            "graph store %s: entry %s is not UTF-8 text or too large; dropping it",
+            path,
+            key[:12],
+        )
+        return None
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+        return PassageGraph.from_stored(data, max_chars=max_chars)
+    except (RecursionError, ValueError) as exc:  # GraphFormatError is a ValueError
+        logger.warning("graph store %s: entry %s is invalid (%s); dropping it", path, key[:12], exc)
+        return None
+
+
+def embedding_or_none(path: Path, key: str, dim: object, data: object) -> np.ndarray | None:
+    """:func:`embedding_from_row`; ``None``, with a warning naming the store at ``path``,
+    when the row is invalid."""
+    try:
+        return embedding_from_row(dim, data)
+    except ValueError as exc:
+        logger.warning(
+            "graph store %s: embedding %s is invalid (%s); dropping it", path, key[:12], exc
+        )
+        return None

@@ -27,6 +27,7 @@ from link_corpus import (
     stored_counts,
 )
 
+from cage_core.expansion import link_store_file
 from cage_core.expansion.contract import load_link_index
 from cage_core.expansion.index import (
     LinkEntry,
@@ -42,9 +43,10 @@ from cage_core.expansion.ingest import (
     write_link_partition,
 )
 from cage_core.expansion.store import (
+    PAGE_SIZE,
     STORE_VERSION,
+    WAL_CHECKPOINT_PAGES,
     SqliteLinkStorage,
-    WalCheckpointer,
 )
 from cage_core.expansion.store_import import import_jsonl
 from cage_core.graphs.store import GraphStore
@@ -347,61 +349,31 @@ def test_threads_sharing_one_store_get_the_in_memory_expansions(tmp_path):
     assert found == [memory.expand(QUERIES[2], c, limit=20) for c in lists]
 
 
-def test_a_write_leaves_the_wal_checkpoint_to_the_stores_own_thread(tmp_path, monkeypatch):
-    ran_in: list[str] = []
-    done = threading.Event()
-    original = WalCheckpointer._checkpoint
-
-    def spy(self):
-        original(self)
-        ran_in.append(threading.current_thread().name)
-        done.set()
-
-    monkeypatch.setattr(WalCheckpointer, "_checkpoint", spy)
+def test_a_writer_checkpoints_its_wal_past_the_bound_and_starts_no_thread(tmp_path, monkeypatch):
+    threads = threading.active_count()
     store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
     traced: list[str] = []
-    store.storage._connection().set_trace_callback(traced.append)
+    conn = store.storage._file.db.connection()
+    conn.set_trace_callback(traced.append)
     store.add_entries(entries(50))
-    assert done.wait(10)
-    checkpointer = store.storage._checkpointer
-    checkpointer.stop()  # its last checkpoint, and the thread ends (as close() does)
-    assert not checkpointer._thread.is_alive()
-    assert set(ran_in) == {"cage-wal-links.sqlite"}  # every checkpoint ran in the thread
-    assert not any("wal_checkpoint" in sql for sql in traced)  # the writer never checkpointed
-    assert store.storage._connection().execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
-    with sqlite3.connect(tmp_path / "links.sqlite") as conn:  # every page is in the file
-        busy, wal, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    assert busy == 0 and wal == copied
-    store.close()
-    assert store.storage._checkpointer is None
-    assert len(LinkIndex.open(tmp_path / "links.sqlite")) == 50
+    assert threading.active_count() == threads  # no checkpoint thread
+    assert not any("wal_checkpoint" in sql for sql in traced)  # far below the bound
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)  # SQLite's is off
+    assert conn.execute("PRAGMA journal_size_limit").fetchone() == (
+        WAL_CHECKPOINT_PAGES * PAGE_SIZE,
+    )
+    monkeypatch.setattr(link_store_file, "WAL_CHECKPOINT_PAGES", 0)  # every WAL is past it
+    store.add_entries(entries(60)[50:])
+    assert traced[-1] == "PRAGMA wal_checkpoint(PASSIVE)"  # by the writer, after its commit
+    store.close()  # the last connection's close checkpoints every page into the file
+    assert not (tmp_path / "links.sqlite-wal").exists()
+    with sqlite3.connect(tmp_path / "links.sqlite") as plain:
+        assert plain.execute("SELECT count(*) FROM entries").fetchone() == (60,)
 
 
-def test_closing_a_writer_ends_its_checkpoint_thread(tmp_path):
+def test_a_writer_dropped_without_close_leaves_its_commits_in_the_file(tmp_path):
     store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
     store.add_entries(entries(10))
-    thread = store.storage._checkpointer._thread
-    store.close()
-    assert not thread.is_alive() and store.storage._checkpointer is None
-    assert len(LinkIndex.open(tmp_path / "links.sqlite")) == 10
-
-
-def test_a_writer_dropped_without_close_ends_its_checkpoint_thread(tmp_path):
-    store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
-    store.add_entries(entries(10))
-    thread = store.storage._checkpointer._thread
     del store
     gc.collect()
-    thread.join(10)
-    assert not thread.is_alive()
-
-
-def test_when_its_checkpoint_thread_is_gone_the_writer_checkpoints_itself(tmp_path):
-    store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
-    store.add_entries(entries(20))
-    store.storage._checkpointer.stop()  # as if it had died
-    traced: list[str] = []
-    store.storage._connection().set_trace_callback(traced.append)
-    store.add_entries(entries(40)[20:])
-    assert "PRAGMA wal_checkpoint(PASSIVE)" in traced and len(store) == 40
-    store.close()
+    assert len(LinkIndex.open(tmp_path / "links.sqlite")) == 10

@@ -126,14 +126,14 @@ def test_a_writer_killed_inside_a_partition_loses_it_whole_and_a_rerun_resumes_e
 def test_a_forked_child_uses_its_own_connection_and_the_parent_keeps_working(tmp_path):
     store = LinkIndex.open(tmp_path / "links.sqlite", create=True)
     store.add_entries(link_entries(partition_rows(0, 5)))
-    parent_connection = store.storage._conn
+    parent_connection = store.storage._file.db._conn
     pid = os.fork()
     if pid == 0:  # child: exit with a status, never return into pytest
         code = 1
         try:
             seen = len(store) == 5
             store.add_entries(link_entries(partition_rows(1, 5)))
-            code = 0 if seen and store.storage._conn is not parent_connection else 2
+            code = 0 if seen and store.storage._file.db._conn is not parent_connection else 2
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)

@@ -19,7 +19,7 @@ from llama_index.core.schema import TextNode
 
 from cage_core.expansion.index import LinkEntry, LinkIndex
 from cage_core.names.forms import normal_name
-from cage_core.sqlite_files import StoreFileChanged
+from cage_core.stores.files import StoreFileChanged
 from cage_langchain import CageExpansionRetriever as LangChainExpansion
 from cage_langchain import PackagedMiniLMEmbeddings, ScoredVectorStoreRetriever
 from cage_llamaindex import CageExpansionRetriever as LlamaIndexExpansion

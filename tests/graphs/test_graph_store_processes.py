@@ -112,14 +112,14 @@ def test_a_writer_killed_inside_a_transaction_leaves_a_store_that_works(tmp_path
 def test_a_forked_child_uses_its_own_connection_and_the_parent_keeps_working(tmp_path):
     store = GraphStore(tmp_path / "graphs.sqlite")
     store.put("parent", graph_for("parent", 0))
-    parent_connection = store._conn
+    parent_connection = store._file.db._conn
     pid = os.fork()
     if pid == 0:  # child: exit with a status, never return into pytest
         code = 1
         try:
             seen = store.get("parent") is not None
             store.put("child", graph_for("child", 1))
-            code = 0 if seen and store._conn is not parent_connection else 2
+            code = 0 if seen and store._file.db._conn is not parent_connection else 2
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)

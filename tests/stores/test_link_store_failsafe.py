@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,10 @@ from link_swap_worker import batch
 from store_mounts import remount_read_only, tmpfs
 
 from cage_core.expansion.index import MAX_LINE_CHARS, LinkEntry, LinkIndex, LinkIndexFormatError
-from cage_core.expansion.store import STORE_VERSION, WalCheckpointer
+from cage_core.expansion.store import MAX_VALUE_BYTES, STORE_VERSION
 from cage_core.expansion.store_import import import_jsonl
-from cage_core.sqlite_files import OperationBudget, StoreFileChanged
+from cage_core.stores.database import OperationBudget
+from cage_core.stores.files import StoreFileChanged
 
 WORKER = Path(__file__).with_name("link_swap_worker.py")
 QUERY = "Who knew old person 3?"
@@ -94,15 +96,19 @@ def test_a_store_deleted_under_a_writer_is_a_clear_error_and_never_created_again
     outcome = writer.go()
     assert outcome["put"].startswith("StoreFileChanged") and "deleted" in outcome["put"]
     assert outcome["read"].startswith("StoreFileChanged")
-    assert not live.exists()  # neither the writer nor its checkpoint thread made a new file
+    assert not live.exists()  # neither the writer nor a checkpoint made a new file
 
 
-def test_the_checkpoint_thread_never_creates_a_store_file(tmp_path):
-    missing = tmp_path / "links.sqlite"
-    checkpointer = WalCheckpointer(missing, busy_timeout_s=0.1)
-    checkpointer.request()
-    checkpointer.stop()
-    assert not missing.exists()
+def test_the_wal_checkpoint_never_creates_a_store_file(tmp_path):
+    path = tmp_path / "links.sqlite"
+    writer = LinkIndex.open(path, create=True)
+    writer.add_entries(batch("old", 20))
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with pytest.raises(StoreFileChanged, match="deleted"):
+        writer.add_entries(batch("more", 5))
+    writer.close()  # its close checkpoints nothing into a file at the path
+    assert not path.exists()
 
 
 # -- row 4: read-only media ----------------------------------------------------------------------
@@ -147,10 +153,10 @@ def test_a_store_whose_schema_is_not_the_stores_is_refused_at_open(tmp_path, cas
     path = _store(tmp_path / "links.sqlite", batch("old", 10))
     with sqlite3.connect(path) as conn:
         conn.executescript(CRAFTED[case])
-    start = time.perf_counter()
-    with pytest.raises(LinkIndexFormatError, match="not a cage link store"):
+    read: list[str] = []
+    with _traced(read), pytest.raises(LinkIndexFormatError, match="not a cage link store"):
         LinkIndex.open(path)
-    assert time.perf_counter() - start < 1.0
+    assert read and not [sql for sql in read if _reads_a_table(sql)]  # refused before a read
 
 
 def test_a_value_larger_than_any_store_writes_is_skipped_unread(tmp_path, caplog):
@@ -158,35 +164,74 @@ def test_a_value_larger_than_any_store_writes_is_skipped_unread(tmp_path, caplog
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE entries SET data = ? WHERE id = 'old4'", ("x" * 20_000_000,))
     with LinkIndex.open(path) as index:
-        start = time.perf_counter()
+        conn = index.storage._file.db.connection()
+        assert conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH) == MAX_VALUE_BYTES  # refused unread
         assert index.entry("old4") is None
         got = index.expand(QUERY, ["old3", "old4", "old5"])
-        assert time.perf_counter() - start < 1.0
         assert [entry.id for entry in index.entries()] == [f"old{i}" for i in range(20) if i != 4]
     assert got and "larger than" in caplog.text
 
 
 def test_postings_beyond_a_names_count_are_never_read(tmp_path):
     path = _store(tmp_path / "links.sqlite", batch("old", 20))
-    clean = LinkIndex.open(path)
-    expected = clean.expand(QUERY, ["old3"]), clean.about("old person 4")
-    clean.close()
+    with LinkIndex.open(path) as clean:
+        expected, clean_steps = _steps(clean, lambda: _reads(clean))
     with sqlite3.connect(path) as conn:  # 200k postings under a count of 1
         (nid,) = conn.execute("SELECT nid FROM names WHERE name = 'old person 4'").fetchone()
         conn.executemany(
             "INSERT INTO postings VALUES (?, 0, ?)", ((nid, 10**6 + i) for i in range(200_000))
         )
     with LinkIndex.open(path) as index:
-        start = time.perf_counter()
-        got = index.expand(QUERY, ["old3"]), index.about("old person 4")
-        assert time.perf_counter() - start < 0.2
+        got, steps = _steps(index, lambda: _reads(index))
     assert got == expected
+    assert steps <= clean_steps + 10  # reading the 200k postings would take ~6,000 more
+
+
+def _reads(index: LinkIndex) -> tuple:
+    return index.expand(QUERY, ["old3"]), index.about("old person 4")
+
+
+def _steps(index: LinkIndex, reads) -> tuple:
+    """What ``reads()`` returns, and how many hundreds of SQLite instructions it ran."""
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    conn = index.storage._file.db.connection()
+    conn.set_progress_handler(count, 100)
+    return reads(), steps[0]
+
+
+@contextmanager
+def _traced(statements: list[str]):
+    """Every statement run on a connection opened inside the block goes to ``statements``."""
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    sqlite3.connect = traced
+    try:
+        yield
+    finally:
+        sqlite3.connect = connect
+
+
+def _reads_a_table(sql: str) -> bool:
+    """Whether ``sql`` reads a table or view of the store (not its schema, meta or pragmas)."""
+    words = sql.replace("(", " ").replace(",", " ").split()
+    tables = {words[i + 1] for i, word in enumerate(words[:-1]) if word.upper() in ("FROM", "JOIN")}
+    return bool(tables - {"sqlite_master", "meta", "pragma_table_info"})
 
 
 def test_connections_distrust_the_schema_and_stop_overlong_statements(tmp_path):
     path = _store(tmp_path / "links.sqlite", batch("old", 3))
     with LinkIndex.open(path) as index:
-        conn = index.storage._conn  # the store's own connection
+        conn = index.storage._file.db.connection()  # the store's own connection
         assert conn.execute("PRAGMA trusted_schema").fetchone() == (0,)
     conn = sqlite3.connect(":memory:")
     budget = OperationBudget(limit_s=0.05)

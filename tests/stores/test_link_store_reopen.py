@@ -15,7 +15,7 @@ from link_swap_worker import batch
 
 from cage_core.expansion.contract import load_link_index
 from cage_core.expansion.index import LinkIndex
-from cage_core.sqlite_files import StoreFileChanged
+from cage_core.stores.files import StoreFileChanged
 
 QUERY = "Who knew old person 3?"
 

@@ -1,7 +1,7 @@
 """Issue 40, row 3, the last window: a process that opens a store's path after a rebuilt store
 was moved over the live one, while a process that had the live one open still holds its
 ``-wal`` there, never reads that WAL (nor lets SQLite copy it into the new file): each store
-file carries a stamp in its header (:mod:`cage_core.sqlite_stamp`), and every write puts it
+file carries a stamp in its header (:mod:`cage_core.stores.stamp`), and every write puts it
 in the WAL too.
 """
 
@@ -23,7 +23,7 @@ from store_worker import content, graph_for
 
 from cage_core.expansion.index import LinkIndex
 from cage_core.graphs.store import GraphStore
-from cage_core.sqlite_files import StoreFileChanged
+from cage_core.stores.files import StoreFileChanged
 
 WORKER = Path(__file__).with_name("stale_wal_worker.py")
 OLD, NEW = 50, 30

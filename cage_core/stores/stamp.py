@@ -5,7 +5,7 @@ rebuilt store is moved over a live one (``os.replace``) while a process has the 
 open, that process's ``-wal`` stays at the path: whoever opens the path next reads the old
 store's commits over the new file (old entries, a mix, or "malformed"), until a process that
 had the old file open notices and removes them
-(:func:`~cage_core.sqlite_files.remove_stale_side_files`). Worse, when such a newcomer
+(:func:`~cage_core.stores.files.remove_stale_side_files`). Worse, when such a newcomer
 closes a read-write connection as the new file's only one, SQLite checkpoints that WAL into
 the new file (it takes the WAL for the file's own), and the rebuilt store is overwritten with
 pages of the old one for good.
@@ -21,7 +21,7 @@ the ``-wal`` beside the file holds another file's commits (or a store was copied
 with SQLite's backup API without its stamp, which looks the same: docs/reliability.md):
 :func:`foreign_wal` compares them at the start of a transaction, inside its snapshot (so
 the late commit of an old writer cannot slip in after the check), and says so as
-:class:`ForeignWal`, a :class:`~cage_core.sqlite_files.StoreFileChanged`. A header stamp of
+:class:`ForeignWal`, a :class:`~cage_core.stores.files.StoreFileChanged`. A header stamp of
 0 (a store made before stamps, not checkpointed since) is not compared.
 
 Reading the header needs a file descriptor that is never closed while SQLite holds locks on
@@ -43,7 +43,7 @@ it *into* the live store with SQLite's backup API, ``.restore``); a store whose 
 is still 0; two stores that drew the same stamp (odds of 1 in 2³¹). Not kept out: a late
 commit of an old writer that lands in the instant between a closing connection's check and
 its close, or between a graph-store commit and the automatic checkpoint SQLite runs right
-after it.
+after it (the link store checkpoints with :func:`checkpoint_own` instead).
 """
 
 from __future__ import annotations
@@ -58,19 +58,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from cage_core.sqlite_files import (
+from cage_core.stores.database import connect, write_transaction
+from cage_core.stores.files import (
     FileIdentity,
     StoreFileChanged,
     file_identity,
-    write_transaction,
+    wal_has_frames,
 )
 
 __all__ = [
     "STAMP_OFFSET",
-    "WAL_HEADER_BYTES",
     "ForeignWal",
+    "begin_checked",
     "checked_read",
     "checkpoint_new_store",
+    "checkpoint_own",
     "close_connection",
     "close_held_connection",
     "foreign_wal",
@@ -82,15 +84,12 @@ __all__ = [
     "release_file",
     "stamp_new_store",
     "stamped_write",
-    "wal_has_frames",
 ]
 
 logger = logging.getLogger(__name__)
 
 STAMP_OFFSET = 60
 """Where ``PRAGMA user_version`` lives in a SQLite file's header (4 bytes, big-endian)."""
-WAL_HEADER_BYTES = 32
-"""A ``-wal`` file no longer than its header holds no commit."""
 _STAMP_LIMIT = 2**31 - 1
 
 
@@ -167,21 +166,33 @@ def stamped_write(
         yield
 
 
-@contextmanager
-def checked_read(
+def begin_checked(
     store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
-) -> Iterator[None]:
-    """A read transaction whose first read checks the WAL (:func:`foreign_wal`), so that its
-    snapshot holds none of another file's commits; ended after, also on error.
+) -> None:
+    """Begin a read transaction whose first read checks the WAL (:func:`foreign_wal`), so that
+    its snapshot holds none of another file's commits (the caller ends it).
 
     Raises:
-        ForeignWal: when it would (nothing is read).
+        ForeignWal: when it would (the transaction is rolled back; nothing is read).
     """
     conn.execute("BEGIN")
     try:
         foreign = foreign_wal(store, path, conn, opened)
-        if foreign is not None:
-            raise foreign
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    if foreign is not None:
+        conn.execute("ROLLBACK")
+        raise foreign
+
+
+@contextmanager
+def checked_read(
+    store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
+) -> Iterator[None]:
+    """A read transaction begun by :func:`begin_checked`, ended after, also on error."""
+    begin_checked(store, path, conn, opened)
+    try:
         yield
     finally:
         if conn.in_transaction:
@@ -201,12 +212,25 @@ def checkpoint_new_store(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
 
-def wal_has_frames(path: Path) -> bool:
-    """Whether a ``-wal`` beside ``path`` may hold commits (is longer than its header)."""
+def checkpoint_own(
+    store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
+) -> None:
+    """A passive checkpoint on ``conn``, between its transactions, that copies only commits of
+    the file ``opened``: it runs while a read-only connection holds a snapshot whose WAL it
+    found to be the file's own (a checkpoint never copies past a reader's snapshot; none when
+    the WAL is another file's). Errors are logged at debug level."""
     try:
-        return os.stat(str(path) + "-wal").st_size > WAL_HEADER_BYTES
-    except OSError:
-        return False
+        guard, foreign = _checked_guard(store, path, opened, timeout=0.0)
+        try:
+            if foreign is not None:
+                logger.debug("%s; not checkpointed", foreign)
+            elif guard is not None:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            if guard is not None:
+                guard.close()  # read-only: its close writes nothing into the file
+    except sqlite3.Error as exc:
+        logger.debug("%s %s: checkpoint skipped (%s)", store, path, exc)
 
 
 def open_guard(
@@ -269,13 +293,7 @@ def _checked_guard(
     if opened is None or not wal_has_frames(path):
         return None, None
     try:
-        guard = sqlite3.connect(
-            f"{path.absolute().as_uri()}?mode=ro",
-            uri=True,
-            timeout=timeout,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        guard = connect(path, "mode=ro", timeout)
     except sqlite3.Error:
         return None, None
     try:

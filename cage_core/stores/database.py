@@ -1,32 +1,21 @@
-"""What the two SQLite stores share: private files, WAL mode, write transactions, busy retries.
+"""How a store's SQLite connection is opened, guarded and run: WAL mode, write
+transactions, busy retries, and the defences against a crafted file.
 
-The graph store (:mod:`cage_core.graphs.store`) and the link store
-(:mod:`cage_core.expansion.store`) are one file each, read and written by many processes at
-once. Both follow the same rules, kept here once:
+Both stores (:mod:`cage_core.graphs.store`, :mod:`cage_core.expansion.store`) follow the
+same rules, kept here once:
 
-* the file is created 0600 in a directory created 0700, race-free (:func:`create_private_file`),
-  and its ``-wal`` / ``-shm`` side files are given the same mode (:func:`restrict_side_files`);
 * the database runs in WAL mode, so readers never wait for a writer (:func:`set_wal`);
 * a write is one ``BEGIN IMMEDIATE`` transaction, rolled back on any error
   (:func:`write_transaction`);
 * a locked database is waited for (SQLite's busy timeout), then the operation is retried up to
   ``max_attempts`` times in all, with full-jitter exponential backoff between attempts
   (:func:`retry_while_busy`). What a store does when every attempt found the file locked is
-  its own: the graph store degrades to a miss or drops the write, the link store raises.
-
-And the same defences (issue 40), because a store file may be damaged, moved or written by
-someone else:
-
+  its own: the graph store degrades to a miss or drops the write, the link store raises;
 * a connection never creates a file: it opens ``mode=rw`` (:func:`open_database`), so only a
   store's constructor, asked to create one, makes a file (0600); a file that cannot be
   written (a read-only volume, a directory the reader cannot write) is opened ``mode=ro``,
   and where SQLite cannot even do that (no ``-shm`` beside a WAL file), ``immutable=1``,
   with a log line saying what that costs;
-* the store is the file at the path: :func:`file_identity` (device and inode) is taken when
-  a connection opens and compared at every transaction (:func:`changed_file`), so a file
-  replaced or deleted under an open store is noticed, never silently read or written; and
-  the ``-wal`` beside it is the file's own: :mod:`cage_core.sqlite_stamp` checks it by the
-  stamp in the file's header at open and in every transaction;
 * a crafted file is refused cheaply (SQLite's advice for untrusted databases,
   sqlite.org/security.html): the schema must be exactly the store's own tables and indexes
   (:func:`schema_problem`: no view, no trigger), ``PRAGMA trusted_schema=OFF``, no value
@@ -41,40 +30,35 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, TypeVar
+
+from cage_core.stores.files import StoreFileChanged
 
 __all__ = [
     "BACKOFF_BASE_S",
     "BACKOFF_CAP_S",
     "BUSY_TIMEOUT_S",
-    "DIR_MODE",
-    "FILE_MODE",
     "MAX_ATTEMPTS",
     "OPERATION_TIME_LIMIT_S",
-    "SIDE_FILE_SUFFIXES",
-    "FileIdentity",
+    "READ_BATCH",
     "OperationBudget",
-    "StoreFileChanged",
     "backoff_s",
-    "changed_file",
-    "create_private_file",
+    "connect",
     "describe",
-    "file_identity",
     "is_busy",
+    "is_utf8",
     "open_database",
-    "restrict_side_files",
     "retry_while_busy",
-    "remove_stale_side_files",
+    "rows_within_bound",
     "schema_problem",
-    "side_file_identities",
     "set_wal",
+    "stored_text",
     "write_transaction",
 ]
 
@@ -88,12 +72,11 @@ BACKOFF_BASE_S = 0.05
 """Backoff before the second attempt; it doubles for each later one (full jitter)."""
 BACKOFF_CAP_S = 1.0
 """Longest backoff between two attempts."""
+READ_BATCH = 500
+"""Values per ``… IN (…)`` (SQLite's bound-parameter limit is 999 on old builds)."""
 OPERATION_TIME_LIMIT_S = 60.0
 """Longest one read or write operation may run before SQLite is told to stop (a backstop
 against crafted files; a sound store's operations take milliseconds)."""
-FILE_MODE = 0o600
-DIR_MODE = 0o700
-SIDE_FILE_SUFFIXES = ("-wal", "-shm")
 
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _BUSY_MESSAGES = ("database is locked", "database table is locked", "database schema is locked")
@@ -164,93 +147,6 @@ def set_wal(conn: sqlite3.Connection, store: str, path: Path) -> None:
             )
 
 
-def create_private_file(path: Path) -> bool:
-    """Create ``path`` 0600 in a 0700 directory unless it exists (safe against racing
-    creators); whether this call created it."""
-    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, FILE_MODE)
-    except FileExistsError:
-        return False  # already there, or another process created it first
-    os.close(fd)
-    return True
-
-
-def restrict_side_files(path: Path) -> None:
-    """Give the ``-wal`` and ``-shm`` files of the database at ``path`` mode 0600 where they
-    exist and this process may (not on a read-only volume, nor another user's files)."""
-    for suffix in SIDE_FILE_SUFFIXES:
-        try:
-            os.chmod(str(path) + suffix, FILE_MODE)
-        except OSError:
-            pass  # not created yet, removed by another process's last close, or not ours
-
-
-class FileIdentity(NamedTuple):
-    """Which file a path named: its device and inode."""
-
-    device: int
-    inode: int
-
-
-class StoreFileChanged(sqlite3.OperationalError):
-    """The file at a store's path is no longer the one its connection opened (replaced, as
-    by ``os.replace`` of a rebuilt store, or deleted)."""
-
-
-def file_identity(path: Path) -> FileIdentity | None:
-    """The identity of the file at ``path`` now; ``None`` when there is none."""
-    try:
-        info = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return FileIdentity(info.st_dev, info.st_ino)
-
-
-def changed_file(store: str, path: Path, opened: FileIdentity) -> StoreFileChanged | None:
-    """The error to raise when the file at ``path`` is not the one opened (``opened``)."""
-    now = file_identity(path)
-    if now == opened:
-        return None
-    if now is None:
-        return StoreFileChanged(
-            f"{store} {path} was deleted while open; nothing more is read "
-            "from or written to the deleted file (reopen the store once a "
-            "file is back at the path)"
-        )
-    return StoreFileChanged(
-        f"{store} {path} was replaced by another file while open (e.g. "
-        "os.replace of a rebuilt store); swap a live store with SQLite's "
-        "backup API instead (docs/reliability.md)"
-    )
-
-
-def side_file_identities(path: Path) -> tuple[FileIdentity | None, ...]:
-    """The identities of the ``-wal`` and ``-shm`` files of ``path`` now (``None``: absent).
-
-    Taken right after a connection's first read, while it holds them open: SQLite removes
-    them only at the last connection's close, so they stay the connection's own files."""
-    return tuple(file_identity(Path(str(path) + suffix)) for suffix in SIDE_FILE_SUFFIXES)
-
-
-def remove_stale_side_files(store: str, path: Path, sides: Sequence[FileIdentity | None]) -> None:
-    """After the file at ``path`` was replaced or deleted under a connection: remove the
-    ``-wal`` and ``-shm`` still at the path that are that connection's (``sides``, from
-    :func:`side_file_identities`), so that whoever opens the path next does not read the old
-    file's WAL over the new file (SQLite leaves them there: it never checkpoints into, or
-    deletes the WAL of, a moved file)."""
-    for suffix, opened in zip(SIDE_FILE_SUFFIXES, sides):
-        side = Path(str(path) + suffix)
-        if opened is not None and file_identity(side) == opened:
-            try:
-                side.unlink()
-            except FileNotFoundError:
-                continue
-            logger.info(
-                "%s %s: removed %s, left by the file that was at the path", store, path, side.name
-            )
-
-
 class OperationBudget:
     """A time limit on each operation of a connection: :meth:`start` before it; SQLite's
     progress handler stops a statement past the limit (``sqlite3.OperationalError:
@@ -273,6 +169,16 @@ class OperationBudget:
         return int(time.monotonic() > self._deadline)
 
 
+def connect(path: Path, query: str, timeout: float) -> sqlite3.Connection:
+    """A connection to the file at ``path`` opened with the URI ``query`` (``mode=rw``, ...):
+    autocommit (the stores begin their own transactions), usable from any thread (under the
+    store's lock)."""
+    uri = path.absolute().as_uri()
+    return sqlite3.connect(
+        f"{uri}?{query}", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+
+
 def open_database(
     store: str, path: Path, *, timeout: float, max_value_bytes: int
 ) -> tuple[sqlite3.Connection, str]:
@@ -287,17 +193,10 @@ def open_database(
     Raises:
         sqlite3.Error: when the file cannot be opened at all (see :func:`describe`).
     """
-    uri = path.absolute().as_uri()
     error: sqlite3.Error | None = None
     for mode, query in (("rw", "mode=rw"), ("ro", "mode=ro"), ("immutable", "mode=ro&immutable=1")):
         try:
-            conn = sqlite3.connect(
-                f"{uri}?{query}",
-                uri=True,
-                timeout=timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            conn = connect(path, query, timeout)
         except sqlite3.Error as exc:
             error = exc
             if not _cannot_open(exc):
@@ -436,3 +335,48 @@ def _expected_schema(ddl: tuple[str, ...]) -> frozenset[tuple[str, str, str]]:
         return frozenset(_schema(conn))
     finally:
         conn.close()
+
+
+def is_utf8(text: str) -> bool:
+    """No lone surrogates: the text can be written as UTF-8 (and was, when read through
+    :func:`stored_text`)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def stored_text(value: bytes) -> str:
+    """Stored text as ``str`` (a connection's ``text_factory``): invalid UTF-8 becomes lone
+    surrogates, which the stores' validation rejects, rather than an error deep in sqlite3."""
+    return value.decode("utf-8", "surrogateescape")
+
+
+def rows_within_bound(
+    conn: sqlite3.Connection,
+    sql: str,
+    values: Sequence[Any],
+    oversized: Callable[[Any], object],
+    *,
+    then: str = "",
+    parameters: tuple = (),
+) -> list[tuple]:
+    """Rows of ``sql`` (ending in ``IN``) for ``values``, :data:`READ_BATCH` at a time (the
+    clause ``then`` after, with ``parameters``). A batch holding a value past the connection's
+    length bound (``sqlite3.DataError``, raised before the value is read:
+    :func:`open_database`) is read value by value, and ``oversized(value)`` is called for each
+    value whose rows hold one (they are left out)."""
+    rows: list[tuple] = []
+    for start in range(0, len(values), READ_BATCH):
+        chunk = values[start : start + READ_BATCH]
+        try:
+            marks = ",".join("?" * len(chunk))
+            rows += conn.execute(f"{sql} ({marks}) {then}", (*chunk, *parameters)).fetchall()
+        except sqlite3.DataError:
+            for value in chunk:
+                try:
+                    rows += conn.execute(f"{sql} (?) {then}", (value, *parameters)).fetchall()
+                except sqlite3.DataError:
+                    oversized(value)
+    return rows

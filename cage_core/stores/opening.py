@@ -1,0 +1,176 @@
+"""How a store file is opened: the sequence both stores share, and what makes a file a store
+of one kind (:class:`StoreKind`).
+
+A file is opened read-write when it can be, read-only otherwise
+(:func:`~cage_core.stores.database.open_database`: never created here); the ``-wal`` beside
+it is checked to be the file's own before any read-write connection of ours holds it
+(:func:`~cage_core.stores.stamp.open_guard`) and again as the connection's first read; an
+empty file is made a store only when asked (``create``), with its stamp; then the file is
+checked by its kind (schema, meta) and set up (WAL mode, ``synchronous=NORMAL``, the
+store's pragmas, the time limit on each operation). A file replaced at the path while it
+was being opened is opened again.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from cage_core.stores.database import (
+    OperationBudget,
+    is_busy,
+    open_database,
+    set_wal,
+    stored_text,
+    write_transaction,
+)
+from cage_core.stores.files import (
+    FileIdentity,
+    StoreFileChanged,
+    file_identity,
+    restrict_side_files,
+    side_file_identities,
+)
+from cage_core.stores.stamp import (
+    checked_read,
+    checkpoint_new_store,
+    close_connection,
+    close_held_connection,
+    hold_file,
+    open_guard,
+    release_file,
+    stamp_new_store,
+)
+
+__all__ = ["OpenedStore", "StoreKind", "open_store"]
+
+
+def _unchanged(path: Path, exc: sqlite3.Error) -> BaseException:
+    return exc
+
+
+def _no_precheck(path: Path, opened: FileIdentity | None, create: bool) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class StoreKind:
+    """What makes a SQLite file a store of one kind, and how opening one fails."""
+
+    name: str
+    """How messages name it: ``"graph store"``, ``"link store"``."""
+    max_value_bytes: int
+    """Longest value a connection reads (``SQLITE_LIMIT_LENGTH``)."""
+    create: Callable[[sqlite3.Connection], None]
+    """Make an empty file a store: its tables and first rows (inside the creating transaction)."""
+    check: Callable[[sqlite3.Connection, Path], None]
+    """Raise when the file opened is not a sound store of this kind (its schema, its meta)."""
+    page_size: int | None = None
+    """Bytes per page of a new store (``None``: SQLite's)."""
+    precheck: Callable[[Path, FileIdentity | None, bool], None] = _no_precheck
+    """``precheck(path, identity, create)`` before anything is opened (raises to refuse)."""
+    open_error: Callable[[Path, sqlite3.Error], BaseException] = _unchanged
+    """The error to raise for a SQLite error met opening the file (neither a lock nor
+    :class:`~cage_core.stores.files.StoreFileChanged`, which are raised as they are)."""
+
+
+class OpenedStore(NamedTuple):
+    """A checked connection, the identity of the file it opened, and of that file's side files."""
+
+    conn: sqlite3.Connection
+    opened: FileIdentity | None
+    sides: tuple[FileIdentity | None, ...]
+
+
+def open_store(
+    kind: StoreKind,
+    path: Path,
+    *,
+    timeout: float,
+    budget: OperationBudget,
+    create: bool,
+    pragmas: Sequence[str] = (),
+) -> OpenedStore:
+    """The store file at ``path`` opened read-write when it can be (read-only otherwise), its
+    WAL checked to be its own first (:func:`~cage_core.stores.stamp.open_guard`: while it is
+    checked, no read-write connection of ours holds it), an empty file made a store with
+    ``create`` (with a stamp, :func:`~cage_core.stores.stamp.stamp_new_store`), the file
+    checked (``kind.check``), WAL mode, ``synchronous=NORMAL``, ``pragmas`` and ``budget``
+    installed; opened again when the file was replaced while opening.
+
+    Raises:
+        ForeignWal: when the ``-wal`` beside the file holds another file's commits.
+        sqlite3.Error: a lock, or what ``kind.open_error`` makes of any other SQLite error.
+    """
+    opened = file_identity(path)
+    kind.precheck(path, opened, create)
+    hold_file(path, opened)  # released by whoever closes the connection, or here
+    try:
+        guard = open_guard(kind.name, path, opened, timeout)
+        try:
+            conn, mode = _open_checked(kind, path, opened, timeout, create, pragmas)
+        finally:
+            if guard is not None:
+                guard.close()
+    except sqlite3.Error as exc:
+        release_file(opened)
+        mapped: BaseException = exc
+        if not isinstance(exc, StoreFileChanged) and not (
+            isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
+        ):
+            mapped = kind.open_error(path, exc)
+        if mapped is exc:
+            raise
+        raise mapped from None
+    except BaseException:
+        release_file(opened)
+        raise
+    budget.install(conn)
+    if mode == "rw":
+        restrict_side_files(path)
+    if file_identity(path) != opened:  # replaced while opening: open the new one
+        close_held_connection(kind.name, path, conn, opened)
+        return open_store(
+            kind, path, timeout=timeout, budget=budget, create=create, pragmas=pragmas
+        )
+    return OpenedStore(conn, opened, side_file_identities(path))
+
+
+def _open_checked(
+    kind: StoreKind,
+    path: Path,
+    opened: FileIdentity | None,
+    timeout: float,
+    create: bool,
+    pragmas: Sequence[str],
+) -> tuple[sqlite3.Connection, str]:
+    """The connection of :func:`open_store` and its mode (closed again on any error)."""
+    conn, mode = open_database(
+        kind.name, path, timeout=timeout, max_value_bytes=kind.max_value_bytes
+    )
+    conn.text_factory = stored_text
+    try:
+        with checked_read(kind.name, path, conn, opened):
+            pass
+        tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        if not tables and create:
+            if kind.page_size is not None:
+                conn.execute(f"PRAGMA page_size = {kind.page_size}")  # only an empty file takes it
+            set_wal(conn, kind.name, path)
+            with write_transaction(conn):
+                kind.create(conn)
+                stamp_new_store(conn)
+            checkpoint_new_store(conn)
+        kind.check(conn, path)
+        if mode == "rw":
+            set_wal(conn, kind.name, path)
+        conn.execute("PRAGMA synchronous=NORMAL")  # crash-safe in WAL mode
+        for pragma in pragmas:
+            conn.execute(f"PRAGMA {pragma}")
+    except BaseException:
+        close_connection(kind.name, path, conn, opened)
+        raise
+    return conn, mode
