@@ -131,7 +131,7 @@ PAGES = ["Thread Safety", "Type Example", "Memory Usage", "Closure API", "Missin
 
 
 def test_a_site_name_every_page_title_repeats_is_not_asked_for() -> None:
-    head = '<!DOCTYPE html>\n<html>\n<!-- a long generator comment -->\n<head>\n<title>{}</title>'
+    head = "<!DOCTYPE html>\n<html>\n<!-- a long generator comment -->\n<head>\n<title>{}</title>"
     names = MemoryDocumentNames(
         document_record(
             f"{page.replace(' ', '-')}.html",
