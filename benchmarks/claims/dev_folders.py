@@ -16,7 +16,8 @@ embeds), then per question, with nothing tuned:
 
 - **plain**: the dense retriever's top ``k`` (20) (LangChain ``ScoredVectorStoreRetriever``
   over ``InMemoryVectorStore``; LlamaIndex ``index.as_retriever``);
-- **cage**: that pool reranked by the default ``CageRerank()``;
+- **cage**: that pool reranked by the default ``CageRerank()`` (LlamaIndex: ``CageRerank(index=index)``,
+  as the README passes it);
 - **cage --expand**: the pool of ``CageExpansionRetriever`` (links, same-document neighbours,
   routing) over the plain retriever, reranked by ``CageRerank()``;
 - **hybrid legs N** (N = 5, 20): LangChain ``EnsembleRetriever`` of ``BM25Retriever`` and the
@@ -243,7 +244,7 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
     index = VectorStoreIndex(enriched, embed_model=PackagedMiniLMEmbedding())
     base = index.as_retriever(similarity_top_k=k)
     expand = CageExpansionRetriever(base, index, links)
-    cage = CageRerank(top_n=None)
+    cage = CageRerank(top_n=None, index=index)  # the README path: cosines of stored vectors
 
     def plain(q: str) -> Ranking:
         return [n.node_id for n in base.retrieve(q)], None, None
