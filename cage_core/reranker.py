@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +12,8 @@ import numpy as np
 
 from cage_core.call_checks import CheckedPool, check_max_pool, check_top_n, checked_pool
 from cage_core.config import CageConfig
-from cage_core.graphs.cache import EmbeddingCache, GraphCache, embedding_key
+from cage_core.embeddings import PassageEmbeddings
+from cage_core.graphs.cache import EmbeddingCache, GraphCache
 from cage_core.graphs.parse import GraphParser
 from cage_core.graphs.passage_graph import GraphLevel, PassageGraph
 from cage_core.graphs.service import PassageGraphs
@@ -28,19 +28,13 @@ from cage_core.methods.requirements import (
     warn_ignored_by_method,
 )
 from cage_core.methods.scores import pool_scores
-from cage_core.models import (
-    DEFAULT_EMBEDDER_ID,
-    Embedder,
-    SpacyModel,
-    as_embedder,
-    default_embedder,
-)
+from cage_core.models import Embedder, SpacyModel
 from cage_core.names.routes import DocumentRoute
-from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages, encodable
+from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
 from cage_core.ranking.explanation import explain_ranking
 from cage_core.ranking.named_documents import named_first
 from cage_core.ranking.pool_scores import PoolScores
-from cage_core.scoring import cosine_matrix, ranking
+from cage_core.scoring import ranking
 
 __all__ = [
     "DEFAULT_MAX_POOL",
@@ -117,13 +111,15 @@ class CageReranker:
         self.max_pool = check_max_pool(max_pool)
         """The most passages one call ranks (``None``: no bound)."""
         self.config = config or CageConfig()
-        self._embedder: Embedder | None = as_embedder(embedder) if embedder is not None else None
-        self._embedder_is_default = embedder is None
-        self._embedder_id = DEFAULT_EMBEDDER_ID if embedder is None else embedder_id
-        self._lock = threading.Lock()
         self.graph_service = PassageGraphs.for_config(self.config, nlp, graph_store)
         """Where this reranker's passage graphs come from (cache, store, parse)."""
-        self.embedding_cache = EmbeddingCache(self.config.graph_cache_size)
+        self.embeddings = PassageEmbeddings(
+            embedder,
+            embedder_id,
+            store=self.graph_service.store,
+            cache_size=self.config.graph_cache_size,
+        )
+        """Where this reranker's embeddings come from (cache, store, embedder)."""
         self.method: RankingMethod = (
             get_method(method or "cage", self.config)
             if method is None or isinstance(method, str)
@@ -157,13 +153,15 @@ class CageReranker:
         """How many passages this reranker has parsed (cache and store hits excluded)."""
         return self.graph_service.parse_count
 
+    # -- embeddings (see PassageEmbeddings) --------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         """The query/passage embedder (loads all-MiniLM-L6-v2 on first use by default)."""
-        with self._lock:
-            if self._embedder is None:
-                self._embedder = default_embedder()
-            return self._embedder
+        return self.embeddings.embedder
+
+    @property
+    def embedding_cache(self) -> EmbeddingCache:
+        return self.embeddings.cache
 
     @property
     def needs_vectors(self) -> bool:
@@ -175,18 +173,10 @@ class CageReranker:
         """The graph level this reranker's ranking needs (see :func:`required_graph_level`)."""
         return required_graph_level(self.config, self.method)
 
-    # -- pickling: models, locks and caches stay behind and are rebuilt lazily -------------
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.pop("_lock", None)
-        if self._embedder_is_default:
-            state["_embedder"] = None
-        return state
-
+    # -- pickling: the services leave their models and locks behind (rebuilt lazily) -----------
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("max_pool", DEFAULT_MAX_POOL)  # pickled before the bound
-        self._lock = threading.Lock()
 
     # -- stages -------------------------------------------------------------------------
     def graphs(
@@ -216,53 +206,18 @@ class CageReranker:
         Each distinct passage content is embedded once per reranker: embeddings are kept in
         an LRU keyed by content hash (and in the graph store, when there is one and the
         embedder has a name: the default's, or ``embedder_id``), so duplicates get
-        bit-identical similarities and a passage seen again is not embedded again.
+        bit-identical similarities and a passage seen again is not embedded again
+        (:mod:`cage_core.embeddings`).
         """
-        return self._similarities(query, as_passages(passages))
+        return self.embeddings.similarities(query, as_passages(passages))
 
     def pool_similarities(self, pool: CheckedPool) -> np.ndarray:
         """:meth:`similarities` of a checked pool: its ``question`` and its passages."""
-        return self._similarities(pool.question, pool.passages)
-
-    def _similarities(self, query: str, items: Sequence[Passage]) -> np.ndarray:
-        if not items:
-            return np.zeros(0)
-        query = encodable(query)
-        contents = [p.content for p in items]
-        vectors = self.passage_embeddings(contents)
-        query_vector = self._embed([query])
-        return cosine_matrix(query_vector, vectors)[0]  # finite: _embed and the store check inputs
+        return self.embeddings.similarities(pool.question, pool.passages)
 
     def passage_embeddings(self, contents: Sequence[str]) -> np.ndarray:
         """``[k, d]`` embeddings of ``contents``, each distinct one embedded at most once."""
-        keys = [embedding_key(c, self._embedder_id) for c in contents]
-        found = self.embedding_cache.get_many(keys)
-        missing = [k for k in dict.fromkeys(keys) if k not in found]
-        store = self.graph_store if self._embedder_id is not None else None
-        if missing and store is not None:
-            stored = store.get_embeddings(missing)
-            for k, v in stored.items():
-                found[k] = v
-                self.embedding_cache.put(k, v)
-            missing = [k for k in missing if k not in found]
-        if missing:
-            text_of = dict(zip(keys, contents))
-            computed = self._embed([text_of[k] for k in missing])
-            fresh = list(zip(missing, computed))
-            for k, v in fresh:
-                found[k] = v
-                self.embedding_cache.put(k, v)
-            if store is not None:
-                store.put_embeddings(fresh)
-        return np.stack([found[k] for k in keys])
-
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = np.asarray(self.embedder(list(texts)))
-        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise ValueError(f"embedder returned shape {vectors.shape}; expected [{len(texts)}, d]")
-        if not np.isfinite(vectors).all():
-            raise ValueError("embedder returned non-finite embeddings")
-        return vectors
+        return self.embeddings.passage_embeddings(contents)
 
     def checked_pool(
         self,
@@ -307,7 +262,7 @@ class CageReranker:
         relevance = (
             pool.similarities
             if pool.similarities is not None
-            else self._similarities(pool.question, items)
+            else self.embeddings.similarities(pool.question, items)
         )
         pool_graphs = None
         if self.method.needs_graphs:

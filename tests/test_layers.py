@@ -12,7 +12,7 @@ Layers, lowest first (a module may import its own layer and the ones below)::
     4 paper/      the paper's R-GCN coherence: its pool kind and the add-on term to the core
     5 methods/    ranking methods behind one protocol; CAGE's dispatches over the pool kinds
     6 expansion/  the ingest-time link index that reaches the missed hop
-    7 app         reranker, extractive, heatmap
+    7 app         reranker, embeddings, extractive, heatmap
     8 integrations/
     9 eval/
    10 cli/
@@ -72,6 +72,7 @@ TOP_LEVEL = {
     "metadata": "foundation",
     "prose": "foundation",
     "reranker": "app",
+    "embeddings": "app",
     "extractive": "app",
     "heatmap": "app",
 }
@@ -90,7 +91,7 @@ SUBPACKAGES = {
 }
 UPPER = ("cage_core.eval", "cage_core.cli")
 PACKAGES = ("cage_core", "cage_langchain", "cage_llamaindex")
-MAX_FILE_LINES = 450
+MAX_FILE_LINES = 400
 BEING_SPLIT: dict[str, str] = {}
 """Files allowed over ``MAX_FILE_LINES`` for now, each with the reason: remove the entry with
 the split."""

@@ -32,7 +32,9 @@ The parts, each in its own module (every public name is importable from here too
   chosen by :meth:`LinkIndex.open` from the path's suffix (:data:`STORE_SUFFIXES`);
   :meth:`LinkIndex.expand` is the same code over both;
 * :mod:`~cage_core.expansion.jsonl` — the stored form (:meth:`LinkIndex.save`; the export
-  and import form of a store): JSON Lines, UTF-8, no pickle, read as untrusted.
+  and import form of a store): JSON Lines, UTF-8, no pickle, read as untrusted;
+* :mod:`~cage_core.expansion.index_files` — where an index is kept: the paths beside a graph
+  store, a SQLite store or a JSON Lines file by the path's suffix (:meth:`LinkIndex.open`).
 
 Names are compared in :func:`~cage_core.names.forms.normal_name` form (:func:`link_name`
 here): lower-cased words (``\\w+`` runs) joined by one space, a trailing parenthetical
@@ -42,10 +44,8 @@ dropped (``"Kiss and Tell (1945 film)"`` → ``"kiss and tell"``), at least
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Self
 
 from cage_core.expansion import algorithm
@@ -61,16 +61,22 @@ from cage_core.expansion.algorithm import (
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.entries import HONORIFICS, SHORT_NAME_WORDS, entry_for, name_aliases
+from cage_core.expansion.index_files import (
+    LINK_INDEX_SUFFIX,
+    LINK_STORE_SUFFIX,
+    STORE_SUFFIXES,
+    is_store_path,
+    link_index_path,
+    link_store_path,
+    open_storage,
+    read_storage,
+    stored_lines,
+)
 from cage_core.expansion.jsonl import (
     FILE_MODE,
     FORMAT_TAG,
     LINK_INDEX_VERSION,
     MAX_LINE_CHARS,
-    bounded_lines,
-    document_line,
-    entry_line,
-    header_line,
-    read_items,
     write_lines,
 )
 from cage_core.expansion.openings import ingest_chunk, put_chunks
@@ -134,31 +140,8 @@ __all__ = [
     "name_aliases",
 ]
 
-logger = logging.getLogger(__name__)
-
 link_name = normal_name
 """The former name of :func:`~cage_core.names.forms.normal_name`, kept for importers."""
-LINK_INDEX_SUFFIX = ".links.jsonl"
-"""The JSON Lines link index of a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
-LINK_STORE_SUFFIX = ".links.sqlite"
-"""The SQLite link store of a graph store ``graphs.sqlite`` is ``graphs.links.sqlite``."""
-STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-"""A link index path ending in one of these is a SQLite link store (:mod:`cage_core.expansion.store`)."""
-
-
-def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
-    """Where the JSON Lines link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
-    return Path(graph_store_path).with_suffix(LINK_INDEX_SUFFIX)
-
-
-def link_store_path(graph_store_path: str | os.PathLike[str]) -> Path:
-    """Where the SQLite link store of a graph store lives (``LINK_STORE_SUFFIX`` next to it)."""
-    return Path(graph_store_path).with_suffix(LINK_STORE_SUFFIX)
-
-
-def is_store_path(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` names a SQLite link store (its name ends in :data:`STORE_SUFFIXES`)."""
-    return Path(path).suffix.lower() in STORE_SUFFIXES
 
 
 class LinkIndex:
@@ -346,13 +329,11 @@ class LinkIndex:
             self._storage, self.weights, query, candidates, seeds=seeds, limit=limit
         )
 
-    # -- persistence ---------------------------------------------------------------------
+    # -- persistence (cage_core.expansion.index_files) ---------------------------------------
     def to_lines(self) -> Iterator[str]:
         """The stored form, line by line (:mod:`~cage_core.expansion.jsonl`), each without its
         newline."""
-        yield header_line(len(self), self._storage.documents().document_count())
-        yield from map(entry_line, self.entries())
-        yield from map(document_line, self._storage.document_records())
+        return stored_lines(self._storage)
 
     def save(self, path: str | os.PathLike[str]) -> int:
         """Write the stored form to ``path`` (atomically, mode 0600); returns the bytes written."""
@@ -377,39 +358,11 @@ class LinkIndex:
         integrity_key: bytes | str | None = None,
         reopen: bool = False,
     ) -> LinkIndex:
-        """The index stored at ``path``: a SQLite link store when the name ends in one of
-        :data:`STORE_SUFFIXES` (opened without loading, read per query:
-        :mod:`cage_core.expansion.store`), else the JSON Lines file, loaded (:meth:`load`).
-
-        Args:
-            create: create an empty SQLite store when there is none (writers: ingest);
-                readers leave it ``False``, so a mistyped path is an error, not an empty index.
-            integrity_key: the SQLite store's secret (its keyed integrity:
-                :mod:`cage_core.expansion.store`): entries are written with a MAC under it and
-                read only with a valid one. A JSON Lines file carries no MACs: there it has no
-                effect, which is logged.
-            reopen: a SQLite store's file replaced (or deleted and put back) while open is
-                opened anew at the next call, not ``StoreFileChanged`` at every call.
-
-        Raises:
-            FileNotFoundError: when nothing is stored at ``path`` (and not ``create``).
-            LinkIndexFormatError: when the file is not a link index of this version.
-        """
-        if is_store_path(path):
-            from cage_core.expansion.store import SqliteLinkStorage
-
-            storage = SqliteLinkStorage(
-                path, create=create, integrity_key=integrity_key, reopen=reopen
-            )
-            return cls(weights, storage=storage)
-        if integrity_key is not None:
-            logger.warning(
-                "%s: a JSON Lines link index carries no MACs; integrity_key has no effect "
-                "(use a SQLite store, %s)",
-                path,
-                ", ".join(STORE_SUFFIXES),
-            )
-        return cls.load(path, weights=weights)
+        """The index stored at ``path``: a SQLite link store or a JSON Lines file, by the
+        path's suffix (:data:`STORE_SUFFIXES`); the arguments and errors are those of
+        :func:`~cage_core.expansion.index_files.open_storage`."""
+        storage = open_storage(path, create=create, integrity_key=integrity_key, reopen=reopen)
+        return cls(weights, storage=storage)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, weights: LinkWeights | None = None) -> LinkIndex:
@@ -420,10 +373,7 @@ class LinkIndex:
         Raises:
             LinkIndexFormatError: when the header is missing, malformed or of another version.
         """
-        if is_store_path(path):
-            return cls.open(path, weights=weights)
-        with open(path, "rb") as handle:
-            return cls.from_lines(bounded_lines(handle), weights=weights, source=str(path))
+        return cls(weights, storage=open_storage(path))
 
     @classmethod
     def from_lines(
@@ -433,16 +383,6 @@ class LinkIndex:
         weights: LinkWeights | None = None,
         source: str = "link index",
     ) -> LinkIndex:
-        """An index from stored lines (the :meth:`to_lines` form; bytes are decoded as UTF-8).
-
-        A line longer than ``MAX_LINE_CHARS`` is rejected; pass ``None`` in place of a line
-        to count one that was cut off by the reader.
-        """
-        storage = MemoryLinkStorage()
-        index = cls(weights, storage=storage)
-        for item in read_items(lines, source):  # validated as read: not again
-            if isinstance(item, LinkEntry):
-                storage.put_validated((item,))
-            else:
-                storage.put_documents_validated((item,))
-        return index
+        """An index from stored lines (the :meth:`to_lines` form), read as
+        :func:`~cage_core.expansion.index_files.read_storage` reads them."""
+        return cls(weights, storage=read_storage(lines, source))

@@ -1,8 +1,8 @@
 """Stage 1, passage graphs: one passage's typed entity graph, how it is parsed (spaCy), stored
 and cached.
 
-Modules: ``cache``, ``integrity``, ``parse``, ``passage_graph``, ``pronouns``, ``relations``,
-``service``, ``store``, ``vectors``.
+Modules: ``builder``, ``cache``, ``integrity``, ``parse``, ``passage_graph``, ``pronouns``,
+``relations``, ``service``, ``store``, ``vectors``.
 """
 
 from cage_core.graphs.parse import GraphParser, graph_from_doc
