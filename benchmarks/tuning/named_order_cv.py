@@ -47,11 +47,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
+sys.path.insert(0, str(ROOT / "benchmarks" / "tuning"))  # routing_cv: the same DEV files
 sys.path.insert(0, str(ROOT / "benchmarks" / "claims"))  # dev_folders
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 
 from crossval.choice import cross_validate, group_objective
 from crossval.folds import fold_array
+from routing_cv import FILES
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -73,15 +75,6 @@ from cage_core.methods.scores import pool_scores
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
-FILES = (
-    ("cuad", "beyond-wikipedia/cuad.jsonl", "beyond-wikipedia/cuad.corpus.jsonl"),
-    ("dragonball", "beyond-wikipedia/dragonball.jsonl", "beyond-wikipedia/dragonball.corpus.jsonl"),
-    (
-        "scifact-chunks",
-        "beyond-wikipedia/scifact.jsonl",
-        "beyond-wikipedia/scifact_chunks.corpus.jsonl",
-    ),
-)
 K = 20
 LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
 CHOICES = [(lead, by) for by in ("f", "r") for lead in LEADS]
