@@ -62,224 +62,29 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
-DATA = ROOT / "benchmarks" / "data" / "dev_folders"
+sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval: the DEV folders' shared parts
+
+from crossval.dev_folders import (
+    CHUNK_SIZE,
+    DATA,
+    VIA_RANKS,
+    Ranked,
+    gold_ids,
+    is_two_document,
+    langchain_methods,
+    llamaindex_methods,
+    load_chunks,
+    recall,
+)
+
 FRAMEWORKS = ("langchain", "llamaindex")
-CHUNK_SIZE = 500  # the README's splitter
-LEGS = (5, 20)
-
-# method -> question id -> (chunk ids best first, routing fired or None when not asked, the
-# top 5's vias (kind, name, linked chunk id) or None each, for the CAGE methods; else None)
-Via = tuple[str, str, str] | None
-Ranking = tuple[list[str], bool | None, list[Via] | None]
-Ranked = dict[str, dict[str, Ranking]]
-VIA_RANKS = 5
 RARE_SHARE = 0.2  # a rare name is held by at most max(2, 20%) of the folder's documents
-
-
-def load_chunks(spec_path: Path, chunk_size: int = CHUNK_SIZE) -> tuple[dict, list]:
-    """The folder's question file and its chunks, each with the id ``"<source>:<start_index>"``."""
-    from langchain_core.documents import Document
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    spec = json.loads(spec_path.read_text(encoding="utf-8"))
-    folder = spec_path.with_suffix("")
-    docs = [
-        Document((folder / f).read_text(encoding="utf-8"), metadata={"source": f})
-        for f in spec["files"]
-    ]
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=chunk_size, chunk_overlap=0, add_start_index=True
-    )
-    chunks = splitter.split_documents(docs)
-    for chunk in chunks:
-        chunk.id = f"{chunk.metadata['source']}:{chunk.metadata['start_index']}"
-    return spec, chunks
-
-
-def gold_ids(spec: dict, chunks: Sequence) -> dict[str, list[str]]:
-    """Each question's gold chunk ids (two parts in one chunk count once); exits when a selector
-    names no chunk or several."""
-    problems, out = [], {}
-    for q in spec["questions"]:
-        ids: list[str] = []
-        for selector in q["gold"]:
-            found = [
-                c.id
-                for c in chunks
-                if c.metadata["source"] == selector["file"]
-                and selector["contains"] in c.page_content
-            ]
-            if len(found) != 1:
-                problems.append(f"{q['id']}: {selector} names {len(found)} chunks")
-            ids += [i for i in found[:1] if i not in ids]
-        out[q["id"]] = ids
-    if problems:
-        sys.exit("gold selectors that do not name exactly one chunk:\n  " + "\n  ".join(problems))
-    return out
-
-
-def is_two_document(question: dict) -> bool:
-    return question["type"] == "two_document" or question.get("two_document") is True
-
-
-def recall(order: Sequence[str], gold: Sequence[str], k: int = 5) -> float:
-    return sum(g in order[:k] for g in gold) / len(gold)
-
-
-def top_vias(ids: Sequence[str], metadatas: Sequence[dict]) -> list[Via]:
-    """The ``cage_via`` of each of the first :data:`VIA_RANKS` results, with the id it links to."""
-    out: list[Via] = []
-    for metadata in metadatas[:VIA_RANKS]:
-        via = metadata.get("cage_via")
-        out.append(None if not via else (via["kind"], via["name"], ids[via["rank"]]))
-    return out
-
-
-def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
-    """The LangChain path (module docstring): method -> ``rank(question)``."""
-    from langchain_classic.retrievers import EnsembleRetriever
-    from langchain_community.retrievers import BM25Retriever
-    from langchain_core.vectorstores import InMemoryVectorStore
-
-    from cage_core.expansion.index import LinkIndex
-    from cage_core.integrations.document_routing import ROUTE_KEY
-    from cage_langchain import (
-        CageExpansionRetriever,
-        CageGraphTransformer,
-        CageRerank,
-        PackagedMiniLMEmbeddings,
-        ScoredVectorStoreRetriever,
-    )
-
-    links = LinkIndex()
-    enriched = list(CageGraphTransformer(link_index=links).transform_documents(chunks))
-    store = InMemoryVectorStore(PackagedMiniLMEmbeddings())
-    store.add_documents(enriched)
-    base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
-    expand = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=links)
-    cage = CageRerank(top_n=None)
-
-    def plain(q: str) -> Ranking:
-        return [d.id for d in base.invoke(q)], None, None
-
-    def ranked(pool: Sequence, q: str, routed: bool | None) -> Ranking:
-        out = cage.compress_documents(pool, q)
-        ids = [d.id for d in out]
-        return ids, routed, top_vias(ids, [d.metadata for d in out])
-
-    def reranked(q: str) -> Ranking:
-        return ranked(base.invoke(q), q, None)
-
-    def expanded(q: str) -> Ranking:
-        pool = expand.invoke(q)
-        return ranked(pool, q, any(ROUTE_KEY in d.metadata for d in pool))
-
-    methods = {"plain": plain, "cage": reranked, "cage --expand": expanded}
-    for n in LEGS:
-        ensemble = EnsembleRetriever(
-            retrievers=[
-                BM25Retriever.from_documents(enriched, k=n),
-                store.as_retriever(search_kwargs={"k": n}),
-            ],
-            weights=[0.5, 0.5],
-        )
-        methods[f"hybrid legs {n}"] = lambda q, e=ensemble: (
-            [d.id for d in e.invoke(q)],
-            None,
-            None,
-        )
-    return methods, links
-
-
-def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
-    """The LlamaIndex path: the same chunks as ``TextNode``s under the same ids, with what a
-    node parser gives them (``SOURCE`` = the file, ``PREVIOUS`` / ``NEXT`` within it,
-    ``start_char_idx``; ``source`` in metadata, not embedded), ``CageGraphExtractor`` in an
-    ``IngestionPipeline``, ``VectorStoreIndex`` with the packaged MiniLM."""
-    from llama_index.core import VectorStoreIndex
-    from llama_index.core.ingestion import IngestionPipeline
-    from llama_index.core.llms import MockLLM
-    from llama_index.core.retrievers import QueryFusionRetriever
-    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
-    from llama_index.retrievers.bm25 import BM25Retriever
-
-    from cage_core.expansion.index import LinkIndex
-    from cage_core.integrations.document_routing import ROUTE_KEY
-    from cage_llamaindex import (
-        CageExpansionRetriever,
-        CageGraphExtractor,
-        CageRerank,
-        PackagedMiniLMEmbedding,
-    )
-
-    nodes = []
-    for chunk in chunks:
-        offset = chunk.metadata["start_index"]
-        node = TextNode(
-            id_=chunk.id,
-            text=chunk.page_content,
-            metadata={"source": chunk.metadata["source"]},
-            excluded_embed_metadata_keys=["source"],
-            start_char_idx=offset,
-            end_char_idx=offset + len(chunk.page_content),
-        )
-        node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(
-            node_id=chunk.metadata["source"]
-        )
-        nodes.append(node)
-    for before, after in zip(nodes, nodes[1:]):
-        if before.ref_doc_id == after.ref_doc_id:
-            before.relationships[NodeRelationship.NEXT] = RelatedNodeInfo(node_id=after.node_id)
-            after.relationships[NodeRelationship.PREVIOUS] = RelatedNodeInfo(node_id=before.node_id)
-    links = LinkIndex()
-    enriched = IngestionPipeline(transformations=[CageGraphExtractor(link_index=links)]).run(
-        nodes=nodes
-    )
-    index = VectorStoreIndex(enriched, embed_model=PackagedMiniLMEmbedding())
-    base = index.as_retriever(similarity_top_k=k)
-    expand = CageExpansionRetriever(base, index, links)
-    cage = CageRerank(top_n=None, index=index)  # the README path: cosines of stored vectors
-
-    def plain(q: str) -> Ranking:
-        return [n.node_id for n in base.retrieve(q)], None, None
-
-    def ranked(pool: Sequence, q: str, routed: bool | None) -> Ranking:
-        out = cage.postprocess_nodes(pool, query_str=q)
-        ids = [n.node_id for n in out]
-        return ids, routed, top_vias(ids, [n.node.metadata for n in out])
-
-    def reranked(q: str) -> Ranking:
-        return ranked(base.retrieve(q), q, None)
-
-    def expanded(q: str) -> Ranking:
-        pool = expand.retrieve(q)
-        return ranked(pool, q, any(ROUTE_KEY in n.node.metadata for n in pool))
-
-    methods = {"plain": plain, "cage": reranked, "cage --expand": expanded}
-    for n in LEGS:
-        fusion = QueryFusionRetriever(
-            [
-                index.as_retriever(similarity_top_k=n),
-                BM25Retriever.from_defaults(nodes=enriched, similarity_top_k=n),
-            ],
-            llm=MockLLM(),  # num_queries=1 generates no query; no LLM is configured offline
-            mode="reciprocal_rerank",
-            similarity_top_k=n,
-            num_queries=1,
-            use_async=False,
-        )
-        methods[f"hybrid legs {n}"] = lambda q, f=fusion: (
-            [x.node_id for x in f.retrieve(q)],
-            None,
-            None,
-        )
-    return methods, links
 
 
 def sentence_window_recall(spec: dict, folder: Path, k: int) -> dict[str, float]:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 import time
 from collections.abc import Sequence
@@ -47,13 +46,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
-sys.path.insert(0, str(ROOT / "benchmarks" / "tuning"))  # routing_cv: the same DEV files
-sys.path.insert(0, str(ROOT / "benchmarks" / "claims"))  # dev_folders
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 
 from crossval.choice import cross_validate, group_objective
+from crossval.dev_folders import DATA as FOLDERS
+from crossval.dev_folders import DOCUMENT_CORPORA as FILES
+from crossval.dev_folders import gold_ids, llamaindex_methods, load_chunks
 from crossval.folds import fold_array
-from routing_cv import FILES
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -159,8 +158,8 @@ def corpus_questions(
         routed.append(
             {
                 "id": q.id,
-                "ids": list(ids),
-                "gold": golds[row],
+                "ids": [int(i) for i in ids],
+                "gold": [int(g) for g in golds[row]],
                 "fused": fused,
                 "relevance": np.asarray(hybrid.score(pool), dtype=np.float64),
                 "named": np.array([corpus.passages[i].doc_id in route.doc_ids for i in ids]),
@@ -172,13 +171,11 @@ def corpus_questions(
 def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
     """The same for one DEV folder, through the LlamaIndex README path: the pool, ``f`` and the
     named mask are read at the reranker's own call (``named_first``'s arguments)."""
-    import dev_folders
-
     import cage_core.reranker as reranker_module
 
-    spec, chunks = dev_folders.load_chunks(dev_folders.DATA / f"{name}.json")
-    gold = dev_folders.gold_ids(spec, chunks)
-    methods, _ = dev_folders.llamaindex_methods(chunks, K)
+    spec, chunks = load_chunks(FOLDERS / f"{name}.json")
+    gold = gold_ids(spec, chunks)
+    methods, _ = llamaindex_methods(chunks, K)
     hybrid = get_method("hybrid")
     seen: dict[str, Any] = {}
     original_scores, original_named_first = reranker_module.pool_scores, reranker_module.named_first
@@ -221,6 +218,26 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
     return routed, unrouted
 
 
+ARRAYS = ("fused", "relevance", "named")
+
+
+def to_json(part: tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]) -> dict[str, Any]:
+    """One file's pools (``--cache``) as JSON: arrays as lists."""
+    routed, unrouted = part
+    return {
+        "routed": [{k: v.tolist() if k in ARRAYS else v for k, v in q.items()} for q in routed],
+        "unrouted": [[qid, figures.tolist()] for qid, figures in unrouted],
+    }
+
+
+def from_json(data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
+    """The pools :func:`to_json` wrote."""
+    routed = [
+        {k: np.asarray(v) if k in ARRAYS else v for k, v in q.items()} for q in data["routed"]
+    ]
+    return routed, [(qid, np.asarray(figures)) for qid, figures in data["unrouted"]]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True)
@@ -253,13 +270,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     for name, read in todo:
         start = time.perf_counter()
-        cached = args.cache / f"{name}.pkl" if args.cache else None
+        cached = args.cache / f"{name}.json" if args.cache else None
         if cached is not None and cached.exists():
-            parts.append((name, *pickle.loads(cached.read_bytes())))
+            parts.append((name, *from_json(json.loads(cached.read_text(encoding="utf-8")))))
             continue
         part = read(name)
         if cached is not None:
-            cached.write_bytes(pickle.dumps(part))
+            cached.write_text(json.dumps(to_json(part)), encoding="utf-8")
         parts.append((name, *part))
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 

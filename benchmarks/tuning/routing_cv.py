@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this tree's cage
 
 from crossval.bootstrap import paired_interval
 from crossval.choice import cross_validate, grid_points, group_objective
+from crossval.dev_folders import DOCUMENT_CORPORA
 from crossval.folds import fold_array
 from crossval.grids import ROUTING_GRID as GRID
 
@@ -75,15 +76,7 @@ from cage_core.ranking.named_documents import named_first
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
-FILES = (
-    ("cuad", "beyond-wikipedia/cuad.jsonl", "beyond-wikipedia/cuad.corpus.jsonl"),
-    ("dragonball", "beyond-wikipedia/dragonball.jsonl", "beyond-wikipedia/dragonball.corpus.jsonl"),
-    (
-        "scifact-chunks",
-        "beyond-wikipedia/scifact.jsonl",
-        "beyond-wikipedia/scifact_chunks.corpus.jsonl",
-    ),
-)
+FILES = DOCUMENT_CORPORA
 OWN_QUESTIONS = {"cuad": "cuad", "dragonball": "dragonball", "scifact-chunks": "scifact"}
 OFF_TOPIC_FILES = {
     "hotpotqa": "hotpotqa.jsonl",
