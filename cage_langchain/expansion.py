@@ -195,16 +195,7 @@ class CageExpansionRetriever(BaseRetriever):
 
     def _pool(self) -> ExpandedPool[Document, Document, str]:
         """The pool of :mod:`cage_core.integrations.expanded_pool` over this store."""
-        return ExpandedPool(
-            _Store(self),
-            self.index,
-            seeds=self.seeds,
-            limit=self.limit,
-            siblings=self.siblings,
-            added_score=self.added_score,
-            routing=self.routing,
-            cited=self.cited,
-        )
+        return ExpandedPool.of(_Store(self), self.index, self)
 
 
 class _Store(PoolStore[Document, Document, str]):

@@ -213,16 +213,7 @@ class CageExpansionRetriever(BaseRetriever):
 
     def _pool(self) -> ExpandedPool[NodeWithScore, BaseNode, QueryBundle]:
         """The pool of :mod:`cage_core.integrations.expanded_pool` over this index."""
-        return ExpandedPool(
-            _Index(self),
-            self.link_index,
-            seeds=self.seeds,
-            limit=self.limit,
-            siblings=self.siblings,
-            added_score=self.added_score,
-            routing=self.routing,
-            cited=self.cited,
-        )
+        return ExpandedPool.of(_Index(self), self.link_index, self)
 
 
 class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):

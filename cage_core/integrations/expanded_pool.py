@@ -25,17 +25,17 @@ assemble the same pool (:mod:`cage_core.expansion.contract`, with routing,
 
 The framework modules translate: a :class:`PoolStore` gives ids, texts and scores of their
 objects, fetches and scores by id with the framework's own store, and makes the copies.
-:class:`ExpandedPool` holds the algorithm once, as a generator of :class:`Call` s (the steps
-that wait on a store or a model): :meth:`ExpandedPool.assemble` runs each call's sync form,
-:meth:`ExpandedPool.aassemble` awaits its async form (a call without one runs on a worker
-thread), so the two paths cannot drift apart.
+:class:`ExpandedPool` holds the algorithm once, as a generator of
+:class:`~cage_core.integrations.steps.Call` s (the steps that wait on a store or a model):
+:meth:`ExpandedPool.assemble` runs each call's sync form, :meth:`ExpandedPool.aassemble`
+awaits its async form (a call without one runs on a worker thread), so the two paths cannot
+drift apart. :meth:`ExpandedPool.of` reads a retriever's settings by name (:class:`PoolSettings`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -62,6 +62,7 @@ from cage_core.integrations.document_routing import (
     route_metadata,
     routed_search_ids,
 )
+from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.metadata import EXPANDED_FROM_KEY, EXPANDED_VIA_KEY, EXPANSION_KEYS
 from cage_core.names.documents import references
 from cage_core.names.routes import DocumentRoute, NamedDocument
@@ -71,6 +72,7 @@ __all__ = [
     "DEFAULT_CITED",
     "Call",
     "ExpandedPool",
+    "PoolSettings",
     "PoolStore",
     "arun",
     "run",
@@ -83,45 +85,9 @@ DEFAULT_CITED = 2
 yet; a bound on the extra pool (one chunk each)."""
 
 T = TypeVar("T")
-T_co = TypeVar("T_co", covariant=True)
 R = TypeVar("R")  # a retrieved result (a LangChain Document, a LlamaIndex NodeWithScore)
 S = TypeVar("S")  # a stored passage (a LangChain Document, a LlamaIndex BaseNode)
 Q = TypeVar("Q")  # a question as the store is asked it (a string, a QueryBundle)
-
-Steps = Generator["Call[Any]", Any, T]
-
-
-@dataclass(frozen=True)
-class Call(Generic[T_co]):
-    """One step that waits on a store, a retriever or a model: ``sync()``, or ``await
-    asynchronous()`` (``None``: ``sync`` on a worker thread)."""
-
-    sync: Callable[[], T_co]
-    asynchronous: Callable[[], Awaitable[T_co]] | None = None
-
-
-def run(steps: Steps[T]) -> T:
-    """The result of ``steps``, each call run in its sync form."""
-    try:
-        call = next(steps)
-        while True:
-            call = steps.send(call.sync())
-    except StopIteration as stop:
-        return stop.value
-
-
-async def arun(steps: Steps[T]) -> T:
-    """The result of ``steps``, each call awaited in its async form."""
-    try:
-        call = next(steps)
-        while True:
-            if call.asynchronous is None:
-                value = await asyncio.to_thread(call.sync)
-            else:
-                value = await call.asynchronous()
-            call = steps.send(value)
-    except StopIteration as stop:
-        return stop.value
 
 
 class PoolStore(Protocol[R, S, Q]):
@@ -185,6 +151,18 @@ class PoolStore(Protocol[R, S, Q]):
         """A copy of ``result`` carrying ``route`` and its score for the shortened question."""
 
 
+class PoolSettings(Protocol):
+    """What :meth:`ExpandedPool.of` reads of a retriever: the fields both frameworks'
+    ``CageExpansionRetriever`` hold under these names."""
+
+    seeds: int
+    limit: int
+    siblings: int
+    added_score: AddedScore
+    routing: RoutingSettings | None
+    cited: int
+
+
 Named = list[tuple[NamedDocument, S, float]]
 
 
@@ -202,6 +180,23 @@ class ExpandedPool(Generic[R, S, Q]):
     routing: RoutingSettings | None
     cited: int = 0
     """Documents cited by the seeds that are followed at most (step 5; 0: none)."""
+
+    @classmethod
+    def of(
+        cls, store: PoolStore[R, S, Q], index: LinkIndex, settings: PoolSettings
+    ) -> ExpandedPool[R, S, Q]:
+        """The pool over ``store`` and ``index`` with a retriever's ``settings`` (its fields of
+        the same names)."""
+        return cls(
+            store,
+            index,
+            seeds=settings.seeds,
+            limit=settings.limit,
+            siblings=settings.siblings,
+            added_score=settings.added_score,
+            routing=settings.routing,
+            cited=settings.cited,
+        )
 
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names (step 1; none when ``routing`` is ``None``)."""
