@@ -49,7 +49,12 @@ any via was looked at; issue 45): a via is real when
   texts and in at most ``max(2, 20%)`` of the folder's documents.
 
 Anything else (a header label every file has, a word most documents hold, a sentence opener
-or a code value one passage alone holds) is not. Run from the repository root::
+or a code value one passage alone holds) is not.
+
+For the two CAGE methods, **one cutoff** (the README's 0.5 on the 0–1 score: LangChain
+``relevance_score``, LlamaIndex ``NodeWithScore.score``): how many of the gold parts in the top
+5 score at least 0.5 (kept), and how many of the off-topic questions' pools score below it
+throughout (dropped). Run from the repository root::
 
     python benchmarks/claims/dev_folders.py [--frameworks langchain,llamaindex]
         [--folders ethereum_eips,httpx_docs] [--k 20] [--json OUT.json]
@@ -84,6 +89,8 @@ from crossval.dev_folders import (
 )
 
 FRAMEWORKS = ("langchain", "llamaindex")
+CAGE_METHODS = ("cage", "cage --expand")
+CUTOFF = 0.5  # the README's cutoff on the 0-1 score
 RARE_SHARE = 0.2  # a rare name is held by at most max(2, 20%) of the folder's documents
 
 
@@ -144,7 +151,10 @@ def run_folder(spec_path: Path, framework: str, k: int) -> dict:
         name: {q["id"]: rank(q["question"]) for q in spec["questions"]}
         for name, rank in methods.items()
     }
-    off_routed = [methods["cage --expand"](q["question"])[1] for q in spec.get("off_topic", [])]
+    off_topic = {
+        name: [methods[name](q["question"]) for q in spec.get("off_topic", [])]
+        for name in CAGE_METHODS
+    }
     texts = {c.id: c.page_content for c in chunks}
     window = (
         sentence_window_recall(spec, spec_path.with_suffix(""), k)
@@ -156,7 +166,8 @@ def run_folder(spec_path: Path, framework: str, k: int) -> dict:
         "spec": spec,
         "gold": gold,
         "ranked": ranked,
-        "off_routed": off_routed,
+        "off_routed": [r[1] for r in off_topic["cage --expand"]],
+        "off_best": {name: [max(r[3] or [0.0]) for r in rs] for name, rs in off_topic.items()},
         "vias": via_counts(spec_path, spec, texts, ranked),
         "subjects": titled_subjects(spec_path, spec, links),
     }
@@ -211,11 +222,11 @@ def via_counts(spec_path: Path, spec: dict, texts: dict[str, str], ranked: Ranke
     for method, by_question in ranked.items():
         vias = [
             (via, ids[rank])
-            for ids, _, top in by_question.values()
+            for ids, _, top, _ in by_question.values()
             for rank, via in enumerate(top or [])
             if via is not None
         ]
-        if any(top is not None for _, _, top in by_question.values()):
+        if any(top is not None for _, _, top, _ in by_question.values()):
             out[method] = (sum(real(via, own) for via, own in vias), len(vias))
     return out
 
@@ -265,6 +276,20 @@ def routing_counts(result: dict) -> tuple[int, int, int, int, int, int]:
     )
 
 
+def cutoff_counts(result: dict, method: str) -> tuple[int, int, int, int]:
+    """(top-5 gold parts scoring at least :data:`CUTOFF`, top-5 gold parts, off-topic pools
+    whose best score is below it, off-topic pools) of one CAGE method on one folder."""
+    kept = held = 0
+    for question_id, gold in result["gold"].items():
+        ids, _, _, scores = result["ranked"][method][question_id]
+        for rank, chunk_id in enumerate(ids[:VIA_RANKS]):
+            if chunk_id in gold:
+                held += 1
+                kept += scores[rank] >= CUTOFF
+    best = result["off_best"][method]
+    return kept, held, sum(b < CUTOFF for b in best), len(best)
+
+
 def print_tables(framework: str, results: Sequence[dict]) -> None:
     names = list(results[0]["ranked"])
     per_folder = {r["spec_name"]: folder_rows(r) for r in results}
@@ -297,6 +322,21 @@ def print_tables(framework: str, results: Sequence[dict]) -> None:
                 for r, w in zip(results, per_folder)
             )
             + f", pooled {sum(every) / len(every):.3f}"
+        )
+    print(
+        f"\n{framework}: one cutoff ({CUTOFF}) on the 0-1 score: top-5 gold parts kept, "
+        "off-topic pools dropped (best score below it)"
+    )
+    print("| method | " + " | ".join(r["spec_name"] for r in results) + " | all |")
+    print("|---|" + "---|" * (len(results) + 1))
+    for method in CAGE_METHODS:
+        counts = [cutoff_counts(r, method) for r in results]
+        cells = [f"{c[0]}/{c[1]}, {c[2]}/{c[3]}" for c in counts]
+        total = [sum(c[i] for c in counts) for i in range(4)]
+        print(
+            f"| {method} | "
+            + " | ".join(cells)
+            + f" | {total[0]}/{total[1]}, {total[2]}/{total[3]} |"
         )
     cells = [f"{r['subjects'][0]}/{r['subjects'][1]}" for r in results]
     print(
@@ -356,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "gold": result["gold"],
                 "ranked": result["ranked"],
                 "vias": result["vias"],
+                "off_best": result["off_best"],
             }
         print_tables(framework, results)
     if args.json:

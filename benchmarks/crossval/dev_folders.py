@@ -18,9 +18,11 @@ CHUNK_SIZE = 500  # the README's splitter
 LEGS = (5, 20)
 
 # method -> question id -> (chunk ids best first, routing fired or None when not asked, the
-# top 5's vias (kind, name, linked chunk id) or None each, for the CAGE methods; else None)
+# top 5's vias (kind, name, linked chunk id) or None each, and the 0-1 scores a cutoff reads
+# (LangChain relevance_score, LlamaIndex NodeWithScore.score) in rank order, for the CAGE
+# methods; else None)
 Via = tuple[str, str, str] | None
-Ranking = tuple[list[str], bool | None, list[Via] | None]
+Ranking = tuple[list[str], bool | None, list[Via] | None, list[float] | None]
 Ranked = dict[str, dict[str, Ranking]]
 VIA_RANKS = 5
 
@@ -123,12 +125,13 @@ def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], R
     cage = CageRerank(top_n=None)
 
     def plain(q: str) -> Ranking:
-        return [d.id for d in base.invoke(q)], None, None
+        return [d.id for d in base.invoke(q)], None, None, None
 
     def ranked(pool: Sequence, q: str, routed: bool | None) -> Ranking:
         out = cage.compress_documents(pool, q)
         ids = [d.id for d in out]
-        return ids, routed, top_vias(ids, [d.metadata for d in out])
+        scores = [d.metadata["relevance_score"] for d in out]
+        return ids, routed, top_vias(ids, [d.metadata for d in out]), scores
 
     def reranked(q: str) -> Ranking:
         return ranked(base.invoke(q), q, None)
@@ -148,6 +151,7 @@ def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], R
         )
         methods[f"hybrid legs {n}"] = lambda q, e=ensemble: (
             [d.id for d in e.invoke(q)],
+            None,
             None,
             None,
         )
@@ -204,12 +208,13 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
     cage = CageRerank(top_n=None, index=index)  # the README path: cosines of stored vectors
 
     def plain(q: str) -> Ranking:
-        return [n.node_id for n in base.retrieve(q)], None, None
+        return [n.node_id for n in base.retrieve(q)], None, None, None
 
     def ranked(pool: Sequence, q: str, routed: bool | None) -> Ranking:
         out = cage.postprocess_nodes(pool, query_str=q)
         ids = [n.node_id for n in out]
-        return ids, routed, top_vias(ids, [n.node.metadata for n in out])
+        scores = [float(n.score or 0.0) for n in out]
+        return ids, routed, top_vias(ids, [n.node.metadata for n in out]), scores
 
     def reranked(q: str) -> Ranking:
         return ranked(base.retrieve(q), q, None)
@@ -233,6 +238,7 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
         )
         methods[f"hybrid legs {n}"] = lambda q, f=fusion: (
             [x.node_id for x in f.retrieve(q)],
+            None,
             None,
             None,
         )

@@ -18,7 +18,12 @@ opening does. So the link index keeps, per document (chunks sharing a ``doc_id``
   ``"pep 634"``), those of its title, of its file name and of its opening (the first
   :data:`OPENING_CHARS` characters of its first chunk), folded
   (:func:`~cage_core.names.documents.fold`) ``\\w+`` runs of :data:`MIN_WORD_CHARS` to
-  :data:`MAX_WORD_CHARS` characters, at most :data:`MAX_WORDS` (the first ones), sorted.
+  :data:`MAX_WORD_CHARS` characters, at most :data:`MAX_WORDS` (the first ones), sorted;
+  and each word of its ``name`` (less its identifiers) once more, marked as a title's
+  (:func:`title_word`, ``"title:observers"``), so that how many documents' *names* hold a
+  word is one lookup of the same postings: a word of one title may be in every document's
+  opening ("Observers:" a header field of every set of minutes, "Meeting observers" the title
+  of one procedure).
 
 :func:`document_record` builds one at ingest; :class:`DocumentRecord` validates a stored one
 (:class:`~cage_core.expansion.record.LinkIndexFormatError` on wrong types or values over the
@@ -41,7 +46,9 @@ from cage_core.names.documents import (
     fold,
     identifiers,
     own_identifiers,
+    references,
     text_lines,
+    without_spans,
 )
 from cage_core.names.forms import words
 
@@ -58,6 +65,8 @@ __all__ = [
     "document_record",
     "document_words",
     "meaningful_file_stem",
+    "name_words",
+    "title_word",
 ]
 
 OPENING_CHARS = 1000
@@ -100,6 +109,8 @@ GENERIC_FILE_STEMS = frozenset(
     }
 )
 """File names (lower-cased, without extension) that name no document: every folder has one."""
+TITLE_WORD_PREFIX = "title:"
+"""Marks a word of the document's name among its words (:func:`title_word`)."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +174,11 @@ def str_or_fail(value: Any) -> str:
 
 
 def _is_stored_word(word: Any) -> bool:
-    """A folded word of the bounds, or an identifier's form (``"pep 634"``)."""
+    """A folded word of the bounds, an identifier's form (``"pep 634"``) or a title's word
+    (:func:`title_word`)."""
+    if isinstance(word, str) and word.startswith(TITLE_WORD_PREFIX):
+        word = word[len(TITLE_WORD_PREFIX) :]
+        return MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS and words(word) == [word]
     return (
         isinstance(word, str)
         and MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS
@@ -172,11 +187,28 @@ def _is_stored_word(word: Any) -> bool:
     )
 
 
-def document_words(*texts: str, identifiers: Sequence[str] = ()) -> tuple[str, ...]:
+def title_word(word: str) -> str:
+    """How a word of a document's name is held among its words: ``"title:" + word``."""
+    return TITLE_WORD_PREFIX + word
+
+
+def name_words(name: str) -> list[str]:
+    """The folded words of a document's ``name`` that may name it, its identifiers left out
+    ("PEP 634: Structural Pattern Matching" → ``["structural", "pattern", "matching"]``)."""
+    return [
+        w
+        for w in words(fold(without_spans(name, references(name))))
+        if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
+    ]
+
+
+def document_words(*texts: str, identifiers: Sequence[str] = (), name: str = "") -> tuple[str, ...]:
     """The distinct words of ``texts`` that may name a document (module docstring), after
-    its own ``identifiers`` (in their form, ``"pep 634"``), sorted: the first
-    :data:`MAX_WORDS` distinct ones in reading order."""
-    seen: dict[str, None] = dict.fromkeys(identifiers[:MAX_WORDS])
+    its own ``identifiers`` (in their form, ``"pep 634"``) and the marked words of its
+    ``name`` (:func:`title_word`), sorted: the first :data:`MAX_WORDS` distinct ones in
+    reading order."""
+    marked = [title_word(w) for w in name_words(name)]
+    seen: dict[str, None] = dict.fromkeys([*identifiers, *marked][:MAX_WORDS])
     for text in texts:
         for word in words(fold(text)):
             if len(seen) == MAX_WORDS:
@@ -225,8 +257,8 @@ def document_record(
         name = f"{identifier}: {title}"
     else:
         name = title or identifier or file_stem or first_line
+    name = name[:MAX_DOCUMENT_NAME_CHARS]
+    own_words = [found.word for found in own]
     return DocumentRecord(
-        doc_id,
-        name[:MAX_DOCUMENT_NAME_CHARS],
-        document_words(title, file_stem, opening, identifiers=[found.word for found in own]),
+        doc_id, name, document_words(title, file_stem, opening, identifiers=own_words, name=name)
     )

@@ -18,14 +18,13 @@ import re
 from collections.abc import Collection
 
 from cage_core.expansion.documents import MAX_WORD_CHARS, MIN_WORD_CHARS
-from cage_core.names.documents import Identifier, fold, references
+from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import words
 
 __all__ = [
     "plain_words",
     "question_words",
     "within",
-    "without_spans",
     "without_words",
     "written_names",
 ]
@@ -98,16 +97,6 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     kept = [t for t in _TOKEN.findall(rest) if fold(t) not in dropped]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question
-
-
-def without_spans(text: str, found: list[Identifier]) -> str:
-    """``text`` with a space where each of ``found`` stands (overlapping ones merged)."""
-    out, end = [], 0
-    for item in sorted(found, key=lambda i: i.start):
-        if item.start >= end:
-            out.append(text[end : item.start] + " ")
-        end = max(end, item.end)
-    return "".join(out) + text[end:]
 
 
 def within(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:

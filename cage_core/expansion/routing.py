@@ -27,11 +27,17 @@ naming, tried in this order; the first that names a document confidently (step 2
       collection, and its other words would name a document it does not mean.
    c. *Titles*, in any case (:func:`titles_written`): every word of a document's short name
       (or, when the question does not write them all, the name less the words at one or both
-      of its ends that most documents hold: a site's name every page title repeats, "Thread Safety
-      (libffi: the portable foreign function interface library)" read "thread safety"),
-      ``min_title_words`` or more, one of them held by at most :data:`MAX_TITLE_HOLDERS`
-      documents, as consecutive words of the question ("in the structural pattern matching
-      tutorial").
+      of its ends that most documents' names hold: a site's name every page title repeats,
+      "Thread Safety (libffi: the portable foreign function interface library)" read "thread
+      safety"; or a run of it that holds every word no other name holds, "the board meeting
+      substitutes policy" for "Rust Foundation Board Meeting Substitutes"),
+      ``min_title_words`` or more, one of them in at most :data:`~cage_core.expansion.title_parts.MAX_TITLE_HOLDERS`
+      documents' names, as consecutive words of the question ("in the structural pattern
+      matching tutorial"); a name of one word that no other name holds, after "the" ("does
+      the FAQ say", "the encryption chapter"). How many documents' *names* hold a word is
+      read from the words their records mark as their name's
+      (:func:`~cage_core.expansion.documents.title_word`): "observers" opens every set of
+      minutes, and only one document is called "Meeting observers".
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
@@ -67,15 +73,18 @@ from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
+    name_words,
+    title_word,
 )
 from cage_core.expansion.question_text import (
     plain_words,
     within,
-    without_spans,
     without_words,
     written_names,
 )
-from cage_core.names.documents import fold, references
+from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, position, title_parts
+from cage_core.lang.en import DEFINITE_ARTICLE
+from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import MAX_NAME_WORDS, words
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
@@ -90,12 +99,6 @@ __all__ = [
 
 MAX_OWNERS = 2
 """An identifier that more documents give themselves names none of them (step 1)."""
-MAX_TITLE_HOLDERS = 4
-"""A title names a document only when one of its words is held by at most this many
-documents ("Franchise Agreement" of many franchise agreements names none; step 1)."""
-COMMON_TITLE_SHARE = 0.5
-"""A title's word that more than this share of the documents hold is not read as part of it
-(step 1c): the collection's name, not the document's."""
 MAX_TITLE_CANDIDATES = 32
 """The most documents whose name is compared with a question's words (step 1)."""
 OTHER_NAME_SHARE = 0.5
@@ -238,28 +241,6 @@ def _confident_route(
     return DocumentRoute(tuple(documents), without_words(question, dropped))
 
 
-def _own_parts(title: list[str], known: Mapping[str, int], total: int) -> list[tuple[str, ...]]:
-    """``title``, then ``title`` less the words at its end, at its start, at both ends that
-    more than :data:`COMMON_TITLE_SHARE` of the documents hold (step 1c), longest first."""
-    common = [known.get(w, 0) > total * COMMON_TITLE_SHARE for w in title]
-    end = len(title)
-    while end > 0 and common[end - 1]:
-        end -= 1
-    start = 0
-    while start < len(title) and common[start]:
-        start += 1
-    parts = [tuple(title), tuple(title[:end]), tuple(title[start:]), tuple(title[start:end])]
-    return sorted(dict.fromkeys(p for p in parts if p), key=len, reverse=True)
-
-
-def _position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
-    """Where ``phrase`` first stands in ``tokens`` as consecutive words, or ``None``."""
-    for start in range(len(tokens) - len(phrase) + 1):
-        if tuple(tokens[start : start + len(phrase)]) == phrase:
-            return start
-    return None
-
-
 def titles_written(
     question: str,
     names: DocumentNames,
@@ -267,17 +248,20 @@ def titles_written(
     total: int,
     settings: RoutingSettings,
 ) -> DocumentRoute | None:
-    """The documents whose title the question writes, in any case (step 1c): every word of a
-    document's short name (at most ``MAX_NAME_WORDS``: a title, not a line of its text) but
-    its identifiers, at least ``min_title_words`` of them and one that at most
-    :data:`MAX_TITLE_HOLDERS` documents hold, standing in that order as consecutive words of
+    """The documents whose title the question writes, in any case (step 1c): a part
+    (:func:`~cage_core.expansion.title_parts.title_parts`) of a document's short name (at most ``MAX_NAME_WORDS``: a title, not
+    a line of its text) but its identifiers, at least ``min_title_words`` words and one that
+    at most :data:`~cage_core.expansion.title_parts.MAX_TITLE_HOLDERS` documents' names hold (a one-word name: no other
+    name holds it, and "the" stands before it), standing in that order as consecutive words of
     the question, not within a name the question writes (step 1b reads names: "Marie Curie"
     is judged there, and "Domain Name and Content License Agreement" is not "Content License
     Agreement"), and not when the names the question writes beside it, less the words the
-    document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` for another document ("the
-    franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping titles
-    the longer names the document; two with one title name neither. Reads the records of the
-    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words only."""
+    document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score
+    for another document ("the franchise agreement between Pretzel Time" names Pretzel
+    Time's; "the thread safety section … between ABIs" names Thread Safety). Of overlapping
+    titles the longer names the document; two with one title name neither. Reads the records
+    of the :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words only.
+    A record written before names were marked is read by its words' document counts."""
     tokens = [
         w
         for w in words(fold(without_spans(question, references(question))))
@@ -289,25 +273,37 @@ def titles_written(
         for doc_id in holders:
             count[doc_id] = count.get(doc_id, 0) + 1
     least = settings.min_title_words
-    candidates = sorted((d for d, n in count.items() if n >= least), key=lambda d: (-count[d], d))
+    candidates = sorted(count, key=lambda d: (-count[d], d))
     titles: dict[str, list[str]] = {}
+    marked: set[str] = set()  # records that mark their name's words (title_word)
     for doc_id in candidates[:MAX_TITLE_CANDIDATES]:
         record = names.document(doc_id)
-        name = record.name if record is not None else ""
-        title = words(fold(without_spans(name, references(name))))
+        title = name_words(record.name) if record is not None else []
         if 0 < len(title) <= MAX_NAME_WORDS:
-            titles[doc_id] = [w for w in title if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS]
+            titles[doc_id] = title
+            if record is not None and all(title_word(w) in record.words for w in title):
+                marked.add(doc_id)
     unknown = {w for title in titles.values() for w in title if w not in frequencies}
     known = {**frequencies, **names.document_frequencies(unknown)}
+    in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
+    titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
     written = written_names(question)
     found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
     for doc_id, title in titles.items():
-        for phrase in _own_parts(title, known, total):
-            if len(phrase) < least or min(known.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
+        counts = titled if doc_id in marked else known  # a store written before title marks
+        for phrase in title_parts(title, counts, total):
+            if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
                 continue  # every word of it in many documents: a kind of document, no name
-            if any(within(phrase, name) for name in written):
+            one_word = doc_id in marked and len(title) == 1 and counts.get(title[0], 0) == 1
+            if any(within(phrase, n) and not (one_word and n == phrase) for n in written):
                 continue  # within a name the question writes: step 1b reads names
-            start = _position(tokens, phrase)
+            if len(phrase) >= least:
+                start = position(tokens, phrase)
+            elif one_word:
+                start = position(tokens, (DEFINITE_ARTICLE, *phrase))  # "the FAQ"
+                start = None if start is None else start + 1
+            else:
+                continue
             if start is not None:
                 found.append((-len(phrase), start, doc_id, phrase))
                 break
@@ -337,9 +333,9 @@ def titles_written(
         for word, holders in names.documents_with(sorted(other)).items():
             for holder in holders:
                 others[holder] = others.get(holder, 0.0) + _idf(known[word], total) / unit
-        if others and max(others.values()) >= OTHER_NAME_SHARE * settings.min_score:
-            return None  # the question also names another document
         score = sum(_idf(max(known.get(w, 1), 1), total) / unit for w in phrase)
+        if others and max(others.values()) >= max(OTHER_NAME_SHARE * settings.min_score, score):
+            return None  # the question also names another document, as fully
         documents.append(NamedDocument(doc_id, record.name if record else "", score, phrase))
     dropped = {w for document in documents for w in document.naming_words}
     return DocumentRoute(tuple(documents), without_words(question, dropped))

@@ -52,6 +52,7 @@ __all__ = [
     "own_identifiers",
     "references",
     "text_lines",
+    "without_spans",
 ]
 
 MAX_TITLE_CHARS = 200
@@ -299,3 +300,13 @@ def _without_comments(lines: list[str]) -> list[str]:
 
 def _clean(title: str) -> str:
     return " ".join(title.split())[:MAX_TITLE_CHARS]
+
+
+def without_spans(text: str, found: list[Identifier]) -> str:
+    """``text`` with a space where each of ``found`` stands (overlapping ones merged)."""
+    out, end = [], 0
+    for item in sorted(found, key=lambda i: i.start):
+        if item.start >= end:
+            out.append(text[end : item.start] + " ")
+        end = max(end, item.end)
+    return "".join(out) + text[end:]

@@ -81,7 +81,7 @@ def test_a_record_replaces_the_one_with_its_doc_id() -> None:
     index.add_documents([document_record("birch", opening="Birch Supply Schedule")])
     names = index.documents()
     assert names.document("birch") == DocumentRecord(
-        "birch", "birch", ("birch", "schedule", "supply")
+        "birch", "birch", ("birch", "schedule", "supply", "title:birch")
     )
     assert names.document_frequencies(["mount", "supply"]) == {"supply": 2}
 

@@ -32,6 +32,7 @@ Its modules, one per idea (as spaCy's ``lang/en/``); every name is importable fr
 from cage_core.lang.en.dates import MONTHS
 from cage_core.lang.en.names import (
     CLERGY_TITLES,
+    DEFINITE_ARTICLE,
     EXPANSION_ALIASES,
     GENERIC_WORDS,
     HONORIFICS,
@@ -67,6 +68,7 @@ __all__ = [
     "EXPANSION_ALIASES",
     "GROUP_PRONOUNS",
     "HONORIFICS",
+    "DEFINITE_ARTICLE",
     "LEADING_DETERMINERS",
     "NAME_SUFFIXES",
     "NEVER_FIRST_WORDS",

@@ -21,12 +21,16 @@ __all__ = [
     "POST_NOMINAL",
     "RANKING_ALIASES",
     "SAINT_TITLES",
+    "DEFINITE_ARTICLE",
     "AliasStyle",
     "shortened_names",
 ]
 
 LEADING_DETERMINERS = frozenset({"the", "a", "an"})
 """Articles an entity span is also known without ("the Beatles"; :mod:`cage_core.graphs.builder`)."""
+DEFINITE_ARTICLE = "the"
+"""Writes a one-word title as a reference to the document ("the FAQ", "the encryption
+chapter"; :func:`cage_core.expansion.routing.titles_written`)."""
 HONORIFICS = frozenset({"sir", "dame", "lord", "lady", "dr"})
 """Leading titles a full name also goes without ("Sir Arthur Conan Doyle")."""
 CLERGY_TITLES = frozenset({"rev", "reverend"})

@@ -1,0 +1,96 @@
+"""Routing reads a title by how many documents' *names* hold its words
+(:func:`~cage_core.expansion.routing.titles_written`): a word every document's opening
+writes may still be one name's own; a question may write the run of a title that holds its
+own words, or a one-word title after "the"."""
+
+from __future__ import annotations
+
+from cage_core.expansion.document_names import MemoryDocumentNames
+from cage_core.expansion.documents import DocumentRecord, document_record, title_word
+from cage_core.expansion.routing import route_question
+
+MINUTES = "# Council meeting {date}\n\nObservers: Ana, Ben\nAttendees: Carl, Dora\n"
+PAGES = {
+    "procedures/meeting-observers.md": "# Meeting observers\n\nWho may attend as an observer.",
+    "policies/board-meeting-substitutes.md": "# Rust Foundation Board Meeting Substitutes\n\n",
+    "roles/project-director.md": "# Role Description: Rust Foundation Project Director\n\n",
+    "policies/election.md": "# Project Director Election Process\n\nNominations open.",
+    "faq.md": "# FAQ\n\nAnswers to common questions.",
+    "encryption.md": "# Encryption\n\nHow the repository is encrypted.",
+    "multiple-abis.md": "# Multiple ABIs\n\nSome platforms have several ABIs.",
+    "thread-safety.md": "# Thread Safety\n\nSwitching ABIs is not thread safe.",
+}
+
+
+def folder() -> MemoryDocumentNames:
+    minutes = {
+        f"minutes/2025-0{m}-01.md": MINUTES.format(date=f"2025-0{m}-01") for m in range(1, 8)
+    }
+    return MemoryDocumentNames(
+        document_record(path, opening=text) for path, text in {**minutes, **PAGES}.items()
+    )
+
+
+def test_a_record_marks_the_words_of_its_name() -> None:
+    record = folder().document("procedures/meeting-observers.md")
+    assert record is not None and record.name == "Meeting observers"
+    assert {title_word("meeting"), title_word("observers")} <= set(record.words)
+
+
+def test_a_title_word_every_opening_writes_still_names_the_one_document_so_called() -> None:
+    names = folder()
+    assert names.document_frequencies(["observers", title_word("observers")]) == {
+        "observers": 8,
+        title_word("observers"): 1,
+    }
+    route = route_question("Under the meeting observers procedure, who may attend?", names)
+    assert route.doc_ids == ("procedures/meeting-observers.md",)
+
+
+def test_a_run_of_the_title_that_holds_its_own_words_names_the_document() -> None:
+    route = route_question(
+        "According to the board meeting substitutes policy, how is a stand-in chosen?", folder()
+    )
+    assert route.doc_ids == ("policies/board-meeting-substitutes.md",)
+    assert route.documents[0].naming_words == ("board", "meeting", "substitutes")
+    route = route_question("How long is a term, by the role description?", folder())
+    assert route.doc_ids == ("roles/project-director.md",)
+
+
+def test_a_run_without_the_titles_own_words_names_nothing() -> None:
+    assert not route_question("What does the rust foundation do?", folder())
+    assert not route_question("When was the last council meeting?", folder())
+
+
+def test_a_one_word_title_names_its_document_after_the() -> None:
+    assert route_question("Does the FAQ say backups resume?", folder()).doc_ids == ("faq.md",)
+    route = route_question("Which cipher does the encryption chapter name?", folder())
+    assert route.doc_ids == ("encryption.md",)
+    assert route.question == "Which cipher does the chapter name?"
+
+
+def test_a_one_word_title_without_the_names_nothing() -> None:
+    assert not route_question("Is encryption on by default?", folder())
+    assert not route_question("Which FAQ entries are new?", folder())
+
+
+def test_a_name_written_beside_a_title_that_another_document_holds_less_fully_does_not_block_it() -> (
+    None
+):
+    route = route_question(
+        "According to the thread safety section, what happens when a program switches ABIs?",
+        folder(),
+    )
+    assert route.doc_ids == ("thread-safety.md",)
+
+
+def test_a_record_stored_before_names_were_marked_is_read_by_its_words_counts() -> None:
+    old = [
+        DocumentRecord(r.doc_id, r.name, tuple(w for w in r.words if not w.startswith("title:")))
+        for r in folder().records()
+    ]
+    question = "Under the meeting observers procedure, who may attend?"
+    unmarked = MemoryDocumentNames(old)
+    assert not route_question(question, unmarked)  # every opening writes "Observers"
+    route = route_question("What does the board meeting substitutes policy say?", unmarked)
+    assert route.doc_ids == ("policies/board-meeting-substitutes.md",)
