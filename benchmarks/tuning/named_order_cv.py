@@ -13,7 +13,11 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
 - ``all``: every named passage above every other (today's rule), in ``f`` order;
 - ``lead L`` (L = 1 … 5): the named passages' best ``L`` by ``f`` above every other; the rest
   of the pool, named or not, in ``f`` order;
-- ``… by relevance``: the same, the lifted named passages ordered by ``r`` instead of ``f``.
+- ``… by relevance``: the same, the lifted named passages ordered by ``r`` instead of ``f``;
+- ``two asks: lead L`` (L = 1 … 5): ``lead L`` for a question routed to one document that
+  asks two or more things (``crossval.questions.asked_parts``: "What does the contract code
+  size limit proposal allow, and how is the newer limit on initcode derived from it?"), whose
+  other part another document may answer; ``all`` for every other question.
 
 DEV files and pools — every routed question of:
 
@@ -53,6 +57,7 @@ from crossval.dev_folders import DATA as FOLDERS
 from crossval.dev_folders import DOCUMENT_CORPORA as FILES
 from crossval.dev_folders import gold_ids, llamaindex_methods, load_chunks
 from crossval.folds import fold_array
+from crossval.questions import asked_parts
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -76,18 +81,20 @@ from cage_core.scoring import cosine_matrix, ranking
 
 K = 20
 LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
-CHOICES = [(lead, by) for by in ("f", "r") for lead in LEADS]
+CHOICES = [(lead, by, False) for by in ("f", "r") for lead in LEADS] + [
+    (lead, "f", True) for lead in LEADS[1:]
+]  # (lead, order of the lifted, only for a two-ask question routed to one document)
 
 
-def label(choice: tuple[int | None, str]) -> str:
-    lead, by = choice
+def label(choice: tuple[int | None, str, bool]) -> str:
+    lead, by, two_ask = choice
     name = "all" if lead is None else f"lead {lead}"
-    return name + (" by relevance" if by == "r" else "")
+    return ("two asks: " if two_ask else "") + name + (" by relevance" if by == "r" else "")
 
 
 def order(fused: np.ndarray, relevance: np.ndarray, named: np.ndarray, choice) -> np.ndarray:
     """The pool's order (indices, best first) under ``choice`` (module docstring)."""
-    lead, by = choice
+    lead, by, _ = choice
     named_rows = np.flatnonzero(named)
     if len(named_rows) == 0 or len(named_rows) == len(named):
         return ranking(fused)
@@ -103,7 +110,10 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
     out = np.zeros((len(CHOICES), len(routed), 2))
     for n, q in enumerate(routed):
         ids = np.asarray(q["ids"], dtype=object)
+        two_ask = q["documents"] == 1 and asked_parts(q["question"]) >= 2
         for c, choice in enumerate(CHOICES):
+            if choice[2] and not two_ask:
+                choice = (None, "f", False)
             ranked = list(ids[order(q["fused"], q["relevance"], q["named"], choice)])
             out[c, n] = [recall_at_k(ranked, q["gold"], 3), recall_at_k(ranked, q["gold"], 5)]
     return out
@@ -158,6 +168,8 @@ def corpus_questions(
         routed.append(
             {
                 "id": q.id,
+                "question": query,
+                "documents": len(route.doc_ids),
                 "ids": [int(i) for i in ids],
                 "gold": [int(g) for g in golds[row]],
                 "fused": fused,
@@ -184,9 +196,9 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
         seen["pool"] = pool
         return original_scores(method, pool)
 
-    def reading_named_first(fused, named):  # type: ignore[no-untyped-def]
+    def reading_named_first(fused, named, lead=None):  # type: ignore[no-untyped-def]
         seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
-        return original_named_first(fused, named)
+        return original_named_first(fused, named, lead)
 
     reranker_module.pool_scores = reading_scores
     reranker_module.named_first = reading_named_first
@@ -202,9 +214,12 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
                 )
                 continue
             pool = seen["pool"]
+            named_ids = [p.id for p, n in zip(pool.passages, seen["named"]) if n]
             routed.append(
                 {
                     "id": qid,
+                    "question": pool.query,
+                    "documents": len({i.rsplit(":", 1)[0] for i in named_ids}),
                     "ids": [p.id for p in pool.passages],
                     "gold": gold[q["id"]],
                     "fused": seen["fused"],

@@ -17,7 +17,11 @@ questions), but a question about one contract needs the whole top k from it, and
 cross-validation over every DEV file (``benchmarks/tuning/named_order_cv.py``: the best 1–5
 named passages leading, the named passages in relevance order, routed questions of CUAD,
 DragonBall, SciFact chunks and the DEV folders) keeps this rule: at a lead of 1 CUAD's routed
-R@3 / R@5 fall from .424 / .562 to .237 / .271.
+R@3 / R@5 fall from .424 / .562 to .237 / .271. Nor does a lead only for a question that names
+one document and asks two things ("What does the contract code size limit proposal allow, and
+how is the newer limit on initcode derived from it?") pass: no CUAD, DragonBall or SciFact
+question routed to one document asks two, and on the DEV folders every lead that lifts httpx,
+libffi and restic lowers the council minutes (at 4: R@5 .528 against .556).
 """
 
 from __future__ import annotations
