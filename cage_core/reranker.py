@@ -32,7 +32,7 @@ from cage_core.models import Embedder, SpacyModel
 from cage_core.names.routes import DocumentRoute
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
 from cage_core.ranking.explanation import explain_ranking
-from cage_core.ranking.named_documents import named_first
+from cage_core.ranking.named_documents import document_leads, named_first
 from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
 
@@ -271,7 +271,9 @@ class CageReranker:
         named = pool.named
         if named is None:
             return scores
-        return dataclasses.replace(scores, fused=named_first(scores.fused, named))
+        fused = named_first(scores.fused, named)
+        leads = document_leads(fused, named, [p.doc_id for p in items])
+        return dataclasses.replace(scores, fused=named_first(fused, leads))
 
     def rerank(
         self,

@@ -196,9 +196,10 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
         seen["pool"] = pool
         return original_scores(method, pool)
 
-    def reading_named_first(fused, named, lead=None):  # type: ignore[no-untyped-def]
-        seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
-        return original_named_first(fused, named, lead)
+    def reading_named_first(fused, named):  # type: ignore[no-untyped-def]
+        if "named" not in seen:  # the first lift (a second lifts each named document's best)
+            seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
+        return original_named_first(fused, named)
 
     reranker_module.pool_scores = reading_scores
     reranker_module.named_first = reading_named_first

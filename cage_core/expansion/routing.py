@@ -8,7 +8,8 @@ its own identifiers and the words of its opening), with the specificity of each 
 documents, ``idf(n) = ln(1 + (N − n + 0.5) / (n + 0.5))`` (BM25's, ``N`` documents, ``n`` of
 them holding the word) counted in units of ``idf(1)``: a word as specific as one a single
 document holds counts 1, so the bounds mean the same for 40 documents or 5,000. Three ways of
-naming, tried in this order; the first that names a document confidently (step 2) routes:
+naming, tried in this order; the first that names a document confidently (step 2) routes (a
+title the rest writes after "the" adds a second document: "the travel spending policy"):
 
 1. **Score.**
 
@@ -188,7 +189,7 @@ def route_question(
             by_identifier.setdefault(doc_id, {})[word] = score
     route = _confident_route(question, by_identifier, owned, names, settings)
     if route is not None:
-        return route
+        return _and_titles(route, names, frequencies, total, settings)
     read = [w for w in asked if w not in outside and naming(w)]
     weight = {w: _idf(frequencies[w], total) / unit for w in read}
     by_name: dict[str, dict[str, float]] = {}  # doc_id -> its naming words and their weight
@@ -197,9 +198,32 @@ def route_question(
             by_name.setdefault(doc_id, {})[word] = weight[word]
     route = _confident_route(question, by_name, read, names, settings)
     if route is not None:
-        return route
+        return _and_titles(route, names, frequencies, total, settings)
     titled = titles_written(question, names, frequencies, total, settings)
     return titled or unrouted
+
+
+def _and_titles(
+    route: DocumentRoute,
+    names: DocumentNames,
+    frequencies: Mapping[str, int],
+    total: int,
+    settings: RoutingSettings,
+) -> DocumentRoute:
+    """``route`` and the documents whose title the rest of its question writes after "the"
+    (step 1c, ``definite``; "what allows backing up the system" does not name "Backing up"),
+    when they fit in ``max_documents``."""
+    room = settings.max_documents - len(route.documents)
+    if room < 1:
+        return route
+    titled = titles_written(route.question, names, frequencies, total, settings, definite=True)
+    if titled is None:
+        return route
+    named = {document.doc_id for document in route.documents}
+    more = tuple(d for d in titled.documents if d.doc_id not in named)
+    if not more or len(more) > room:
+        return route
+    return DocumentRoute(route.documents + more, titled.question)
 
 
 def _confident_route(
@@ -247,6 +271,8 @@ def titles_written(
     frequencies: Mapping[str, int],
     total: int,
     settings: RoutingSettings,
+    *,
+    definite: bool = False,
 ) -> DocumentRoute | None:
     """The documents whose title the question writes, in any case (step 1c): a part
     (:func:`~cage_core.expansion.title_parts.title_parts`) of a document's short name (at most ``MAX_NAME_WORDS``: a title, not
@@ -261,7 +287,9 @@ def titles_written(
     Time's; "the thread safety section … between ABIs" names Thread Safety). Of overlapping
     titles the longer names the document; two with one title name neither. Reads the records
     of the :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words only.
-    A record written before names were marked is read by its words' document counts."""
+    A record written before names were marked is read by its words' document counts. With
+    ``definite``, every title must stand after "the" (a second document's, :func:`_and_titles`).
+    """
     tokens = [
         w
         for w in words(fold(without_spans(question, references(question))))
@@ -297,9 +325,9 @@ def titles_written(
             one_word = doc_id in marked and len(title) == 1 and counts.get(title[0], 0) == 1
             if any(within(phrase, n) and not (one_word and n == phrase) for n in written):
                 continue  # within a name the question writes: step 1b reads names
-            if len(phrase) >= least:
+            if len(phrase) >= least and not definite:
                 start = position(tokens, phrase)
-            elif one_word:
+            elif len(phrase) >= least or one_word:
                 start = position(tokens, (DEFINITE_ARTICLE, *phrase))  # "the FAQ"
                 start = None if start is None else start + 1
             else:

@@ -9,7 +9,10 @@ the document's name counts once, for the document, not once per chunk that repea
 
 ``f`` is the method's fused score, ``ε`` = :data:`NAMED_MARGIN`. The order inside the named
 passages and inside the others is the method's (ties as :func:`cage_core.scoring.ranking`
-breaks them); with no named passage, or none other, ``f' = f``.
+breaks them); with no named passage, or none other, ``f' = f``. When the question names two
+documents, it asks about both: the best passage of each (by ``f``) is lifted once more, by the
+same rule, above every other named passage, so neither document fills the top k alone
+(:func:`document_leads`).
 
 Every named passage leads, not only the best few: a question that names one document but
 needs a passage of another would gain from room for it (the DEV folders' two-document
@@ -30,7 +33,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["NAMED_MARGIN", "named_first"]
+from cage_core.scoring import ranking
+
+__all__ = ["NAMED_MARGIN", "document_leads", "named_first"]
 
 NAMED_MARGIN = 1e-6
 """How far the lowest named passage's score is lifted above the best other one."""
@@ -46,3 +51,21 @@ def named_first(fused: np.ndarray, named: Sequence[bool] | np.ndarray) -> np.nda
         return scores.copy()
     lift = max(0.0, float(scores[~mask].max() - scores[mask].min()) + NAMED_MARGIN)
     return scores + lift * mask
+
+
+def document_leads(
+    fused: np.ndarray, named: Sequence[bool] | np.ndarray, documents: Sequence[str | None]
+) -> np.ndarray:
+    """``[k]`` the best named passage (by ``fused``; ties: the earlier) of each named document
+    in ``documents`` (each passage's ``doc_id``), when the named passages are of two or more
+    documents; all false otherwise (module docstring)."""
+    scores = np.asarray(fused, dtype=np.float64)
+    best: dict[str, int] = {}
+    for i in ranking(scores):
+        doc_id = documents[i]
+        if named[i] and doc_id is not None and doc_id not in best:
+            best[doc_id] = int(i)
+    leads = np.zeros(len(scores), dtype=bool)
+    if len(best) > 1:
+        leads[list(best.values())] = True
+    return leads

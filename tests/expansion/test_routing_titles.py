@@ -94,3 +94,20 @@ def test_a_record_stored_before_names_were_marked_is_read_by_its_words_counts() 
     assert not route_question(question, unmarked)  # every opening writes "Observers"
     route = route_question("What does the board meeting substitutes policy say?", unmarked)
     assert route.doc_ids == ("policies/board-meeting-substitutes.md",)
+
+
+def test_a_question_naming_one_document_by_date_and_another_by_title_routes_to_both() -> None:
+    names = MemoryDocumentNames(
+        [
+            *folder().records(),
+            document_record("policies/travel.md", opening="# Travel spending policy\n\nLimits."),
+        ]
+    )
+    route = route_question(
+        "What did the 2025-01-01 meeting decide, and what does the travel spending policy set?",
+        names,
+    )
+    assert route.doc_ids == ("minutes/2025-01-01.md", "policies/travel.md")
+    assert route.question == "What did the meeting decide, and what does the set?"
+    route = route_question("What did the 2025-01-01 meeting decide on travel spending?", names)
+    assert route.doc_ids == ("minutes/2025-01-01.md",)

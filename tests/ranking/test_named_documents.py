@@ -7,7 +7,7 @@ import pytest
 
 from cage_core import Passage
 from cage_core.names.routes import DocumentRoute, NamedDocument
-from cage_core.ranking.named_documents import NAMED_MARGIN, named_first
+from cage_core.ranking.named_documents import NAMED_MARGIN, document_leads, named_first
 from cage_core.scoring import ranking
 
 
@@ -60,3 +60,36 @@ def test_the_reranker_puts_the_named_document_first_and_reads_the_shortened_ques
         r.similarity for r in sorted(shortened, key=lambda r: r.index)
     ]
     assert reranker.rerank(question, CLAUSES, route=DocumentRoute((), question)) == plain
+
+
+def test_each_named_documents_best_passage_leads_when_two_are_named() -> None:
+    fused = np.array([0.9, 0.8, 0.7, 0.6, 0.95])
+    named = [True, True, True, True, False]
+    documents = ["a", "a", "a", "b", "c"]
+    leads = document_leads(fused, named, documents)
+    assert list(leads) == [True, False, False, True, False]
+    order = ranking(named_first(named_first(fused, named), leads))
+    assert list(order) == [0, 3, 1, 2, 4]
+
+
+def test_one_named_document_has_no_leads() -> None:
+    named = [True, True, False]
+    assert not document_leads(np.array([0.3, 0.2, 0.9]), named, ["a", "a", "b"]).any()
+
+
+def test_the_reranker_leads_with_a_passage_of_each_of_two_named_documents(reranker) -> None:
+    pool = [
+        Passage("Birch may not assign this Agreement without consent.", doc_id="birch"),
+        Passage("Birch shall assign no rights under this Agreement.", doc_id="birch"),
+        Passage("Birch assignment requires the approval of Company.", doc_id="birch"),
+        Passage("Conv is governed by the laws of Nevada.", doc_id="conv"),
+    ]
+    route = DocumentRoute(
+        (
+            NamedDocument("birch", "Birch", 9.0, ("birch",)),
+            NamedDocument("conv", "Conv", 9.0, ("conv",)),
+        ),
+        "Is consent required to assign the agreements?",
+    )
+    ranked = reranker.rerank("Is consent required to assign Birch and Conv?", pool, route=route)
+    assert {pool[r.index].doc_id for r in ranked[:2]} == {"birch", "conv"}
