@@ -45,9 +45,9 @@ from cage_core.integrations.expanded_pool import DEFAULT_CITED, ExpandedPool, Po
 from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.metadata import TITLE_KEY
 from cage_core.names.routes import DocumentRoute
-from cage_llamaindex.document_search import DocumentSearch, with_metadata
+from cage_llamaindex.document_search import DocumentSearch
 from cage_llamaindex.index_vectors import COSINE_KEY, id_cosines, index_cosines
-from cage_llamaindex.structure import adjacent_node_ids
+from cage_llamaindex.structure import adjacent_node_ids, with_metadata
 
 __all__ = [
     "CageExpansionRetriever",
