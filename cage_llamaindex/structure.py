@@ -9,8 +9,9 @@ and ``NEXT``, when they come from the same document) and records its character o
 <cage_core.passage.Passage.position>` (an explicit ``position`` / ``chunk_index`` metadata
 value, else the rank of ``start_char_idx`` among the list's nodes of the same document);
 :func:`adjacent_node_ids` gives the ids of a node's neighbours, which the expansion
-retriever adds; :func:`with_metadata` copies a node with metadata hidden from its embedding and
-LLM views. Nodes without them are each their own document.
+retriever adds. Nodes without them are each their own document. :func:`with_metadata` copies a
+node with metadata keys hidden from its embedding and LLM views (the extractor's and the
+expansion retriever's copies).
 
 Where a node has no ``start_char_idx`` (a parser that records none, or a chunk it could not
 find verbatim in its document), :class:`~cage_llamaindex.CageGraphExtractor` writes each node's
