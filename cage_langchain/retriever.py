@@ -22,10 +22,10 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables.config import run_in_executor
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 from pydantic import ConfigDict, Field
 
+from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
 from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_langchain.ids import stored_id
@@ -102,33 +102,41 @@ def cosine_search(
     applies to the cosine. A store whose vectors are not read, without embeddings, or whose
     vectors cannot be read gives :func:`relevance_search`'s scores instead, with one warning
     per store class (:func:`~cage_core.integrations.stored_cosines.warn_scale_once`)."""
-    if isinstance(store, InMemoryVectorStore):
-        return relevance_search(store, query, k, **kwargs)
-    search, embeddings = _by_vector(store), store_embeddings(store)
-    if search is None or embeddings is None:
-        return _on_store_scale(store, query, k, kwargs, _unread(search, embeddings))
-    threshold = kwargs.pop("score_threshold", None)
-    vector = embeddings.embed_query(query)
-    return _cosine_scored(store, query, k, kwargs, vector, search(vector, k, **kwargs), threshold)
+    return run(_cosine_search(store, query, k, kwargs))
 
 
 async def acosine_search(
     store: VectorStore, query: str, k: int, **kwargs: Any
 ) -> list[tuple[Document, float]]:
     """Async :func:`cosine_search`: the query embedded by the embeddings' async method, the
-    search and the vector read in an executor."""
+    search and the vector read on a worker thread."""
+    return await arun(_cosine_search(store, query, k, kwargs))
+
+
+def _cosine_search(
+    store: VectorStore, query: str, k: int, kwargs: dict[str, Any]
+) -> Steps[list[tuple[Document, float]]]:
+    """:func:`cosine_search`'s steps (:mod:`cage_core.integrations.steps`)."""
     if isinstance(store, InMemoryVectorStore):
-        return await arelevance_search(store, query, k, **kwargs)
+        return (yield from _relevance_search(store, query, k, kwargs))
     search, embeddings = _by_vector(store), store_embeddings(store)
     if search is None or embeddings is None:
         warn_scale_once(logger, type(store).__name__, _unread(search, embeddings))
-        return await arelevance_search(store, query, k, **kwargs)
+        return (yield from _relevance_search(store, query, k, kwargs))
     threshold = kwargs.pop("score_threshold", None)
-    vector = await embeddings.aembed_query(query)
-    found = await run_in_executor(None, lambda: search(vector, k, **kwargs))
-    return await run_in_executor(
-        None, _cosine_scored, store, query, k, kwargs, vector, found, threshold
+    vector = yield Call(
+        lambda: embeddings.embed_query(query), lambda: embeddings.aembed_query(query)
     )
+    found = yield Call(lambda: search(vector, k, **kwargs))
+    ids = [stored_id(doc, TITLE_KEY) for doc, _ in found]
+    vectors = yield Call(lambda: stored_vectors(store, ids))
+    if vectors is None or any(i not in vectors for i in ids):
+        warn_scale_once(logger, type(store).__name__, "its stored vectors could not be read")
+        if threshold is not None:
+            kwargs = {**kwargs, "score_threshold": threshold}
+        return (yield from _relevance_search(store, query, k, kwargs))
+    cosines = vector_cosines(vector, vectors)
+    return _above([(doc, cosines[i]) for (doc, _), i in zip(found, ids)], threshold)
 
 
 def _unread(search: Any, embeddings: Any) -> str:
@@ -150,32 +158,6 @@ def _by_vector(store: VectorStore) -> Any:
     return None
 
 
-def _cosine_scored(
-    store: VectorStore,
-    query: str,
-    k: int,
-    kwargs: dict[str, Any],
-    vector: list[float],
-    found: list[tuple[Document, Any]],
-    threshold: float | None,
-) -> list[tuple[Document, float]]:
-    ids = [stored_id(doc, TITLE_KEY) for doc, _ in found]
-    vectors = stored_vectors(store, ids)
-    if vectors is None or any(i not in vectors for i in ids):
-        if threshold is not None:
-            kwargs = {**kwargs, "score_threshold": threshold}
-        return _on_store_scale(store, query, k, kwargs, "its stored vectors could not be read")
-    cosines = vector_cosines(vector, vectors)
-    return _above([(doc, cosines[i]) for (doc, _), i in zip(found, ids)], threshold)
-
-
-def _on_store_scale(
-    store: VectorStore, query: str, k: int, kwargs: dict[str, Any], why: str
-) -> list[tuple[Document, float]]:
-    warn_scale_once(logger, type(store).__name__, why)
-    return relevance_search(store, query, k, **kwargs)
-
-
 def relevance_search(
     store: VectorStore, query: str, k: int, **kwargs: Any
 ) -> list[tuple[Document, float]]:
@@ -192,31 +174,35 @@ def relevance_search(
     applied as the public method does. ``InMemoryVectorStore`` (no relevance function): its
     cosine. A store without a relevance function raises ``NotImplementedError`` with the fix.
     """
-    if isinstance(store, InMemoryVectorStore):
-        return store.similarity_search_with_score(query, k=k, **kwargs)
-    threshold = kwargs.pop("score_threshold", None)
-    try:
-        if _overrides(store, "similarity_search_with_relevance_scores"):
-            found = store.similarity_search_with_relevance_scores(query, k=k, **kwargs)
-        else:
-            found = store._similarity_search_with_relevance_scores(query, k=k, **kwargs)
-    except NotImplementedError:
-        raise _no_relevance(store) from None
-    return _above(found, threshold)
+    return run(_relevance_search(store, query, k, kwargs))
 
 
 async def arelevance_search(
     store: VectorStore, query: str, k: int, **kwargs: Any
 ) -> list[tuple[Document, float]]:
-    """Async :func:`relevance_search`."""
+    """Async :func:`relevance_search` (the store's async methods)."""
+    return await arun(_relevance_search(store, query, k, kwargs))
+
+
+def _relevance_search(
+    store: VectorStore, query: str, k: int, kwargs: dict[str, Any]
+) -> Steps[list[tuple[Document, float]]]:
+    """:func:`relevance_search`'s steps: each form calls the store's method of its own form."""
     if isinstance(store, InMemoryVectorStore):
-        return await store.asimilarity_search_with_score(query, k=k, **kwargs)
+        return (
+            yield Call(
+                lambda: store.similarity_search_with_score(query, k=k, **kwargs),
+                lambda: store.asimilarity_search_with_score(query, k=k, **kwargs),
+            )
+        )
     threshold = kwargs.pop("score_threshold", None)
+    name = "similarity_search_with_relevance_scores"
+    search = getattr(store, name if _overrides(store, name) else f"_{name}")
+    asearch = getattr(store, f"a{name}" if _overrides(store, f"a{name}") else f"_a{name}")
     try:
-        if _overrides(store, "asimilarity_search_with_relevance_scores"):
-            found = await store.asimilarity_search_with_relevance_scores(query, k=k, **kwargs)
-        else:
-            found = await store._asimilarity_search_with_relevance_scores(query, k=k, **kwargs)
+        found = yield Call(
+            lambda: search(query, k=k, **kwargs), lambda: asearch(query, k=k, **kwargs)
+        )
     except NotImplementedError:
         raise _no_relevance(store) from None
     return _above(found, threshold)

@@ -12,15 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.ingest import index_documents
-from cage_core.graphs.integrity import key_bytes, signed_text
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
+from cage_core.integrations.ingest_graphs import signed_graphs
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import GRAPH_KEY, TITLE_KEY
 from cage_core.passage import Passage
 from cage_core.passage_ids import content_ids
-from cage_core.reranker import method_graph_level
 from cage_langchain.structure import document_passages
 
 __all__ = [
@@ -102,21 +100,9 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         ]
         passages = document_passages(ordered, self.title_key, with_ids=False)
         ids = _ids(ordered, passages)
-        key = key_bytes(self.integrity_key)
-        graphs = self.graph_service.graphs(
-            passages, level=method_graph_level(self.config, self.method)
-        )
-        if self.link_index is not None:
-            index_documents(
-                self.link_index,
-                [(i, p, g, d.metadata) for i, d, p, g in zip(ids, ordered, passages, graphs)],
-            )
+        graphs = signed_graphs(self, passages, ids, metadatas)
         return [
-            Document(
-                page_content=d.page_content,
-                id=i,
-                metadata={**d.metadata, self.graph_key: signed_text(g, key)},
-            )
+            Document(page_content=d.page_content, id=i, metadata={**d.metadata, self.graph_key: g})
             for i, d, g in zip(ids, ordered, graphs)
         ]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llama_index.core.callbacks import CallbackManager
@@ -34,6 +34,7 @@ from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 
 from cage_core.expansion.index import LinkIndex
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
+from cage_llamaindex.structure import with_metadata
 
 __all__ = [
     "SAMPLED_NODES",
@@ -96,17 +97,6 @@ def document_filters(
         if conditions is not None and not {k for k, _ in conditions} & STORE_DOCUMENT_KEYS:
             return MetadataFilters(filters=[MetadataFilter(key=k, value=v) for k, v in conditions])
     return None
-
-
-def with_metadata(node: BaseNode, extra: Mapping[str, object], hidden: Sequence[str]) -> BaseNode:
-    """A copy of ``node`` whose metadata gains ``extra``, the ``hidden`` keys added to its
-    ``excluded_embed_metadata_keys`` and ``excluded_llm_metadata_keys``."""
-    copy = node.model_copy()
-    copy.metadata = {**node.metadata, **extra}
-    for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
-        keys = list(getattr(node, attr))
-        setattr(copy, attr, keys + [k for k in hidden if k not in keys])
-    return copy
 
 
 class DocumentSearch:

@@ -41,12 +41,13 @@ from cage_core.integrations.document_routing import (
     ROUTING_KEYS,
     route_for,
 )
-from cage_core.integrations.expanded_pool import DEFAULT_CITED, Call, ExpandedPool, PoolStore
+from cage_core.integrations.expanded_pool import DEFAULT_CITED, ExpandedPool, PoolStore
+from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.metadata import TITLE_KEY
 from cage_core.names.routes import DocumentRoute
-from cage_llamaindex.document_search import DocumentSearch, with_metadata
+from cage_llamaindex.document_search import DocumentSearch
 from cage_llamaindex.index_vectors import COSINE_KEY, id_cosines, index_cosines
-from cage_llamaindex.structure import adjacent_node_ids
+from cage_llamaindex.structure import adjacent_node_ids, with_metadata
 
 __all__ = [
     "CageExpansionRetriever",
@@ -255,47 +256,38 @@ class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):
         return [i for i in ids if i], neighbours
 
     def fetch(self, ids: list[str]) -> Call[Mapping[str, BaseNode]]:
-        return Call(lambda: self.nodes(ids), lambda: self.anodes(ids))
+        return Call(lambda: self.nodes(ids), lambda: arun(self._nodes(ids)))
 
     def nodes(self, ids: list[str]) -> dict[str, BaseNode]:
         """The nodes of ``ids`` from the vector store when it keeps the text, else (and for
         those it lacks) from the docstore."""
-        found: dict[str, BaseNode] = {}
-        store = self.index.vector_store
-        if store.stores_text:
-            try:
-                found = {n.node_id: n for n in store.get_nodes(node_ids=ids)}
-            except NotImplementedError:
-                logger.debug("%s has no get_nodes; reading the docstore", type(store).__name__)
-        rest = [i for i in ids if i not in found]
-        if rest:
-            found.update(
-                (n.node_id, n) for n in self.index.docstore.get_nodes(rest, raise_error=False)
-            )
-        return found
+        return run(self._nodes(ids))
 
-    async def anodes(self, ids: list[str]) -> dict[str, BaseNode]:
-        """Async :meth:`nodes`."""
+    def _nodes(self, ids: list[str]) -> Steps[dict[str, BaseNode]]:
+        """:meth:`nodes`' steps (:mod:`cage_core.integrations.steps`)."""
         found: dict[str, BaseNode] = {}
-        store = self.index.vector_store
+        store, docstore = self.index.vector_store, self.index.docstore
         if store.stores_text:
             try:
-                found = {n.node_id: n for n in await store.aget_nodes(node_ids=ids)}
+                stored = yield Call(
+                    lambda: store.get_nodes(node_ids=ids), lambda: store.aget_nodes(node_ids=ids)
+                )
+                found = {n.node_id: n for n in stored}
             except NotImplementedError:
                 logger.debug("%s has no get_nodes; reading the docstore", type(store).__name__)
         rest = [i for i in ids if i not in found]
         if rest:
-            nodes = await self.index.docstore.aget_nodes(rest, raise_error=False)
-            found.update((n.node_id, n) for n in nodes)
+            kept = yield Call(
+                lambda: docstore.get_nodes(rest, raise_error=False),
+                lambda: docstore.aget_nodes(rest, raise_error=False),
+            )
+            found.update((n.node_id, n) for n in kept)
         return found
 
     def added_scores(self, question: QueryBundle, ids: list[str]) -> Call[Mapping[str, float]]:
         """The cosines of ``ids`` for the question (:func:`~cage_llamaindex.index_vectors.
         id_cosines`; the query embedding reused; a worker thread in the async path)."""
-        return Call(
-            lambda: self.route_scores(_bundle_copy(question), ids),
-            lambda: asyncio.to_thread(self.route_scores, _bundle_copy(question), ids),
-        )
+        return Call(lambda: self.route_scores(_bundle_copy(question), ids))
 
     def route_scores(self, question: QueryBundle, ids: list[str]) -> Mapping[str, float]:
         return id_cosines(self.index, question, ids)

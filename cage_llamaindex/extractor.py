@@ -12,14 +12,12 @@ from llama_index.core.schema import BaseNode, TransformComponent
 from cage_core import CageConfig
 from cage_core.config import config_as_json
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.ingest import index_documents
-from cage_core.graphs.integrity import key_bytes, signed_text
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
+from cage_core.integrations.ingest_graphs import signed_graphs
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.metadata import GRAPH_KEY, ORDER_METADATA_KEY, TITLE_KEY
-from cage_core.reranker import method_graph_level
-from cage_llamaindex.structure import node_passages, node_successors
+from cage_llamaindex.structure import node_passages, node_successors, with_metadata
 
 __all__ = [
     "CageGraphExtractor",
@@ -125,25 +123,9 @@ class CageGraphExtractor(TransformComponent):
             offsets=[getattr(n, "start_char_idx", None) for n in nodes],
             successors=node_successors(nodes),
         )
-        ordered = []
-        for node, metadata in zip(nodes, metadatas):
-            copy = node.model_copy()
-            copy.metadata = metadata
-            ordered.append(copy)
+        ordered = [n.model_copy(update={"metadata": m}) for n, m in zip(nodes, metadatas)]
         passages = node_passages(ordered, self.title_key, with_ids=False)
-        graphs = self.graph_service.graphs(
-            passages, level=method_graph_level(self.config, self.method)
-        )
-        if self.link_index is not None:
-            index_documents(
-                self.link_index,
-                [(n.node_id, p, g, n.metadata) for n, p, g in zip(ordered, passages, graphs)],
-            )
-        key = key_bytes(self.integrity_key)
+        ids = [n.node_id for n in ordered]
+        graphs = signed_graphs(self, passages, ids, metadatas)
         hidden = (self.graph_key, ORDER_METADATA_KEY)
-        for node, copy, graph in zip(nodes, ordered, graphs):
-            copy.metadata = {**copy.metadata, self.graph_key: signed_text(graph, key)}
-            for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
-                keys = list(getattr(node, attr))
-                setattr(copy, attr, keys + [k for k in hidden if k not in keys])
-        return ordered
+        return [with_metadata(n, {self.graph_key: g}, hidden) for n, g in zip(ordered, graphs)]

@@ -9,7 +9,9 @@ and ``NEXT``, when they come from the same document) and records its character o
 <cage_core.passage.Passage.position>` (an explicit ``position`` / ``chunk_index`` metadata
 value, else the rank of ``start_char_idx`` among the list's nodes of the same document);
 :func:`adjacent_node_ids` gives the ids of a node's neighbours, which the expansion
-retriever adds. Nodes without them are each their own document.
+retriever adds. Nodes without them are each their own document. :func:`with_metadata` copies a
+node with metadata keys hidden from its embedding and LLM views (the extractor's and the
+expansion retriever's copies).
 
 Where a node has no ``start_char_idx`` (a parser that records none, or a chunk it could not
 find verbatim in its document), :class:`~cage_llamaindex.CageGraphExtractor` writes each node's
@@ -20,7 +22,7 @@ offset, so the positions are the same with and without ``start_char_idx``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, RelatedNodeInfo
 
@@ -31,6 +33,7 @@ __all__ = [
     "adjacent_node_ids",
     "node_passages",
     "node_successors",
+    "with_metadata",
 ]
 
 
@@ -80,7 +83,18 @@ def adjacent_node_ids(node: BaseNode) -> list[str]:
     a relationship that is not a single related node is ignored)."""
     out = []
     for relation in (NodeRelationship.PREVIOUS, NodeRelationship.NEXT):
-        related = node.relationships.get(relation)
-        if isinstance(related, RelatedNodeInfo) and related.node_id and related.node_id not in out:
-            out.append(related.node_id)
+        related = _related_id(node, relation)
+        if related is not None and related not in out:
+            out.append(related)
     return out
+
+
+def with_metadata(node: BaseNode, extra: Mapping[str, object], hidden: Sequence[str]) -> BaseNode:
+    """A copy of ``node`` whose metadata gains ``extra``, the ``hidden`` keys added to its
+    ``excluded_embed_metadata_keys`` and ``excluded_llm_metadata_keys``."""
+    copy = node.model_copy()
+    copy.metadata = {**node.metadata, **extra}
+    for attr in ("excluded_embed_metadata_keys", "excluded_llm_metadata_keys"):
+        keys = list(getattr(node, attr))
+        setattr(copy, attr, keys + [k for k in hidden if k not in keys])
+    return copy

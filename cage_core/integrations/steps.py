@@ -1,8 +1,9 @@
 """Steps written once, run sync or async: a generator yields the :class:`Call` s it waits on
 (a store, a retriever, a model) and receives their results; :func:`run` drives it with each
 call's sync form, :func:`arun` awaits each call's async form (a call without one runs on a
-worker thread). :class:`~cage_core.integrations.expanded_pool.ExpandedPool` is written so,
-and the two paths cannot drift apart.
+worker thread). What a call raises is raised at its ``yield``, so the steps may catch it.
+:class:`~cage_core.integrations.expanded_pool.ExpandedPool` is written so, and the two paths
+cannot drift apart.
 """
 
 from __future__ import annotations
@@ -34,7 +35,12 @@ def run(steps: Steps[T]) -> T:
     try:
         call = next(steps)
         while True:
-            call = steps.send(call.sync())
+            try:
+                value = call.sync()
+            except Exception as exc:
+                call = steps.throw(exc)
+            else:
+                call = steps.send(value)
     except StopIteration as stop:
         return stop.value
 
@@ -44,10 +50,14 @@ async def arun(steps: Steps[T]) -> T:
     try:
         call = next(steps)
         while True:
-            if call.asynchronous is None:
-                value = await asyncio.to_thread(call.sync)
+            try:
+                if call.asynchronous is None:
+                    value = await asyncio.to_thread(call.sync)
+                else:
+                    value = await call.asynchronous()
+            except Exception as exc:
+                call = steps.throw(exc)
             else:
-                value = await call.asynchronous()
-            call = steps.send(value)
+                call = steps.send(value)
     except StopIteration as stop:
         return stop.value
