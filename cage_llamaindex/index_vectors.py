@@ -34,7 +34,6 @@ docstore).
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +44,7 @@ from llama_index.core.vector_stores.simple import SimpleVectorStore
 
 from cage_core.integrations.chroma_vectors import chroma_vectors
 from cage_core.integrations.stored_cosines import vector_cosines
+from cage_core.integrations.vector_reads import faiss_vectors, instance_of
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.document_search import chroma_collection
 
@@ -84,7 +84,7 @@ def _stored(
         collection = chroma_collection(store)
         if collection is not None:
             return chroma_vectors(collection, wanted) or {}, []
-        if _is_store(store, "faiss", "FaissVectorStore"):
+        if instance_of(store, "llama_index.vector_stores.faiss", "FaissVectorStore"):
             return _faiss_vectors(index, store.client, wanted), []
         nodes = store.get_nodes(node_ids=wanted)
     except Exception as exc:
@@ -153,13 +153,6 @@ def id_cosines(
         return {}
 
 
-def _is_store(store: object, package: str, name: str) -> bool:
-    """Whether ``store`` is ``llama_index.vector_stores.{package}.{name}`` (not imported here:
-    a store of a package not loaded is not one)."""
-    cls = getattr(sys.modules.get(f"llama_index.vector_stores.{package}"), name, None)
-    return isinstance(cls, type) and isinstance(store, cls)
-
-
 def _faiss_vectors(
     index: VectorStoreIndex, faiss_index: Any, wanted: list[str]
 ) -> dict[str, np.ndarray]:
@@ -167,8 +160,4 @@ def _faiss_vectors(
     ``VectorStoreIndex`` recorded for them (``index_struct.nodes_dict``: position → node id);
     a faiss index that cannot reconstruct (IVF without a direct map) raises."""
     positions = {node_id: vid for vid, node_id in index.index_struct.nodes_dict.items()}
-    return {
-        i: np.asarray(faiss_index.reconstruct(int(positions[i])), dtype=np.float64)
-        for i in wanted
-        if i in positions
-    }
+    return faiss_vectors(faiss_index, wanted, positions.get)
