@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,20 +17,25 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from cage_core import CageConfig, CageReranker
 from cage_core.call_checks import CheckedPool
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
-from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
 from cage_core.integrations.fused_scores import rank_fusion_values
 from cage_core.integrations.pickled_state import without_private_attributes
-from cage_core.integrations.scored_rerank import scored_rerank
-from cage_core.integrations.similarity_fallback import fallback_message, warn_once
+from cage_core.integrations.rerank_call import (
+    embedded_similarities,
+    lazy_reranker,
+    ranked_items,
+    routed_pool,
+    routed_similarities,
+)
+from cage_core.integrations.similarity_fallback import warn_once
+from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.metadata import (
     GRAPH_KEY,
     RETRIEVAL_SCORE_KEY,
     TITLE_KEY,
     is_finite_score,
-    ranked_metadata,
 )
 from cage_core.names.routes import DocumentRoute
-from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
+from cage_core.reranker import DEFAULT_MAX_POOL
 from cage_core.scoring import cosine_matrix
 from cage_langchain.ids import stored_id
 from cage_langchain.store_vectors import store_embeddings, stored_vectors
@@ -155,15 +159,7 @@ class CageRerank(BaseDocumentCompressor):
     @property
     def reranker(self) -> CageReranker:
         """The core reranker (created on first use; models are shared per process)."""
-        if self._reranker is None:
-            self._reranker = configured_reranker(
-                self.config,
-                alpha=self.alpha,
-                nlp=self.spacy_model,
-                method=self.method,
-                max_pool=self.max_pool,
-            )
-        return self._reranker
+        return lazy_reranker(self)
 
     def __getstate__(self) -> dict[Any, Any]:
         return without_private_attributes(super().__getstate__())
@@ -175,35 +171,7 @@ class CageRerank(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """Rerank ``documents`` for ``query``; see the class docstring."""
-        if not documents or self.top_n == 0:
-            return []
-        pool, route = self._pool(documents, query)
-        if self.vectorstore is not None:
-            held, unheld = self._stored(documents)
-            embeddings = store_embeddings(self.vectorstore)
-            assert embeddings is not None  # checked when made
-            found, missing = self._cached(unheld)
-            new = embeddings.embed_documents(missing) if missing else []
-            q = embeddings.embed_query(pool.question)
-            cosines = self._cosines(
-                q, [d.page_content for d in documents], found, missing, new, held
-            )
-            return self._rerank(documents, pool.with_similarities(cosines), route)
-        sims, missing_scores = self._retriever_similarities(documents, pool.routed)
-        if sims is None:
-            if self.embeddings is None:
-                self.reranker.embedder  # noqa: B018 - load the model outside the measured time
-            start = time.perf_counter()
-            if self.embeddings is not None:
-                texts = [d.page_content for d in documents]
-                found, missing = self._cached(texts)
-                new = self.embeddings.embed_documents(missing) if missing else []
-                q = self.embeddings.embed_query(pool.question)
-                sims = self._cosines(q, texts, found, missing, new)
-            else:
-                sims = self.reranker.pool_similarities(pool)
-            self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
-        return self._rerank(documents, pool.with_similarities(sims), route)
+        return run(self._steps(documents, query))
 
     async def acompress_documents(
         self,
@@ -212,44 +180,32 @@ class CageRerank(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """Async :meth:`compress_documents`: embeddings are awaited, CAGE runs in a thread."""
+        return await arun(self._steps(documents, query))
+
+    def _steps(self, documents: Sequence[Document], query: str) -> Steps[list[Document]]:
+        """One call, sync or async (:mod:`cage_core.integrations.steps`): the pool converted
+        and checked once (:func:`~cage_core.integrations.rerank_call.routed_pool`), its
+        similarities (class docstring), the ranking."""
         if not documents or self.top_n == 0:
             return []
-        pool, route = self._pool(documents, query)
+        texts = [d.page_content for d in documents]
+        metadatas = [d.metadata for d in documents]
+        passages = document_passages(documents, self.title_key)
+        pool, route = routed_pool(self, query, passages, metadatas)
+        sims: np.ndarray | None
         if self.vectorstore is not None:
-            held, unheld = await asyncio.to_thread(self._stored, documents)
+            held, unheld = yield Call(lambda: self._stored(documents))
             embeddings = store_embeddings(self.vectorstore)
             assert embeddings is not None  # checked when made
-            found, missing = self._cached(unheld)
-            q, new = await asyncio.gather(
-                embeddings.aembed_query(pool.question),
-                embeddings.aembed_documents(missing) if missing else _nothing(),
-            )
-            cosines = self._cosines(
-                q, [d.page_content for d in documents], found, missing, new, held
-            )
-            return await asyncio.to_thread(
-                self._rerank, documents, pool.with_similarities(cosines), route
-            )
-        sims, missing_scores = self._retriever_similarities(documents, pool.routed)
-        if sims is None:
-            if self.embeddings is None:  # load the model outside the measured time
-                await asyncio.to_thread(lambda: self.reranker.embedder)
-            start = time.perf_counter()
-            if self.embeddings is not None:
-                texts = [d.page_content for d in documents]
-                found, missing = self._cached(texts)
-                q, new = await asyncio.gather(
-                    self.embeddings.aembed_query(pool.question), self._aembed(missing)
-                )
-                sims = self._cosines(q, texts, found, missing, new)
-            else:
-                sims = await asyncio.to_thread(self.reranker.pool_similarities, pool)
-            self._warn_fallback(missing_scores, len(documents), time.perf_counter() - start)
-        return await asyncio.to_thread(self._rerank, documents, pool.with_similarities(sims), route)
-
-    async def _aembed(self, texts: list[str]) -> list[list[float]]:
-        assert self.embeddings is not None
-        return await self.embeddings.aembed_documents(texts) if texts else []
+            sims = yield from self._embedded(embeddings, pool.question, texts, unheld, held)
+        else:
+            sims, reason = self._retriever_similarities(metadatas, pool.routed)
+            if sims is None:
+                own = self.embeddings
+                embed = None if own is None else self._embedded(own, pool.question, texts, texts)
+                sims = yield from embedded_similarities(self, logger, pool, reason, _FIX, embed)
+        scored = pool.with_similarities(sims)
+        return (yield Call(lambda: self._rerank(documents, scored, route)))
 
     # -- similarities -------------------------------------------------------------------
     def _stored(self, documents: Sequence[Document]) -> tuple[dict[int, np.ndarray], list[str]]:
@@ -264,18 +220,15 @@ class CageRerank(BaseDocumentCompressor):
         return held, [d.page_content for n, d in enumerate(documents) if n not in held]
 
     def _retriever_similarities(
-        self, documents: Sequence[Document], routed: bool = False
+        self, metadatas: list[dict[str, Any]], routed: bool = False
     ) -> tuple[np.ndarray | None, str]:
         """The retriever's scores (of a ``routed`` pool: its ``cage_route_score``), or ``None``
         and why there are none (``""``: not asked for)."""
         if self.score_key is None:
             return None, ""
         if routed:
-            sims = route_similarities([d.metadata for d in documents])
-            if sims is None:
-                return None, "the routed documents came without cage_route_score"
-            return sims, ""
-        values = [d.metadata.get(self.score_key) for d in documents]
+            return routed_similarities(metadatas, "documents")
+        values = [m.get(self.score_key) for m in metadatas]
         bad = sum(not is_finite_score(v) for v in values)
         if not bad:
             sims = np.asarray([float(v) for v in values], dtype=np.float64)  # type: ignore[arg-type]
@@ -295,23 +248,6 @@ class CageRerank(BaseDocumentCompressor):
             f"similarity)"
         )
 
-    def _warn_fallback(self, reason: str, count: int, seconds: float) -> None:
-        if reason:
-            warn_once(
-                self,
-                logger,
-                fallback_message(
-                    "CageRerank",
-                    reason,
-                    count,
-                    seconds,
-                    "Pass CageRerank(vectorstore=store) (the store the documents come from: its "
-                    "stored vectors give the similarities, also behind a hybrid retriever), or "
-                    "retrieve with ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of "
-                    "store.as_retriever(), or set score_key=None to embed on purpose.",
-                ),
-            )
-
     @property
     def embedding_cache(self) -> EmbeddingCache:
         """Document embeddings by content hash (``embeddings`` only)."""
@@ -319,77 +255,74 @@ class CageRerank(BaseDocumentCompressor):
             self._embedding_cache = EmbeddingCache(EMBEDDING_CACHE_SIZE)
         return self._embedding_cache
 
-    def _cached(self, texts: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
-        """The cached embeddings among the distinct ``texts``, and the texts still to embed."""
-        key_of = {text: embedding_key(text, None) for text in texts}
+    def _embedded(
+        self,
+        embeddings: Embeddings,
+        question: str,
+        texts: list[str],
+        unheld: list[str],
+        held: dict[int, np.ndarray] | None = None,
+    ) -> Steps[np.ndarray]:
+        """The cosine of ``question`` with each of ``texts``: its ``held`` (stored) vector by
+        position, else its embedding by ``embeddings`` (each distinct text of ``unheld`` once,
+        cached by content hash); the question and the missing texts are embedded together."""
+        key_of = {text: embedding_key(text, None) for text in unheld}
         cached = self.embedding_cache.get_many(list(key_of.values()))
         found = {text: cached[key] for text, key in key_of.items() if key in cached}
-        return found, [text for text in key_of if text not in found]
-
-    def _cosines(
-        self,
-        query_vector: Sequence[float],
-        texts: list[str],
-        found: dict[str, np.ndarray],
-        missing: list[str],
-        new_vectors: Sequence[Sequence[float]],
-        held: dict[int, np.ndarray] | None = None,
-    ) -> np.ndarray:
-        """The cosine of the query with each of ``texts``: its ``held`` (stored) vector by
-        position, else its embedding (``found``, or ``new_vectors`` of the ``missing``, cached)."""
-        if len(new_vectors) != len(missing):
-            raise ValueError(
-                f"embeddings returned {len(new_vectors)} vectors for {len(missing)} texts"
-            )
-        for text, vector in zip(missing, new_vectors):
+        missing = [text for text in key_of if text not in found]
+        new, q = yield Call(
+            lambda: (
+                embeddings.embed_documents(missing) if missing else [],
+                embeddings.embed_query(question),
+            ),
+            lambda: _gathered(embeddings, question, missing),
+        )
+        if len(new) != len(missing):
+            raise ValueError(f"embeddings returned {len(new)} vectors for {len(missing)} texts")
+        for text, vector in zip(missing, new):
             found[text] = np.asarray(vector, dtype=np.float64)
             self.embedding_cache.put(embedding_key(text, None), found[text])
         held = held or {}
         rows = [held[n] if n in held else found[t] for n, t in enumerate(texts)]
-        return cosine_matrix(np.asarray([query_vector], dtype=np.float64), np.stack(rows))[0]
+        return cosine_matrix(np.asarray([q], dtype=np.float64), np.stack(rows))[0]
 
     # -- ranking ------------------------------------------------------------------------
-    def _pool(
-        self, documents: Sequence[Document], query: str
-    ) -> tuple[CheckedPool, DocumentRoute | None]:
-        """The call's pool, converted and checked once: the documents' passages
-        (:func:`~cage_langchain.structure.document_passages`) and the route they carry for
-        ``query`` (:func:`~cage_core.integrations.document_routing.pool_route`), which the pool
-        holds as its question and named passages; the route itself names the documents in
-        the output's metadata."""
-        route = pool_route([d.metadata for d in documents], query)
-        passages = document_passages(documents, self.title_key)
-        return self.reranker.checked_pool(query, passages, route=route), route
-
     def _rerank(
         self, documents: Sequence[Document], pool: CheckedPool, route: DocumentRoute | None
     ) -> list[Document]:
-        reranker = self.reranker
-        graphs = reranker.graph_service.stored(
-            [d.metadata.get(self.graph_key) for d in documents],
-            pool.passages,
-            integrity_key=self.integrity_key,
-        )
-        out = []
-        for r, score in scored_rerank(reranker, pool, self.top_n, graphs):
-            metadata = ranked_metadata(documents[r.index].metadata, r, score)
-            if route:
-                metadata = named_metadata(metadata, pool.passages[r.index].doc_id, route)
-            out.append(
-                Document(
-                    page_content=documents[r.index].page_content,
-                    metadata=metadata,
-                    id=documents[r.index].id,
-                )
+        items = ranked_items(self, pool, [d.metadata for d in documents], route)
+        return [
+            Document(
+                page_content=documents[i.index].page_content,
+                metadata=i.metadata,
+                id=documents[i.index].id,
             )
-        return out
+            for i in items
+        ]
 
 
+_FIX = (
+    "Pass CageRerank(vectorstore=store) (the store the documents come from: its stored vectors "
+    "give the similarities, also behind a hybrid retriever), or retrieve with "
+    "ScoredVectorStoreRetriever(vectorstore=store, k=...) instead of store.as_retriever(), or "
+    "set score_key=None to embed on purpose."
+)
 _UNREAD = (
     "CageRerank: {}'s stored vectors are not read, so its embeddings embed every passage (the "
     "slow path); the stores whose vectors are read: InMemoryVectorStore, Chroma, FAISS, Qdrant "
     "(warned once per CageRerank)"
 )
+
+
+async def _gathered(
+    embeddings: Embeddings, question: str, missing: list[str]
+) -> tuple[list[list[float]], list[float]]:
+    """The embeddings of the ``missing`` texts and of the ``question``, awaited together."""
+    q, new = await asyncio.gather(
+        embeddings.aembed_query(question),
+        embeddings.aembed_documents(missing) if missing else _nothing(),
+    )
+    return new, q
 
 
 async def _nothing() -> list[list[float]]:

@@ -22,7 +22,6 @@ only when its module is already imported, so nothing heavy is imported here.
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 import weakref
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from cage_core.integrations.chroma_vectors import chroma_vectors
+from cage_core.integrations.vector_reads import faiss_vectors, instance_of
 
 __all__ = [
     "instance_of",
@@ -42,12 +42,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-
-def instance_of(obj: object, module: str, name: str) -> bool:
-    """``isinstance(obj, module.name)`` if that module is already imported, else ``False``."""
-    cls = getattr(sys.modules.get(module), name, None)
-    return isinstance(cls, type) and isinstance(obj, cls)
 
 
 def reads_vectors(store: VectorStore) -> bool:
@@ -93,12 +87,7 @@ def stored_vectors(store: VectorStore, ids: Sequence[str]) -> dict[str, np.ndarr
 
 def _faiss_vectors(store: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
     mapping: dict[int, str] = store.index_to_docstore_id
-    out = {}
-    for i in dict.fromkeys(ids):
-        position = _faiss_position(store, mapping, i)
-        if position is not None:
-            out[i] = np.asarray(store.index.reconstruct(position), dtype=np.float64)
-    return out
+    return faiss_vectors(store.index, ids, lambda i: _faiss_position(store, mapping, i))
 
 
 def _faiss_position(store: Any, mapping: dict[int, str], doc_id: str) -> int | None:

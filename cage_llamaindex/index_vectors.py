@@ -19,8 +19,10 @@ brought it, and :func:`id_cosines` for node ids: the query's vector is the bundl
 (set by the index's retriever) or the index's ``embed_model`` embeds the question; each node's
 vector is, in order, the one the store holds (:func:`index_vectors`: ``SimpleVectorStore``:
 ``data.embedding_dict``; Chroma: :func:`~cage_core.integrations.chroma_vectors.chroma_vectors`;
-FAISS: the faiss index's ``reconstruct`` at the node's position; any other store, Qdrant
-among them: its ``get_nodes`` when they carry embeddings), the node's own ``embedding``, else
+FAISS: the faiss index's ``reconstruct`` at the node's position, as the index's
+``nodes_dict`` records it (:func:`~cage_core.integrations.vector_reads.faiss_vectors`; an IVF
+index without a direct map cannot reconstruct and gives none); any other store, Qdrant among
+them: its ``get_nodes`` when they carry embeddings), the node's own ``embedding``, else
 the index's ``embed_model`` embeds the node's text as the index embedded it
 (``MetadataMode.EMBED``), so only nodes without a vector are embedded; :func:`id_cosines`
 scores only ids the store holds (a node deleted from the store is not scored from the
@@ -34,7 +36,6 @@ docstore).
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +46,7 @@ from llama_index.core.vector_stores.simple import SimpleVectorStore
 
 from cage_core.integrations.chroma_vectors import chroma_vectors
 from cage_core.integrations.stored_cosines import vector_cosines
+from cage_core.integrations.vector_reads import faiss_vectors, instance_of
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.document_search import chroma_collection
 
@@ -84,8 +86,10 @@ def _stored(
         collection = chroma_collection(store)
         if collection is not None:
             return chroma_vectors(collection, wanted) or {}, []
-        if _is_store(store, "faiss", "FaissVectorStore"):
-            return _faiss_vectors(index, store.client, wanted), []
+        if instance_of(store, "llama_index.vector_stores.faiss", "FaissVectorStore"):
+            nodes_dict = index.index_struct.nodes_dict  # position → node id
+            positions = {node_id: vid for vid, node_id in nodes_dict.items()}
+            return faiss_vectors(store.client, wanted, positions.get), []
         nodes = store.get_nodes(node_ids=wanted)
     except Exception as exc:
         logger.debug("%s: could not read the stored vectors (%s)", type(store).__name__, exc)
@@ -151,24 +155,3 @@ def id_cosines(
     except Exception as exc:
         logger.debug("the index could not score the nodes (%s)", exc)
         return {}
-
-
-def _is_store(store: object, package: str, name: str) -> bool:
-    """Whether ``store`` is ``llama_index.vector_stores.{package}.{name}`` (not imported here:
-    a store of a package not loaded is not one)."""
-    cls = getattr(sys.modules.get(f"llama_index.vector_stores.{package}"), name, None)
-    return isinstance(cls, type) and isinstance(store, cls)
-
-
-def _faiss_vectors(
-    index: VectorStoreIndex, faiss_index: Any, wanted: list[str]
-) -> dict[str, np.ndarray]:
-    """The vectors of the ``wanted`` node ids from a faiss index, at the positions the
-    ``VectorStoreIndex`` recorded for them (``index_struct.nodes_dict``: position → node id);
-    a faiss index that cannot reconstruct (IVF without a direct map) raises."""
-    positions = {node_id: vid for vid, node_id in index.index_struct.nodes_dict.items()}
-    return {
-        i: np.asarray(faiss_index.reconstruct(int(positions[i])), dtype=np.float64)
-        for i in wanted
-        if i in positions
-    }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from typing import Any, Literal
 
 import numpy as np
@@ -18,25 +17,21 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import config_as_json
-from cage_core.integrations.document_routing import (
-    ROUTING_KEYS,
-    named_metadata,
-    pool_route,
-    route_similarities,
-)
+from cage_core.integrations.document_routing import ROUTING_KEYS
 from cage_core.integrations.fused_scores import rank_fusion_values
 from cage_core.integrations.pickled_state import without_private_attributes
-from cage_core.integrations.scored_rerank import scored_rerank
-from cage_core.integrations.similarity_fallback import fallback_message, warn_once
-from cage_core.metadata import (
-    GRAPH_KEY,
-    RANKED_KEYS,
-    TITLE_KEY,
-    is_finite_score,
-    ranked_metadata,
+from cage_core.integrations.rerank_call import (
+    embedded_similarities,
+    lazy_reranker,
+    ranked_items,
+    routed_pool,
+    routed_similarities,
 )
+from cage_core.integrations.similarity_fallback import warn_once
+from cage_core.integrations.steps import run
+from cage_core.metadata import GRAPH_KEY, RANKED_KEYS, TITLE_KEY, is_finite_score
 from cage_core.names.routes import DocumentRoute
-from cage_core.reranker import DEFAULT_MAX_POOL, configured_reranker
+from cage_core.reranker import DEFAULT_MAX_POOL
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.index_vectors import COSINE_KEY, index_cosines
 from cage_llamaindex.structure import node_passages
@@ -183,15 +178,7 @@ class CageRerank(BaseNodePostprocessor):
     @property
     def reranker(self) -> CageReranker:
         """The core reranker (created on first use; models are shared per process)."""
-        if self._reranker is None:
-            self._reranker = configured_reranker(
-                self.config,
-                alpha=self.alpha,
-                nlp=self.spacy_model,
-                method=self.method,
-                max_pool=self.max_pool,
-            )
-        return self._reranker
+        return lazy_reranker(self)
 
     def __getstate__(self) -> dict[Any, Any]:
         return without_private_attributes(super().__getstate__())
@@ -217,12 +204,9 @@ class CageRerank(BaseNodePostprocessor):
     def _reranked(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle
     ) -> list[NodeWithScore]:
-        route = pool_route([n.node.metadata for n in nodes], query_bundle.query_str)
-        pool = self.reranker.checked_pool(
-            query_bundle.query_str,
-            node_passages([n.node for n in nodes], self.title_key),
-            route=route,
-        )
+        metadatas = [n.node.metadata for n in nodes]
+        passages = node_passages([n.node for n in nodes], self.title_key)
+        pool, route = routed_pool(self, query_bundle.query_str, passages, metadatas)
         sims: np.ndarray | None
         if self.index is not None and self.similarity_source == "auto":
             sims, _ = index_cosines(
@@ -232,25 +216,7 @@ class CageRerank(BaseNodePostprocessor):
         else:
             sims, missing = self._similarities(nodes, query_bundle, pool.routed)
         if sims is None:
-            reranker = self.reranker
-            reranker.embedder  # noqa: B018 - load the model outside the measured time
-            start = time.perf_counter()
-            sims = reranker.pool_similarities(pool)
-            if missing:
-                warn_once(
-                    self,
-                    logger,
-                    fallback_message(
-                        "CageRerank",
-                        missing,
-                        len(nodes),
-                        time.perf_counter() - start,
-                        "Pass CageRerank(index=index) (the index the nodes come from: its stored "
-                        "vectors give the similarities, also behind QueryFusionRetriever), use a "
-                        "retriever that scores its nodes (a VectorStoreIndex retriever does), "
-                        'or pass similarity_source="embed" to embed on purpose.',
-                    ),
-                )
+            sims = run(embedded_similarities(self, logger, pool, missing, _FIX))
         pool = pool.with_similarities(sims)
         with self.callback_manager.event(
             CBEventType.RERANKING,
@@ -261,35 +227,27 @@ class CageRerank(BaseNodePostprocessor):
                 EventPayload.TOP_K: self.top_n,
             },
         ) as event:
-            reranker = self.reranker
-            graphs = reranker.graph_service.stored(
-                [n.node.metadata.get(self.graph_key) for n in nodes],
-                pool.passages,
-                integrity_key=self.integrity_key,
-            )
-            out = [
-                self._ranked_node(nodes[r.index], r, score, route, pool.passages[r.index].doc_id)
-                for r, score in scored_rerank(reranker, pool, self.top_n, graphs)
-            ]
+            items = ranked_items(self, pool, metadatas, route)
+            out = [self._ranked_node(nodes[i.index], i.metadata, i.score, route) for i in items]
             event.on_end(payload={EventPayload.NODES: out})
         return out
 
     def _ranked_node(
         self,
         original: NodeWithScore,
-        ranked: Any,
+        metadata: dict[str, Any],
         score: float,
         route: DocumentRoute | None = None,
-        doc_id: str | None = None,
     ) -> NodeWithScore:
+        """A copy of ``original`` with ``metadata`` (:func:`~cage_core.integrations.
+        rerank_call.ranked_items`), the retriever's score with ``keep_retrieval_score``, all of
+        it excluded from embedding and LLM prompts, and ``score``."""
         node = original.node.model_copy()
-        metadata = ranked_metadata(original.node.metadata, ranked, score)
         excluded = list(RANKED_KEYS)
         if route:
-            metadata = named_metadata(metadata, doc_id, route)
             excluded += [k for k in ROUTING_KEYS if k in metadata]
         if self.keep_retrieval_score:
-            metadata["retrieval_score"] = original.score
+            metadata = {**metadata, "retrieval_score": original.score}
             excluded.append("retrieval_score")
         node.metadata = metadata
         node.excluded_embed_metadata_keys = _with(
@@ -308,11 +266,7 @@ class CageRerank(BaseNodePostprocessor):
         if routed:
             if source == "embed":
                 return None, ""
-            sims = route_similarities([n.node.metadata for n in nodes])
-            return (
-                sims,
-                "" if sims is not None else "the routed nodes came without cage_route_score",
-            )
+            return routed_similarities([n.node.metadata for n in nodes], "nodes")
         have_embeddings = bundle.embedding is not None and all(
             n.node.embedding is not None for n in nodes
         )
@@ -346,6 +300,13 @@ class CageRerank(BaseNodePostprocessor):
             f"{unscored} of {len(nodes)} nodes have no retriever score (None or NaN)"
             + ("" if source == "score" else " and the nodes carry no embeddings")
         )
+
+
+_FIX = (
+    "Pass CageRerank(index=index) (the index the nodes come from: its stored vectors give the "
+    "similarities, also behind QueryFusionRetriever), use a retriever that scores its nodes (a "
+    'VectorStoreIndex retriever does), or pass similarity_source="embed" to embed on purpose.'
+)
 
 
 def _ascending(scores: np.ndarray) -> bool:

@@ -1,0 +1,165 @@
+"""The steps of one rerank call that both framework wrappers take the same way
+(:class:`cage_langchain.CageRerank` and :class:`cage_llamaindex.CageRerank`).
+
+Each wrapper turns its framework's objects into passages and chooses where the similarities
+come from; the rest is here, once: the core reranker built from the wrapper's settings on
+first use (:func:`lazy_reranker`), the pool checked once with the route it carries for the
+query (:func:`routed_pool`), the similarities of a routed pool (:func:`routed_similarities`),
+the pool embedded when no similarity was given, timed and warned about once
+(:func:`embedded_similarities`), and the ranked results with the metadata each returned
+document or node carries (:func:`ranked_items`). :func:`embedded_similarities` is a
+generator of :mod:`cage_core.integrations.steps`, so one implementation serves a wrapper's
+sync and async calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from cage_core.call_checks import CheckedPool
+from cage_core.config import CageConfig
+from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
+from cage_core.integrations.scored_rerank import scored_rerank
+from cage_core.integrations.similarity_fallback import fallback_message, warn_once
+from cage_core.integrations.steps import Call, Steps
+from cage_core.metadata import ranked_metadata
+from cage_core.names.routes import DocumentRoute
+from cage_core.passage import PassageLike
+from cage_core.reranker import CageReranker, configured_reranker
+
+__all__ = [
+    "RankedItem",
+    "RerankSettings",
+    "embedded_similarities",
+    "lazy_reranker",
+    "ranked_items",
+    "routed_pool",
+    "routed_similarities",
+]
+
+
+class RerankSettings(Protocol):
+    """The settings both wrappers share, where they keep their core reranker (a private
+    attribute: it pickles as ``None``,
+    :func:`~cage_core.integrations.pickled_state.without_private_attributes`), and whether
+    they have warned of the fallback (:mod:`cage_core.integrations.similarity_fallback`)."""
+
+    _reranker: CageReranker | None
+    _warned_fallback: bool
+    config: CageConfig
+    alpha: float | None
+    spacy_model: str | None
+    method: str
+    max_pool: int | None
+    top_n: int | None
+    graph_key: str
+    integrity_key: Any
+
+
+def lazy_reranker(owner: RerankSettings) -> CageReranker:
+    """``owner``'s core reranker, created on first use (:func:`~cage_core.reranker.
+    configured_reranker`: ``alpha`` overrides ``config.alpha`` when set; models are shared
+    per process)."""
+    if owner._reranker is None:
+        owner._reranker = configured_reranker(
+            owner.config,
+            alpha=owner.alpha,
+            nlp=owner.spacy_model,
+            method=owner.method,
+            max_pool=owner.max_pool,
+        )
+    return owner._reranker
+
+
+def routed_pool(
+    owner: RerankSettings,
+    query: str,
+    passages: Sequence[PassageLike],
+    metadatas: Sequence[Mapping[str, Any]],
+) -> tuple[CheckedPool, DocumentRoute | None]:
+    """The call's pool, converted and checked once, and the route its ``metadatas`` carry for
+    ``query`` (:func:`~cage_core.integrations.document_routing.pool_route`), which the pool
+    holds as its question and named passages; the route itself names the documents in the
+    output's metadata (:func:`ranked_items`)."""
+    route = pool_route(metadatas, query)
+    return lazy_reranker(owner).checked_pool(query, passages, route=route), route
+
+
+def routed_similarities(
+    metadatas: Sequence[Mapping[str, Any]], items: str
+) -> tuple[np.ndarray | None, str]:
+    """A routed pool's similarities, its ``cage_route_score`` values, or ``None`` and why
+    (``items``: what the wrapper calls its passages, ``"documents"`` or ``"nodes"``)."""
+    sims = route_similarities(metadatas)
+    return sims, "" if sims is not None else f"the routed {items} came without cage_route_score"
+
+
+def embedded_similarities(
+    owner: RerankSettings,
+    logger: logging.Logger,
+    pool: CheckedPool,
+    reason: str,
+    fix: str,
+    embed: Steps[np.ndarray] | None = None,
+) -> Steps[np.ndarray]:
+    """The similarities of ``pool`` embedded: by ``embed`` (the caller's own embeddings), else
+    by the reranker's model (loaded first, outside the measured time). With a ``reason`` (why
+    no similarity was given; ``""``: embedding was asked for), the first call of ``owner``
+    logs the fallback warning with the measured cost and ``fix``
+    (:mod:`cage_core.integrations.similarity_fallback`)."""
+    reranker = lazy_reranker(owner)
+    if embed is None:
+        yield Call(lambda: reranker.embedder)
+    start = time.perf_counter()
+    if embed is None:
+        sims = yield Call(lambda: reranker.pool_similarities(pool))
+    else:
+        sims = yield from embed
+    if reason:
+        seconds = time.perf_counter() - start
+        message = fallback_message("CageRerank", reason, len(pool.passages), seconds, fix)
+        warn_once(owner, logger, message)
+    return sims
+
+
+@dataclass(frozen=True)
+class RankedItem:
+    """One ranked result of a call: the position of its document or node in the caller's
+    pool, the copy of its metadata with the scores (:func:`~cage_core.metadata.
+    ranked_metadata`) and, in a routed pool, why it is there (:func:`~cage_core.integrations.
+    document_routing.named_metadata`), and its 0–1 score."""
+
+    index: int
+    metadata: dict[str, Any]
+    score: float
+
+
+def ranked_items(
+    owner: RerankSettings,
+    pool: CheckedPool,
+    metadatas: Sequence[dict[str, Any]],
+    route: DocumentRoute | None,
+) -> list[RankedItem]:
+    """The ``owner.top_n`` best of ``pool`` (:func:`~cage_core.integrations.scored_rerank.
+    scored_rerank`), ranked with the graphs stored under ``metadatas[i][owner.graph_key]``
+    that are usable (built from that very passage, valid under ``owner.integrity_key`` when
+    given)."""
+    reranker = lazy_reranker(owner)
+    graphs = reranker.graph_service.stored(
+        [m.get(owner.graph_key) for m in metadatas],
+        pool.passages,
+        integrity_key=owner.integrity_key,
+    )
+    out = []
+    for r, score in scored_rerank(reranker, pool, owner.top_n, graphs):
+        metadata = ranked_metadata(metadatas[r.index], r, score)
+        if route:
+            metadata = named_metadata(metadata, pool.passages[r.index].doc_id, route)
+        out.append(RankedItem(r.index, metadata, score))
+    return out
