@@ -125,16 +125,22 @@ def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> Lin
 
 
 def entry_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
-    """Entry rows ``WHERE …`` by ``pid``; a row holding a value past ``MAX_VALUE_BYTES`` as
-    ``(pid, None, None, None, None)`` (read by ``pid``, which SQLite reads without the
-    values)."""
+    """Entry rows ``WHERE …`` by ``pid`` (:func:`_bounded_rows`)."""
+    return _bounded_rows(conn, "entries", "pid", ENTRY_COLUMNS, where, parameters)
+
+
+def _bounded_rows(
+    conn: sqlite3.Connection, table: str, rowid: str, columns: str, where: str, parameters: tuple
+) -> list[tuple]:
+    """``SELECT columns FROM table where``; a row holding a value past ``MAX_VALUE_BYTES`` as
+    ``(rowid, None, None, None, None)``: when one is met, the row ids are read without the
+    values, then the rows a batch at a time."""
     try:
-        sql = f"SELECT {ENTRY_COLUMNS} FROM entries {where}"
-        return conn.execute(sql, parameters).fetchall()
+        return conn.execute(f"SELECT {columns} FROM {table} {where}", parameters).fetchall()
     except sqlite3.DataError:
         pass
-    pids = [pid for (pid,) in conn.execute(f"SELECT pid FROM entries {where}", parameters)]
-    return _with_oversized(conn, f"SELECT {ENTRY_COLUMNS} FROM entries WHERE pid IN", pids)
+    ids = [i for (i,) in conn.execute(f"SELECT {rowid} FROM {table} {where}", parameters)]
+    return _with_oversized(conn, f"SELECT {columns} FROM {table} WHERE {rowid} IN", ids)
 
 
 def _with_oversized(conn: sqlite3.Connection, sql: str, ids: list[int]) -> list[tuple]:
@@ -183,20 +189,10 @@ def has_document_tables(conn: sqlite3.Connection) -> bool:
 
 
 def record_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
-    """Record rows ``WHERE …`` (none without the document tables); a row holding a value past
-    ``MAX_VALUE_BYTES`` as ``(rowid, None, None, None, None)`` (SQLite reads the rowids
-    without the values)."""
+    """Record rows ``WHERE …`` (:func:`_bounded_rows`; none without the document tables)."""
     if not has_document_tables(conn):
         return []
-    try:
-        sql = f"SELECT {RECORD_COLUMNS} FROM documents WHERE {where}"
-        return conn.execute(sql, parameters).fetchall()
-    except sqlite3.DataError:
-        pass
-    ids = [
-        rowid for (rowid,) in conn.execute(f"SELECT rowid FROM documents WHERE {where}", parameters)
-    ]
-    return _with_oversized(conn, f"SELECT {RECORD_COLUMNS} FROM documents WHERE rowid IN", ids)
+    return _bounded_rows(conn, "documents", "rowid", RECORD_COLUMNS, f"WHERE {where}", parameters)
 
 
 def document_rows(
