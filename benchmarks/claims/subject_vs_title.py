@@ -3,7 +3,7 @@
     python benchmarks/claims/subject_vs_title.py [--data DIR] [--graph-store FILE] [--examples N]
 
 For each DEV file (HotpotQA, 2Wiki, MuSiQue), every distinct passage loses its title and gets
-:func:`cage_core.ranking.subjects.derive_subject` from its text and light graph. Printed: how
+:func:`cage_core.names.subjects.derive_subject` from its text and light graph. Printed: how
 many subjects come from each rule, the share equal to the real title and the share that
 contains it or is contained in it (both compared as :func:`cage_core.ranking.links.bare_title` in
 whole words: lower case, trailing parenthetical dropped, punctuation ignored), and a few

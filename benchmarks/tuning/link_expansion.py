@@ -14,7 +14,7 @@ Per DEV file (HotpotQA, 2Wiki, MuSiQue), with titles and without (``Passage(titl
   it, given the cosine similarities and the graphs (nothing re-embedded or re-parsed).
 
 Without titles, a second rerank gives each passage its derived subject
-(:func:`cage_core.ranking.subjects.passage_subject`) as title — what bridge coherence would
+(:func:`cage_core.names.subjects.passage_subject`) as title — what bridge coherence would
 gain from subjects; retrieval, graphs and expansions are those of the untitled passages.
 
 Defaults are chosen by 5-fold cross-validation over questions pooled across the three files

@@ -31,7 +31,7 @@ the driver writes a batch's entries only once it arrives whole.)
 A row's passage id is its ``id`` column when that is a non-empty string, else its 0-based
 position in the input as a string (:func:`cage_core.expansion.ingest.row_id`); its other columns
 are the metadata a subject is read from when it has no title
-(:data:`cage_core.ranking.subjects.SUBJECT_METADATA_KEYS`).
+(:data:`cage_core.names.subjects.SUBJECT_METADATA_KEYS`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ link to a passage at an earlier rank e < r, of one of three kinds
     case-insensitive, qualifier such as "(1945 film)" dropped:
     :func:`~cage_core.ranking.links.title_mention_pairs`), else 0 — a title mention beats any
     entity overlap: kind ``"title"``. When the ranking linked passages without a title by
-    their derived subject (``PoolLinks.link_names``, :mod:`cage_core.ranking.subjects`), the
+    their derived subject (``PoolLinks.link_names``, :mod:`cage_core.names.subjects`), the
     names are those subjects, matched as the ranking matched them;
   * ``E`` = the summed pool-IDF weight of the named entities the two share and the query
     does not name — ``E_re`` of :func:`~cage_core.ranking.links.shared_entity_links`, over

@@ -1,7 +1,7 @@
 """The default coherence on a pool where no passage has a title.
 
 The evidence chain (:mod:`cage_core.ranking.chain`) hops along given titles; a derived subject
-(:mod:`cage_core.ranking.subjects`) is too unsure a name for the chain's large title gain (on
+(:mod:`cage_core.names.subjects`) is too unsure a name for the chain's large title gain (on
 DEV open retrieval without titles, chaining on derived subjects cost HotpotQA Recall@5 .10).
 Such a pool keeps the core of the most relevant passages, with changes that use the subjects
 only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.ranking.kinds.bridge`),
@@ -95,8 +95,8 @@ def subject_forms(
     rules: frozenset[str] = STRING_RULES,
 ) -> list[tuple[str, ...]]:
     """The names each passage goes by: its subject alone, or with ``aliases`` also the
-    subject's :func:`~cage_core.ranking.subjects.subject_aliases` and the other names its
-    opening gives it (:func:`~cage_core.ranking.subjects.also_known_as`; rule
+    subject's :func:`~cage_core.names.subjects.subject_aliases` and the other names its
+    opening gives it (:func:`~cage_core.names.subjects.also_known_as`; rule
     ``also_known_as`` of ``rules``). A passage without a subject goes by none."""
     if len(texts) != len(subjects):
         raise ValueError(f"got {len(subjects)} subjects for {len(texts)} texts")

@@ -101,8 +101,8 @@ def test_cage_bench_times_pools_the_relevance_gate_does_not_keep_in_relevance_or
     those subjects are names (even for a query that names none of them)."""
     from cage_core import CageConfig, Passage
     from cage_core.cli.bench import bench_pools, demo_corpus
+    from cage_core.names.subjects import derive_subject
     from cage_core.ranking.relevance_gate import few_subjects, subjects_are_names
-    from cage_core.ranking.subjects import derive_subject
     from cage_core.ranking.untitled_core import untitled_subject
 
     _, corpus = demo_corpus()

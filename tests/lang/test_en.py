@@ -12,7 +12,7 @@ from cage_core.lang.en import (
     STRING_RULES,
     shortened_names,
 )
-from cage_core.ranking.subjects import derive_subject, first_sentence_subject, subject_aliases
+from cage_core.names.subjects import derive_subject, first_sentence_subject, subject_aliases
 from cage_core.ranking.untitled_core import subject_forms
 
 

@@ -43,8 +43,9 @@ def test_a_two_character_name_may_link_but_is_never_looked_for_in_a_text():
 
 def test_the_former_names_are_the_same_objects():
     from cage_core.expansion.index import link_name as index_link_name
+    from cage_core.names.may_link import MIN_MAY_LINK_CHARS as MIN_CHARS
+    from cage_core.names.may_link import may_link as is_link_name
     from cage_core.ranking.document_links import link_name_words
-    from cage_core.ranking.link_names import MIN_CHARS, is_link_name
     from cage_core.ranking.links import MIN_TITLE_CHARS, link_name
 
     assert link_name is index_link_name is normal_name and link_name_words is normal_text

@@ -6,6 +6,7 @@ import pytest
 from cage_core import CageConfig, CageReranker, Passage
 from cage_core.expansion.index import LinkEntry, LinkIndex
 from cage_core.methods.cage import score_pool
+from cage_core.names.may_link import may_link as is_link_name
 from cage_core.passage import Via
 from cage_core.ranking.document_links import (
     SIBLING_LINK,
@@ -20,7 +21,6 @@ from cage_core.ranking.document_links import (
     has_document_structure,
     subject_texts,
 )
-from cage_core.ranking.link_names import is_link_name
 from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.scoring import ranking, standardize
 from tests.graphs import entity_graph

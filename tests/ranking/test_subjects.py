@@ -4,7 +4,7 @@ import pytest
 from graphs import entity_graph
 
 from cage_core import Passage
-from cage_core.ranking.subjects import (
+from cage_core.names.subjects import (
     MAX_SUBJECT_CHARS,
     Subject,
     also_known_as,

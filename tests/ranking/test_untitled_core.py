@@ -6,9 +6,9 @@ import pytest
 from cage_core import CageConfig, Passage
 from cage_core.config import ChainConfig, UntitledConfig
 from cage_core.methods.cage import score_pool
+from cage_core.names.subjects import Subject, subject_aliases
 from cage_core.passage import Via
 from cage_core.ranking.explanation import evidence_chain
-from cage_core.ranking.subjects import Subject, subject_aliases
 from cage_core.ranking.untitled_core import (
     SubjectLinks,
     query_named_subjects,

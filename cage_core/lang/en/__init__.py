@@ -1,5 +1,5 @@
 """English language data: the word lists, the named string rules and the name shortening
-that subjects (:mod:`cage_core.ranking.subjects`), the link index
+that subjects (:mod:`cage_core.names.subjects`), the link index
 (:mod:`cage_core.expansion.index`), pronoun resolution (:mod:`cage_core.graphs.pronouns`), the
 graph builder (:mod:`cage_core.graphs.builder`) and pool BM25 (:mod:`cage_core.ranking.pool_bm25`) read.
 

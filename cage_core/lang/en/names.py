@@ -81,7 +81,7 @@ RANKING_ALIASES = AliasStyle(
     letters_only=True,
     partial=True,
 )
-"""How subjects are shortened for ranking (:func:`~cage_core.ranking.subjects.subject_aliases`)."""
+"""How subjects are shortened for ranking (:func:`~cage_core.names.subjects.subject_aliases`)."""
 EXPANSION_ALIASES = AliasStyle(
     HONORIFICS | SAINT_TITLES,
     every_title=False,
@@ -141,4 +141,4 @@ unlike until upon we what when where whereas whether which while who with within
 yet additionally finally meanwhile similarly consequently specifically notably
 """.split()
 )
-"""Lower-cased words that are never a name on their own (:mod:`cage_core.ranking.link_names`)."""
+"""Lower-cased words that are never a name on their own (:mod:`cage_core.names.may_link`)."""

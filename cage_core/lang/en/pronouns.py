@@ -34,4 +34,4 @@ SUBJECT_PRONOUNS = frozenset(
     }
 )
 """Subject and possessive pronouns of every person: a first-sentence subject never starts
-with one, not even a title-cased one (:mod:`cage_core.ranking.subjects`)."""
+with one, not even a title-cased one (:mod:`cage_core.names.subjects`)."""

@@ -22,7 +22,7 @@ STRING_RULES: frozenset[str] = frozenset(
 """The string rules of the untitled-pool ranking that a run can switch off, by name:
 
 * ``first_sentence_subject``: a passage without title or metadata is about the leading name
-  of its first sentence (:func:`~cage_core.ranking.subjects.first_sentence_subject`);
+  of its first sentence (:func:`~cage_core.names.subjects.first_sentence_subject`);
 * ``quoted_subject``: ... or about the quoted name it opens with ("On My Mind" is a song);
 * ``entity_subject``: failing those, about its most central named entity;
 * ``honorifics``: a subject also goes without a leading title (:data:`HONORIFICS`, ...);

@@ -1,5 +1,5 @@
 """The English words that open and end a first-sentence subject
-(:mod:`cage_core.ranking.subjects`): "*Marie Curie* was ...", never "*In* 1903 ..."."""
+(:mod:`cage_core.names.subjects`): "*Marie Curie* was ...", never "*In* 1903 ..."."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The relevance ``r_i = z(sim_i) + w_lex · z(bm25_i)``: the query cosine and pool-IDF BM25,
 each standardised within the pool (``z(x) = (x − mean)/std``, 0 when constant; ``w_lex`` =
 ``CageConfig.lexical_weight``); the pool's links (:mod:`cage_core.ranking.links`) and each
-passage's subject (:mod:`cage_core.ranking.subjects`: its title if any, else derived).
+passage's subject (:mod:`cage_core.names.subjects`: its title if any, else derived).
 
 A kind may add a coherence term to the core it chose (:data:`CoherenceAddOn`): the paper's
 R-GCN term (:mod:`cage_core.paper.rgcn_term`), which the kinds do not import.
@@ -47,7 +47,7 @@ class BridgeInputs:
     texts: list[str]
     links: PoolLinks
     subjects: list[Subject]
-    """Each passage's :func:`~cage_core.ranking.subjects.derive_subject` (its title if any)."""
+    """Each passage's :func:`~cage_core.names.subjects.derive_subject` (its title if any)."""
     entity_links: np.ndarray
     """``[k, k]`` ``E``, the shared-entity links."""
 

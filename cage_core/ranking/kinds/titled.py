@@ -6,7 +6,7 @@ demotion ``d`` (:func:`~cage_core.ranking.contradiction.contradiction_demotion`)
 * the core ``A`` = the evidence chain selected from ``r − d`` and the pool's links
   (:mod:`cage_core.ranking.chain`; its title hops follow given titles only); with
   ``chain.length == 0``, the ``core_size`` most relevant passages. A passage without a title
-  is linked by its derived subject (:mod:`cage_core.ranking.subjects`) outside the chain;
+  is linked by its derived subject (:mod:`cage_core.names.subjects`) outside the chain;
 * coherence ``c_i`` = bridge coherence to ``A`` (:mod:`cage_core.ranking.links`), plus any
   add-on term to ``A`` (the R-GCN's, :mod:`cage_core.paper.rgcn_term`);
 * ``f_i = α·r_i + (1−α)·c_i − d_i``; the chain is then ranked first, in chain order
