@@ -32,8 +32,8 @@ title the rest writes after "the" adds a second document: "the travel spending p
       "Thread Safety (libffi: the portable foreign function interface library)" read "thread
       safety"; or a run of it that holds every word no other name holds, "the board meeting
       substitutes policy" for "Rust Foundation Board Meeting Substitutes"),
-      ``min_title_words`` or more, one of them in at most :data:`~cage_core.expansion.title_parts.MAX_TITLE_HOLDERS`
-      documents' names, as consecutive words of the question ("in the structural pattern
+      ``min_title_words`` or more, one of them in at most ``MAX_TITLE_HOLDERS`` documents'
+      names, as consecutive words of the question ("in the structural pattern
       matching tutorial"); a name of one word that no other name holds, after "the" ("does
       the FAQ say", "the encryption chapter"). How many documents' *names* hold a word is
       read from the words their records mark as their name's
@@ -275,12 +275,12 @@ def titles_written(
     definite: bool = False,
 ) -> DocumentRoute | None:
     """The documents whose title the question writes, in any case (step 1c): a part
-    (:func:`~cage_core.expansion.title_parts.title_parts`) of a document's short name (at most ``MAX_NAME_WORDS``: a title, not
-    a line of its text) but its identifiers, at least ``min_title_words`` words and one that
-    at most :data:`~cage_core.expansion.title_parts.MAX_TITLE_HOLDERS` documents' names hold (a one-word name: no other
-    name holds it, and "the" stands before it), standing in that order as consecutive words of
-    the question, not within a name the question writes (step 1b reads names: "Marie Curie"
-    is judged there, and "Domain Name and Content License Agreement" is not "Content License
+    (:func:`~cage_core.expansion.title_parts.title_parts`) of a document's short name (at most
+    ``MAX_NAME_WORDS``: a title, not a line of its text) but its identifiers, of at least
+    ``min_title_words`` words, one of them in at most ``MAX_TITLE_HOLDERS`` documents' names
+    (a one-word name: in no other name, after "the"), as consecutive words of the question,
+    not within a name the question writes (step 1b reads names: "Marie Curie" is judged
+    there, and "Domain Name and Content License Agreement" is not "Content License
     Agreement"), and not when the names the question writes beside it, less the words the
     document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score
     for another document ("the franchise agreement between Pretzel Time" names Pretzel
