@@ -182,7 +182,7 @@ def corpus_questions(
 
 def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
     """The same for one DEV folder, through the LlamaIndex README path: the pool, ``f`` and the
-    named mask are read at the reranker's own call (``named_first``'s arguments)."""
+    named mask are read at the reranker's own call (``named_order``'s arguments)."""
     import cage_core.reranker as reranker_module
 
     spec, chunks = load_chunks(FOLDERS / f"{name}.json")
@@ -190,19 +190,18 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
     methods, _ = llamaindex_methods(chunks, K)
     hybrid = get_method("hybrid")
     seen: dict[str, Any] = {}
-    original_scores, original_named_first = reranker_module.pool_scores, reranker_module.named_first
+    original_scores, original_named_order = reranker_module.pool_scores, reranker_module.named_order
 
     def reading_scores(method, pool):  # type: ignore[no-untyped-def]
         seen["pool"] = pool
         return original_scores(method, pool)
 
-    def reading_named_first(fused, named):  # type: ignore[no-untyped-def]
-        if "named" not in seen:  # the first lift (a second lifts each named document's best)
-            seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
-        return original_named_first(fused, named)
+    def reading_named_order(fused, named, documents):  # type: ignore[no-untyped-def]
+        seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
+        return original_named_order(fused, named, documents)
 
     reranker_module.pool_scores = reading_scores
-    reranker_module.named_first = reading_named_first
+    reranker_module.named_order = reading_named_order
     routed, unrouted = [], []
     try:
         for q in spec["questions"]:
@@ -230,7 +229,7 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
             )
     finally:
         reranker_module.pool_scores = original_scores
-        reranker_module.named_first = original_named_first
+        reranker_module.named_order = original_named_order
     return routed, unrouted
 
 

@@ -8,8 +8,8 @@ on (``cage eval --open 20 --expand``, the default pipeline of the frameworks). I
 built here as ``cage eval`` builds them (:mod:`cage_core.eval.open_retrieval` and
 :mod:`cage_core.eval.open_routing`, the product's code): the top 20 by cosine, the link index's
 expansions, then the named documents' best chunks for the shortened question; every pool is
-ranked by ``cage`` and ``hybrid`` (their scores, then :func:`named_first
-<cage_core.ranking.named_documents.named_first>`).
+ranked by ``cage`` and ``hybrid`` (their scores, then :func:`named_order
+<cage_core.ranking.named_documents.named_order>`).
 
 DEV files: the corpora whose chunks carry a ``doc_id`` — CUAD, DragonBall and the SciFact
 chunks (untitled, as their README runs them). The Wikipedia files, RAMDocs and the SciFact
@@ -72,7 +72,7 @@ from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool
 from cage_core.names.routes import DocumentRoute
-from cage_core.ranking.named_documents import named_first
+from cage_core.ranking.named_documents import named_order
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -174,11 +174,12 @@ def file_scores(
                     passage_vectors=state.embeddings[ids],
                 )
                 named = [corpus.passages[i].doc_id in route.doc_ids for i in ids]
+                documents = [corpus.passages[i].doc_id for i in ids]
                 orders = []
                 for method in methods:
                     fused = method.score(pool)
                     if route:
-                        fused = named_first(fused, named)
+                        fused = named_order(fused, named, documents)
                     orders.append(np.asarray(ids)[ranking(fused)])
                 ranked[key] = np.array(orders)
             for m, order in enumerate(ranked[key]):

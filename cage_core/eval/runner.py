@@ -38,7 +38,7 @@ from cage_core.eval.metrics import (
 )
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.passage import Passage
-from cage_core.ranking.named_documents import document_leads, named_first
+from cage_core.ranking.named_documents import named_order
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -319,9 +319,7 @@ def _rank_one(
     start = time.perf_counter()
     scores = method.score(pool)
     if pool.named is not None:
-        scores = named_first(scores, pool.named)
-        leads = document_leads(scores, pool.named, [p.doc_id for p in pool.passages])
-        scores = named_first(scores, leads)
+        scores = named_order(scores, pool.named, [p.doc_id for p in pool.passages])
     latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
     positions = [int(i) for i in ranking(scores)]
     order = tuple(positions if ids is None else (int(ids[i]) for i in positions))

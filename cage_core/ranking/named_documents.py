@@ -12,7 +12,7 @@ passages and inside the others is the method's (ties as :func:`cage_core.scoring
 breaks them); with no named passage, or none other, ``f' = f``. When the question names two
 documents, it asks about both: the best passage of each (by ``f``) is lifted once more, by the
 same rule, above every other named passage, so neither document fills the top k alone
-(:func:`document_leads`).
+(:func:`document_leads`; both lifts: :func:`named_order`).
 
 Every named passage leads, not only the best few: a question that names one document but
 needs a passage of another would gain from room for it (the DEV folders' two-document
@@ -35,7 +35,7 @@ import numpy as np
 
 from cage_core.scoring import ranking
 
-__all__ = ["NAMED_MARGIN", "document_leads", "named_first"]
+__all__ = ["NAMED_MARGIN", "document_leads", "named_first", "named_order"]
 
 NAMED_MARGIN = 1e-6
 """How far the lowest named passage's score is lifted above the best other one."""
@@ -69,3 +69,13 @@ def document_leads(
     if len(best) > 1:
         leads[list(best.values())] = True
     return leads
+
+
+def named_order(
+    fused: np.ndarray, named: Sequence[bool] | np.ndarray, documents: Sequence[str | None]
+) -> np.ndarray:
+    """``fused`` with the named passages first and, of two or more named documents, the best
+    passage of each ahead of the other named ones (module docstring): :func:`named_first`,
+    then :func:`named_first` again over the :func:`document_leads`."""
+    lifted = named_first(fused, named)
+    return named_first(lifted, document_leads(lifted, named, documents))

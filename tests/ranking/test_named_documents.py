@@ -7,7 +7,12 @@ import pytest
 
 from cage_core import Passage
 from cage_core.names.routes import DocumentRoute, NamedDocument
-from cage_core.ranking.named_documents import NAMED_MARGIN, document_leads, named_first
+from cage_core.ranking.named_documents import (
+    NAMED_MARGIN,
+    document_leads,
+    named_first,
+    named_order,
+)
 from cage_core.scoring import ranking
 
 
@@ -68,7 +73,7 @@ def test_each_named_documents_best_passage_leads_when_two_are_named() -> None:
     documents = ["a", "a", "a", "b", "c"]
     leads = document_leads(fused, named, documents)
     assert list(leads) == [True, False, False, True, False]
-    order = ranking(named_first(named_first(fused, named), leads))
+    order = ranking(named_order(fused, named, documents))
     assert list(order) == [0, 3, 1, 2, 4]
 
 
