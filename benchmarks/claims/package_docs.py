@@ -82,6 +82,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
+sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval: the gold selectors' rule
+
+from crossval.gold import gold_ids
+
 DATA = ROOT / "benchmarks" / "data" / "package_docs.json"
 KS = (3, 5)
 FRAMEWORKS = ("langchain", "llamaindex")
@@ -131,29 +135,6 @@ def split_corpus(spec: dict, root: Path, start_index: bool = True) -> list:
     return chunks
 
 
-def gold_ids(spec: dict, chunks: Sequence) -> dict[str, list[str]]:
-    """Each question's gold chunk ids; exits when a selector matches no chunk or several."""
-    problems, out = [], {}
-    for q in spec["questions"]:
-        ids = []
-        for selector in q["gold"]:
-            found = [
-                c.id
-                for c in chunks
-                if c.metadata["source"] == selector["file"]
-                and selector["contains"] in c.page_content
-            ]
-            if len(found) != 1:
-                problems.append(f"{q['id']}: {selector} matches {len(found)} chunks {found[:3]}")
-            ids.extend(found[:1])
-        if len(set(ids)) != len(ids):
-            problems.append(f"{q['id']}: two selectors name the same chunk")
-        out[q["id"]] = ids
-    if problems:
-        sys.exit("gold selectors that do not name exactly one chunk:\n  " + "\n  ".join(problems))
-    return out
-
-
 def without_structure(documents: Sequence) -> list:
     """The documents with ``source`` renamed ``file_name`` (the same file-name subject) and no
     ``start_index`` or ``cage_chunk_order``: no document structure."""
@@ -192,7 +173,8 @@ def run(
     result per ``k`` (the orders of every ranking, the top-5 vias, the subjects)."""
     spec = json.loads(data.read_text(encoding="utf-8"))
     chunks = split_corpus(spec, site_packages(), start_index)
-    gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
+    # before any ranking: a bad selector stops here
+    gold = gold_ids(spec, chunks, one_part_per_chunk=True)
     import cage_core
     from cage_core.expansion.index import LinkIndex
 
@@ -581,7 +563,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.check_gold:
         spec = json.loads(args.data.read_text(encoding="utf-8"))
         chunks = split_corpus(spec, site_packages(), not args.no_start_index)
-        gold = gold_ids(spec, chunks)
+        gold = gold_ids(spec, chunks, one_part_per_chunk=True)
         print(
             f"{len(chunks)} chunks; {sum(len(g) for g in gold.values())} gold chunks of "
             f"{len(gold)} questions, each selector names exactly one chunk"

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from crossval.gold import gold_ids as selected_gold
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "benchmarks" / "data" / "dev_folders"
 CHUNK_SIZE = 500  # the README's splitter
@@ -60,27 +62,9 @@ def load_chunks(spec_path: Path, chunk_size: int = CHUNK_SIZE) -> tuple[dict, li
 
 
 def gold_ids(spec: dict, chunks: Sequence) -> dict[str, list[str]]:
-    """Each question's gold chunk ids (two parts in one chunk count once); exits when a selector
-    names no chunk or several."""
-    problems, out = [], {}
-    for q in spec["questions"]:
-        ids: list[str] = []
-        for selector in q["gold"]:
-            found = [
-                c.id
-                for c in chunks
-                if c.metadata["source"] == selector["file"]
-                and selector["contains"] in c.page_content
-            ]
-            if len(found) != 1:
-                problems.append(f"{q['id']}: {selector} names {len(found)} chunks")
-            ids += [i for i in found[:1] if i not in ids]
-        out[q["id"]] = ids
-    if problems:
-        raise SystemExit(
-            "gold selectors that do not name exactly one chunk:\n  " + "\n  ".join(problems)
-        )
-    return out
+    """Each question's gold chunk ids (:func:`crossval.gold.gold_ids`; two parts in one chunk
+    count once)."""
+    return selected_gold(spec, chunks, one_part_per_chunk=False)
 
 
 def is_two_document(question: dict) -> bool:
