@@ -115,13 +115,15 @@ def entry_from_row(row: tuple, key: bytes | None, *, verify: bool = True) -> Lin
     if position is not None:
         stored["position"] = position
     entry = LinkEntry.from_stored(stored)
-    if (
-        verify
-        and key is not None
-        and not (isinstance(mac, str) and hmac.compare_digest(mac, entry_mac(entry, key)))
-    ):
-        raise LinkIndexFormatError("no valid MAC under the integrity key")
+    if verify and key is not None:
+        _require_mac(mac, entry_mac(entry, key))
     return entry
+
+
+def _require_mac(mac: object, expected: str) -> None:
+    """Raise :class:`LinkIndexFormatError` unless the stored ``mac`` is ``expected``."""
+    if not (isinstance(mac, str) and hmac.compare_digest(mac, expected)):
+        raise LinkIndexFormatError("no valid MAC under the integrity key")
 
 
 def entry_rows(where: str, parameters: tuple, conn: sqlite3.Connection) -> list[tuple]:
@@ -175,10 +177,8 @@ def record_from_row(row: tuple, key: bytes | None) -> DocumentRecord:
     record = DocumentRecord.from_stored(
         {"doc_id": doc_id, "name": name, "words": parse_line(words)}
     )
-    if key is not None and not (
-        isinstance(mac, str) and hmac.compare_digest(mac, record_mac(record, key))
-    ):
-        raise LinkIndexFormatError("no valid MAC under the integrity key")
+    if key is not None:
+        _require_mac(mac, record_mac(record, key))
     return record
 
 
