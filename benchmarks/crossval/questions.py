@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["QUESTION_WORDS", "asked_parts"]
+__all__ = ["QUESTION_WORDS", "asked_parts", "asks"]
 
 QUESTION_WORDS = frozenset(
     {
@@ -50,3 +50,21 @@ def asked_parts(question: str) -> int:
         match.group("word").lower() in QUESTION_WORDS
         for match in _CLAUSE.finditer(question.strip())
     )
+
+
+def asks(question: str) -> list[str]:
+    """The clauses of ``question`` that ask, each running to the next one (the first one from
+    the start of the question, so what it opens with stays with it); ``[question]`` when fewer
+    than two ask. "What range does eip2681 allow for account nonces, and how does …?" gives
+    "What range does eip2681 allow for account nonces" and "how does …?"."""
+    text = question.strip()
+    starts = [
+        match.start("word")
+        for match in _CLAUSE.finditer(text)
+        if match.group("word").lower() in QUESTION_WORDS
+    ]
+    if len(starts) < 2:
+        return [text]
+    cuts = [0, *starts[1:], len(text)]
+    parts = [text[a:b].strip() for a, b in zip(cuts, cuts[1:])]
+    return [re.sub(r"[\s,;:]*(?:\b(?:and|but|or))?[\s,;:]*$", "", part) for part in parts]

@@ -17,7 +17,12 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
 - ``two asks: lead L`` (L = 1 … 5): ``lead L`` for a question routed to one document that
   asks two or more things (``crossval.questions.asked_parts``: "What does the contract code
   size limit proposal allow, and how is the newer limit on initcode derived from it?"), whose
-  other part another document may answer; ``all`` for every other question.
+  other part another document may answer; ``all`` for every other question;
+- ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
+  or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
+  cosine of the ask and the passage's text), when it is of no named document and below the
+  top 5, put 5th (the rest move down one): the named document answers the ask that names
+  it, another document may answer the other.
 
 DEV files and pools — every routed question of:
 
@@ -57,7 +62,7 @@ from crossval.dev_folders import DATA as FOLDERS
 from crossval.dev_folders import DOCUMENT_CORPORA as FILES
 from crossval.dev_folders import gold_ids, llamaindex_methods, load_chunks
 from crossval.folds import fold_array
-from crossval.questions import asked_parts
+from crossval.questions import asked_parts, asks
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -81,15 +86,22 @@ from cage_core.scoring import cosine_matrix, ranking
 
 K = 20
 LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
-CHOICES = [(lead, by, False) for by in ("f", "r") for lead in LEADS] + [
-    (lead, "f", True) for lead in LEADS[1:]
-]  # (lead, order of the lifted, only for a two-ask question routed to one document)
+EACH_ASK = (None, "f", "each ask")
+CHOICES = [
+    *[(lead, by, "") for by in ("f", "r") for lead in LEADS],
+    *[(lead, "f", "two asks") for lead in LEADS[1:]],
+    EACH_ASK,
+]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
+# routed to one document / "each ask": module docstring)
+ASK_RANK = 4  # 0-based: 5th
 
 
-def label(choice: tuple[int | None, str, bool]) -> str:
-    lead, by, two_ask = choice
+def label(choice: tuple[int | None, str, str]) -> str:
+    lead, by, only = choice
+    if only == "each ask":
+        return "each ask's best at 5"
     name = "all" if lead is None else f"lead {lead}"
-    return ("two asks: " if two_ask else "") + name + (" by relevance" if by == "r" else "")
+    return (f"{only}: " if only else "") + name + (" by relevance" if by == "r" else "")
 
 
 def order(fused: np.ndarray, relevance: np.ndarray, named: np.ndarray, choice) -> np.ndarray:
@@ -105,6 +117,17 @@ def order(fused: np.ndarray, relevance: np.ndarray, named: np.ndarray, choice) -
     return np.concatenate([leaders, rest[ranking(fused[rest])]])
 
 
+def with_asks(rows: np.ndarray, ask_best: Sequence[int], named: np.ndarray) -> np.ndarray:
+    """``rows`` (a pool's order) with each of ``ask_best`` (each ask's best passage) that is
+    not named and not in the top 5 put 5th, in ask order (module docstring)."""
+    out = list(rows)
+    for j in ask_best:
+        if not named[j] and out.index(j) > ASK_RANK:
+            out.remove(j)
+            out.insert(ASK_RANK, j)
+    return np.asarray(out)
+
+
 def figures(routed: list[dict[str, Any]]) -> np.ndarray:
     """``[C, N, 2]``: R@3 / R@5 of each choice on each routed question."""
     out = np.zeros((len(CHOICES), len(routed), 2))
@@ -113,8 +136,11 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
         two_ask = q["documents"] == 1 and asked_parts(q["question"]) >= 2
         for c, choice in enumerate(CHOICES):
             if choice[2] and not two_ask:
-                choice = (None, "f", False)
-            ranked = list(ids[order(q["fused"], q["relevance"], q["named"], choice)])
+                choice = (None, "f", "")
+            rows = order(q["fused"], q["relevance"], q["named"], choice)
+            if choice == EACH_ASK:
+                rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
+            ranked = list(ids[rows])
             out[c, n] = [recall_at_k(ranked, q["gold"], 3), recall_at_k(ranked, q["gold"], 5)]
     return out
 
@@ -233,6 +259,34 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
     return routed, unrouted
 
 
+def add_ask_best(routed: list[dict[str, Any]], text_of: Any, embedder: Any) -> list[dict[str, Any]]:
+    """``routed`` with ``ask_best`` on each question: for one routed to one document that asks
+    two or more things, the index of each ask's best passage of its pool by the MiniLM cosine
+    of the ask and the passage's text (``text_of(pool id)``); else none."""
+    out = []
+    for q in routed:
+        parts = asks(q["question"])
+        best: list[int] = []
+        if q["documents"] == 1 and asked_parts(q["question"]) >= 2:
+            passages = np.asarray(embedder([text_of(i) for i in q["ids"]]), dtype=np.float64)
+            cosines = cosine_matrix(np.asarray(embedder(parts), dtype=np.float64), passages)
+            best = [int(j) for j in cosines.argmax(axis=1)]
+        out.append({**q, "ask_best": best})
+    return out
+
+
+def folder_texts(name: str) -> Any:
+    """A DEV folder's chunk text by chunk id."""
+    _, chunks = load_chunks(FOLDERS / f"{name}.json")
+    return {c.id: c.page_content for c in chunks}.__getitem__
+
+
+def corpus_texts(data: Path, corpus_path: str) -> Any:
+    """A DEV corpus's passage text by passage index."""
+    passages = load_corpus(data / corpus_path, titles=False).passages
+    return lambda i: passages[i].content
+
+
 ARRAYS = ("fused", "relevance", "named")
 
 
@@ -273,7 +327,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         else sorted(p.stem for p in (ROOT / "benchmarks/data/dev_folders").glob("*.json"))
     )
     parts: list[tuple[str, list[dict[str, Any]], list[tuple[str, np.ndarray]]]] = []
-    todo: list[tuple[str, Any]] = [(name, folder_questions) for name in folders]
+    todo: list[tuple[str, Any, Any]] = [
+        (name, folder_questions, lambda n=name: folder_texts(n)) for name in folders
+    ]
     for name, questions_path, corpus_path in () if args.no_corpora else FILES:
         todo.append(
             (
@@ -281,18 +337,23 @@ def main(argv: Sequence[str] | None = None) -> None:
                 lambda _, q=questions_path, c=corpus_path: corpus_questions(
                     args.data, q, c, reranker
                 ),
+                lambda c=corpus_path: corpus_texts(args.data, c),
             )
         )
-    for name, read in todo:
+    for name, read, texts in todo:
         start = time.perf_counter()
         cached = args.cache / f"{name}.json" if args.cache else None
         if cached is not None and cached.exists():
-            parts.append((name, *from_json(json.loads(cached.read_text(encoding="utf-8")))))
-            continue
-        part = read(name)
-        if cached is not None:
-            cached.write_text(json.dumps(to_json(part)), encoding="utf-8")
-        parts.append((name, *part))
+            routed, unrouted = from_json(json.loads(cached.read_text(encoding="utf-8")))
+        else:
+            routed, unrouted = read(name)
+            if cached is not None:
+                cached.write_text(json.dumps(to_json((routed, unrouted))), encoding="utf-8")
+        if any(q["documents"] == 1 and asked_parts(q["question"]) >= 2 for q in routed):
+            routed = add_ask_best(routed, texts(), reranker.embedder)
+        else:
+            routed = [{**q, "ask_best": []} for q in routed]
+        parts.append((name, routed, unrouted))
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
     ids, groups, blocks = [], [], []
