@@ -34,7 +34,7 @@ from cage_core.names.routes import DocumentRoute
 from cage_core.reranker import DEFAULT_MAX_POOL
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.index_vectors import COSINE_KEY, index_cosines
-from cage_llamaindex.structure import node_passages
+from cage_llamaindex.structure import node_passages, with_metadata
 
 __all__ = [
     "CageRerank",
@@ -241,20 +241,15 @@ class CageRerank(BaseNodePostprocessor):
     ) -> NodeWithScore:
         """A copy of ``original`` with ``metadata`` (:func:`~cage_core.integrations.
         rerank_call.ranked_items`), the retriever's score with ``keep_retrieval_score``, all of
-        it excluded from embedding and LLM prompts, and ``score``."""
-        node = original.node.model_copy()
+        it excluded from embedding and LLM prompts, and ``score`` (``metadata`` holds the
+        node's own metadata: it is added over it, nothing is dropped)."""
         excluded = list(RANKED_KEYS)
         if route:
             excluded += [k for k in ROUTING_KEYS if k in metadata]
         if self.keep_retrieval_score:
             metadata = {**metadata, "retrieval_score": original.score}
             excluded.append("retrieval_score")
-        node.metadata = metadata
-        node.excluded_embed_metadata_keys = _with(
-            original.node.excluded_embed_metadata_keys, excluded
-        )
-        node.excluded_llm_metadata_keys = _with(original.node.excluded_llm_metadata_keys, excluded)
-        return NodeWithScore(node=node, score=score)
+        return NodeWithScore(node=with_metadata(original.node, metadata, excluded), score=score)
 
     def _similarities(
         self, nodes: list[NodeWithScore], bundle: QueryBundle, routed: bool = False
@@ -313,7 +308,3 @@ def _ascending(scores: np.ndarray) -> bool:
     """Whether ``scores`` rise along the pool, best first (never falling, the last above the
     first): the order of distances, not of similarities."""
     return len(scores) > 1 and scores[-1] > scores[0] and bool(np.all(np.diff(scores) >= 0))
-
-
-def _with(keys: list[str], extra: list[str]) -> list[str]:
-    return list(keys) + [k for k in extra if k not in keys]
