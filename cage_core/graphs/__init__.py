@@ -5,7 +5,8 @@ Modules: ``builder``, ``cache``, ``integrity``, ``parse``, ``passage_graph``, ``
 ``relations``, ``service``, ``store``, ``vectors``.
 """
 
-from cage_core.graphs.parse import GraphParser, graph_from_doc
+from cage_core.graphs.builder import graph_from_doc
+from cage_core.graphs.parse import GraphParser
 from cage_core.graphs.passage_graph import GRAPH_FORMAT_VERSION, GraphFormatError, PassageGraph
 from cage_core.graphs.relations import NUM_RELATIONS, Relation
 

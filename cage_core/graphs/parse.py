@@ -1,7 +1,7 @@
 """spaCy parse → :class:`PassageGraph`: :class:`GraphParser` runs the pipeline (entities in
 one pass, the rest in a second, safely from many threads, on texts cut to ``max_chars``) and
 :mod:`cage_core.graphs.builder` makes the graph of each parsed ``Doc`` (the nodes and typed
-edges; its public names are importable from here too).
+edges).
 """
 
 from __future__ import annotations
@@ -11,19 +11,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from cage_core.graphs.builder import (
-    CONTENT_POS,
-    INHERITING_DEPS,
-    MAX_ENTITIES_PER_SENTENCE,
-    MODIFIER_DEPS,
-    NUMERIC_DEPS,
-    OBJECT_DEPS,
-    RELATIVE_TAGS,
-    SUBJECT_DEPS,
-    entity_spans,
-    graph_from_doc,
-    light_graph_from_doc,
-)
+from cage_core.graphs.builder import graph_from_doc, light_graph_from_doc
 from cage_core.graphs.passage_graph import (
     GRAPH_FORMAT_VERSION,
     GRAPH_LEVELS,
@@ -39,20 +27,9 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
 __all__ = [
-    "CONTENT_POS",
     "ENTITY_FACTORIES",
-    "INHERITING_DEPS",
-    "MAX_ENTITIES_PER_SENTENCE",
-    "MODIFIER_DEPS",
-    "NUMERIC_DEPS",
-    "OBJECT_DEPS",
-    "RELATIVE_TAGS",
-    "SUBJECT_DEPS",
     "UNUSED_COMPONENTS",
     "GraphParser",
-    "entity_spans",
-    "graph_from_doc",
-    "light_graph_from_doc",
     "pipeline_fingerprint",
 ]
 

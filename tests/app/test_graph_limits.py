@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from cage_core import CageConfig, CageReranker
-from cage_core.graphs.parse import graph_from_doc
+from cage_core.graphs.builder import graph_from_doc
 from cage_core.graphs.passage_graph import (
     MAX_EDGES,
     MAX_NODES,
