@@ -10,10 +10,14 @@ may still need a passage of another (the DEV folders' two-document questions); o
 only its document (CUAD) wants the named passages first. The choices compared, each a rule on
 the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hybrid``'s):
 
-- ``all``: every named passage above every other (today's rule), in ``f`` order;
+- ``all``: every named passage above every other, in ``f`` order (the rule before λ);
 - ``lead L`` (L = 1 … 5): the named passages' best ``L`` by ``f`` above every other; the rest
   of the pool, named or not, in ``f`` order;
 - ``… by relevance``: the same, the lifted named passages ordered by ``r`` instead of ``f``;
+- ``all by f + λ r`` (λ = 0.5, 1; today's rule: λ = 0.5, ``NAMED_RELEVANCE_WEIGHT``; ``z``: each standardised over the pool first): every named
+  passage first, ordered by CAGE's fused score plus λ times its own relevance term
+  (``PoolScores.relevance``): within one named document the chunks' links say less, the
+  question's match more;
 - ``two asks: lead L`` (L = 1 … 5): ``lead L`` for a question routed to one document that
   asks two or more things (``crossval.questions.asked_parts``: "What does the contract code
   size limit proposal allow, and how is the newer limit on initcode derived from it?"), whose
@@ -87,8 +91,10 @@ from cage_core.scoring import cosine_matrix, ranking
 K = 20
 LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
 EACH_ASK = (None, "f", "each ask")
+BLENDS = ("f + 0.5 r", "f + r", "z f + 0.5 z r", "z f + z r")
 CHOICES = [
     *[(lead, by, "") for by in ("f", "r") for lead in LEADS],
+    *[(None, by, "") for by in BLENDS],
     *[(lead, "f", "two asks") for lead in LEADS[1:]],
     EACH_ASK,
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
@@ -101,17 +107,36 @@ def label(choice: tuple[int | None, str, str]) -> str:
     if only == "each ask":
         return "each ask's best at 5"
     name = "all" if lead is None else f"lead {lead}"
-    return (f"{only}: " if only else "") + name + (" by relevance" if by == "r" else "")
+    by_label = {"f": "", "r": " by relevance"}.get(by, f" by {by}")
+    return (f"{only}: " if only else "") + name + by_label
 
 
-def order(fused: np.ndarray, relevance: np.ndarray, named: np.ndarray, choice) -> np.ndarray:
+def blended(fused: np.ndarray, own: np.ndarray, by: str) -> np.ndarray:
+    """The key of a ``BLENDS`` choice: ``f + λ·r`` of CAGE's fused score and its own relevance
+    term, each standardised over the pool first for the ``z`` ones."""
+    weight = 0.5 if "0.5" in by else 1.0
+    if by.startswith("z"):
+        return zscore(fused) + weight * zscore(own)
+    return fused + weight * own
+
+
+def zscore(x: np.ndarray) -> np.ndarray:
+    spread = float(x.std())
+    return (x - x.mean()) / (spread if spread > 0 else 1.0)
+
+
+def order(
+    fused: np.ndarray, relevance: np.ndarray, named: np.ndarray, choice, own: np.ndarray
+) -> np.ndarray:
     """The pool's order (indices, best first) under ``choice`` (module docstring)."""
     lead, by, _ = choice
     named_rows = np.flatnonzero(named)
     if len(named_rows) == 0 or len(named_rows) == len(named):
         return ranking(fused)
     leaders = named_rows[ranking(fused[named_rows])][: lead or len(named_rows)]
-    key = fused if by == "f" else relevance
+    key = {"f": fused, "r": relevance}.get(by)
+    if key is None:
+        key = blended(fused, own, by)
     leaders = leaders[ranking(key[leaders])]
     rest = np.setdiff1d(np.arange(len(fused)), leaders)
     return np.concatenate([leaders, rest[ranking(fused[rest])]])
@@ -137,7 +162,7 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
         for c, choice in enumerate(CHOICES):
             if choice[2] and not two_ask:
                 choice = (None, "f", "")
-            rows = order(q["fused"], q["relevance"], q["named"], choice)
+            rows = order(q["fused"], q["relevance"], q["named"], choice, q["own"])
             if choice == EACH_ASK:
                 rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
             ranked = list(ids[rows])
@@ -186,7 +211,8 @@ def corpus_questions(
             graphs=[state.graphs[i] for i in ids],
             passage_vectors=state.embeddings[ids],
         )
-        fused = np.asarray(cage.score(pool), dtype=np.float64)
+        scored = pool_scores(cage, pool)
+        fused = np.asarray(scored.fused, dtype=np.float64)
         if not route:
             ranked = list(np.asarray(ids)[ranking(fused)])
             unrouted.append((q.id, np.array([recall_at_k(ranked, golds[row], k) for k in (3, 5)])))
@@ -200,6 +226,7 @@ def corpus_questions(
                 "gold": [int(g) for g in golds[row]],
                 "fused": fused,
                 "relevance": np.asarray(hybrid.score(pool), dtype=np.float64),
+                "own": np.asarray(scored.relevance, dtype=np.float64),
                 "named": np.array([corpus.passages[i].doc_id in route.doc_ids for i in ids]),
             }
         )
@@ -220,11 +247,12 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
 
     def reading_scores(method, pool):  # type: ignore[no-untyped-def]
         seen["pool"] = pool
-        return original_scores(method, pool)
+        seen["scores"] = original_scores(method, pool)
+        return seen["scores"]
 
-    def reading_named_order(fused, named, documents):  # type: ignore[no-untyped-def]
+    def reading_named_order(fused, named, documents, relevance=None):  # type: ignore[no-untyped-def]
         seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
-        return original_named_order(fused, named, documents)
+        return original_named_order(fused, named, documents, relevance)
 
     reranker_module.pool_scores = reading_scores
     reranker_module.named_order = reading_named_order
@@ -250,6 +278,7 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
                     "gold": gold[q["id"]],
                     "fused": seen["fused"],
                     "relevance": np.asarray(pool_scores(hybrid, pool).fused, dtype=np.float64),
+                    "own": np.asarray(seen["scores"].relevance, dtype=np.float64),
                     "named": seen["named"],
                 }
             )
@@ -287,7 +316,7 @@ def corpus_texts(data: Path, corpus_path: str) -> Any:
     return lambda i: passages[i].content
 
 
-ARRAYS = ("fused", "relevance", "named")
+ARRAYS = ("fused", "relevance", "own", "named")
 
 
 def to_json(part: tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]) -> dict[str, Any]:

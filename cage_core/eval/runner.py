@@ -37,8 +37,9 @@ from cage_core.eval.metrics import (
     token_f1,
 )
 from cage_core.methods.base import Pool, RankingMethod
+from cage_core.methods.scores import pool_scores
 from cage_core.passage import Passage
-from cage_core.ranking.named_documents import named_order
+from cage_core.ranking.named_documents import named_order, own_relevance
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -317,9 +318,12 @@ def _rank_one(
 ) -> QuestionResult:
     reused_before = pool.encodings.reused_seconds
     start = time.perf_counter()
-    scores = method.score(pool)
-    if pool.named is not None:
-        scores = named_order(scores, pool.named, [p.doc_id for p in pool.passages])
+    if pool.named is None:
+        scores = method.score(pool)
+    else:
+        parts = pool_scores(method, pool)
+        documents = [p.doc_id for p in pool.passages]
+        scores = named_order(parts.fused, pool.named, documents, own_relevance(parts))
     latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
     positions = [int(i) for i in ranking(scores)]
     order = tuple(positions if ids is None else (int(ids[i]) for i in positions))

@@ -5,28 +5,41 @@ the pool is ranked for the question *less the words that name them* (the caller 
 question), and the passages of the named documents are put ahead of every other passage —
 the document's name counts once, for the document, not once per chunk that repeats it::
 
-    f'_i = f_i + Δ·[i named],   Δ = max(0, max_{j not named} f_j − min_{i named} f_i + ε)
+    g_i = (f_i + λ·r_i) / (1 + λ)  if i is named, else f_i
+    f'_i = g_i + Δ·[i named],   Δ = max(0, max_{j not named} g_j − min_{i named} g_i + ε)
 
-``f`` is the method's fused score, ``ε`` = :data:`NAMED_MARGIN`. The order inside the named
-passages and inside the others is the method's (ties as :func:`cage_core.scoring.ranking`
-breaks them); with no named passage, or none other, ``f' = f``. When the question names two
-documents, it asks about both: the best passage of each (by ``f``) is lifted once more, by the
-same rule, above every other named passage, so neither document fills the top k alone
-(:func:`document_leads`; both lifts: :func:`named_order`).
+``f`` is the method's fused score, ``r`` its relevance term (CAGE's ``PoolScores.relevance``;
+none for a method that has no such term of its own: ``λ·r = 0``), ``λ`` =
+:data:`NAMED_RELEVANCE_WEIGHT` and ``ε`` = :data:`NAMED_MARGIN`. The named passages are ordered
+by ``f + λ·r``: they are chunks of the few documents the question names, so what links them to
+one another says less than how well each matches the question (divided by ``1 + λ``, so their
+scores keep the scale of ``f``, which the frameworks' 0–1 score reads:
+:mod:`cage_core.relevance`). The others keep the method's order (ties as
+:func:`cage_core.scoring.ranking` breaks them); with no named passage, or none other,
+``f' = f``. When the question names two documents, it asks about both: the best passage of
+each (by ``g``) is lifted once more, by the same rule, above every other named passage, so neither
+document fills the top k alone (:func:`document_leads`; both lifts: :func:`named_order`).
 
-Every named passage leads, not only the best few: a question that names one document but
-needs a passage of another would gain from room for it (the DEV folders' two-document
-questions), but a question about one contract needs the whole top k from it, and the
-cross-validation over every DEV file (``benchmarks/tuning/named_order_cv.py``: the best 1–5
-named passages leading, the named passages in relevance order, routed questions of CUAD,
-DragonBall, SciFact chunks and the DEV folders) keeps this rule: at a lead of 1 CUAD's routed
-R@3 / R@5 fall from .424 / .562 to .237 / .271. Nor does a lead only for a question that names
-one document and asks two things ("What does the contract code size limit proposal allow, and
-how is the newer limit on initcode derived from it?") pass: no CUAD, DragonBall or SciFact
-question routed to one document asks two, and on the DEV folders every lead that lifts httpx,
-libffi and restic lowers the council minutes (at 4: R@5 .528 against .556). Nor does putting
-each ask's best passage (by cosine), when no named document holds it, 5th: restic's routed
-R@5 rises from .667 to .750, the council minutes' falls to .528.
+``λ`` = 0.5 was chosen by ``benchmarks/tuning/named_order_cv.py`` (5-fold cross-validation by
+question over the routed questions of CUAD, DragonBall, SciFact chunks and the DEV folders,
+a choice allowed only where no file falls below ``λ = 0``), in 4 of 5 folds and on all folds,
+among λ ∈ {0, 0.5, 1} (and the same with ``f`` and ``r`` standardised): R@3 / R@5 over each
+file's questions rise on HTTPX from .694 / .694 to .694 / .750, on the EIPs from .525 / .575
+to .550 / .575, on CUAD from .424 / .562 to .424 / .564, and no file falls.
+
+Every named passage leads, not only the best few: a question that names one document but needs a
+passage of another would gain from room for it (the DEV folders' two-document questions), but a
+question about one contract needs the whole top k from it, and the cross-validation over every
+DEV file (``benchmarks/tuning/named_order_cv.py``: the best 1–5 named passages leading, the
+named passages in relevance order, routed questions of CUAD, DragonBall, SciFact chunks and the
+DEV folders) keeps this rule: at a lead of 1 CUAD's routed R@3 / R@5 fall from .424 / .562 to
+.237 / .271 (these figures at λ = 0). Nor does a lead only for a question that names one
+document and asks two things ("What does the contract code size limit proposal allow, and how is
+the newer limit on initcode derived from it?") pass: no CUAD, DragonBall or SciFact question
+routed to one document asks two, and on the DEV folders every lead that lifts httpx, libffi and
+restic lowers the council minutes (at 4: R@5 .500 against .528). Nor does putting each ask's
+best passage (by cosine), when no named document holds it, 5th: restic's routed R@5 rises from
+.667 to .750, the council minutes' falls from .528 to .500.
 """
 
 from __future__ import annotations
@@ -35,12 +48,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
 
-__all__ = ["NAMED_MARGIN", "document_leads", "named_first", "named_order"]
+__all__ = [
+    "NAMED_MARGIN",
+    "NAMED_RELEVANCE_WEIGHT",
+    "document_leads",
+    "named_first",
+    "named_order",
+    "own_relevance",
+]
 
 NAMED_MARGIN = 1e-6
 """How far the lowest named passage's score is lifted above the best other one."""
+NAMED_RELEVANCE_WEIGHT = 0.5
+"""``λ``: how much of its relevance term a named passage's score gains (module docstring)."""
 
 
 def named_first(fused: np.ndarray, named: Sequence[bool] | np.ndarray) -> np.ndarray:
@@ -74,10 +97,29 @@ def document_leads(
 
 
 def named_order(
-    fused: np.ndarray, named: Sequence[bool] | np.ndarray, documents: Sequence[str | None]
+    fused: np.ndarray,
+    named: Sequence[bool] | np.ndarray,
+    documents: Sequence[str | None],
+    relevance: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``fused`` with the named passages first and, of two or more named documents, the best
-    passage of each ahead of the other named ones (module docstring): :func:`named_first`,
+    """``f'`` of the module docstring: ``fused`` with the named passages first, ordered by
+    ``(fused + λ·relevance) / (1 + λ)`` (``relevance`` ``None``: by ``fused``), and, of two or more named
+    documents, the best passage of each ahead of the other named ones: :func:`named_first`,
     then :func:`named_first` again over the :func:`document_leads`."""
-    lifted = named_first(fused, named)
-    return named_first(lifted, document_leads(lifted, named, documents))
+    scores = np.asarray(fused, dtype=np.float64)
+    mask = np.asarray(named, dtype=bool)
+    if relevance is not None and mask.shape == scores.shape and mask.any() and not mask.all():
+        terms = np.asarray(relevance, dtype=np.float64)
+        if terms.shape != scores.shape:
+            raise ValueError(f"relevance has {terms.shape} entries for {scores.shape} scores")
+        blended = (scores + NAMED_RELEVANCE_WEIGHT * terms) / (1 + NAMED_RELEVANCE_WEIGHT)
+        scores = np.where(mask, blended, scores)
+    lifted = named_first(scores, mask)
+    return named_first(lifted, document_leads(lifted, mask, documents))
+
+
+def own_relevance(scores: PoolScores) -> np.ndarray | None:
+    """The relevance term :func:`named_order` reads of ``scores``: CAGE's own (every pool kind
+    of CAGE and its variants but the paper's, whose ranking stays the paper's); ``None`` for
+    a method that is not CAGE, whose ``relevance`` is the bare similarity."""
+    return None if scores.kind in (None, "paper") else scores.relevance

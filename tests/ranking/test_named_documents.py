@@ -9,10 +9,13 @@ from cage_core import Passage
 from cage_core.names.routes import DocumentRoute, NamedDocument
 from cage_core.ranking.named_documents import (
     NAMED_MARGIN,
+    NAMED_RELEVANCE_WEIGHT,
     document_leads,
     named_first,
     named_order,
+    own_relevance,
 )
+from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
 
 
@@ -33,6 +36,43 @@ def test_no_named_passage_or_only_named_ones_leaves_the_scores() -> None:
 
 def test_named_passages_already_ahead_are_not_lifted() -> None:
     assert list(named_first(np.array([0.9, 0.1]), [True, False])) == [0.9, 0.1]
+
+
+def test_named_passages_are_ordered_by_fused_score_plus_half_their_relevance() -> None:
+    fused = np.array([0.9, 0.2, 0.5, 0.1])
+    named = [False, True, False, True]
+    relevance = np.array([3.0, 0.0, 3.0, 1.0])  # the others' relevance changes nothing
+    ordered = named_order(fused, named, ["a", "b", "a", "b"], relevance)
+    assert NAMED_RELEVANCE_WEIGHT == 0.5
+    assert list(ranking(ordered)) == [3, 1, 0, 2]
+    assert ordered[3] == pytest.approx((0.1 + 0.5) / 1.5 + (0.9 - 0.2 / 1.5) + NAMED_MARGIN)
+    assert list(ordered[[0, 2]]) == [0.9, 0.5]
+    assert list(ranking(named_order(fused, named, ["a", "b", "a", "b"]))) == [1, 3, 0, 2]
+
+
+def test_a_relevance_of_another_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="relevance"):
+        named_order(np.array([0.1, 0.2]), [True, False], ["a", "b"], np.array([1.0]))
+
+
+def _scores(kind: str | None) -> PoolScores:
+    k = 2
+    return PoolScores(
+        np.array([1.0, -1.0]),
+        np.zeros(k),
+        np.zeros(k),
+        np.zeros((k, k)),
+        (),
+        np.zeros(k),
+        kind=kind,
+    )
+
+
+def test_only_cages_own_relevance_term_reorders_named_passages() -> None:
+    assert list(own_relevance(_scores("document"))) == [1.0, -1.0]
+    assert list(own_relevance(_scores("titled"))) == [1.0, -1.0]
+    assert own_relevance(_scores("paper")) is None  # the paper's method stays the paper's
+    assert own_relevance(_scores(None)) is None  # a method that is not CAGE: bare similarities
 
 
 def test_a_mask_of_another_length_is_refused() -> None:
