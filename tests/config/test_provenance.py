@@ -1,7 +1,7 @@
 """docs/provenance.md has one row per config field: every field of CageConfig and of the
 configs it holds, recursively (``gate.min_subject_share``), and of the expansion's routing
-(``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), and of the
-frameworks' 0–1 score (``relevance.midpoint``: the constants of :mod:`cage_core.relevance`),
+(``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), of a routed
+pool's named order (``named_order.relevance_weight``), and of the frameworks' 0–1 score (``relevance.midpoint``: the constants of :mod:`cage_core.relevance`),
 and no row for a field that does not exist; a row's value is the field's default."""
 
 import dataclasses
@@ -13,6 +13,7 @@ import pytest
 from cage_core import relevance
 from cage_core.config import CageConfig
 from cage_core.expansion.routing import RoutingSettings
+from cage_core.ranking import named_documents
 
 TABLE = Path(__file__).resolve().parents[2] / "docs" / "provenance.md"
 COLUMNS = ["field", "value", "grid", "metric", "out of fold", "script", "commit"]
@@ -71,9 +72,13 @@ SCORE_CONSTANTS = {
 }
 """The parameters of :func:`cage_core.relevance.pool_relevance` and the cutoff they were
 chosen for: module constants, not config fields, tuned like them."""
+NAMED_ORDER_CONSTANTS = {"named_order.relevance_weight": named_documents.NAMED_RELEVANCE_WEIGHT}
+"""The weight of a named passage's relevance term in a routed pool's order
+(:mod:`cage_core.ranking.named_documents`): a module constant, cross-validated."""
 FIELDS = {
     **config_fields(CageConfig()),
     **config_fields(RoutingSettings(), "routing."),
+    **NAMED_ORDER_CONSTANTS,
     **SCORE_CONSTANTS,
 }
 
