@@ -112,6 +112,8 @@ def named_order(
         terms = np.asarray(relevance, dtype=np.float64)
         if terms.shape != scores.shape:
             raise ValueError(f"relevance has {terms.shape} entries for {scores.shape} scores")
+        if not np.isfinite(terms[mask]).all():
+            raise ValueError("the named passages' relevance terms must be finite")
         blended = (scores + NAMED_RELEVANCE_WEIGHT * terms) / (1 + NAMED_RELEVANCE_WEIGHT)
         scores = np.where(mask, blended, scores)
     lifted = named_first(scores, mask)

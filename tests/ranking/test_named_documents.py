@@ -53,6 +53,8 @@ def test_named_passages_are_ordered_by_fused_score_plus_half_their_relevance() -
 def test_a_relevance_of_another_length_is_refused() -> None:
     with pytest.raises(ValueError, match="relevance"):
         named_order(np.array([0.1, 0.2]), [True, False], ["a", "b"], np.array([1.0]))
+    with pytest.raises(ValueError, match="finite"):
+        named_order(np.array([0.1, 0.2]), [True, False], ["a", "b"], np.array([np.nan, 0.0]))
 
 
 def _scores(kind: str | None) -> PoolScores:
