@@ -11,8 +11,13 @@ question the same way, so both meet in one form:
   the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
   its head), else
   the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
-  with one punctuation character), AsciiDoc ``=``. A line that looks like code (ends in
-  ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
+  with one punctuation character), AsciiDoc ``=``, else, in plain text, its first centered
+  line (and the centered lines right under it): in a text laid out in fixed columns (its
+  longest line :data:`MIN_CENTER_WIDTH` to :data:`MAX_CENTER_WIDTH` characters), a line of
+  words set off by blank lines whose left margin is at least :data:`MIN_CENTER_INDENT` spaces
+  and within :data:`CENTER_TOLERANCE` of the width of its right margin, as RFCs,
+  Internet-Drafts and typed reports set their titles. A line that looks like code (ends in ``:``, ``;``,
+  ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
@@ -41,8 +46,12 @@ from dataclasses import dataclass
 from cage_core.lang.en import MONTHS
 
 __all__ = [
+    "CENTER_TOLERANCE",
     "IDENTIFIER_WORD",
+    "MAX_CENTER_WIDTH",
     "MAX_TITLE_CHARS",
+    "MIN_CENTER_INDENT",
+    "MIN_CENTER_WIDTH",
     "Identifier",
     "dates",
     "document_title",
@@ -65,6 +74,15 @@ IDENTIFIER_WORD = re.compile(
 MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
 HEADER_LINES = 40
+MIN_CENTER_INDENT = 8
+"""The least left margin, in spaces, of a centered title line of plain text."""
+CENTER_TOLERANCE = 0.15
+"""How far a centered line's two margins may differ, as a share of the text's width (its
+longest line among the opening's first lines)."""
+MIN_CENTER_WIDTH = 40
+"""A text whose longest line is shorter than this has no centered lines."""
+MAX_CENTER_WIDTH = 100
+"""Nor has one whose longest line is longer: its lines are paragraphs, not a page's columns."""
 """How many lines at a document's top are read for header fields and front matter."""
 
 
@@ -215,7 +233,8 @@ def document_title(opening: str) -> str:
         title = _clean(html_text.unescape(_TAG.sub(" ", found.group(2))))
         if title:
             return title
-    return _first_heading(opening.splitlines())
+    lines = opening.splitlines()
+    return _first_heading(lines) or _centered_title(lines)
 
 
 def text_lines(opening: str) -> list[str]:
@@ -279,6 +298,40 @@ def _first_heading(lines: list[str]) -> str:
             and not _CODE_LIKE.search(text)
         ):
             return _clean(text)
+    return ""
+
+
+def _centered_title(lines: list[str]) -> str:
+    """The first centered line of plain text ``lines`` and the centered lines right under it,
+    joined (module docstring); "" when there is none."""
+    head = [line.expandtabs().rstrip() for line in lines[: 2 * HEADER_LINES]]
+    width = max((len(line) for line in head), default=0)
+    if not MIN_CENTER_WIDTH <= width <= MAX_CENTER_WIDTH or (
+        head and head[0].lstrip("\ufeff ").startswith("<")
+    ):
+        return ""
+
+    def centered(line: str) -> bool:
+        text = line.strip()
+        left = len(line) - len(line.lstrip())
+        right = width - len(line)
+        return (
+            left >= MIN_CENTER_INDENT
+            and abs(left - right) <= CENTER_TOLERANCE * width
+            and sum(c.isalpha() for c in text) >= 3
+            and not _CODE_LIKE.search(text)
+        )
+
+    for i, line in enumerate(head):
+        if not centered(line) or (i and head[i - 1].strip()):
+            continue
+        title = [line.strip()]
+        for below in head[i + 1 :]:
+            if not below.strip():
+                return _clean(" ".join(title))
+            if not centered(below):
+                break
+            title.append(below.strip())
     return ""
 
 

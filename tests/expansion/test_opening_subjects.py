@@ -9,6 +9,7 @@ from cage_core import Passage
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import index_documents, link_chunks
 from cage_core.expansion.openings import titled_metadata
+from cage_core.expansion.routing import route_question
 from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
 OPENING = "PEP: 634\nTitle: Structural Pattern Matching: Specification\n\nAbstract\n========"
@@ -90,3 +91,28 @@ def test_an_html_sample_in_a_markdown_page_is_not_its_title() -> None:
     html = "<!DOCTYPE html>\n<html><head><title>Thread Safety</title></head>"
     passages = [Passage(html, doc_id="thread", position=0)]
     assert titled_metadata(passages, [{}]) == [{"document_title": "Thread Safety"}]
+
+
+def test_an_rfcs_chunks_carry_the_centered_title_under_its_header_and_it_routes() -> None:
+    head = (
+        "Internet Engineering Task Force (IETF)                  R. Fielding, Ed.\n"
+        "Request for Comments: 9110                                         Adobe\n"
+        "Category: Standards Track                                      June 2022\n"
+    )
+    rest = "\n\n                             HTTP Semantics\n\nAbstract\n\n   HTTP is stateless."
+    items = [
+        (f"r{n}", Passage(text, doc_id="rfc9110", position=n), None, {"source": "rfc9110.txt"})
+        for n, text in enumerate((head, rest))
+    ]
+    other = [
+        (f"o{n}", Passage(t, doc_id="rfc6265", position=n), None, {"source": "rfc6265.txt"})
+        for n, t in enumerate(("Request for Comments: 6265\n\n   HTTP cookies.",))
+    ]
+    index = LinkIndex()
+    index_documents(index, items + other)
+    assert set(subjects(index)[f"r{n}"] for n in (0, 1)) == {"HTTP Semantics"}
+    assert index.documents().document("rfc9110").name == "RFC 9110: HTTP Semantics"
+    route = route_question(
+        "Which methods does the http semantics define as safe?", index.documents()
+    )
+    assert route.doc_ids == ("rfc9110",)

@@ -51,6 +51,44 @@ def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) 
     assert document_title(opening) == title
 
 
+RFC_HEAD = """Internet Engineering Task Force (IETF)                          A. Barth
+Request for Comments: 6265                                 U.C. Berkeley
+Obsoletes: 2965                                               April 2011
+Category: Standards Track
+
+
+                    HTTP State Management Mechanism
+
+Abstract
+
+   This document defines the HTTP Cookie and Set-Cookie header fields.
+"""
+
+
+def test_plain_text_in_columns_is_titled_by_its_first_centered_lines() -> None:
+    assert document_title(RFC_HEAD) == "HTTP State Management Mechanism"
+    two_lines = RFC_HEAD.replace(
+        "                    HTTP State Management Mechanism",
+        "                 Hypertext Transfer Protocol Version 2\n                              (HTTP/2)",
+    )
+    assert document_title(two_lines) == "Hypertext Transfer Protocol Version 2 (HTTP/2)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a paragraph per line: no page columns
+        "                    THIS AGREEMENT                    \n\n" + "word " * 40,
+        # a centered line right under text is no title
+        "Header of a table with a few columns in it, wide\n          Second cell line here     \n",
+        # markup
+        "<p>\n\n                    Centered words in markup                    \n</p>\n",
+    ],
+)
+def test_a_centered_line_titles_only_plain_text_in_columns(text: str) -> None:
+    assert document_title(text) == ""
+
+
 @pytest.mark.parametrize(
     "code",
     [
