@@ -15,8 +15,9 @@ question the same way, so both meet in one form:
   line (and the centered lines right under it): in a text laid out in fixed columns (its
   longest line :data:`MIN_CENTER_WIDTH` to :data:`MAX_CENTER_WIDTH` characters), a line of
   words set off by blank lines whose left margin is at least :data:`MIN_CENTER_INDENT` spaces
-  and within :data:`CENTER_TOLERANCE` of the width of its right margin, as RFCs,
-  Internet-Drafts and typed reports set their titles. A line that looks like code (ends in ``:``, ``;``,
+  and within :data:`CENTER_TOLERANCE` of the width of its right margin (the width of the
+  text, or of the lines above it: a header set in columns), as RFCs, Internet-Drafts and
+  typed reports set their titles. A line that looks like code (ends in ``:``, ``;``,
   ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
@@ -311,25 +312,26 @@ def _centered_title(lines: list[str]) -> str:
     ):
         return ""
 
-    def centered(line: str) -> bool:
+    def centered(line: str, widths: tuple[int, ...]) -> bool:
         text = line.strip()
         left = len(line) - len(line.lstrip())
-        right = width - len(line)
         return (
             left >= MIN_CENTER_INDENT
-            and abs(left - right) <= CENTER_TOLERANCE * width
+            and any(abs(left - (w - len(line))) <= CENTER_TOLERANCE * w for w in widths)
             and sum(c.isalpha() for c in text) >= 3
             and not _CODE_LIKE.search(text)
         )
 
     for i, line in enumerate(head):
-        if not centered(line) or (i and head[i - 1].strip()):
+        above = max((len(x) for x in head[:i]), default=0)  # a header's columns, when wide
+        widths = (width, above) if above >= MIN_CENTER_WIDTH else (width,)
+        if not centered(line, widths) or (i and head[i - 1].strip()):
             continue
         title = [line.strip()]
         for below in head[i + 1 :]:
             if not below.strip():
                 return _clean(" ".join(title))
-            if not centered(below):
+            if not centered(below, widths):
                 break
             title.append(below.strip())
     return ""

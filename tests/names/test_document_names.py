@@ -72,6 +72,12 @@ def test_plain_text_in_columns_is_titled_by_its_first_centered_lines() -> None:
         "                 Hypertext Transfer Protocol Version 2\n                              (HTTP/2)",
     )
     assert document_title(two_lines) == "Hypertext Transfer Protocol Version 2 (HTTP/2)"
+    wide_body = RFC_HEAD.replace(
+        "Set-Cookie header fields.", "Set-Cookie header fields " + "x" * 30
+    )
+    assert (
+        document_title(wide_body) == "HTTP State Management Mechanism"
+    )  # centered under the header
 
 
 @pytest.mark.parametrize(
