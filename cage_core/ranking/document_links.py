@@ -10,8 +10,11 @@ Wikipedia paragraphs, each its own document or none, never is: the view is inert
 construction). With the settings of :class:`DocumentConfig`:
 
 * the *names* of document d (:func:`document_names`): the title of its chunks when one has
-  a title; else the subject of its first chunk (position 0) when that chunk is in the pool and
-  opens "X is …" (:func:`~cage_core.names.subjects.first_sentence_subject`), and the name its
+  a title; else, when its first chunk (position 0) is in the pool, the title that chunk writes
+  (:func:`~cage_core.names.documents.document_title`: a ``Title:`` field, front matter, an
+  HTML title, a heading, a centered line: the name its link-index record reads too) or the
+  subject it opens with, "X is …" (:func:`~cage_core.names.subjects.first_sentence_subject`),
+  and the name its
   pool chunks name most often (the non-numeric entities of their graphs that are link names,
   :func:`~cage_core.names.may_link.may_link`, a possessive ``'s`` dropped; ties: first in
   pool order). Its *subject* ``s_d`` is the first of them; every chunk of d inherits them;
@@ -59,6 +62,7 @@ import numpy as np
 from cage_core.config import DocumentConfig  # defined with the other settings
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
+from cage_core.names.documents import document_title
 from cage_core.names.forms import normal_name, normal_text
 from cage_core.names.may_link import may_link
 from cage_core.names.sources import path_name
@@ -141,7 +145,7 @@ def document_names(
         if p.title.strip() and p.doc_id not in titles:
             titles[p.doc_id] = p.title.strip()
         if p.position == 0 and p.doc_id not in openers:
-            opener = first_sentence_subject(p.text)
+            opener = document_title(p.text) or first_sentence_subject(p.text)
             if opener and may_link(opener) and normal_name(opener):
                 openers[p.doc_id] = opener
         names = counts.setdefault(p.doc_id, Counter())

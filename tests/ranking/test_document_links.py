@@ -94,6 +94,17 @@ def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else
     }
 
 
+def test_a_document_is_named_by_the_title_its_first_chunk_writes_as_its_record_is():
+    first = Passage(
+        "# Thread Safety\n\nAcme Foods Ltd. is not thread safe.", doc_id="t", position=0
+    )
+    later = Passage("Switching ABIs is not safe either.", doc_id="t", position=1)
+    graphs = [entity_graph([ACME], light=True), entity_graph([], light=True)]
+    assert document_names([first, later], graphs)["t"] == ("Thread Safety", "Acme Foods Ltd.")
+    untitled = Passage("Acme Foods Ltd. is not thread safe.", doc_id="t", position=0)
+    assert document_names([untitled, later], graphs)["t"][0] == "Acme Foods Ltd"
+
+
 def test_adjacent_chunks_of_one_document_are_linked_more_strongly_than_other_siblings():
     passages, _ = report_pool()
     m = document_matrix(passages)
