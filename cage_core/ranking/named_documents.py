@@ -24,8 +24,8 @@ document fills the top k alone (:func:`document_leads`; both lifts: :func:`named
 question over the routed questions of CUAD, DragonBall, SciFact chunks and the DEV folders,
 a choice allowed only where no file falls below ``λ = 0``), in 4 of 5 folds and on all folds,
 among λ ∈ {0, 0.5, 1} (and the same with ``f`` and ``r`` standardised): R@3 / R@5 over each
-file's questions rise on HTTPX from .694 / .694 to .694 / .750, on the EIPs from .525 / .575
-to .550 / .575, on CUAD from .424 / .562 to .424 / .564, and no file falls.
+file's questions rise on HTTPX from .694 / .694 to .694 / .750, on the EIPs from .550 / .600
+to .575 / .600, on CUAD from .424 / .562 to .424 / .564, and no file falls.
 
 Every named passage leads, not only the best few: a question that names one document but needs a
 passage of another would gain from room for it (the DEV folders' two-document questions), but a
@@ -37,9 +37,9 @@ DEV folders) keeps this rule: at a lead of 1 CUAD's routed R@3 / R@5 fall from .
 document and asks two things ("What does the contract code size limit proposal allow, and how is
 the newer limit on initcode derived from it?") pass: no CUAD, DragonBall or SciFact question
 routed to one document asks two, and on the DEV folders every lead that lifts httpx, libffi and
-restic lowers the council minutes (at 4: R@5 .500 against .528). Nor does putting each ask's
+restic lowers the council minutes (at 4: R@5 .528 against .556). Nor does putting each ask's
 best passage (by cosine), when no named document holds it, 5th: restic's routed R@5 rises from
-.667 to .750, the council minutes' falls from .528 to .500.
+.667 to .750, the council minutes' falls from .556 to .528.
 """
 
 from __future__ import annotations
