@@ -271,7 +271,8 @@ class CageReranker:
         named = pool.named
         if named is None:
             return scores
-        fused = named_order(scores.fused, named, [p.doc_id for p in items], own_relevance(scores))
+        documents = [p.doc_id for p in items]
+        fused = named_order(scores.fused, named, documents, own_relevance(scores), pool.question)
         return dataclasses.replace(scores, fused=fused)
 
     def rerank(

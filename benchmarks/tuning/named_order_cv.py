@@ -22,6 +22,10 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   asks two or more things (``crossval.questions.asked_parts``: "What does the contract code
   size limit proposal allow, and how is the newer limit on initcode derived from it?"), whose
   other part another document may answer; ``all`` for every other question;
+- ``…, the first passage 5th``: the rule named, then the pool's first passage (the
+  retriever's best for the question as asked: the pools list the retrieved passages first, in
+  the retriever's order), when it is below the top 5, put 5th (the rest move down one); with
+  ``two asks:``, only for a question routed to one document that asks two things;
 - ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
   or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
   cosine of the ask and the passage's text), when it is of no named document and below the
@@ -97,8 +101,10 @@ CHOICES = [
     *[(None, by, "") for by in BLENDS],
     *[(lead, "f", "two asks") for lead in LEADS[1:]],
     EACH_ASK,
+    *[(None, by, "first") for by in ("f", "f + 0.5 r")],
+    (None, "f + 0.5 r", "two asks: first"),
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
-# routed to one document / "each ask": module docstring)
+# routed to one document / "each ask", "first": module docstring)
 ASK_RANK = 4  # 0-based: 5th
 
 
@@ -108,6 +114,9 @@ def label(choice: tuple[int | None, str, str]) -> str:
         return "each ask's best at 5"
     name = "all" if lead is None else f"lead {lead}"
     by_label = {"f": "", "r": " by relevance"}.get(by, f" by {by}")
+    if only.endswith("first"):
+        prefix = "two asks: " if only.startswith("two asks") else ""
+        return prefix + name + by_label + ", the first passage 5th"
     return (f"{only}: " if only else "") + name + by_label
 
 
@@ -160,11 +169,15 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
         ids = np.asarray(q["ids"], dtype=object)
         two_ask = q["documents"] == 1 and asked_parts(q["question"]) >= 2
         for c, choice in enumerate(CHOICES):
-            if choice[2] and not two_ask:
+            if choice[2] in ("two asks", "each ask") and not two_ask:
                 choice = (None, "f", "")
+            if choice[2] == "two asks: first" and not two_ask:
+                choice = (None, choice[1], "")
             rows = order(q["fused"], q["relevance"], q["named"], choice, q["own"])
             if choice == EACH_ASK:
                 rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
+            if choice[2].endswith("first"):  # the pool's first: the retriever's best as asked
+                rows = with_asks(rows, [0], np.zeros(len(rows), dtype=bool))
             ranked = list(ids[rows])
             out[c, n] = [recall_at_k(ranked, q["gold"], 3), recall_at_k(ranked, q["gold"], 5)]
     return out

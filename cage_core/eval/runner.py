@@ -323,7 +323,7 @@ def _rank_one(
     else:
         parts = pool_scores(method, pool)
         documents = [p.doc_id for p in pool.passages]
-        scores = named_order(parts.fused, pool.named, documents, own_relevance(parts))
+        scores = named_order(parts.fused, pool.named, documents, own_relevance(parts), pool.query)
     latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
     positions = [int(i) for i in ranking(scores)]
     order = tuple(positions if ids is None else (int(ids[i]) for i in positions))

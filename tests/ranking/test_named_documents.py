@@ -7,10 +7,13 @@ import pytest
 
 from cage_core import Passage
 from cage_core.names.routes import DocumentRoute, NamedDocument
+from cage_core.ranking.asks import asked_parts
 from cage_core.ranking.named_documents import (
+    FIRST_KEPT_RANK,
     NAMED_MARGIN,
     NAMED_RELEVANCE_WEIGHT,
     document_leads,
+    first_kept,
     named_first,
     named_order,
     own_relevance,
@@ -48,6 +51,46 @@ def test_named_passages_are_ordered_by_fused_score_plus_half_their_relevance() -
     assert ordered[3] == pytest.approx((0.1 + 0.5) / 1.5 + (0.9 - 0.2 / 1.5) + NAMED_MARGIN)
     assert list(ordered[[0, 2]]) == [0.9, 0.5]
     assert list(ranking(named_order(fused, named, ["a", "b", "a", "b"]))) == [1, 3, 0, 2]
+
+
+TWO_ASKS = "What does the policy set, and how long does the nomination period stay open?"
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        (TWO_ASKS, 2),
+        ("Consider the Birch agreement; is consent required to assign it?", 1),
+        ("Which cipher does the chapter name?", 1),
+        ("Summarize the changes of 2021.", 0),
+    ],
+)
+def test_a_question_asks_as_many_things_as_its_clauses_that_open_with_a_question_word(
+    question: str, asks: int
+) -> None:
+    assert asked_parts(question) == asks
+
+
+def test_a_two_ask_question_about_one_document_keeps_the_retrievers_best_passage_in_the_top_5() -> (
+    None
+):
+    fused = np.array([0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])  # passage 0: the retriever's best
+    named = [False, True, True, True, True, True, True, False]
+    documents = ["other", *["named"] * 6, "third"]
+    kept = ranking(named_order(fused, named, documents, question=TWO_ASKS))
+    assert FIRST_KEPT_RANK == 5
+    assert list(kept[:6]) == [6, 5, 4, 3, 0, 2]
+    asked_once = ranking(named_order(fused, named, documents, question="What does it set?"))
+    assert list(asked_once[:6]) == [6, 5, 4, 3, 2, 1]
+    two_documents = ["other", *["a"] * 3, *["b"] * 3, "third"]
+    assert 0 not in ranking(named_order(fused, named, two_documents, question=TWO_ASKS))[:5]
+
+
+def test_the_first_passage_stays_in_the_top_5_or_is_raised_to_the_fifth_score() -> None:
+    assert list(first_kept(np.array([0.5, 0.9, 0.1]))) == [0.5, 0.9, 0.1]
+    raised = first_kept(np.array([0.1, 0.9, 0.8, 0.7, 0.6, 0.5]))
+    assert raised[0] == 0.5  # ties the fifth; equal scores keep input order
+    assert list(ranking(raised)) == [1, 2, 3, 4, 0, 5]
 
 
 def test_a_relevance_of_another_length_is_refused() -> None:

@@ -26,7 +26,8 @@ Its modules, one per idea (as spaCy's ``lang/en/``); every name is importable fr
   the words never a name on their own;
 * :mod:`~cage_core.lang.en.string_rules` — the named string rules;
 * :mod:`~cage_core.lang.en.stop_words` — the BM25 stop words;
-* :mod:`~cage_core.lang.en.dates` — the month names.
+* :mod:`~cage_core.lang.en.dates` — the month names;
+* :mod:`~cage_core.lang.en.questions` — the words a clause that asks opens with.
 """
 
 from cage_core.lang.en.dates import MONTHS
@@ -51,6 +52,7 @@ from cage_core.lang.en.pronouns import (
     SUBJECT_PRONOUNS,
     THING_PRONOUNS,
 )
+from cage_core.lang.en.questions import CLAUSE_JOINERS, QUESTION_WORDS
 from cage_core.lang.en.stop_words import STOP_WORDS
 from cage_core.lang.en.string_rules import STRING_RULES, check_rules
 from cage_core.lang.en.subjects import (
@@ -61,6 +63,7 @@ from cage_core.lang.en.subjects import (
 )
 
 __all__ = [
+    "CLAUSE_JOINERS",
     "MONTHS",
     "GENERIC_WORDS",
     "CLERGY_TITLES",
@@ -75,6 +78,7 @@ __all__ = [
     "PERSON_PRONOUNS",
     "POST_NOMINAL",
     "PRONOUNS",
+    "QUESTION_WORDS",
     "RANKING_ALIASES",
     "SAINT_TITLES",
     "STOP_WORDS",
