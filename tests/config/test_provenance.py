@@ -72,9 +72,12 @@ SCORE_CONSTANTS = {
 }
 """The parameters of :func:`cage_core.relevance.pool_relevance` and the cutoff they were
 chosen for: module constants, not config fields, tuned like them."""
-NAMED_ORDER_CONSTANTS = {"named_order.relevance_weight": named_documents.NAMED_RELEVANCE_WEIGHT}
-"""The weight of a named passage's relevance term in a routed pool's order
-(:mod:`cage_core.ranking.named_documents`): a module constant, cross-validated."""
+NAMED_ORDER_CONSTANTS = {
+    "named_order.relevance_weight": named_documents.NAMED_RELEVANCE_WEIGHT,
+    "named_order.first_kept_rank": named_documents.FIRST_KEPT_RANK,
+}
+"""The constants of a routed pool's order (:mod:`cage_core.ranking.named_documents`): the
+weight of a named passage's relevance term, and the rank the retriever's best passage keeps."""
 FIELDS = {
     **config_fields(CageConfig()),
     **config_fields(RoutingSettings(), "routing."),
