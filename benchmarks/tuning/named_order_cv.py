@@ -151,6 +151,11 @@ def order(
     return np.concatenate([leaders, rest[ranking(fused[rest])]])
 
 
+def asks_two(q: dict[str, Any]) -> bool:
+    """Whether routed question ``q`` is routed to one document and asks two or more things."""
+    return q["documents"] == 1 and asked_parts(q["question"]) >= 2
+
+
 def with_asks(rows: np.ndarray, ask_best: Sequence[int], named: np.ndarray) -> np.ndarray:
     """``rows`` (a pool's order) with each of ``ask_best`` (each ask's best passage) that is
     not named and not in the top 5 put 5th, in ask order (module docstring)."""
@@ -167,7 +172,7 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
     out = np.zeros((len(CHOICES), len(routed), 2))
     for n, q in enumerate(routed):
         ids = np.asarray(q["ids"], dtype=object)
-        two_ask = q["documents"] == 1 and asked_parts(q["question"]) >= 2
+        two_ask = asks_two(q)
         for c, choice in enumerate(CHOICES):
             if choice[2] in ("two asks", "each ask") and not two_ask:
                 choice = (None, "f", "")
@@ -263,9 +268,9 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
         seen["scores"] = original_scores(method, pool)
         return seen["scores"]
 
-    def reading_named_order(fused, named, documents, relevance=None):  # type: ignore[no-untyped-def]
+    def reading_named_order(fused, named, *rest):  # type: ignore[no-untyped-def]
         seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
-        return original_named_order(fused, named, documents, relevance)
+        return original_named_order(fused, named, *rest)
 
     reranker_module.pool_scores = reading_scores
     reranker_module.named_order = reading_named_order
@@ -309,7 +314,7 @@ def add_ask_best(routed: list[dict[str, Any]], text_of: Any, embedder: Any) -> l
     for q in routed:
         parts = asks(q["question"])
         best: list[int] = []
-        if q["documents"] == 1 and asked_parts(q["question"]) >= 2:
+        if asks_two(q):
             passages = np.asarray(embedder([text_of(i) for i in q["ids"]]), dtype=np.float64)
             cosines = cosine_matrix(np.asarray(embedder(parts), dtype=np.float64), passages)
             best = [int(j) for j in cosines.argmax(axis=1)]
@@ -391,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             routed, unrouted = read(name)
             if cached is not None:
                 cached.write_text(json.dumps(to_json((routed, unrouted))), encoding="utf-8")
-        if any(q["documents"] == 1 and asked_parts(q["question"]) >= 2 for q in routed):
+        if any(asks_two(q) for q in routed):
             routed = add_ask_best(routed, texts(), reranker.embedder)
         else:
             routed = [{**q, "ask_best": []} for q in routed]
