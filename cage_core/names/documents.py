@@ -75,16 +75,16 @@ IDENTIFIER_WORD = re.compile(
 MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
 HEADER_LINES = 40
+"""How many lines at a document's top are read for header fields and front matter."""
 MIN_CENTER_INDENT = 8
 """The least left margin, in spaces, of a centered title line of plain text."""
 CENTER_TOLERANCE = 0.15
 """How far a centered line's two margins may differ, as a share of the text's width (its
-longest line among the opening's first lines)."""
+longest line among the opening's first lines) or of the header's above it."""
 MIN_CENTER_WIDTH = 40
 """A text whose longest line is shorter than this has no centered lines."""
 MAX_CENTER_WIDTH = 100
 """Nor has one whose longest line is longer: its lines are paragraphs, not a page's columns."""
-"""How many lines at a document's top are read for header fields and front matter."""
 
 
 @dataclass(frozen=True)
@@ -322,9 +322,10 @@ def _centered_title(lines: list[str]) -> str:
             and not _CODE_LIKE.search(text)
         )
 
+    above = 0  # the longest line above: a header's columns, when wide
     for i, line in enumerate(head):
-        above = max((len(x) for x in head[:i]), default=0)  # a header's columns, when wide
         widths = (width, above) if above >= MIN_CENTER_WIDTH else (width,)
+        above = max(above, len(line))
         if not centered(line, widths) or (i and head[i - 1].strip()):
             continue
         title = [line.strip()]
