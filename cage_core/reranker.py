@@ -32,7 +32,7 @@ from cage_core.models import Embedder, SpacyModel
 from cage_core.names.routes import DocumentRoute
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
 from cage_core.ranking.explanation import explain_ranking
-from cage_core.ranking.named_documents import named_order, own_relevance
+from cage_core.ranking.named_documents import named_pool_order
 from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
 
@@ -271,8 +271,7 @@ class CageReranker:
         named = pool.named
         if named is None:
             return scores
-        documents = [p.doc_id for p in items]
-        fused = named_order(scores.fused, named, documents, own_relevance(scores), pool.question)
+        fused = named_pool_order(scores, named, items, pool.question)
         return dataclasses.replace(scores, fused=fused)
 
     def rerank(

@@ -253,7 +253,7 @@ def corpus_questions(
 
 def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
     """The same for one DEV folder, through the LlamaIndex README path: the pool, ``f`` and the
-    named mask are read at the reranker's own call (``named_order``'s arguments)."""
+    named mask are read at the reranker's own call (``named_pool_order``'s arguments)."""
     import cage_core.reranker as reranker_module
 
     spec, chunks = load_chunks(FOLDERS / f"{name}.json")
@@ -261,19 +261,21 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
     methods, _ = llamaindex_methods(chunks, K)
     hybrid = get_method("hybrid")
     seen: dict[str, Any] = {}
-    original_scores, original_named_order = reranker_module.pool_scores, reranker_module.named_order
+    original_scores = reranker_module.pool_scores
+    original_named_order = reranker_module.named_pool_order
 
     def reading_scores(method, pool):  # type: ignore[no-untyped-def]
         seen["pool"] = pool
         seen["scores"] = original_scores(method, pool)
         return seen["scores"]
 
-    def reading_named_order(fused, named, *rest):  # type: ignore[no-untyped-def]
-        seen["fused"], seen["named"] = np.asarray(fused, dtype=np.float64), np.asarray(named)
-        return original_named_order(fused, named, *rest)
+    def reading_named_order(scores, named, *rest):  # type: ignore[no-untyped-def]
+        seen["fused"] = np.asarray(scores.fused, dtype=np.float64)
+        seen["named"] = np.asarray(named)
+        return original_named_order(scores, named, *rest)
 
     reranker_module.pool_scores = reading_scores
-    reranker_module.named_order = reading_named_order
+    reranker_module.named_pool_order = reading_named_order
     routed, unrouted = [], []
     try:
         for q in spec["questions"]:
@@ -302,7 +304,7 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
             )
     finally:
         reranker_module.pool_scores = original_scores
-        reranker_module.named_order = original_named_order
+        reranker_module.named_pool_order = original_named_order
     return routed, unrouted
 
 

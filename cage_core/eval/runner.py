@@ -39,7 +39,7 @@ from cage_core.eval.metrics import (
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.methods.scores import pool_scores
 from cage_core.passage import Passage
-from cage_core.ranking.named_documents import named_order, own_relevance
+from cage_core.ranking.named_documents import named_pool_order
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -322,8 +322,7 @@ def _rank_one(
         scores = method.score(pool)
     else:
         parts = pool_scores(method, pool)
-        documents = [p.doc_id for p in pool.passages]
-        scores = named_order(parts.fused, pool.named, documents, own_relevance(parts), pool.query)
+        scores = named_pool_order(parts, pool.named, pool.passages, pool.query)
     latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
     positions = [int(i) for i in ranking(scores)]
     order = tuple(positions if ids is None else (int(ids[i]) for i in positions))

@@ -59,6 +59,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cage_core.passage import Passage
 from cage_core.ranking.asks import asked_parts
 from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
@@ -71,6 +72,7 @@ __all__ = [
     "first_kept",
     "named_first",
     "named_order",
+    "named_pool_order",
     "own_relevance",
 ]
 
@@ -143,6 +145,18 @@ def named_order(
     if question and one_document and asked_parts(question) >= 2:
         return first_kept(ordered)
     return ordered
+
+
+def named_pool_order(
+    scores: PoolScores,
+    named: Sequence[bool] | np.ndarray,
+    passages: Sequence[Passage],
+    question: str,
+) -> np.ndarray:
+    """:func:`named_order` of a scored pool: its passages' documents, the method's own
+    relevance term (:func:`own_relevance`) and the question the pool is ranked for."""
+    documents = [p.doc_id for p in passages]
+    return named_order(scores.fused, named, documents, own_relevance(scores), question)
 
 
 def first_kept(scores: np.ndarray) -> np.ndarray:
