@@ -92,9 +92,29 @@ def plain_words(question: str) -> list[str]:
 
 def without_words(question: str, dropped: Collection[str]) -> str:
     """``question`` without the identifiers and the words in ``dropped`` (folded), spaces
-    collapsed; the question itself when nothing else would be left."""
+    collapsed; the question itself when nothing else would be left.
+
+    A word of ``dropped`` is removed where it stands in a run of two or more of them (the name
+    as written: "the reduction in refunds proposal") when it stands in one; elsewhere it is
+    kept ("what cap on refunds does …": the question's own word). A word that stands in no
+    such run is removed wherever it stands ("the FAQ")."""
     rest = without_spans(question, [f for f in references(question) if f.word in dropped])
-    kept = [t for t in _TOKEN.findall(rest) if fold(t) not in dropped]
+    tokens = _TOKEN.findall(rest)
+    named = [t[0].isalnum() or t[0] == "_" for t in tokens]
+    hit = [is_word and fold(t) in dropped for t, is_word in zip(tokens, named)]
+    in_run = [False] * len(tokens)
+    run: list[int] = []
+    for i, token in enumerate([*tokens, "."]):
+        if i < len(tokens) and hit[i]:
+            run.append(i)
+        elif i < len(tokens) and not named[i] and _WITHIN_NAME.fullmatch(token) and run:
+            continue  # a space or hyphen between two words of one name
+        else:
+            for j in run if len(run) >= 2 else ():
+                in_run[j] = True
+            run = []
+    runs = {fold(tokens[i]) for i, flag in enumerate(in_run) if flag}
+    kept = [t for i, t in enumerate(tokens) if not hit[i] or (fold(t) in runs and not in_run[i])]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question
 

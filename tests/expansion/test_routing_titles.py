@@ -111,3 +111,18 @@ def test_a_question_naming_one_document_by_date_and_another_by_title_routes_to_b
     assert route.question == "What did the meeting decide, and what does the set?"
     route = route_question("What did the 2025-01-01 meeting decide on travel spending?", names)
     assert route.doc_ids == ("minutes/2025-01-01.md",)
+
+
+def test_a_title_word_the_question_also_writes_outside_the_title_is_kept() -> None:
+    route = route_question(
+        "Which observers does the meeting observers procedure admit, and who invites observers?",
+        folder(),
+    )
+    assert route.doc_ids == ("procedures/meeting-observers.md",)
+    assert route.question == "Which observers does the procedure admit, and who invites observers?"
+
+
+def test_a_one_word_title_is_dropped_wherever_the_question_writes_it() -> None:
+    route = route_question("Does the FAQ say which FAQ entry is new?", folder())
+    assert route.doc_ids == ("faq.md",)
+    assert route.question == "Does the say which entry is new?"
