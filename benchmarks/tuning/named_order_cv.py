@@ -26,6 +26,9 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   retriever's best for the question as asked: the pools list the retrieved passages first, in
   the retriever's order), when it is below the top 5, put 5th (the rest move down one); with
   ``two asks:``, only for a question routed to one document that asks two things;
+- ``two asks: …, the best other 5th``: for a question routed to one document that asks two
+  things, the pool's best passage by ``f`` of no named document, when below the top 5, put
+  5th (instead of the first passage; ``…, the first passage 5th, the best other 4th``: both);
 - ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
   or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
   cosine of the ask and the passage's text), when it is of no named document and below the
@@ -103,6 +106,8 @@ CHOICES = [
     EACH_ASK,
     *[(None, by, "first") for by in ("f", "f + 0.5 r")],
     (None, "f + 0.5 r", "two asks: first"),
+    (None, "f + 0.5 r", "two asks: other"),
+    (None, "f + 0.5 r", "two asks: first, other"),
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
 # routed to one document / "each ask", "first": module docstring)
 ASK_RANK = 4  # 0-based: 5th
@@ -117,6 +122,13 @@ def label(choice: tuple[int | None, str, str]) -> str:
     if only.endswith("first"):
         prefix = "two asks: " if only.startswith("two asks") else ""
         return prefix + name + by_label + ", the first passage 5th"
+    if only.endswith("other"):
+        kept = (
+            ", the first passage 5th, the best other 4th"
+            if "first" in only
+            else ", the best other 5th"
+        )
+        return "two asks: " + name + by_label + kept
     return (f"{only}: " if only else "") + name + by_label
 
 
@@ -167,6 +179,23 @@ def with_asks(rows: np.ndarray, ask_best: Sequence[int], named: np.ndarray) -> n
     return np.asarray(out)
 
 
+def with_other(
+    rows: np.ndarray, fused: np.ndarray, named: np.ndarray, after_first: bool
+) -> np.ndarray:
+    """``rows`` with the best passage by ``fused`` of no named document, when below the top
+    5, put 5th (4th ``after_first``: the first passage keeps the 5th place)."""
+    others = np.flatnonzero(~named)
+    if len(others) == 0:
+        return rows
+    best = int(others[ranking(fused[others])[0]])
+    out = list(rows)
+    place = ASK_RANK - 1 if after_first else ASK_RANK
+    if out.index(best) > ASK_RANK:
+        out.remove(best)
+        out.insert(place, best)
+    return np.asarray(out)
+
+
 def figures(routed: list[dict[str, Any]]) -> np.ndarray:
     """``[C, N, 2]``: R@3 / R@5 of each choice on each routed question."""
     out = np.zeros((len(CHOICES), len(routed), 2))
@@ -176,13 +205,17 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
         for c, choice in enumerate(CHOICES):
             if choice[2] in ("two asks", "each ask") and not two_ask:
                 choice = (None, "f", "")
-            if choice[2] == "two asks: first" and not two_ask:
+            if choice[2].startswith("two asks: ") and not two_ask:
                 choice = (None, choice[1], "")
             rows = order(q["fused"], q["relevance"], q["named"], choice, q["own"])
             if choice == EACH_ASK:
                 rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
-            if choice[2].endswith("first"):  # the pool's first: the retriever's best as asked
+            if "first" in choice[2]:  # the pool's first: the retriever's best as asked
                 rows = with_asks(rows, [0], np.zeros(len(rows), dtype=bool))
+            if choice[2].endswith("other"):  # the best passage of no named document, by f
+                rows = with_other(
+                    rows, q["fused"], np.asarray(q["named"], dtype=bool), "first" in choice[2]
+                )
             ranked = list(ids[rows])
             out[c, n] = [recall_at_k(ranked, q["gold"], 3), recall_at_k(ranked, q["gold"], 5)]
     return out
