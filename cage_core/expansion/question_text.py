@@ -94,27 +94,27 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     """``question`` without the identifiers and the words in ``dropped`` (folded), spaces
     collapsed; the question itself when nothing else would be left.
 
-    A word of ``dropped`` is removed where it stands in a run of two or more of them (the name
-    as written: "the reduction in refunds proposal") when it stands in one; elsewhere it is
-    kept ("what cap on refunds does …": the question's own word). A word that stands in no
-    such run is removed wherever it stands ("the FAQ")."""
+    The words of ``dropped`` go by runs (adjacent words of ``dropped``, as a name is written):
+    a run whose words another run of the question holds with more stays, as the question's
+    own words ("what cap on refunds does the reduction in refunds proposal set": the first
+    "refunds" stays; "the January board meeting" beside "the board meeting substitutes
+    policy"); every other run goes."""
     rest = without_spans(question, [f for f in references(question) if f.word in dropped])
     tokens = _TOKEN.findall(rest)
-    named = [t[0].isalnum() or t[0] == "_" for t in tokens]
-    hit = [is_word and fold(t) in dropped for t, is_word in zip(tokens, named)]
-    in_run = [False] * len(tokens)
+    runs: list[list[int]] = []
     run: list[int] = []
-    for i, token in enumerate([*tokens, "."]):
-        if i < len(tokens) and hit[i]:
+    for i, token in enumerate(tokens):
+        if (token[0].isalnum() or token[0] == "_") and fold(token) in dropped:
             run.append(i)
-        elif i < len(tokens) and not named[i] and _WITHIN_NAME.fullmatch(token) and run:
+        elif run and not (token[0].isalnum() or token[0] == "_") and _WITHIN_NAME.fullmatch(token):
             continue  # a space or hyphen between two words of one name
-        else:
-            for j in run if len(run) >= 2 else ():
-                in_run[j] = True
+        elif run:
+            runs.append(run)
             run = []
-    runs = {fold(tokens[i]) for i, flag in enumerate(in_run) if flag}
-    kept = [t for i, t in enumerate(tokens) if not hit[i] or (fold(t) in runs and not in_run[i])]
+    runs += [run] if run else []
+    held = [{fold(tokens[i]) for i in r} for r in runs]
+    gone = {i for r, mine in zip(runs, held) if not any(mine < other for other in held) for i in r}
+    kept = [t for i, t in enumerate(tokens) if i not in gone]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question
 

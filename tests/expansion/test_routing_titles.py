@@ -126,3 +126,12 @@ def test_a_one_word_title_is_dropped_wherever_the_question_writes_it() -> None:
     route = route_question("Does the FAQ say which FAQ entry is new?", folder())
     assert route.doc_ids == ("faq.md",)
     assert route.question == "Does the say which entry is new?"
+
+
+def test_a_shorter_run_of_the_titles_words_stays_in_the_question() -> None:
+    route = route_question(
+        "Under the board meeting substitutes policy, who stood in at the last board meeting?",
+        folder(),
+    )
+    assert route.doc_ids == ("policies/board-meeting-substitutes.md",)
+    assert route.question == "Under the policy, who stood in at the last board meeting?"
