@@ -51,11 +51,9 @@ title the rest writes after "the" adds a second document: "the travel spending p
    another document: it names that one too ("Compare Grand Adventures Tourism and InnovaTech
    Solutions"), and putting one of them first would push the other's passages down.
 3. **The question less its naming words.** The words read in step 1 that a named document
-   holds are the words that name it; the question without them (and without the identifiers
-   that named it) is what the named document's chunks are searched and ranked with: the
-   document's name says which document, not which of its passages answers. A naming word
-   the question also writes outside the name stays there ("what cap on refunds does the
-   reduction in refunds proposal set": :func:`~cage_core.expansion.question_text.without_words`).
+   holds name it; the question without them where they stand as its name, and without the
+   identifiers that named it (``question_text.without_words``), is what the named document's
+   chunks are searched and ranked with: the name says which document, not which passage.
 
 The documents' side is a :class:`DocumentNames` (the link index keeps one,
 :meth:`LinkIndex.documents <cage_core.expansion.index.LinkIndex.documents>`); what joins the
