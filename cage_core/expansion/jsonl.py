@@ -41,7 +41,6 @@ __all__ = [
     "header_count",
     "header_line",
     "parse_line",
-    "read_entries",
     "read_items",
     "write_lines",
 ]
@@ -91,11 +90,6 @@ def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:
         temporary.unlink(missing_ok=True)
         raise
     return written
-
-
-def read_entries(lines: Iterable[bytes | str | None], source: str) -> Iterator[LinkEntry]:
-    """The valid entries of stored lines, in order: :func:`read_items` less the records."""
-    return (item for item in read_items(lines, source) if isinstance(item, LinkEntry))
 
 
 def read_items(

@@ -35,7 +35,7 @@ from cage_core.expansion.jsonl import parse_line
 from cage_core.expansion.link_store_file import MAX_VALUE_BYTES
 from cage_core.expansion.record import MAX_POSITION, LinkEntry, LinkIndexFormatError
 from cage_core.expansion.storage import NameRole
-from cage_core.stores.database import READ_BATCH, is_utf8, rows_within_bound
+from cage_core.stores.database import is_utf8, rows_within_bound
 
 __all__ = [
     "CHECKED_POSITION",
@@ -44,7 +44,6 @@ __all__ = [
     "ENTRY_COLUMNS",
     "MAC_DOMAIN",
     "MAC_FIELD",
-    "READ_BATCH_PIDS",
     "RECORD_COLUMNS",
     "ROLES",
     "SIGNED_FIELDS",
@@ -78,8 +77,6 @@ VERIFIED_POSTINGS = 4096
 count above it is checked to be above it: such a name makes no link unless ``max_link_df``
 is raised past it)."""
 MAC_DOMAIN = b"cage-link-mac/1\x00"
-READ_BATCH_PIDS = READ_BATCH
-"""Pids per ``… IN (…)`` of :func:`document_rows`."""
 
 SIGNED_FIELDS = DATA_FIELDS | {MAC_FIELD}
 ENTRY_COLUMNS = "pid, id, data, doc_id, position"

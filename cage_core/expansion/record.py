@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cage_core.names.forms import MAX_NAME_CHARS, is_normal_name
-from cage_core.stores.database import is_utf8  # re-exported
+from cage_core.stores.database import is_utf8
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -31,7 +31,6 @@ __all__ = [
     "MAX_POSITION",
     "LinkEntry",
     "LinkIndexFormatError",
-    "is_utf8",
     "valid_id",
 ]
 

@@ -143,7 +143,7 @@ class MemoryLinkStorage:
     def put_validated(self, entries: Iterable[LinkEntry]) -> None:
         """Upsert entries already read through :meth:`LinkEntry.from_stored
         <cage_core.expansion.record.LinkEntry.from_stored>` (what
-        :func:`~cage_core.expansion.jsonl.read_entries` yields), without checking them again.
+        :func:`~cage_core.expansion.jsonl.read_items` yields), without checking them again.
         A document left without entries loses its record."""
         emptied: set[str] = set()
         for entry in entries:

@@ -74,9 +74,6 @@ from cage_core.expansion.link_names import LinkNames
 from cage_core.expansion.link_rows import (
     CHECKED_POSITION,
     ENTRY_COLUMNS,
-    MAC_FIELD,
-    ROLES,
-    VERIFIED_POSTINGS,
     count_ok,
     count_signed,
     document_rows,
@@ -85,13 +82,11 @@ from cage_core.expansion.link_rows import (
     position_ok,
 )
 from cage_core.expansion.link_store_file import (
-    EMPTY_FILE_RACE_S,
     LINK_PRAGMAS,
     LINK_STORE,
     MAX_VALUE_BYTES,
     PAGE_SIZE,
     READ_BATCH_KEYS,
-    STORE_FORMAT,
     STORE_VERSION,
     WAL_CHECKPOINT_PAGES,
     LinkStoreFile,
@@ -107,16 +102,10 @@ from cage_core.stores.database import BUSY_TIMEOUT_S, MAX_ATTEMPTS
 from cage_core.stores.files import StoreFileChanged
 
 __all__ = [
-    "EMPTY_FILE_RACE_S",
     "IntegrityKeyMismatch",
-    "MAC_FIELD",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
-    "READ_BATCH_KEYS",
-    "ROLES",
-    "STORE_FORMAT",
     "STORE_VERSION",
-    "VERIFIED_POSTINGS",
     "WAL_CHECKPOINT_PAGES",
     "WRITE_BATCH_ENTRIES",
     "SqliteLinkStorage",

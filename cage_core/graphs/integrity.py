@@ -32,7 +32,6 @@ from cage_core.jsonl import StoredJsonError, decode_json
 
 __all__ = [
     "MAC_FIELD",
-    "IntegrityKey",
     "graph_mac",
     "key_bytes",
     "signed_text",
@@ -43,8 +42,6 @@ __all__ = [
 MAC_FIELD = "mac"
 """The key of the MAC in a stored graph's JSON."""
 _DOMAIN = b"cage-graph-mac/1\x00"
-IntegrityKey = bytes | str
-"""A key: bytes, or a string (its UTF-8 bytes)."""
 
 
 def key_bytes(key: Any) -> bytes | None:

@@ -62,9 +62,8 @@ import numpy as np
 
 from cage_core.graphs.integrity import key_bytes, signed_text, verified
 from cage_core.graphs.passage_graph import DEFAULT_MAX_PARSE_CHARS, PassageGraph
-from cage_core.graphs.store_database import (  # the batch sizes, re-exported
+from cage_core.graphs.store_database import (  # the batch size, re-exported
     GRAPH_STORE,
-    READ_BATCH_KEYS,
     WRITE_BATCH_ROWS,
     GraphStoreFile,
     StoreBusy,
@@ -72,45 +71,17 @@ from cage_core.graphs.store_database import (  # the batch sizes, re-exported
     count_graphs,
     is_of_the_file,
 )
-from cage_core.graphs.stored_values import (  # the value limits, re-exported
-    MAX_EMBEDDING_DIM,
-    MAX_ENTRY_BYTES,
+from cage_core.graphs.stored_values import (
     embedding_or_none,
     embedding_row,
     graph_from_row,
     stored_bytes,
 )
 from cage_core.stores.connection import StoreConnection
-from cage_core.stores.database import (  # the store's sharing rules, re-exported
-    BACKOFF_BASE_S,
-    BACKOFF_CAP_S,
-    BUSY_TIMEOUT_S,
-    MAX_ATTEMPTS,
-    describe,
-)
-from cage_core.stores.files import (
-    DIR_MODE,
-    FILE_MODE,
-    SIDE_FILE_SUFFIXES,
-    create_private_file,
-    file_identity,
-)
+from cage_core.stores.database import BUSY_TIMEOUT_S, MAX_ATTEMPTS, describe
+from cage_core.stores.files import create_private_file, file_identity
 
-__all__ = [
-    "BACKOFF_BASE_S",
-    "BACKOFF_CAP_S",
-    "BUSY_TIMEOUT_S",
-    "DIR_MODE",
-    "FILE_MODE",
-    "MAX_ATTEMPTS",
-    "MAX_EMBEDDING_DIM",
-    "MAX_ENTRY_BYTES",
-    "READ_BATCH_KEYS",
-    "SIDE_FILE_SUFFIXES",
-    "WRITE_BATCH_ROWS",
-    "GraphStore",
-    "default_store_path",
-]
+__all__ = ["WRITE_BATCH_ROWS", "GraphStore", "default_store_path"]
 
 logger = logging.getLogger(__name__)
 
