@@ -64,10 +64,9 @@ from cage_core.graphs.integrity import key_bytes, signed_text, verified
 from cage_core.graphs.passage_graph import DEFAULT_MAX_PARSE_CHARS, PassageGraph
 from cage_core.graphs.store_database import (  # the batch size, re-exported
     GRAPH_STORE,
+    STORAGE_ERRORS,
     WRITE_BATCH_ROWS,
     GraphStoreFile,
-    StoreBusy,
-    StoreFailed,
     count_graphs,
     is_of_the_file,
 )
@@ -78,7 +77,7 @@ from cage_core.graphs.stored_values import (
     stored_bytes,
 )
 from cage_core.stores.connection import StoreConnection
-from cage_core.stores.database import BUSY_TIMEOUT_S, MAX_ATTEMPTS, describe
+from cage_core.stores.database import BUSY_TIMEOUT_S, MAX_ATTEMPTS, describe, is_busy
 from cage_core.stores.files import create_private_file, file_identity
 
 __all__ = ["WRITE_BATCH_ROWS", "GraphStore", "default_store_path"]
@@ -151,18 +150,11 @@ class GraphStore:
         except OSError as exc:
             self._file.failed(exc, "cannot create the store; every lookup is a miss")
             return
-        try:
-            self._file.attempt(lambda conn: None)  # open now, so a bad file is reported here
-        except StoreBusy:
-            logger.warning(
-                "graph store %s: still locked after %d attempts; will open on first use",
-                self.path,
-                self._file.db.max_attempts,
-            )
-        except StoreFailed as exc:
-            self._file.failed(
-                exc.__cause__, "cannot be used now; lookups are misses, writes dropped"
-            )
+        self._file.attempt(  # open now, so a bad file is reported here
+            lambda conn: None,
+            "cannot be used now; lookups are misses, writes dropped",
+            busy="will open on first use",
+        )
 
     # -- graphs -------------------------------------------------------------------------
     def get_many(self, keys: Sequence[str]) -> dict[str, PassageGraph]:
@@ -227,15 +219,17 @@ class GraphStore:
         ``sqlite3.OperationalError`` if it stays locked, or with the cause of any other
         storage error."""
         try:
-            return self._file.attempt(count_graphs)
-        except StoreBusy:
-            raise sqlite3.OperationalError(f"graph store {self.path}: database is locked") from None
-        except StoreFailed as exc:
+            return self._file.db.read(count_graphs)
+        except sqlite3.ProgrammingError:
+            raise  # closed
+        except STORAGE_ERRORS as exc:
+            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+                locked = f"graph store {self.path}: database is locked"
+                raise sqlite3.OperationalError(locked) from None
             if file_identity(self.path) is None:
-                self._file.failed(exc.__cause__, "no file at the path: len() counts 0")
+                self._file.failed(exc, "no file at the path: len() counts 0")
                 return 0
-            cause = describe(exc.__cause__) if exc.__cause__ is not None else "unknown"
-            raise sqlite3.OperationalError(f"graph store {self.path}: {cause}") from exc.__cause__
+            raise sqlite3.OperationalError(f"graph store {self.path}: {describe(exc)}") from exc
 
     def __enter__(self) -> GraphStore:
         return self

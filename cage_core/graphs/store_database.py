@@ -41,8 +41,6 @@ __all__ = [
     "TABLES",
     "WRITE_BATCH_ROWS",
     "GraphStoreFile",
-    "StoreBusy",
-    "StoreFailed",
     "count_graphs",
     "execute_batch",
     "is_of_the_file",
@@ -106,14 +104,6 @@ def count_graphs(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
 
 
-class StoreBusy(Exception):
-    """The database stayed locked through every attempt."""
-
-
-class StoreFailed(Exception):
-    """Any other storage error; its cause is the original error."""
-
-
 class GraphStoreFile:
     """The graph store's file as the store reads and writes it (module docstring).
 
@@ -128,23 +118,34 @@ class GraphStoreFile:
         """Storage errors met: each made a lookup a miss or dropped a write."""
         self._reported: set[str] = set()
 
-    def attempt(self, op: Callable[[sqlite3.Connection], _T], *, write: bool = False) -> _T:
-        """``op(connection)`` in a read transaction, or with ``write`` a write transaction
-        (:class:`~cage_core.stores.connection.StoreConnection`: retried while locked).
-
-        Raises:
-            StoreBusy: (from the last ``sqlite3.OperationalError``) when every attempt found
-                it locked.
-            StoreFailed: (from the error) on any other storage error.
-        """
+    def attempt(
+        self,
+        op: Callable[[sqlite3.Connection], _T],
+        consequence: str,
+        *,
+        write: bool = False,
+        busy: str | None = None,
+    ) -> tuple[bool, _T | None]:
+        """``(True, op(connection))`` in a read transaction, or with ``write`` a write
+        transaction (:class:`~cage_core.stores.connection.StoreConnection`: retried while
+        locked); ``(False, None)`` on a storage error, logged with its ``consequence``
+        (``busy``, when given, if every attempt found the database locked). A closed store
+        raises ``sqlite3.ProgrammingError``."""
         try:
-            return self.db.write(op) if write else self.db.read(op)
+            return True, self.db.write(op) if write else self.db.read(op)
         except sqlite3.ProgrammingError:
             raise  # closed
         except STORAGE_ERRORS as exc:
             if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                raise StoreBusy() from exc
-            raise StoreFailed() from exc
+                logger.warning(
+                    "graph store %s: still locked after %d attempts; %s",
+                    self.path,
+                    self.db.max_attempts,
+                    busy or consequence,
+                )
+            else:
+                self.failed(exc, consequence)
+            return False, None
 
     def failed(self, exc: BaseException | None, consequence: str) -> None:
         """Count a storage error; warn the first time this store meets its kind."""
@@ -156,7 +157,7 @@ class GraphStoreFile:
         logger.log(level, "graph store %s: %s; %s", self.path, cause, consequence)
 
     def select(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple]:
-        """Rows of ``table`` for the distinct ``keys``; [] with a warning if it stays locked."""
+        """Rows of ``table`` for the distinct ``keys``; [] with a warning on a storage error."""
         unique = list(dict.fromkeys(keys))
         if not unique:
             return []
@@ -165,19 +166,8 @@ class GraphStoreFile:
             sql = f"SELECT {columns} FROM {table} WHERE key IN"
             return rows_within_bound(conn, sql, unique, self._oversized)
 
-        try:
-            return self.attempt(read)
-        except StoreBusy:
-            logger.warning(
-                "graph store %s: still locked after %d attempts; %d %s lookups count as misses",
-                self.path,
-                self.db.max_attempts,
-                len(unique),
-                table,
-            )
-        except StoreFailed as exc:
-            self.failed(exc.__cause__, f"{len(unique)} {table} lookups count as misses")
-        return []
+        _, rows = self.attempt(read, f"{len(unique)} {table} lookups count as misses")
+        return rows or []
 
     def write(self, table: str, sql: str, rows: list[tuple]) -> None:
         """Run ``sql`` for every row, one ``BEGIN IMMEDIATE`` transaction per batch.
@@ -186,20 +176,10 @@ class GraphStoreFile:
         warning; the batches before it stay committed.
         """
         for start in range(0, len(rows), WRITE_BATCH_ROWS):
-            batch = rows[start : start + WRITE_BATCH_ROWS]
-            try:
-                self.attempt(functools.partial(execute_batch, sql, batch), write=True)
-            except StoreBusy:
-                logger.warning(
-                    "graph store %s: still locked after %d attempts; dropped %d %s writes",
-                    self.path,
-                    self.db.max_attempts,
-                    len(rows) - start,
-                    table,
-                )
-                return
-            except StoreFailed as exc:
-                self.failed(exc.__cause__, f"dropped {len(rows) - start} {table} writes")
+            batch = functools.partial(execute_batch, sql, rows[start : start + WRITE_BATCH_ROWS])
+            if not self.attempt(batch, f"dropped {len(rows) - start} {table} writes", write=True)[
+                0
+            ]:
                 return
 
     def _oversized(self, key: str) -> None:
