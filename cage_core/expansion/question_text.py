@@ -95,10 +95,11 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     collapsed; the question itself when nothing else would be left.
 
     The words of ``dropped`` go by runs (adjacent words of ``dropped``, as a name is written):
-    a run whose words another run of the question holds with more stays, as the question's
-    own words ("what cap on refunds does the reduction in refunds proposal set": the first
-    "refunds" stays; "the January board meeting" beside "the board meeting substitutes
-    policy"); every other run goes."""
+    a run in lower case whose words another run of the question holds with more stays, as the
+    question's own words ("what cap on refunds does the reduction in refunds proposal set":
+    the first "refunds" stays; "the January board meeting" beside "the board meeting
+    substitutes policy"); every other run goes, one written as a name too ("who first used
+    the Iris database", beside "the Iris plants dataset")."""
     rest = without_spans(question, [f for f in references(question) if f.word in dropped])
     tokens = _TOKEN.findall(rest)
     runs: list[list[int]] = []
@@ -113,7 +114,14 @@ def without_words(question: str, dropped: Collection[str]) -> str:
             run = []
     runs += [run] if run else []
     held = [{fold(tokens[i]) for i in r} for r in runs]
-    gone = {i for r, mine in zip(runs, held) if not any(mine < other for other in held) for i in r}
+    first = next((i for i, t in enumerate(tokens) if t[0].isalnum() or t[0] == "_"), -1)
+    gone = {
+        i
+        for r, mine in zip(runs, held)
+        if not any(mine < other for other in held)
+        or any(c.isupper() for i in r if i != first for c in tokens[i])
+        for i in r
+    }
     kept = [t for i, t in enumerate(tokens) if i not in gone]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question

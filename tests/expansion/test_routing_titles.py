@@ -128,6 +128,11 @@ def test_a_question_naming_one_document_by_date_and_another_by_title_routes_to_b
             "policies/board-meeting-substitutes.md",
             "Under the policy, who stood in at the last board meeting?",
         ),
+        (  # a word of the title written as a name goes wherever it stands
+            "Which Observers does the meeting observers procedure admit?",
+            "procedures/meeting-observers.md",
+            "Which does the procedure admit?",
+        ),
         (  # a one-word title goes wherever the question writes it
             "Does the FAQ say which FAQ entry is new?",
             "faq.md",
