@@ -136,7 +136,7 @@ def document_names(
 ) -> dict[str, tuple[str, ...]]:
     """``doc_id →`` the names of each document of the pool (module docstring), subject first."""
     titles: dict[str, str] = {}
-    openers: dict[str, str] = {}
+    openings: dict[str, list[str]] = {}  # the texts of its first chunk (position 0)
     counts: dict[str, Counter[str]] = {}
     first_seen: dict[str, dict[str, int]] = {}
     for n, (p, g) in enumerate(zip(passages, graphs)):
@@ -144,10 +144,8 @@ def document_names(
             continue
         if p.title.strip() and p.doc_id not in titles:
             titles[p.doc_id] = p.title.strip()
-        if p.position == 0 and p.doc_id not in openers:
-            opener = document_title(p.text) or first_sentence_subject(p.text)
-            if opener and may_link(opener) and normal_name(opener):
-                openers[p.doc_id] = opener
+        if p.position == 0:
+            openings.setdefault(p.doc_id, []).append(p.text)
         names = counts.setdefault(p.doc_id, Counter())
         order = first_seen.setdefault(p.doc_id, {})
         for label, ent in zip(g.labels, g.entity_types):
@@ -160,11 +158,19 @@ def document_names(
         if doc in titles:
             out[doc] = (titles[doc],)
             continue
-        found = [openers[doc]] if doc in openers else []
+        opener = next(filter(None, map(_opener, openings.get(doc, ()))), "")  # untitled only
+        found = [opener] if opener else []
         if names:
             found.append(min(names, key=lambda name: (-names[name], first_seen[doc][name])))
         out[doc] = tuple(dict.fromkeys(found))
     return out
+
+
+def _opener(text: str) -> str:
+    """The name a document's first chunk opens with: the title it writes, else the subject of
+    its first sentence; "" when that is no name that may link."""
+    opener = document_title(text) or first_sentence_subject(text)
+    return opener if opener and may_link(opener) and normal_name(opener) else ""
 
 
 def subject_texts(
