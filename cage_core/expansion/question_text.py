@@ -102,26 +102,26 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     the Iris database", beside "the Iris plants dataset")."""
     rest = without_spans(question, [f for f in references(question) if f.word in dropped])
     tokens = _TOKEN.findall(rest)
+    is_word = [t[0].isalnum() or t[0] == "_" for t in tokens]
     runs: list[list[int]] = []
     run: list[int] = []
     for i, token in enumerate(tokens):
-        if (token[0].isalnum() or token[0] == "_") and fold(token) in dropped:
+        if is_word[i] and fold(token) in dropped:
             run.append(i)
-        elif run and not (token[0].isalnum() or token[0] == "_") and _WITHIN_NAME.fullmatch(token):
+        elif run and not is_word[i] and _WITHIN_NAME.fullmatch(token):
             continue  # a space or hyphen between two words of one name
         elif run:
             runs.append(run)
             run = []
     runs += [run] if run else []
     held = [{fold(tokens[i]) for i in r} for r in runs]
-    first = next((i for i, t in enumerate(tokens) if t[0].isalnum() or t[0] == "_"), -1)
-    gone = {
-        i
-        for r, mine in zip(runs, held)
-        if not any(mine < other for other in held)
-        or any(c.isupper() for i in r if i != first for c in tokens[i])
-        for i in r
-    }
+    first = is_word.index(True) if True in is_word else -1
+
+    def stays(r: list[int], mine: set[str]) -> bool:
+        in_lower_case = not any(c.isupper() for i in r if i != first for c in tokens[i])
+        return in_lower_case and any(mine < other for other in held)
+
+    gone = {i for r, mine in zip(runs, held) if not stays(r, mine) for i in r}
     kept = [t for i, t in enumerate(tokens) if i not in gone]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question

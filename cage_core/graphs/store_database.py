@@ -177,9 +177,8 @@ class GraphStoreFile:
         """
         for start in range(0, len(rows), WRITE_BATCH_ROWS):
             batch = functools.partial(execute_batch, sql, rows[start : start + WRITE_BATCH_ROWS])
-            if not self.attempt(batch, f"dropped {len(rows) - start} {table} writes", write=True)[
-                0
-            ]:
+            done, _ = self.attempt(batch, f"dropped {len(rows) - start} {table} writes", write=True)
+            if not done:
                 return
 
     def _oversized(self, key: str) -> None:
