@@ -168,14 +168,17 @@ def asks_two(q: dict[str, Any]) -> bool:
     return q["documents"] == 1 and asked_parts(q["question"]) >= 2
 
 
-def with_asks(rows: np.ndarray, ask_best: Sequence[int], named: np.ndarray) -> np.ndarray:
+def with_asks(
+    rows: np.ndarray, ask_best: Sequence[int], named: np.ndarray, place: int = ASK_RANK
+) -> np.ndarray:
     """``rows`` (a pool's order) with each of ``ask_best`` (each ask's best passage) that is
-    not named and not in the top 5 put 5th, in ask order (module docstring)."""
+    not named and not in the top 5 put at 0-based ``place`` (5th), in ask order (module
+    docstring)."""
     out = list(rows)
     for j in ask_best:
         if not named[j] and out.index(j) > ASK_RANK:
             out.remove(j)
-            out.insert(ASK_RANK, j)
+            out.insert(place, j)
     return np.asarray(out)
 
 
@@ -188,12 +191,7 @@ def with_other(
     if len(others) == 0:
         return rows
     best = int(others[ranking(fused[others])[0]])
-    out = list(rows)
-    place = ASK_RANK - 1 if after_first else ASK_RANK
-    if out.index(best) > ASK_RANK:
-        out.remove(best)
-        out.insert(place, best)
-    return np.asarray(out)
+    return with_asks(rows, [best], named, ASK_RANK - 1 if after_first else ASK_RANK)
 
 
 def figures(routed: list[dict[str, Any]]) -> np.ndarray:
