@@ -8,7 +8,7 @@ pair on other scales (Chroma's and FAISS's defaults ``1 − ‖q − p‖²/√2
 * LangChain's ``InMemoryVectorStore``: its ``store[id]["vector"]``;
 * ``langchain_chroma.Chroma``: ``collection.get(ids, include=["embeddings"])``, whatever the
   collection's space (``l2``, ``ip``, ``cosine``) (:func:`~cage_core.integrations.
-  chroma_vectors.chroma_vectors`);
+  vector_reads.chroma_vectors`);
 * ``langchain_community``'s ``FAISS``: ``index.reconstruct`` at each id's position (flat
   indexes; an index type that cannot reconstruct gives none);
 * ``langchain_qdrant.QdrantVectorStore``: ``client.retrieve(..., with_vectors=...)`` of its
@@ -31,8 +31,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
-from cage_core.integrations.chroma_vectors import chroma_vectors
-from cage_core.integrations.vector_reads import faiss_vectors, instance_of
+from cage_core.integrations.vector_reads import chroma_vectors, faiss_vectors, instance_of
 
 __all__ = [
     "instance_of",

@@ -18,7 +18,7 @@ their code, llama-index-core 0.14, the store packages of 2025–26):
 brought it, and :func:`id_cosines` for node ids: the query's vector is the bundle's embedding
 (set by the index's retriever) or the index's ``embed_model`` embeds the question; each node's
 vector is, in order, the one the store holds (:func:`index_vectors`: ``SimpleVectorStore``:
-``data.embedding_dict``; Chroma: :func:`~cage_core.integrations.chroma_vectors.chroma_vectors`;
+``data.embedding_dict``; Chroma: :func:`~cage_core.integrations.vector_reads.chroma_vectors`;
 FAISS: the faiss index's ``reconstruct`` at the node's position, as the index's
 ``nodes_dict`` records it (:func:`~cage_core.integrations.vector_reads.faiss_vectors`; an IVF
 index without a direct map cannot reconstruct and gives none); any other store, Qdrant among
@@ -44,9 +44,8 @@ from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.simple import SimpleVectorStore
 
-from cage_core.integrations.chroma_vectors import chroma_vectors
 from cage_core.integrations.stored_cosines import vector_cosines
-from cage_core.integrations.vector_reads import faiss_vectors, instance_of
+from cage_core.integrations.vector_reads import chroma_vectors, faiss_vectors, instance_of
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.document_search import chroma_collection
 

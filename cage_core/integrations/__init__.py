@@ -2,7 +2,7 @@
 enrichment.
 
 Modules: ``expanded_pool`` (the expansion retrievers' pool, one implementation, sync and async),
-``document_routing`` (what a routed pool carries), ``ahead``, ``chroma_vectors``,
+``document_routing`` (what a routed pool carries), ``ahead``, ``vector_reads``,
 ``chunk_order``, ``scored_rerank``, ``similarity_fallback``, ``pickled_state``, ``enrich``,
 ``ray_data``.
 """

@@ -142,7 +142,7 @@ def test_chroma_expansion_brings_the_second_hop_the_top_k_missed_and_cage_ranks_
     full = _full_search_scores(store)  # the default score: the store's own
     assert [d.metadata["retrieval_score"] for d in out[K:]] == pytest.approx(
         [full[d.id] for d in out[K:]], abs=1e-6
-    )  # from the stored float32 vectors (cage_core.integrations.chroma_vectors)
+    )  # from the stored float32 vectors (cage_core.integrations.vector_reads)
     lowest = _expansion(store, ingested[1], added_score="lowest").invoke(QUERY)
     assert [d.id for d in lowest] == [d.id for d in out]
     least = min(d.metadata["retrieval_score"] for d in base)
@@ -271,7 +271,7 @@ def test_splitter_chunks_expand_in_every_store_by_their_content_ids(
     }
     assert [d.metadata["retrieval_score"] for d in added] == pytest.approx(
         [full[d.id] for d in added], abs=1e-6
-    )  # Chroma: from the stored float32 vectors (cage_core.integrations.chroma_vectors)
+    )  # Chroma: from the stored float32 vectors (cage_core.integrations.vector_reads)
     again = asyncio.run(retriever.ainvoke(QUERY))
     assert [(d.id, d.page_content) for d in again] == [(d.id, d.page_content) for d in out]
     assert [d.metadata["retrieval_score"] for d in again] == pytest.approx(
