@@ -77,7 +77,6 @@ __all__ = [
     "TITLE_KEY",
     "chain_from_metadata",
     "is_finite_score",
-    "passage_from_metadata",
     "ranked_metadata",
     "via_from_metadata",
 ]
@@ -189,32 +188,6 @@ def chain_from_metadata(metadatas: Sequence[Mapping[str, Any]]) -> list[Via | No
     return chain
 
 
-def passage_from_metadata(
-    text: str,
-    metadata: Mapping[str, Any],
-    title_key: str | None,
-    id: str | None = None,
-    *,
-    doc_id: str | None = None,
-    position: int | None = None,
-) -> Passage:
-    """The passage a framework document stands for: its text and, if present, its title
-    (and the document structure given, see :func:`passages_from_metadata`).
-
-    Ingest transformers and rerankers both build passages with this, so a graph stored at
-    ingest is the graph of exactly what is reranked (``doc_id`` and ``position`` are never
-    parsed).
-    """
-    title = metadata.get(title_key) if title_key else None
-    return Passage(
-        text=text,
-        title=title if isinstance(title, str) else "",
-        id=id,
-        doc_id=doc_id,
-        position=position,
-    )
-
-
 @dataclass(frozen=True)
 class ChunkPlace:
     """What one chunk's metadata says of its place (module docstring), before the positions
@@ -308,12 +281,15 @@ def passages_from_metadata(
     doc_ids: Sequence[object] | None = None,
     offsets: Sequence[object] | None = None,
 ) -> list[Passage]:
-    """The passages of a list of framework documents, with their document structure.
-
-    Each passage is :func:`passage_from_metadata`'s, plus ``doc_id`` and ``position`` as the
+    """The passages of a list of framework documents: each text, its title
+    (``metadata[title_key]`` when a string), its id, and ``doc_id`` and ``position`` as the
     module docstring says; ``doc_ids`` and ``offsets`` are the framework's own document ids
     and character offsets per chunk (LlamaIndex ``ref_doc_id`` and ``start_char_idx``;
     ``None`` entries fall back to the metadata). Positions are resolved over the whole list.
+
+    Ingest transformers and rerankers both build passages with this, so a graph stored at
+    ingest is the graph of exactly what is reranked (``doc_id`` and ``position`` are never
+    parsed).
     """
     n = len(texts)
     if len(metadatas) != n or any(len(x) != n for x in (ids, doc_ids, offsets) if x is not None):
@@ -331,13 +307,12 @@ def passages_from_metadata(
     ]
     positions = document_positions(places)
     return [
-        passage_from_metadata(
-            t,
-            m,
-            title_key,
-            None if ids is None else ids[i],
+        Passage(
+            text=t,
+            title=titles[i],
+            id=None if ids is None else ids[i],
             doc_id=places[i].doc_id,
             position=positions[i],
         )
-        for i, (t, m) in enumerate(zip(texts, metadatas))
+        for i, t in enumerate(texts)
     ]

@@ -188,7 +188,7 @@ def _forge(store, victim_title, donor_title):
     """Rewrite the victim's stored graph in Chroma: the donor's entities under the victim's
     content hash (what anyone who can write the store can do), keeping the victim's text."""
     from cage_core.graphs.passage_graph import PassageGraph, content_hash
-    from cage_core.metadata import passage_from_metadata
+    from cage_core.passage import Passage
 
     everything = store.get(include=["documents", "metadatas"])
     rows = dict(zip(everything["ids"], zip(everything["documents"], everything["metadatas"])))
@@ -199,7 +199,7 @@ def _forge(store, victim_title, donor_title):
     forged = graph.__class__(
         **{
             **graph.__dict__,
-            "content_sha": content_hash(passage_from_metadata(text, metadata, "title").content),
+            "content_sha": content_hash(Passage(text, metadata["title"]).content),
         }
     )
     store.update_document(
