@@ -2,7 +2,6 @@
 less the words that name documents (:mod:`cage_core.expansion.routing`).
 
 * :func:`written_names` — the runs of words written as names ("Acme Government Solutions");
-  :func:`question_words` their distinct words;
 * :func:`plain_words` — every distinct word outside the identifiers, file names and dates it
   writes (:func:`~cage_core.names.documents.references`);
 * :func:`without_words` — the question less the words (and the references) that name
@@ -23,7 +22,6 @@ from cage_core.names.forms import words
 
 __all__ = [
     "plain_words",
-    "question_words",
     "within",
     "without_words",
     "written_names",
@@ -37,22 +35,15 @@ _SENTENCE_END = re.compile(r"[.?!;:]\s")
 """What may stand between two words of one written name (:func:`written_names`)."""
 
 
-def question_words(question: str) -> list[str]:
-    """The distinct words of ``question`` that may name a document, lower-cased, in order:
-    the words written as names — capitalised but not a sentence's first word ("Birch"), or
-    with a capital after their first letter ("ConvergTV", "CONTENT", "iPSC") — of
-    :data:`~cage_core.expansion.documents.MIN_WORD_CHARS` to ``MAX_WORD_CHARS`` characters.
-    A question's ordinary words ("renewal", "term") never route it, even when a document's
-    opening happens to hold them."""
-    return list(dict.fromkeys(word for name in written_names(question) for word in name))
-
-
 def written_names(question: str) -> list[tuple[str, ...]]:
-    """The names ``question`` writes: each run of adjacent words written as names
-    (:func:`question_words`), as its words of ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS``
-    characters, lower-cased ("Acme Government Solutions" → ``("acme", "government",
-    "solutions")``). A run continues across spaces, hyphens, apostrophes, ampersands and the
-    period of an abbreviation ("Holdings Inc. Ltd"), and ends at any other mark or word."""
+    """The names ``question`` writes: each run of adjacent words written as names —
+    capitalised but not a sentence's first word ("Birch"), or with a capital after their first
+    letter ("ConvergTV", "CONTENT", "iPSC") —, as its words of ``MIN_WORD_CHARS`` to
+    ``MAX_WORD_CHARS`` characters, lower-cased ("Acme Government Solutions" → ``("acme",
+    "government", "solutions")``). A run continues across spaces, hyphens, apostrophes,
+    ampersands and the period of an abbreviation ("Holdings Inc. Ltd"), and ends at any other
+    mark or word. A question's ordinary words ("renewal", "term") never route it, even when a
+    document's opening happens to hold them."""
     names: list[tuple[str, ...]] = []
     run: list[str] = []
     sentence_start = True

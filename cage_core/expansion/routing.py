@@ -18,7 +18,7 @@ title the rest writes after "the" adds a second document: "the travel spending p
       "6 December 2024") that a document gives itself (held by at most :data:`MAX_OWNERS`
       documents): ``identifier_weight`` units each, one names its document alone.
    b. *Names* — ``score(d) = Σ idf(w) / idf(1)`` over the distinct question words written as
-      names (:func:`~cage_core.expansion.question_text.question_words`: "Birch", "CONTENT",
+      names (:func:`~cage_core.expansion.question_text.written_names`: "Birch", "CONTENT",
       "ConvergTV"; not "renewal") that ``d``'s words hold. Only words that can name a document
       are read: those held by at most ``naming_share`` of the documents (or one document), and
       never by more than :data:`MAX_NAMING_DOCUMENTS` ("Birch", "Mount", "Knowledge"; not
