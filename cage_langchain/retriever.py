@@ -34,9 +34,7 @@ from cage_langchain.store_vectors import instance_of, store_embeddings, stored_v
 __all__ = [
     "ScoredVectorStoreRetriever",
     "acosine_search",
-    "arelevance_search",
     "cosine_search",
-    "relevance_search",
 ]
 
 logger = logging.getLogger(__name__)
@@ -50,7 +48,7 @@ class ScoredVectorStoreRetriever(BaseRetriever):
     cosine of the query's and the document's stored vectors (:func:`cosine_search`), so a
     cutoff on CAGE's ``relevance_score`` means the same over every store. A store whose
     vectors CAGE cannot read keeps its ``similarity_search_with_relevance_scores`` value, with
-    one warning per store class (:func:`relevance_search`). Returned documents are copies; the
+    one warning per store class (``_relevance_search``). Returned documents are copies; the
     store's documents are not modified. LangChain's "Relevance scores must be between 0 and
     1" warning (which prints every document) is never raised, and no process-wide warning
     filter is touched.
@@ -100,7 +98,7 @@ def cosine_search(
     Chroma, FAISS and dense Qdrant: their search by vector, ``kwargs`` such as ``filter``
     passed on), so the documents are the ones the store's search returns. ``score_threshold``
     applies to the cosine. A store whose vectors are not read, without embeddings, or whose
-    vectors cannot be read gives :func:`relevance_search`'s scores instead, with one warning
+    vectors cannot be read gives ``_relevance_search``'s scores instead, with one warning
     per store class (:func:`~cage_core.integrations.stored_cosines.warn_scale_once`)."""
     return run(_cosine_search(store, query, k, kwargs))
 
@@ -158,11 +156,12 @@ def _by_vector(store: VectorStore) -> Any:
     return None
 
 
-def relevance_search(
-    store: VectorStore, query: str, k: int, **kwargs: Any
-) -> list[tuple[Document, float]]:
+def _relevance_search(
+    store: VectorStore, query: str, k: int, kwargs: dict[str, Any]
+) -> Steps[list[tuple[Document, float]]]:
     """``store``'s top ``k`` for ``query`` with its relevance scores, as
-    ``similarity_search_with_relevance_scores`` computes them, without its range check.
+    ``similarity_search_with_relevance_scores`` computes them, without its range check; each
+    form calls the store's method of its own form.
 
     LangChain's public method warns (``UserWarning``, with every document and its metadata,
     stored graphs included) when a score is outside [0, 1], which L2 relevance functions give
@@ -174,20 +173,6 @@ def relevance_search(
     applied as the public method does. ``InMemoryVectorStore`` (no relevance function): its
     cosine. A store without a relevance function raises ``NotImplementedError`` with the fix.
     """
-    return run(_relevance_search(store, query, k, kwargs))
-
-
-async def arelevance_search(
-    store: VectorStore, query: str, k: int, **kwargs: Any
-) -> list[tuple[Document, float]]:
-    """Async :func:`relevance_search` (the store's async methods)."""
-    return await arun(_relevance_search(store, query, k, kwargs))
-
-
-def _relevance_search(
-    store: VectorStore, query: str, k: int, kwargs: dict[str, Any]
-) -> Steps[list[tuple[Document, float]]]:
-    """:func:`relevance_search`'s steps: each form calls the store's method of its own form."""
     if isinstance(store, InMemoryVectorStore):
         return (
             yield Call(
