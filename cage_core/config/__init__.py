@@ -9,7 +9,7 @@ The other methods own their settings (:class:`~cage_core.methods.grapher.GraphER
 
 Every config is immutable; derive variants with ``replace``. Each config declares the
 accepted value of every field in one table, ``RANGES`` (field → :class:`Real`, :class:`Int`,
-:class:`Flag`, …), checked in one place (:func:`validate`): invalid values raise
+:class:`Flag`, …), checked in one place (:func:`validate`, run by :class:`Validated`): invalid values raise
 :class:`ValueError` (or :class:`TypeError`) at construction, naming the field and the
 accepted range, so a bad setting never reaches spaCy or torch. A setting changed from its
 default that has no effect in the chosen mode is logged once as a warning; one that has no
@@ -45,6 +45,7 @@ from cage_core.config.validation import (
     Ranges,
     Real,
     RuleSet,
+    Validated,
     check_bool,
     check_int,
     check_real,
@@ -73,6 +74,7 @@ __all__ = [
     "Real",
     "RuleSet",
     "UntitledConfig",
+    "Validated",
     "check_bool",
     "config_as_json",
     "kinds_by_setting",

@@ -34,7 +34,7 @@ from cage_core.config.validation import (
     OneOf,
     Ranges,
     RuleSet,
-    validate,
+    Validated,
     warn_once,
 )
 from cage_core.lang.en import STRING_RULES
@@ -72,7 +72,7 @@ _KIND_TEXT: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class CageConfig:
+class CageConfig(Validated):
     """Settings of the CAGE reranker (formulas in :mod:`cage_core.methods.cage`).
 
     The default fuses pool-normalised relevance with *bridge coherence* (links from a passage
@@ -134,7 +134,7 @@ class CageConfig:
     gate: GateConfig = field(default_factory=GateConfig)
 
     def __post_init__(self) -> None:
-        validate(self, self.RANGES)
+        super().__post_init__()
         _warn_ineffective(self)
 
     RANGES: ClassVar[Ranges] = {
@@ -156,7 +156,6 @@ class CageConfig:
         "encoder": InstanceOf(EncoderConfig),
         "string_rules": RuleSet(),
     }
-    """The accepted value of each field (checked by :func:`validate` at construction)."""
 
     @property
     def uses_rgcn(self) -> bool:
@@ -236,10 +235,6 @@ class CageConfig:
                 f"to {where}",
                 key=f"{pool}:{name}",
             )
-
-    def replace(self, **changes: Any) -> CageConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)
 
     @classmethod
     def preset(cls, name: str) -> CageConfig:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from cage_core.config.validation import WEIGHT, Int, Ranges, Real, validate
+from cage_core.config.validation import WEIGHT, Int, Ranges, Real, Validated
 
 __all__ = ["ChainConfig"]
 
 
 @dataclass(frozen=True)
-class ChainConfig:
+class ChainConfig(Validated):
     """Settings of the evidence-chain selection that ranks a titled pool
     (:mod:`cage_core.ranking.chain`, where the formula is).
 
@@ -40,11 +39,3 @@ class ChainConfig:
         "entity_cap": Real(0.0, 1e6),
         "query_title_weight": WEIGHT,
     }
-    """The accepted value of each field (checked by :func:`validate` at construction)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES)
-
-    def replace(self, **changes: Any) -> ChainConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)

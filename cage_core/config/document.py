@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from cage_core.config.validation import WEIGHT, Flag, Int, Ranges, validate
+from cage_core.config.validation import WEIGHT, Flag, Int, Ranges, Validated
 
 __all__ = ["DocumentConfig"]
 
 
 @dataclass(frozen=True)
-class DocumentConfig:
+class DocumentConfig(Validated):
     """Settings of the document view that ranks a pool with document structure (``doc_id``;
     :mod:`cage_core.ranking.document_links`, where the formula is); other pools ignore them.
 
@@ -34,6 +33,7 @@ class DocumentConfig:
     anchors: int = 2
     lexical_weight: float = 1.5
 
+    PREFIX: ClassVar[str] = "document."
     RANGES: ClassVar[Ranges] = {
         "enabled": Flag(),
         "document_weight": WEIGHT,
@@ -41,11 +41,3 @@ class DocumentConfig:
         "anchors": Int(0, 1000),
         "lexical_weight": WEIGHT,
     }
-    """The accepted value of each field (checked by :func:`validate` at construction)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES, "document.")
-
-    def replace(self, **changes: Any) -> DocumentConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)

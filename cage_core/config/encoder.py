@@ -6,11 +6,10 @@ configuration never loads torch.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
-from cage_core.config.validation import Int, OneOf, Ranges, Real, validate
+from cage_core.config.validation import Int, OneOf, Ranges, Real, Validated
 
 __all__ = ["ENCODER_KINDS", "EncoderConfig", "EncoderKind"]
 
@@ -21,7 +20,7 @@ ENCODER_KINDS: tuple[str, ...] = ("rgcn", "gcn")
 
 
 @dataclass(frozen=True)
-class EncoderConfig:
+class EncoderConfig(Validated):
     """Settings of the per-query trained graph encoder (:mod:`cage_core.paper.encoder`).
 
     Equal configs give equal encodings of the same graphs, so a config is the key under
@@ -57,11 +56,3 @@ class EncoderConfig:
         "seed": Int(0, 2**63 - 1),
         "vector_dim": Int(1, 4096),
     }
-    """The accepted value of each field (checked by :func:`validate` at construction)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES)
-
-    def replace(self, **changes: Any) -> EncoderConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)

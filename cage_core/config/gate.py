@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from cage_core.config.validation import Flag, Int, Ranges, Real, validate
+from cage_core.config.validation import Flag, Int, Ranges, Real, Validated
 
 __all__ = ["GateConfig"]
 
 
 @dataclass(frozen=True)
-class GateConfig:
+class GateConfig(Validated):
     """Settings of the relevance gate (:mod:`cage_core.ranking.relevance_gate`): which pools
     keep their relevance order. A gated pool is ranked in the hybrid order itself (no
     coherence, no query-subject gain).
@@ -48,6 +47,7 @@ class GateConfig:
             or self.unnamed_subjects
         )
 
+    PREFIX: ClassVar[str] = "gate."
     RANGES: ClassVar[Ranges] = {
         "titled": Flag(),
         "untitled": Flag(),
@@ -56,11 +56,3 @@ class GateConfig:
         "min_query_subjects": Int(1, 1000),
         "min_subject_share": Real(0.0, 1.0),
     }
-    """The accepted value of each field (checked by :func:`validate` at construction)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES, "gate.")
-
-    def replace(self, **changes: Any) -> GateConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)

@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from cage_core.config.validation import UNIT, WEIGHT, Flag, Int, Ranges, Real, validate
+from cage_core.config.validation import UNIT, WEIGHT, Flag, Int, Ranges, Real, Validated
 
 __all__ = ["UntitledConfig"]
 
 
 @dataclass(frozen=True)
-class UntitledConfig:
+class UntitledConfig(Validated):
     """Settings of the default coherence on a pool where no passage has a title, which the
     evidence chain cannot rank (:mod:`cage_core.ranking.untitled_core`, where the formula is).
 
@@ -62,11 +61,3 @@ class UntitledConfig:
         "chain_entity_cap": Real(0.0, 1e6),
         "chain_query_named_penalty": WEIGHT,
     }
-    """The accepted value of each field (checked by :func:`validate` at construction)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES)
-
-    def replace(self, **changes: Any) -> UntitledConfig:
-        """Return a copy with ``changes`` applied (validated like a new config)."""
-        return dataclasses.replace(self, **changes)

@@ -1,27 +1,30 @@
 """The validation kit of every config: a declarative table of accepted values per field.
 
 Each config declares the accepted value of every field in one table, ``RANGES`` (field →
-:class:`Real`, :class:`Int`, :class:`Flag`, …), checked in one place (:func:`validate`):
-invalid values raise :class:`ValueError` (or :class:`TypeError`) at construction, naming the
-field and the accepted range, so a bad setting never reaches spaCy or torch.
+:class:`Real`, :class:`Int`, :class:`Flag`, …), checked in one place (:func:`validate`, run by
+:class:`Validated` at construction): invalid values raise :class:`ValueError` (or
+:class:`TypeError`), naming the field and the accepted range, so a bad setting never reaches
+spaCy or torch.
 :func:`warn_once` logs a setting that has no effect once per process.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from cage_core.lang.en import check_rules
 
 __all__ = [
     "UNIT",
     "WEIGHT",
+    "Validated",
     "Flag",
     "InstanceOf",
     "Int",
@@ -131,6 +134,23 @@ def validate(config: object, ranges: Ranges, prefix: str = "") -> None:
     error names the field ``prefix + name``, e.g. ``"document.anchors"``)."""
     for name, accepted in ranges.items():
         accepted.check(prefix + name, getattr(config, name))
+
+
+class Validated:
+    """The base of a frozen dataclass of settings: at construction every field its ``RANGES``
+    names is checked (:func:`validate`, the error naming it ``PREFIX`` + its name), and
+    :meth:`replace` makes a copy checked the same way."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    RANGES: ClassVar[Ranges] = {}
+    PREFIX: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        validate(self, self.RANGES, self.PREFIX)
+
+    def replace(self, **changes: Any) -> Self:
+        """Return a copy with ``changes`` applied (validated like a new config)."""
+        return dataclasses.replace(self, **changes)
 
 
 _warned: set[str] = set()

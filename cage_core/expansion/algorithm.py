@@ -42,7 +42,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from cage_core.config import WEIGHT, Int, Ranges, Real, validate
+from cage_core.config import WEIGHT, Int, Ranges, Real, Validated
 from cage_core.expansion.entries import SHORT_NAME_WORDS
 from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage
@@ -80,7 +80,7 @@ Link = tuple[LinkKind, str, int, Collection[str]]
 
 
 @dataclass(frozen=True)
-class LinkWeights:
+class LinkWeights(Validated):
     """The weights of the module docstring's formula, validated.
 
     Attributes:
@@ -104,6 +104,7 @@ class LinkWeights:
     max_shared_df: int = 20
     max_link_df: int = 1000
 
+    PREFIX: ClassVar[str] = "LinkWeights."
     RANGES: ClassVar[Ranges] = {
         "forward": WEIGHT,
         "backward": WEIGHT,
@@ -113,10 +114,6 @@ class LinkWeights:
         "max_shared_df": Int(2, 2**31 - 1),
         "max_link_df": Int(2, 2**31 - 1),
     }
-    """The accepted value of each field (checked by :func:`~cage_core.config.validate`)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES, "LinkWeights.")
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cage_core.config import UNIT, Int, Ranges, Real, validate
+from cage_core.config import UNIT, Int, Ranges, Real, Validated
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
@@ -111,7 +111,7 @@ a document's name is shared by few; it bounds the postings a question reads at a
 
 
 @dataclass(frozen=True)
-class RoutingSettings:
+class RoutingSettings(Validated):
     """The bounds of routing (module docstring); provenance in ``docs/provenance.md``.
 
     min_score: a named document's least score (the words it holds, each counted as its idf
@@ -139,6 +139,7 @@ class RoutingSettings:
     identifier_weight: float = 2.0
     min_title_words: int = 2
 
+    PREFIX: ClassVar[str] = "RoutingSettings."
     RANGES: ClassVar[Ranges] = {
         "min_score": Real(0.0, 1e6),
         "min_gap": Real(1.0, 1e6),
@@ -149,10 +150,6 @@ class RoutingSettings:
         "identifier_weight": Real(0.0, 1e6),
         "min_title_words": Int(1, 64),
     }
-    """The accepted value of each field (checked by :func:`~cage_core.config.validate`)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES, "RoutingSettings.")
 
 
 def route_question(

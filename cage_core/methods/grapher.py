@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from cage_core.config import WEIGHT, Flag, Ranges, Real, validate
+from cage_core.config import WEIGHT, Flag, Ranges, Real, Validated
 from cage_core.methods.base import Pool
 from cage_core.ranking.links import link_matrix
 from cage_core.scoring import standardize
@@ -74,7 +74,7 @@ def seed_distribution(similarities: np.ndarray, temperature: float) -> np.ndarra
 
 
 @dataclass(frozen=True)
-class GraphERConfig:
+class GraphERConfig(Validated):
     """GraphER's settings.
 
     Attributes:
@@ -96,10 +96,6 @@ class GraphERConfig:
         "entity_weight": WEIGHT,
         "title_links": Flag(),
     }
-    """The accepted value of each field (:func:`~cage_core.config.validate`)."""
-
-    def __post_init__(self) -> None:
-        validate(self, self.RANGES)
 
 
 @dataclass(frozen=True)

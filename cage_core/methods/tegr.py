@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from cage_core.config import UNIT, Int, Ranges, check_real, validate
+from cage_core.config import UNIT, Int, Ranges, Validated, check_real
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.methods.base import Pool
 from cage_core.ranking.contradiction import conflicts, inversion_score, keyword_overlap, word_set
@@ -309,7 +309,7 @@ def walk(
 
 
 @dataclass(frozen=True)
-class TEGRConfig:
+class TEGRConfig(Validated):
     """TEGR's settings.
 
     Attributes:
@@ -338,7 +338,7 @@ class TEGRConfig:
     """The accepted value of each field but ``type_weights`` (checked pair by pair)."""
 
     def __post_init__(self) -> None:
-        validate(self, self.RANGES)
+        super().__post_init__()
         for pair in self.type_weights:
             if not isinstance(pair, tuple) or len(pair) != 2 or pair[0] not in EDGE_TYPES:
                 raise ValueError(
