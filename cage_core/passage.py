@@ -3,7 +3,6 @@ its :class:`Via` and :class:`RankingPath`)."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -175,16 +174,6 @@ class RankedPassage:
     id: str | None = None
     via: Via | None = None
     path: RankingPath = RankingPath()
-
-    @property
-    def relevance(self) -> float:
-        """Deprecated name of :attr:`similarity` (cage-rag 0.1)."""
-        warnings.warn(
-            "RankedPassage.relevance is now RankedPassage.similarity",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.similarity
 
 
 def as_passages(passages: Sequence[PassageLike]) -> list[Passage]:

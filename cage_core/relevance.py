@@ -45,15 +45,12 @@ with a ``midpoint`` on their scale (the results keep ``cage_score`` and ``cage_s
 the coverage is ``query_word_coverage(question, texts of the pool)``).
 
 :func:`fused_sigmoid` (σ of the fused score alone, what the wrappers reported up to cage-rag
-0.4) stays public: it is the pool-relative part, one fixed function of ``f``. Its former name
-``relevance`` (which the glossary gives to the fusion's relevance term) is a deprecated alias
-for one release.
+0.4) stays public: it is the pool-relative part, one fixed function of ``f``.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -66,7 +63,6 @@ __all__ = [
     "WEIGHT",
     "fused_sigmoid",
     "pool_relevance",
-    "relevance",
 ]
 
 MIDPOINT = 0.65
@@ -91,14 +87,6 @@ def fused_sigmoid(score: float) -> float:
         e = math.exp(score)
         return e / (1.0 + e)
     return float("nan")
-
-
-def relevance(score: float) -> float:
-    """Deprecated name of :func:`fused_sigmoid` (cage-rag 0.4)."""
-    warnings.warn(
-        "cage_core.relevance.relevance is now fused_sigmoid", DeprecationWarning, stacklevel=2
-    )
-    return fused_sigmoid(score)
 
 
 def pool_relevance(

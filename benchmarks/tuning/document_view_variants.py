@@ -71,15 +71,14 @@ from crossval.pool_files import pool_paths, read_pools
 
 from cage_core import CageConfig
 from cage_core.config import DocumentConfig
+from cage_core.names.forms import normal_name, normal_text
 from cage_core.ranking.document_links import (
     DocumentView,
     document_matrix,
     document_names,
     document_view,
-    link_name_words,
     subject_texts,
 )
-from cage_core.ranking.links import link_name
 from cage_core.ranking.pool_bm25 import pool_bm25, tokens
 from cage_core.scoring import ranking, standardize
 
@@ -222,9 +221,9 @@ def within_document(
 
 def names_stripped_query(pool: dict) -> str:
     """The query's link-name words without the names of the documents it names."""
-    words = f" {link_name_words(pool['query'])} "
+    words = f" {normal_text(pool['query'])} "
     for names in document_names(pool["passages"], pool["graphs"]).values():
-        forms = [form for form in map(link_name, names) if form]
+        forms = [form for form in map(normal_name, names) if form]
         if any(f" {form} " in words for form in forms):
             for form in forms:
                 words = words.replace(f" {form} ", " ")

@@ -82,15 +82,12 @@ __all__ = [
     "document_vias",
     "document_view",
     "has_document_structure",
-    "link_name_words",
     "subject_texts",
 ]
 
 _POSSESSIVE = re.compile(r"['’]s?$")
 SIBLING_LINK = 0.5
 """Weight of two non-adjacent chunks of one document in :attr:`DocumentView.matrix`."""
-link_name_words = normal_text
-"""The former name of :func:`~cage_core.names.forms.normal_text`, kept for importers."""
 
 
 @dataclass(frozen=True, eq=False)

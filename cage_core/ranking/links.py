@@ -36,7 +36,6 @@ from cage_core.names.forms import (  # the forms of a name: re-exported
     MAX_NAME_WORDS,
     MIN_NAME_CHARS,
     bare_title,
-    normal_name,
     written_title,
 )
 from cage_core.names.may_link import may_link
@@ -47,10 +46,8 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_NAME_WORDS",
     "MIN_NAME_CHARS",
-    "MIN_TITLE_CHARS",
     "PoolLinks",
     "bare_title",
-    "link_name",
     "bridge_coherence",
     "bridge_entity_weights",
     "coherence_to_core",
@@ -70,12 +67,6 @@ __all__ = [
     "titles_named_in",
     "written_title",
 ]
-
-MIN_TITLE_CHARS = MIN_NAME_CHARS
-"""The former name of :data:`~cage_core.names.forms.MIN_NAME_CHARS` (titles shorter than it
-never form links), kept for importers."""
-link_name = normal_name
-"""The former name of :func:`~cage_core.names.forms.normal_name`, kept for importers."""
 
 
 def linkable_names(names: Sequence[Iterable[str]]) -> tuple[list[str], list[int]]:

@@ -53,8 +53,7 @@ import numpy as np
 from cage_core.config import GateConfig  # defined with the other settings
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.graphs.pronouns import NUMERIC_ENTITY_TYPES
-from cage_core.ranking.document_links import link_name_words
-from cage_core.ranking.links import link_name
+from cage_core.names.forms import normal_name, normal_text
 
 __all__ = [
     "few_named_subjects",
@@ -91,11 +90,11 @@ def weak_title_evidence(
 
 def titles_are_names(titles: Sequence[str]) -> bool:
     """Whether at least half of the non-empty ``titles`` are names: have a
-    :func:`~cage_core.ranking.links.link_name` (at most ``MAX_NAME_WORDS`` words; "Aspirin"
+    :func:`~cage_core.names.forms.normal_name` (at most ``MAX_NAME_WORDS`` words; "Aspirin"
     and "Kiss and Tell (1945 film)" are names, a 14-word paper title is not). ``True`` when
     there are none."""
     given = [t for t in titles if t.strip()]
-    return 2 * sum(1 for t in given if link_name(t)) >= len(given)
+    return 2 * sum(1 for t in given if normal_name(t)) >= len(given)
 
 
 def few_subjects(subjects: Sequence[str], config: GateConfig) -> bool:
@@ -116,22 +115,22 @@ def few_named_subjects(
 
 def subjects_are_names(subjects: Sequence[str], graphs: Sequence[PassageGraph], query: str) -> bool:
     """Whether at least half of the non-empty ``subjects`` are names: the words
-    (:func:`~cage_core.ranking.document_links.link_name_words`) of a non-numeric entity of
+    (:func:`~cage_core.names.forms.normal_text`) of a non-numeric entity of
     the passage's graph contain the subject's or lie within them ("Georgia Tech" in "1953
     Georgia Tech"), or the query names the subject (whole words: "Revisited" in 'the album
     "Revisited"', a title the parser may not tag). ``True`` when there are none."""
     if len(subjects) != len(graphs):
         raise ValueError(f"got {len(subjects)} subjects for {len(graphs)} graphs")
-    asked = f" {link_name_words(query)} "
+    asked = f" {normal_text(query)} "
     given = names = 0
     for subject, graph in zip(subjects, graphs):
-        words = link_name_words(subject)
+        words = normal_text(subject)
         if not words:
             continue
         given += 1
         padded = f" {words} "
         entities = (
-            link_name_words(label)
+            normal_text(label)
             for label, kind in zip(graph.labels, graph.entity_types)
             if kind and kind not in NUMERIC_ENTITY_TYPES
         )

@@ -89,10 +89,3 @@ def test_a_signed_graph_verifies_only_under_its_key_and_unchanged():
 def test_a_bad_integrity_key_is_a_clear_error(bad, error):
     with pytest.raises(error, match="integrity key"):
         key_bytes(bad)
-
-
-def test_the_former_name_of_fused_sigmoid_still_answers_and_warns():
-    from cage_core.relevance import relevance
-
-    with pytest.warns(DeprecationWarning, match="fused_sigmoid"):
-        assert relevance(0.0) == fused_sigmoid(0.0) == 0.5

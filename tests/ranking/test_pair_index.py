@@ -36,10 +36,10 @@ from cage_core.methods.tegr import (
     defines,
     typed_edges,
 )
+from cage_core.names.forms import MIN_NAME_CHARS
 from cage_core.passage import Passage
 from cage_core.ranking.contradiction import conflicts, keyword_overlap
 from cage_core.ranking.links import (
-    MIN_TITLE_CHARS,
     bare_title,
     entity_names,
     link_matrix,
@@ -70,7 +70,7 @@ def reference_title_links(titles, texts):
     lowered = [t.lower() for t in texts]
     for j, title in enumerate(titles):
         bare = bare_title(title)
-        if len(bare) < MIN_TITLE_CHARS:
+        if len(bare) < MIN_NAME_CHARS:
             continue
         pattern = re.compile(r"(?<!\w)" + re.escape(bare) + r"(?!\w)")
         for i in range(k):
