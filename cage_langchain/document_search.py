@@ -37,8 +37,9 @@ from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
+from cage_core.integrations.vector_reads import instance_of
 from cage_langchain.retriever import cosine_search
-from cage_langchain.store_relevance import StoreRelevance, instance_of
+from cage_langchain.store_relevance import StoreRelevance
 
 __all__ = [
     "SAMPLED_CHUNKS",

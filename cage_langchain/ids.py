@@ -14,17 +14,13 @@ from langchain_core.documents import Document
 from cage_core.passage_ids import document_id
 
 __all__ = [
-    "document_title",
     "stored_id",
 ]
 
 
-def document_title(doc: Document, title_key: str | None) -> str:
-    """The title CAGE reads from ``doc`` (``metadata[title_key]`` when it is a string)."""
-    title = doc.metadata.get(title_key) if title_key else None
-    return title if isinstance(title, str) else ""
-
-
 def stored_id(doc: Document, title_key: str | None) -> str:
-    """The id ``doc`` is stored under (module docstring)."""
-    return document_id(doc.id, doc.metadata, doc.page_content, document_title(doc, title_key))
+    """The id ``doc`` is stored under (module docstring; its title: ``metadata[title_key]``
+    when it is a string)."""
+    title = doc.metadata.get(title_key) if title_key else None
+    title = title if isinstance(title, str) else ""
+    return document_id(doc.id, doc.metadata, doc.page_content, title)

@@ -27,9 +27,10 @@ from pydantic import ConfigDict, Field
 
 from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
+from cage_core.integrations.vector_reads import instance_of
 from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_langchain.ids import stored_id
-from cage_langchain.store_vectors import instance_of, store_embeddings, stored_vectors
+from cage_langchain.store_vectors import store_embeddings, stored_vectors
 
 __all__ = [
     "ScoredVectorStoreRetriever",

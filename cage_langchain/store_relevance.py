@@ -28,16 +28,10 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
 from cage_core.metadata import TITLE_KEY
-from cage_langchain.store_vectors import (
-    instance_of,
-    reads_vectors,
-    store_embeddings,
-    stored_vectors,
-)
+from cage_langchain.store_vectors import reads_vectors, store_embeddings, stored_vectors
 
 __all__ = [
     "StoreRelevance",
-    "instance_of",
 ]
 
 logger = logging.getLogger(__name__)

@@ -34,7 +34,6 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 from cage_core.integrations.vector_reads import chroma_vectors, faiss_vectors, instance_of
 
 __all__ = [
-    "instance_of",
     "reads_vectors",
     "store_embeddings",
     "stored_vectors",

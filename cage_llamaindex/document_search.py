@@ -34,7 +34,6 @@ from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 
 from cage_core.expansion.index import LinkIndex
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
-from cage_llamaindex.structure import with_metadata
 
 __all__ = [
     "SAMPLED_NODES",
@@ -43,7 +42,6 @@ __all__ = [
     "chroma_collection",
     "document_filters",
     "restricted_retriever",
-    "with_metadata",
 ]
 
 logger = logging.getLogger(__name__)

@@ -63,17 +63,12 @@ COSINE_KEY = "cage_cosine"
 (hidden from the embedding and LLM views)."""
 
 
-def index_vectors(index: VectorStoreIndex, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    """``{id: vector}`` of each of the node ``ids`` whose vector ``index``'s store gives
-    (module docstring); a failing read is logged at debug level and gives none."""
-    return _stored(index, ids)[0]
-
-
-def _stored(
+def index_vectors(
     index: VectorStoreIndex, ids: Sequence[str]
 ) -> tuple[dict[str, np.ndarray], list[BaseNode]]:
-    """The vectors of :func:`index_vectors`, and the nodes of ``ids`` a store read by
-    ``get_nodes`` holds without a vector."""
+    """``{id: vector}`` of each of the node ``ids`` whose vector ``index``'s store gives
+    (module docstring), and the nodes of ``ids`` a store read by ``get_nodes`` holds without a
+    vector; a failing read is logged at debug level and gives none."""
     wanted = list(dict.fromkeys(ids))
     if not wanted:
         return {}, []
@@ -111,7 +106,7 @@ def index_cosines(
     many nodes had to be embedded; ``query_vector`` (the bundle's embedding) spares embedding
     ``question``."""
     embed_model = index._embed_model
-    held = index_vectors(index, [n.node.node_id for n in nodes])
+    held, _ = index_vectors(index, [n.node.node_id for n in nodes])
     rows: list[np.ndarray | None] = [
         held.get(n.node.node_id)
         if n.node.node_id in held
@@ -144,7 +139,7 @@ def id_cosines(
             bundle.embedding = index._embed_model.get_agg_embedding_from_queries(
                 bundle.embedding_strs
             )
-        held, vectorless = _stored(index, ids)
+        held, vectorless = index_vectors(index, ids)
         vectors: dict[str, Any] = dict(held)
         if vectorless:
             texts = [n.get_content(metadata_mode=MetadataMode.EMBED) for n in vectorless]
