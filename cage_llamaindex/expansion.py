@@ -11,6 +11,7 @@ words naming them (routing, :mod:`cage_core.integrations.document_routing`).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -286,8 +287,9 @@ class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):
 
     def added_scores(self, question: QueryBundle, ids: list[str]) -> Call[Mapping[str, float]]:
         """The cosines of ``ids`` for the question (:func:`~cage_llamaindex.index_vectors.
-        id_cosines`; the query embedding reused; a worker thread in the async path)."""
-        return Call(lambda: self.route_scores(_bundle_copy(question), ids))
+        id_cosines` of a copy of the bundle, which it may give an embedding; the query
+        embedding reused; a worker thread in the async path)."""
+        return Call(lambda: self.route_scores(dataclasses.replace(question), ids))
 
     def route_scores(self, question: QueryBundle, ids: list[str]) -> Mapping[str, float]:
         return id_cosines(self.index, question, ids)
@@ -340,13 +342,3 @@ class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):
         return NodeWithScore(
             node=with_metadata(result.node, extra, ROUTING_KEYS), score=result.score
         )
-
-
-def _bundle_copy(bundle: QueryBundle) -> QueryBundle:
-    """A query bundle to hand the scoring retriever (which may set its embedding)."""
-    return QueryBundle(
-        query_str=bundle.query_str,
-        image_path=bundle.image_path,
-        custom_embedding_strs=bundle.custom_embedding_strs,
-        embedding=bundle.embedding,
-    )
