@@ -19,33 +19,14 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from cage_core.cli import bench, demo, enrich, evaluate, explain, links, rerank
-from cage_core.cli.bench import cmd_bench
-from cage_core.cli.demo import DEMO_FILE, cmd_demo
-from cage_core.cli.enrich import cmd_enrich
-from cage_core.cli.evaluate import OPEN_ONLY_OPTIONS, cmd_eval, method_names
-from cage_core.cli.explain import cmd_explain
-from cage_core.cli.links import cmd_links
-from cage_core.cli.options import add_config_options, config_from_args
-from cage_core.cli.passages import read_passages
-from cage_core.cli.rerank import cmd_rerank
 from cage_core.jsonl import DatasetFormatError
 
 __all__ = [
     "CLOSED_PIPE_EXIT",
     "COMMANDS",
-    "DEMO_FILE",
-    "OPEN_ONLY_OPTIONS",
     "build_parser",
     "closed_pipe_exit",
-    "cmd_bench",
-    "cmd_demo",
-    "cmd_enrich",
-    "cmd_eval",
-    "cmd_explain",
-    "cmd_links",
-    "cmd_rerank",
     "main",
-    "method_names",
 ]
 
 CLOSED_PIPE_EXIT = 141
@@ -55,20 +36,15 @@ reports for a command that SIGPIPE ended (as ``yes | head -1`` ends ``yes``)."""
 Command = Callable[[argparse.Namespace, TextIO], int]
 
 COMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Command], ...] = (
-    ("demo", demo.HELP, demo.add_arguments, cmd_demo),
-    ("rerank", rerank.HELP, rerank.add_arguments, cmd_rerank),
-    ("eval", evaluate.HELP, evaluate.add_arguments, cmd_eval),
-    ("explain", explain.HELP, explain.add_arguments, cmd_explain),
-    ("enrich", enrich.HELP, enrich.add_arguments, cmd_enrich),
-    ("links", links.HELP, links.add_arguments, cmd_links),
-    ("bench", bench.HELP, bench.add_arguments, cmd_bench),
+    ("demo", demo.HELP, demo.add_arguments, demo.cmd_demo),
+    ("rerank", rerank.HELP, rerank.add_arguments, rerank.cmd_rerank),
+    ("eval", evaluate.HELP, evaluate.add_arguments, evaluate.cmd_eval),
+    ("explain", explain.HELP, explain.add_arguments, explain.cmd_explain),
+    ("enrich", enrich.HELP, enrich.add_arguments, enrich.cmd_enrich),
+    ("links", links.HELP, links.add_arguments, links.cmd_links),
+    ("bench", bench.HELP, bench.add_arguments, bench.cmd_bench),
 )
 """Each subcommand: its name, its help line, what adds its options, and the command."""
-
-# the names of the one-module version, for callers that imported them from here
-_config = config_from_args
-_add_config_options = add_config_options
-_read_passages = read_passages
 
 
 def build_parser() -> argparse.ArgumentParser:

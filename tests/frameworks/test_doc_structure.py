@@ -396,7 +396,7 @@ def test_both_rerankers_hand_the_core_each_chunks_document_and_position(monkeypa
 
 
 def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
-    from cage_core.cli.commands import _read_passages
+    from cage_core.cli.passages import read_passages
 
     path = tmp_path / "chunks.jsonl"
     path.write_text(
@@ -410,7 +410,7 @@ def test_cage_rerank_jsonl_input_reads_the_chunks_document_structure(tmp_path):
         ),
         encoding="utf-8",
     )
-    assert _read_passages(str(path)) == [
+    assert read_passages(str(path)) == [
         Passage("b", id="7", doc_id="r", position=1),
         Passage("a", title="T", doc_id="s.md#T", position=0),
         Passage("plain"),

@@ -4,7 +4,8 @@ named styles, string rules that switch off by name."""
 import pytest
 
 from cage_core import CageConfig, Passage
-from cage_core.cli.commands import _config, build_parser
+from cage_core.cli.commands import build_parser
+from cage_core.cli.options import config_from_args
 from cage_core.expansion.index import name_aliases
 from cage_core.lang.en import (
     EXPANSION_ALIASES,
@@ -98,8 +99,10 @@ def test_cage_eval_ablates_a_rule_by_name():
             "also_known_as",
         ]
     )
-    assert _config(args).string_rules == STRING_RULES - {"short_forms", "also_known_as"}
-    assert _config(build_parser().parse_args(["eval", "--data", "x.jsonl"])) == CageConfig()
+    assert config_from_args(args).string_rules == STRING_RULES - {"short_forms", "also_known_as"}
+    assert (
+        config_from_args(build_parser().parse_args(["eval", "--data", "x.jsonl"])) == CageConfig()
+    )
     with pytest.raises(SystemExit):
         build_parser().parse_args(["eval", "--data", "x.jsonl", "--ablate-rule", "nonsense"])
 

@@ -123,7 +123,8 @@ def test_a_reused_encoding_is_charged_its_cost(counted_encodings):
 
 def test_a_registered_method_is_in_cage_evals_default_and_help(monkeypatch):
     import cage_core.methods as registry
-    from cage_core.cli.commands import build_parser, method_names
+    from cage_core.cli.commands import build_parser
+    from cage_core.cli.evaluate import method_names
     from cage_core.methods import RandomMethod, register_method
 
     monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
