@@ -6,10 +6,21 @@ come from; the rest is here, once: the core reranker built from the wrapper's se
 first use (:func:`lazy_reranker`), the pool checked once with the route it carries for the
 query (:func:`routed_pool`), the similarities of a routed pool (:func:`routed_similarities`),
 the pool embedded when no similarity was given, timed and warned about once
-(:func:`embedded_similarities`), and the ranked results with the metadata each returned
-document or node carries (:func:`ranked_items`). :func:`embedded_similarities` is a
-generator of :mod:`cage_core.integrations.steps`, so one implementation serves a wrapper's
-sync and async calls.
+(:func:`embedded_similarities`), and the ranked results with the 0–1 score and the metadata
+each returned document or node carries (:func:`scored_rerank`, :func:`ranked_items`).
+:func:`embedded_similarities` is a generator of :mod:`cage_core.integrations.steps`, so one
+implementation serves a wrapper's sync and async calls.
+
+The score (:func:`cage_core.relevance.pool_relevance`) reads the maximum similarity of the
+whole pool and the question's words one passage of the whole pool holds
+(:func:`~cage_core.ranking.pool_bm25.query_word_coverage`), not those of the ``top_n``
+returned: a passage the ranking placed below ``top_n`` can be the pool's best match. When the
+pool has no similarities, :func:`scored_rerank` computes them by the reranker's own
+:meth:`~cage_core.CageReranker.pool_similarities` (what ``rank_pool`` would compute from them,
+so the ranking is the same). A routed pool (the documents the question names,
+:mod:`cage_core.integrations.document_routing`) is ranked for its ``question``, the question
+less their naming words, and similarities computed there are that question's; the coverage
+reads the question as asked (``query``), naming words included.
 """
 
 from __future__ import annotations
@@ -22,15 +33,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from cage_core.call_checks import CheckedPool
+from cage_core.call_checks import CheckedPool, check_top_n
 from cage_core.config import CageConfig
+from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
-from cage_core.integrations.scored_rerank import scored_rerank
 from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.integrations.steps import Call, Steps
 from cage_core.metadata import ranked_metadata
 from cage_core.names.routes import DocumentRoute
-from cage_core.passage import PassageLike
+from cage_core.passage import PassageLike, RankedPassage
+from cage_core.ranking.pool_bm25 import query_word_coverage
+from cage_core.relevance import pool_relevance
 from cage_core.reranker import CageReranker, configured_reranker
 
 __all__ = [
@@ -41,6 +54,7 @@ __all__ = [
     "ranked_items",
     "routed_pool",
     "routed_similarities",
+    "scored_rerank",
 ]
 
 
@@ -146,8 +160,7 @@ def ranked_items(
     metadatas: Sequence[dict[str, Any]],
     route: DocumentRoute | None,
 ) -> list[RankedItem]:
-    """The ``owner.top_n`` best of ``pool`` (:func:`~cage_core.integrations.scored_rerank.
-    scored_rerank`), ranked with the graphs stored under ``metadatas[i][owner.graph_key]``
+    """The ``owner.top_n`` best of ``pool`` (:func:`scored_rerank`), ranked with the graphs stored under ``metadatas[i][owner.graph_key]``
     that are usable (built from that very passage, valid under ``owner.integrity_key`` when
     given)."""
     reranker = lazy_reranker(owner)
@@ -163,3 +176,23 @@ def ranked_items(
             metadata = named_metadata(metadata, pool.passages[r.index].doc_id, route)
         out.append(RankedItem(r.index, metadata, score))
     return out
+
+
+def scored_rerank(
+    reranker: CageReranker,
+    pool: CheckedPool,
+    top_n: int | None,
+    graphs: Sequence[PassageGraph | None] | None = None,
+) -> list[tuple[RankedPassage, float]]:
+    """``reranker.rank_pool`` of ``pool``, each result with its
+    :func:`~cage_core.relevance.pool_relevance` score (module docstring)."""
+    top_n = check_top_n(top_n)
+    if pool.similarities is None and pool.passages:
+        pool = pool.with_similarities(reranker.pool_similarities(pool))
+    ranked = reranker.rank_pool(pool, top_n, graphs)
+    if not ranked:
+        return []
+    assert pool.similarities is not None  # ranked passages came from a pool with similarities
+    coverage = query_word_coverage(pool.query, [p.content for p in pool.passages])
+    scores = pool_relevance([r.score for r in ranked], pool.similarities, coverage)
+    return [(r, float(score)) for r, score in zip(ranked, scores)]

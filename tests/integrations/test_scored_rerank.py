@@ -4,7 +4,7 @@ words its best-matching passage holds, whatever ``top_n``."""
 import pytest
 
 from cage_core import CageReranker
-from cage_core.integrations.scored_rerank import scored_rerank
+from cage_core.integrations.rerank_call import scored_rerank
 from cage_core.passage import as_passages
 from cage_core.ranking.pool_bm25 import query_word_coverage
 from cage_core.relevance import pool_relevance
