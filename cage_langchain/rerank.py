@@ -25,8 +25,8 @@ from cage_core.integrations.rerank_call import (
     ranked_items,
     routed_pool,
     routed_similarities,
+    warn_once,
 )
-from cage_core.integrations.similarity_fallback import warn_once
 from cage_core.integrations.steps import Call, Steps, arun, run
 from cage_core.metadata import (
     GRAPH_KEY,
@@ -72,7 +72,7 @@ class CageRerank(BaseDocumentCompressor):
     embedded, ~1 s a query on a CPU instead of milliseconds): the first call that takes it
     logs one warning per ``CageRerank`` with the measured cost and the fix
     (``vectorstore=``, :class:`~cage_langchain.ScoredVectorStoreRetriever`); ``score_key=None``
-    embeds on purpose, without the warning (:mod:`cage_core.integrations.similarity_fallback`).
+    embeds on purpose, without the warning (:mod:`cage_core.integrations.rerank_call`).
 
     Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
     original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused

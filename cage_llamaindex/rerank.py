@@ -26,8 +26,8 @@ from cage_core.integrations.rerank_call import (
     ranked_items,
     routed_pool,
     routed_similarities,
+    warn_once,
 )
-from cage_core.integrations.similarity_fallback import warn_once
 from cage_core.integrations.steps import run
 from cage_core.metadata import GRAPH_KEY, RANKED_KEYS, TITLE_KEY, is_finite_score
 from cage_core.names.routes import DocumentRoute
@@ -82,7 +82,7 @@ class CageRerank(BaseNodePostprocessor):
     packaged model is the slow path (the query and every node, ~1 s a query on a CPU instead of
     milliseconds): the first call that takes it without ``similarity_source="embed"`` logs one
     warning per ``CageRerank`` with the measured cost and the fix
-    (:mod:`cage_core.integrations.similarity_fallback`).
+    (:mod:`cage_core.integrations.rerank_call`).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
     relevance in the fused score's order that also carries how well the pool matches the

@@ -3,6 +3,6 @@ enrichment.
 
 Modules: ``expanded_pool`` (the expansion retrievers' pool, one implementation, sync and async),
 ``document_routing`` (what a routed pool carries), ``ahead``, ``vector_reads``,
-``chunk_order``, ``rerank_call``, ``similarity_fallback``, ``pickled_state``, ``enrich``,
+``chunk_order``, ``rerank_call``, ``pickled_state``, ``enrich``,
 ``ray_data``.
 """

@@ -21,11 +21,22 @@ so the ranking is the same). A routed pool (the documents the question names,
 :mod:`cage_core.integrations.document_routing`) is ranked for its ``question``, the question
 less their naming words, and similarities computed there are that question's; the coverage
 reads the question as asked (``query``), naming words included.
+
+**The fallback warning.** The rerank step costs milliseconds when the retriever hands on its
+own query similarities, and embedding the query and every retrieved passage again when it does
+not (0.7–1.8 s a query for 20 chunks with MiniLM on a CPU, 85–244× the scored step, as measured
+for issue 27; ``python benchmarks/claims/real_pipelines.py`` measures it as "langchain-plain").
+That slow path is legal (a retriever with no scores) but rarely meant, so each reranker
+instance says so once, at WARNING (:func:`warn_once`), with what the embedding cost on the call
+that found it and how to avoid it (:func:`fallback_message`); a caller who asks for embedding
+on purpose (LangChain ``score_key=None``, LlamaIndex ``similarity_source="embed"``) is not
+warned.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +48,6 @@ from cage_core.call_checks import CheckedPool, check_top_n
 from cage_core.config import CageConfig
 from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.integrations.document_routing import named_metadata, pool_route, route_similarities
-from cage_core.integrations.similarity_fallback import fallback_message, warn_once
 from cage_core.integrations.steps import Call, Steps
 from cage_core.metadata import ranked_metadata
 from cage_core.names.routes import DocumentRoute
@@ -50,19 +60,24 @@ __all__ = [
     "RankedItem",
     "RerankSettings",
     "embedded_similarities",
+    "fallback_message",
     "lazy_reranker",
     "ranked_items",
     "routed_pool",
     "routed_similarities",
     "scored_rerank",
+    "warn_once",
 ]
+
+_warn_lock = threading.Lock()
 
 
 class RerankSettings(Protocol):
     """The settings both wrappers share, where they keep their core reranker (a private
     attribute: it pickles as ``None``,
     :func:`~cage_core.integrations.pickled_state.without_private_attributes`), and whether
-    they have warned of the fallback (:mod:`cage_core.integrations.similarity_fallback`)."""
+    they have warned of the fallback (:func:`warn_once`; plain bool attributes, so they pickle
+    and deep-copy)."""
 
     _reranker: CageReranker | None
     _warned_fallback: bool
@@ -74,6 +89,28 @@ class RerankSettings(Protocol):
     top_n: int | None
     graph_key: str
     integrity_key: Any
+
+
+def fallback_message(owner: str, reason: str, count: int, seconds: float, fix: str) -> str:
+    """The fallback warning's text: what was missing, the measured cost, and the fix."""
+    return (
+        f"{owner}: {reason}, so the query and {count} passages were embedded to get the "
+        f"similarity ({1e3 * seconds:.0f} ms on this call; with the retriever's scores the "
+        f"rerank step embeds nothing). {fix} (warned once per {owner})"
+    )
+
+
+def warn_once(
+    owner: RerankSettings, logger: logging.Logger, message: str, flag: str = "_warned_fallback"
+) -> bool:
+    """Log ``message`` at WARNING the first time for ``owner`` (thread-safe); whether it did.
+    ``flag``: the owner's bool attribute that remembers it (another warning, another flag)."""
+    with _warn_lock:
+        if getattr(owner, flag):
+            return False
+        setattr(owner, flag, True)
+    logger.warning("%s", message)
+    return True
 
 
 def lazy_reranker(owner: RerankSettings) -> CageReranker:
@@ -126,7 +163,7 @@ def embedded_similarities(
     by the reranker's model (loaded first, outside the measured time). With a ``reason`` (why
     no similarity was given; ``""``: embedding was asked for), the first call of ``owner``
     logs the fallback warning with the measured cost and ``fix``
-    (:mod:`cage_core.integrations.similarity_fallback`)."""
+    (module docstring)."""
     reranker = lazy_reranker(owner)
     if embed is None:
         yield Call(lambda: reranker.embedder)
