@@ -38,7 +38,7 @@ They assume the cosine scale of a sentence-embedding model like all-MiniLM-L6-v2
 retriever score on another scale moves the bar: the stores' relevance functions (LangChain's
 Chroma and FAISS ``1 − ‖q − p‖²/√2``, Qdrant ``(1 + cos)/2``, LlamaIndex's Chroma
 ``exp(−‖q − p‖²)``) and fusion values, which the integrations therefore replace by the cosine
-of the stored vectors (:mod:`cage_core.integrations.stored_cosines`); a model whose cosines
+of the stored vectors (:mod:`cage_core.integrations.vector_reads`); a model whose cosines
 crowd near 1 (many commercial embedders) lifts every pool. With such scores, let the reranker
 embed (``score_key=None`` / ``similarity_source="embed"``), or call :func:`pool_relevance`
 with a ``midpoint`` on their scale (the results keep ``cage_score`` and ``cage_similarity``;

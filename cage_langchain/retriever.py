@@ -26,8 +26,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 from pydantic import ConfigDict, Field
 
 from cage_core.integrations.steps import Call, Steps, arun, run
-from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
-from cage_core.integrations.vector_reads import instance_of
+from cage_core.integrations.vector_reads import instance_of, vector_cosines, warn_scale_once
 from cage_core.metadata import RETRIEVAL_SCORE_KEY, TITLE_KEY
 from cage_langchain.ids import stored_id
 from cage_langchain.store_vectors import store_embeddings, stored_vectors
@@ -100,7 +99,7 @@ def cosine_search(
     passed on), so the documents are the ones the store's search returns. ``score_threshold``
     applies to the cosine. A store whose vectors are not read, without embeddings, or whose
     vectors cannot be read gives ``_relevance_search``'s scores instead, with one warning
-    per store class (:func:`~cage_core.integrations.stored_cosines.warn_scale_once`)."""
+    per store class (:func:`~cage_core.integrations.vector_reads.warn_scale_once`)."""
     return run(_cosine_search(store, query, k, kwargs))
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
-from cage_core.integrations.stored_cosines import vector_cosines, warn_scale_once
+from cage_core.integrations.vector_reads import vector_cosines, warn_scale_once
 from cage_core.metadata import TITLE_KEY
 from cage_langchain.store_vectors import reads_vectors, store_embeddings, stored_vectors
 

@@ -1,7 +1,7 @@
 """The vectors a LangChain vector store holds for chosen documents, and their cosine to a query.
 
 The 0–1 ``relevance_score`` is calibrated on the cosine of query and passage embeddings
-(:mod:`cage_core.integrations.stored_cosines`); the stores' relevance functions put the same
+(:mod:`cage_core.integrations.vector_reads`); the stores' relevance functions put the same
 pair on other scales (Chroma's and FAISS's defaults ``1 − ‖q − p‖²/√2``, Qdrant's
 ``(1 + cos)/2``). The cosine is computed here from the vectors the store holds, read by id:
 
@@ -15,7 +15,7 @@ pair on other scales (Chroma's and FAISS's defaults ``1 − ‖q − p‖²/√2
   dense vector.
 
 Any other store gives none: callers then keep the store's own scores and say so once
-(:func:`~cage_core.integrations.stored_cosines.warn_scale_once`). A store class is recognised
+(:func:`~cage_core.integrations.vector_reads.warn_scale_once`). A store class is recognised
 only when its module is already imported, so nothing heavy is imported here.
 """
 

@@ -3,7 +3,7 @@ holds.
 
 A LlamaIndex retriever's ``NodeWithScore.score`` is on its store's scale or, behind
 ``QueryFusionRetriever``, a fusion value; the 0–1 ``relevance_score`` is calibrated on the
-cosine (:mod:`cage_core.integrations.stored_cosines`). How the stores score a query (read in
+cosine (:mod:`cage_core.integrations.vector_reads`). How the stores score a query (read in
 their code, llama-index-core 0.14, the store packages of 2025–26):
 
 * ``SimpleVectorStore`` (the default): the cosine;
@@ -44,8 +44,12 @@ from llama_index.core.indices.vector_store import VectorStoreIndex
 from llama_index.core.schema import BaseNode, MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.simple import SimpleVectorStore
 
-from cage_core.integrations.stored_cosines import vector_cosines
-from cage_core.integrations.vector_reads import chroma_vectors, faiss_vectors, instance_of
+from cage_core.integrations.vector_reads import (
+    chroma_vectors,
+    faiss_vectors,
+    instance_of,
+    vector_cosines,
+)
 from cage_core.scoring import cosine_matrix
 from cage_llamaindex.document_search import chroma_collection
 

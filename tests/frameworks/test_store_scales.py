@@ -26,7 +26,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_qdrant import QdrantVectorStore
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-import cage_core.integrations.stored_cosines as stored_cosines
+import cage_core.integrations.vector_reads as vector_reads
 from cage_langchain import (
     CageGraphTransformer,
     CageRerank,
@@ -127,7 +127,7 @@ def test_a_store_whose_vectors_cannot_be_read_keeps_its_scale_and_says_so_once(
 ):
     """FAISS built around a plain embedding function has no Embeddings to embed the query by
     vector: its own relevance scale is kept, and one warning says so."""
-    monkeypatch.setattr(stored_cosines, "_warned", set())
+    monkeypatch.setattr(vector_reads, "_warned", set())
     built = FAISS.from_documents(chunks, embeddings)
     store = FAISS(embeddings.embed_query, built.index, built.docstore, built.index_to_docstore_id)
     retriever = ScoredVectorStoreRetriever(vectorstore=store, k=K)
