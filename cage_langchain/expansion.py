@@ -1,11 +1,7 @@
 """CageExpansionRetriever: a base retriever's documents plus the passages linked to them.
 
-A multi-hop question's second hop is often not among a retriever's top ``k``; the link
-index built at ingest (:class:`~cage_langchain.CageGraphTransformer` with ``link_index``, or
-``cage enrich --link-index``) knows which stored passages the retrieved ones name. This
-retriever adds them before reranking, so ``CageRerank`` can rank the second hop. A question
-that names documents of the collection also gets their best chunks for the question less the
-words naming them (routing, :mod:`cage_core.integrations.document_routing`).
+Why and how (the second hop, routing): :mod:`cage_core.expansion.contract` and
+:mod:`cage_core.integrations.document_routing`.
 """
 
 from __future__ import annotations

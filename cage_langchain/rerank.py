@@ -74,23 +74,22 @@ class CageRerank(BaseDocumentCompressor):
     (``vectorstore=``, :class:`~cage_langchain.ScoredVectorStoreRetriever`); ``score_key=None``
     embeds on purpose, without the warning (:mod:`cage_core.integrations.rerank_call`).
 
-    Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the
-    original metadata plus ``relevance_score`` (a 0–1 relevance in the order of the fused
-    score that also carries how well the pool matches the query, so one cutoff keeps
-    on-topic evidence and drops off-topic pools: :mod:`cage_core.relevance`), ``cage_score`` (the fused
-    score), ``cage_similarity`` (the similarity used), ``cage_coherence`` (the strength of the
-    link ``cage_via`` names, 0–1), ``cage_rank`` and ``cage_via`` (the earlier document it is
-    linked to and by what, ``{"name", "rank", "kind"}`` with kind ``"title"``, ``"entity"`` or
-    ``"document"``, or ``None``; see :mod:`cage_core.metadata`). A
-    LangChain ``Document`` has no metadata exclusion list: LangChain's document chains show the
-    LLM ``page_content`` only (their default document prompt is ``"{page_content}"``), so these
-    keys reach a prompt only when a custom document prompt names them, and embeddings are
-    never taken from metadata. The caller's documents are never modified. A graph stored by :class:`~cage_langchain.CageGraphTransformer` under
-    ``metadata["cage_graph"]`` is used instead of parsing, if it was built from this very
-    document's content. Each document's place in its document (``metadata["source"]`` and
-    ``metadata["start_index"]`` of a splitter with ``add_start_index=True``, or ``doc_id`` /
-    ``position``) is read by :func:`~cage_langchain.structure.document_passages`. Pickles and
-    deep-copies without its models, which reload lazily.
+    Returns new ``Document``s, best first, cut to ``top_n``; each has a copy of the original
+    metadata plus the keys :mod:`cage_core.metadata` lists: ``relevance_score`` (a 0–1
+    relevance in the fused score's order that also carries how well the pool matches the query,
+    so one cutoff keeps on-topic evidence and drops off-topic pools:
+    :mod:`cage_core.relevance`), ``cage_score``, ``cage_similarity``, ``cage_coherence``,
+    ``cage_rank``, ``cage_via`` and ``cage_path``. A LangChain ``Document`` has no metadata
+    exclusion list: LangChain's document chains show the LLM ``page_content`` only (their
+    default document prompt is ``"{page_content}"``), so these keys reach a prompt only when a
+    custom document prompt names them, and embeddings are never taken from metadata. The
+    caller's documents are never modified. A graph stored by
+    :class:`~cage_langchain.CageGraphTransformer` under ``metadata["cage_graph"]`` is used
+    instead of parsing, if it was built from this very document's content. Each document's
+    place in its document (``metadata["source"]`` and ``metadata["start_index"]`` of a splitter
+    with ``add_start_index=True``, or ``doc_id`` / ``position``) is read by
+    :func:`~cage_langchain.structure.document_passages`. Pickles and deep-copies without its
+    models, which reload lazily.
 
     A pool that :class:`~cage_langchain.CageExpansionRetriever` routed for this very query
     (``metadata["cage_route"]``: the question names documents of the collection;

@@ -85,18 +85,14 @@ class CageRerank(BaseNodePostprocessor):
     (:mod:`cage_core.integrations.rerank_call`).
 
     Returns new ``NodeWithScore``s, best first, cut to ``top_n``, whose ``score`` is a 0–1
-    relevance in the fused score's order that also carries how well the pool matches the
-    query (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps on-topic
-    evidence and drops off-topic pools; :mod:`cage_core.relevance`), and whose node is a copy carrying
-    ``relevance_score`` (the same value), ``cage_score`` (the fused score), ``cage_similarity``,
-    ``cage_coherence`` (the strength of the link ``cage_via`` names, 0–1), ``cage_rank``,
-    ``cage_via`` (the earlier node it is linked to and by what: ``{"name", "rank", "kind"}``
-    with kind ``"title"``, ``"entity"`` or ``"document"``, or ``None``; see
-    :mod:`cage_core.metadata`) and, with
-    ``keep_retrieval_score``, ``retrieval_score`` in its metadata, all excluded from embedding
-    and LLM prompts (added to the copy's ``excluded_embed_metadata_keys`` and
-    ``excluded_llm_metadata_keys``).
-    The caller's nodes are not modified. A graph stored by
+    relevance in the fused score's order that also carries how well the pool matches the query
+    (a ``SimilarityPostprocessor(similarity_cutoff=t)`` after this keeps on-topic evidence and
+    drops off-topic pools; :mod:`cage_core.relevance`), and whose node is a copy carrying the
+    keys :mod:`cage_core.metadata` lists (``relevance_score``, the same value, ``cage_score``,
+    ``cage_similarity``, ``cage_coherence``, ``cage_rank``, ``cage_via``, ``cage_path``) and,
+    with ``keep_retrieval_score``, ``retrieval_score``, all excluded from embedding and LLM
+    prompts (added to the copy's ``excluded_embed_metadata_keys`` and
+    ``excluded_llm_metadata_keys``). The caller's nodes are not modified. A graph stored by
     :class:`~cage_llamaindex.CageGraphExtractor` is used instead of parsing again, if it was
     built from this very node's content. Each node's place in its document (``ref_doc_id``,
     ``start_char_idx``, or ``doc_id`` / ``position`` metadata) is read by
