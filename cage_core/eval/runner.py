@@ -303,49 +303,41 @@ def rank_pool(
 
     ``gold``, ``misinfo`` and the results' ``order`` are pool positions, or with ``ids``
     (one per pool passage) the ids of the passages, e.g. their corpus indices."""
-    return [_rank_one(method, pool, q, gold, misinfo, ks, generator, ids) for method in methods]
-
-
-def _rank_one(
-    method: RankingMethod,
-    pool: Pool,
-    q: EvalQuestion,
-    gold: tuple[int, ...],
-    misinfo: tuple[int, ...] | None,
-    ks: tuple[int, ...],
-    generator: Any,
-    ids: Sequence[int] | None = None,
-) -> QuestionResult:
-    reused_before = pool.encodings.reused_seconds
-    start = time.perf_counter()
-    if pool.named is None:
-        scores = method.score(pool)
-    else:
-        parts = pool_scores(method, pool)
-        scores = named_pool_order(parts, pool.named, pool.passages, pool.query)
-    latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
-    positions = [int(i) for i in ranking(scores)]
-    order = tuple(positions if ids is None else (int(ids[i]) for i in positions))
-    answer = em = f1 = None
-    if generator is not None:
-        answer = generate_answer(
-            generator, q.question, [pool.passages[i] for i in positions[:ANSWER_CONTEXT]]
+    results = []
+    for method in methods:
+        reused_before = pool.encodings.reused_seconds
+        start = time.perf_counter()
+        if pool.named is None:
+            scores = method.score(pool)
+        else:
+            parts = pool_scores(method, pool)
+            scores = named_pool_order(parts, pool.named, pool.passages, pool.query)
+        latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
+        positions = [int(i) for i in ranking(scores)]
+        order = tuple(positions if ids is None else (int(ids[i]) for i in positions))
+        answer = em = f1 = None
+        if generator is not None:
+            answer = generate_answer(
+                generator, q.question, [pool.passages[i] for i in positions[:ANSWER_CONTEXT]]
+            )
+            em, f1 = exact_match(answer, q.answers), token_f1(answer, q.answers)
+        results.append(
+            QuestionResult(
+                dataset=q.dataset,
+                question_id=q.id,
+                type=q.type,
+                method=method.name,
+                order=order,
+                gold=gold,
+                recall={k: recall_at_k(order, gold, k) for k in ks},
+                all_gold={k: all_gold_in_top_k(order, gold, k) for k in ks},
+                latency_s=latency,
+                misinfo_in_top=None
+                if misinfo is None
+                else {k: flagged_in_top_k(order, misinfo, k) for k in ks},
+                answer=answer,
+                em=em,
+                f1=f1,
+            )
         )
-        em, f1 = exact_match(answer, q.answers), token_f1(answer, q.answers)
-    return QuestionResult(
-        dataset=q.dataset,
-        question_id=q.id,
-        type=q.type,
-        method=method.name,
-        order=order,
-        gold=gold,
-        recall={k: recall_at_k(order, gold, k) for k in ks},
-        all_gold={k: all_gold_in_top_k(order, gold, k) for k in ks},
-        latency_s=latency,
-        misinfo_in_top=None
-        if misinfo is None
-        else {k: flagged_in_top_k(order, misinfo, k) for k in ks},
-        answer=answer,
-        em=em,
-        f1=f1,
-    )
+    return results
