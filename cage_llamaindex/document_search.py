@@ -23,7 +23,6 @@ debug level and gives no nodes.
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,6 +33,7 @@ from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 
 from cage_core.expansion.index import LinkIndex
 from cage_core.integrations.document_routing import document_conditions, is_chunk_of
+from cage_core.integrations.vector_reads import instance_of
 
 __all__ = [
     "SAMPLED_NODES",
@@ -57,8 +57,7 @@ STORE_DOCUMENT_KEYS = frozenset({"ref_doc_id", "doc_id", "document_id"})
 def chroma_collection(store: object) -> Any:
     """The Chroma collection of a ``ChromaVectorStore`` (``None`` for any other store; the
     module is not imported here)."""
-    chroma = getattr(sys.modules.get("llama_index.vector_stores.chroma"), "ChromaVectorStore", None)
-    if isinstance(chroma, type) and isinstance(store, chroma):
+    if instance_of(store, "llama_index.vector_stores.chroma", "ChromaVectorStore"):
         return getattr(store, "_collection", None)
     return None
 
