@@ -191,7 +191,7 @@ class CageExpansionRetriever(BaseRetriever):
 
     def _pool(self) -> ExpandedPool[Document, Document, str]:
         """The pool of :mod:`cage_core.integrations.expanded_pool` over this store."""
-        return ExpandedPool.of(_Store(self), self.index, self)
+        return ExpandedPool(_Store(self), self.index, self)
 
 
 class _Store(PoolStore[Document, Document, str]):

@@ -211,7 +211,7 @@ class CageExpansionRetriever(BaseRetriever):
 
     def _pool(self) -> ExpandedPool[NodeWithScore, BaseNode, QueryBundle]:
         """The pool of :mod:`cage_core.integrations.expanded_pool` over this index."""
-        return ExpandedPool.of(_Index(self), self.link_index, self)
+        return ExpandedPool(_Index(self), self.link_index, self)
 
 
 class _Index(PoolStore[NodeWithScore, BaseNode, QueryBundle]):

@@ -29,7 +29,7 @@ objects, fetches and scores by id with the framework's own store, and makes the 
 :class:`~cage_core.integrations.steps.Call` s (the steps that wait on a store or a model):
 :meth:`ExpandedPool.assemble` runs each call's sync form, :meth:`ExpandedPool.aassemble`
 awaits its async form (a call without one runs on a worker thread), so the two paths cannot
-drift apart. :meth:`ExpandedPool.of` reads a retriever's settings by name (:class:`PoolSettings`).
+drift apart. It reads a retriever's settings by name (:class:`PoolSettings`).
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ class PoolStore(Protocol[R, S, Q]):
 
 
 class PoolSettings(Protocol):
-    """What :meth:`ExpandedPool.of` reads of a retriever: the fields both frameworks'
+    """What :class:`ExpandedPool` reads of a retriever: the fields both frameworks'
     ``CageExpansionRetriever`` hold under these names."""
 
     seeds: int
@@ -173,34 +173,11 @@ class ExpandedPool(Generic[R, S, Q]):
 
     store: PoolStore[R, S, Q]
     index: LinkIndex
-    seeds: int
-    limit: int
-    siblings: int
-    added_score: AddedScore
-    routing: RoutingSettings | None
-    cited: int = 0
-    """Documents cited by the seeds that are followed at most (step 5; 0: none)."""
-
-    @classmethod
-    def of(
-        cls, store: PoolStore[R, S, Q], index: LinkIndex, settings: PoolSettings
-    ) -> ExpandedPool[R, S, Q]:
-        """The pool over ``store`` and ``index`` with a retriever's ``settings`` (its fields of
-        the same names)."""
-        return cls(
-            store,
-            index,
-            seeds=settings.seeds,
-            limit=settings.limit,
-            siblings=settings.siblings,
-            added_score=settings.added_score,
-            routing=settings.routing,
-            cited=settings.cited,
-        )
+    settings: PoolSettings
 
     def route(self, query: str) -> DocumentRoute:
         """The documents ``query`` names (step 1; none when ``routing`` is ``None``)."""
-        return route_for(query, self.index, self.routing)
+        return route_for(query, self.index, self.settings.routing)
 
     def assemble(self, query: str, asked: Q, base: Call[Sequence[R]]) -> list[R]:
         """The pool for ``query`` (``asked``: as the store is asked it), ``base`` the base
@@ -257,7 +234,7 @@ class ExpandedPool(Generic[R, S, Q]):
             for d, p, _ in named
         ]
         ids = [pid for _, pid, _, _ in added]
-        scored = self.added_score == "store" and fallback is not None and ids
+        scored = self.settings.added_score == "store" and fallback is not None and ids
         scores: Mapping[str, float] = (yield store.added_scores(asked, ids)) if scored else {}
         pool = list(results)
         for passage, pid, extra, hidden in added:
@@ -273,13 +250,15 @@ class ExpandedPool(Generic[R, S, Q]):
     def _expansions(self, query: str, results: Sequence[R]) -> list[Expansion]:
         """Step 3: the linked passages, then the same-document neighbours."""
         ids = [_id(self.store, r) for r in results]
-        linked = expansions_for(self.index, query, ids, seeds=self.seeds, limit=self.limit)
+        linked = expansions_for(
+            self.index, query, ids, seeds=self.settings.seeds, limit=self.settings.limit
+        )
         seeds, neighbours = self.store.siblings(ids, results)
         return linked + sibling_expansions(
             seeds,
             neighbours,
-            seeds=self.seeds,
-            limit=self.siblings,
+            seeds=self.settings.seeds,
+            limit=self.settings.siblings,
             excluded={e.id for e in linked},
         )
 
@@ -317,11 +296,11 @@ class ExpandedPool(Generic[R, S, Q]):
     def _citing(self, results: Sequence[R], route: DocumentRoute) -> dict[str, tuple[str, str]]:
         """``{doc_id: (via, seed id)}`` of the documents the first ``seeds`` results cite
         (module docstring, step 5), in the order they are cited, at most ``cited``."""
-        if not self.cited:
+        if not self.settings.cited:
             return {}
         names, out = self.index.documents(), {}
         excluded = set(route.doc_ids)
-        for result in results[: self.seeds]:
+        for result in results[: self.settings.seeds]:
             pid = _id(self.store, result)
             entry = self.index.entry(pid)
             excluded.add(entry.doc_id if entry is not None and entry.doc_id else "")
@@ -336,7 +315,7 @@ class ExpandedPool(Generic[R, S, Q]):
                     if doc_id in excluded or doc_id in out or record is None:
                         continue
                     out[doc_id] = (f"{CITES_VIA} {record.name or identifier.shown}", pid)
-                    if len(out) == self.cited:
+                    if len(out) == self.settings.cited:
                         return out
         return out
 
@@ -352,9 +331,9 @@ class ExpandedPool(Generic[R, S, Q]):
         another's is still its own); and the pool's scores for the shortened question. One
         search when it can (:mod:`cage_core.integrations.document_routing`, "One search"),
         else two."""
-        if not route or self.routing is None:
+        if not route or self.settings.routing is None:
             return [], {}
-        store, k = self.store, self.routing.chunks
+        store, k = self.store, self.settings.routing.chunks
         pool_ids = [_id(store, r) for r in results] + [store.stored_id(p) for p in added]
         chunks = {d.doc_id: self.index.chunks_of(d.doc_id) for d in route.documents}
         ids = routed_search_ids(route, pool_ids, chunks)
