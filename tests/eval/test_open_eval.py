@@ -11,8 +11,7 @@ import pytest
 from cage_core import Passage
 from cage_core.cli.commands import main
 from cage_core.eval.corpus import corpus_from_pools, load_corpus
-from cage_core.eval.corpus_bm25 import BM25Index
-from cage_core.eval.corpus_retrieval import CorpusRetriever
+from cage_core.eval.corpus_retrieval import BM25Index, CorpusRetriever
 from cage_core.eval.datasets import DatasetFormatError, load_questions
 from cage_core.eval.metrics import all_gold_in_top_k
 from cage_core.eval.open_retrieval import (
