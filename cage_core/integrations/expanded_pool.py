@@ -175,10 +175,6 @@ class ExpandedPool(Generic[R, S, Q]):
     index: LinkIndex
     settings: PoolSettings
 
-    def route(self, query: str) -> DocumentRoute:
-        """The documents ``query`` names (step 1; none when ``routing`` is ``None``)."""
-        return route_for(query, self.index, self.settings.routing)
-
     def assemble(self, query: str, asked: Q, base: Call[Sequence[R]]) -> list[R]:
         """The pool for ``query`` (``asked``: as the store is asked it), ``base`` the base
         retriever's call."""
@@ -190,7 +186,7 @@ class ExpandedPool(Generic[R, S, Q]):
 
     def _steps(self, query: str, asked: Q, base: Call[Sequence[R]]) -> Steps[list[R]]:
         store = self.store
-        route = self.route(query)
+        route = route_for(query, self.index, self.settings.routing)  # step 1
         short = store.shortened(route)
         ahead = store.embed_ahead(route, short)
         results: Sequence[R] = yield base
