@@ -28,7 +28,10 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   ``two asks:``, only for a question routed to one document that asks two things;
 - ``two asks: …, the best other 5th``: for a question routed to one document that asks two
   things, the pool's best passage by ``f`` of no named document, when below the top 5, put
-  5th (instead of the first passage; ``…, the first passage 5th, the best other 4th``: both);
+  5th (instead of the first passage); ``…, the first other 5th``: the first passage of no
+  named document in the pool's order (the retriever's best outside the named documents)
+  instead; ``…, the first passage and … in the top 5``: both, each one below the top 5 put in
+  its last places (first passage first);
 - ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
   or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
   cosine of the ask and the passage's text), when it is of no named document and below the
@@ -108,6 +111,8 @@ CHOICES = [
     (None, "f + 0.5 r", "two asks: first"),
     (None, "f + 0.5 r", "two asks: other"),
     (None, "f + 0.5 r", "two asks: first, other"),
+    (None, "f + 0.5 r", "two asks: retrieved other"),
+    (None, "f + 0.5 r", "two asks: first, retrieved other"),
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
 # routed to one document / "each ask", "first": module docstring)
 ASK_RANK = 4  # 0-based: 5th
@@ -123,10 +128,11 @@ def label(choice: tuple[int | None, str, str]) -> str:
         prefix = "two asks: " if only.startswith("two asks") else ""
         return prefix + name + by_label + ", the first passage 5th"
     if only.endswith("other"):
+        other = "the first other" if "retrieved" in only else "the best other"
         kept = (
-            ", the first passage 5th, the best other 4th"
-            if "first" in only
-            else ", the best other 5th"
+            f", the first passage and {other} in the top 5"
+            if "first," in only
+            else f", {other} 5th"
         )
         return "two asks: " + name + by_label + kept
     return (f"{only}: " if only else "") + name + by_label
@@ -182,16 +188,25 @@ def with_asks(
     return np.asarray(out)
 
 
-def with_other(
-    rows: np.ndarray, fused: np.ndarray, named: np.ndarray, after_first: bool
-) -> np.ndarray:
-    """``rows`` with the best passage by ``fused`` of no named document, when below the top
-    5, put 5th (4th ``after_first``: the first passage keeps the 5th place)."""
+def other_passage(fused: np.ndarray, named: np.ndarray, by_retriever: bool) -> list[int]:
+    """The pool's best passage of no named document, by ``fused`` or (``by_retriever``) the
+    first in the pool's order (the retriever's best); none when every passage is named."""
     others = np.flatnonzero(~named)
     if len(others) == 0:
-        return rows
-    best = int(others[ranking(fused[others])[0]])
-    return with_asks(rows, [best], named, ASK_RANK - 1 if after_first else ASK_RANK)
+        return []
+    return [int(others[0] if by_retriever else others[ranking(fused[others])[0]])]
+
+
+def kept_in_top(rows: np.ndarray, kept: list[int]) -> np.ndarray:
+    """``rows`` with each of ``kept`` that is below the top 5 put in its last places, in
+    ``kept``'s order (those already in the top 5 stay)."""
+    out = list(rows)
+    below = [j for j in dict.fromkeys(kept) if out.index(j) > ASK_RANK]
+    for j in below:
+        out.remove(j)
+    for n, j in enumerate(below):
+        out.insert(ASK_RANK + 1 - len(below) + n, j)
+    return np.asarray(out)
 
 
 def figures(routed: list[dict[str, Any]]) -> np.ndarray:
@@ -208,12 +223,13 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
             rows = order(q["fused"], q["relevance"], q["named"], choice, q["own"])
             if choice == EACH_ASK:
                 rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
-            if "first" in choice[2]:  # the pool's first: the retriever's best as asked
+            only = choice[2]
+            if only.endswith("other"):  # the first passage and/or a passage of no named document
+                named = np.asarray(q["named"], dtype=bool)
+                other = other_passage(q["fused"], named, "retrieved" in only)
+                rows = kept_in_top(rows, ([0] if "first," in only else []) + other)
+            elif "first" in only:  # the pool's first: the retriever's best as asked
                 rows = with_asks(rows, [0], np.zeros(len(rows), dtype=bool))
-            if choice[2].endswith("other"):  # the best passage of no named document, by f
-                rows = with_other(
-                    rows, q["fused"], np.asarray(q["named"], dtype=bool), "first" in choice[2]
-                )
             ranked = list(ids[rows])
             out[c, n] = [recall_at_k(ranked, q["gold"], 3), recall_at_k(ranked, q["gold"], 5)]
     return out
