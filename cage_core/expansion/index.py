@@ -18,7 +18,7 @@ passages (a vector store's ids, row numbers, ...). Several threads may call
 :meth:`LinkIndex.expand` at once; :meth:`LinkIndex.add` and :meth:`LinkIndex.remove` must
 not run concurrently with anything else on the same index.
 
-The parts, each in its own module (every public name is importable from here too):
+The parts, each in its own module (the names callers use are importable from here too):
 
 * :mod:`~cage_core.expansion.record` — what the index holds per passage (:class:`LinkEntry`:
   the names it is about and the names it mentions) and the checks a stored entry passes;
@@ -52,89 +52,47 @@ from cage_core.expansion import algorithm
 from cage_core.expansion.algorithm import (
     DEFAULT_LIMIT,
     DEFAULT_SEEDS,
-    MAX_SUBSPAN_MENTION_WORDS,
     Expansion,
-    LinkKind,
     LinkWeights,
     adjacent_links,
 )
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import DocumentRecord
-from cage_core.expansion.entries import HONORIFICS, SHORT_NAME_WORDS, entry_for, name_aliases
+from cage_core.expansion.entries import entry_for, name_aliases
 from cage_core.expansion.index_files import (
-    LINK_INDEX_SUFFIX,
-    LINK_STORE_SUFFIX,
     STORE_SUFFIXES,
     is_store_path,
-    link_index_path,
     link_store_path,
     open_storage,
     read_storage,
     stored_lines,
 )
-from cage_core.expansion.jsonl import (
-    FILE_MODE,
-    FORMAT_TAG,
-    LINK_INDEX_VERSION,
-    MAX_LINE_CHARS,
-    write_lines,
-)
+from cage_core.expansion.jsonl import FILE_MODE, MAX_LINE_CHARS, write_lines
 from cage_core.expansion.openings import ingest_chunk, put_chunks
-from cage_core.expansion.record import (
-    MAX_ID_CHARS,
-    MAX_KEYS,
-    MAX_MENTIONS,
-    MAX_POSITION,
-    LinkEntry,
-    LinkIndexFormatError,
-)
-from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage, NameRole
+from cage_core.expansion.record import MAX_ID_CHARS, MAX_KEYS, LinkEntry, LinkIndexFormatError
+from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage
 from cage_core.graphs.passage_graph import PassageGraph
-from cage_core.names.forms import (
-    MAX_NAME_CHARS,
-    MAX_NAME_WORDS,
-    MIN_NAME_CHARS,
-    NAME_CHECK_CACHE,
-    normal_name,
-)
+from cage_core.names.forms import MAX_NAME_CHARS, normal_name
 from cage_core.passage import Passage
 
 __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_SEEDS",
     "FILE_MODE",
-    "FORMAT_TAG",
-    "HONORIFICS",
-    "LINK_INDEX_SUFFIX",
-    "LINK_INDEX_VERSION",
-    "LINK_STORE_SUFFIX",
     "MAX_ID_CHARS",
     "MAX_KEYS",
     "MAX_LINE_CHARS",
-    "MAX_MENTIONS",
     "MAX_NAME_CHARS",
-    "MAX_NAME_WORDS",
-    "MAX_POSITION",
-    "MAX_SUBSPAN_MENTION_WORDS",
-    "MIN_NAME_CHARS",
-    "NAME_CHECK_CACHE",
-    "SHORT_NAME_WORDS",
     "STORE_SUFFIXES",
-    "DocumentNames",
-    "DocumentRecord",
     "Expansion",
     "LinkEntry",
     "LinkIndex",
     "LinkIndexFormatError",
-    "LinkKind",
     "LinkStorage",
     "LinkWeights",
-    "MemoryLinkStorage",
-    "NameRole",
     "adjacent_links",
     "entry_for",
     "is_store_path",
-    "link_index_path",
     "link_name",
     "link_store_path",
     "name_aliases",

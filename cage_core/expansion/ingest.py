@@ -69,7 +69,6 @@ except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
-    "LOCK_SUFFIX",
     "extend_saved",
     "index_documents",
     "link_chunks",

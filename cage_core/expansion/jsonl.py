@@ -33,12 +33,10 @@ from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
 __all__ = [
     "FILE_MODE",
     "FORMAT_TAG",
-    "LINK_INDEX_VERSION",
     "MAX_LINE_CHARS",
     "bounded_lines",
     "document_line",
     "entry_line",
-    "header_count",
     "header_line",
     "parse_line",
     "read_items",

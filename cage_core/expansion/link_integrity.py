@@ -42,11 +42,8 @@ from cage_core.expansion.link_store_file import LinkStoreFile, worded
 from cage_core.expansion.record import LinkIndexFormatError
 
 __all__ = [
-    "KEY_SAMPLE_ENTRIES",
     "IntegrityKeyMismatch",
     "check_key",
-    "count_problems",
-    "document_count_problems",
     "store_problems",
 ]
 

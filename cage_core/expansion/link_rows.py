@@ -39,14 +39,10 @@ from cage_core.stores.database import is_utf8, rows_within_bound
 
 __all__ = [
     "CHECKED_POSITION",
-    "DATA_FIELDS",
-    "DOCUMENT_TABLES",
     "ENTRY_COLUMNS",
-    "MAC_DOMAIN",
     "MAC_FIELD",
     "RECORD_COLUMNS",
     "ROLES",
-    "SIGNED_FIELDS",
     "VERIFIED_POSTINGS",
     "agreeing_counts",
     "count_ok",
@@ -55,7 +51,6 @@ __all__ = [
     "drop_unheld",
     "entry_data",
     "entry_from_row",
-    "entry_mac",
     "entry_rows",
     "has_document_tables",
     "is_text",

@@ -55,22 +55,18 @@ from cage_core.stores.opening import StoreKind
 
 __all__ = [
     "DOCUMENT_SCHEMA",
-    "EMPTY_FILE_RACE_S",
     "LINK_PRAGMAS",
     "LINK_STORE",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
     "READ_BATCH_KEYS",
     "SCHEMA",
-    "STORE_FORMAT",
     "STORE_VERSION",
     "WAL_CHECKPOINT_PAGES",
     "LinkStoreFile",
     "check_meta",
-    "is_empty",
     "open_error",
     "ready_file",
-    "report_empty",
     "worded",
 ]
 

@@ -67,7 +67,6 @@ from cage_core.graphs.store_database import (  # the batch size, re-exported
     STORAGE_ERRORS,
     WRITE_BATCH_ROWS,
     GraphStoreFile,
-    count_graphs,
     is_of_the_file,
 )
 from cage_core.graphs.stored_values import (
@@ -219,11 +218,12 @@ class GraphStore:
         ``sqlite3.OperationalError`` if it stays locked, or with the cause of any other
         storage error."""
         try:
-            return self._file.db.read(count_graphs)
+            count = "SELECT COUNT(*) FROM graphs"
+            return int(self._file.db.read(lambda conn: conn.execute(count).fetchone()[0]))
         except sqlite3.ProgrammingError:
             raise  # closed
         except STORAGE_ERRORS as exc:
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+            if is_busy(exc):
                 locked = f"graph store {self.path}: database is locked"
                 raise sqlite3.OperationalError(locked) from None
             if file_identity(self.path) is None:

@@ -16,7 +16,6 @@ is counted and logged (a warning the first time each kind is met, debug after).
 
 from __future__ import annotations
 
-import functools
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -26,7 +25,6 @@ from typing import TypeVar
 from cage_core.graphs.stored_values import MAX_ENTRY_BYTES
 from cage_core.stores.connection import StoreConnection
 from cage_core.stores.database import (
-    READ_BATCH,
     describe,
     is_busy,
     rows_within_bound,
@@ -36,13 +34,9 @@ from cage_core.stores.opening import StoreKind
 
 __all__ = [
     "GRAPH_STORE",
-    "READ_BATCH_KEYS",
     "STORAGE_ERRORS",
-    "TABLES",
     "WRITE_BATCH_ROWS",
     "GraphStoreFile",
-    "count_graphs",
-    "execute_batch",
     "is_of_the_file",
 ]
 
@@ -51,8 +45,6 @@ logger = logging.getLogger("cage_core.graphs.store")
 
 WRITE_BATCH_ROWS = 256
 """Entries per write transaction: short enough that other writers wait only briefly."""
-READ_BATCH_KEYS = READ_BATCH
-"""Keys per ``SELECT … IN (…)``."""
 STORAGE_ERRORS = (sqlite3.DatabaseError, OSError)
 """What a storage failure raises (``sqlite3.ProgrammingError``, a closed store, is not one)."""
 
@@ -81,11 +73,6 @@ GRAPH_STORE = StoreKind("graph store", MAX_ENTRY_BYTES + 1024, _create, _check)
 """A graph store file, as the store layer opens it."""
 
 
-def execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
-    """``sql`` for every row of ``batch`` (inside the caller's write transaction)."""
-    conn.executemany(sql, batch)
-
-
 def is_of_the_file(exc: BaseException) -> bool:
     """Whether ``exc`` may mean the open file itself is gone or bad (the next use reopens),
     rather than a refused write (read-only, full) or one oversized value."""
@@ -97,11 +84,6 @@ def is_of_the_file(exc: BaseException) -> bool:
         sqlite3.SQLITE_FULL,
         sqlite3.SQLITE_TOOBIG,
     )
-
-
-def count_graphs(conn: sqlite3.Connection) -> int:
-    """The number of stored graphs."""
-    return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
 
 
 class GraphStoreFile:
@@ -136,7 +118,7 @@ class GraphStoreFile:
         except sqlite3.ProgrammingError:
             raise  # closed
         except STORAGE_ERRORS as exc:
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+            if is_busy(exc):
                 logger.warning(
                     "graph store %s: still locked after %d attempts; %s",
                     self.path,
@@ -176,8 +158,13 @@ class GraphStoreFile:
         warning; the batches before it stay committed.
         """
         for start in range(0, len(rows), WRITE_BATCH_ROWS):
-            batch = functools.partial(execute_batch, sql, rows[start : start + WRITE_BATCH_ROWS])
-            done, _ = self.attempt(batch, f"dropped {len(rows) - start} {table} writes", write=True)
+            batch = rows[start : start + WRITE_BATCH_ROWS]
+            dropped = f"dropped {len(rows) - start} {table} writes"
+
+            def run(conn: sqlite3.Connection, batch: list[tuple] = batch) -> object:
+                return conn.executemany(sql, batch)
+
+            done, _ = self.attempt(run, dropped, write=True)
             if not done:
                 return
 

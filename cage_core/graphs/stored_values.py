@@ -21,10 +21,8 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.stores.database import is_utf8
 
 __all__ = [
-    "EMBEDDING_DTYPE",
     "MAX_EMBEDDING_DIM",
     "MAX_ENTRY_BYTES",
-    "embedding_from_row",
     "embedding_or_none",
     "embedding_row",
     "graph_from_row",

@@ -223,7 +223,7 @@ class StoreConnection:
                 except (sqlite3.Error, OSError) as exc:
                     if isinstance(exc, ForeignWal) or (
                         not isinstance(exc, sqlite3.ProgrammingError)
-                        and not (isinstance(exc, sqlite3.OperationalError) and is_busy(exc))
+                        and not is_busy(exc)
                         and self._drops(exc)
                     ):
                         self._forget_connection()

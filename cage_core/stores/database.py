@@ -41,8 +41,6 @@ from typing import Any, TypeVar
 from cage_core.stores.files import StoreFileChanged
 
 __all__ = [
-    "BACKOFF_BASE_S",
-    "BACKOFF_CAP_S",
     "BUSY_TIMEOUT_S",
     "MAX_ATTEMPTS",
     "OPERATION_TIME_LIMIT_S",
@@ -88,13 +86,16 @@ def backoff_s(attempt: int) -> float:
     return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1)))
 
 
-def is_busy(exc: sqlite3.Error) -> bool:
-    """Whether ``exc`` says the database was locked (``SQLITE_BUSY`` / ``SQLITE_LOCKED``).
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is a ``sqlite3.OperationalError`` saying the database was locked
+    (``SQLITE_BUSY`` / ``SQLITE_LOCKED``).
 
     An error without SQLite's code (raised by Python's module itself, e.g. text that is not
     UTF-8) is busy only when its message is SQLite's own for a lock, never because a stored
     value it quotes holds the word "locked".
     """
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
         return (code & 0xFF) in _BUSY_CODES  # extended codes keep the primary in the low byte

@@ -25,10 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 __all__ = [
-    "DIR_MODE",
     "FILE_MODE",
-    "SIDE_FILE_SUFFIXES",
-    "WAL_HEADER_BYTES",
     "FileIdentity",
     "StoreFileChanged",
     "changed_file",

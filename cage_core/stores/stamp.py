@@ -12,7 +12,7 @@ pages of the old one for good.
 
 So each store file carries a random stamp in its SQLite header (``PRAGMA user_version``,
 bytes 60..63; 1 to 2³¹ - 1, never 0): written when the store is created and checkpointed
-into the file then (:func:`stamp_new_store`), or by the first write to a store made before
+into the file then (its creating transaction is a :func:`stamped_write`), or by the first write to a store made before
 stamps. Every write transaction of ours writes it again (:func:`stamped_write`), so page 1
 is in every commit a WAL holds, and the stamp SQLite reads (from the WAL's last page 1, if
 it holds one) is that of the file whose commits the WAL holds. The stamp in the file's own
@@ -67,22 +67,17 @@ from cage_core.stores.files import (
 )
 
 __all__ = [
-    "STAMP_OFFSET",
     "ForeignWal",
     "begin_checked",
     "checked_read",
-    "checkpoint_new_store",
     "checkpoint_own",
     "close_connection",
     "close_held_connection",
     "foreign_wal",
-    "header_stamp",
     "hold_file",
-    "new_stamp",
     "open_guard",
     "read_stamp",
     "release_file",
-    "stamp_new_store",
     "stamped_write",
 ]
 
@@ -197,19 +192,6 @@ def checked_read(
     finally:
         if conn.in_transaction:
             conn.execute("ROLLBACK")  # it wrote nothing
-
-
-def stamp_new_store(conn: sqlite3.Connection) -> None:
-    """Give a store being created a stamp, inside its creating transaction; a store that
-    another process created meanwhile (racing creators) keeps the one it has."""
-    if not read_stamp(conn):
-        conn.execute(f"PRAGMA user_version = {new_stamp()}")
-
-
-def checkpoint_new_store(conn: sqlite3.Connection) -> None:
-    """After the creating transaction: copy the stamp into the file itself (a checkpoint
-    that another connection keeps from finishing leaves it to a later one)."""
-    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
 
 def checkpoint_own(
