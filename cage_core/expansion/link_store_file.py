@@ -1,23 +1,9 @@
 """The link store's file (:mod:`cage_core.expansion.store`): its tables, how the store layer
 opens and checks it (:data:`LINK_STORE`), and how its errors read.
 
-Every file is untrusted too (issue 40; :mod:`cage_core.stores`): a connection never creates
-a file (only ``create=True`` in the constructor does, 0600); a file that cannot be written is
-opened read-only (``mode=ro``, else ``immutable=1``); the schema must be exactly this store's
-(no view, no trigger), with ``trusted_schema`` off; a value longer than ``MAX_VALUE_BYTES`` is
-refused before it is read (its row is skipped); the postings of a name are read up to its
-stored count plus one (an expansion asks only for names of ``df <= max_link_df``), whatever
-the postings table holds; every operation runs under a time limit. The store is the file at
-its path: each transaction first checks that the file there is still the one the connection
-opened, and a write checks again after its commit; a replaced or deleted file raises
-:class:`~cage_core.stores.files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
-what to do, then and at every later call: the stale connection is closed, never used again,
-and the file now at the path is opened only by opening the store anew (or, for a store
-opened with ``reopen=True``, at the next call once a file is at the path:
-:class:`~cage_core.stores.connection.StoreConnection`). A ``-wal`` beside the file that holds
-another file's commits (left by a process that still has a replaced file open) is refused at
-open and at every transaction, never read, nor checkpointed into the file
-(:mod:`cage_core.stores.stamp`: every write commits the file's stamp).
+Beyond the store layer's checks (:mod:`cage_core.stores`), the postings of a name are read
+up to its stored count plus one (an expansion asks only for names of ``df <= max_link_df``),
+whatever the postings table holds, and a value longer than ``MAX_VALUE_BYTES`` skips its row.
 
 The WAL is checkpointed by the writer, between two transactions, once it is longer than
 ``WAL_CHECKPOINT_PAGES`` pages, and cut back to that size (``journal_size_limit``): a high

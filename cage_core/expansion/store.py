@@ -26,13 +26,12 @@ them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces
 one (its postings and counts are taken back first): putting the same entries twice, as a
 resumed or retried ingest does, leaves the store as once.
 
-Sharing and safety, as the graph store's (:mod:`cage_core.graphs.store`: one connection
-life cycle, :mod:`cage_core.stores.connection`): WAL mode, ``BEGIN IMMEDIATE`` write
-transactions of at most ``WRITE_BATCH_ENTRIES`` entries, retries while locked, no connection
-across ``fork()``. Unlike the graph store (a cache), a write still locked after the last
-attempt raises ``sqlite3.OperationalError`` (putting the entries again is safe); one
-expansion reads in one read transaction (:meth:`SqliteLinkStorage.reading`); a file
-replaced or deleted under the store raises ``StoreFileChanged`` at every call, or, with
+Sharing and safety are the store layer's (:mod:`cage_core.stores`), with the link store's
+schema and meta (:mod:`cage_core.expansion.link_store_file`); what is the link store's own:
+a write is a transaction of at most ``WRITE_BATCH_ENTRIES`` entries, and one still locked
+after the last attempt raises ``sqlite3.OperationalError`` (putting the entries again is
+safe); one expansion reads in one read transaction (:meth:`SqliteLinkStorage.reading`); a
+file replaced or deleted under the store raises ``StoreFileChanged`` at every call, or, with
 ``reopen=True`` (the expansion retrievers' own,
 :func:`~cage_core.expansion.contract.load_link_index`), the next call once a file is at the
 path opens it (one warning); a write whose commit may have gone to the old file raises.
@@ -43,10 +42,6 @@ JSON Lines loader), a count or posting of the wrong type is ignored, and each ba
 skipped and reported once per process, in one warning per read. Entries are validated by
 the same rules before they are written (:meth:`SqliteLinkStorage.put`), so a store never
 holds an entry it cannot read back.
-
-Every file is untrusted too (issue 40): the checks of a file as it is opened, and of the file
-at the path at every transaction, are the store layer's (:mod:`cage_core.stores`), with the
-link store's schema and meta (:mod:`cage_core.expansion.link_store_file`).
 
 Keyed integrity (optional, for stores others can write; with ``integrity_key``): every entry
 and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`); a

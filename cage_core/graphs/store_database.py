@@ -1,17 +1,6 @@
-"""The graph store's SQLite file: its schema, and how the store reads and writes it
-(:mod:`cage_core.graphs.store` states the sharing and fail-safe rules).
-
-A file is opened by the store layer (:func:`cage_core.stores.opening.open_store`) as
-:data:`GRAPH_STORE`: an empty writable file gets the two tables (:data:`TABLES`); a file
-whose schema is not exactly these tables is refused (``sqlite3.DatabaseError``, from
-:func:`cage_core.stores.database.schema_problem`). Values longer than the connection's length
-bound raise ``sqlite3.DataError`` before they are read; the others of their batch are read
-(:func:`~cage_core.stores.database.rows_within_bound`).
-
-:class:`GraphStoreFile` reads and writes the file as a cache must: in batches, through the
-store's :class:`~cage_core.stores.connection.StoreConnection`; a lock held through every
-attempt degrades a read to a miss and drops a write, with a warning; any other storage error
-is counted and logged (a warning the first time each kind is met, debug after).
+"""The graph store's SQLite file: its schema (:data:`GRAPH_STORE`, opened by the store layer,
+:func:`cage_core.stores.opening.open_store`), and how :class:`GraphStoreFile` reads and writes
+it as a cache must (:mod:`cage_core.graphs.store` states the rules).
 """
 
 from __future__ import annotations

@@ -12,11 +12,7 @@ requires).
 
 What a store decides for itself is its :class:`~cage_core.stores.opening.StoreKind` (its
 tables, its checks, how an error met opening it reads) and the arguments of
-:class:`StoreConnection`: whether an empty file may be made a store (``create``); what a
-file replaced or deleted under it does: every later call raises the
-:class:`~cage_core.stores.files.StoreFileChanged`, or, with ``reopen``, the next call once a
-file is at the path again opens that file (``on_reopen`` says so); and which errors drop the
-connection (``drops``), so that the next call opens the file again.
+:class:`StoreConnection`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """A store file on disk: created private, named by its identity, its side files its own.
 
-The graph store (:mod:`cage_core.graphs.store`) and the link store
-(:mod:`cage_core.expansion.store`) are one SQLite file each, read and written by many
-processes at once, and a file that may be damaged, moved or written by someone else (issue
-40). What both do with the file itself is kept here once:
+What both stores (:mod:`cage_core.stores`) do with the file itself:
 
 * the file is created 0600 in a directory created 0700, race-free (:func:`create_private_file`),
   and its ``-wal`` / ``-shm`` side files are given the same mode (:func:`restrict_side_files`);
