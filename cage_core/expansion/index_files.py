@@ -114,7 +114,7 @@ def read_storage(
         if isinstance(item, LinkEntry):
             storage.put_validated((item,))
         else:
-            storage.put_documents_validated((item,))
+            storage.documents().put((item,))
     return storage
 
 

@@ -50,7 +50,6 @@ __all__ = [
     "STORE_VERSION",
     "WAL_CHECKPOINT_PAGES",
     "LinkStoreFile",
-    "check_meta",
     "open_error",
     "ready_file",
     "worded",
@@ -139,15 +138,8 @@ def _create(conn: sqlite3.Connection) -> None:
 
 
 def _check(conn: sqlite3.Connection, path: Path) -> None:
-    check_meta(conn, path)
-    problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
-    if problem is not None:
-        raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
-
-
-def check_meta(conn: sqlite3.Connection, path: Path) -> None:
     """Raise :class:`~cage_core.expansion.record.LinkIndexFormatError` unless the ``meta``
-    table names a link store of this version."""
+    table names a link store of this version and the schema is the store's."""
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('format', 'version')"))
     except sqlite3.OperationalError as exc:
@@ -168,6 +160,9 @@ def check_meta(conn: sqlite3.Connection, path: Path) -> None:
             f"{path}: link store version {version!r} is not "
             f"{STORE_VERSION}; rebuild it with this cage-rag"
         )
+    problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
+    if problem is not None:
+        raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
 
 
 def open_error(path: Path, exc: sqlite3.Error) -> Exception:
@@ -290,13 +285,16 @@ class LinkStoreFile:
         self.db.checkpoint_past(WAL_CHECKPOINT_PAGES * PAGE_SIZE)
         return result
 
-    def pages(self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]) -> Iterator[tuple]:
-        """Every row ``page((last, size), conn)`` gives, a page per read transaction (no long
-        transaction); ``last`` is the first value of the page's last row."""
+    def pages(
+        self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]
+    ) -> Iterator[list[tuple]]:
+        """The pages of rows ``page((last, size), conn)`` gives, each read in its own
+        transaction (no long transaction); ``last`` is the first value of the last page's
+        last row."""
         last = 0
         while rows := self.read(functools.partial(page, (last, READ_BATCH_KEYS))):
             last = rows[-1][0]
-            yield from rows
+            yield rows
 
     def warn_once(
         self, kind: str, message: str, *args: object, level: int = logging.WARNING

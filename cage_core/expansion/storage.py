@@ -215,11 +215,6 @@ class MemoryLinkStorage:
             check_document_storable(record)
         self._names.put(records)
 
-    def put_documents_validated(self, records: Iterable[DocumentRecord]) -> None:
-        """Upsert records already read through :meth:`DocumentRecord.from_stored
-        <cage_core.expansion.documents.DocumentRecord.from_stored>`, without checking them again."""
-        self._names.put(records)
-
     def document_records(self) -> Iterator[DocumentRecord]:
         return iter(self._names.records())
 

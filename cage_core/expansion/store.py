@@ -81,7 +81,6 @@ from cage_core.expansion.link_store_file import (
     LINK_STORE,
     MAX_VALUE_BYTES,
     PAGE_SIZE,
-    READ_BATCH_KEYS,
     STORE_VERSION,
     WAL_CHECKPOINT_PAGES,
     LinkStoreFile,
@@ -217,14 +216,9 @@ class SqliteLinkStorage:
 
     def iter_entries(self) -> Iterator[LinkEntry]:
         """Every valid entry, in the order put, read in pages (no long read transaction)."""
-        where = "WHERE pid > ? ORDER BY pid LIMIT ?"
-        last = 0
-        while True:
-            page = (last, READ_BATCH_KEYS)
-            rows: list[tuple] = self._file.read(functools.partial(entry_rows, where, page))
-            if not rows:
-                return
-            last = rows[-1][0]
+        for rows in self._file.pages(
+            functools.partial(entry_rows, "WHERE pid > ? ORDER BY pid LIMIT ?")
+        ):
             yield from self._decoded(rows)
 
     def document_entries(

@@ -196,12 +196,6 @@ class StoreConnection:
                 close_held_connection(self.kind.name, self.path, self._conn, self._opened)
                 self._conn = None
 
-    def integrity_problems(self) -> list[str]:
-        """What SQLite's ``PRAGMA integrity_check`` finds wrong with the file ([] when sound:
-        damaged pages, indexes that disagree with their tables). Reads every page."""
-        rows = self.read(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
-        return [str(row[0]) for row in rows if row[0] != "ok"]
-
     def connection(self) -> sqlite3.Connection:
         """This process's connection, opened on first use (for tests and tools)."""
         with self._lock:
