@@ -173,10 +173,8 @@ class LinkIndex:
 
         Raises:
             TypeError: when an entry is not a :class:`LinkEntry`.
-            ValueError: when an entry is one a reader would reject (an empty, too long or
-                not UTF-8 id, names not in ``link_name`` form, ...:
-                :func:`~cage_core.expansion.storage.check_storable`), in memory as in a SQLite
-                store; checked for all before anything is stored.
+            ValueError: as :meth:`LinkStorage.put
+                <cage_core.expansion.storage.LinkStorage.put>` does, in memory as in a store.
         """
         batch = list(entries)
         for entry in batch:
@@ -192,9 +190,8 @@ class LinkIndex:
         document's last entry (:meth:`remove_many`).
 
         Raises:
-            TypeError: when a record is not a :class:`DocumentRecord`.
-            ValueError: when a record is one a reader would reject; checked for all before
-                anything is stored.
+            TypeError, ValueError: as :meth:`LinkStorage.put_documents
+                <cage_core.expansion.storage.LinkStorage.put_documents>` does.
         """
         batch = list(records)
         self._storage.put_documents(batch)

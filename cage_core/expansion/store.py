@@ -187,8 +187,7 @@ class SqliteLinkStorage:
                 yield
 
     def close(self) -> None:
-        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
-        self._file.db.close()
+        self._file.db.close()  # later calls raise sqlite3.ProgrammingError
 
     def check(self) -> list[str]:
         """What is wrong with the whole store, read end to end ([] when sound):
@@ -275,13 +274,8 @@ class SqliteLinkStorage:
 
     # -- LinkStorage: writes ------------------------------------------------------------
     def put(self, entries: Sequence[LinkEntry]) -> None:
-        """Upsert ``entries`` in transactions of ``WRITE_BATCH_ENTRIES`` (module docstring).
-
-        Raises:
-            ValueError: when an entry is one a reader would reject (an empty, too long or
-                not UTF-8 id, names not in ``link_name`` form, ...: the rules of
-                :meth:`LinkEntry.from_stored`); checked for all before anything is written.
-        """
+        """:meth:`LinkStorage.put <cage_core.expansion.storage.LinkStorage.put>`, in
+        transactions of ``WRITE_BATCH_ENTRIES`` (module docstring)."""
         for entry in entries:
             check_storable(entry)
         latest: dict[str, LinkEntry] = {}

@@ -234,8 +234,7 @@ class GraphStore:
         self.close()
 
     def close(self) -> None:
-        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
-        self._file.db.close()
+        self._file.db.close()  # later calls raise sqlite3.ProgrammingError
 
     @property
     def failures(self) -> int:
