@@ -18,28 +18,9 @@ passages (a vector store's ids, row numbers, ...). Several threads may call
 :meth:`LinkIndex.expand` at once; :meth:`LinkIndex.add` and :meth:`LinkIndex.remove` must
 not run concurrently with anything else on the same index.
 
-The parts, each in its own module (the names callers use are importable from here too):
-
-* :mod:`~cage_core.expansion.record` — what the index holds per passage (:class:`LinkEntry`:
-  the names it is about and the names it mentions) and the checks a stored entry passes;
-* :mod:`~cage_core.expansion.entries` — the entry of a passage (:func:`entry_for`) and the
-  shorter names it is keyed by (:func:`name_aliases`);
-* :mod:`~cage_core.expansion.algorithm` — the links, their weights (:class:`LinkWeights`)
-  and the expansion (:class:`Expansion`): the formula;
-* :mod:`~cage_core.expansion.storage` — where the entries live (:class:`LinkStorage`): in
-  memory (:class:`MemoryLinkStorage`), or a SQLite link store (:mod:`cage_core.expansion.store`:
-  opened without loading, for millions of chunks, written per batch by several processes),
-  chosen by :meth:`LinkIndex.open` from the path's suffix (:data:`STORE_SUFFIXES`);
-  :meth:`LinkIndex.expand` is the same code over both;
-* :mod:`~cage_core.expansion.jsonl` — the stored form (:meth:`LinkIndex.save`; the export
-  and import form of a store): JSON Lines, UTF-8, no pickle, read as untrusted;
-* :mod:`~cage_core.expansion.index_files` — where an index is kept: the paths beside a graph
-  store, a SQLite store or a JSON Lines file by the path's suffix (:meth:`LinkIndex.open`).
-
-Names are compared in :func:`~cage_core.names.forms.normal_name` form (:func:`link_name`
-here): lower-cased words (``\\w+`` runs) joined by one space, a trailing parenthetical
-dropped (``"Kiss and Tell (1945 film)"`` → ``"kiss and tell"``), at least
-``MIN_NAME_CHARS`` characters and at most ``MAX_NAME_WORDS`` words.
+The parts are modules of their own (:mod:`cage_core.expansion` lists them); the names
+callers use are importable from here too. Names are compared in
+:func:`~cage_core.names.forms.normal_name` form (:func:`link_name` here).
 """
 
 from __future__ import annotations

@@ -29,7 +29,6 @@ from cage_core.stores.files import (
     FileIdentity,
     StoreFileChanged,
     file_identity,
-    restrict_side_files,
     side_file_identities,
 )
 from cage_core.stores.stamp import (
@@ -102,7 +101,7 @@ def open_store(
     try:
         guard = open_guard(kind.name, path, opened, timeout)
         try:
-            conn, mode = _open_checked(kind, path, opened, timeout, create, pragmas)
+            conn = _open_checked(kind, path, opened, timeout, create, pragmas)
         finally:
             if guard is not None:
                 guard.close()
@@ -114,8 +113,6 @@ def open_store(
                 raise mapped from None
         raise
     budget.install(conn)
-    if mode == "rw":
-        restrict_side_files(path)
     if file_identity(path) != opened:  # replaced while opening: open the new one
         close_held_connection(kind.name, path, conn, opened)
         return open_store(
@@ -131,8 +128,8 @@ def _open_checked(
     timeout: float,
     create: bool,
     pragmas: Sequence[str],
-) -> tuple[sqlite3.Connection, str]:
-    """The connection of :func:`open_store` and its mode (closed again on any error)."""
+) -> sqlite3.Connection:
+    """The connection of :func:`open_store` (closed again on any error)."""
     conn, mode = open_database(
         kind.name, path, timeout=timeout, max_value_bytes=kind.max_value_bytes
     )
@@ -157,4 +154,4 @@ def _open_checked(
     except BaseException:
         close_connection(kind.name, path, conn, opened)
         raise
-    return conn, mode
+    return conn
