@@ -43,8 +43,7 @@ __all__ = [
     "write_lines",
 ]
 
-logger = logging.getLogger("cage_core.expansion.index")
-"""The index's logger: what loading reports is the index's (users filter by that name)."""
+logger = logging.getLogger("cage_core.expansion.index")  # the index's log, from any module
 
 FORMAT_TAG = "cage-link-index"
 LINK_INDEX_VERSION = 1

@@ -23,7 +23,6 @@ skips).
 from __future__ import annotations
 
 import functools
-import logging
 import sqlite3
 from collections.abc import Callable
 
@@ -46,8 +45,6 @@ __all__ = [
     "store_problems",
 ]
 
-logger = logging.getLogger("cage_core.expansion.store")
-"""The link store's log: its messages keep one logger name wherever their code lives."""
 
 KEY_SAMPLE_ENTRIES = 8
 """Entries (the first by ``pid``) whose MACs are tried at open when neither count's holds."""

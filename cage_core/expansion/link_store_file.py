@@ -55,8 +55,7 @@ __all__ = [
     "worded",
 ]
 
-logger = logging.getLogger("cage_core.expansion.store")
-"""The link store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.expansion.store")  # the link store's log, from any module
 
 STORE_FORMAT = FORMAT_TAG + "-sqlite"
 """The ``format`` row of a link store's ``meta`` table."""

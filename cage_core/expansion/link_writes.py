@@ -19,8 +19,7 @@ from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
 
 __all__ = ["replace_entries"]
 
-logger = logging.getLogger("cage_core.expansion.store")
-"""The link store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.expansion.store")  # the link store's log, from any module
 
 
 def replace_entries(

@@ -29,8 +29,7 @@ __all__ = [
     "is_of_the_file",
 ]
 
-logger = logging.getLogger("cage_core.graphs.store")
-"""The graph store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.graphs.store")  # the graph store's log, from any module
 
 WRITE_BATCH_ROWS = 256
 """Entries per write transaction: short enough that other writers wait only briefly."""

@@ -29,8 +29,7 @@ __all__ = [
     "stored_bytes",
 ]
 
-logger = logging.getLogger("cage_core.graphs.store")
-"""The graph store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.graphs.store")  # the graph store's log, from any module
 
 MAX_ENTRY_BYTES = 8_000_000
 """Stored entries larger than this are treated as corrupt (a 20,000-character passage's
