@@ -92,11 +92,6 @@ class ForeignWal(StoreFileChanged):
     """The ``-wal`` beside a store file holds another file's commits (module docstring)."""
 
 
-def new_stamp() -> int:
-    """A random stamp, 1 to 2³¹ - 1."""
-    return secrets.randbelow(_STAMP_LIMIT) + 1
-
-
 def read_stamp(conn: sqlite3.Connection) -> int:
     """The stamp SQLite reads for ``conn``'s database (the WAL's last page 1, if it has one)."""
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -157,7 +152,7 @@ def stamped_write(
         foreign = _compared(store, path, seen, opened)
         if foreign is not None:
             raise foreign
-        conn.execute(f"PRAGMA user_version = {seen or new_stamp()}")
+        conn.execute(f"PRAGMA user_version = {seen or secrets.randbelow(_STAMP_LIMIT) + 1}")
         yield
 
 
