@@ -41,9 +41,7 @@ def replace_entries(
     for row in old:
         try:  # its names, MAC or not
             entry = entry_from_row(row, key, verify=False)
-        except LinkIndexFormatError:
-            entry = None
-        if entry is None:  # its postings cannot be found; the join on pid hides them
+        except LinkIndexFormatError:  # its postings cannot be found; the join on pid hides them
             logger.warning(
                 "link store %s: replaced an invalid entry row (pid %s); its "
                 "names' counts may be off by one",

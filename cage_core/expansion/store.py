@@ -9,7 +9,7 @@ proportion to them, not to the index. JSON Lines stays the export and import for
 
     index = LinkIndex.open("graphs.links.sqlite", create=True)   # writers: ingest
     index.add_entries(entries)                                    # upserts, keyed by id
-    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")  # cage_core.expansion.store_import    # an old index, once
+    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")    # store_import: an old index
     LinkIndex.open("graphs.links.sqlite").save("export.jsonl")   # and back
 
 Layout (version ``STORE_VERSION``)::
@@ -236,9 +236,8 @@ class SqliteLinkStorage:
             if not wanted:
                 return []
             condition = f"AND {CHECKED_POSITION} IN ({','.join('?' * len(wanted))})"
-        read = functools.partial(document_rows, columns=ENTRY_COLUMNS, doc_id=doc_id)
         rows, oversized = self._file.read(
-            lambda conn: read(conn, condition=condition, parameters=wanted)
+            lambda conn: document_rows(conn, ENTRY_COLUMNS, doc_id, condition, wanted)
         )
         rows += [(pid, None, None, None, None) for pid in oversized]  # reported as invalid
         return sorted(self._decoded(rows), key=chunk_order)

@@ -11,10 +11,10 @@ the new file (it takes the WAL for the file's own), and the rebuilt store is ove
 pages of the old one for good.
 
 So each store file carries a random stamp in its SQLite header (``PRAGMA user_version``,
-bytes 60..63; 1 to 2³¹ - 1, never 0): written when the store is created and checkpointed
-into the file then (its creating transaction is a :func:`stamped_write`), or by the first write to a store made before
-stamps. Every write transaction of ours writes it again (:func:`stamped_write`), so page 1
-is in every commit a WAL holds, and the stamp SQLite reads (from the WAL's last page 1, if
+bytes 60..63; 1 to 2³¹ - 1, never 0): written by the store's creating transaction and
+checkpointed into the file then, or by the first write to a store made before stamps. Every
+write transaction of ours writes it again (:func:`stamped_write`), so page 1 is in every
+commit a WAL holds, and the stamp SQLite reads (from the WAL's last page 1, if
 it holds one) is that of the file whose commits the WAL holds. The stamp in the file's own
 header is read from the file, without SQLite (:func:`header_stamp`). The two differ when
 the ``-wal`` beside the file holds another file's commits (or a store was copied into it
