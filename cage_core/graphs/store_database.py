@@ -117,10 +117,10 @@ class GraphStoreFile:
                 self.failed(exc, consequence)
             return False, None
 
-    def failed(self, exc: BaseException | None, consequence: str) -> None:
+    def failed(self, exc: BaseException, consequence: str) -> None:
         """Count a storage error; warn the first time this store meets its kind."""
         self.failures += 1
-        cause = describe(exc) if exc is not None else "unknown error"
+        cause = describe(exc)
         kind = cause.split(" (")[0]
         level = logging.DEBUG if kind in self._reported else logging.WARNING
         self._reported.add(kind)

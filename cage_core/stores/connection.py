@@ -60,10 +60,6 @@ _INHERITED: list[sqlite3.Connection] = []
 could release or checkpoint state that belongs to the parent)."""
 
 
-def _never(exc: BaseException) -> bool:
-    return False
-
-
 class StoreConnection:
     """This process's connection to the store file at ``path`` (module docstring).
 
@@ -96,7 +92,7 @@ class StoreConnection:
         pragmas: Sequence[str] = (),
         prepared: Callable[[sqlite3.Connection], None] | None = None,
         on_reopen: Callable[[StoreFileChanged], None] | None = None,
-        drops: Callable[[BaseException], bool] = _never,
+        drops: Callable[[BaseException], bool] = lambda exc: False,
     ) -> None:
         self.path = path
         self.kind = kind

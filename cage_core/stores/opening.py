@@ -44,14 +44,6 @@ from cage_core.stores.stamp import (
 __all__ = ["StoreKind", "open_store"]
 
 
-def _unchanged(path: Path, exc: sqlite3.Error) -> BaseException:
-    return exc
-
-
-def _no_precheck(path: Path, opened: FileIdentity | None, create: bool) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class StoreKind:
     """What makes a SQLite file a store of one kind, and how opening one fails."""
@@ -66,9 +58,9 @@ class StoreKind:
     """Raise when the file opened is not a sound store of this kind (its schema, its meta)."""
     page_size: int | None = None
     """Bytes per page of a new store (``None``: SQLite's)."""
-    precheck: Callable[[Path, FileIdentity | None, bool], None] = _no_precheck
+    precheck: Callable[[Path, FileIdentity | None, bool], None] = lambda *_: None
     """``precheck(path, identity, create)`` before anything is opened (raises to refuse)."""
-    open_error: Callable[[Path, sqlite3.Error], BaseException] = _unchanged
+    open_error: Callable[[Path, sqlite3.Error], BaseException] = lambda path, exc: exc
     """The error to raise for a SQLite error met opening the file (neither a lock nor
     :class:`~cage_core.stores.files.StoreFileChanged`, which are raised as they are)."""
 
