@@ -91,12 +91,8 @@ def open_store(
     kind.precheck(path, opened, create)
     hold_file(path, opened)  # released by whoever closes the connection, or here
     try:
-        guard = open_guard(kind.name, path, opened, timeout)
-        try:
+        with open_guard(kind.name, path, opened, timeout):
             conn = _open_checked(kind, path, opened, timeout, create, pragmas)
-        finally:
-            if guard is not None:
-                guard.close()
     except BaseException as exc:
         release_file(opened)
         if isinstance(exc, sqlite3.Error) and not isinstance(exc, StoreFileChanged):

@@ -197,38 +197,37 @@ def checkpoint_own(
     found to be the file's own (a checkpoint never copies past a reader's snapshot; none when
     the WAL is another file's). Errors are logged at debug level."""
     try:
-        guard, foreign = _checked_guard(store, path, opened, timeout=0.0)
-        try:
-            if foreign is not None:
-                logger.debug("%s; not checkpointed", foreign)
-            elif guard is not None:
+        with open_guard(store, path, opened, timeout=0.0) as guarded:
+            if guarded:
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        finally:
-            if guard is not None:
-                guard.close()  # read-only: its close writes nothing into the file
+    except ForeignWal as foreign:
+        logger.debug("%s; not checkpointed", foreign)
     except sqlite3.Error as exc:
         logger.debug("%s %s: checkpoint skipped (%s)", store, path, exc)
 
 
+@contextmanager
 def open_guard(
     store: str, path: Path, opened: FileIdentity | None, timeout: float
-) -> sqlite3.Connection | None:
-    """A read-only connection to the file ``opened`` at ``path``, in a read transaction, that
-    found the WAL beside it to be the file's own: hold it while a read-write connection is
-    opened and checked, then close it (while it is open, no other connection's close is the
-    file's last, so none checkpoints). ``None`` when no WAL with frames is beside the file,
-    or the file cannot be opened read-only (a WAL then cannot be read either).
+) -> Iterator[bool]:
+    """Hold, for the block, a read-only connection to the file ``opened`` at ``path``, in a
+    read transaction, that found the WAL beside it to be the file's own (while it is open, no
+    other connection's close is the file's last, so none checkpoints); yields whether one is
+    held: none when no WAL with frames is beside the file, or the file cannot be opened
+    read-only (a WAL then cannot be read either).
 
     Raises:
-        ForeignWal: when the WAL holds another file's commits.
+        ForeignWal: when the WAL holds another file's commits (before the block).
         sqlite3.Error: when reading the file fails otherwise (locked, damaged).
     """
     guard, foreign = _checked_guard(store, path, opened, timeout)
-    if foreign is not None:
+    try:
+        if foreign is not None:
+            raise foreign
+        yield guard is not None
+    finally:
         if guard is not None:
             guard.close()  # read-only: its close writes nothing into the file
-        raise foreign
-    return guard
 
 
 def close_connection(
