@@ -29,6 +29,7 @@ from typing import Any
 
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
+from cage_core.stores.files import FILE_MODE
 
 __all__ = [
     "FILE_MODE",
@@ -50,7 +51,6 @@ LINK_INDEX_VERSION = 1
 """Bump when the stored layout or the meaning of keys/mentions changes."""
 MAX_LINE_CHARS = 256_000
 """Stored lines longer than this are rejected before they are parsed."""
-FILE_MODE = 0o600
 
 
 def header_line(count: int, documents: int = 0) -> str:
