@@ -6,8 +6,7 @@ format never reuses a stale graph. Graph values are ``PassageGraph.to_text()`` (
 — never pickle — and are validated on every read: an entry that is malformed, larger than
 ``MAX_ENTRY_BYTES`` or of another format is logged, deleted and reported as a miss, so the
 passage is parsed again. Embeddings live in a second table under keys the caller computes
-(opaque strings), as little-endian float32 bytes, and are validated the same way (width an
-int in [1, ``MAX_EMBEDDING_DIM``], exactly 4 bytes per value, every value finite).
+(opaque strings), validated the same way (:mod:`cage_core.graphs.stored_values`).
 
 Sharing and safety are the store layer's (:mod:`cage_core.stores`: WAL mode, short
 ``BEGIN IMMEDIATE`` writes, retries while locked, no connection across ``fork()``, a file
@@ -187,8 +186,8 @@ class GraphStore:
         """Store 1-D embeddings as float32, replacing entries with the same key.
 
         Raises:
-            ValueError: if a vector is not 1-D, is wider than ``MAX_EMBEDDING_DIM`` or has a
-                value that is not finite in float32 (checked before anything is written).
+            ValueError: as :func:`~cage_core.graphs.stored_values.embedding_row` does, checked
+                before anything is written.
         """
         rows = [(key, *embedding_row(key, vector)) for key, vector in items]
         sql = "INSERT OR REPLACE INTO embeddings (key, dim, data) VALUES (?, ?, ?)"

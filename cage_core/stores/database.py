@@ -9,13 +9,9 @@ same rules, kept here once:
   (:func:`write_transaction`);
 * a locked database is waited for (SQLite's busy timeout), then the operation is retried up to
   ``max_attempts`` times in all, with full-jitter exponential backoff between attempts
-  (:func:`retry_while_busy`). What a store does when every attempt found the file locked is
-  its own: the graph store degrades to a miss or drops the write, the link store raises;
-* a connection never creates a file: it opens ``mode=rw`` (:func:`open_database`), so only a
-  store's constructor, asked to create one, makes a file (0600); a file that cannot be
-  written (a read-only volume, a directory the reader cannot write) is opened ``mode=ro``,
-  and where SQLite cannot even do that (no ``-shm`` beside a WAL file), ``immutable=1``,
-  with a log line saying what that costs;
+  (:func:`retry_while_busy`); what a store does when every attempt found it locked is its own;
+* a connection never creates a file (only a store's constructor, asked to, makes one), and
+  opens a file it cannot write read-only (:func:`open_database`);
 * a crafted file is refused cheaply (SQLite's advice for untrusted databases,
   sqlite.org/security.html): the schema must be exactly the store's own tables and indexes
   (:func:`schema_problem`: no view, no trigger), ``PRAGMA trusted_schema=OFF``, no value
