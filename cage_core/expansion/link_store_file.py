@@ -182,25 +182,20 @@ def open_error(path: Path, exc: sqlite3.Error) -> Exception:
 
 def ready_file(path: Path, create: bool) -> None:
     """With ``create``, make the file at ``path`` (0600, in a 0700 directory) unless it is
-    there; a file there that is empty is reported (:func:`report_empty`).
+    there; an empty file there is reported as made a new store (a warning unless another
+    writer has just created it: an emptied or truncated-to-zero store loses nothing more,
+    but should not pass unnoticed).
 
     Raises:
         FileNotFoundError: when no file is at ``path`` and not ``create``.
     """
-    if create:
-        if not create_private_file(path) and is_empty(path):
-            report_empty(path)
-    elif not path.is_file():
+    if not create and not path.is_file():
         raise FileNotFoundError(
             f"no link store at {path} (create one with "
             "LinkIndex.open(path, create=True) or cage enrich)"
         )
-
-
-def report_empty(path: Path) -> None:
-    """Say that an existing empty file is made a new store: a warning when the file is not
-    one another writer has just created (an emptied or truncated-to-zero store loses nothing
-    more, but should not pass unnoticed)."""
+    if not create or create_private_file(path) or not is_empty(path):
+        return
     try:
         age = time.time() - path.stat().st_mtime
     except OSError:
