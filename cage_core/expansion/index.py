@@ -18,28 +18,9 @@ passages (a vector store's ids, row numbers, ...). Several threads may call
 :meth:`LinkIndex.expand` at once; :meth:`LinkIndex.add` and :meth:`LinkIndex.remove` must
 not run concurrently with anything else on the same index.
 
-The parts, each in its own module (every public name is importable from here too):
-
-* :mod:`~cage_core.expansion.record` — what the index holds per passage (:class:`LinkEntry`:
-  the names it is about and the names it mentions) and the checks a stored entry passes;
-* :mod:`~cage_core.expansion.entries` — the entry of a passage (:func:`entry_for`) and the
-  shorter names it is keyed by (:func:`name_aliases`);
-* :mod:`~cage_core.expansion.algorithm` — the links, their weights (:class:`LinkWeights`)
-  and the expansion (:class:`Expansion`): the formula;
-* :mod:`~cage_core.expansion.storage` — where the entries live (:class:`LinkStorage`): in
-  memory (:class:`MemoryLinkStorage`), or a SQLite link store (:mod:`cage_core.expansion.store`:
-  opened without loading, for millions of chunks, written per batch by several processes),
-  chosen by :meth:`LinkIndex.open` from the path's suffix (:data:`STORE_SUFFIXES`);
-  :meth:`LinkIndex.expand` is the same code over both;
-* :mod:`~cage_core.expansion.jsonl` — the stored form (:meth:`LinkIndex.save`; the export
-  and import form of a store): JSON Lines, UTF-8, no pickle, read as untrusted;
-* :mod:`~cage_core.expansion.index_files` — where an index is kept: the paths beside a graph
-  store, a SQLite store or a JSON Lines file by the path's suffix (:meth:`LinkIndex.open`).
-
-Names are compared in :func:`~cage_core.names.forms.normal_name` form (:func:`link_name`
-here): lower-cased words (``\\w+`` runs) joined by one space, a trailing parenthetical
-dropped (``"Kiss and Tell (1945 film)"`` → ``"kiss and tell"``), at least
-``MIN_NAME_CHARS`` characters and at most ``MAX_NAME_WORDS`` words.
+The parts are modules of their own (:mod:`cage_core.expansion` lists them); the names
+callers use are importable from here too. Names are compared in
+:func:`~cage_core.names.forms.normal_name` form (:func:`link_name` here).
 """
 
 from __future__ import annotations
@@ -52,89 +33,47 @@ from cage_core.expansion import algorithm
 from cage_core.expansion.algorithm import (
     DEFAULT_LIMIT,
     DEFAULT_SEEDS,
-    MAX_SUBSPAN_MENTION_WORDS,
     Expansion,
-    LinkKind,
     LinkWeights,
     adjacent_links,
 )
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import DocumentRecord
-from cage_core.expansion.entries import HONORIFICS, SHORT_NAME_WORDS, entry_for, name_aliases
+from cage_core.expansion.entries import entry_for, name_aliases
 from cage_core.expansion.index_files import (
-    LINK_INDEX_SUFFIX,
-    LINK_STORE_SUFFIX,
     STORE_SUFFIXES,
     is_store_path,
-    link_index_path,
     link_store_path,
     open_storage,
     read_storage,
     stored_lines,
 )
-from cage_core.expansion.jsonl import (
-    FILE_MODE,
-    FORMAT_TAG,
-    LINK_INDEX_VERSION,
-    MAX_LINE_CHARS,
-    write_lines,
-)
+from cage_core.expansion.jsonl import FILE_MODE, MAX_LINE_CHARS, write_lines
 from cage_core.expansion.openings import ingest_chunk, put_chunks
-from cage_core.expansion.record import (
-    MAX_ID_CHARS,
-    MAX_KEYS,
-    MAX_MENTIONS,
-    MAX_POSITION,
-    LinkEntry,
-    LinkIndexFormatError,
-)
-from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage, NameRole
+from cage_core.expansion.record import MAX_ID_CHARS, MAX_KEYS, LinkEntry, LinkIndexFormatError
+from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage
 from cage_core.graphs.passage_graph import PassageGraph
-from cage_core.names.forms import (
-    MAX_NAME_CHARS,
-    MAX_NAME_WORDS,
-    MIN_NAME_CHARS,
-    NAME_CHECK_CACHE,
-    normal_name,
-)
+from cage_core.names.forms import MAX_NAME_CHARS, normal_name
 from cage_core.passage import Passage
 
 __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_SEEDS",
     "FILE_MODE",
-    "FORMAT_TAG",
-    "HONORIFICS",
-    "LINK_INDEX_SUFFIX",
-    "LINK_INDEX_VERSION",
-    "LINK_STORE_SUFFIX",
     "MAX_ID_CHARS",
     "MAX_KEYS",
     "MAX_LINE_CHARS",
-    "MAX_MENTIONS",
     "MAX_NAME_CHARS",
-    "MAX_NAME_WORDS",
-    "MAX_POSITION",
-    "MAX_SUBSPAN_MENTION_WORDS",
-    "MIN_NAME_CHARS",
-    "NAME_CHECK_CACHE",
-    "SHORT_NAME_WORDS",
     "STORE_SUFFIXES",
-    "DocumentNames",
-    "DocumentRecord",
     "Expansion",
     "LinkEntry",
     "LinkIndex",
     "LinkIndexFormatError",
-    "LinkKind",
     "LinkStorage",
     "LinkWeights",
-    "MemoryLinkStorage",
-    "NameRole",
     "adjacent_links",
     "entry_for",
     "is_store_path",
-    "link_index_path",
     "link_name",
     "link_store_path",
     "name_aliases",
@@ -215,10 +154,8 @@ class LinkIndex:
 
         Raises:
             TypeError: when an entry is not a :class:`LinkEntry`.
-            ValueError: when an entry is one a reader would reject (an empty, too long or
-                not UTF-8 id, names not in ``link_name`` form, ...:
-                :func:`~cage_core.expansion.storage.check_storable`), in memory as in a SQLite
-                store; checked for all before anything is stored.
+            ValueError: as :meth:`LinkStorage.put
+                <cage_core.expansion.storage.LinkStorage.put>` does, in memory as in a store.
         """
         batch = list(entries)
         for entry in batch:
@@ -234,9 +171,8 @@ class LinkIndex:
         document's last entry (:meth:`remove_many`).
 
         Raises:
-            TypeError: when a record is not a :class:`DocumentRecord`.
-            ValueError: when a record is one a reader would reject; checked for all before
-                anything is stored.
+            TypeError, ValueError: as :meth:`LinkStorage.put_documents
+                <cage_core.expansion.storage.LinkStorage.put_documents>` does.
         """
         batch = list(records)
         self._storage.put_documents(batch)

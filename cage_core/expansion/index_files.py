@@ -1,8 +1,8 @@
-"""Where a link index is kept and in what form: the paths beside a graph store, the choice
-between a SQLite link store (:mod:`cage_core.expansion.store`) and a JSON Lines file
+"""Where a link index is kept and in what form: the link store beside a graph store, the
+choice between a SQLite link store (:mod:`cage_core.expansion.store`) and a JSON Lines file
 (:mod:`cage_core.expansion.jsonl`) by the path's suffix, and a storage's JSON Lines form,
 line by line. :class:`~cage_core.expansion.index.LinkIndex` opens, loads and saves through
-these (its public names are importable from :mod:`cage_core.expansion.index` too).
+these.
 """
 
 from __future__ import annotations
@@ -23,11 +23,9 @@ from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage, MemoryLinkStorage
 
 __all__ = [
-    "LINK_INDEX_SUFFIX",
     "LINK_STORE_SUFFIX",
     "STORE_SUFFIXES",
     "is_store_path",
-    "link_index_path",
     "link_store_path",
     "open_storage",
     "read_storage",
@@ -36,17 +34,10 @@ __all__ = [
 
 logger = logging.getLogger("cage_core.expansion.index")  # the name its warnings always had
 
-LINK_INDEX_SUFFIX = ".links.jsonl"
-"""The JSON Lines link index of a graph store ``graphs.sqlite`` is ``graphs.links.jsonl``."""
 LINK_STORE_SUFFIX = ".links.sqlite"
 """The SQLite link store of a graph store ``graphs.sqlite`` is ``graphs.links.sqlite``."""
 STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 """A link index path ending in one of these is a SQLite link store (:mod:`cage_core.expansion.store`)."""
-
-
-def link_index_path(graph_store_path: str | os.PathLike[str]) -> Path:
-    """Where the JSON Lines link index of a graph store lives (``LINK_INDEX_SUFFIX`` next to it)."""
-    return Path(graph_store_path).with_suffix(LINK_INDEX_SUFFIX)
 
 
 def link_store_path(graph_store_path: str | os.PathLike[str]) -> Path:
@@ -114,7 +105,7 @@ def read_storage(
         if isinstance(item, LinkEntry):
             storage.put_validated((item,))
         else:
-            storage.put_documents_validated((item,))
+            storage.documents().put((item,))
     return storage
 
 

@@ -69,7 +69,6 @@ except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
-    "LOCK_SUFFIX",
     "extend_saved",
     "index_documents",
     "link_chunks",
@@ -173,8 +172,6 @@ def link_chunks(rows: Sequence[dict[str, Any]], start: int = 0) -> list[IngestCh
     position ``start`` (:func:`row_id`): their link entries, and what their documents'
     records are read from."""
     metadatas = [{k: v for k, v in row.items() if k not in ("text", GRAPH_KEY)} for row in rows]
-    # Document structure (doc_id/position columns, or source/start_index resolved over the
-    # batch): cage_core.metadata.passages_from_metadata.
     structured = passages_from_metadata([row["text"] for row in rows], metadatas, "title")
     passages = [
         Passage(row["text"], title=_title(row), doc_id=found.doc_id, position=found.position)

@@ -29,31 +29,28 @@ from typing import Any
 
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
+from cage_core.stores.files import FILE_MODE
 
 __all__ = [
     "FILE_MODE",
     "FORMAT_TAG",
-    "LINK_INDEX_VERSION",
     "MAX_LINE_CHARS",
     "bounded_lines",
     "document_line",
     "entry_line",
-    "header_count",
     "header_line",
     "parse_line",
     "read_items",
     "write_lines",
 ]
 
-logger = logging.getLogger("cage_core.expansion.index")
-"""The index's logger: what loading reports is the index's (users filter by that name)."""
+logger = logging.getLogger("cage_core.expansion.index")  # the index's log, from any module
 
 FORMAT_TAG = "cage-link-index"
 LINK_INDEX_VERSION = 1
 """Bump when the stored layout or the meaning of keys/mentions changes."""
 MAX_LINE_CHARS = 256_000
 """Stored lines longer than this are rejected before they are parsed."""
-FILE_MODE = 0o600
 
 
 def header_line(count: int, documents: int = 0) -> str:

@@ -23,35 +23,28 @@ skips).
 from __future__ import annotations
 
 import functools
-import hmac
-import logging
 import sqlite3
 from collections.abc import Callable
 
 from cage_core.expansion.jsonl import parse_line
 from cage_core.expansion.link_rows import (
     MAC_FIELD,
+    count_signed,
     entry_from_row,
     entry_rows,
     has_document_tables,
     record_from_row,
     record_rows,
-    text_mac,
 )
-from cage_core.expansion.link_store_file import LinkStoreFile, worded
+from cage_core.expansion.link_store_file import LinkStoreFile
 from cage_core.expansion.record import LinkIndexFormatError
 
 __all__ = [
-    "KEY_SAMPLE_ENTRIES",
     "IntegrityKeyMismatch",
     "check_key",
-    "count_problems",
-    "document_count_problems",
     "store_problems",
 ]
 
-logger = logging.getLogger("cage_core.expansion.store")
-"""The link store's log: its messages keep one logger name wherever their code lives."""
 
 KEY_SAMPLE_ENTRIES = 8
 """Entries (the first by ``pid``) whose MACs are tried at open when neither count's holds."""
@@ -69,15 +62,19 @@ def store_problems(file: LinkStoreFile) -> list[str]:
     lookup miss, which no row check can see) and, with an integrity key, what a keyed read
     skips (module docstring). Reads every page: for a backup or a schedule, not a query
     path."""
-    with worded(file.path):
-        problems = file.db.integrity_problems()
+    rows = file.read(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
+    problems = [str(row[0]) for row in rows if row[0] != "ok"]
     key = file.key
     if key is None:
         return problems
     entry_pages = functools.partial(entry_rows, "WHERE pid > ? ORDER BY pid LIMIT ?")
-    unsigned = sum(not _holds(entry_from_row, row, key) for row in file.pages(entry_pages))
+    unsigned = sum(
+        not _holds(entry_from_row, row, key) for rows in file.pages(entry_pages) for row in rows
+    )
     record_pages = functools.partial(record_rows, "rowid > ? ORDER BY rowid LIMIT ?")
-    records = sum(not _holds(record_from_row, row, key) for row in file.pages(record_pages))
+    records = sum(
+        not _holds(record_from_row, row, key) for rows in file.pages(record_pages) for row in rows
+    )
     problems += [
         f"{n} {what} without a valid MAC under the integrity key"
         for n, what in ((unsigned, "entries"), (records, "document records"))
@@ -148,12 +145,10 @@ def document_count_problems(conn: sqlite3.Connection) -> list[str]:
 
 def _count_holds(conn: sqlite3.Connection, key: bytes, name: str) -> bool | None:
     """Whether the MAC of the count ``name`` holds under ``key``; ``None`` without one."""
-    mac = conn.execute("SELECT value FROM meta WHERE key = ?", (f"{name}_mac",)).fetchone()
-    if mac is None:
+    if not _has_row(conn, f"{name}_mac"):
         return None
     count = conn.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
-    expected = text_mac(key, f"{name}:{None if count is None else count[0]}")
-    return isinstance(mac[0], str) and hmac.compare_digest(mac[0], expected)
+    return count_signed(conn, key, None if count is None else count[0], name)
 
 
 def _has_row(conn: sqlite3.Connection, name: str) -> bool:

@@ -39,14 +39,10 @@ from cage_core.stores.database import is_utf8, rows_within_bound
 
 __all__ = [
     "CHECKED_POSITION",
-    "DATA_FIELDS",
-    "DOCUMENT_TABLES",
     "ENTRY_COLUMNS",
-    "MAC_DOMAIN",
     "MAC_FIELD",
     "RECORD_COLUMNS",
     "ROLES",
-    "SIGNED_FIELDS",
     "VERIFIED_POSTINGS",
     "agreeing_counts",
     "count_ok",
@@ -55,7 +51,6 @@ __all__ = [
     "drop_unheld",
     "entry_data",
     "entry_from_row",
-    "entry_mac",
     "entry_rows",
     "has_document_tables",
     "is_text",
@@ -139,16 +134,10 @@ def _bounded_rows(
     except sqlite3.DataError:
         pass
     ids = [i for (i,) in conn.execute(f"SELECT {rowid} FROM {table} {where}", parameters)]
-    return _with_oversized(conn, f"SELECT {columns} FROM {table} WHERE {rowid} IN", ids)
-
-
-def _with_oversized(conn: sqlite3.Connection, sql: str, ids: list[int]) -> list[tuple]:
-    """The rows of ``sql`` (ending in ``IN``) for the row ids ``ids``, each holding a value
-    past ``MAX_VALUE_BYTES`` as ``(id, None, None, None, None)`` (reported as invalid), in
-    the order of the ids."""
     oversized: list[int] = []
+    sql = f"SELECT {columns} FROM {table} WHERE {rowid} IN"
     rows = rows_within_bound(conn, sql, ids, oversized.append)
-    return sorted(rows + [(rowid, None, None, None, None) for rowid in oversized])
+    return sorted(rows + [(i, None, None, None, None) for i in oversized])  # in the ids' order
 
 
 def record_mac(record: DocumentRecord, key: bytes) -> str:
@@ -293,7 +282,7 @@ def drop_unheld(holders: dict[str, set[str]], entries: dict[str, LinkEntry], rol
 
 
 def count_signed(
-    conn: sqlite3.Connection, key: bytes | None, count: int, name: str = "passages"
+    conn: sqlite3.Connection, key: bytes | None, count: object, name: str = "passages"
 ) -> bool:
     """Without a key: ``True``; with one: whether the stored count ``name`` (``passages``,
     ``documents``), of value ``count``, carries its valid MAC."""

@@ -1,23 +1,9 @@
 """The link store's file (:mod:`cage_core.expansion.store`): its tables, how the store layer
 opens and checks it (:data:`LINK_STORE`), and how its errors read.
 
-Every file is untrusted too (issue 40; :mod:`cage_core.stores`): a connection never creates
-a file (only ``create=True`` in the constructor does, 0600); a file that cannot be written is
-opened read-only (``mode=ro``, else ``immutable=1``); the schema must be exactly this store's
-(no view, no trigger), with ``trusted_schema`` off; a value longer than ``MAX_VALUE_BYTES`` is
-refused before it is read (its row is skipped); the postings of a name are read up to its
-stored count plus one (an expansion asks only for names of ``df <= max_link_df``), whatever
-the postings table holds; every operation runs under a time limit. The store is the file at
-its path: each transaction first checks that the file there is still the one the connection
-opened, and a write checks again after its commit; a replaced or deleted file raises
-:class:`~cage_core.stores.files.StoreFileChanged` (an ``sqlite3.OperationalError``) saying
-what to do, then and at every later call: the stale connection is closed, never used again,
-and the file now at the path is opened only by opening the store anew (or, for a store
-opened with ``reopen=True``, at the next call once a file is at the path:
-:class:`~cage_core.stores.connection.StoreConnection`). A ``-wal`` beside the file that holds
-another file's commits (left by a process that still has a replaced file open) is refused at
-open and at every transaction, never read, nor checkpointed into the file
-(:mod:`cage_core.stores.stamp`: every write commits the file's stamp).
+Beyond the store layer's checks (:mod:`cage_core.stores`), the postings of a name are read
+up to its stored count plus one (an expansion asks only for names of ``df <= max_link_df``),
+whatever the postings table holds, and a value longer than ``MAX_VALUE_BYTES`` skips its row.
 
 The WAL is checkpointed by the writer, between two transactions, once it is longer than
 ``WAL_CHECKPOINT_PAGES`` pages, and cut back to that size (``journal_size_limit``): a high
@@ -55,27 +41,21 @@ from cage_core.stores.opening import StoreKind
 
 __all__ = [
     "DOCUMENT_SCHEMA",
-    "EMPTY_FILE_RACE_S",
     "LINK_PRAGMAS",
     "LINK_STORE",
     "MAX_VALUE_BYTES",
     "PAGE_SIZE",
     "READ_BATCH_KEYS",
     "SCHEMA",
-    "STORE_FORMAT",
     "STORE_VERSION",
     "WAL_CHECKPOINT_PAGES",
     "LinkStoreFile",
-    "check_meta",
-    "is_empty",
     "open_error",
     "ready_file",
-    "report_empty",
     "worded",
 ]
 
-logger = logging.getLogger("cage_core.expansion.store")
-"""The link store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.expansion.store")  # the link store's log, from any module
 
 STORE_FORMAT = FORMAT_TAG + "-sqlite"
 """The ``format`` row of a link store's ``meta`` table."""
@@ -157,15 +137,8 @@ def _create(conn: sqlite3.Connection) -> None:
 
 
 def _check(conn: sqlite3.Connection, path: Path) -> None:
-    check_meta(conn, path)
-    problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
-    if problem is not None:
-        raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
-
-
-def check_meta(conn: sqlite3.Connection, path: Path) -> None:
     """Raise :class:`~cage_core.expansion.record.LinkIndexFormatError` unless the ``meta``
-    table names a link store of this version."""
+    table names a link store of this version and the schema is the store's."""
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('format', 'version')"))
     except sqlite3.OperationalError as exc:
@@ -186,6 +159,9 @@ def check_meta(conn: sqlite3.Connection, path: Path) -> None:
             f"{path}: link store version {version!r} is not "
             f"{STORE_VERSION}; rebuild it with this cage-rag"
         )
+    problem = schema_problem(conn, SCHEMA, DOCUMENT_SCHEMA)
+    if problem is not None:
+        raise LinkIndexFormatError(f"{path}: not a cage link store ({problem})")
 
 
 def open_error(path: Path, exc: sqlite3.Error) -> Exception:
@@ -206,25 +182,20 @@ def open_error(path: Path, exc: sqlite3.Error) -> Exception:
 
 def ready_file(path: Path, create: bool) -> None:
     """With ``create``, make the file at ``path`` (0600, in a 0700 directory) unless it is
-    there; a file there that is empty is reported (:func:`report_empty`).
+    there; an empty file there is reported as made a new store (a warning unless another
+    writer has just created it: an emptied or truncated-to-zero store loses nothing more,
+    but should not pass unnoticed).
 
     Raises:
         FileNotFoundError: when no file is at ``path`` and not ``create``.
     """
-    if create:
-        if not create_private_file(path) and is_empty(path):
-            report_empty(path)
-    elif not path.is_file():
+    if not create and not path.is_file():
         raise FileNotFoundError(
             f"no link store at {path} (create one with "
             "LinkIndex.open(path, create=True) or cage enrich)"
         )
-
-
-def report_empty(path: Path) -> None:
-    """Say that an existing empty file is made a new store: a warning when the file is not
-    one another writer has just created (an emptied or truncated-to-zero store loses nothing
-    more, but should not pass unnoticed)."""
+    if not create or create_private_file(path) or not is_empty(path):
+        return
     try:
         age = time.time() - path.stat().st_mtime
     except OSError:
@@ -308,13 +279,16 @@ class LinkStoreFile:
         self.db.checkpoint_past(WAL_CHECKPOINT_PAGES * PAGE_SIZE)
         return result
 
-    def pages(self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]) -> Iterator[tuple]:
-        """Every row ``page((last, size), conn)`` gives, a page per read transaction (no long
-        transaction); ``last`` is the first value of the page's last row."""
+    def pages(
+        self, page: Callable[[tuple, sqlite3.Connection], list[tuple]]
+    ) -> Iterator[list[tuple]]:
+        """The pages of rows ``page((last, size), conn)`` gives, each read in its own
+        transaction (no long transaction); ``last`` is the first value of the last page's
+        last row."""
         last = 0
         while rows := self.read(functools.partial(page, (last, READ_BATCH_KEYS))):
             last = rows[-1][0]
-            yield from rows
+            yield rows
 
     def warn_once(
         self, kind: str, message: str, *args: object, level: int = logging.WARNING

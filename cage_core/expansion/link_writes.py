@@ -19,8 +19,7 @@ from cage_core.expansion.record import LinkEntry, LinkIndexFormatError
 
 __all__ = ["replace_entries"]
 
-logger = logging.getLogger("cage_core.expansion.store")
-"""The link store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.expansion.store")  # the link store's log, from any module
 
 
 def replace_entries(
@@ -42,9 +41,7 @@ def replace_entries(
     for row in old:
         try:  # its names, MAC or not
             entry = entry_from_row(row, key, verify=False)
-        except LinkIndexFormatError:
-            entry = None
-        if entry is None:  # its postings cannot be found; the join on pid hides them
+        except LinkIndexFormatError:  # its postings cannot be found; the join on pid hides them
             logger.warning(
                 "link store %s: replaced an invalid entry row (pid %s); its "
                 "names' counts may be off by one",

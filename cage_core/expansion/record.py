@@ -74,11 +74,7 @@ class LinkEntry:
                 f"LinkEntry.doc_id must be None or a valid Unicode string of 1 to "
                 f"{MAX_ID_CHARS} characters, got {self.doc_id!r:.60}"
             )
-        if self.position is not None and (
-            isinstance(self.position, bool)
-            or not isinstance(self.position, int)
-            or not 0 <= self.position <= MAX_POSITION
-        ):
+        if self.position is not None and not _valid_position(self.position):
             raise ValueError(
                 f"LinkEntry.position must be None or an int in [0, {MAX_POSITION}], "
                 f"got {self.position!r}"
@@ -127,11 +123,7 @@ class LinkEntry:
         doc_id, position = data.get("doc_id"), data.get("position")
         if doc_id is not None and not valid_id(doc_id):
             raise LinkIndexFormatError(f"doc_id must be a string of 1 to {MAX_ID_CHARS} characters")
-        if position is not None and (
-            isinstance(position, bool)
-            or not isinstance(position, int)
-            or not 0 <= position <= MAX_POSITION
-        ):
+        if position is not None and not _valid_position(position):
             raise LinkIndexFormatError(f"position must be an int in [0, {MAX_POSITION}]")
         return cls(pid, subject, keys, mentions, doc_id, position)
 
@@ -144,6 +136,10 @@ def valid_id(value: Any) -> bool:
     """Whether ``value`` may be a stored id: a string of 1 to ``MAX_ID_CHARS`` characters that
     can be written as UTF-8."""
     return isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS and is_utf8(value)
+
+
+def _valid_position(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_POSITION
 
 
 def _stored_names(value: Any, most: int, field: str) -> tuple[str, ...]:

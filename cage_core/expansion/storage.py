@@ -61,7 +61,13 @@ class LinkStorage(Protocol):
         ...
 
     def put(self, entries: Sequence[LinkEntry]) -> None:
-        """Add entries, each replacing the one with its id (in order: a repeated id, the last)."""
+        """Add entries, each replacing the one with its id (in order: a repeated id, the last).
+
+        Raises:
+            ValueError: when an entry is one a reader would reject (an empty, too long or
+                not UTF-8 id, names not in ``link_name`` form, ...: :func:`check_storable`);
+                checked for all before anything is stored.
+        """
         ...
 
     def delete(self, ids: Sequence[str]) -> int:
@@ -94,7 +100,12 @@ class LinkStorage(Protocol):
 
     def put_documents(self, records: Sequence[DocumentRecord]) -> None:
         """Add document records, each replacing the one with its ``doc_id`` (a repeated one:
-        the last); a record may precede its document's entries."""
+        the last); a record may precede its document's entries.
+
+        Raises:
+            TypeError, ValueError: when a record is not one a reader would accept
+                (:func:`check_document_storable`); checked for all before anything is stored.
+        """
         ...
 
     def document_records(self) -> Iterator[DocumentRecord]:
@@ -130,12 +141,6 @@ class MemoryLinkStorage:
         return {n: postings[n] for n in names if n in postings}
 
     def put(self, entries: Sequence[LinkEntry]) -> None:
-        """Upsert ``entries``, as :class:`~cage_core.expansion.store.SqliteLinkStorage` does.
-
-        Raises:
-            ValueError: when an entry is one a reader would reject (:func:`check_storable`);
-                checked for all before anything is stored.
-        """
         for entry in entries:
             check_storable(entry)
         self.put_validated(entries)
@@ -205,19 +210,8 @@ class MemoryLinkStorage:
         return self._names
 
     def put_documents(self, records: Sequence[DocumentRecord]) -> None:
-        """Upsert ``records``, as :class:`~cage_core.expansion.store.SqliteLinkStorage` does.
-
-        Raises:
-            TypeError, ValueError: when a record is not one a reader would accept
-                (:func:`check_document_storable`); checked for all before anything is stored.
-        """
         for record in records:
             check_document_storable(record)
-        self._names.put(records)
-
-    def put_documents_validated(self, records: Iterable[DocumentRecord]) -> None:
-        """Upsert records already read through :meth:`DocumentRecord.from_stored
-        <cage_core.expansion.documents.DocumentRecord.from_stored>`, without checking them again."""
         self._names.put(records)
 
     def document_records(self) -> Iterator[DocumentRecord]:

@@ -9,7 +9,7 @@ proportion to them, not to the index. JSON Lines stays the export and import for
 
     index = LinkIndex.open("graphs.links.sqlite", create=True)   # writers: ingest
     index.add_entries(entries)                                    # upserts, keyed by id
-    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")  # cage_core.expansion.store_import    # an old index, once
+    import_jsonl("graphs.links.jsonl", "graphs.links.sqlite")    # store_import: an old index
     LinkIndex.open("graphs.links.sqlite").save("export.jsonl")   # and back
 
 Layout (version ``STORE_VERSION``)::
@@ -26,13 +26,12 @@ them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces
 one (its postings and counts are taken back first): putting the same entries twice, as a
 resumed or retried ingest does, leaves the store as once.
 
-Sharing and safety, as the graph store's (:mod:`cage_core.graphs.store`: one connection
-life cycle, :mod:`cage_core.stores.connection`): WAL mode, ``BEGIN IMMEDIATE`` write
-transactions of at most ``WRITE_BATCH_ENTRIES`` entries, retries while locked, no connection
-across ``fork()``. Unlike the graph store (a cache), a write still locked after the last
-attempt raises ``sqlite3.OperationalError`` (putting the entries again is safe); one
-expansion reads in one read transaction (:meth:`SqliteLinkStorage.reading`); a file
-replaced or deleted under the store raises ``StoreFileChanged`` at every call, or, with
+Sharing and safety are the store layer's (:mod:`cage_core.stores`), with the link store's
+schema and meta (:mod:`cage_core.expansion.link_store_file`); what is the link store's own:
+a write is a transaction of at most ``WRITE_BATCH_ENTRIES`` entries, and one still locked
+after the last attempt raises ``sqlite3.OperationalError`` (putting the entries again is
+safe); one expansion reads in one read transaction (:meth:`SqliteLinkStorage.reading`); a
+file replaced or deleted under the store raises ``StoreFileChanged`` at every call, or, with
 ``reopen=True`` (the expansion retrievers' own,
 :func:`~cage_core.expansion.contract.load_link_index`), the next call once a file is at the
 path opens it (one warning); a write whose commit may have gone to the old file raises.
@@ -43,10 +42,6 @@ JSON Lines loader), a count or posting of the wrong type is ignored, and each ba
 skipped and reported once per process, in one warning per read. Entries are validated by
 the same rules before they are written (:meth:`SqliteLinkStorage.put`), so a store never
 holds an entry it cannot read back.
-
-Every file is untrusted too (issue 40): the checks of a file as it is opened, and of the file
-at the path at every transaction, are the store layer's (:mod:`cage_core.stores`), with the
-link store's schema and meta (:mod:`cage_core.expansion.link_store_file`).
 
 Keyed integrity (optional, for stores others can write; with ``integrity_key``): every entry
 and the passage count carry an HMAC, checked on read (:mod:`cage_core.expansion.link_rows`); a
@@ -86,7 +81,6 @@ from cage_core.expansion.link_store_file import (
     LINK_STORE,
     MAX_VALUE_BYTES,
     PAGE_SIZE,
-    READ_BATCH_KEYS,
     STORE_VERSION,
     WAL_CHECKPOINT_PAGES,
     LinkStoreFile,
@@ -193,8 +187,7 @@ class SqliteLinkStorage:
                 yield
 
     def close(self) -> None:
-        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
-        self._file.db.close()
+        self._file.db.close()  # later calls raise sqlite3.ProgrammingError
 
     def check(self) -> list[str]:
         """What is wrong with the whole store, read end to end ([] when sound):
@@ -222,14 +215,9 @@ class SqliteLinkStorage:
 
     def iter_entries(self) -> Iterator[LinkEntry]:
         """Every valid entry, in the order put, read in pages (no long read transaction)."""
-        where = "WHERE pid > ? ORDER BY pid LIMIT ?"
-        last = 0
-        while True:
-            page = (last, READ_BATCH_KEYS)
-            rows: list[tuple] = self._file.read(functools.partial(entry_rows, where, page))
-            if not rows:
-                return
-            last = rows[-1][0]
+        for rows in self._file.pages(
+            functools.partial(entry_rows, "WHERE pid > ? ORDER BY pid LIMIT ?")
+        ):
             yield from self._decoded(rows)
 
     def document_entries(
@@ -248,9 +236,8 @@ class SqliteLinkStorage:
             if not wanted:
                 return []
             condition = f"AND {CHECKED_POSITION} IN ({','.join('?' * len(wanted))})"
-        read = functools.partial(document_rows, columns=ENTRY_COLUMNS, doc_id=doc_id)
         rows, oversized = self._file.read(
-            lambda conn: read(conn, condition=condition, parameters=wanted)
+            lambda conn: document_rows(conn, ENTRY_COLUMNS, doc_id, condition, wanted)
         )
         rows += [(pid, None, None, None, None) for pid in oversized]  # reported as invalid
         return sorted(self._decoded(rows), key=chunk_order)
@@ -286,13 +273,8 @@ class SqliteLinkStorage:
 
     # -- LinkStorage: writes ------------------------------------------------------------
     def put(self, entries: Sequence[LinkEntry]) -> None:
-        """Upsert ``entries`` in transactions of ``WRITE_BATCH_ENTRIES`` (module docstring).
-
-        Raises:
-            ValueError: when an entry is one a reader would reject (an empty, too long or
-                not UTF-8 id, names not in ``link_name`` form, ...: the rules of
-                :meth:`LinkEntry.from_stored`); checked for all before anything is written.
-        """
+        """:meth:`LinkStorage.put <cage_core.expansion.storage.LinkStorage.put>`, in
+        transactions of ``WRITE_BATCH_ENTRIES`` (module docstring)."""
         for entry in entries:
             check_storable(entry)
         latest: dict[str, LinkEntry] = {}

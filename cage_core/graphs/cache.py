@@ -19,10 +19,8 @@ import numpy as np
 from cage_core.graphs.passage_graph import PassageGraph
 
 __all__ = [
-    "V",
     "EmbeddingCache",
     "GraphCache",
-    "LRUCache",
     "embedding_key",
     "graph_key",
 ]

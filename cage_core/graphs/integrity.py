@@ -35,7 +35,6 @@ __all__ = [
     "graph_mac",
     "key_bytes",
     "signed_text",
-    "stored_mac",
     "verified",
 ]
 

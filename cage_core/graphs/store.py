@@ -6,46 +6,28 @@ format never reuses a stale graph. Graph values are ``PassageGraph.to_text()`` (
 — never pickle — and are validated on every read: an entry that is malformed, larger than
 ``MAX_ENTRY_BYTES`` or of another format is logged, deleted and reported as a miss, so the
 passage is parsed again. Embeddings live in a second table under keys the caller computes
-(opaque strings), as little-endian float32 bytes, and are validated the same way (width an
-int in [1, ``MAX_EMBEDDING_DIM``], exactly 4 bytes per value, every value finite).
+(opaque strings), validated the same way (:mod:`cage_core.graphs.stored_values`).
 
-Sharing. One store file may be read and written at once by many processes (several
-``cage enrich`` workers and a serving process) and many threads:
+Sharing and safety are the store layer's (:mod:`cage_core.stores`: WAL mode, short
+``BEGIN IMMEDIATE`` writes, retries while locked, no connection across ``fork()``, a file
+created 0600, a crafted or replaced file never read); what is the graph store's own:
 
-* The database runs in WAL mode: readers never wait for a writer. Every write is a short
-  ``BEGIN IMMEDIATE`` transaction of at most ``WRITE_BATCH_ROWS`` entries, so each batch
-  is stored whole or not at all, even when its process is killed mid-write; a store left by
-  a killed process opens and works (SQLite rolls the unfinished transaction back).
-* A locked database is waited for (SQLite's busy timeout, ``busy_timeout_s``), then retried
-  up to ``max_attempts`` times in all with jittered exponential backoff. "Database is
-  locked" never reaches the caller of a read or a write: after the last attempt a read
-  degrades to a miss (the passage is just parsed again) and a write is dropped, each with a
-  logged warning. Only ``len()`` raises the ``sqlite3.OperationalError`` then.
-* A connection is never used across ``fork()``: a forked child opens its own on first use
-  and leaves the parent's untouched (never closes it, as SQLite requires).
-
-A cache fails safe. Any other storage error — a full disk, a read-only volume, a truncated,
-corrupt or crafted file, a value too large or not UTF-8, a file replaced or deleted while
-open — is logged (a warning the first time each kind is met, debug after) and counted in
-:attr:`GraphStore.failures`; the lookup is a miss, the write is dropped, the ranking is
-served. A bad row is rejected alone (text is read as bytes and decoded here, as the link
-store does); an error of the whole file drops the connection, and the next operation opens
-the file at the path again (a replaced file is opened afresh; a deleted one is never
-re-created but by the constructor; a ``-wal`` beside it that holds another file's commits,
-:mod:`cage_core.stores.stamp`, is never read: misses until it is gone). A file that cannot
-be written is opened read-only (lookups work, writes are dropped). A file whose schema is not
-exactly this store's (a view, a trigger, another table) is never read
-(:func:`cage_core.stores.database.schema_problem`);
-values longer than ``MAX_ENTRY_BYTES`` are refused before they are read.
-
-The file is created with user-only permissions (0600), race-free when several processes
-create it at once, in a directory created 0700; SQLite gives the ``-wal`` and ``-shm`` side
-files the same mode. The default location is ``$XDG_CACHE_HOME/cage-rag``
-(``~/.cache/cage-rag``), never a shared world-writable path.
+* every write is a transaction of at most ``WRITE_BATCH_ROWS`` entries, stored whole or not
+  at all;
+* a cache fails safe. "Database is locked" after the last attempt degrades a read to a miss
+  (the passage is just parsed again) and drops a write, with a warning; only ``len()``
+  raises it. Any other storage error (a full disk, a read-only volume, a damaged or crafted
+  file, a value too large or not UTF-8, a file replaced or deleted while open) is logged (a
+  warning the first time each kind is met, debug after) and counted in
+  :attr:`GraphStore.failures`; the lookup is a miss, the write is dropped, the ranking is
+  served. A bad row is rejected alone; an error of the whole file drops the connection, and
+  the next operation opens the file at the path again (a deleted one is re-created only by
+  the constructor);
+* the default location is ``$XDG_CACHE_HOME/cage-rag`` (``~/.cache/cage-rag``), never a
+  shared world-writable path.
 
 The value formats live in :mod:`cage_core.graphs.stored_values`, the schema and statements in
-:mod:`cage_core.graphs.store_database`, the connection's life cycle (locking, retries, reopening,
-fork safety), which the link store shares, in :mod:`cage_core.stores.connection`.
+:mod:`cage_core.graphs.store_database`.
 """
 
 from __future__ import annotations
@@ -67,7 +49,6 @@ from cage_core.graphs.store_database import (  # the batch size, re-exported
     STORAGE_ERRORS,
     WRITE_BATCH_ROWS,
     GraphStoreFile,
-    count_graphs,
     is_of_the_file,
 )
 from cage_core.graphs.stored_values import (
@@ -205,8 +186,8 @@ class GraphStore:
         """Store 1-D embeddings as float32, replacing entries with the same key.
 
         Raises:
-            ValueError: if a vector is not 1-D, is wider than ``MAX_EMBEDDING_DIM`` or has a
-                value that is not finite in float32 (checked before anything is written).
+            ValueError: as :func:`~cage_core.graphs.stored_values.embedding_row` does, checked
+                before anything is written.
         """
         rows = [(key, *embedding_row(key, vector)) for key, vector in items]
         sql = "INSERT OR REPLACE INTO embeddings (key, dim, data) VALUES (?, ?, ?)"
@@ -219,11 +200,12 @@ class GraphStore:
         ``sqlite3.OperationalError`` if it stays locked, or with the cause of any other
         storage error."""
         try:
-            return self._file.db.read(count_graphs)
+            count = "SELECT COUNT(*) FROM graphs"
+            return int(self._file.db.read(lambda conn: conn.execute(count).fetchone()[0]))
         except sqlite3.ProgrammingError:
             raise  # closed
         except STORAGE_ERRORS as exc:
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+            if is_busy(exc):
                 locked = f"graph store {self.path}: database is locked"
                 raise sqlite3.OperationalError(locked) from None
             if file_identity(self.path) is None:
@@ -251,8 +233,7 @@ class GraphStore:
         self.close()
 
     def close(self) -> None:
-        """Close this process's connection; later calls raise ``sqlite3.ProgrammingError``."""
-        self._file.db.close()
+        self._file.db.close()  # later calls raise sqlite3.ProgrammingError
 
     @property
     def failures(self) -> int:

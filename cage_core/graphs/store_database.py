@@ -1,22 +1,10 @@
-"""The graph store's SQLite file: its schema, and how the store reads and writes it
-(:mod:`cage_core.graphs.store` states the sharing and fail-safe rules).
-
-A file is opened by the store layer (:func:`cage_core.stores.opening.open_store`) as
-:data:`GRAPH_STORE`: an empty writable file gets the two tables (:data:`TABLES`); a file
-whose schema is not exactly these tables is refused (``sqlite3.DatabaseError``, from
-:func:`cage_core.stores.database.schema_problem`). Values longer than the connection's length
-bound raise ``sqlite3.DataError`` before they are read; the others of their batch are read
-(:func:`~cage_core.stores.database.rows_within_bound`).
-
-:class:`GraphStoreFile` reads and writes the file as a cache must: in batches, through the
-store's :class:`~cage_core.stores.connection.StoreConnection`; a lock held through every
-attempt degrades a read to a miss and drops a write, with a warning; any other storage error
-is counted and logged (a warning the first time each kind is met, debug after).
+"""The graph store's SQLite file: its schema (:data:`GRAPH_STORE`, opened by the store layer,
+:func:`cage_core.stores.opening.open_store`), and how :class:`GraphStoreFile` reads and writes
+it as a cache must (:mod:`cage_core.graphs.store` states the rules).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -26,7 +14,6 @@ from typing import TypeVar
 from cage_core.graphs.stored_values import MAX_ENTRY_BYTES
 from cage_core.stores.connection import StoreConnection
 from cage_core.stores.database import (
-    READ_BATCH,
     describe,
     is_busy,
     rows_within_bound,
@@ -36,23 +23,16 @@ from cage_core.stores.opening import StoreKind
 
 __all__ = [
     "GRAPH_STORE",
-    "READ_BATCH_KEYS",
     "STORAGE_ERRORS",
-    "TABLES",
     "WRITE_BATCH_ROWS",
     "GraphStoreFile",
-    "count_graphs",
-    "execute_batch",
     "is_of_the_file",
 ]
 
-logger = logging.getLogger("cage_core.graphs.store")
-"""The graph store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.graphs.store")  # the graph store's log, from any module
 
 WRITE_BATCH_ROWS = 256
 """Entries per write transaction: short enough that other writers wait only briefly."""
-READ_BATCH_KEYS = READ_BATCH
-"""Keys per ``SELECT … IN (…)``."""
 STORAGE_ERRORS = (sqlite3.DatabaseError, OSError)
 """What a storage failure raises (``sqlite3.ProgrammingError``, a closed store, is not one)."""
 
@@ -81,11 +61,6 @@ GRAPH_STORE = StoreKind("graph store", MAX_ENTRY_BYTES + 1024, _create, _check)
 """A graph store file, as the store layer opens it."""
 
 
-def execute_batch(sql: str, batch: list[tuple], conn: sqlite3.Connection) -> None:
-    """``sql`` for every row of ``batch`` (inside the caller's write transaction)."""
-    conn.executemany(sql, batch)
-
-
 def is_of_the_file(exc: BaseException) -> bool:
     """Whether ``exc`` may mean the open file itself is gone or bad (the next use reopens),
     rather than a refused write (read-only, full) or one oversized value."""
@@ -97,11 +72,6 @@ def is_of_the_file(exc: BaseException) -> bool:
         sqlite3.SQLITE_FULL,
         sqlite3.SQLITE_TOOBIG,
     )
-
-
-def count_graphs(conn: sqlite3.Connection) -> int:
-    """The number of stored graphs."""
-    return int(conn.execute("SELECT COUNT(*) FROM graphs").fetchone()[0])
 
 
 class GraphStoreFile:
@@ -136,7 +106,7 @@ class GraphStoreFile:
         except sqlite3.ProgrammingError:
             raise  # closed
         except STORAGE_ERRORS as exc:
-            if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+            if is_busy(exc):
                 logger.warning(
                     "graph store %s: still locked after %d attempts; %s",
                     self.path,
@@ -147,10 +117,10 @@ class GraphStoreFile:
                 self.failed(exc, consequence)
             return False, None
 
-    def failed(self, exc: BaseException | None, consequence: str) -> None:
+    def failed(self, exc: BaseException, consequence: str) -> None:
         """Count a storage error; warn the first time this store meets its kind."""
         self.failures += 1
-        cause = describe(exc) if exc is not None else "unknown error"
+        cause = describe(exc)
         kind = cause.split(" (")[0]
         level = logging.DEBUG if kind in self._reported else logging.WARNING
         self._reported.add(kind)
@@ -176,8 +146,13 @@ class GraphStoreFile:
         warning; the batches before it stay committed.
         """
         for start in range(0, len(rows), WRITE_BATCH_ROWS):
-            batch = functools.partial(execute_batch, sql, rows[start : start + WRITE_BATCH_ROWS])
-            done, _ = self.attempt(batch, f"dropped {len(rows) - start} {table} writes", write=True)
+            batch = rows[start : start + WRITE_BATCH_ROWS]
+            dropped = f"dropped {len(rows) - start} {table} writes"
+
+            def run(conn: sqlite3.Connection, batch: list[tuple] = batch) -> object:
+                return conn.executemany(sql, batch)
+
+            done, _ = self.attempt(run, dropped, write=True)
             if not done:
                 return
 

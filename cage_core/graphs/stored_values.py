@@ -21,18 +21,15 @@ from cage_core.graphs.passage_graph import PassageGraph
 from cage_core.stores.database import is_utf8
 
 __all__ = [
-    "EMBEDDING_DTYPE",
     "MAX_EMBEDDING_DIM",
     "MAX_ENTRY_BYTES",
-    "embedding_from_row",
     "embedding_or_none",
     "embedding_row",
     "graph_from_row",
     "stored_bytes",
 ]
 
-logger = logging.getLogger("cage_core.graphs.store")
-"""The graph store's log: its messages keep one logger name wherever their code lives."""
+logger = logging.getLogger("cage_core.graphs.store")  # the graph store's log, from any module
 
 MAX_ENTRY_BYTES = 8_000_000
 """Stored entries larger than this are treated as corrupt (a 20,000-character passage's

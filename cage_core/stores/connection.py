@@ -12,11 +12,7 @@ requires).
 
 What a store decides for itself is its :class:`~cage_core.stores.opening.StoreKind` (its
 tables, its checks, how an error met opening it reads) and the arguments of
-:class:`StoreConnection`: whether an empty file may be made a store (``create``); what a
-file replaced or deleted under it does: every later call raises the
-:class:`~cage_core.stores.files.StoreFileChanged`, or, with ``reopen``, the next call once a
-file is at the path again opens that file (``on_reopen`` says so); and which errors drop the
-connection (``drops``), so that the next call opens the file again.
+:class:`StoreConnection`.
 """
 
 from __future__ import annotations
@@ -64,10 +60,6 @@ _INHERITED: list[sqlite3.Connection] = []
 could release or checkpoint state that belongs to the parent)."""
 
 
-def _never(exc: BaseException) -> bool:
-    return False
-
-
 class StoreConnection:
     """This process's connection to the store file at ``path`` (module docstring).
 
@@ -100,7 +92,7 @@ class StoreConnection:
         pragmas: Sequence[str] = (),
         prepared: Callable[[sqlite3.Connection], None] | None = None,
         on_reopen: Callable[[StoreFileChanged], None] | None = None,
-        drops: Callable[[BaseException], bool] = _never,
+        drops: Callable[[BaseException], bool] = lambda exc: False,
     ) -> None:
         self.path = path
         self.kind = kind
@@ -200,12 +192,6 @@ class StoreConnection:
                 close_held_connection(self.kind.name, self.path, self._conn, self._opened)
                 self._conn = None
 
-    def integrity_problems(self) -> list[str]:
-        """What SQLite's ``PRAGMA integrity_check`` finds wrong with the file ([] when sound:
-        damaged pages, indexes that disagree with their tables). Reads every page."""
-        rows = self.read(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
-        return [str(row[0]) for row in rows if row[0] != "ok"]
-
     def connection(self) -> sqlite3.Connection:
         """This process's connection, opened on first use (for tests and tools)."""
         with self._lock:
@@ -223,7 +209,7 @@ class StoreConnection:
                 except (sqlite3.Error, OSError) as exc:
                     if isinstance(exc, ForeignWal) or (
                         not isinstance(exc, sqlite3.ProgrammingError)
-                        and not (isinstance(exc, sqlite3.OperationalError) and is_busy(exc))
+                        and not is_busy(exc)
                         and self._drops(exc)
                     ):
                         self._forget_connection()

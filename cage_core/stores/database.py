@@ -9,13 +9,9 @@ same rules, kept here once:
   (:func:`write_transaction`);
 * a locked database is waited for (SQLite's busy timeout), then the operation is retried up to
   ``max_attempts`` times in all, with full-jitter exponential backoff between attempts
-  (:func:`retry_while_busy`). What a store does when every attempt found the file locked is
-  its own: the graph store degrades to a miss or drops the write, the link store raises;
-* a connection never creates a file: it opens ``mode=rw`` (:func:`open_database`), so only a
-  store's constructor, asked to create one, makes a file (0600); a file that cannot be
-  written (a read-only volume, a directory the reader cannot write) is opened ``mode=ro``,
-  and where SQLite cannot even do that (no ``-shm`` beside a WAL file), ``immutable=1``,
-  with a log line saying what that costs;
+  (:func:`retry_while_busy`); what a store does when every attempt found it locked is its own;
+* a connection never creates a file (only a store's constructor, asked to, makes one), and
+  opens a file it cannot write read-only (:func:`open_database`);
 * a crafted file is refused cheaply (SQLite's advice for untrusted databases,
   sqlite.org/security.html): the schema must be exactly the store's own tables and indexes
   (:func:`schema_problem`: no view, no trigger), ``PRAGMA trusted_schema=OFF``, no value
@@ -41,8 +37,6 @@ from typing import Any, TypeVar
 from cage_core.stores.files import StoreFileChanged
 
 __all__ = [
-    "BACKOFF_BASE_S",
-    "BACKOFF_CAP_S",
     "BUSY_TIMEOUT_S",
     "MAX_ATTEMPTS",
     "OPERATION_TIME_LIMIT_S",
@@ -88,13 +82,16 @@ def backoff_s(attempt: int) -> float:
     return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1)))
 
 
-def is_busy(exc: sqlite3.Error) -> bool:
-    """Whether ``exc`` says the database was locked (``SQLITE_BUSY`` / ``SQLITE_LOCKED``).
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is a ``sqlite3.OperationalError`` saying the database was locked
+    (``SQLITE_BUSY`` / ``SQLITE_LOCKED``).
 
     An error without SQLite's code (raised by Python's module itself, e.g. text that is not
     UTF-8) is busy only when its message is SQLite's own for a lock, never because a stored
     value it quotes holds the word "locked".
     """
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
         return (code & 0xFF) in _BUSY_CODES  # extended codes keep the primary in the low byte

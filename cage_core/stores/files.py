@@ -1,12 +1,9 @@
 """A store file on disk: created private, named by its identity, its side files its own.
 
-The graph store (:mod:`cage_core.graphs.store`) and the link store
-(:mod:`cage_core.expansion.store`) are one SQLite file each, read and written by many
-processes at once, and a file that may be damaged, moved or written by someone else (issue
-40). What both do with the file itself is kept here once:
+What both stores (:mod:`cage_core.stores`) do with the file itself:
 
 * the file is created 0600 in a directory created 0700, race-free (:func:`create_private_file`),
-  and its ``-wal`` / ``-shm`` side files are given the same mode (:func:`restrict_side_files`);
+  and SQLite gives its ``-wal`` / ``-shm`` side files the file's mode whenever it creates them;
 * the store is the file at the path: :func:`file_identity` (device and inode) is taken when
   a connection opens and compared at every transaction (:func:`changed_file`), so a file
   replaced or deleted under an open store is noticed, never silently read or written; the
@@ -25,17 +22,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 __all__ = [
-    "DIR_MODE",
     "FILE_MODE",
-    "SIDE_FILE_SUFFIXES",
-    "WAL_HEADER_BYTES",
     "FileIdentity",
     "StoreFileChanged",
     "changed_file",
     "create_private_file",
     "file_identity",
     "remove_stale_side_files",
-    "restrict_side_files",
     "side_file_identities",
     "wal_bytes",
     "wal_has_frames",
@@ -60,16 +53,6 @@ def create_private_file(path: Path) -> bool:
         return False  # already there, or another process created it first
     os.close(fd)
     return True
-
-
-def restrict_side_files(path: Path) -> None:
-    """Give the ``-wal`` and ``-shm`` files of the database at ``path`` mode 0600 where they
-    exist and this process may (not on a read-only volume, nor another user's files)."""
-    for suffix in SIDE_FILE_SUFFIXES:
-        try:
-            os.chmod(str(path) + suffix, FILE_MODE)
-        except OSError:
-            pass  # not created yet, removed by another process's last close, or not ours
 
 
 class FileIdentity(NamedTuple):

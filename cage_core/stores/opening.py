@@ -17,7 +17,6 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from cage_core.stores.database import (
     OperationBudget,
@@ -25,35 +24,24 @@ from cage_core.stores.database import (
     open_database,
     set_wal,
     stored_text,
-    write_transaction,
 )
 from cage_core.stores.files import (
     FileIdentity,
     StoreFileChanged,
     file_identity,
-    restrict_side_files,
     side_file_identities,
 )
 from cage_core.stores.stamp import (
     checked_read,
-    checkpoint_new_store,
     close_connection,
     close_held_connection,
     hold_file,
     open_guard,
     release_file,
-    stamp_new_store,
+    stamped_write,
 )
 
-__all__ = ["OpenedStore", "StoreKind", "open_store"]
-
-
-def _unchanged(path: Path, exc: sqlite3.Error) -> BaseException:
-    return exc
-
-
-def _no_precheck(path: Path, opened: FileIdentity | None, create: bool) -> None:
-    return None
+__all__ = ["StoreKind", "open_store"]
 
 
 @dataclass(frozen=True)
@@ -70,19 +58,11 @@ class StoreKind:
     """Raise when the file opened is not a sound store of this kind (its schema, its meta)."""
     page_size: int | None = None
     """Bytes per page of a new store (``None``: SQLite's)."""
-    precheck: Callable[[Path, FileIdentity | None, bool], None] = _no_precheck
+    precheck: Callable[[Path, FileIdentity | None, bool], None] = lambda *_: None
     """``precheck(path, identity, create)`` before anything is opened (raises to refuse)."""
-    open_error: Callable[[Path, sqlite3.Error], BaseException] = _unchanged
+    open_error: Callable[[Path, sqlite3.Error], BaseException] = lambda path, exc: exc
     """The error to raise for a SQLite error met opening the file (neither a lock nor
     :class:`~cage_core.stores.files.StoreFileChanged`, which are raised as they are)."""
-
-
-class OpenedStore(NamedTuple):
-    """A checked connection, the identity of the file it opened, and of that file's side files."""
-
-    conn: sqlite3.Connection
-    opened: FileIdentity | None
-    sides: tuple[FileIdentity | None, ...]
 
 
 def open_store(
@@ -93,13 +73,15 @@ def open_store(
     budget: OperationBudget,
     create: bool,
     pragmas: Sequence[str] = (),
-) -> OpenedStore:
-    """The store file at ``path`` opened read-write when it can be (read-only otherwise), its
-    WAL checked to be its own first (:func:`~cage_core.stores.stamp.open_guard`: while it is
-    checked, no read-write connection of ours holds it), an empty file made a store with
-    ``create`` (with a stamp, :func:`~cage_core.stores.stamp.stamp_new_store`), the file
-    checked (``kind.check``), WAL mode, ``synchronous=NORMAL``, ``pragmas`` and ``budget``
-    installed; opened again when the file was replaced while opening.
+) -> tuple[sqlite3.Connection, FileIdentity | None, tuple[FileIdentity | None, ...]]:
+    """A checked connection to the store file at ``path``, the identity of the file it
+    opened, and those of its side files. The file is opened read-write when it can be
+    (read-only otherwise), its WAL checked to be its own first
+    (:func:`~cage_core.stores.stamp.open_guard`: while it is checked, no read-write
+    connection of ours holds it), an empty file made a store with ``create`` (in a
+    :func:`~cage_core.stores.stamp.stamped_write`), the file checked (``kind.check``), WAL
+    mode, ``synchronous=NORMAL``, ``pragmas`` and ``budget`` installed; opened again when
+    the file was replaced while opening.
 
     Raises:
         ForeignWal: when the ``-wal`` beside the file holds another file's commits.
@@ -109,34 +91,22 @@ def open_store(
     kind.precheck(path, opened, create)
     hold_file(path, opened)  # released by whoever closes the connection, or here
     try:
-        guard = open_guard(kind.name, path, opened, timeout)
-        try:
-            conn, mode = _open_checked(kind, path, opened, timeout, create, pragmas)
-        finally:
-            if guard is not None:
-                guard.close()
-    except sqlite3.Error as exc:
+        with open_guard(kind.name, path, opened, timeout):
+            conn = _open_checked(kind, path, opened, timeout, create, pragmas)
+    except BaseException as exc:
         release_file(opened)
-        mapped: BaseException = exc
-        if not isinstance(exc, StoreFileChanged) and not (
-            isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
-        ):
-            mapped = kind.open_error(path, exc)
-        if mapped is exc:
-            raise
-        raise mapped from None
-    except BaseException:
-        release_file(opened)
+        if isinstance(exc, sqlite3.Error) and not isinstance(exc, StoreFileChanged):
+            mapped = exc if is_busy(exc) else kind.open_error(path, exc)
+            if mapped is not exc:
+                raise mapped from None
         raise
     budget.install(conn)
-    if mode == "rw":
-        restrict_side_files(path)
     if file_identity(path) != opened:  # replaced while opening: open the new one
         close_held_connection(kind.name, path, conn, opened)
         return open_store(
             kind, path, timeout=timeout, budget=budget, create=create, pragmas=pragmas
         )
-    return OpenedStore(conn, opened, side_file_identities(path))
+    return conn, opened, side_file_identities(path)
 
 
 def _open_checked(
@@ -146,8 +116,8 @@ def _open_checked(
     timeout: float,
     create: bool,
     pragmas: Sequence[str],
-) -> tuple[sqlite3.Connection, str]:
-    """The connection of :func:`open_store` and its mode (closed again on any error)."""
+) -> sqlite3.Connection:
+    """The connection of :func:`open_store` (closed again on any error)."""
     conn, mode = open_database(
         kind.name, path, timeout=timeout, max_value_bytes=kind.max_value_bytes
     )
@@ -160,10 +130,9 @@ def _open_checked(
             if kind.page_size is not None:
                 conn.execute(f"PRAGMA page_size = {kind.page_size}")  # only an empty file takes it
             set_wal(conn, kind.name, path)
-            with write_transaction(conn):
+            with stamped_write(kind.name, path, conn, opened):  # racing creators: one stamp
                 kind.create(conn)
-                stamp_new_store(conn)
-            checkpoint_new_store(conn)
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()  # the stamp into the file
         kind.check(conn, path)
         if mode == "rw":
             set_wal(conn, kind.name, path)
@@ -173,4 +142,4 @@ def _open_checked(
     except BaseException:
         close_connection(kind.name, path, conn, opened)
         raise
-    return conn, mode
+    return conn

@@ -11,10 +11,10 @@ the new file (it takes the WAL for the file's own), and the rebuilt store is ove
 pages of the old one for good.
 
 So each store file carries a random stamp in its SQLite header (``PRAGMA user_version``,
-bytes 60..63; 1 to 2³¹ - 1, never 0): written when the store is created and checkpointed
-into the file then (:func:`stamp_new_store`), or by the first write to a store made before
-stamps. Every write transaction of ours writes it again (:func:`stamped_write`), so page 1
-is in every commit a WAL holds, and the stamp SQLite reads (from the WAL's last page 1, if
+bytes 60..63; 1 to 2³¹ - 1, never 0): written by the store's creating transaction and
+checkpointed into the file then, or by the first write to a store made before stamps. Every
+write transaction of ours writes it again (:func:`stamped_write`), so page 1 is in every
+commit a WAL holds, and the stamp SQLite reads (from the WAL's last page 1, if
 it holds one) is that of the file whose commits the WAL holds. The stamp in the file's own
 header is read from the file, without SQLite (:func:`header_stamp`). The two differ when
 the ``-wal`` beside the file holds another file's commits (or a store was copied into it
@@ -67,22 +67,17 @@ from cage_core.stores.files import (
 )
 
 __all__ = [
-    "STAMP_OFFSET",
     "ForeignWal",
     "begin_checked",
     "checked_read",
-    "checkpoint_new_store",
     "checkpoint_own",
     "close_connection",
     "close_held_connection",
     "foreign_wal",
-    "header_stamp",
     "hold_file",
-    "new_stamp",
     "open_guard",
     "read_stamp",
     "release_file",
-    "stamp_new_store",
     "stamped_write",
 ]
 
@@ -95,11 +90,6 @@ _STAMP_LIMIT = 2**31 - 1
 
 class ForeignWal(StoreFileChanged):
     """The ``-wal`` beside a store file holds another file's commits (module docstring)."""
-
-
-def new_stamp() -> int:
-    """A random stamp, 1 to 2³¹ - 1."""
-    return secrets.randbelow(_STAMP_LIMIT) + 1
 
 
 def read_stamp(conn: sqlite3.Connection) -> int:
@@ -162,7 +152,7 @@ def stamped_write(
         foreign = _compared(store, path, seen, opened)
         if foreign is not None:
             raise foreign
-        conn.execute(f"PRAGMA user_version = {seen or new_stamp()}")
+        conn.execute(f"PRAGMA user_version = {seen or secrets.randbelow(_STAMP_LIMIT) + 1}")
         yield
 
 
@@ -199,19 +189,6 @@ def checked_read(
             conn.execute("ROLLBACK")  # it wrote nothing
 
 
-def stamp_new_store(conn: sqlite3.Connection) -> None:
-    """Give a store being created a stamp, inside its creating transaction; a store that
-    another process created meanwhile (racing creators) keeps the one it has."""
-    if not read_stamp(conn):
-        conn.execute(f"PRAGMA user_version = {new_stamp()}")
-
-
-def checkpoint_new_store(conn: sqlite3.Connection) -> None:
-    """After the creating transaction: copy the stamp into the file itself (a checkpoint
-    that another connection keeps from finishing leaves it to a later one)."""
-    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-
-
 def checkpoint_own(
     store: str, path: Path, conn: sqlite3.Connection, opened: FileIdentity | None
 ) -> None:
@@ -220,38 +197,37 @@ def checkpoint_own(
     found to be the file's own (a checkpoint never copies past a reader's snapshot; none when
     the WAL is another file's). Errors are logged at debug level."""
     try:
-        guard, foreign = _checked_guard(store, path, opened, timeout=0.0)
-        try:
-            if foreign is not None:
-                logger.debug("%s; not checkpointed", foreign)
-            elif guard is not None:
+        with open_guard(store, path, opened, timeout=0.0) as guarded:
+            if guarded:
                 conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        finally:
-            if guard is not None:
-                guard.close()  # read-only: its close writes nothing into the file
+    except ForeignWal as foreign:
+        logger.debug("%s; not checkpointed", foreign)
     except sqlite3.Error as exc:
         logger.debug("%s %s: checkpoint skipped (%s)", store, path, exc)
 
 
+@contextmanager
 def open_guard(
     store: str, path: Path, opened: FileIdentity | None, timeout: float
-) -> sqlite3.Connection | None:
-    """A read-only connection to the file ``opened`` at ``path``, in a read transaction, that
-    found the WAL beside it to be the file's own: hold it while a read-write connection is
-    opened and checked, then close it (while it is open, no other connection's close is the
-    file's last, so none checkpoints). ``None`` when no WAL with frames is beside the file,
-    or the file cannot be opened read-only (a WAL then cannot be read either).
+) -> Iterator[bool]:
+    """Hold, for the block, a read-only connection to the file ``opened`` at ``path``, in a
+    read transaction, that found the WAL beside it to be the file's own (while it is open, no
+    other connection's close is the file's last, so none checkpoints); yields whether one is
+    held: none when no WAL with frames is beside the file, or the file cannot be opened
+    read-only (a WAL then cannot be read either).
 
     Raises:
-        ForeignWal: when the WAL holds another file's commits.
+        ForeignWal: when the WAL holds another file's commits (before the block).
         sqlite3.Error: when reading the file fails otherwise (locked, damaged).
     """
     guard, foreign = _checked_guard(store, path, opened, timeout)
-    if foreign is not None:
+    try:
+        if foreign is not None:
+            raise foreign
+        yield guard is not None
+    finally:
         if guard is not None:
             guard.close()  # read-only: its close writes nothing into the file
-        raise foreign
-    return guard
 
 
 def close_connection(
