@@ -20,7 +20,7 @@ not run concurrently with anything else on the same index.
 
 The parts are modules of their own (:mod:`cage_core.expansion` lists them); the names
 callers use are importable from here too. Names are compared in
-:func:`~cage_core.names.forms.normal_name` form (:func:`link_name` here).
+:func:`~cage_core.names.forms.normal_name` form.
 """
 
 from __future__ import annotations
@@ -74,13 +74,9 @@ __all__ = [
     "adjacent_links",
     "entry_for",
     "is_store_path",
-    "link_name",
     "link_store_path",
     "name_aliases",
 ]
-
-link_name = normal_name
-"""The former name of :func:`~cage_core.names.forms.normal_name`, kept for importers."""
 
 
 class LinkIndex:

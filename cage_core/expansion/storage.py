@@ -65,7 +65,7 @@ class LinkStorage(Protocol):
 
         Raises:
             ValueError: when an entry is one a reader would reject (an empty, too long or
-                not UTF-8 id, names not in ``link_name`` form, ...: :func:`check_storable`);
+                not UTF-8 id, names not in ``normal_name`` form, ...: :func:`check_storable`);
                 checked for all before anything is stored.
         """
         ...

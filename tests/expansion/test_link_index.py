@@ -22,9 +22,8 @@ from cage_core.expansion.index import (
     LinkIndex,
     LinkIndexFormatError,
     LinkWeights,
-    link_name,
 )
-from cage_core.names.forms import is_normal_name
+from cage_core.names.forms import is_normal_name, normal_name
 
 # The 2Wiki chain "Where was Charles Mathew's father buried?": a (first hop) names b (his
 # father), b names Cork; c shares the rare "Lincoln's Inn" with a; d names a; e is unrelated.
@@ -251,9 +250,9 @@ def test_a_title_with_a_lone_surrogate_still_saves(tmp_path):
 
 
 def test_names_are_compared_in_one_normal_form():
-    assert link_name("Kiss and Tell (1945 film)") == "kiss and tell"
-    assert link_name("  Lincoln's   Inn ") == "lincoln s inn"
-    assert link_name("Al") == "" and link_name(" ".join(["w"] * 13)) == ""
+    assert normal_name("Kiss and Tell (1945 film)") == "kiss and tell"
+    assert normal_name("  Lincoln's   Inn ") == "lincoln s inn"
+    assert normal_name("Al") == "" and normal_name(" ".join(["w"] * 13)) == ""
 
 
 def test_bad_arguments_are_clear_errors():
@@ -439,7 +438,7 @@ def test_enrich_without_a_graph_store_needs_a_link_index_path(tmp_path, capsys):
     st.text(alphabet=string.ascii_letters + string.digits + "_ ()-.'\t\né", max_size=40)
     | st.lists(st.sampled_from(["ab", "c", "x_1", "de", "a" * 60]), max_size=14).map(" ".join)
 )
-def test_a_stored_name_is_valid_exactly_when_it_is_its_own_link_name(name):
-    """The reader's fast check of ASCII names agrees with link_name everywhere."""
+def test_a_stored_name_is_valid_exactly_when_it_is_its_own_normal_name(name):
+    """The reader's fast check of ASCII names agrees with normal_name everywhere."""
     is_normal_name.cache_clear()
-    assert is_normal_name(name) == (link_name(name) == name)
+    assert is_normal_name(name) == (normal_name(name) == name)

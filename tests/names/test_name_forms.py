@@ -39,9 +39,3 @@ def test_a_two_character_name_may_link_but_is_never_looked_for_in_a_text():
     assert may_link("U2") and normal_name("U2") == ""
     assert not may_link("A") and not may_link("$") and not may_link("str | None")
     assert may_link("Kiss and Tell (1945 film)") and normal_name("Kiss and Tell") == "kiss and tell"
-
-
-def test_the_former_name_is_the_same_object():
-    from cage_core.expansion.index import link_name
-
-    assert link_name is normal_name
