@@ -20,41 +20,17 @@ scores keep the scale of ``f``, which the frameworks' 0–1 score reads:
 each (by ``g``) is lifted once more, by the same rule, above every other named passage, so neither
 document fills the top k alone (:func:`document_leads`; both lifts: :func:`named_order`).
 
-``λ`` = 0.5 was chosen by ``benchmarks/tuning/named_order_cv.py`` (5-fold cross-validation by
-question over the routed questions of CUAD, DragonBall, SciFact chunks and the DEV folders,
-a choice allowed only where no file falls below ``λ = 0``), in 4 of 5 folds and on all folds,
-among λ ∈ {0, 0.5, 1} (and the same with ``f`` and ``r`` standardised): R@3 / R@5 over each
-file's questions rise on HTTPX from .694 / .694 to .694 / .750, on the EIPs from .550 / .600
-to .575 / .600, on CUAD from .424 / .562 to .424 / .564, and no file falls.
-
 A question routed to one document that asks two or more things (:mod:`cage_core.ranking.asks`:
 "How long is a director's term according to the role description, and how long does the
 nomination period stay open?") may need another document for its other ask. Its pool's first
 passage, the retriever's best for the question as asked (the framework retrievers and
 ``cage eval`` give the retrieved passages first, in the retriever's order), then keeps a place
 in the top :data:`FIRST_KEPT_RANK` (:func:`first_kept`): routing decides which document leads,
-not that the retriever's best answer leaves the top 5. The same cross-validation chose this in
-5 of 5 folds and on all folds: R@5 on libffi .806 → .833 and on restic .667 → .750, no file
-lower (no CUAD, DragonBall or SciFact question routed to one document asks two); kept for
-every routed question, it lowers CUAD (.564 → .555) and DragonBall. Putting the pool's best
-passage of no named document 5th instead is chosen on all folds too, but gains one HTTPX
-question and nothing out of fold; keeping both in the top 5 lowers the council minutes (R@5
-.556 → .528), and the retriever's best passage of no named document instead of either
-changes no file: not shipped.
+not that the retriever's best answer leaves the top 5.
 
-Every named passage leads, not only the best few: a question that names one document but needs a
-passage of another would gain from room for it (the DEV folders' two-document questions), but a
-question about one contract needs the whole top k from it, and the cross-validation over every
-DEV file (``benchmarks/tuning/named_order_cv.py``: the best 1–5 named passages leading, the
-named passages in relevance order, routed questions of CUAD, DragonBall, SciFact chunks and the
-DEV folders) keeps this rule: at a lead of 1 CUAD's routed R@3 / R@5 fall from .424 / .562 to
-.237 / .271 (these figures at λ = 0). Nor does a lead only for a question that names one
-document and asks two things ("What does the contract code size limit proposal allow, and how is
-the newer limit on initcode derived from it?") pass: no CUAD, DragonBall or SciFact question
-routed to one document asks two, and on the DEV folders every lead that lifts httpx, libffi and
-restic lowers the council minutes (at 4: R@5 .528 against .556). Nor does putting each ask's
-best passage (by cosine), when no named document holds it, 5th: restic's routed R@5 rises from
-.667 to .750, the council minutes' falls from .556 to .528.
+Why ``λ``, the first passage's place and every named passage leading (not the best few): the
+``named_order.*`` rows of ``docs/provenance.md``; the orders tried and not chosen:
+``docs/history.md``.
 """
 
 from __future__ import annotations
