@@ -1,12 +1,12 @@
 """The default coherence on a pool where no passage has a title.
 
 The evidence chain (:mod:`cage_core.ranking.chain`) hops along given titles; a derived subject
-(:mod:`cage_core.names.subjects`) is too unsure a name for the chain's large title gain (on
-DEV open retrieval without titles, chaining on derived subjects cost HotpotQA Recall@5 .10).
-Such a pool keeps the core of the most relevant passages, with changes that use the subjects
-only where a wrong one costs little. With ``r`` the pool relevance (:mod:`cage_core.ranking.kinds.bridge`),
-the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
-:class:`SubjectLinks` (:func:`subject_links`):
+(:mod:`cage_core.names.subjects`) is too unsure a name for the chain's large title gain
+(what that cost: ``docs/history.md``). Such a pool keeps the core of the most relevant
+passages, with changes that use the subjects only where a wrong one costs little. With ``r``
+the pool relevance (:mod:`cage_core.ranking.kinds.bridge`), the settings of
+:class:`~cage_core.config.UntitledConfig` and the pool's :class:`SubjectLinks`
+(:func:`subject_links`):
 
 * the *names* of passage j: its derived subject ``s_j`` (none when the subject came from the
   entity fallback: :func:`untitled_subject`), with ``aliases`` also its short forms and the
@@ -39,9 +39,9 @@ the settings of :class:`~cage_core.config.UntitledConfig` and the pool's
   less relevant passage about a named entity, or a name inside a longer named one —, ``p_q`` =
   ``chain_query_named_penalty``; ties: input order), until it has ``chain_length`` passages or
   ``W`` is spent. The chain is ranked first, in chain order, the rest by ``f``: only the order
-  within ``W`` changes, so Recall@``chain_window`` is that of ``f`` (on DEV open retrieval
-  without titles the chain lifted Recall@3 while the subject core alone ranks its top 3 much
-  as relevance does; ``benchmarks/tuning/untitled_chain_cv.py``).
+  within ``W`` changes, so Recall@``chain_window`` is that of ``f``.
+
+Why these values: the ``untitled.*`` rows of ``docs/provenance.md``.
 """
 
 from __future__ import annotations

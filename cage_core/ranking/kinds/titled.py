@@ -65,8 +65,7 @@ def titled_scores(
     gate = None
     if config.chain.length:
         # the chain follows given titles only: a derived subject is too unsure a name for
-        # its large title gain (on DEV open retrieval without titles, chaining cost
-        # HotpotQA R@5 .065 against no chain)
+        # its large title gain (what that cost: docs/history.md)
         query_titles = links.query_title_vector() if config.title_links else np.zeros(k)
         gate = titled_gate(query_titles, title_hops, titles, config)  # no harm
         if gate is not None:
