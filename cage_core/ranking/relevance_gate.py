@@ -4,10 +4,9 @@ Coherence pays off where passages name each other; in an untitled pool where the
 none of the passages' subjects (:attr:`SubjectLinks.query_subjects
 <cage_core.ranking.untitled_core.SubjectLinks.query_subjects>` all 0: a claim about a finding, a
 question about "the company"), the subject core's links come from derived subjects and
-shared entities alone, and these were measured to cost Recall (SciFact chunks without
-document ids: ``benchmarks/tuning/beyond_cv.py``). With the gate on, such a pool is ranked by its
-relevance ``r`` (the hybrid order: no coherence, no short chain, and not the subject core's
-gain for the passage about each part of the query either, which is link evidence too):
+shared entities alone. With the gate on, such a pool is ranked by its relevance ``r`` (the
+hybrid order: no coherence, no short chain, and not the subject core's gain for the passage
+about each part of the query either, which is link evidence too):
 
 ``weak = Σ_j Q_j < min_query_subjects``
 
@@ -16,8 +15,7 @@ text names another's title (``T = 0``: the evidence chain would then follow shar
 alone; SciFact abstracts are such pools): every such pool with ``titled``, and with
 ``sentence_titles`` only those fewer than half of whose titles are names
 (:func:`titles_are_names`: a paper title or a headline is a sentence, which no text names
-and no query names, so its links are shared entities alone whatever the query; on DEV
-every Wikipedia pool has at least 95% titles that are names, SciFact's at most 80%). A pool
+and no query names, so its links are shared entities alone whatever the query). A pool
 with document structure (the document view, :mod:`cage_core.ranking.document_links`) never
 reaches the gate.
 
@@ -29,19 +27,19 @@ confident subject (:func:`few_subjects`; ``min_subject_share``):
 with ``s_j`` the name passage j is linked by
 (:func:`~cage_core.ranking.untitled_core.untitled_subject`: a derived subject that is a
 name, not one from the entity fallback). Wikipedia paragraphs open by naming what they are
-about (on DEV, HotpotQA's and 2Wiki's open pools have subjects for about 90% of their
-passages, MuSiQue's 64%); the chunks of a report after its first say "the company" (DragonBall
-chunks without their document ids: 12%), and there the subject core's only confident name
-is the opening chunk's, which the short chain would lift on that name alone.
+about; the chunks of a report after its first say "the company", and there the subject
+core's only confident name is the opening chunk's, which the short chain would lift on that
+name alone.
 
 And, with ``unnamed_subjects``, an untitled pool fewer than half of whose subjects are
 names (:func:`subjects_are_names`), whatever its query names: the untitled twin of the
 sentence-titles rule. A subject counts as a name when the parser tags it as a named entity
 or the query names it; a scientific abstract's chunk opens with a capitalised common noun
 ("Hypoxia, a characteristic feature of ...", "Importantly, ..."), which the subject rules
-take for a subject and no parser for a name. On DEV the rule changes no figure of
-HotpotQA, 2Wiki or MuSiQue and brings SciFact's chunks kept without document ids to the
-hybrid order (``benchmarks/tuning/beyond_cv.py``).
+take for a subject and no parser for a name.
+
+Why each gate is on or off, and what it changes on the DEV files: the ``gate.*`` rows of
+``docs/provenance.md``.
 """
 
 from __future__ import annotations
