@@ -36,11 +36,11 @@ construction). With the settings of :class:`DocumentConfig`:
   ``J_ia = 1`` when i and a are adjacent chunks of one document (positions differing by one),
   else 0 (``w_a`` = ``adjacent_weight``): evidence that runs on past a chunk boundary is in the
   next chunk. A chunk's document counts once, by its stronger link — the neighbour of a lead
-  in a named document is not lifted twice over the document's other chunks (out of fold over
-  all DEV pools, better than the sum ``w_d · N_i + w_a · A_i``:
-  ``benchmarks/tuning/document_view_variants.py``). With ``w_a ≤ w_d`` (the defaults) a lead's
-  neighbours, being chunks of a named document, gain nothing more: adjacency then lifts the
-  neighbours of the ``m`` anchors in documents the query does not name.
+  in a named document is not lifted twice over the document's other chunks (the sum
+  ``w_d · N_i + w_a · A_i`` was tried and not chosen: ``docs/history.md``). With
+  ``w_a ≤ w_d`` (the defaults) a lead's neighbours, being chunks of a named document, gain
+  nothing more: adjacency then lifts the neighbours of the ``m`` anchors in documents the
+  query does not name. Why these values: the ``document.*`` rows of ``docs/provenance.md``.
 
 The view's coherence term (:attr:`PoolScores.coherence
 <cage_core.ranking.pool_scores.PoolScores.coherence>`) is ``f − r' = max(0, w_a · A_i − w_d ·
