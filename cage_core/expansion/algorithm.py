@@ -17,12 +17,11 @@ more):
   ``doc_id``, positions differing by one; :meth:`LinkIndex.chunks_of
   <cage_core.expansion.index.LinkIndex.chunks_of>`): weight ``adjacent``
   (:func:`adjacent_links`; an index without documents, or without positions, has none of
-  these links). Other chunks of the seed's document make no link: with a weight of 0.25 or
-  0.5 for them, cross-validation over every DEV file pooled chose 0 in 4 of 5 folds and on
-  all folds (``benchmarks/tuning/sibling_cv.py``: DragonBall and SciFact chunks, ``--expand``).
+  these links). Other chunks of the seed's document make no link.
 
 A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
-fields of :class:`LinkWeights`.
+fields of :class:`LinkWeights`. Why no link to other chunks, and why :data:`DEFAULT_SEEDS`
+and :data:`DEFAULT_LIMIT`: ``docs/history.md``, "The link expansion's defaults".
 
 Each link's weight is multiplied by ``seed_decay ** r``, ``r`` the seed's 0-based rank;
 a passage's weight is that of its strongest link (its ``via`` and ``seed``; among equally
@@ -67,12 +66,9 @@ logger = logging.getLogger("cage_core.expansion.index")
 MAX_SUBSPAN_MENTION_WORDS = 8
 """Sub-spans are looked up only in mentions of at most this many words."""
 DEFAULT_SEEDS = 3
-"""Candidates expanded from by default; chosen with :data:`DEFAULT_LIMIT` by 5-fold
-cross-validation on the DEV questions of HotpotQA, 2Wiki and MuSiQue pooled, with and without
-titles (one-SE rule: the smallest expansion within one standard error of the best mean
-Recall@5 after reranking; ``benchmarks/tuning/link_expansion.py``)."""
+"""Candidates expanded from by default (why: the module docstring)."""
 DEFAULT_LIMIT = 8
-"""Most passages added by default (see :data:`DEFAULT_SEEDS`)."""
+"""Most passages added by default (why: the module docstring)."""
 
 LinkKind = Literal["forward", "backward", "shared", "document"]
 Link = tuple[LinkKind, str, int, Collection[str]]

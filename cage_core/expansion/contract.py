@@ -89,9 +89,8 @@ logger = logging.getLogger(__name__)
 AddedScore = Literal["lowest", "store"]
 """How an added passage is scored (step 4 of the module docstring)."""
 DEFAULT_ADDED_SCORE: AddedScore = "store"
-"""Mean Recall@5 after CAGE over the first 200 DEV questions of HotpotQA, 2Wiki and MuSiQue
-(k=20, titles): .834 with ``"store"``, .820 with ``"lowest"``
-(``benchmarks/claims/expansion_latency.py``)."""
+"""How an added passage is scored by default (why: ``docs/history.md``, "The link
+expansion's defaults")."""
 ADDED_SCORES: tuple[AddedScore, ...] = ("lowest", "store")
 SAME_DOCUMENT_VIA = "same document"
 """The ``via`` (and ``cage_expanded_via``) of a chunk added because it is next to a seed in the
