@@ -27,12 +27,9 @@ t)) / slope``, and keeps, in a pool it does not drop, the passages with ``f ≥ 
 · log(g / t)``.
 
 The defaults (:data:`MIDPOINT`, :data:`SLOPE`, :data:`SPREAD`, :data:`WEIGHT`) were chosen for
-the cutoff :data:`CUTOFF` = 0.5 on the DEV files by 5-fold cross-validation by question,
-pooled over every file, with MiniLM cosines as the similarity
-(``benchmarks/tuning/score_calibration.py``; figures in ``docs/scores.md``): on-topic pools
-are each question's top 20 of its own corpus, off-topic pools the questions of one file over
-another domain's corpus. At 0.5 a pool is dropped exactly when its match is below
-:data:`MIDPOINT`.
+the cutoff :data:`CUTOFF` = 0.5, with MiniLM cosines as the similarity (why these values: the
+``relevance.*`` rows of ``docs/provenance.md``; figures in ``docs/scores.md``). At 0.5 a pool
+is dropped exactly when its match is below :data:`MIDPOINT`.
 
 They assume the cosine scale of a sentence-embedding model like all-MiniLM-L6-v2. A
 retriever score on another scale moves the bar: the stores' relevance functions (LangChain's
