@@ -45,7 +45,7 @@ from cage_core.methods.scores import pool_scores
 from cage_core.methods.tegr import LLMEdgeClassifier, RuleEdgeClassifier, TEGRConfig, TEGRMethod
 
 CONTRA_WEIGHT = 3.0
-"""cage-contra's contradiction weight, chosen on the RAMDocs DEV file (misinfo in top 2)."""
+"""cage-contra's contradiction weight (why: ``docs/provenance.md``, ``contradiction_weight``)."""
 
 CAGE_PRESETS: dict[str, tuple[Literal["caller", "paper"], Mapping[str, object]]] = {
     "hybrid": ("caller", {"alpha": 1.0, "chain.length": 0, "document.enabled": False}),
