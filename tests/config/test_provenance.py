@@ -1,8 +1,10 @@
 """docs/provenance.md has one row per config field: every field of CageConfig and of the
 configs it holds, recursively (``gate.min_subject_share``), and of the expansion's routing
 (``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), of a routed
-pool's named order (``named_order.relevance_weight``), and of the frameworks' 0–1 score (``relevance.midpoint``: the constants of :mod:`cage_core.relevance`),
-and no row for a field that does not exist; a row's value is the field's default."""
+pool's named order (``named_order.relevance_weight``), of the frameworks' 0–1 score
+(``relevance.midpoint``: the constants of :mod:`cage_core.relevance`), and of the link
+expansion (``expansion.seed_decay``: :data:`EXPANSION_CONSTANTS`), and no row for a field that
+does not exist; a row's value is the field's default."""
 
 import dataclasses
 import math
@@ -12,13 +14,26 @@ import pytest
 
 from cage_core import relevance
 from cage_core.config import CageConfig
+from cage_core.expansion import algorithm, contract
 from cage_core.expansion.routing import RoutingSettings
+from cage_core.integrations import expanded_pool
 from cage_core.ranking import named_documents
 
 TABLE = Path(__file__).resolve().parents[2] / "docs" / "provenance.md"
 COLUMNS = ["field", "value", "grid", "metric", "out of fold", "script", "commit"]
-HAND_SET = ("alpha", "lexical_weight", "entity_weight", "core_size")
-"""The four oldest defaults: no grid chose them."""
+HAND_SET = (
+    "alpha",
+    "lexical_weight",
+    "entity_weight",
+    "core_size",
+    "expansion.forward",
+    "expansion.backward",
+    "expansion.shared",
+    "expansion.seed_decay",
+    "expansion.max_shared_df",
+)
+"""The oldest defaults, the ranking's four and the link weights of the link index's first
+version: no grid chose them."""
 
 
 def config_fields(config: object, prefix: str = "") -> dict[str, object]:
@@ -78,11 +93,25 @@ NAMED_ORDER_CONSTANTS = {
 }
 """The constants of a routed pool's order (:mod:`cage_core.ranking.named_documents`): the
 weight of a named passage's relevance term, and the rank the retriever's best passage keeps."""
+EXPANSION_CONSTANTS = {
+    **config_fields(algorithm.LinkWeights(), "expansion."),
+    "expansion.seeds": algorithm.DEFAULT_SEEDS,
+    "expansion.limit": algorithm.DEFAULT_LIMIT,
+    "expansion.added_score": contract.DEFAULT_ADDED_SCORE,
+    "expansion.siblings": contract.DEFAULT_SIBLINGS,
+    "expansion.cited": expanded_pool.DEFAULT_CITED,
+}
+"""The link expansion's defaults: the fields of :class:`~cage_core.expansion.algorithm.LinkWeights`
+(the link weights and df bounds), the seeds expanded from and passages added
+(:mod:`cage_core.expansion.algorithm`), how an added passage is scored and how many
+same-document neighbours are added (:mod:`cage_core.expansion.contract`), and how many cited
+documents are followed (:mod:`cage_core.integrations.expanded_pool`)."""
 FIELDS = {
     **config_fields(CageConfig()),
     **config_fields(RoutingSettings(), "routing."),
     **NAMED_ORDER_CONSTANTS,
     **SCORE_CONSTANTS,
+    **EXPANSION_CONSTANTS,
 }
 
 
@@ -116,6 +145,6 @@ def test_a_row_states_the_shipped_default(row):
 
 
 @pytest.mark.parametrize("name", HAND_SET)
-def test_the_four_oldest_defaults_are_marked_hand_set_with_a_reason(name):
+def test_the_defaults_no_grid_chose_are_marked_hand_set_with_a_reason(name):
     row = next(row for row in ROWS if row["field"] == f"`{name}`")
     assert row["grid"].startswith("hand-set: ") and len(row["grid"]) > 60
