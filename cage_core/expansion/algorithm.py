@@ -20,8 +20,8 @@ more):
   these links). Other chunks of the seed's document make no link.
 
 A name with ``df(n) > max_link_df`` makes no link. The weights and both limits are the
-fields of :class:`LinkWeights`. Why no link to other chunks, and why :data:`DEFAULT_SEEDS`
-and :data:`DEFAULT_LIMIT`: ``docs/history.md``, "The link expansion's defaults".
+fields of :class:`LinkWeights`. Why each weight, limit and default has its value: the
+``expansion.*`` rows of ``docs/provenance.md``.
 
 Each link's weight is multiplied by ``seed_decay ** r``, ``r`` the seed's 0-based rank;
 a passage's weight is that of its strongest link (its ``via`` and ``seed``; among equally

@@ -89,8 +89,8 @@ logger = logging.getLogger(__name__)
 AddedScore = Literal["lowest", "store"]
 """How an added passage is scored (step 4 of the module docstring)."""
 DEFAULT_ADDED_SCORE: AddedScore = "store"
-"""How an added passage is scored by default (why: ``docs/history.md``, "The link
-expansion's defaults")."""
+"""How an added passage is scored by default (why: the ``expansion.added_score`` row of
+``docs/provenance.md``)."""
 ADDED_SCORES: tuple[AddedScore, ...] = ("lowest", "store")
 SAME_DOCUMENT_VIA = "same document"
 """The ``via`` (and ``cage_expanded_via``) of a chunk added because it is next to a seed in the
