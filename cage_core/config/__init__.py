@@ -9,12 +9,12 @@ The other methods own their settings (:class:`~cage_core.methods.grapher.GraphER
 
 Every config is immutable; derive variants with ``replace``. Each config declares the
 accepted value of every field in one table, ``RANGES`` (field → :class:`Real`, :class:`Int`,
-:class:`Flag`, …), checked in one place (:func:`validate`, run by :class:`Validated`): invalid values raise
-:class:`ValueError` (or :class:`TypeError`) at construction, naming the field and the
-accepted range, so a bad setting never reaches spaCy or torch. A setting changed from its
-default that has no effect in the chosen mode is logged once as a warning; one that has no
-effect on one kind of pool (:meth:`CageConfig.ineffective_on`) is logged once when the first
-such pool is ranked, once per setting and kind.
+:class:`Flag`, …), checked in one place (:func:`validate`, run by :class:`Validated`):
+invalid values raise :class:`ValueError` (or :class:`TypeError`) at construction, naming the
+field and the accepted range, so a bad setting never reaches spaCy or torch. A setting
+changed from its default that has no effect in the chosen mode is logged once as a warning;
+one that has no effect on one kind of pool (:meth:`CageConfig.ineffective_on`) is logged once
+when the first such pool is ranked, once per setting and kind.
 
 Modules: ``validation`` (the kit: ranges, :func:`validate`, :func:`warn_once`), one config per
 pool kind — ``chain`` (titled pools), ``untitled``, ``document``, ``gate`` (the relevance

@@ -66,9 +66,10 @@ logger = logging.getLogger("cage_core.expansion.index")
 MAX_SUBSPAN_MENTION_WORDS = 8
 """Sub-spans are looked up only in mentions of at most this many words."""
 DEFAULT_SEEDS = 3
-"""Candidates expanded from by default (why: the module docstring)."""
+"""Candidates expanded from by default (why: the ``expansion.seeds`` row of
+``docs/provenance.md``)."""
 DEFAULT_LIMIT = 8
-"""Most passages added by default (why: the module docstring)."""
+"""Most passages added by default (why: the ``expansion.limit`` row of ``docs/provenance.md``)."""
 
 LinkKind = Literal["forward", "backward", "shared", "document"]
 Link = tuple[LinkKind, str, int, Collection[str]]

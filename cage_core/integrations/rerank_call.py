@@ -197,9 +197,9 @@ def ranked_items(
     metadatas: Sequence[dict[str, Any]],
     route: DocumentRoute | None,
 ) -> list[RankedItem]:
-    """The ``owner.top_n`` best of ``pool`` (:func:`scored_rerank`), ranked with the graphs stored under ``metadatas[i][owner.graph_key]``
-    that are usable (built from that very passage, valid under ``owner.integrity_key`` when
-    given)."""
+    """The ``owner.top_n`` best of ``pool`` (:func:`scored_rerank`), ranked with the graphs
+    stored under ``metadatas[i][owner.graph_key]`` that are usable (built from that very
+    passage, valid under ``owner.integrity_key`` when given)."""
     reranker = lazy_reranker(owner)
     graphs = reranker.graph_service.stored(
         [m.get(owner.graph_key) for m in metadatas],
