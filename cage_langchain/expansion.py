@@ -118,7 +118,7 @@ class CageExpansionRetriever(BaseRetriever):
     routing: RoutingSettings | None = RoutingSettings()
     """How questions that name documents are routed (class docstring); ``None``: never."""
     cited: int = Field(default=DEFAULT_CITED, ge=0)
-    """How many documents the seeds cite by their identifier ("RFC 9110") are followed, each
+    """How many documents the seeds cite by identifier ("RFC 9110") or title are followed, each
     to its best chunk for the question (:mod:`cage_core.integrations.expanded_pool`, step 5);
     0: none."""
 

@@ -88,7 +88,7 @@ class CageExpansionRetriever(BaseRetriever):
             linked nodes (:mod:`cage_core.expansion.contract`); 0: none.
         added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.expansion.contract`, step 4).
         routing: how questions that name documents are routed (below); ``None``: never.
-        cited: how many documents the seeds cite by their identifier ("RFC 9110") are
+        cited: how many documents the seeds cite by identifier ("RFC 9110") or title are
             followed, each to its best node for the question
             (:mod:`cage_core.integrations.expanded_pool`, step 5); 0: none.
         title_key: metadata key of node titles (as the extractor's), read to tell a node's

@@ -1,15 +1,28 @@
-"""Which parts of a document's title a question may write for it, and where one stands in the
-question's words (routing's step 1c, :func:`cage_core.expansion.routing.titles_written`)."""
+"""Which parts of a document's title a question or a passage may write for it, and where one
+stands in its words (routing's step 1c, :func:`cage_core.expansion.routing.titles_written`;
+the titles a passage cites, :func:`titles_cited`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["COMMON_TITLE_SHARE", "MAX_TITLE_HOLDERS", "position", "title_parts"]
+from cage_core.expansion.document_names import DocumentNames
+from cage_core.expansion.documents import name_words, title_word
+
+__all__ = [
+    "COMMON_TITLE_SHARE",
+    "MAX_CITED_CANDIDATES",
+    "MAX_TITLE_HOLDERS",
+    "position",
+    "title_parts",
+    "titles_cited",
+]
 
 MAX_TITLE_HOLDERS = 4
 """A title names a document only when one of its words is held by at most this many
 documents' titles ("Franchise Agreement" of many franchise agreements names none)."""
+MAX_CITED_CANDIDATES = 16
+"""The most documents whose title is compared with a passage's words (:func:`titles_cited`)."""
 COMMON_TITLE_SHARE = 0.5
 """A word at a title's end that more than this share of the documents' titles hold is read
 apart from it: the collection's name, not the document's."""
@@ -43,3 +56,49 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
         if tuple(tokens[start : start + len(phrase)]) == phrase:
             return start
     return None
+
+
+def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tuple[str, str]]:
+    """``(doc_id, phrase)`` of the documents whose title ``text`` writes, in the order it
+    writes them: a part (:func:`title_parts`) of a document's marked name (its title's words
+    held as :func:`~cage_core.expansion.documents.title_word`), of at least ``least`` words,
+    one of them in at most :data:`MAX_TITLE_HOLDERS` documents' titles, as consecutive words
+    of ``text`` in any case, its identifiers left out (those are cited as identifiers). Of
+    overlapping titles the longer is cited; two documents with one title are neither cited.
+    Reads the records of the :data:`MAX_CITED_CANDIDATES` documents whose titles hold most
+    of the text's rare title words only."""
+    tokens = name_words(text)
+    marked = {title_word(w): w for w in tokens}
+    held = names.document_frequencies(marked)
+    rare = [w for w in marked if 0 < held.get(w, 0) <= MAX_TITLE_HOLDERS]
+    count: dict[str, int] = {}
+    for holders in names.documents_with(rare).values():
+        for doc_id in holders:
+            count[doc_id] = count.get(doc_id, 0) + 1
+    titles: dict[str, list[str]] = {}
+    for doc_id in sorted(count, key=lambda d: (-count[d], d))[:MAX_CITED_CANDIDATES]:
+        record = names.document(doc_id)
+        title = name_words(record.name) if record is not None else []
+        if record is not None and len(title) >= least and title_word(title[0]) in record.words:
+            titles[doc_id] = title
+    in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
+    counts = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
+    total = names.document_count()
+    found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
+    for doc_id, title in titles.items():
+        for phrase in title_parts(title, counts, total):
+            if len(phrase) < least or min(counts[w] for w in phrase) > MAX_TITLE_HOLDERS:
+                continue
+            start = position(tokens, phrase)
+            if start is not None:
+                found.append((-len(phrase), start, doc_id, phrase))
+                break
+    chosen: list[tuple[int, int, str, tuple[str, ...]]] = []
+    for match in sorted(found):
+        span = set(range(match[1], match[1] - match[0]))
+        clash = [c for c in chosen if span & set(range(c[1], c[1] - c[0]))]
+        if any(c[:2] == match[:2] for c in clash):
+            chosen = [c for c in chosen if c[:2] != match[:2]]  # one title, two documents
+        elif not clash:
+            chosen.append(match)
+    return [(doc_id, " ".join(phrase)) for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1])]

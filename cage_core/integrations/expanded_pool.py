@@ -13,9 +13,10 @@ assemble the same pool (:mod:`cage_core.expansion.contract`, with routing,
 5. **citations**: the documents the first ``seeds`` results cite by an identifier, file name
    or date that another document gives itself ("as RFC 9110 defines", "see
    ``eip-1559.md``": :func:`~cage_core.names.documents.references` against the link index's
-   document records), at most ``cited`` of them, none a seed's own
-   or a named one, each with its best chunk for ``q`` (one search restricted to their chunks),
-   ``via`` ``"cites {document's name}"``;
+   document records), then by title ("see HTTP Proxies":
+   :func:`~cage_core.expansion.title_parts.titles_cited`), at most ``cited`` of them, none a
+   seed's own or a named one, each with its best chunk for ``q`` (one search restricted to
+   their chunks), ``via`` ``"cites {document's name}"``;
 6. with a route, each named document's best chunks for the shortened question
    (:func:`~cage_core.integrations.document_routing.best_named_chunks` over one restricted
    search, else one search per document), and every pool passage's score for it;
@@ -52,6 +53,7 @@ from cage_core.expansion.contract import (
 )
 from cage_core.expansion.index import Expansion, LinkIndex
 from cage_core.expansion.routing import MAX_OWNERS, RoutingSettings
+from cage_core.expansion.title_parts import titles_cited
 from cage_core.integrations.ahead import result_or_none
 from cage_core.integrations.document_routing import (
     NAMED_DOCUMENT_KEY,
@@ -300,19 +302,21 @@ class ExpandedPool(Generic[R, S, Q]):
             pid = _id(self.store, result)
             entry = self.index.entry(pid)
             excluded.add(entry.doc_id if entry is not None and entry.doc_id else "")
-            found = references(self.store.text(self.store.passage(result)))
+            text = self.store.text(self.store.passage(result))
+            found = references(text)
             holders = names.documents_with([f.word for f in found])
+            cites: list[tuple[str, str]] = []
             for identifier in found:
                 owners = sorted(holders.get(identifier.word, ()))
-                if len(owners) > MAX_OWNERS:
-                    continue  # an identifier several documents give themselves names none
-                for doc_id in owners:
-                    record = names.document(doc_id)
-                    if doc_id in excluded or doc_id in out or record is None:
-                        continue
-                    out[doc_id] = (f"{CITES_VIA} {record.name or identifier.shown}", pid)
-                    if len(out) == self.settings.cited:
-                        return out
+                if len(owners) <= MAX_OWNERS:  # one several documents give themselves: none
+                    cites += [(doc_id, identifier.shown) for doc_id in owners]
+            for doc_id, shown in [*cites, *titles_cited(text, names)]:
+                record = names.document(doc_id)
+                if doc_id in excluded or doc_id in out or record is None:
+                    continue
+                out[doc_id] = (f"{CITES_VIA} {record.name or shown}", pid)
+                if len(out) == self.settings.cited:
+                    return out
         return out
 
     def _named(

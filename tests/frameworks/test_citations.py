@@ -1,7 +1,7 @@
 """Links across documents (:mod:`cage_core.integrations.expanded_pool`, step 5): a retrieved
 chunk that cites another document of the folder by the identifier that document gives
-itself brings that document's best chunk for the question into the pool, with a ``via`` that
-says so; in both frameworks, sync and async alike.
+itself, or by its title, brings that document's best chunk for the question into the pool,
+with a ``via`` that says so; in both frameworks, sync and async alike.
 
 The folder: three short specifications in the form numbered series write themselves (a
 ``Key: number`` header, a ``Title:`` field, the file name), split by the frameworks' own
@@ -116,3 +116,28 @@ def test_llamaindex_follows_the_same_citation(tmp_path):
     assert [n.node.node_id for n in asyncio.run(retriever.aretrieve(QUESTION))] == [
         n.node.node_id for n in pool
     ]
+
+
+def test_a_chunk_citing_another_document_by_its_title_brings_its_best_chunk(tmp_path):
+    specs = {
+        **SPECS,
+        "specs/xsp-0007.txt": SPECS["specs/xsp-0007.txt"].replace(
+            "defined in XSP 12", "that the key schedule defines"
+        ),
+    }
+    docs = CageGraphTransformer(link_index=tmp_path / "links.sqlite").transform_documents(
+        RecursiveCharacterTextSplitter(
+            chunk_size=200, chunk_overlap=0, add_start_index=True
+        ).split_documents([Document(text, metadata={"source": p}) for p, text in specs.items()])
+    )
+    store = InMemoryVectorStore.from_documents(docs, PackagedMiniLMEmbeddings())
+    base = ScoredVectorStoreRetriever(vectorstore=store, k=1)
+    (seed,) = base.invoke(QUESTION)
+    assert "that the key schedule defines" in seed.page_content
+    retriever = CageExpansionRetriever(
+        base_retriever=base, vectorstore=store, link_index=tmp_path / "links.sqlite", limit=0
+    )
+    pool = retriever.invoke(QUESTION)
+    cited = [d for d in pool if d.metadata.get(EXPANDED_VIA_KEY, "").startswith("cites ")]
+    assert [d.metadata[EXPANDED_VIA_KEY] for d in cited] == ["cites XSP 12: Key Schedule"]
+    assert CITED_ANSWER in cited[0].page_content
