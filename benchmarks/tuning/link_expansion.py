@@ -24,7 +24,9 @@ training part a rule picks (s, l), scored on the held-out part. Two rules are re
 best mean reranked Recall@5 (ties: fewer seeds, then the smaller limit), and the one-SE
 rule (the smallest expansion, by limit then seeds, whose mean is within one paired standard
 error of the best). One setting for every dataset; never per dataset. Per-question records
-go to ``--out`` (JSON); ``--report-only`` re-reads them.
+go to ``--out`` (JSON); ``--report-only`` re-reads them. ``--with-records`` pools more DEV
+records of this form into the cross-validation (``tuning/expansion_folders.py``'s: the DEV
+folders through the LangChain README path), and the report then gives each source's mean.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from crossval.grids import EXPANSION_SEEDS as SEEDS
 
 from cage_core import CageReranker, Passage
 from cage_core.eval.datasets import load_questions
+from cage_core.expansion.algorithm import DEFAULT_LIMIT, DEFAULT_SEEDS
 from cage_core.expansion.index import LinkIndex
 from cage_core.names.subjects import passage_subject
 
@@ -149,6 +152,7 @@ def mean(values: list[float]) -> float:
 
 
 SETTINGS = [(s, limit) for s in SEEDS for limit in LIMITS]
+SHIPPED = (DEFAULT_SEEDS, DEFAULT_LIMIT)
 
 
 def r5_of(records: list[dict], setting: tuple[int, int]) -> np.ndarray:
@@ -217,8 +221,8 @@ def table(records: list[dict], setting: tuple[int, int]) -> list[str]:
 
 def report(records: list[dict]) -> None:
     print(
-        "\nmean cage R@5 over all questions (3 files x 2 title settings); rows: seeds, "
-        f"columns: limit {LIMITS}"
+        f"\nmean cage R@5 over all {len(records)} questions (3 files x 2 title settings, and "
+        f"those of --with-records); rows: seeds, columns: limit {LIMITS}"
     )
     for s in SEEDS:
         print(f"  {s}: " + " ".join(f"{r5_of(records, (s, limit)).mean():.4f}" for limit in LIMITS))
@@ -228,6 +232,23 @@ def report(records: list[dict]) -> None:
             f"{FOLDS}-fold CV, {label}: fold choices (seeds, limit) {choices}; "
             f"held-out mean cage R@5 {held_out:.4f}; on all of DEV: {choose(records)}"
         )
+    best, shipped = r5_of(records, best_setting(records)), r5_of(records, SHIPPED)
+    diff = shipped - best
+    se = diff.std(ddof=1) / np.sqrt(len(diff))
+    print(
+        f"shipped {SHIPPED}: mean cage R@5 {shipped.mean():.4f}, {diff.mean():+.4f} against the "
+        f"best mean (one paired standard error {se:.4f}: "
+        f"{'within' if diff.mean() >= -se else 'outside'} it)"
+    )
+    groups = sorted({r["file"] for r in records} - set(FILES))
+    if groups:  # pooled with --with-records: each source's mean at the choices and the default
+        chosen = dict.fromkeys([one_se_setting(records), best_setting(records), SHIPPED])
+        print("\nmean cage R@5 per source at " + ", ".join(map(str, chosen)))
+        for label, rs in [("Wikipedia DEV", [r for r in records if r["file"] in FILES])] + [
+            (name, [r for r in records if r["file"] == name]) for name in groups
+        ]:
+            cells = " ".join(f"{r5_of(rs, sl).mean():.4f}" for sl in chosen)
+            print(f"  {label} ({len(rs)}): {cells}")
     for setting in (one_se_setting(records), best_setting(records)):
         print(f"\nseeds={setting[0]}, limit={setting[1]}")
         print("\n".join(table(records, setting)))
@@ -245,11 +266,22 @@ def main() -> None:
         "--files", default=",".join(FILES), help="comma-separated (default: all three)"
     )
     parser.add_argument("--report-only", action="store_true", help="only re-read --out and report")
+    parser.add_argument(
+        "--with-records",
+        default="",
+        help="comma-separated JSON files of more DEV records in this form (e.g. "
+        "tuning/expansion_folders.py's), pooled into the cross-validation",
+    )
     args = parser.parse_args()
+    extra = [
+        r
+        for f in filter(None, args.with_records.split(","))
+        for r in json.loads(Path(f).read_text(encoding="utf-8"))["records"]
+    ]
     if args.report_only:
         data = json.loads(Path(args.out).read_text(encoding="utf-8"))
         print(json.dumps(data["infos"], indent=1))
-        report(data["records"])
+        report(data["records"] + extra)
         return
     reranker = CageReranker(graph_store=args.graph_store)
     records, infos = [], {}
@@ -265,7 +297,7 @@ def main() -> None:
                 flush=True,
             )
     Path(args.out).write_text(json.dumps({"records": records, "infos": infos}), encoding="utf-8")
-    report(records)
+    report(records + extra)
 
 
 if __name__ == "__main__":
