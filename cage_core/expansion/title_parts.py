@@ -101,4 +101,6 @@ def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tup
             chosen = [c for c in chosen if c[:2] != match[:2]]  # one title, two documents
         elif not clash:
             chosen.append(match)
-    return [(doc_id, " ".join(phrase)) for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1])]
+    return [
+        (doc_id, " ".join(phrase)) for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1])
+    ]
