@@ -28,13 +28,15 @@ COMMON_TITLE_SHARE = 0.5
 apart from it: the collection's name, not the document's."""
 
 
-def title_parts(title: list[str], counts: Mapping[str, int], total: int) -> list[tuple[str, ...]]:
+def title_parts(
+    title: list[str], counts: Mapping[str, int], total: int, *, core_runs: bool = True
+) -> list[tuple[str, ...]]:
     """The parts of ``title`` a question may write for it, longest first, ``counts`` saying
     how many of the ``total`` documents' titles hold each word: the title; the title less the
     words at its end, at its start, at both ends that more than :data:`COMMON_TITLE_SHARE` of
-    them hold; and every run of its words that holds its *core*, the shortest run with every
-    one of its words that no other title holds ("board meeting substitutes" of "Rust
-    Foundation Board Meeting Substitutes"), when it has such a word."""
+    them hold; and, with ``core_runs``, every run of its words that holds its *core*, the
+    shortest run with every one of its words that no other title holds ("board meeting
+    substitutes" of "Rust Foundation Board Meeting Substitutes"), when it has such a word."""
     common = [counts.get(w, 0) > total * COMMON_TITLE_SHARE for w in title]
     end = len(title)
     while end > 0 and common[end - 1]:
@@ -44,7 +46,7 @@ def title_parts(title: list[str], counts: Mapping[str, int], total: int) -> list
         start += 1
     parts = [tuple(title), tuple(title[:end]), tuple(title[start:]), tuple(title[start:end])]
     rarest = [i for i, w in enumerate(title) if counts.get(w, 0) <= 1]
-    if rarest:
+    if rarest and core_runs:
         first, last = rarest[0], rarest[-1] + 1
         parts += [tuple(title[a:b]) for a in range(first + 1) for b in range(last, len(title) + 1)]
     return sorted(dict.fromkeys(p for p in parts if p), key=len, reverse=True)
@@ -60,9 +62,12 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
 
 def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tuple[str, str]]:
     """``(doc_id, phrase)`` of the documents whose title ``text`` writes, in the order it
-    writes them: a part (:func:`title_parts`) of a document's marked name (its title's words
-    held as :func:`~cage_core.expansion.documents.title_word`), of at least ``least`` words,
-    one of them in at most :data:`MAX_TITLE_HOLDERS` documents' titles, as consecutive words
+    writes them: a document's marked name (its title's words held as
+    :func:`~cage_core.expansion.documents.title_word`), whole or less the words at its ends
+    most titles hold (:func:`title_parts` without core runs: a text that cites a document
+    writes its title, where a question may shorten "Contract code size limit" to "code
+    size"), of at least ``least`` words, one of them in at most :data:`MAX_TITLE_HOLDERS`
+    documents' titles, as consecutive words
     of ``text`` in any case, its identifiers left out (those are cited as identifiers). Of
     overlapping titles the longer is cited; two documents with one title are neither cited.
     Reads the records of the :data:`MAX_CITED_CANDIDATES` documents whose titles hold most
@@ -86,7 +91,7 @@ def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tup
     total = names.document_count()
     found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
     for doc_id, title in titles.items():
-        for phrase in title_parts(title, counts, total):
+        for phrase in title_parts(title, counts, total, core_runs=False):
             if len(phrase) < least or min(counts[w] for w in phrase) > MAX_TITLE_HOLDERS:
                 continue
             start = position(tokens, phrase)

@@ -62,3 +62,11 @@ def test_a_title_one_document_alone_holds_is_cited() -> None:
 
 def test_a_passage_writing_no_title_cites_nothing() -> None:
     assert titles_cited("Nothing here names a page of the folder.", folder()) == []
+
+
+def test_a_run_of_a_longer_title_is_not_a_citation() -> None:
+    pages = {**PAGES, "limits.md": "# Contract code size limit\n\nThe limit is 24576 bytes."}
+    assert titles_cited("The code size of a contract is its length.", folder(pages)) == []
+    assert titles_cited("See the contract code size limit.", folder(pages)) == [
+        ("limits.md", "contract code size limit")
+    ]
