@@ -84,26 +84,31 @@ def top_vias(ids: Sequence[str], metadatas: Sequence[dict]) -> list[Via]:
     return out
 
 
-def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
-    """The LangChain path (module docstring): method -> ``rank(question)``."""
-    from langchain_classic.retrievers import EnsembleRetriever
-    from langchain_community.retrievers import BM25Retriever
+def langchain_ingest(chunks: list) -> tuple[list, Any, Any]:
+    """The README's LangChain ingest of ``chunks``: ``CageGraphTransformer`` writing a new link
+    index, then an ``InMemoryVectorStore`` with the packaged MiniLM. Returns the chunks as
+    ingested, the store and the link index."""
     from langchain_core.vectorstores import InMemoryVectorStore
 
     from cage_core.expansion.index import LinkIndex
-    from cage_core.integrations.document_routing import ROUTE_KEY
-    from cage_langchain import (
-        CageExpansionRetriever,
-        CageGraphTransformer,
-        CageRerank,
-        PackagedMiniLMEmbeddings,
-        ScoredVectorStoreRetriever,
-    )
+    from cage_langchain import CageGraphTransformer, PackagedMiniLMEmbeddings
 
     links = LinkIndex()
     enriched = list(CageGraphTransformer(link_index=links).transform_documents(chunks))
     store = InMemoryVectorStore(PackagedMiniLMEmbeddings())
     store.add_documents(enriched)
+    return enriched, store, links
+
+
+def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
+    """The LangChain path (module docstring): method -> ``rank(question)``."""
+    from langchain_classic.retrievers import EnsembleRetriever
+    from langchain_community.retrievers import BM25Retriever
+
+    from cage_core.integrations.document_routing import ROUTE_KEY
+    from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
+
+    enriched, store, links = langchain_ingest(chunks)
     base = ScoredVectorStoreRetriever(vectorstore=store, k=k)
     expand = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=links)
     cage = CageRerank(top_n=None)

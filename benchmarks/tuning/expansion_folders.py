@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import DATA, gold_ids, load_chunks, recall
+from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
 from crossval.grids import EXPANSION_LIMITS, EXPANSION_SEEDS
 
 K = 20
@@ -34,22 +34,11 @@ K = 20
 
 def folder(name: str) -> list[dict]:
     """One record per question with gold: its Recall@5 for every (seeds, limit)."""
-    from langchain_core.vectorstores import InMemoryVectorStore
-
-    from cage_core.expansion.index import LinkIndex
-    from cage_langchain import (
-        CageExpansionRetriever,
-        CageGraphTransformer,
-        CageRerank,
-        PackagedMiniLMEmbeddings,
-        ScoredVectorStoreRetriever,
-    )
+    from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
 
     spec, chunks = load_chunks(DATA / f"{name}.json")
     gold = gold_ids(spec, chunks)
-    links = LinkIndex()
-    store = InMemoryVectorStore(PackagedMiniLMEmbeddings())
-    store.add_documents(list(CageGraphTransformer(link_index=links).transform_documents(chunks)))
+    _, store, links = langchain_ingest(chunks)
     base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
     cage = CageRerank()
     records = []

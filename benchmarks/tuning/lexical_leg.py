@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import DATA, gold_ids, load_chunks, recall
+from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
 
 K = 20
 LEGS = ("expanded", "BM25 5", "BM25 10", "names")
@@ -79,26 +79,15 @@ def name_passages(links: Any, question: str) -> list[str]:
 def folder(name: str) -> dict[str, dict[str, tuple[float, float, int]]]:
     """Per question, per leg: (gold share in the pool, R@5 after CAGE, passages added)."""
     from langchain_community.retrievers import BM25Retriever
-    from langchain_core.vectorstores import InMemoryVectorStore
 
-    from cage_core.expansion.index import LinkIndex
     from cage_core.integrations.document_routing import ROUTE_KEY, ROUTE_SCORE_KEY
     from cage_core.metadata import RETRIEVAL_SCORE_KEY
-    from cage_langchain import (
-        CageExpansionRetriever,
-        CageGraphTransformer,
-        CageRerank,
-        PackagedMiniLMEmbeddings,
-        ScoredVectorStoreRetriever,
-    )
+    from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
 
     spec, chunks = load_chunks(DATA / f"{name}.json")
     gold = gold_ids(spec, chunks)
-    links = LinkIndex()
-    enriched = list(CageGraphTransformer(link_index=links).transform_documents(chunks))
-    embeddings = PackagedMiniLMEmbeddings()
-    store = InMemoryVectorStore(embeddings)
-    store.add_documents(enriched)
+    enriched, store, links = langchain_ingest(chunks)
+    embeddings = store.embeddings
     base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
     expand = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=links)
     cage = CageRerank(top_n=None)
