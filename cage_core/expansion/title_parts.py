@@ -4,7 +4,7 @@ the titles a passage cites, :func:`titles_cited`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import name_words, title_word
@@ -60,7 +60,9 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     return None
 
 
-def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tuple[str, str]]:
+def titles_cited(
+    text: str, names: DocumentNames, *, least: int = 2, excluded: Collection[str] = ()
+) -> list[tuple[str, str]]:
     """``(doc_id, phrase)`` of the documents whose title ``text`` writes, in the order it
     writes them: a document's marked name (its title's words held as
     :func:`~cage_core.expansion.documents.title_word`), whole or less the words at its ends
@@ -71,7 +73,7 @@ def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tup
     of ``text`` in any case, its identifiers left out (those are cited as identifiers). Of
     overlapping titles the longer is cited; two documents with one title are neither cited.
     Reads the records of the :data:`MAX_CITED_CANDIDATES` documents whose titles hold most
-    of the text's rare title words only."""
+    of the text's rare title words only, none of ``excluded`` (the citing text's own)."""
     tokens = name_words(text)
     marked = {title_word(w): w for w in tokens}
     held = names.document_frequencies(marked)
@@ -81,7 +83,8 @@ def titles_cited(text: str, names: DocumentNames, *, least: int = 2) -> list[tup
         for doc_id in holders:
             count[doc_id] = count.get(doc_id, 0) + 1
     titles: dict[str, list[str]] = {}
-    for doc_id in sorted(count, key=lambda d: (-count[d], d))[:MAX_CITED_CANDIDATES]:
+    candidates = sorted((d for d in count if d not in excluded), key=lambda d: (-count[d], d))
+    for doc_id in candidates[:MAX_CITED_CANDIDATES]:
         record = names.document(doc_id)
         title = name_words(record.name) if record is not None else []
         if record is not None and len(title) >= least and title_word(title[0]) in record.words:

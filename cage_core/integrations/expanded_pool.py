@@ -310,7 +310,8 @@ class ExpandedPool(Generic[R, S, Q]):
                 owners = sorted(holders.get(identifier.word, ()))
                 if len(owners) <= MAX_OWNERS:  # one several documents give themselves: none
                     cites += [(doc_id, identifier.shown) for doc_id in owners]
-            for doc_id, shown in [*cites, *titles_cited(text, names)]:
+            titled = titles_cited(text, names, excluded=excluded | out.keys())
+            for doc_id, shown in [*cites, *titled]:
                 record = names.document(doc_id)
                 if doc_id in excluded or doc_id in out or record is None:
                     continue

@@ -70,3 +70,10 @@ def test_a_run_of_a_longer_title_is_not_a_citation() -> None:
     assert titles_cited("See the contract code size limit.", folder(pages)) == [
         ("limits.md", "contract code size limit")
     ]
+
+
+def test_excluded_documents_are_not_cited() -> None:
+    text = "See HTTP Proxies and the REST Backend."
+    assert titles_cited(text, folder(), excluded={"advanced/proxies.md"}) == [
+        ("backends/rest.md", "rest backend")
+    ]
