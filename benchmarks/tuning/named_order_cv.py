@@ -14,7 +14,8 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
 - ``lead L`` (L = 1 … 5): the named passages' best ``L`` by ``f`` above every other; the rest
   of the pool, named or not, in ``f`` order;
 - ``… by relevance``: the same, the lifted named passages ordered by ``r`` instead of ``f``;
-- ``all by f + λ r`` (λ = 0.5, 1; today's rule: λ = 0.5, ``NAMED_RELEVANCE_WEIGHT``; ``z``: each standardised over the pool first): every named
+- ``all by f + λ r`` (λ = 0.5, 1, 2, 4; today's rule: λ = 0.5, ``NAMED_RELEVANCE_WEIGHT``;
+  ``z``: each standardised over the pool first, λ = 0.5, 1): every named
   passage first, ordered by CAGE's fused score plus λ times its own relevance term
   (``PoolScores.relevance``): within one named document the chunks' links say less, the
   question's match more;
@@ -32,6 +33,10 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   named document in the pool's order (the retriever's best outside the named documents)
   instead; ``…, the first passage and … in the top 5``: both, each one below the top 5 put in
   its last places (first passage first);
+- ``all by r, two asks f + 0.5 r``: a question that asks one thing (``asked_parts``) has its
+  named passages ordered by ``r`` (a look-up in the documents it names), one that asks more
+  by ``f + 0.5 r``; alone and with ``two asks: …, the first passage 5th`` (as are λ = 2, 4 and
+  ``by relevance``);
 - ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
   or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
   cosine of the ask and the passage's text), when it is of no named document and below the
@@ -101,7 +106,8 @@ from cage_core.scoring import cosine_matrix, ranking
 K = 20
 LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
 EACH_ASK = (None, "f", "each ask")
-BLENDS = ("f + 0.5 r", "f + r", "z f + 0.5 z r", "z f + z r")
+ONE_ASK_R = "r, two asks f + 0.5 r"  # a one-ask question's named passages by relevance
+BLENDS = ("f + 0.5 r", "f + r", "f + 2 r", "f + 4 r", "z f + 0.5 z r", "z f + z r")
 CHOICES = [
     *[(lead, by, "") for by in ("f", "r") for lead in LEADS],
     *[(None, by, "") for by in BLENDS],
@@ -109,6 +115,8 @@ CHOICES = [
     EACH_ASK,
     *[(None, by, "first") for by in ("f", "f + 0.5 r")],
     (None, "f + 0.5 r", "two asks: first"),
+    *[(None, by, "two asks: first") for by in ("f + 2 r", "f + 4 r", "r", ONE_ASK_R)],
+    (None, ONE_ASK_R, ""),
     (None, "f + 0.5 r", "two asks: other"),
     (None, "f + 0.5 r", "two asks: first, other"),
     (None, "f + 0.5 r", "two asks: retrieved other"),
@@ -141,7 +149,8 @@ def label(choice: tuple[int | None, str, str]) -> str:
 def blended(fused: np.ndarray, own: np.ndarray, by: str) -> np.ndarray:
     """The key of a ``BLENDS`` choice: ``f + λ·r`` of CAGE's fused score and its own relevance
     term, each standardised over the pool first for the ``z`` ones."""
-    weight = 0.5 if "0.5" in by else 1.0
+    numbers = [float(w) for w in by.split() if w[0].isdigit()]
+    weight = numbers[0] if numbers else 1.0  # "f + 2 r": 2; "z f + z r": 1
     if by.startswith("z"):
         return zscore(fused) + weight * zscore(own)
     return fused + weight * own
@@ -220,6 +229,9 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
                 choice = (None, "f", "")
             if choice[2].startswith("two asks: ") and not two_ask:
                 choice = (None, choice[1], "")
+            if choice[1] == ONE_ASK_R:
+                by = "f + 0.5 r" if asked_parts(q["question"]) >= 2 else "r"
+                choice = (choice[0], by, choice[2])
             rows = order(q["fused"], q["relevance"], q["named"], choice, q["own"])
             if choice == EACH_ASK:
                 rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
