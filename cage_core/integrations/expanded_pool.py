@@ -296,7 +296,8 @@ class ExpandedPool(Generic[R, S, Q]):
         (module docstring, step 5), in the order they are cited, at most ``cited``."""
         if not self.settings.cited:
             return {}
-        names, out = self.index.documents(), {}
+        names = self.index.documents()
+        out: dict[str, tuple[str, str]] = {}
         excluded = set(route.doc_ids)
         for result in results[: self.settings.seeds]:
             pid = _id(self.store, result)
