@@ -141,3 +141,30 @@ def test_a_chunk_citing_another_document_by_its_title_brings_its_best_chunk(tmp_
     cited = [d for d in pool if d.metadata.get(EXPANDED_VIA_KEY, "").startswith("cites ")]
     assert [d.metadata[EXPANDED_VIA_KEY] for d in cited] == ["cites XSP 12: Key Schedule"]
     assert CITED_ANSWER in cited[0].page_content
+
+
+def test_llamaindex_follows_a_citation_by_title(tmp_path):
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.core.schema import Document as LlamaDocument
+
+    from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
+    from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
+
+    specs = {
+        **SPECS,
+        "specs/xsp-0007.txt": SPECS["specs/xsp-0007.txt"].replace(
+            "defined in XSP 12", "that the key schedule defines"
+        ),
+    }
+    documents = [LlamaDocument(text=text, metadata={"file_path": p}) for p, text in specs.items()]
+    nodes = SentenceSplitter(chunk_size=128, chunk_overlap=0).get_nodes_from_documents(documents)
+    nodes = CageGraphExtractor(link_index=tmp_path / "links.sqlite")(nodes)
+    index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+    retriever = LlamaExpansion(
+        index.as_retriever(similarity_top_k=1), index, tmp_path / "links.sqlite", limit=0
+    )
+    pool = retriever.retrieve(QUESTION)
+    cited = [n for n in pool if n.node.metadata.get(EXPANDED_VIA_KEY, "").startswith("cites ")]
+    assert [n.node.metadata[EXPANDED_VIA_KEY] for n in cited] == ["cites XSP 12: Key Schedule"]
+    assert CITED_ANSWER in cited[0].node.get_content()
