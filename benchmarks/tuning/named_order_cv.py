@@ -37,6 +37,9 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   named passages ordered by ``r`` (a look-up in the documents it names), one that asks more
   by ``f + 0.5 r``; alone and with ``two asks: …, the first passage 5th`` (as are λ = 2, 4 and
   ``by relevance``);
+- ``… @lw W``: the pool scored by ``cage`` with ``document.lexical_weight`` = W (0.5, 1; 1.5,
+  the shipped, as a check that the column reproduces the shipped order), with the shipped
+  rule (``two asks: all by f + 0.5 r, the first passage 5th``);
 - ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
   or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
   cosine of the ask and the passage's text), when it is of no named document and below the
@@ -83,6 +86,7 @@ from crossval.dev_folders import gold_ids, llamaindex_methods, load_chunks
 from crossval.folds import fold_array
 from crossval.questions import asked_parts, asks
 
+from cage_core import CageConfig
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
 from cage_core.eval.datasets import load_questions
@@ -107,6 +111,7 @@ K = 20
 LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
 EACH_ASK = (None, "f", "each ask")
 ONE_ASK_R = "r, two asks f + 0.5 r"  # a one-ask question's named passages by relevance
+ROUTED_LEXICAL = (0.5, 1.0, 1.5)  # document.lexical_weight of a routed pool (1.5: the shipped)
 BLENDS = ("f + 0.5 r", "f + r", "f + 2 r", "f + 4 r", "z f + 0.5 z r", "z f + z r")
 CHOICES = [
     *[(lead, by, "") for by in ("f", "r") for lead in LEADS],
@@ -117,6 +122,7 @@ CHOICES = [
     (None, "f + 0.5 r", "two asks: first"),
     *[(None, by, "two asks: first") for by in ("f + 2 r", "f + 4 r", "r", ONE_ASK_R)],
     (None, ONE_ASK_R, ""),
+    *[(None, f"f + 0.5 r @lw{lw}", "two asks: first") for lw in ROUTED_LEXICAL],
     (None, "f + 0.5 r", "two asks: other"),
     (None, "f + 0.5 r", "two asks: first, other"),
     (None, "f + 0.5 r", "two asks: retrieved other"),
@@ -229,10 +235,15 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
                 choice = (None, "f", "")
             if choice[2].startswith("two asks: ") and not two_ask:
                 choice = (None, choice[1], "")
+            fused, own = q["fused"], q["own"]
+            if "@lw" in choice[1]:  # the pool scored with another document.lexical_weight
+                by, lw = choice[1].split(" @lw")
+                fused, own = q[f"fused lw{lw}"], q[f"own lw{lw}"]
+                choice = (choice[0], by, choice[2])
             if choice[1] == ONE_ASK_R:
                 by = "f + 0.5 r" if asked_parts(q["question"]) >= 2 else "r"
                 choice = (choice[0], by, choice[2])
-            rows = order(q["fused"], q["relevance"], q["named"], choice, q["own"])
+            rows = order(fused, q["relevance"], q["named"], choice, own)
             if choice == EACH_ASK:
                 rows = with_asks(rows, q["ask_best"], np.asarray(q["named"], dtype=bool))
             only = choice[2]
@@ -305,9 +316,22 @@ def corpus_questions(
                 "relevance": np.asarray(hybrid.score(pool), dtype=np.float64),
                 "own": np.asarray(scored.relevance, dtype=np.float64),
                 "named": np.array([corpus.passages[i].doc_id in route.doc_ids for i in ids]),
+                **lexical_variants(pool, reranker.config),
             }
         )
     return routed, unrouted
+
+
+def lexical_variants(pool: Pool, config: CageConfig) -> dict[str, np.ndarray]:
+    """``cage``'s fused score and own relevance of ``pool`` with each ``ROUTED_LEXICAL`` as
+    ``document.lexical_weight`` (the ``@lw`` choices)."""
+    out = {}
+    for lw in ROUTED_LEXICAL:
+        document = config.document.replace(lexical_weight=lw)
+        scored = pool_scores(get_method("cage", config.replace(document=document)), pool)
+        out[f"fused lw{lw}"] = np.asarray(scored.fused, dtype=np.float64)
+        out[f"own lw{lw}"] = np.asarray(scored.relevance, dtype=np.float64)
+    return out
 
 
 def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]:
@@ -359,6 +383,7 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
                     "relevance": np.asarray(pool_scores(hybrid, pool).fused, dtype=np.float64),
                     "own": np.asarray(seen["scores"].relevance, dtype=np.float64),
                     "named": seen["named"],
+                    **lexical_variants(pool, CageConfig()),
                 }
             )
     finally:
@@ -395,7 +420,13 @@ def corpus_texts(data: Path, corpus_path: str) -> Any:
     return lambda i: passages[i].content
 
 
-ARRAYS = ("fused", "relevance", "own", "named")
+ARRAYS = (
+    "fused",
+    "relevance",
+    "own",
+    "named",
+    *[f"{score} lw{lw}" for lw in ROUTED_LEXICAL for score in ("fused", "own")],
+)
 
 
 def to_json(part: tuple[list[dict[str, Any]], list[tuple[str, np.ndarray]]]) -> dict[str, Any]:
