@@ -12,6 +12,7 @@ from cage_core.expansion.documents import name_words, title_word
 __all__ = [
     "COMMON_TITLE_SHARE",
     "MAX_CITED_CANDIDATES",
+    "MAX_CITED_WORDS",
     "MAX_TITLE_HOLDERS",
     "position",
     "title_parts",
@@ -23,6 +24,10 @@ MAX_TITLE_HOLDERS = 4
 documents' titles ("Franchise Agreement" of many franchise agreements names none)."""
 MAX_CITED_CANDIDATES = 16
 """The most documents whose title is compared with a passage's words (:func:`titles_cited`)."""
+MAX_CITED_WORDS = 128
+"""The most distinct words of a passage, in reading order, looked up among the titles'
+words (:func:`titles_cited`): a 500-character chunk has fewer; it bounds what a long passage
+costs, above all against a store with an integrity key, which checks each word it finds."""
 COMMON_TITLE_SHARE = 0.5
 """A word at a title's end that more than this share of the documents' titles hold is read
 apart from it: the collection's name, not the document's."""
@@ -73,9 +78,10 @@ def titles_cited(
     of ``text`` in any case, its identifiers left out (those are cited as identifiers). Of
     overlapping titles the longer is cited; two documents with one title are neither cited.
     Reads the records of the :data:`MAX_CITED_CANDIDATES` documents whose titles hold most
-    of the text's rare title words only, none of ``excluded`` (the citing text's own)."""
+    of the text's rare title words only, none of ``excluded`` (the citing text's own), and
+    the text's first :data:`MAX_CITED_WORDS` distinct words only."""
     tokens = name_words(text)
-    marked = {title_word(w): w for w in tokens}
+    marked = {title_word(w): w for w in list(dict.fromkeys(tokens))[:MAX_CITED_WORDS]}
     held = names.document_frequencies(marked)
     rare = [w for w in marked if 0 < held.get(w, 0) <= MAX_TITLE_HOLDERS]
     count: dict[str, int] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from cage_core.expansion.document_names import MemoryDocumentNames
 from cage_core.expansion.documents import document_record
-from cage_core.expansion.title_parts import titles_cited
+from cage_core.expansion.title_parts import MAX_CITED_WORDS, titles_cited
 
 MINUTES = "# Council meeting {date}\n\nAttendees: Carl, Dora\n"
 PAGES = {
@@ -77,3 +77,13 @@ def test_excluded_documents_are_not_cited() -> None:
     assert titles_cited(text, folder(), excluded={"advanced/proxies.md"}) == [
         ("backends/rest.md", "rest backend")
     ]
+
+
+def test_a_title_written_after_the_words_read_is_not_cited() -> None:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    filler = " ".join(f"fill{a}{b}" for a in letters for b in letters)  # 676 distinct words
+    assert len(set(filler.split())) > MAX_CITED_WORDS
+    assert titles_cited(f"See HTTP Proxies. {filler}", folder()) == [
+        ("advanced/proxies.md", "http proxies")
+    ]
+    assert titles_cited(f"{filler} See HTTP Proxies.", folder()) == []
