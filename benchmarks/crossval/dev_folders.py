@@ -147,26 +147,18 @@ def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], R
     return methods, links
 
 
-def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
-    """The LlamaIndex path: the same chunks as ``TextNode``s under the same ids, with what a
-    node parser gives them (``SOURCE`` = the file, ``PREVIOUS`` / ``NEXT`` within it,
-    ``start_char_idx``; ``source`` in metadata, not embedded), ``CageGraphExtractor`` in an
-    ``IngestionPipeline``, ``VectorStoreIndex`` with the packaged MiniLM."""
+def llamaindex_ingest(chunks: list) -> tuple[list, Any, Any]:
+    """The LlamaIndex ingest of ``chunks``: the same chunks as ``TextNode``s under the same ids,
+    with what a node parser gives them (``SOURCE`` = the file, ``PREVIOUS`` / ``NEXT`` within
+    it, ``start_char_idx``; ``source`` in metadata, not embedded), ``CageGraphExtractor`` in an
+    ``IngestionPipeline`` writing a new link index, ``VectorStoreIndex`` with the packaged
+    MiniLM. Returns the nodes as ingested, the index and the link index."""
     from llama_index.core import VectorStoreIndex
     from llama_index.core.ingestion import IngestionPipeline
-    from llama_index.core.llms import MockLLM
-    from llama_index.core.retrievers import QueryFusionRetriever
     from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
-    from llama_index.retrievers.bm25 import BM25Retriever
 
     from cage_core.expansion.index import LinkIndex
-    from cage_core.integrations.document_routing import ROUTE_KEY
-    from cage_llamaindex import (
-        CageExpansionRetriever,
-        CageGraphExtractor,
-        CageRerank,
-        PackagedMiniLMEmbedding,
-    )
+    from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
     nodes = []
     for chunk in chunks:
@@ -192,6 +184,19 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
         nodes=nodes
     )
     index = VectorStoreIndex(enriched, embed_model=PackagedMiniLMEmbedding())
+    return enriched, index, links
+
+
+def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
+    """The LlamaIndex path (:func:`llamaindex_ingest`): method -> ``rank(question)``."""
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.retrievers import QueryFusionRetriever
+    from llama_index.retrievers.bm25 import BM25Retriever
+
+    from cage_core.integrations.document_routing import ROUTE_KEY
+    from cage_llamaindex import CageExpansionRetriever, CageRerank
+
+    enriched, index, links = llamaindex_ingest(chunks)
     base = index.as_retriever(similarity_top_k=k)
     expand = CageExpansionRetriever(base, index, links)
     cage = CageRerank(top_n=None, index=index)  # the README path: cosines of stored vectors
