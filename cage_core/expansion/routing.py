@@ -83,7 +83,13 @@ from cage_core.expansion.question_text import (
     without_words,
     written_names,
 )
-from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, position, title_parts
+from cage_core.expansion.title_parts import (
+    MAX_TITLE_HOLDERS,
+    Match,
+    longest_matches,
+    position,
+    title_parts,
+)
 from cage_core.lang.en import DEFINITE_ARTICLE
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import MAX_NAME_WORDS, words
@@ -313,7 +319,7 @@ def titles_written(
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
     written = written_names(question)
-    found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
+    found: list[Match] = []
     for doc_id, title in titles.items():
         counts = titled if doc_id in marked else known  # a store written before title marks
         for phrase in title_parts(title, counts, total):
@@ -332,14 +338,9 @@ def titles_written(
             if start is not None:
                 found.append((-len(phrase), start, doc_id, phrase))
                 break
-    chosen: list[tuple[int, int, str, tuple[str, ...]]] = []
-    for match in sorted(found):
-        span = range(match[1], match[1] - match[0])
-        clash = [c for c in chosen if set(span) & set(range(c[1], c[1] - c[0]))]
-        if any(c[:2] == match[:2] for c in clash):
-            return None  # two documents with one title: ambiguous
-        if not clash:
-            chosen.append(match)
+    chosen, shared = longest_matches(found)
+    if shared:
+        return None  # two documents with one title: ambiguous
     if not 0 < len(chosen) <= settings.max_documents:
         return None
     unit = _idf(1, total)

@@ -14,6 +14,8 @@ __all__ = [
     "MAX_CITED_CANDIDATES",
     "MAX_CITED_WORDS",
     "MAX_TITLE_HOLDERS",
+    "Match",
+    "longest_matches",
     "position",
     "title_parts",
     "titles_cited",
@@ -65,6 +67,30 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     return None
 
 
+Match = tuple[int, int, str, tuple[str, ...]]
+"""A title written in a text: ``(-length, start, doc_id, words)``, so sorting puts the longest,
+then the earliest, first."""
+
+
+def longest_matches(found: list[Match]) -> tuple[list[Match], bool]:
+    """The matches of ``found`` that no longer (or as long and earlier) match overlaps, in
+    that order; and whether two documents' titles stand on one span (every match on such a
+    span is left out: one title of several documents names none of them)."""
+    chosen: list[Match] = []
+    shared: set[tuple[int, int]] = set()
+    for match in sorted(found):
+        if match[:2] in shared:
+            continue
+        span = set(range(match[1], match[1] - match[0]))
+        clash = [c for c in chosen if span & set(range(c[1], c[1] - c[0]))]
+        if any(c[:2] == match[:2] for c in clash):
+            shared.add(match[:2])
+            chosen = [c for c in chosen if c[:2] != match[:2]]
+        elif not clash:
+            chosen.append(match)
+    return chosen, bool(shared)
+
+
 def titles_cited(
     text: str, names: DocumentNames, *, least: int = 2, excluded: Collection[str] = ()
 ) -> list[tuple[str, str]]:
@@ -76,7 +102,8 @@ def titles_cited(
     size"), of at least ``least`` words, one of them in at most :data:`MAX_TITLE_HOLDERS`
     documents' titles, as consecutive words
     of ``text`` in any case, its identifiers left out (those are cited as identifiers). Of
-    overlapping titles the longer is cited; two documents with one title are neither cited.
+    overlapping titles the longer is cited; documents that share one title are none of them
+    cited (:func:`longest_matches`).
     Reads the records of the :data:`MAX_CITED_CANDIDATES` documents whose titles hold most
     of the text's rare title words only, none of ``excluded`` (the citing text's own), and
     the text's first :data:`MAX_CITED_WORDS` distinct words only."""
@@ -98,7 +125,7 @@ def titles_cited(
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     counts = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
     total = names.document_count()
-    found: list[tuple[int, int, str, tuple[str, ...]]] = []  # (-length, start, doc, words)
+    found: list[Match] = []
     for doc_id, title in titles.items():
         for phrase in title_parts(title, counts, total, core_runs=False):
             if len(phrase) < least or min(counts[w] for w in phrase) > MAX_TITLE_HOLDERS:
@@ -107,14 +134,7 @@ def titles_cited(
             if start is not None:
                 found.append((-len(phrase), start, doc_id, phrase))
                 break
-    chosen: list[tuple[int, int, str, tuple[str, ...]]] = []
-    for match in sorted(found):
-        span = set(range(match[1], match[1] - match[0]))
-        clash = [c for c in chosen if span & set(range(c[1], c[1] - c[0]))]
-        if any(c[:2] == match[:2] for c in clash):
-            chosen = [c for c in chosen if c[:2] != match[:2]]  # one title, two documents
-        elif not clash:
-            chosen.append(match)
+    chosen, _ = longest_matches(found)
     return [
         (doc_id, " ".join(phrase)) for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1])
     ]

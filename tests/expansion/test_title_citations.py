@@ -87,3 +87,8 @@ def test_a_title_written_after_the_words_read_is_not_cited() -> None:
         ("advanced/proxies.md", "http proxies")
     ]
     assert titles_cited(f"{filler} See HTTP Proxies.", folder()) == []
+
+
+def test_a_title_three_documents_share_cites_none_of_them() -> None:
+    pages = {**PAGES, "older/ssl.md": "# SSL Certificates\n\nThe first page of all."}
+    assert titles_cited("Pin the SSL certificates of the server.", folder(pages)) == []
