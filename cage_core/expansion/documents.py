@@ -64,6 +64,7 @@ __all__ = [
     "DocumentRecord",
     "document_record",
     "document_words",
+    "marks_its_name",
     "meaningful_file_stem",
     "name_words",
     "title_word",
@@ -190,6 +191,13 @@ def _is_stored_word(word: Any) -> bool:
 def title_word(word: str) -> str:
     """How a word of a document's name is held among its words: ``"title:" + word``."""
     return TITLE_WORD_PREFIX + word
+
+
+def marks_its_name(record: DocumentRecord, name: Sequence[str]) -> bool:
+    """Whether ``record`` holds every one of ``name`` (its name's words, :func:`name_words`)
+    marked as a title's word (:func:`title_word`); a record written before names were marked
+    holds none."""
+    return all(title_word(w) in record.words for w in name)
 
 
 def name_words(name: str) -> list[str]:

@@ -74,6 +74,7 @@ from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
+    marks_its_name,
     name_words,
     title_word,
 )
@@ -312,7 +313,7 @@ def titles_written(
         title = name_words(record.name) if record is not None else []
         if 0 < len(title) <= MAX_NAME_WORDS:
             titles[doc_id] = title
-            if record is not None and all(title_word(w) in record.words for w in title):
+            if record is not None and marks_its_name(record, title):
                 marked.add(doc_id)
     unknown = {w for title in titles.values() for w in title if w not in frequencies}
     known = {**frequencies, **names.document_frequencies(unknown)}

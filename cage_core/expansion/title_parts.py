@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from cage_core.expansion.document_names import DocumentNames
-from cage_core.expansion.documents import name_words, title_word
+from cage_core.expansion.documents import marks_its_name, name_words, title_word
 
 __all__ = [
     "COMMON_TITLE_SHARE",
@@ -120,7 +120,7 @@ def titles_cited(
     for doc_id in candidates[:MAX_CITED_CANDIDATES]:
         record = names.document(doc_id)
         title = name_words(record.name) if record is not None else []
-        if record is not None and len(title) >= least and title_word(title[0]) in record.words:
+        if record is not None and len(title) >= least and marks_its_name(record, title):
             titles[doc_id] = title
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     counts = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
