@@ -47,6 +47,13 @@ SPECS = {
         "Padding policy is left to the implementation."
     ),
 }
+TITLED_SPECS = {
+    **SPECS,
+    "specs/xsp-0007.txt": SPECS["specs/xsp-0007.txt"].replace(
+        "defined in XSP 12", "that the key schedule defines"
+    ),
+}
+"""The same folder, its first file citing the key schedule by title, not by number."""
 QUESTION = "How does a client resume a session after losing its connection?"
 CITED_ANSWER = "Every secret of a session is derived from one master secret"
 
@@ -119,16 +126,12 @@ def test_llamaindex_follows_the_same_citation(tmp_path):
 
 
 def test_a_chunk_citing_another_document_by_its_title_brings_its_best_chunk(tmp_path):
-    specs = {
-        **SPECS,
-        "specs/xsp-0007.txt": SPECS["specs/xsp-0007.txt"].replace(
-            "defined in XSP 12", "that the key schedule defines"
-        ),
-    }
     docs = CageGraphTransformer(link_index=tmp_path / "links.sqlite").transform_documents(
         RecursiveCharacterTextSplitter(
             chunk_size=200, chunk_overlap=0, add_start_index=True
-        ).split_documents([Document(text, metadata={"source": p}) for p, text in specs.items()])
+        ).split_documents(
+            [Document(text, metadata={"source": p}) for p, text in TITLED_SPECS.items()]
+        )
     )
     store = InMemoryVectorStore.from_documents(docs, PackagedMiniLMEmbeddings())
     base = ScoredVectorStoreRetriever(vectorstore=store, k=1)
@@ -151,13 +154,9 @@ def test_llamaindex_follows_a_citation_by_title(tmp_path):
     from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
     from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
-    specs = {
-        **SPECS,
-        "specs/xsp-0007.txt": SPECS["specs/xsp-0007.txt"].replace(
-            "defined in XSP 12", "that the key schedule defines"
-        ),
-    }
-    documents = [LlamaDocument(text=text, metadata={"file_path": p}) for p, text in specs.items()]
+    documents = [
+        LlamaDocument(text=text, metadata={"file_path": p}) for p, text in TITLED_SPECS.items()
+    ]
     nodes = SentenceSplitter(chunk_size=128, chunk_overlap=0).get_nodes_from_documents(documents)
     nodes = CageGraphExtractor(link_index=tmp_path / "links.sqlite")(nodes)
     index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
