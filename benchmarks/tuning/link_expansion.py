@@ -26,7 +26,8 @@ rule (the smallest expansion, by limit then seeds, whose mean is within one pair
 error of the best). One setting for every dataset; never per dataset. Per-question records
 go to ``--out`` (JSON); ``--report-only`` re-reads them. ``--with-records`` pools more DEV
 records of this form into the cross-validation (``tuning/expansion_folders.py``'s: the DEV
-folders through the LangChain README path), and the report then gives each source's mean.
+folders through the LangChain and LlamaIndex README paths), and the report then gives each
+source's mean and the shipped setting against the best.
 """
 
 from __future__ import annotations
