@@ -58,16 +58,39 @@ QUESTION = "How does a client resume a session after losing its connection?"
 CITED_ANSWER = "Every secret of a session is derived from one master secret"
 
 
-@pytest.fixture(scope="module")
-def langchain_pool(tmp_path_factory):
+def langchain_folder(specs, path):
+    """``specs`` split by LangChain's splitter, ingested into the link store ``path``: the
+    store's top-1 retriever and the store."""
     splitter = RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=0, add_start_index=True)
     chunks = splitter.split_documents(
-        [Document(text, metadata={"source": path}) for path, text in SPECS.items()]
+        [Document(text, metadata={"source": source}) for source, text in specs.items()]
     )
-    path = tmp_path_factory.mktemp("cites") / "links.sqlite"
     docs = CageGraphTransformer(link_index=path).transform_documents(chunks)
     store = InMemoryVectorStore.from_documents(docs, PackagedMiniLMEmbeddings())
-    base = ScoredVectorStoreRetriever(vectorstore=store, k=1)
+    return ScoredVectorStoreRetriever(vectorstore=store, k=1), store
+
+
+def llamaindex_folder(specs, path):
+    """``specs`` split by LlamaIndex's splitter, ingested into the link store ``path``: the
+    ``VectorStoreIndex``."""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.core.schema import Document as LlamaDocument
+
+    from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
+
+    documents = [
+        LlamaDocument(text=text, metadata={"file_path": source}) for source, text in specs.items()
+    ]
+    nodes = SentenceSplitter(chunk_size=128, chunk_overlap=0).get_nodes_from_documents(documents)
+    nodes = CageGraphExtractor(link_index=path)(nodes)
+    return VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+
+
+@pytest.fixture(scope="module")
+def langchain_pool(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cites") / "links.sqlite"
+    base, store = langchain_folder(SPECS, path)
     return base, store, path
 
 
@@ -96,19 +119,9 @@ def test_citations_are_not_followed_when_cited_is_zero(langchain_pool):
 
 
 def test_llamaindex_follows_the_same_citation(tmp_path):
-    from llama_index.core import VectorStoreIndex
-    from llama_index.core.node_parser import SentenceSplitter
-    from llama_index.core.schema import Document as LlamaDocument
-
     from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
-    from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
-    documents = [
-        LlamaDocument(text=text, metadata={"file_path": path}) for path, text in SPECS.items()
-    ]
-    nodes = SentenceSplitter(chunk_size=128, chunk_overlap=0).get_nodes_from_documents(documents)
-    nodes = CageGraphExtractor(link_index=tmp_path / "links.sqlite")(nodes)
-    index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+    index = llamaindex_folder(SPECS, tmp_path / "links.sqlite")
     retriever = LlamaExpansion(
         index.as_retriever(similarity_top_k=1),
         index,
@@ -126,15 +139,7 @@ def test_llamaindex_follows_the_same_citation(tmp_path):
 
 
 def test_a_chunk_citing_another_document_by_its_title_brings_its_best_chunk(tmp_path):
-    docs = CageGraphTransformer(link_index=tmp_path / "links.sqlite").transform_documents(
-        RecursiveCharacterTextSplitter(
-            chunk_size=200, chunk_overlap=0, add_start_index=True
-        ).split_documents(
-            [Document(text, metadata={"source": p}) for p, text in TITLED_SPECS.items()]
-        )
-    )
-    store = InMemoryVectorStore.from_documents(docs, PackagedMiniLMEmbeddings())
-    base = ScoredVectorStoreRetriever(vectorstore=store, k=1)
+    base, store = langchain_folder(TITLED_SPECS, tmp_path / "links.sqlite")
     (seed,) = base.invoke(QUESTION)
     assert "that the key schedule defines" in seed.page_content
     retriever = CageExpansionRetriever(
@@ -147,19 +152,9 @@ def test_a_chunk_citing_another_document_by_its_title_brings_its_best_chunk(tmp_
 
 
 def test_llamaindex_follows_a_citation_by_title(tmp_path):
-    from llama_index.core import VectorStoreIndex
-    from llama_index.core.node_parser import SentenceSplitter
-    from llama_index.core.schema import Document as LlamaDocument
-
     from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
-    from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
-    documents = [
-        LlamaDocument(text=text, metadata={"file_path": p}) for p, text in TITLED_SPECS.items()
-    ]
-    nodes = SentenceSplitter(chunk_size=128, chunk_overlap=0).get_nodes_from_documents(documents)
-    nodes = CageGraphExtractor(link_index=tmp_path / "links.sqlite")(nodes)
-    index = VectorStoreIndex(nodes, embed_model=PackagedMiniLMEmbedding())
+    index = llamaindex_folder(TITLED_SPECS, tmp_path / "links.sqlite")
     retriever = LlamaExpansion(
         index.as_retriever(similarity_top_k=1), index, tmp_path / "links.sqlite", limit=0
     )
