@@ -12,7 +12,9 @@ chooses ``(weight, midpoint, slope, spread)`` for the cutoff by 5-fold cross-val
 question (``crossval.fold_of``), pooled over every file, and prints the figures.
 ``--features F.json.gz`` keeps the pools' cosines, coverage and fused scores as each pool set
 is built (an interrupted run resumes); ``--only-measure`` re-chooses from them;
-``--weights 0`` chooses the form without the coverage (the best similarity alone).
+``--weights 0`` chooses the form without the coverage (the best similarity alone);
+``--with-folders G.json.gz`` adds the DEV folders' pools (``score_folders.py``: the README
+path's expanded, routed pools and each folder's off-topic questions) to the choice.
 
 **Files.** The DEV files ``hotpotqa``, ``2wikimultihopqa``, ``musique``, ``ramdocs`` (corpus:
 the distinct passages of all the file's questions, untitled, as ``cage eval --open 20
@@ -343,11 +345,11 @@ def report(pools: list[dict[str, Any]], scores: list[np.ndarray], cutoffs: np.nd
     print(f"on-topic pools kept (top passage passes): {kept_on.mean():.3f}")
     print("\n| file | on-topic pools kept | off-topic pools dropped | AUC | top-5 gold kept |")
     print("|---|---|---|---|---|")
-    for name in FILES:
+    for name in dict.fromkeys(files):
         f_on, f_off = on & (files == name), ~on & (files == name)
         g = gold & (files[owner] == name)
         print(
-            f"| {name} (off: {OFF_TOPIC[name]}) | {np.mean(top[f_on] >= cutoffs[f_on]):.3f} | "
+            f"| {name} (off: {OFF_TOPIC.get(name, 'its off-topic questions')}) | {np.mean(top[f_on] >= cutoffs[f_on]):.3f} | "
             f"{np.mean(top[f_off] < cutoffs[f_off]):.3f} | {auc(top[f_on], top[f_off]):.3f} | "
             f"{np.mean(values[g] >= cutoffs[owner[g]]):.3f} |"
         )
@@ -397,12 +399,19 @@ def main() -> None:
         default=GRID["weight"],
         help="the grid's coverage weights (0: the best similarity alone)",
     )
+    parser.add_argument(
+        "--with-folders",
+        type=Path,
+        help="the DEV folders' pools (score_folders.py --out), pooled into the choice",
+    )
     args = parser.parse_args()
     if args.only_measure:
         pools = _read(args.features)
     else:
         reranker = CageReranker(CageConfig(), graph_store=args.graph_store)
         pools = build(args.data, reranker, args.limit, args.features)
+    if args.with_folders is not None:
+        pools = pools + _read(args.with_folders)
     sigma_baseline(pools)
     points = grid_points({**GRID, "weight": tuple(args.weights)})
     table = Table(pools)
