@@ -38,8 +38,9 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   by ``f + 0.5 r``; alone and with ``two asks: …, the first passage 5th`` (as are λ = 2, 4 and
   ``by relevance``);
 - ``… @lw W``: the pool scored by ``cage`` with ``document.lexical_weight`` = W (0.5, 1; 1.5,
-  the shipped, as a check that the column reproduces the shipped order), with the shipped
-  rule (``two asks: all by f + 0.5 r, the first passage 5th``);
+  the shipped, as a check that the column reproduces that choice's column), with the rule
+  shipped before the best other passage (``two asks: all by f + 0.5 r, the first passage
+  5th``);
 - ``each ask's best at 5``: ``all``, then, for a question routed to one document that asks two
   or more things, each ask's best passage of the pool (``crossval.questions.asks``; MiniLM
   cosine of the ask and the passage's text), when it is of no named document and below the
@@ -50,7 +51,7 @@ DEV files and pools — every routed question of:
 
 - the beyond-Wikipedia files whose chunks carry a ``doc_id`` (CUAD, DragonBall, SciFact
   chunks), pools as ``cage eval --open 20 --expand`` builds them (as in ``routing_cv.py``);
-- the five DEV folders (``benchmarks/data/dev_folders``), through the LlamaIndex README path of
+- the DEV folders (``benchmarks/data/dev_folders``), through the LlamaIndex README path of
   ``benchmarks/claims/dev_folders.py`` (``CageExpansionRetriever`` then ``CageRerank``; the
   script reads the pool, ``f`` and the named mask at the reranker's own call).
 

@@ -22,13 +22,12 @@ document fills the top k alone (:func:`document_leads`; both lifts: :func:`named
 
 A question routed to one document that asks two or more things (:mod:`cage_core.ranking.asks`:
 "How long is a director's term according to the role description, and how long does the
-nomination period stay open?") may need another document for its other ask. Its pool's first
-passage, the retriever's best for the question as asked (the framework retrievers and
-``cage eval`` give the retrieved passages first, in the retriever's order), then keeps a place
-in the top :data:`FIRST_KEPT_RANK` (:func:`first_kept`): routing decides which document leads,
-not that the retriever's best answer leaves the top 5.
+nomination period stay open?") may need another document for its other ask. The pool's best
+passage of no named document (by ``f``) then keeps a place in the top
+:data:`OTHER_KEPT_RANK` (:func:`other_kept`): routing decides which document leads, not that
+every other document leaves the top 5.
 
-Why ``λ``, the first passage's place and every named passage leading (not the best few): the
+Why ``λ``, the other passage's place and every named passage leading (not the best few): the
 ``named_order.*`` rows of ``docs/provenance.md``; the orders tried and not chosen:
 ``docs/history.md``.
 """
@@ -46,13 +45,13 @@ from cage_core.scoring import ranking
 
 __all__ = [
     "NAMED_MARGIN",
-    "FIRST_KEPT_RANK",
     "NAMED_RELEVANCE_WEIGHT",
+    "OTHER_KEPT_RANK",
     "document_leads",
-    "first_kept",
     "named_first",
     "named_order",
     "named_pool_order",
+    "other_kept",
     "own_relevance",
 ]
 
@@ -60,9 +59,9 @@ NAMED_MARGIN = 1e-6
 """How far the lowest named passage's score is lifted above the best other one."""
 NAMED_RELEVANCE_WEIGHT = 0.5
 """``λ``: how much of its relevance term a named passage's score gains (module docstring)."""
-FIRST_KEPT_RANK = 5
-"""The rank the pool's first passage keeps, at worst, in a two-ask question routed to one
-document (module docstring)."""
+OTHER_KEPT_RANK = 5
+"""The rank the pool's best passage of no named document keeps, at worst, in a two-ask
+question routed to one document (module docstring)."""
 
 
 def named_first(fused: np.ndarray, named: Sequence[bool] | np.ndarray) -> np.ndarray:
@@ -107,9 +106,9 @@ def named_order(
     more named documents, the best passage of each ahead of the other named ones
     (:func:`named_first`, then :func:`named_first` again over the :func:`document_leads`);
     when ``question`` (the one the pool is ranked for) asks two or more things and the named
-    passages are of one document, the pool's first passage is kept in the top
-    :data:`FIRST_KEPT_RANK` (:func:`first_kept`)."""
-    scores = np.asarray(fused, dtype=np.float64)
+    passages are of one document, the best passage of no named document is kept in the top
+    :data:`OTHER_KEPT_RANK` (:func:`other_kept`)."""
+    original = scores = np.asarray(fused, dtype=np.float64)
     mask = np.asarray(named, dtype=bool)
     if relevance is not None and mask.shape == scores.shape and mask.any() and not mask.all():
         terms = np.asarray(relevance, dtype=np.float64)
@@ -123,7 +122,7 @@ def named_order(
     ordered = named_first(lifted, document_leads(lifted, mask, documents))
     one_document = len({documents[int(i)] for i in np.flatnonzero(mask)}) == 1
     if question and one_document and asked_parts(question) >= 2:
-        return first_kept(ordered)
+        return other_kept(ordered, original, mask)
     return ordered
 
 
@@ -139,16 +138,23 @@ def named_pool_order(
     return named_order(scores.fused, named, documents, own_relevance(scores), question)
 
 
-def first_kept(scores: np.ndarray) -> np.ndarray:
-    """``scores`` with the first passage's raised to the :data:`FIRST_KEPT_RANK`-th best when
-    it ranks below that (equal scores keep input order, so it ranks there, or above a passage
-    it ties); unchanged otherwise."""
+def other_kept(
+    scores: np.ndarray, fused: np.ndarray, named: Sequence[bool] | np.ndarray
+) -> np.ndarray:
+    """``scores`` with the best passage of no named document (by ``fused``; ties: the earlier)
+    raised just above the :data:`OTHER_KEPT_RANK`-th best score when it ranks below that: it
+    ranks there (or above the passages that tie that score), the passages from there on one
+    lower; unchanged when it ranks there already or every passage is named."""
     out = np.asarray(scores, dtype=np.float64).copy()
-    if len(out) <= FIRST_KEPT_RANK:
+    mask = np.asarray(named, dtype=bool)
+    others = np.flatnonzero(~mask)
+    if len(out) <= OTHER_KEPT_RANK or len(others) == 0:
         return out
-    kept = float(np.sort(out)[::-1][FIRST_KEPT_RANK - 1])
-    if out[0] < kept:
-        out[0] = kept
+    best = int(others[ranking(np.asarray(fused, dtype=np.float64)[others])[0]])
+    order = ranking(out)
+    if int(np.flatnonzero(order == best)[0]) < OTHER_KEPT_RANK:
+        return out
+    out[best] = np.nextafter(out[order[OTHER_KEPT_RANK - 1]], np.inf)
     return out
 
 

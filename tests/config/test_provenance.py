@@ -89,7 +89,7 @@ SCORE_CONSTANTS = {
 chosen for: module constants, not config fields, tuned like them."""
 NAMED_ORDER_CONSTANTS = {
     "named_order.relevance_weight": named_documents.NAMED_RELEVANCE_WEIGHT,
-    "named_order.first_kept_rank": named_documents.FIRST_KEPT_RANK,
+    "named_order.other_kept_rank": named_documents.OTHER_KEPT_RANK,
 }
 """The constants of a routed pool's order (:mod:`cage_core.ranking.named_documents`): the
 weight of a named passage's relevance term, and the rank the retriever's best passage keeps."""

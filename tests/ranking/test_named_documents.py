@@ -9,13 +9,13 @@ from cage_core import Passage
 from cage_core.names.routes import DocumentRoute, NamedDocument
 from cage_core.ranking.asks import asked_parts
 from cage_core.ranking.named_documents import (
-    FIRST_KEPT_RANK,
     NAMED_MARGIN,
     NAMED_RELEVANCE_WEIGHT,
+    OTHER_KEPT_RANK,
     document_leads,
-    first_kept,
     named_first,
     named_order,
+    other_kept,
     own_relevance,
 )
 from cage_core.ranking.pool_scores import PoolScores
@@ -71,14 +71,12 @@ def test_a_question_asks_as_many_things_as_its_clauses_that_open_with_a_question
     assert asked_parts(question) == asks
 
 
-def test_a_two_ask_question_about_one_document_keeps_the_retrievers_best_passage_in_the_top_5() -> (
-    None
-):
-    fused = np.array([0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])  # passage 0: the retriever's best
+def test_a_two_ask_question_about_one_document_keeps_another_documents_best_in_the_top_5() -> None:
+    fused = np.array([0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])  # 0: the best of no named doc
     named = [False, True, True, True, True, True, True, False]
     documents = ["other", *["named"] * 6, "third"]
     kept = ranking(named_order(fused, named, documents, question=TWO_ASKS))
-    assert FIRST_KEPT_RANK == 5
+    assert OTHER_KEPT_RANK == 5
     assert list(kept[:6]) == [6, 5, 4, 3, 0, 2]
     asked_once = ranking(named_order(fused, named, documents, question="What does it set?"))
     assert list(asked_once[:6]) == [6, 5, 4, 3, 2, 1]
@@ -86,11 +84,17 @@ def test_a_two_ask_question_about_one_document_keeps_the_retrievers_best_passage
     assert 0 not in ranking(named_order(fused, named, two_documents, question=TWO_ASKS))[:5]
 
 
-def test_the_first_passage_stays_in_the_top_5_or_is_raised_to_the_fifth_score() -> None:
-    assert list(first_kept(np.array([0.5, 0.9, 0.1]))) == [0.5, 0.9, 0.1]
-    raised = first_kept(np.array([0.1, 0.9, 0.8, 0.7, 0.6, 0.5]))
-    assert raised[0] == 0.5  # ties the fifth; equal scores keep input order
-    assert list(ranking(raised)) == [1, 2, 3, 4, 0, 5]
+def test_the_best_passage_of_no_named_document_is_raised_to_fifth_place() -> None:
+    fused = np.array([0.2, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3])
+    named = [False, True, True, True, True, True, False, False]  # others: 0, 6 (the best), 7
+    raised = other_kept(fused, fused, named)
+    assert list(ranking(raised)) == [1, 2, 3, 4, 6, 5, 7, 0]
+    assert raised[6] > 0.5 and np.array_equal(np.delete(raised, 6), np.delete(fused, 6))
+    in_top = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    assert np.array_equal(other_kept(in_top, in_top, [True, True, True, False, True, True]), in_top)
+    assert np.array_equal(other_kept(in_top, in_top, [True] * 6), in_top)  # no other document
+    short = np.array([0.5, 0.9, 0.1])
+    assert np.array_equal(other_kept(short, short, [True, True, False]), short)
 
 
 def test_a_relevance_of_another_length_is_refused() -> None:
