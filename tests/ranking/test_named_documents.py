@@ -63,6 +63,11 @@ TWO_ASKS = "What does the policy set, and how long does the nomination period st
         ("Consider the Birch agreement; is consent required to assign it?", 1),
         ("Which cipher does the chapter name?", 1),
         ("Summarize the changes of 2021.", 0),
+        ("How is it upgraded, and from which release on is that possible?", 2),
+        ("Under the election process, who may vote, and by which meeting?", 2),
+        ("In which year was the agreement signed?", 1),
+        ("What was signed, and by whom?", 2),
+        ("Consider the agreement in the schedule; is it assigned?", 1),
     ],
 )
 def test_a_question_asks_as_many_things_as_its_clauses_that_open_with_a_question_word(

@@ -52,7 +52,7 @@ from cage_core.lang.en.pronouns import (
     SUBJECT_PRONOUNS,
     THING_PRONOUNS,
 )
-from cage_core.lang.en.questions import CLAUSE_JOINERS, QUESTION_WORDS
+from cage_core.lang.en.questions import CLAUSE_JOINERS, PREPOSITIONS, QUESTION_WORDS, WH_WORDS
 from cage_core.lang.en.stop_words import STOP_WORDS
 from cage_core.lang.en.string_rules import STRING_RULES, check_rules
 from cage_core.lang.en.subjects import (
@@ -78,6 +78,7 @@ __all__ = [
     "PERSON_PRONOUNS",
     "POST_NOMINAL",
     "PRONOUNS",
+    "PREPOSITIONS",
     "QUESTION_WORDS",
     "RANKING_ALIASES",
     "SAINT_TITLES",
@@ -87,6 +88,7 @@ __all__ = [
     "SUBJECT_PRONOUNS",
     "THING_PRONOUNS",
     "TITLE_FUNCTION_WORDS",
+    "WH_WORDS",
     "AliasStyle",
     "check_rules",
     "shortened_names",

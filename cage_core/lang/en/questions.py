@@ -5,7 +5,9 @@ from __future__ import annotations
 
 __all__ = [
     "CLAUSE_JOINERS",
+    "PREPOSITIONS",
     "QUESTION_WORDS",
+    "WH_WORDS",
 ]
 
 QUESTION_WORDS = frozenset(
@@ -32,5 +34,34 @@ QUESTION_WORDS = frozenset(
     }
 )
 """The question words and the auxiliaries a yes/no question opens with."""
+WH_WORDS = frozenset({"what", "how", "which", "whom", "whose", "where", "when"})
+"""The question words a preposition may open a question with ("by which meeting", "for how
+long")."""
+PREPOSITIONS = frozenset(
+    {
+        "about",
+        "after",
+        "at",
+        "before",
+        "by",
+        "during",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "over",
+        "since",
+        "through",
+        "to",
+        "under",
+        "until",
+        "upon",
+        "with",
+        "within",
+    }
+)
+"""Prepositions that may come before a question word at the start of a clause that asks."""
 CLAUSE_JOINERS = ("and", "but", "or")
 """Words that join a clause to the one before it ("…, and how …")."""
