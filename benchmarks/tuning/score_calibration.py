@@ -348,8 +348,9 @@ def report(pools: list[dict[str, Any]], scores: list[np.ndarray], cutoffs: np.nd
     for name in dict.fromkeys(files):
         f_on, f_off = on & (files == name), ~on & (files == name)
         g = gold & (files[owner] == name)
+        off_corpus = OFF_TOPIC.get(name, "its off-topic questions")  # a DEV folder's own
         print(
-            f"| {name} (off: {OFF_TOPIC.get(name, 'its off-topic questions')}) | {np.mean(top[f_on] >= cutoffs[f_on]):.3f} | "
+            f"| {name} (off: {off_corpus}) | {np.mean(top[f_on] >= cutoffs[f_on]):.3f} | "
             f"{np.mean(top[f_off] < cutoffs[f_off]):.3f} | {auc(top[f_on], top[f_off]):.3f} | "
             f"{np.mean(values[g] >= cutoffs[owner[g]]):.3f} |"
         )
