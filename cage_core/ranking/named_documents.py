@@ -151,10 +151,10 @@ def other_kept(
     if len(out) <= OTHER_KEPT_RANK or len(others) == 0:
         return out
     best = int(others[ranking(np.asarray(fused, dtype=np.float64)[others])[0]])
-    order = ranking(out)
-    if int(np.flatnonzero(order == best)[0]) < OTHER_KEPT_RANK:
+    top = ranking(out)[:OTHER_KEPT_RANK]
+    if best in top:
         return out
-    out[best] = np.nextafter(out[order[OTHER_KEPT_RANK - 1]], np.inf)
+    out[best] = np.nextafter(out[top[-1]], np.inf)
     return out
 
 
