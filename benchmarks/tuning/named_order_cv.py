@@ -32,7 +32,13 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   5th (instead of the first passage); ``…, the first other 5th``: the first passage of no
   named document in the pool's order (the retriever's best outside the named documents)
   instead; ``…, the first passage and … in the top 5``: both, each one below the top 5 put in
-  its last places (first passage first);
+  its last places (first passage first); ``…, the best other by own relevance 5th`` / ``…
+  by r 5th``: the best passage of no named document by CAGE's own relevance term or by
+  ``r`` instead of ``f``; ``…, each ask's lexical best other 5th``: instead, each ask's best
+  passage of no named document by the pool's BM25 of the ask
+  (:func:`~cage_core.ranking.pool_bm25.pool_bm25`; ``crossval.questions.asks``), when the ask
+  shares a word with one; ``…, the best other and each ask's lexical best other in the top
+  5``: both;
 - ``all by r, two asks f + 0.5 r``: a question that asks one thing (``asked_parts``) has its
   named passages ordered by ``r`` (a look-up in the documents it names), one that asks more
   by ``f + 0.5 r``; alone and with ``two asks: …, the first passage 5th`` (as are λ = 2, 4 and
@@ -105,6 +111,7 @@ from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool
 from cage_core.methods.scores import pool_scores
+from cage_core.ranking.pool_bm25 import pool_bm25
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -128,6 +135,10 @@ CHOICES = [
     (None, "f + 0.5 r", "two asks: first, other"),
     (None, "f + 0.5 r", "two asks: retrieved other"),
     (None, "f + 0.5 r", "two asks: first, retrieved other"),
+    (None, "f + 0.5 r", "two asks: own other"),
+    (None, "f + 0.5 r", "two asks: r other"),
+    (None, "f + 0.5 r", "two asks: lexical other"),
+    (None, "f + 0.5 r", "two asks: other, lexical other"),
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
 # routed to one document / "each ask", "first": module docstring)
 ASK_RANK = 4  # 0-based: 5th
@@ -144,9 +155,15 @@ def label(choice: tuple[int | None, str, str]) -> str:
         return prefix + name + by_label + ", the first passage 5th"
     if only.endswith("other"):
         other = "the first other" if "retrieved" in only else "the best other"
+        if "own other" in only or "r other" in only:
+            other += " by own relevance" if "own" in only else " by r"
+        if "lexical" in only:
+            other = "each ask's lexical best other"
         kept = (
             f", the first passage and {other} in the top 5"
             if "first," in only
+            else f", the best other and {other} in the top 5"
+            if "other," in only
             else f", {other} 5th"
         )
         return "two asks: " + name + by_label + kept
@@ -250,7 +267,11 @@ def figures(routed: list[dict[str, Any]]) -> np.ndarray:
             only = choice[2]
             if only.endswith("other"):  # the first passage and/or a passage of no named document
                 named = np.asarray(q["named"], dtype=bool)
-                other = other_passage(q["fused"], named, "retrieved" in only)
+                key = {"own": q["own"], "r": q["relevance"]}.get(only.split()[-2], q["fused"])
+                other = other_passage(key, named, "retrieved" in only)
+                if "lexical" in only:
+                    lexical = [j for j in q["ask_lexical"] if not named[j]]
+                    other = (other if "other," in only else []) + lexical
                 rows = kept_in_top(rows, ([0] if "first," in only else []) + other)
             elif "first" in only:  # the pool's first: the retriever's best as asked
                 rows = with_asks(rows, [0], np.zeros(len(rows), dtype=bool))
@@ -405,8 +426,25 @@ def add_ask_best(routed: list[dict[str, Any]], text_of: Any, embedder: Any) -> l
             passages = np.asarray(embedder([text_of(i) for i in q["ids"]]), dtype=np.float64)
             cosines = cosine_matrix(np.asarray(embedder(parts), dtype=np.float64), passages)
             best = [int(j) for j in cosines.argmax(axis=1)]
-        out.append({**q, "ask_best": best})
+        out.append({**q, "ask_best": best, "ask_lexical": lexical_best(q, parts, text_of)})
     return out
+
+
+def lexical_best(q: dict[str, Any], parts: list[str], text_of: Any) -> list[int]:
+    """For a question routed to one document that asks two or more things: each ask's best
+    passage of no named document by the pool's BM25 (``pool_bm25``) of the ask, when the ask
+    shares a word with one; else none."""
+    if not asks_two(q):
+        return []
+    named = np.asarray(q["named"], dtype=bool)
+    texts = [text_of(i) for i in q["ids"]]
+    best: list[int] = []
+    for part in parts:
+        scores = np.where(named, -1.0, pool_bm25(part, texts))
+        j = int(ranking(scores)[0])
+        if scores[j] > 0 and j not in best:
+            best.append(j)
+    return best
 
 
 def folder_texts(name: str) -> Any:
@@ -492,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if any(asks_two(q) for q in routed):
             routed = add_ask_best(routed, texts(), reranker.embedder)
         else:
-            routed = [{**q, "ask_best": []} for q in routed]
+            routed = [{**q, "ask_best": [], "ask_lexical": []} for q in routed]
         parts.append((name, routed, unrouted))
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
