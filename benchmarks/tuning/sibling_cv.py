@@ -1,7 +1,7 @@
 """How the link index's document links were chosen: ``LinkWeights.adjacent`` / ``sibling``, 5-fold CV.
 
     python benchmarks/tuning/sibling_cv.py --data ../shared/data --graph-store graphs.sqlite \\
-        [--out sibling-pools/]
+        --out sibling-pools/
 
 The expansion step (``cage eval --expand``, the expansion retrievers) adds the chunks of a
 seed's document with weight ``adjacent`` (the chunks right before and after it) or ``sibling``
@@ -16,7 +16,8 @@ in ``beyond_cv.py`` (``crossval.fold_of``, a hash of the question id); for each 
 with the best mean ``R@3 + R@5`` over the two settings on the other folds ranks it (ties: the
 first in grid order). Every other DEV setting is unchanged by these weights, so it is left out
 of the sum. Each pair's pools are kept in ``--out`` (``crossval.pool_files``: gzipped JSON)
-and reused.
+and reused by a later run with the same ``--out``: give a new folder after a change to the
+pools' code, or the old pools are read.
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--graph-store", default=None)
-    parser.add_argument("--out", type=Path, default=Path("sibling-pools"))
+    parser.add_argument(
+        "--out", type=Path, required=True, help="a folder for each pair's pools (reused)"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     config = CageConfig()
