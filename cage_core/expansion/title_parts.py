@@ -14,6 +14,7 @@ __all__ = [
     "MAX_CITED_CANDIDATES",
     "MAX_CITED_WORDS",
     "MAX_TITLE_HOLDERS",
+    "MIN_CITED_TITLE_WORDS",
     "Match",
     "longest_matches",
     "position",
@@ -33,6 +34,9 @@ costs, above all against a store with an integrity key, which checks each word i
 COMMON_TITLE_SHARE = 0.5
 """A word at a title's end that more than this share of the documents' titles hold is read
 apart from it: the collection's name, not the document's."""
+MIN_CITED_TITLE_WORDS = 2
+"""The fewest words of a title a text writes to cite its document (:func:`titles_cited`): a
+one-word title ("Installation") is a word of many texts."""
 
 
 def title_parts(
@@ -92,7 +96,11 @@ def longest_matches(found: list[Match]) -> tuple[list[Match], bool]:
 
 
 def titles_cited(
-    text: str, names: DocumentNames, *, least: int = 2, excluded: Collection[str] = ()
+    text: str,
+    names: DocumentNames,
+    *,
+    least: int = MIN_CITED_TITLE_WORDS,
+    excluded: Collection[str] = (),
 ) -> list[tuple[str, str]]:
     """``(doc_id, phrase)`` of the documents whose title ``text`` writes, in the order it
     writes them: a document's marked name (its title's words held as

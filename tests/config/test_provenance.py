@@ -3,7 +3,8 @@ configs it holds, recursively (``gate.min_subject_share``), and of the expansion
 (``routing.min_score``: :class:`~cage_core.expansion.routing.RoutingSettings`), of a routed
 pool's named order (``named_order.relevance_weight``), of the frameworks' 0–1 score
 (``relevance.midpoint``: the constants of :mod:`cage_core.relevance`), and of the link
-expansion (``expansion.seed_decay``: :data:`EXPANSION_CONSTANTS`), and no row for a field that
+expansion (``expansion.seed_decay``: :data:`EXPANSION_CONSTANTS`) and of how a title names its
+document (``titles.max_title_holders``: :data:`TITLE_CONSTANTS`), and no row for a field that
 does not exist; a row's value is the field's default."""
 
 import dataclasses
@@ -14,7 +15,7 @@ import pytest
 
 from cage_core import relevance
 from cage_core.config import CageConfig
-from cage_core.expansion import algorithm, contract
+from cage_core.expansion import algorithm, contract, title_parts
 from cage_core.expansion.routing import RoutingSettings
 from cage_core.integrations import expanded_pool
 from cage_core.ranking import named_documents
@@ -106,12 +107,20 @@ EXPANSION_CONSTANTS = {
 (:mod:`cage_core.expansion.algorithm`), how an added passage is scored and how many
 same-document neighbours are added (:mod:`cage_core.expansion.contract`), and how many cited
 documents are followed (:mod:`cage_core.integrations.expanded_pool`)."""
+TITLE_CONSTANTS = {
+    "titles.max_title_holders": title_parts.MAX_TITLE_HOLDERS,
+    "titles.common_title_share": title_parts.COMMON_TITLE_SHARE,
+    "titles.min_cited_words": title_parts.MIN_CITED_TITLE_WORDS,
+}
+"""How a title names its document (:mod:`cage_core.expansion.title_parts`): in a question
+(routing) and in a passage that cites it."""
 FIELDS = {
     **config_fields(CageConfig()),
     **config_fields(RoutingSettings(), "routing."),
     **NAMED_ORDER_CONSTANTS,
     **SCORE_CONSTANTS,
     **EXPANSION_CONSTANTS,
+    **TITLE_CONSTANTS,
 }
 
 
