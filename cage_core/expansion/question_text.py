@@ -86,11 +86,13 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     collapsed; the question itself when nothing else would be left.
 
     The words of ``dropped`` go by runs (adjacent words of ``dropped``, as a name is written):
-    a run in lower case whose words another run of the question holds with more stays, as the
-    question's own words ("what cap on refunds does the reduction in refunds proposal set":
-    the first "refunds" stays; "the January board meeting" beside "the board meeting
-    substitutes policy"); every other run goes, one written as a name too ("who first used
-    the Iris database", beside "the Iris plants dataset")."""
+    a run in lower case whose words another run of the question holds with more, or holds
+    written as a name (a capital past the question's first letter), stays, as the question's
+    own words ("what cap on refunds does the reduction in refunds proposal set": the first
+    "refunds" stays; "the January board meeting" beside "the board meeting substitutes
+    policy"; "the LICENSE AND HOSTING AGREEMENT …; is a license granted": the second
+    "license"); every other run goes, one written as a name too ("who first used the Iris
+    database", beside "the Iris plants dataset")."""
     rest = without_spans(question, [f for f in references(question) if f.word in dropped])
     tokens = _TOKEN.findall(rest)
     is_word = [t[0].isalnum() or t[0] == "_" for t in tokens]
@@ -107,12 +109,15 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     runs += [run] if run else []
     held = [{fold(tokens[i]) for i in r} for r in runs]
     first = is_word.index(True) if True in is_word else -1
+    as_name = [any(c.isupper() for i in r if i != first for c in tokens[i]) for r in runs]
 
-    def stays(r: list[int], mine: set[str]) -> bool:
-        in_lower_case = not any(c.isupper() for i in r if i != first for c in tokens[i])
-        return in_lower_case and any(mine < other for other in held)
+    def stays(n: int) -> bool:
+        mine = held[n]
+        return not as_name[n] and any(
+            mine < other or (mine <= other and name) for other, name in zip(held, as_name)
+        )
 
-    gone = {i for r, mine in zip(runs, held) if not stays(r, mine) for i in r}
+    gone = {i for n, r in enumerate(runs) if not stays(n) for i in r}
     kept = [t for i, t in enumerate(tokens) if i not in gone]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question

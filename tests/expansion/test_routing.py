@@ -99,6 +99,32 @@ def test_words_over_the_naming_share_stay_in_the_question() -> None:
     assert "license" in route.question.lower()
 
 
+def test_a_naming_word_the_question_also_writes_in_lower_case_stays_there() -> None:
+    names = MemoryDocumentNames(
+        [
+            document_record(
+                "hosting",
+                opening="LICENSE AND HOSTING AGREEMENT between Transaction Applications Group, "
+                "Inc. and Lender Processing Services, Inc.",
+            ),
+            *(document_record(k, opening=OPENINGS[k]) for k in ("acme", "hooli")),
+        ]
+    )
+    route = route_question(
+        "Consider the License and Hosting Agreement between Transaction Applications Group, "
+        "Inc. and Lender Processing Services, Inc.; does the contract contain a license granted "
+        "by one party?",
+        names,
+        LOW,
+    )
+    assert route.doc_ids == ("hosting",)
+    assert "license" in route.documents[0].naming_words
+    assert route.question == (
+        "Consider the and Agreement between, Inc. and Services, Inc.; does the contract contain "
+        "a license granted by one party?"
+    )
+
+
 def test_a_question_writes_names_as_runs_of_words_written_as_names() -> None:
     assert written_names(
         "Consider the Agreement between Birch First Global Investments Inc. and Mount "
