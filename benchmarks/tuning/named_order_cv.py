@@ -42,7 +42,9 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
 - ``all by r, two asks f + 0.5 r``: a question that asks one thing (``asked_parts``) has its
   named passages ordered by ``r`` (a look-up in the documents it names), one that asks more
   by ``f + 0.5 r``; alone and with ``two asks: …, the first passage 5th`` (as are λ = 2, 4 and
-  ``by relevance``);
+  ``by relevance``) or ``…, the best other 5th``;
+- ``two asks: all by f + λ h, the best other 5th`` (λ = 0.5, 1, 2, 4): the shipped rule with
+  ``hybrid``'s relevance ``r`` in the blend in place of CAGE's own term (``h`` for hybrid);
 - ``… @lw W``: the pool scored by ``cage`` with ``document.lexical_weight`` = W (0.5, 1; 1.5,
   the shipped, as a check that the column reproduces that choice's column), with the rule
   shipped before the best other passage (``two asks: all by f + 0.5 r, the first passage
@@ -139,6 +141,8 @@ CHOICES = [
     (None, "f + 0.5 r", "two asks: r other"),
     (None, "f + 0.5 r", "two asks: lexical other"),
     (None, "f + 0.5 r", "two asks: other, lexical other"),
+    (None, ONE_ASK_R, "two asks: other"),
+    *[(None, f"f + {w} h", "two asks: other") for w in ("0.5", "1", "2", "4")],
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
 # routed to one document / "each ask", "first": module docstring)
 ASK_RANK = 4  # 0-based: 5th
@@ -196,7 +200,7 @@ def order(
     leaders = named_rows[ranking(fused[named_rows])][: lead or len(named_rows)]
     key = {"f": fused, "r": relevance}.get(by)
     if key is None:
-        key = blended(fused, own, by)
+        key = blended(fused, relevance if by.endswith(" h") else own, by)
     leaders = leaders[ranking(key[leaders])]
     rest = np.setdiff1d(np.arange(len(fused)), leaders)
     return np.concatenate([leaders, rest[ranking(fused[rest])]])
