@@ -43,6 +43,7 @@ from cage_core.expansion.record import LinkIndexFormatError, valid_id
 from cage_core.names.documents import (
     IDENTIFIER_WORD,
     document_title,
+    file_stem,
     fold,
     identifiers,
     own_identifiers,
@@ -231,7 +232,7 @@ def meaningful_file_stem(source: str) -> str:
     "" for a generic name (:data:`GENERIC_FILE_STEMS`), for a number, or for no file name.
     ``"contracts/Birch_MA_Agreement.txt"`` → ``"Birch MA Agreement"``."""
     name = PurePath(source.replace("\\", "/")).name if source else ""
-    stem = name.split(".", 1)[0] if not name.startswith(".") else name.lstrip(".")
+    stem = file_stem(name) if name else ""
     readable = " ".join(words(stem.replace("_", " ")))
     if not readable or readable.lower() in GENERIC_FILE_STEMS or readable.isdigit():
         return ""

@@ -9,16 +9,16 @@ question the same way, so both meet in one form:
   (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
   files open), a ``title:`` field of YAML front matter, HTML's ``<title>`` or ``<h1>`` (when
   the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
-  its head), else
-  the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
-  with one punctuation character), AsciiDoc ``=``, else, in plain text, its first centered
-  line (and the centered lines right under it): in a text laid out in fixed columns (its
-  longest line :data:`MIN_CENTER_WIDTH` to :data:`MAX_CENTER_WIDTH` characters), a line of
-  words set off by blank lines whose left margin is at least :data:`MIN_CENTER_INDENT` spaces
-  and within :data:`CENTER_TOLERANCE` of the width of its right margin (the width of the
-  text, or of the lines above it: a header set in columns), as RFCs, Internet-Drafts and
-  typed reports set their titles. A line that looks like code (ends in ``:``, ``;``,
-  ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
+  its head), else the first heading: Markdown ``#`` / setext, reStructuredText (a line over-
+  or underlined with one punctuation character), AsciiDoc ``=``, else, in plain text, its
+  first centered line (and the centered lines right under it): in a text laid out in fixed
+  columns (its longest line :data:`MIN_CENTER_WIDTH` to :data:`MAX_CENTER_WIDTH`
+  characters), a line of words set off by blank lines whose left margin is at least
+  :data:`MIN_CENTER_INDENT` spaces and within :data:`CENTER_TOLERANCE` of the width of its
+  right margin (the width of the text, or of the lines above it: a header set in columns),
+  as RFCs, Internet-Drafts and typed reports set their titles (a first line a splitter
+  stripped of its margin, above lines set in, too). A line that looks like code (ends in
+  ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
@@ -28,7 +28,8 @@ question the same way, so both meet in one form:
   *itself*: in its file name and in its header fields whose value is a number (``PEP: 634``,
   ``eip: 1559``); the numbers its text cites are other documents';
 * :func:`file_names` and :func:`dates` — the two other names a document gives itself in a
-  form no word of a text takes: its file name (``"compatibility.md"``, folded) and its date
+  form no word of a text takes: its file name (``"compatibility.md"``, a versioned
+  ``"MPL-2.0"``, folded) and its date
   (``"2024-12-06"``, from "2024-12-06", "6 December 2024", "Dec 6, 2024");
   :func:`references` — every identifier, file name and date a text writes, which
   :func:`own_identifiers` reads of a document itself (its header, its file name);
@@ -45,6 +46,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from cage_core.lang.en import MONTHS
+from cage_core.names.sources import file_stem
 
 __all__ = [
     "CENTER_TOLERANCE",
@@ -69,9 +71,11 @@ MAX_TITLE_CHARS = 200
 """A title read from a document is cut to this many characters."""
 IDENTIFIER_WORD = re.compile(
     r"[a-z]{2,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
+    r"|[a-z][\w-]*[0-9](?:\.[0-9]+)+"
 )
 """The forms of :attr:`Identifier.word`: a series number (``"rfc 9110"``), a date
-(``"2024-12-06"``), a file name (``"compatibility.md"``); none is a run of ``\\w``."""
+(``"2024-12-06"``), a file name (``"compatibility.md"``, or a versioned one without an
+extension: ``"mpl-2.0"``); none is a run of ``\\w``."""
 MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
 HEADER_LINES = 40
@@ -108,7 +112,10 @@ class Identifier:
 _IDENTIFIER = re.compile(
     r"(?<![\w.])([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
 )
-_FILE_NAME = re.compile(r"(?<![\w./\\-])(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w-])")
+_FILE_NAME = re.compile(
+    r"(?<![\w./\\-])(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}|[A-Za-z][\w-]*\d(?:\.\d+)+)"
+    r"(?![\w-]|\.\d)"
+)
 _ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?[ \t]+([A-Za-z]{3,9})\.?,?[ \t]+(\d{4})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?[ \t]+(\d{1,2})(?:st|nd|rd|th)?,?[ \t]+(\d{4})\b")
@@ -122,6 +129,7 @@ _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
 _ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1{2,}[ \t]*$")
+_URL = re.compile(r"(?:https?://|www\.)\S+")
 _CODE_LIKE = re.compile(r"[=;{]|\(\)|->|[:(,]\s*$|^\s*(?:def|class|import|from|return)\b")
 
 
@@ -151,7 +159,8 @@ def identifiers(text: str) -> list[Identifier]:
 
 def file_names(text: str) -> list[Identifier]:
     """The file names ``text`` writes (a name with an extension: ``"compatibility.md"``,
-    ``"2025-03-28.md"``, ``"Primitive-Types.html"``), folded, each once."""
+    ``"2025-03-28.md"``, ``"Primitive-Types.html"``; or a name of letters ending in a dotted
+    version, with no extension: ``"MPL-2.0"``, ``"LGPL-2.1"``), folded, each once."""
     out: dict[str, Identifier] = {}
     for match in _FILE_NAME.finditer(text):
         name = match.group(1)
@@ -201,7 +210,8 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
     header block or front matter whose value is a number (``"PEP: 634"`` → ``"pep 634"``; the
     field's name, one word, is the series; later ones, ``Replaces: 622``, name others), its
     ``Date:`` / ``date:`` field's date; then those of its ``file_name`` (``"rfc-9110.txt"``:
-    the identifier, the date in it, the file name itself)."""
+    the identifier, the date in it, the file name itself; ``"MPL-2.0.txt"``: the versioned
+    name ``"mpl-2.0"`` and the file name; :func:`file_stem`)."""
     out: dict[str, Identifier] = {}
     fields = _header_fields(opening) + _front_matter(opening)
     for key, value in fields:
@@ -214,8 +224,8 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
         if fold(key) == "date":
             for found in dates(value)[:1]:
                 out.setdefault(found.word, found)
-    stem = file_name.split(".", 1)[0] if "." in file_name[1:] else file_name
-    for found in identifiers(stem) + dates(stem) + file_names(file_name):
+    stem = file_stem(file_name)
+    for found in identifiers(stem) + dates(stem) + file_names(stem) + file_names(file_name):
         out.setdefault(found.word, found)
     return list(out.values())
 
@@ -313,15 +323,15 @@ def _centered_title(lines: list[str]) -> str:
         return ""
 
     def centered(line: str, widths: tuple[int, ...]) -> bool:
-        text = line.strip()
         left = len(line) - len(line.lstrip())
         return (
             left >= MIN_CENTER_INDENT
             and any(abs(left - (w - len(line))) <= CENTER_TOLERANCE * w for w in widths)
-            and sum(c.isalpha() for c in text) >= 3
-            and not _CODE_LIKE.search(text)
+            and _title_text(line.strip())
         )
 
+    if stripped := _stripped_title(head):
+        return stripped
     above = 0  # the longest line above: a header's columns, when wide
     for i, line in enumerate(head):
         widths = (width, above) if above >= MIN_CENTER_WIDTH else (width,)
@@ -332,10 +342,32 @@ def _centered_title(lines: list[str]) -> str:
         for below in head[i + 1 :]:
             if not below.strip():
                 return _clean(" ".join(title))
-            if not centered(below, widths):
+            if not centered(below, widths) or _URL.fullmatch(below.strip()):
                 break
             title.append(below.strip())
     return ""
+
+
+def _stripped_title(head: list[str]) -> str:
+    """The title of an opening whose first line lost its margin (a text splitter strips a
+    chunk's leading spaces): that line, when short, with the lines under it up to a blank one
+    when each is set in by :data:`MIN_CENTER_INDENT` or more ("Apache License" / "Version
+    2.0, January 2004"), a URL left out; "" otherwise."""
+    first = head[0].strip() if head else ""
+    lines = head[1 : head.index("", 1)] if "" in head[1:] else []
+    if not lines or head[0][:1].isspace() or len(first) > MIN_CENTER_WIDTH:
+        return ""
+    if _URL.fullmatch(first) or not _title_text(first):
+        return ""
+    set_in = [x.strip() for x in lines if x[:MIN_CENTER_INDENT].isspace()]
+    if len(set_in) < len(lines) or not all(_title_text(x) or _URL.fullmatch(x) for x in set_in):
+        return ""
+    return _clean(" ".join([first, *(x for x in set_in if not _URL.fullmatch(x))]))
+
+
+def _title_text(text: str) -> bool:
+    """Whether a line's ``text`` may be a title's: three letters or more, no code."""
+    return sum(c.isalpha() for c in text) >= 3 and not _CODE_LIKE.search(text)
 
 
 def _without_comments(lines: list[str]) -> list[str]:

@@ -21,7 +21,8 @@ had the subject ``README`` and linked as if about one thing (issue 38). So:
   ``-`` / ``_`` / ``.`` as spaces: ``README``, ``CHANGELOG.md``, ``code-of-conduct.rst``),
   one starting with a word of :data:`GENERIC_FILE_PREFIXES` (``README-hacking.md``,
   ``LICENSE-MIT``), a hidden name (``.agents``), a ``pythonX.Y`` folder, or one that has no
-  normal form (shorter than three characters, no word: ``ma``, ``_``).
+  normal form (shorter than three characters, no word: ``ma``, ``_``);
+* :func:`file_stem` — a file name without its extension, its version kept (``LGPL-2.1``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = [
     "GENERIC_FILE_PREFIXES",
     "GENERIC_PATH_NAMES",
     "heading_name",
+    "file_stem",
     "is_generic_file_name",
     "path_name",
 ]
@@ -76,6 +78,7 @@ _VERSION = re.compile(r"[-_]v?\d+(?:\.\w+)+$")
 """A version suffix: ``mmh3-5.3.1``, ``en_core_web_md-3.7.1``, ``fastapi-0.110.0rc1``."""
 _PYTHON_FOLDER = re.compile(r"python\d+(?:\.\d+)*", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[_\-\s.]+")
+_STEM_END = re.compile(r"\.(?!(?<=\d\.)\d)")
 
 
 def heading_name(value: Any) -> str:
@@ -122,3 +125,13 @@ def path_name(value: Any) -> str:
 def _spaced(name: str) -> str:
     """``"marie_curie"`` → ``"marie curie"``: runs of ``_``, ``-``, ``.`` and spaces as one space."""
     return _SEPARATORS.sub(" ", name).strip()
+
+
+def file_stem(file_name: str) -> str:
+    """``file_name`` up to its first dot, but for a dot between two digits (a version):
+    ``"rfc-9110.txt"`` → ``"rfc-9110"``, ``"LGPL-2.1"`` → ``"LGPL-2.1"`` (not ``"LGPL-2"``,
+    another document's name), ``"MPL-2.0.txt"`` → ``"MPL-2.0"``; a name that starts with a
+    dot loses it (``".bashrc"`` → ``"bashrc"``)."""
+    if file_name.startswith("."):
+        return file_name.lstrip(".")
+    return _STEM_END.split(file_name, maxsplit=1)[0]

@@ -9,6 +9,7 @@ from cage_core.names.documents import (
     dates,
     document_title,
     file_names,
+    file_stem,
     fold,
     identifiers,
     own_identifiers,
@@ -143,6 +144,42 @@ def test_file_names_and_dates_in_every_written_form() -> None:
     assert {"compatibility.md", "080_examples.rst", "2024-12-06"} <= {
         i.word for i in references(text)
     }
+
+
+@pytest.mark.parametrize(
+    ("file_name", "stem", "own"),
+    [
+        ("rfc-9110.txt", "rfc-9110", ["rfc 9110", "rfc-9110.txt"]),
+        ("LGPL-2", "LGPL-2", ["lgpl 2"]),
+        ("LGPL-2.1", "LGPL-2.1", ["lgpl-2.1"]),
+        ("MPL-2.0.txt", "MPL-2.0", ["mpl-2.0", "mpl-2.0.txt"]),
+        ("index.en.html", "index", ["index.en.html"]),
+    ],
+)
+def test_a_versioned_file_name_keeps_its_version(file_name: str, stem: str, own: list[str]) -> None:
+    assert file_stem(file_name) == stem
+    assert [i.word for i in own_identifiers("", file_name)] == own
+
+
+def test_a_versioned_file_name_is_read_in_a_text_and_a_version_is_not() -> None:
+    text = "Under MPL-2.0, LGPL-2.1. and GPL-3, as in Python 3.11 or TLS 1.3."
+    assert [(i.word, i.shown) for i in file_names(text)] == [
+        ("mpl-2.0", "MPL-2.0"),
+        ("lgpl-2.1", "LGPL-2.1"),
+    ]
+    assert [i.word for i in identifiers(text)] == ["gpl 3"]
+
+
+def test_a_title_a_splitter_stripped_of_its_margin_is_read() -> None:
+    chunk = (
+        "Apache License\n"
+        "                           Version 2.0, January 2004\n"
+        "                        http://www.apache.org/licenses/\n"
+        "\n"
+        "   TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION\n"
+    )
+    assert document_title(chunk) == "Apache License Version 2.0, January 2004"
+    assert document_title("Dear reader,\n   welcome to the notes.\n\nMore text.\n") == ""
 
 
 def test_a_document_owns_its_file_name_and_the_date_in_it() -> None:
