@@ -250,7 +250,9 @@ def document_record(
 
     ``name``: ``"{identifier}: {title}"`` (the title alone when it writes the identifier),
     else the title, else the identifier, else the meaningful file name, else the words of the
-    opening's first line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS` characters.
+    opening's first line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS` characters. The
+    file name is one of its identifiers even when generic (``LICENSE.txt``: routing reads it
+    only where at most two documents have it, :data:`~cage_core.expansion.routing.MAX_OWNERS`).
     """
     path = source or doc_id
     file_stem = meaningful_file_stem(path)
@@ -258,7 +260,7 @@ def document_record(
         (opening if head is None else head)[:TITLE_CHARS]
     )
     opening = opening[:OPENING_CHARS]
-    own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name if file_stem else "")
+    own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name)
     series = [found for found in own if " " in found.word]  # "PEP 634", not a date or file
     identifier = series[0].shown if series else ""
     first_line = next((" ".join(words(line)) for line in text_lines(opening) if words(line)), "")

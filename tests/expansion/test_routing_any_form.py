@@ -103,6 +103,22 @@ def test_a_file_name_or_a_date_the_question_writes_names_its_document() -> None:
         assert route.doc_ids == ("minutes/2024-12-06.md",), asked
 
 
+def test_a_generic_file_name_names_its_document_where_few_documents_have_it() -> None:
+    names = MemoryDocumentNames(
+        [
+            document_record("python/LICENSE.txt", opening="A. HISTORY OF THE SOFTWARE"),
+            document_record("licenses/GPL-3", opening="GNU GENERAL PUBLIC LICENSE"),
+            *(
+                document_record(f"{package}/README.md", opening=f"# {package}")
+                for package in ("httpx", "rich", "typer")
+            ),
+        ]
+    )
+    route = route_question("According to Python's LICENSE.txt, who holds the copyright?", names)
+    assert route.doc_ids == ("python/LICENSE.txt",)
+    assert not route_question("What does README.md say about installing?", names)
+
+
 def test_one_word_of_a_title_in_lower_case_names_nothing() -> None:
     assert not route_question("Which syntax do guards use?", specs())
     assert not route_question("How is a tutorial written?", specs())
