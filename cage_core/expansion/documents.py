@@ -43,7 +43,6 @@ from cage_core.expansion.record import LinkIndexFormatError, valid_id
 from cage_core.names.documents import (
     IDENTIFIER_WORD,
     document_title,
-    file_stem,
     fold,
     identifiers,
     own_identifiers,
@@ -52,6 +51,7 @@ from cage_core.names.documents import (
     without_spans,
 )
 from cage_core.names.forms import words
+from cage_core.names.sources import file_stem
 
 __all__ = [
     "GENERIC_FILE_STEMS",
@@ -232,7 +232,7 @@ def meaningful_file_stem(source: str) -> str:
     "" for a generic name (:data:`GENERIC_FILE_STEMS`), for a number, or for no file name.
     ``"contracts/Birch_MA_Agreement.txt"`` → ``"Birch MA Agreement"``."""
     name = PurePath(source.replace("\\", "/")).name if source else ""
-    stem = file_stem(name) if name else ""
+    stem = file_stem(name)
     readable = " ".join(words(stem.replace("_", " ")))
     if not readable or readable.lower() in GENERIC_FILE_STEMS or readable.isdigit():
         return ""
@@ -255,7 +255,7 @@ def document_record(
     only where at most two documents have it, :data:`~cage_core.expansion.routing.MAX_OWNERS`).
     """
     path = source or doc_id
-    file_stem = meaningful_file_stem(path)
+    readable_stem = meaningful_file_stem(path)
     title = " ".join(title.split()) or document_title(
         (opening if head is None else head)[:TITLE_CHARS]
     )
@@ -267,9 +267,11 @@ def document_record(
     if title and identifier and series[0].word not in {i.word for i in identifiers(title)}:
         name = f"{identifier}: {title}"
     else:
-        name = title or identifier or file_stem or first_line
+        name = title or identifier or readable_stem or first_line
     name = name[:MAX_DOCUMENT_NAME_CHARS]
     own_words = [found.word for found in own]
     return DocumentRecord(
-        doc_id, name, document_words(title, file_stem, opening, identifiers=own_words, name=name)
+        doc_id,
+        name,
+        document_words(title, readable_stem, opening, identifiers=own_words, name=name),
     )

@@ -38,8 +38,8 @@ from cage_core.prose import heading_text
 __all__ = [
     "GENERIC_FILE_PREFIXES",
     "GENERIC_PATH_NAMES",
-    "heading_name",
     "file_stem",
+    "heading_name",
     "is_generic_file_name",
     "path_name",
 ]
