@@ -10,7 +10,9 @@ high an ``f`` as an on-topic one's. The wrappers therefore report, for passage `
 with query similarities ``s`` (the similarity the ranking used: the retriever's own score, or
 the packaged MiniLM's cosine), fused scores ``f`` and coverage ``c`` (the largest share of the
 question's words one passage of the pool holds,
-:func:`~cage_core.ranking.pool_bm25.query_word_coverage`),
+:func:`~cage_core.ranking.pool_bm25.query_word_coverage`; in a pool routed to the documents
+the question names, their passages also hold the words that name them:
+:func:`~cage_core.ranking.pool_bm25.named_word_coverage`),
 
     score_i = g(max s + weight · c) · h(max f − f_i)
     g(m) = σ(slope · (m − midpoint)) = 1 / (1 + e^(−slope · (m − midpoint)))

@@ -20,7 +20,9 @@ pool has no similarities, :func:`scored_rerank` computes them by the reranker's 
 so the ranking is the same). A routed pool (the documents the question names,
 :mod:`cage_core.integrations.document_routing`) is ranked for its ``question``, the question
 less their naming words, and similarities computed there are that question's; the coverage
-reads the question as asked (``query``), naming words included.
+reads the question as asked (``query``), naming words included, and counts those words as held
+by every passage of a named document
+(:func:`~cage_core.ranking.pool_bm25.named_word_coverage`).
 
 **The fallback warning.** The rerank step costs milliseconds when the retriever hands on its
 own query similarities, and embedding the query and every retrieved passage again when it does
@@ -52,7 +54,7 @@ from cage_core.integrations.steps import Call, Steps
 from cage_core.metadata import ranked_metadata
 from cage_core.names.routes import DocumentRoute
 from cage_core.passage import PassageLike, RankedPassage
-from cage_core.ranking.pool_bm25 import query_word_coverage
+from cage_core.ranking.pool_bm25 import named_word_coverage, query_word_coverage
 from cage_core.relevance import pool_relevance
 from cage_core.reranker import CageReranker, configured_reranker
 
@@ -230,6 +232,10 @@ def scored_rerank(
     if not ranked:
         return []
     assert pool.similarities is not None  # ranked passages came from a pool with similarities
-    coverage = query_word_coverage(pool.query, [p.content for p in pool.passages])
+    texts = [p.content for p in pool.passages]
+    if pool.named is None:
+        coverage = query_word_coverage(pool.query, texts)
+    else:
+        coverage = named_word_coverage(pool.query, pool.question, texts, pool.named)
     scores = pool_relevance([r.score for r in ranked], pool.similarities, coverage)
     return [(r, float(score)) for r, score in zip(ranked, scores)]

@@ -8,7 +8,8 @@ pool sharing no term with the query scores all zeros. A repeated query term coun
 
 :func:`query_word_coverage` reads the same tokens for the pool-level evidence of the
 frameworks' score (:mod:`cage_core.relevance`): how many of the question's words one passage
-holds.
+holds; :func:`named_word_coverage` the same of a routed pool, where the passages of the documents
+the question names also hold the words that name them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "BM25_B",
     "BM25_K1",
     "STOP_WORDS",
+    "named_word_coverage",
     "pool_bm25",
     "query_word_coverage",
     "tokens",
@@ -86,3 +88,24 @@ def query_word_coverage(query: str, texts: Sequence[str]) -> float:
         return 0.0
     held = max((len(wanted.intersection(tokens(t))) for t in texts), default=0)
     return held / len(wanted)
+
+
+def named_word_coverage(
+    query: str, question: str, texts: Sequence[str], named: Sequence[bool]
+) -> float:
+    """:func:`query_word_coverage` of a routed pool: ``question`` is ``query`` less the words
+    that name documents (:class:`~cage_core.names.routes.DocumentRoute`), ``named[i]`` whether
+    passage ``i`` is of a named document, and such a passage also holds the naming words (the
+    tokens of ``query`` that ``question`` lacks): a chunk of the document the question names
+    holds that name even where it does not repeat it. Raises ``ValueError`` when ``named``
+    and ``texts`` differ in length."""
+    if isinstance(texts, str):
+        raise TypeError("texts must be a sequence of strings, not a single string")
+    if len(named) != len(texts):
+        raise ValueError(f"named has {len(named)} entries for {len(texts)} texts")
+    wanted = set(tokens(query))
+    if not wanted:
+        return 0.0
+    naming = wanted.difference(tokens(question))
+    held = [wanted.intersection(tokens(t)) | (naming if n else set()) for t, n in zip(texts, named)]
+    return max(map(len, held), default=0) / len(wanted)

@@ -5,8 +5,9 @@ import pytest
 
 from cage_core import CageReranker
 from cage_core.integrations.rerank_call import scored_rerank
-from cage_core.passage import as_passages
-from cage_core.ranking.pool_bm25 import query_word_coverage
+from cage_core.names.routes import DocumentRoute, NamedDocument
+from cage_core.passage import Passage, as_passages
+from cage_core.ranking.pool_bm25 import named_word_coverage, query_word_coverage
 from cage_core.relevance import pool_relevance
 
 pytestmark = pytest.mark.models
@@ -47,6 +48,25 @@ def test_the_coverage_is_read_from_the_whole_pool_not_the_top_n():
     # holds none of them, passage 1 (below top_n) all five
     assert query_word_coverage(QUERY, TEXTS[:1]) == 0.0
     assert score == pool_relevance([top.score], similarities, 1.0)[0]
+
+
+def test_a_routed_pool_counts_the_naming_words_as_held_by_the_named_document():
+    reranker = CageReranker(method="vanilla")
+    query = "What does the Vistula guide say about the capital?"
+    passages = [
+        Passage("The capital lies on both banks.", doc_id="vistula.md"),
+        Passage("Bananas are yellow fruit.", doc_id="fruit.md"),
+    ]
+    named = NamedDocument("vistula.md", "Vistula guide", 1.0, ("Vistula", "guide"))
+    route = DocumentRoute((named,), "What does say about the capital?")
+    pool = reranker.checked_pool(query, passages, route=route)
+
+    [(top, score), _] = scored_rerank(reranker, pool, None)
+
+    texts = [p.text for p in passages]
+    coverage = named_word_coverage(query, route.question, texts, [True, False])
+    assert coverage == 3 / 7 > query_word_coverage(query, texts) == 1 / 7  # + vistula, guide
+    assert score == pool_relevance([top.score], reranker.pool_similarities(pool), coverage)[0]
 
 
 def test_no_passages_give_no_results():
