@@ -3,7 +3,8 @@ document records route, and where.
 
 Each folder's files are read as ingest reads a document (its record from its opening, the
 first :data:`~cage_core.expansion.documents.OPENING_CHARS` characters, its title from the first
-:data:`~cage_core.expansion.documents.TITLE_CHARS`, and its path); every
+:data:`~cage_core.expansion.documents.TITLE_CHARS`, and its path), its leading blank space
+stripped as both frameworks' splitters strip a chunk's (a centred title's margin too); every
 question of the folder, every question of the other folders and every off-topic question is
 routed with the shipped :class:`~cage_core.expansion.routing.RoutingSettings`. Printed per
 folder: the questions that name a document routed, and routed to a document they name only;
@@ -31,10 +32,11 @@ from cage_core.expansion.routing import RoutingSettings, route_question
 
 
 def folder_names(folder: Path, files: list[str]) -> MemoryDocumentNames:
-    """The folder's document records, as ingest writes them from each file's opening."""
+    """The folder's document records, as ingest writes them from each file's opening (its
+    first chunk: stripped of leading blank space by LangChain's and LlamaIndex's splitters)."""
     records = []
     for name in files:
-        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        text = (folder / name).read_text(encoding="utf-8", errors="replace").lstrip()
         records.append(
             document_record(
                 name, opening=text[:OPENING_CHARS], source=name, head=text[:TITLE_CHARS]
