@@ -47,7 +47,9 @@ The view's coherence term (:attr:`PoolScores.coherence
 N_i)``; the pairwise matrix is ``J`` plus :data:`SIBLING_LINK` (0.5) for other chunks of one
 document. What a result reports is the link to an earlier-ranked chunk of its document
 (:func:`document_links`), with the matrix's weight as its strength: 1 for the adjacent chunk,
-0.5 for another (:mod:`cage_core.ranking.explanation`).
+0.5 for another (:mod:`cage_core.ranking.explanation`); it names the document by its title or
+the name its earliest chunk opens with, else by its file (:func:`shown_names`), not by the
+name its chunks repeat most.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ __all__ = [
     "document_vias",
     "document_view",
     "has_document_structure",
+    "shown_names",
     "subject_texts",
 ]
 
@@ -101,7 +104,7 @@ class DocumentView:
     matrix: np.ndarray
     """``[k, k]`` 1 for adjacent chunks of one document, :data:`SIBLING_LINK` for others."""
     subjects: tuple[str, ...]
-    """Each passage's document subject ("" when its document has none)."""
+    """How a via names each passage's document (:func:`shown_names`; "" for none)."""
     named: np.ndarray
     """``[k]`` ``N``: the query names the passage's document."""
     leads: tuple[int, ...]
@@ -161,6 +164,24 @@ def document_names(
             found.append(min(names, key=lambda name: (-names[name], first_seen[doc][name])))
         out[doc] = tuple(dict.fromkeys(found))
     return out
+
+
+def shown_names(
+    passages: Sequence[Passage], names_of: Mapping[str, tuple[str, ...]]
+) -> tuple[str, ...]:
+    """How a via names each passage's document (:func:`document_links`): its subject (the
+    first of ``names_of``, :func:`document_names`) when that is its title or the name its
+    earliest chunk in the pool opens with, else what its ``doc_id`` names as a path
+    (:func:`~cage_core.names.sources.path_name`: ``"docs/Type-Example.html"`` → ``"Type
+    Example"``), else its subject: never the name its chunks merely repeat most ("Software"
+    of a licence comment) where a file names the document; "" for a passage of no document."""
+    sure = {p.doc_id for p in passages if p.title.strip()}
+    sure.update(p.doc_id for p in passages if p.position == 0 and _opener(p.text))
+    shown: dict[str, str] = {}
+    for doc, names in names_of.items():
+        subject = names[0] if names else ""
+        shown[doc] = subject if doc in sure else path_name(doc) or subject
+    return tuple(shown.get(p.doc_id, "") if p.doc_id is not None else "" for p in passages)
 
 
 def _opener(text: str) -> str:
@@ -228,7 +249,7 @@ def document_view(
     if names_of is None:
         names_of = document_names(passages, graphs)
     docs = [p.doc_id for p in passages]
-    subjects = tuple(names_of[d][0] if d is not None and names_of.get(d) else "" for d in docs)
+    subjects = shown_names(passages, names_of)
     query_words = normal_text(query)
     named_docs = {d for d, names in names_of.items() if _names_any(query_words, names)}
     named = np.array([1.0 if d in named_docs else 0.0 for d in docs])

@@ -19,6 +19,7 @@ from cage_core.ranking.document_links import (
     document_vias,
     document_view,
     has_document_structure,
+    shown_names,
     subject_texts,
 )
 from cage_core.ranking.pool_bm25 import pool_bm25
@@ -225,6 +226,36 @@ def test_a_document_without_a_subject_is_named_by_its_path_not_as_a_path():
         Via("same document: twenty newsgroups, next chunk", 0, "document"),
         1.0,
     )
+
+
+def test_a_via_names_a_document_by_its_file_before_a_name_its_chunks_repeat():
+    software = ("Software", "ORG")  # a licence comment's word, in every chunk of the page
+    chunks = [
+        Passage("The Software is provided as is.", doc_id="html/Type-Example.html", position=3),
+        Passage("Copies of the Software may be made.", doc_id="html/Type-Example.html", position=4),
+        Passage("Intro.", doc_id="notes", position=1),
+    ]
+    graphs = [entity_graph([software], light=True)] * 2 + [entity_graph([ACME], light=True)]
+    names_of = document_names(chunks, graphs)
+    assert names_of["html/Type-Example.html"] == ("Software",)  # the subject the ranking reads
+
+    shown = shown_names(chunks, names_of)
+    assert shown == ("Type Example", "Type Example", "Acme Foods Ltd.")  # "notes" names no file
+
+
+def test_a_via_names_a_document_by_its_title_or_opening_before_its_file():
+    passages, graphs = report_pool()
+    names_of = document_names(passages, graphs)
+    assert shown_names(passages, names_of) == (
+        "Bolt Motors",  # b's first chunk opens with it
+        "Acme Foods Ltd",  # a's first chunk is in the pool
+        "Acme Foods Ltd",
+        "Acme Foods Ltd",
+        "Bolt Motors",
+    )
+    titled = [Passage("x", title="Annual report", doc_id="a.md"), Passage("y", doc_id="a.md")]
+    names = document_names(titled, [entity_graph([ACME], light=True)] * 2)
+    assert shown_names(titled, names) == ("Annual report", "Annual report")
 
 
 def test_rerank_explains_a_chunk_by_its_document_and_place_with_the_links_strength():
