@@ -57,7 +57,12 @@ For the two CAGE methods, **one cutoff** (the README's 0.5 on the 0–1 score: L
 throughout (dropped). Run from the repository root::
 
     python benchmarks/claims/dev_folders.py [--frameworks langchain,llamaindex]
-        [--folders ethereum_eips,httpx_docs] [--k 20] [--json OUT.json]
+        [--folders ethereum_eips,httpx_docs] [--k 20] [--json OUT.json] [--true-positions]
+
+``--true-positions`` gives every chunk its place in its file (``metadata["position"]``), so
+the document view's adjacent chunks are adjacent in the file, not consecutive among the
+pool's chunks of that file (what the README path's ``start_index`` gives): measured, not
+shipped (``docs/history.md``).
 """
 
 from __future__ import annotations
@@ -134,9 +139,9 @@ def sentence_window_recall(spec: dict, folder: Path, k: int) -> dict[str, float]
     return out
 
 
-def run_folder(spec_path: Path, framework: str, k: int) -> dict:
+def run_folder(spec_path: Path, framework: str, k: int, true_positions: bool = False) -> dict:
     """Every method's ranking of every question (and the off-topic ones' routing) of one folder."""
-    spec, chunks = load_chunks(spec_path)
+    spec, chunks = load_chunks(spec_path, true_positions=true_positions)
     gold = gold_ids(spec, chunks)  # before any ranking: a bad selector stops here
     started = time.perf_counter()
     methods, links = (langchain_methods if framework == "langchain" else llamaindex_methods)(
@@ -382,6 +387,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--k", type=int, default=20, help="the dense retriever's k (default: 20)")
     parser.add_argument("--json", type=Path, help="also write every ranking here")
+    parser.add_argument(
+        "--true-positions",
+        action="store_true",
+        help="give each chunk its place in its file as metadata['position'] (measured, not "
+        "the README path: without it a pool's chunks of one file are numbered by rank)",
+    )
     args = parser.parse_args(argv)
     if args.k < 1:
         parser.error("--k must be at least 1")
@@ -389,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for framework in args.frameworks:
         results = []
         for name in args.folders:
-            result = run_folder(DATA / f"{name}.json", framework, args.k)
+            result = run_folder(DATA / f"{name}.json", framework, args.k, args.true_positions)
             result["spec_name"] = name
             results.append(result)
             dump[f"{framework}/{name}"] = {

@@ -41,8 +41,12 @@ DOCUMENT_CORPORA = (
 and corpus, under ``--data``."""
 
 
-def load_chunks(spec_path: Path, chunk_size: int = CHUNK_SIZE) -> tuple[dict, list]:
-    """The folder's question file and its chunks, each with the id ``"<source>:<start_index>"``."""
+def load_chunks(
+    spec_path: Path, chunk_size: int = CHUNK_SIZE, *, true_positions: bool = False
+) -> tuple[dict, list]:
+    """The folder's question file and its chunks, each with the id ``"<source>:<start_index>"``;
+    with ``true_positions`` each also with ``metadata["position"]``, its 0-based place among its
+    file's chunks (an explicit position: read as is, not ranked among a pool's chunks)."""
     from langchain_core.documents import Document
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
@@ -56,8 +60,12 @@ def load_chunks(spec_path: Path, chunk_size: int = CHUNK_SIZE) -> tuple[dict, li
         chunk_size=chunk_size, chunk_overlap=0, add_start_index=True
     )
     chunks = splitter.split_documents(docs)
+    places: dict[str, int] = {}
     for chunk in chunks:
-        chunk.id = f"{chunk.metadata['source']}:{chunk.metadata['start_index']}"
+        source = chunk.metadata["source"]
+        chunk.id = f"{source}:{chunk.metadata['start_index']}"
+        if true_positions:
+            chunk.metadata["position"] = places[source] = places.get(source, -1) + 1
     return spec, chunks
 
 
@@ -166,8 +174,8 @@ def llamaindex_ingest(chunks: list) -> tuple[list, Any, Any]:
         node = TextNode(
             id_=chunk.id,
             text=chunk.page_content,
-            metadata={"source": chunk.metadata["source"]},
-            excluded_embed_metadata_keys=["source"],
+            metadata={k: v for k, v in chunk.metadata.items() if k in ("source", "position")},
+            excluded_embed_metadata_keys=["source", "position"],
             start_char_idx=offset,
             end_char_idx=offset + len(chunk.page_content),
         )
