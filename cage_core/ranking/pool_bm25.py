@@ -83,11 +83,7 @@ def query_word_coverage(query: str, texts: Sequence[str]) -> float:
     """
     if isinstance(texts, str):
         raise TypeError("texts must be a sequence of strings, not a single string")
-    wanted = set(tokens(query))
-    if not wanted:
-        return 0.0
-    held = max((len(wanted.intersection(tokens(t))) for t in texts), default=0)
-    return held / len(wanted)
+    return named_word_coverage(query, query, texts, [False] * len(texts))  # no naming words
 
 
 def named_word_coverage(
