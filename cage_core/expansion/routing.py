@@ -38,7 +38,8 @@ title the rest writes after "the" adds a second document: "the travel spending p
       the FAQ say", "the encryption chapter"). How many documents' *names* hold a word is
       read from the words their records mark as their name's
       (:func:`~cage_core.expansion.documents.title_word`): "observers" opens every set of
-      minutes, and only one document is called "Meeting observers".
+      minutes, and only one document is called "Meeting observers"; of documents sharing a
+      title, the one whose name holds a version the question writes.
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
@@ -89,8 +90,8 @@ from cage_core.expansion.title_parts import (
     Match,
     longest_matches,
     position,
-    title_parts,
 )
+from cage_core.expansion.versions import holds_a_version, told_apart, versioned_parts
 from cage_core.lang.en import DEFINITE_ARTICLE
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import MAX_NAME_WORDS, words
@@ -104,7 +105,6 @@ __all__ = [
     "titles_written",
 ]
 
-
 MAX_OWNERS = 2
 """An identifier that more documents give themselves names none of them (step 1)."""
 MAX_TITLE_CANDIDATES = 32
@@ -113,8 +113,8 @@ OTHER_NAME_SHARE = 0.5
 """A question whose words outside the named documents' names still score this share of
 ``min_score`` for another document names that one too: it is not routed (step 2)."""
 MAX_NAMING_DOCUMENTS = 64
-"""A word more documents hold than this names none of them, whatever ``naming_share`` says:
-a document's name is shared by few; it bounds the postings a question reads at any scale."""
+"""A word more documents hold than this names none of them, whatever ``naming_share`` says
+(a name is shared by few); it bounds the postings a question reads at any scale."""
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,8 @@ class RoutingSettings(Validated):
     min_gap: how many times the next document's score a named one must reach.
     max_documents: at most this many documents are named by one question.
     naming_share: a word names a document only when at most this share of documents hold it.
-    min_naming_words: a document is named only by at least this many naming words (a
-        document's name — its parties, its company, its title — is rarely one word; one
-        rare word is more often a thing the document mentions).
+    min_naming_words: a document is named only by at least this many naming words (a name is
+        rarely one word; one rare word is more often a thing the document mentions).
     chunks: how many of each named document's chunks join the pool (best first).
     identifier_weight: what an identifier the question writes ("PEP 634") counts, in units of
         a word one document alone holds (step 1).
@@ -279,21 +278,22 @@ def titles_written(
     definite: bool = False,
 ) -> DocumentRoute | None:
     """The documents whose title the question writes, in any case (step 1c): a part
-    (:func:`~cage_core.expansion.title_parts.title_parts`) of a document's short name (at most
-    ``MAX_NAME_WORDS``: a title, not a line of its text) but its identifiers, of at least
+    (:func:`~cage_core.expansion.versions.versioned_parts`) of a document's short name (at
+    most ``MAX_NAME_WORDS``: a title, not a line of its text) but its identifiers, of at least
     ``min_title_words`` words, one of them in at most ``MAX_TITLE_HOLDERS`` documents' names
     (a one-word name: in no other name, after "the"), as consecutive words of the question,
-    not within a name the question writes (step 1b reads names: "Marie Curie" is judged
-    there, and "Domain Name and Content License Agreement" is not "Content License
-    Agreement"), and not when the names the question writes beside it, less the words the
-    document holds, score ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score
-    for another document ("the franchise agreement between Pretzel Time" names Pretzel
-    Time's; "the thread safety section … between ABIs" names Thread Safety). Of overlapping
-    titles the longer names the document; two with one title name neither. Reads the records
-    of the :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words only.
-    A record written before names were marked is read by its words' document counts. With
-    ``definite``, every title must stand after "the" (a second document's, :func:`_and_titles`).
-    """
+    not within a name the question writes (step 1b reads names: "Marie Curie", and "Domain
+    Name and Content License Agreement" is not "Content License Agreement"; a name that is
+    the title of a version the question writes is read here), and not when the names the
+    question writes beside it, less the words the document holds, score ``OTHER_NAME_SHARE``
+    of ``min_score`` and the title's own score for another document ("the franchise
+    agreement between Pretzel Time" names Pretzel Time's; "the thread safety section …
+    between ABIs" names Thread Safety). Of overlapping titles the longer names the document;
+    two with one title name neither, unless a version tells them apart
+    (:mod:`~cage_core.expansion.versions`). Reads the records of the
+    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words (one written
+    before names were marked: by its words' document counts); ``definite``: every title
+    stands after "the" (a second document's, :func:`_and_titles`)."""
     tokens = [
         w
         for w in words(fold(without_spans(question, references(question))))
@@ -323,11 +323,12 @@ def titles_written(
     found: list[Match] = []
     for doc_id, title in titles.items():
         counts = titled if doc_id in marked else known  # a store written before title marks
-        for phrase in title_parts(title, counts, total):
+        for phrase in versioned_parts(names.document(doc_id), title, counts, total):
             if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
                 continue  # every word of it in many documents: a kind of document, no name
             one_word = doc_id in marked and len(title) == 1 and counts.get(title[0], 0) == 1
-            if any(within(phrase, n) and not (one_word and n == phrase) for n in written):
+            exact = one_word or holds_a_version(names.document(doc_id), question)
+            if any(within(phrase, n) and not (exact and n == phrase) for n in written):
                 continue  # within a name the question writes: step 1b reads names
             if len(phrase) >= least and not definite:
                 start = position(tokens, phrase)
@@ -339,9 +340,9 @@ def titles_written(
             if start is not None:
                 found.append((-len(phrase), start, doc_id, phrase))
                 break
-    chosen, shared = longest_matches(found)
+    chosen, shared = longest_matches(told_apart(found, question, names))
     if shared:
-        return None  # two documents with one title: ambiguous
+        return None  # two documents with one title, no version told apart: ambiguous
     if not 0 < len(chosen) <= settings.max_documents:
         return None
     unit = _idf(1, total)

@@ -1,0 +1,92 @@
+"""Versions: which of several documents of one title a question means, by the number it writes.
+
+Documents of one family often share their title and differ by a version: "GNU Free
+Documentation License Version 1.2" and "… Version 1.3", "HTTP/1.1" and "HTTP/2". A question
+that writes the title and the version ("In version 1.3 of the GNU Free Documentation
+License, …") names one of them. Routing's step 1c
+(:func:`~cage_core.expansion.routing.titles_written`) reads such a title three ways:
+
+* without its version (:func:`versioned_parts`): the words of the document's name before its
+  first number, with and without the word just before it ("GNU Free Documentation License
+  Version" and "GNU Free Documentation License"), as a question writes the family's name and
+  the version apart;
+* as a name the question writes ("the GNU Free Documentation License" in Title Case), which
+  step 1b reads and 1c leaves to it, except for a document whose name holds a number the
+  question writes (:func:`holds_a_version`): one word of such a family's name names it no
+  better than it names the others, so step 1b cannot tell them apart;
+* on one span of the question for each document of the family, which names none
+  (``title_parts.longest_matches``), unless exactly one of them holds a number the question
+  writes (:func:`told_apart`).
+
+A number (:func:`version_numbers`) is a run of digits with optional dotted parts ("1.3",
+"2", "2.0"), after an optional "v" ("v2"), standing as a word of its own (not "x86-64");
+identifiers and dates are read first and left out
+(:func:`~cage_core.names.documents.references`: "RFC 9113" and "3 November 2008" are not
+versions). A question that writes no number, or one that no document's name or two of them
+hold, changes nothing: the family's title still names none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from cage_core.expansion.document_names import DocumentNames
+from cage_core.expansion.documents import DocumentRecord, name_words
+from cage_core.expansion.title_parts import Match, title_parts
+from cage_core.names.documents import fold, references, without_spans
+
+__all__ = ["holds_a_version", "told_apart", "version_numbers", "versioned_parts"]
+
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+def version_numbers(text: str) -> frozenset[str]:
+    """The numbers ``text`` writes outside its identifiers and dates (module docstring):
+    ``"Version 1.3, 3 November 2008"`` → ``{"1.3"}``, ``"HTTP/2"`` → ``{"2"}``."""
+    return frozenset(_NUMBER.findall(_plain(text)))
+
+
+def holds_a_version(record: DocumentRecord | None, question: str) -> bool:
+    """Whether ``record``'s name holds a number ``question`` writes (module docstring)."""
+    return record is not None and bool(version_numbers(record.name) & version_numbers(question))
+
+
+def versioned_parts(
+    record: DocumentRecord | None, title: list[str], counts: Mapping[str, int], total: int
+) -> list[tuple[str, ...]]:
+    """:func:`~cage_core.expansion.title_parts.title_parts` of ``title`` (the words of
+    ``record``'s name), then the name's words before its first number, with and without the
+    last of them (module docstring), when they differ from those parts."""
+    parts = title_parts(title, counts, total)
+    if record is None:
+        return parts
+    plain = _plain(record.name)
+    number = _NUMBER.search(plain)
+    head = name_words(plain[: number.start()]) if number is not None else []
+    family = [tuple(head), tuple(head[:-1])]
+    return parts + [p for p in dict.fromkeys(family) if p and p not in parts]
+
+
+def _plain(text: str) -> str:
+    """``text`` folded, its identifiers and dates left out."""
+    return fold(without_spans(text, references(text)))
+
+
+def told_apart(found: Sequence[Match], question: str, names: DocumentNames) -> list[Match]:
+    """``found`` with each span that several documents' titles stand on reduced to the one
+    document whose name holds a number ``question`` writes (module docstring); a span no
+    number tells apart keeps all its matches. Order kept."""
+    spans: dict[tuple[int, int], list[Match]] = {}
+    for match in found:
+        spans.setdefault(match[:2], []).append(match)
+    shared = {span: matches for span, matches in spans.items() if len(matches) > 1}
+    asked = version_numbers(question) if shared else frozenset()
+    if not asked:
+        return list(found)
+    dropped: set[tuple[int, int, str]] = set()
+    for span, matches in shared.items():
+        holding = [m[2] for m in matches if holds_a_version(names.document(m[2]), question)]
+        if len(holding) == 1:
+            dropped.update((*span, m[2]) for m in matches if m[2] != holding[0])
+    return [m for m in found if (m[0], m[1], m[2]) not in dropped]

@@ -1,0 +1,91 @@
+"""Of documents that share a title, the question names the one whose version it writes
+(:mod:`cage_core.expansion.versions`, routing's step 1c)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cage_core.expansion.document_names import MemoryDocumentNames
+from cage_core.expansion.documents import TITLE_CHARS, document_record
+from cage_core.expansion.routing import route_question
+from cage_core.expansion.versions import version_numbers
+
+FAMILY = (
+    "                GNU Free Documentation License\n"
+    "                 Version {version}, {date}\n\n"
+    " Copyright (C) 2008 Free Software Foundation, Inc.\n"
+    " Everyone is permitted to copy and distribute verbatim copies of this license document.\n"
+)
+TEXTS = {
+    "GFDL-1.2": FAMILY.format(version="1.2", date="November 2002"),
+    "GFDL-1.3": FAMILY.format(version="1.3", date="3 November 2008"),
+    "MIT": "MIT License\n\nPermission is hereby granted, free of charge, to any person.\n",
+    "BSD": "BSD Zero Clause License\n\nPermission to use, copy, modify and distribute.\n",
+    "Zlib": "zlib License\n\nThis software is provided 'as-is', without any warranty.\n",
+    "Unlicense": "The Unlicense\n\nThis is free and unencumbered software.\n",
+}
+
+
+def licences() -> MemoryDocumentNames:
+    """The records as ingest writes them from each file's opening, stripped as a splitter
+    strips a chunk."""
+    return MemoryDocumentNames(
+        document_record(name, opening=text.lstrip(), source=name, head=text.lstrip()[:TITLE_CHARS])
+        for name, text in TEXTS.items()
+    )
+
+
+def test_the_two_versions_share_their_title_and_differ_by_the_number_in_their_names() -> None:
+    names = licences()
+    assert names.document("GFDL-1.3").name == (
+        "GNU Free Documentation License Version 1.3, 3 November 2008"
+    )
+    assert version_numbers(names.document("GFDL-1.3").name) == {"1.3"}  # the date is no version
+    assert version_numbers(names.document("GFDL-1.2").name) == {"1.2"}
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("In version 1.3 of the GNU Free Documentation License, what is a Massive Site?", "1.3"),
+        ("What does version 1.2 of the GNU Free Documentation License call a Section?", "1.2"),
+        ("What does the gnu free documentation license 1.3 say about relicensing?", "1.3"),
+    ],
+)
+def test_a_question_that_writes_the_title_and_a_version_names_that_version(
+    question: str, named: str
+) -> None:
+    route = route_question(question, licences())
+    assert route.doc_ids == (f"GFDL-{named}",)
+    assert route.documents[0].naming_words == ("gnu", "free", "documentation", "license")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the GNU Free Documentation License call a Secondary Section?",
+        "What does version 2.5 of the GNU Free Documentation License call a Section?",
+        "Within 3 days, what does the GNU Free Documentation License require?",
+    ],
+)
+def test_a_title_two_documents_share_names_neither_without_a_version_one_of_them_holds(
+    question: str,
+) -> None:
+    assert not route_question(question, licences())
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("Version 1.3, 3 November 2008", {"1.3"}),
+        ("HTTP/2", {"2"}),
+        ("the v2 API", {"2"}),
+        ("RFC 9113: HTTP/2", {"2"}),
+        ("x86-64 builds, section 4.2.1.", {"4.2.1"}),
+        ("no number at all", set()),
+    ],
+)
+def test_version_numbers_are_numbers_outside_identifiers_and_dates(
+    text: str, numbers: set[str]
+) -> None:
+    assert version_numbers(text) == numbers
