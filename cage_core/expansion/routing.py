@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from cage_core.config import UNIT, Int, Ranges, Real, Validated
+from cage_core.expansion import versions
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
@@ -91,7 +92,6 @@ from cage_core.expansion.title_parts import (
     longest_matches,
     position,
 )
-from cage_core.expansion.versions import holds_a_version, told_apart, versioned_parts
 from cage_core.lang.en import DEFINITE_ARTICLE
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import MAX_NAME_WORDS, words
@@ -222,8 +222,7 @@ def _and_titles(
     titled = titles_written(route.question, names, frequencies, total, settings, definite=True)
     if titled is None:
         return route
-    named = {document.doc_id for document in route.documents}
-    more = tuple(d for d in titled.documents if d.doc_id not in named)
+    more = tuple(d for d in titled.documents if d.doc_id not in route.doc_ids)
     if not more or len(more) > room:
         return route
     return DocumentRoute(route.documents + more, titled.question)
@@ -319,15 +318,15 @@ def titles_written(
     known = {**frequencies, **names.document_frequencies(unknown)}
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
-    written = written_names(question)
+    written, numbers = written_names(question), versions.version_numbers(question)
     found: list[Match] = []
     for doc_id, title in titles.items():
         counts = titled if doc_id in marked else known  # a store written before title marks
-        for phrase in versioned_parts(names.document(doc_id), title, counts, total):
+        for phrase in versions.versioned_parts(names.document(doc_id), title, counts, total):
             if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
                 continue  # every word of it in many documents: a kind of document, no name
             one_word = doc_id in marked and len(title) == 1 and counts.get(title[0], 0) == 1
-            exact = one_word or holds_a_version(names.document(doc_id), question)
+            exact = one_word or versions.holds_a_version(names.document(doc_id), numbers)
             if any(within(phrase, n) and not (exact and n == phrase) for n in written):
                 continue  # within a name the question writes: step 1b reads names
             if len(phrase) >= least and not definite:
@@ -340,7 +339,7 @@ def titles_written(
             if start is not None:
                 found.append((-len(phrase), start, doc_id, phrase))
                 break
-    chosen, shared = longest_matches(told_apart(found, question, names))
+    chosen, shared = longest_matches(versions.told_apart(found, numbers, names))
     if shared:
         return None  # two documents with one title, no version told apart: ambiguous
     if not 0 < len(chosen) <= settings.max_documents:

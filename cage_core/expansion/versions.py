@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import DocumentRecord, name_words
@@ -47,9 +48,10 @@ def version_numbers(text: str) -> frozenset[str]:
     return frozenset(_NUMBER.findall(_plain(text)))
 
 
-def holds_a_version(record: DocumentRecord | None, question: str) -> bool:
-    """Whether ``record``'s name holds a number ``question`` writes (module docstring)."""
-    return record is not None and bool(version_numbers(record.name) & version_numbers(question))
+def holds_a_version(record: DocumentRecord | None, numbers: frozenset[str]) -> bool:
+    """Whether ``record``'s name holds one of ``numbers`` (the :func:`version_numbers` of a
+    question; module docstring)."""
+    return bool(numbers) and record is not None and bool(_name_numbers(record.name) & numbers)
 
 
 def versioned_parts(
@@ -68,25 +70,32 @@ def versioned_parts(
     return parts + [p for p in dict.fromkeys(family) if p and p not in parts]
 
 
+_name_numbers = lru_cache(maxsize=4096)(version_numbers)
+""":func:`version_numbers` of a document's name (at most ``MAX_DOCUMENT_NAME_CHARS``), kept for
+the last 4,096 names read: routing reads the same candidates' names for every question."""
+
+
 def _plain(text: str) -> str:
     """``text`` folded, its identifiers and dates left out."""
     return fold(without_spans(text, references(text)))
 
 
-def told_apart(found: Sequence[Match], question: str, names: DocumentNames) -> list[Match]:
+def told_apart(
+    found: Sequence[Match], numbers: frozenset[str], names: DocumentNames
+) -> list[Match]:
     """``found`` with each span that several documents' titles stand on reduced to the one
-    document whose name holds a number ``question`` writes (module docstring); a span no
-    number tells apart keeps all its matches. Order kept."""
+    document whose name holds one of ``numbers`` (the :func:`version_numbers` of the
+    question; module docstring); a span no number tells apart keeps all its matches. Order
+    kept."""
     spans: dict[tuple[int, int], list[Match]] = {}
     for match in found:
         spans.setdefault(match[:2], []).append(match)
     shared = {span: matches for span, matches in spans.items() if len(matches) > 1}
-    asked = version_numbers(question) if shared else frozenset()
-    if not asked:
+    if not shared or not numbers:
         return list(found)
     dropped: set[tuple[int, int, str]] = set()
     for span, matches in shared.items():
-        holding = [m[2] for m in matches if holds_a_version(names.document(m[2]), question)]
+        holding = [m[2] for m in matches if holds_a_version(names.document(m[2]), numbers)]
         if len(holding) == 1:
             dropped.update((*span, m[2]) for m in matches if m[2] != holding[0])
     return [m for m in found if (m[0], m[1], m[2]) not in dropped]
