@@ -16,7 +16,8 @@ title the rest writes after "the" adds a second document: "the travel spending p
    a. *Identifiers* — the identifiers, file names and dates the question writes, in any case
       and form (:func:`~cage_core.names.documents.references`: "pep 634", "compatibility.md",
       "6 December 2024") that a document gives itself (held by at most :data:`MAX_OWNERS`
-      documents): ``identifier_weight`` units each, one names its document alone.
+      documents): ``identifier_weight`` units each, one names its document alone; else a name
+      written with its version ("TLS 1.3", "HTTP/2": :mod:`cage_core.expansion.versions`).
    b. *Names* — ``score(d) = Σ idf(w) / idf(1)`` over the distinct question words written as
       names (:func:`~cage_core.expansion.question_text.written_names`: "Birch", "CONTENT",
       "ConvergTV"; not "renewal") that ``d``'s words hold. Only words that can name a document
@@ -191,6 +192,7 @@ def route_question(
             score = settings.identifier_weight * _idf(frequencies[word], total) / unit
             by_identifier.setdefault(doc_id, {})[word] = score
     route = _confident_route(question, by_identifier, owned, names, settings)
+    route = route or versions.named_by_version(question, written, names, settings.max_documents)
     if route is not None:
         return _and_titles(route, names, frequencies, total, settings)
     read = [w for w in asked if w not in outside and naming(w)]
@@ -236,8 +238,7 @@ def _confident_route(
     settings: RoutingSettings,
 ) -> DocumentRoute | None:
     """Steps 2 and 3 over the documents' naming words and their weights (``held_by``; the
-    words in question ``order``): the route, or ``None`` when the question names no document
-    confidently."""
+    words in question ``order``): the route; ``None`` if no document is named confidently."""
     best = sorted(
         ((doc_id, sum(held.values())) for doc_id, held in held_by.items()),
         key=lambda item: (-item[1], item[0]),

@@ -18,6 +18,13 @@ License, …") names one of them. Routing's step 1c
   (``title_parts.longest_matches``), unless exactly one of them holds a number the question
   writes (:func:`told_apart`).
 
+A name the question writes with a version right after it ("In TLS 1.3, …", "the HTTP/2
+specification", "Python 3.12") names a document by itself (:func:`named_by_version`, step
+1a of routing, after the identifiers): of the documents whose names hold the name's last word
+(at most ``MAX_TITLE_HOLDERS`` of them, marked as their name's words), the one whose name
+holds the number, when exactly one does. The name must be written as one (a capital past the
+sentence's first word, or inside the word: "TLS", "HTTP"), so "the 3 steps" names nothing.
+
 A number (:func:`version_numbers`) is a run of digits with optional dotted parts ("1.3",
 "2", "2.0"), after an optional "v" ("v2"), standing as a word of its own (not "x86-64");
 identifiers and dates are read first and left out
@@ -33,13 +40,24 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames
-from cage_core.expansion.documents import DocumentRecord, name_words
-from cage_core.expansion.title_parts import Match, title_parts
+from cage_core.expansion.documents import DocumentRecord, name_words, title_word
+from cage_core.expansion.question_text import without_words
+from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match, title_parts
 from cage_core.names.documents import fold, references, without_spans
+from cage_core.names.routes import DocumentRoute, NamedDocument
 
-__all__ = ["holds_a_version", "told_apart", "version_numbers", "versioned_parts"]
+__all__ = [
+    "holds_a_version",
+    "named_by_version",
+    "told_apart",
+    "version_numbers",
+    "versioned_parts",
+]
 
 _NUMBER = re.compile(r"(?<![\w.])(?<!\w-)v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+_NAMED_VERSION = re.compile(
+    r"(?<![\w.])([^\W\d_]\w*)[ \t]*[/_-]?[ \t]*v?(\d+(?:\.\d+)*)(?![\w]|\.\d)"
+)
 
 
 def version_numbers(text: str) -> frozenset[str]:
@@ -99,3 +117,37 @@ def told_apart(
         if len(holding) == 1:
             dropped.update((*span, m[2]) for m in matches if m[2] != holding[0])
     return [m for m in found if (m[0], m[1], m[2]) not in dropped]
+
+
+def named_by_version(
+    question: str, written: Sequence[tuple[str, ...]], names: DocumentNames, most: int
+) -> DocumentRoute | None:
+    """The documents ``question`` names by a name and its version (module docstring):
+    ``written`` its names (:func:`~cage_core.expansion.question_text.written_names`); each
+    document's score is how many such names name it. ``None`` unless they name at least one
+    and at most ``most`` documents."""
+    last = {name[-1] for name in written if name}
+    plain = without_spans(question, references(question))
+    pairs = [(fold(m.group(1)), m.group(2)) for m in _NAMED_VERSION.finditer(plain)]
+    pairs = [(word, number) for word, number in pairs if word in last]
+    if not pairs:
+        return None
+    holders = names.documents_with([title_word(word) for word, _ in pairs])
+    found: dict[str, list[str]] = {}  # doc_id -> the names naming it
+    for word, number in pairs:
+        family = sorted(holders.get(title_word(word), ()))
+        if len(family) > MAX_TITLE_HOLDERS:
+            continue  # a word of many documents' names: a kind of document, no name
+        records = [names.document(doc_id) for doc_id in family]
+        named = [r for r in records if r is not None and number in _name_numbers(r.name)]
+        if len(named) == 1:
+            found.setdefault(named[0].doc_id, []).append(word)
+    if not 0 < len(found) <= most:
+        return None
+    documents = tuple(
+        NamedDocument(doc_id, record.name, float(len(words)), tuple(dict.fromkeys(words)))
+        for doc_id, words in found.items()
+        if (record := names.document(doc_id)) is not None
+    )
+    dropped = {word for document in documents for word in document.naming_words}
+    return DocumentRoute(documents, without_words(question, dropped)) if documents else None

@@ -89,3 +89,62 @@ def test_version_numbers_are_numbers_outside_identifiers_and_dates(
     text: str, numbers: set[str]
 ) -> None:
     assert version_numbers(text) == numbers
+
+
+HEADER = (
+    "Internet Engineering Task Force (IETF)                      E. Rescorla\n"
+    "Request for Comments: {number}                                      Mozilla\n"
+    "Category: Standards Track                                    August 2018\n\n\n"
+    "{title}\n\nAbstract\n\n   This document specifies {what}.\n"
+)
+SPECIFICATIONS = {
+    "rfc5246.txt": (5246, "The Transport Layer Security (TLS) Protocol Version 1.2", "TLS 1.2"),
+    "rfc8446.txt": (8446, "The Transport Layer Security (TLS) Protocol Version 1.3", "TLS 1.3"),
+    "rfc9112.txt": (9112, "HTTP/1.1", "the HTTP/1.1 message syntax"),
+    "rfc9113.txt": (9113, "HTTP/2", "an optimized expression of HTTP semantics"),
+    "rfc9114.txt": (9114, "HTTP/3", "a mapping of HTTP semantics over QUIC"),
+}
+
+
+def specifications() -> MemoryDocumentNames:
+    """RFC-like openings: a header set in columns, then the title centred under it."""
+    texts = {
+        name: HEADER.format(number=number, title=title.center(72).rstrip(), what=what)
+        for name, (number, title, what) in SPECIFICATIONS.items()
+    }
+    return MemoryDocumentNames(
+        document_record(name, opening=text, source=name, head=text[:TITLE_CHARS])
+        for name, text in texts.items()
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("In TLS 1.3, how many round trips does a full handshake take?", ("rfc8446.txt",)),
+        ("What does the TLS 1.2 specification say about renegotiation?", ("rfc5246.txt",)),
+        ("How does the HTTP/2 specification define a stream?", ("rfc9113.txt",)),
+        ("In HTTP/3, which transport carries the frames?", ("rfc9114.txt",)),
+        ("How did TLS 1.3 change the handshake of TLS 1.2?", ("rfc8446.txt", "rfc5246.txt")),
+    ],
+)
+def test_a_name_written_with_its_version_names_that_version(
+    question: str, named: tuple[str, ...]
+) -> None:
+    names = specifications()
+    assert names.document("rfc8446.txt").name == (
+        "RFC 8446: The Transport Layer Security (TLS) Protocol Version 1.3"
+    )
+    assert route_question(question, names).doc_ids == named
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In TLS 1.4, how many round trips does a full handshake take?",  # no such version
+        "In tls 1.3, how many round trips does a full handshake take?",  # not written as a name
+        "What are the 3 steps of a handshake in TLS?",  # a number, not TLS's version
+    ],
+)
+def test_a_version_no_document_of_the_name_holds_names_none(question: str) -> None:
+    assert not route_question(question, specifications())
