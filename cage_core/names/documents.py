@@ -1,9 +1,6 @@
 """How a document names itself: its title, its identifiers, and the folded form names are
-compared in.
-
-A folder's documents say what they are called in their own text, in the forms their formats
-give it; ingest reads it from the document's opening (its first chunks) and query time reads a
-question the same way, so both meet in one form:
+compared in. Ingest reads a document's opening (its first chunks), query time a question, the
+same way, so both meet in one form:
 
 * :func:`document_title` — the title a document's opening writes: a ``Title:`` header field
   (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
@@ -15,10 +12,10 @@ question the same way, so both meet in one form:
   columns (its longest line :data:`MIN_CENTER_WIDTH` to :data:`MAX_CENTER_WIDTH`
   characters), a line of words set off by blank lines whose left margin is at least
   :data:`MIN_CENTER_INDENT` spaces and within :data:`CENTER_TOLERANCE` of the width of its
-  right margin (the width of the text, or of the lines above it: a header set in columns),
-  as RFCs, Internet-Drafts and typed reports set their titles (a first line a splitter
-  stripped of its margin, above lines set in, too). A line that looks like code (ends in
-  ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a heading;
+  right margin (the text's width, or a header's above it), as RFCs, Internet-Drafts and typed
+  reports set their titles (a first line a splitter stripped of its margin, above lines set
+  in, too). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds
+  ``=``, ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
@@ -29,10 +26,9 @@ question the same way, so both meet in one form:
   ``eip: 1559``); the numbers its text cites are other documents';
 * :func:`file_names` and :func:`dates` — the two other names a document gives itself in a
   form no word of a text takes: its file name (``"compatibility.md"``, a versioned
-  ``"MPL-2.0"``, folded) and its date
-  (``"2024-12-06"``, from "2024-12-06", "6 December 2024", "Dec 6, 2024");
-  :func:`references` — every identifier, file name and date a text writes, which
-  :func:`own_identifiers` reads of a document itself (its header, its file name);
+  ``"MPL-2.0"``, folded) and its date (``"2024-12-06"``, from "2024-12-06", "6 December
+  2024", "Dec 6, 2024"); :func:`references` — every identifier, file name and date a text
+  writes, which :func:`own_identifiers` reads of a document itself (its header, its file name);
 * :func:`fold` — the form every name is compared in: Unicode NFKC, case-folded, without
   combining marks ("Straße" → "strasse", "İstanbul" → "istanbul", a decomposed "é" → "e").
   ASCII text folds to its lower case, so ASCII names are read as before.
@@ -81,7 +77,10 @@ MAX_FILE_NAME_CHARS = 40
 HEADER_LINES = 40
 """How many lines at a document's top are read for header fields and front matter."""
 MIN_CENTER_INDENT = 8
-"""The least left margin, in spaces, of a centered title line of plain text."""
+"""The least left margin, in spaces, of a centered title line of plain text; 3 for a line
+centered to 2 spaces that ends in no period (RFC 7230 sets its long title in by 3)."""
+MIN_TIGHT_INDENT = 3
+TIGHT_TOLERANCE = 2
 CENTER_TOLERANCE = 0.15
 """How far a centered line's two margins may differ, as a share of the text's width (its
 longest line among the opening's first lines) or of the header's above it."""
@@ -324,11 +323,12 @@ def _centered_title(lines: list[str]) -> str:
 
     def centered(line: str, widths: tuple[int, ...]) -> bool:
         left = len(line) - len(line.lstrip())
-        return (
-            left >= MIN_CENTER_INDENT
-            and any(abs(left - (w - len(line))) <= CENTER_TOLERANCE * w for w in widths)
-            and _title_text(line.strip())
+        off = [abs(left - (w - len(line))) for w in widths]  # how far from centered
+        wide = left >= MIN_CENTER_INDENT and any(
+            o <= CENTER_TOLERANCE * w for o, w in zip(off, widths)
         )
+        tight = left >= MIN_TIGHT_INDENT and min(off) <= TIGHT_TOLERANCE and line[-1] != "."
+        return (wide or tight) and _title_text(line.strip())
 
     if stripped := _stripped_title(head):
         return stripped

@@ -81,6 +81,20 @@ def test_plain_text_in_columns_is_titled_by_its_first_centered_lines() -> None:
     )  # centered under the header
 
 
+def test_a_long_title_set_in_by_less_than_the_usual_margin_is_read_when_exactly_centered() -> None:
+    title = "Hypertext Transfer Protocol (HTTP/1.1): Message Syntax and Routing"
+    long_title = RFC_HEAD.replace(
+        "                    HTTP State Management Mechanism", title.center(72).rstrip()
+    )
+    assert document_title(long_title) == title  # set in by 3, as RFC 7230 sets it
+    body = RFC_HEAD.replace("                    HTTP State Management Mechanism\n\n", "")
+    assert document_title(body) == ""  # a paragraph set in by 3 is no title
+    off_center = RFC_HEAD.replace(
+        "                    HTTP State Management Mechanism", "     " + title
+    )
+    assert document_title(off_center) == ""  # margins of 5 and 1: no title
+
+
 @pytest.mark.parametrize(
     "text",
     [
