@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from cage_core.config import UNIT, Int, Ranges, Real, Validated
-from cage_core.expansion import versions
+from cage_core.expansion import title_forms, versions
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
@@ -278,7 +278,7 @@ def titles_written(
     definite: bool = False,
 ) -> DocumentRoute | None:
     """The documents whose title the question writes, in any case (step 1c): a part
-    (:func:`~cage_core.expansion.versions.versioned_parts`) of a document's short name (at
+    (:func:`~cage_core.expansion.title_forms.title_forms`) of a document's short name (at
     most ``MAX_NAME_WORDS``: a title, not a line of its text) but its identifiers, of at least
     ``min_title_words`` words, one of them in at most ``MAX_TITLE_HOLDERS`` documents' names
     (a one-word name: in no other name, after "the"), as consecutive words of the question,
@@ -323,7 +323,7 @@ def titles_written(
     found: list[Match] = []
     for doc_id, title in titles.items():
         counts = titled if doc_id in marked else known  # a store written before title marks
-        for phrase in versions.versioned_parts(names.document(doc_id), title, counts, total):
+        for phrase in title_forms.title_forms(names.document(doc_id), title, counts, total):
             if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
                 continue  # every word of it in many documents: a kind of document, no name
             one_word = doc_id in marked and len(title) == 1 and counts.get(title[0], 0) == 1

@@ -6,10 +6,10 @@ that writes the title and the version ("In version 1.3 of the GNU Free Documenta
 License, …") names one of them. Routing's step 1c
 (:func:`~cage_core.expansion.routing.titles_written`) reads such a title three ways:
 
-* without its version (:func:`versioned_parts`): the words of the document's name before its
-  first number, with and without the word just before it ("GNU Free Documentation License
-  Version" and "GNU Free Documentation License"), as a question writes the family's name and
-  the version apart;
+* without its version (:mod:`cage_core.expansion.title_forms`): the words of the document's
+  name before its first number (:func:`first_number`), with and without the word just before
+  it ("GNU Free Documentation License Version" and "GNU Free Documentation License"), as a
+  question writes the family's name and the version apart;
 * as a name the question writes ("the GNU Free Documentation License" in Title Case), which
   step 1b reads and 1c leaves to it, except for a document whose name holds a number the
   question writes (:func:`holds_a_version`): one word of such a family's name names it no
@@ -36,25 +36,25 @@ hold, changes nothing: the family's title still names none of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames
-from cage_core.expansion.documents import DocumentRecord, name_words, title_word
+from cage_core.expansion.documents import DocumentRecord, title_word
 from cage_core.expansion.question_text import without_words
-from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match, title_parts
+from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
     "holds_a_version",
     "named_by_version",
+    "first_number",
     "told_apart",
     "version_numbers",
-    "versioned_parts",
 ]
 
-_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)v?(\d+(?:\.\d+)*)(?![\w]|\.\d)", re.IGNORECASE)
 _NAMED_VERSION = re.compile(
     r"(?<![\w.])([^\W\d_]\w*)[ \t]*[/_-]?[ \t]*v?(\d+(?:\.\d+)*)(?![\w]|\.\d)"
 )
@@ -72,20 +72,11 @@ def holds_a_version(record: DocumentRecord | None, numbers: frozenset[str]) -> b
     return bool(numbers) and record is not None and bool(_name_numbers(record.name) & numbers)
 
 
-def versioned_parts(
-    record: DocumentRecord | None, title: list[str], counts: Mapping[str, int], total: int
-) -> list[tuple[str, ...]]:
-    """:func:`~cage_core.expansion.title_parts.title_parts` of ``title`` (the words of
-    ``record``'s name), then the name's words before its first number, with and without the
-    last of them (module docstring), when they differ from those parts."""
-    parts = title_parts(title, counts, total)
-    if record is None:
-        return parts
-    plain = _plain(record.name)
-    number = _NUMBER.search(plain)
-    head = name_words(plain[: number.start()]) if number is not None else []
-    family = [tuple(head), tuple(head[:-1])]
-    return parts + [p for p in dict.fromkeys(family) if p and p not in parts]
+def first_number(text: str) -> int | None:
+    """Where the first number of ``text`` (as :func:`version_numbers` reads one) begins, or
+    ``None``."""
+    match = _NUMBER.search(text)
+    return None if match is None else match.start()
 
 
 _name_numbers = lru_cache(maxsize=4096)(version_numbers)

@@ -1,0 +1,101 @@
+"""The forms a question may write a document's title in (routing's step 1c,
+:func:`~cage_core.expansion.routing.titles_written`).
+
+A question names a document by its title, but seldom writes the title as the document sets
+it: "Uniform Resource Identifier (URI): Generic Syntax" is asked about as "the URI generic
+syntax" or "the uniform resource identifier spec", "The JavaScript Object Notation (JSON)
+Data Interchange Format" as "the JSON data interchange format", "GNU Free Documentation
+License Version 1.3" as "version 1.3 of the GNU Free Documentation License". Beside the
+parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`),
+:func:`title_forms` gives the parts of these forms of the document's name:
+
+* **its acronym for the words it abbreviates**, and those words without it: a parenthesised
+  acronym right after the words whose initials spell it ("JavaScript Object Notation (JSON)":
+  a word gives its first letter, or that and its capitals, "JavaScript" → "JS"; an "s" after
+  the capitals is a plural, "(IRIs)");
+* **its main title**, the name up to its first colon ("Uniform Resource Identifier (URI)" of
+  "…: Generic Syntax"; identifiers are read first and left out, so "RFC 3986: …" has no main
+  title "RFC 3986");
+* **its family's name**, without its version: the words before its first number, with and
+  without the word just before it ("GNU Free Documentation License Version" and "GNU Free
+  Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
+
+Each form counts as the title does: the same words, read by how many documents' names hold
+them, so a form every version or every part of a series shares names none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from cage_core.expansion.documents import DocumentRecord, name_words
+from cage_core.expansion.title_parts import title_parts
+from cage_core.expansion.versions import first_number
+from cage_core.names.documents import references, without_spans
+
+__all__ = ["MAX_ACRONYM_LETTERS", "abbreviated", "title_forms"]
+
+MAX_ACRONYM_LETTERS = 8
+"""A parenthesised word of more letters is read as no acronym."""
+
+_ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9/.-]*)\s*\)")
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def title_forms(
+    record: DocumentRecord | None, title: list[str], counts: Mapping[str, int], total: int
+) -> list[tuple[str, ...]]:
+    """The parts (:func:`~cage_core.expansion.title_parts.title_parts`) of ``title`` (the
+    words of ``record``'s name), then those of the name's other forms (module docstring) that
+    are not among them, in that order."""
+    parts = title_parts(title, counts, total)
+    if record is None:
+        return parts
+    plain = without_spans(record.name, references(record.name)).strip(" :-")
+    texts = [*abbreviated(plain)]
+    main = plain.split(":", 1)[0] if ":" in plain else ""
+    texts += [main, *abbreviated(main)] if main.strip() else []
+    forms = [title_parts(name_words(t), counts, total) for t in texts]
+    number = first_number(plain)
+    if number is not None:
+        head = name_words(plain[:number])
+        forms.append([tuple(head), tuple(head[:-1])])
+    found = [p for parts_of in forms for p in parts_of if p]
+    return parts + [p for p in dict.fromkeys(found) if p not in parts]
+
+
+def abbreviated(name: str) -> Iterator[str]:
+    """``name`` with each acronym it spells out in parentheses standing for its words, then
+    with the words and no acronym (module docstring); nothing when it has none."""
+    for match in _ACRONYM.finditer(name):
+        before = name[: match.start()]
+        letters = re.sub(r"[^A-Za-z]", "", match.group(1))
+        if re.fullmatch(r"[A-Z]{2,}s", letters):
+            letters = letters[:-1]  # "IRIs": a plural
+        if not 2 <= len(letters) <= MAX_ACRONYM_LETTERS:
+            continue
+        words = list(_WORD.finditer(before))
+        start = _spelled_from(words, letters.lower())
+        if start is not None:
+            after = name[match.end() :]
+            yield before[:start] + match.group(1) + after
+            yield before.rstrip() + after
+
+
+def _spelled_from(words: list[re.Match[str]], letters: str) -> int | None:
+    """Where the last words of ``words`` whose initials spell ``letters`` begin, or ``None``."""
+    if not letters:
+        return None
+    ends: list[tuple[int, str]] = [(len(words), letters)]  # (words left, letters left)
+    while ends:
+        left, rest = ends.pop()
+        if not rest:
+            return words[left].start() if left < len(words) else None
+        if left == 0:
+            continue
+        word = words[left - 1].group(0)
+        for initials in dict.fromkeys((word[0], word[0] + "".join(filter(str.isupper, word[1:])))):
+            if rest.endswith(initials.lower()):
+                ends.append((left - 1, rest[: -len(initials)]))
+    return None

@@ -1,0 +1,92 @@
+"""A question names a document by a form of its title: the acronym for the words it spells
+out, those words alone, its main title (:mod:`cage_core.expansion.title_forms`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cage_core.expansion.document_names import MemoryDocumentNames
+from cage_core.expansion.documents import TITLE_CHARS, document_record
+from cage_core.expansion.routing import route_question
+from cage_core.expansion.title_forms import abbreviated
+
+
+@pytest.mark.parametrize(
+    ("name", "forms"),
+    [
+        (
+            "Uniform Resource Identifier (URI): Generic Syntax",
+            ["URI: Generic Syntax", "Uniform Resource Identifier: Generic Syntax"],
+        ),
+        (
+            "The JavaScript Object Notation (JSON) Data Interchange Format",
+            [
+                "The JSON Data Interchange Format",
+                "The JavaScript Object Notation Data Interchange Format",
+            ],
+        ),
+        ("JSON Web Token (JWT)", ["JWT", "JSON Web Token"]),
+        (
+            "Internationalized Resource Identifiers (IRIs)",
+            ["IRIs", "Internationalized Resource Identifiers"],
+        ),
+        ("Hypertext Transfer Protocol (HTTP/1.1): Caching", []),  # "htp" spells no "HTTP"
+        ("Thread Safety (libffi: the portable foreign function interface library)", []),
+        ("Meeting observers", []),
+    ],
+)
+def test_an_acronym_stands_for_the_words_whose_initials_it_spells(
+    name: str, forms: list[str]
+) -> None:
+    assert list(abbreviated(name)) == forms
+
+
+FIELDS = [
+    ("Internet Engineering Task Force (IETF)", "T. Berners-Lee"),
+    ("Request for Comments: NUMBER", "W3C/MIT"),
+    ("Category: Standards Track", "January 2005"),
+]
+TITLES = {
+    "rfc3986.txt": "Uniform Resource Identifier (URI): Generic Syntax",
+    "rfc8259.txt": "The JavaScript Object Notation (JSON) Data Interchange Format",
+    "rfc7519.txt": "JSON Web Token (JWT)",
+    "rfc6265.txt": "HTTP State Management Mechanism",
+    "rfc6454.txt": "The Web Origin Concept",
+    "pep-0634.rst": "Structural Pattern Matching: Specification",
+    "pep-0635.rst": "Structural Pattern Matching: Motivation and Rationale",
+    "pep-0636.rst": "Structural Pattern Matching: Tutorial",
+}
+
+
+def opening(name: str, title: str) -> str:
+    """An RFC-like opening: a header in 72 columns, the title centred under it."""
+    number = "".join(filter(str.isdigit, name))
+    header = "\n".join(
+        left.replace("NUMBER", number).ljust(72 - len(right)) + right for left, right in FIELDS
+    )
+    return f"{header}\n\n\n{title.center(72).rstrip()}\n\nAbstract\n\n   This document.\n"
+
+
+def folder() -> MemoryDocumentNames:
+    return MemoryDocumentNames(
+        document_record(name, opening=(text := opening(name, title)), head=text[:TITLE_CHARS])
+        for name, title in TITLES.items()
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("Which characters does the URI generic syntax reserve?", "rfc3986.txt"),
+        ("In the uniform resource identifier spec, what is a relative reference?", "rfc3986.txt"),
+        ("What does the JSON data interchange format say about duplicate names?", "rfc8259.txt"),
+        ("Which claims does the json web token spec register?", "rfc7519.txt"),
+        ("What does the structural pattern matching tutorial show first?", "pep-0636.rst"),
+    ],
+)
+def test_a_question_names_a_document_by_a_form_of_its_title(question: str, named: str) -> None:
+    assert route_question(question, folder()).doc_ids == (named,)
+
+
+def test_a_main_title_a_series_shares_names_none_of_it() -> None:
+    assert not route_question("In structural pattern matching, what is a capture?", folder())
