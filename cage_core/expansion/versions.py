@@ -47,9 +47,9 @@ from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
+    "first_number",
     "holds_a_version",
     "named_by_version",
-    "first_number",
     "told_apart",
     "version_numbers",
 ]
