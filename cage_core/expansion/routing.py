@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from cage_core.config import UNIT, Int, Ranges, Real, Validated
-from cage_core.expansion import title_forms, versions
+from cage_core.expansion import versions
 from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
@@ -87,6 +87,7 @@ from cage_core.expansion.question_text import (
     without_words,
     written_names,
 )
+from cage_core.expansion.title_forms import names_alone, title_forms
 from cage_core.expansion.title_parts import (
     MAX_TITLE_HOLDERS,
     Match,
@@ -111,8 +112,7 @@ MAX_OWNERS = 2
 MAX_TITLE_CANDIDATES = 32
 """The most documents whose name is compared with a question's words (step 1)."""
 OTHER_NAME_SHARE = 0.5
-"""A question whose words outside the named documents' names still score this share of
-``min_score`` for another document names that one too: it is not routed (step 2)."""
+"""Other words scoring this share of ``min_score`` for another document: unrouted (step 2)."""
 MAX_NAMING_DOCUMENTS = 64
 """A word more documents hold than this names none of them, whatever ``naming_share`` says
 (a name is shared by few); it bounds the postings a question reads at any scale."""
@@ -323,11 +323,11 @@ def titles_written(
     found: list[Match] = []
     for doc_id, title in titles.items():
         counts = titled if doc_id in marked else known  # a store written before title marks
-        for phrase in title_forms.title_forms(names.document(doc_id), title, counts, total):
+        for phrase in title_forms(record := names.document(doc_id), title, counts, total):
             if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
                 continue  # every word of it in many documents: a kind of document, no name
-            one_word = doc_id in marked and len(title) == 1 and counts.get(title[0], 0) == 1
-            exact = one_word or versions.holds_a_version(names.document(doc_id), numbers)
+            one_word = doc_id in marked and names_alone(phrase, title, counts, record)
+            exact = one_word or versions.holds_a_version(record, numbers)
             if any(within(phrase, n) and not (exact and n == phrase) for n in written):
                 continue  # within a name the question writes: step 1b reads names
             if len(phrase) >= least and not definite:

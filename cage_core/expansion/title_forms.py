@@ -34,7 +34,7 @@ from cage_core.expansion.title_parts import title_parts
 from cage_core.expansion.versions import first_number
 from cage_core.names.documents import references, without_spans
 
-__all__ = ["MAX_ACRONYM_LETTERS", "abbreviated", "title_forms"]
+__all__ = ["MAX_ACRONYM_LETTERS", "abbreviated", "acronyms", "names_alone", "title_forms"]
 
 MAX_ACRONYM_LETTERS = 8
 """A parenthesised word of more letters is read as no acronym."""
@@ -65,22 +65,53 @@ def title_forms(
     return parts + [p for p in dict.fromkeys(found) if p not in parts]
 
 
+def names_alone(
+    phrase: tuple[str, ...],
+    title: list[str],
+    counts: Mapping[str, int],
+    record: DocumentRecord | None,
+) -> bool:
+    """Whether ``phrase``, one word no other document's title holds, names the document after
+    "the" ("the FAQ", "the URI spec"): it is the whole ``title``, or an acronym the name
+    defines (:func:`acronyms`)."""
+    if len(phrase) != 1 or counts.get(phrase[0], 0) != 1:
+        return False
+    return len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name))
+
+
+def acronyms(name: str) -> set[str]:
+    """The acronyms ``name`` defines (its parenthesised ones that spell out the words before
+    them, :func:`abbreviated`), folded: ``{"uri"}`` of "Uniform Resource Identifier (URI)"."""
+    plain = without_spans(name, references(name))
+    return {
+        word
+        for match in _ACRONYM.finditer(plain)
+        if _defined(plain[: match.start()], match.group(1)) is not None
+        for word in name_words(match.group(1))
+    }
+
+
 def abbreviated(name: str) -> Iterator[str]:
     """``name`` with each acronym it spells out in parentheses standing for its words, then
     with the words and no acronym (module docstring); nothing when it has none."""
     for match in _ACRONYM.finditer(name):
         before = name[: match.start()]
-        letters = re.sub(r"[^A-Za-z]", "", match.group(1))
-        if re.fullmatch(r"[A-Z]{2,}s", letters):
-            letters = letters[:-1]  # "IRIs": a plural
-        if not 2 <= len(letters) <= MAX_ACRONYM_LETTERS:
-            continue
-        words = list(_WORD.finditer(before))
-        start = _spelled_from(words, letters.lower())
+        start = _defined(before, match.group(1))
         if start is not None:
             after = name[match.end() :]
             yield before[:start] + match.group(1) + after
             yield before.rstrip() + after
+
+
+def _defined(before: str, acronym: str) -> int | None:
+    """Where the words at the end of ``before`` whose initials spell ``acronym`` begin, or
+    ``None`` (module docstring)."""
+    letters = re.sub(r"[^A-Za-z]", "", acronym)
+    if re.fullmatch(r"[A-Z]{2,}s", letters):
+        letters = letters[:-1]  # "IRIs": a plural
+    if not 2 <= len(letters) <= MAX_ACRONYM_LETTERS:
+        return None
+    return _spelled_from(list(_WORD.finditer(before)), letters.lower())
 
 
 def _spelled_from(words: list[re.Match[str]], letters: str) -> int | None:

@@ -8,7 +8,7 @@ import pytest
 from cage_core.expansion.document_names import MemoryDocumentNames
 from cage_core.expansion.documents import TITLE_CHARS, document_record
 from cage_core.expansion.routing import route_question
-from cage_core.expansion.title_forms import abbreviated
+from cage_core.expansion.title_forms import abbreviated, acronyms
 
 
 @pytest.mark.parametrize(
@@ -39,6 +39,12 @@ def test_an_acronym_stands_for_the_words_whose_initials_it_spells(
     name: str, forms: list[str]
 ) -> None:
     assert list(abbreviated(name)) == forms
+
+
+def test_the_acronyms_a_name_defines_are_read_folded() -> None:
+    assert acronyms("RFC 3986: Uniform Resource Identifier (URI): Generic Syntax") == {"uri"}
+    assert acronyms("JSON Web Token (JWT)") == {"jwt"}
+    assert acronyms("Hypertext Transfer Protocol (HTTP/1.1): Caching") == set()
 
 
 FIELDS = [
@@ -90,3 +96,18 @@ def test_a_question_names_a_document_by_a_form_of_its_title(question: str, named
 
 def test_a_main_title_a_series_shares_names_none_of_it() -> None:
     assert not route_question("In structural pattern matching, what is a capture?", folder())
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("What does the URI spec say about fragments?", ("rfc3986.txt",)),
+        ("Which claims does the JWT specification register?", ("rfc7519.txt",)),
+        ("How is a URI resolved against a base?", ()),  # no "the": a word, not a name
+        ("What does the JSON spec say about numbers?", ()),  # two titles hold "JSON"
+    ],
+)
+def test_an_acronym_a_title_defines_names_its_document_after_the(
+    question: str, named: tuple[str, ...]
+) -> None:
+    assert route_question(question, folder()).doc_ids == named
