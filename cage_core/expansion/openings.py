@@ -33,11 +33,13 @@ from typing import Any
 from cage_core.expansion.documents import TITLE_CHARS, DocumentRecord, document_record
 from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage
+from cage_core.metadata import OFFSET_METADATA_KEY
 from cage_core.names.documents import document_title
 from cage_core.names.subjects import TITLE_METADATA_KEYS as SUBJECT_TITLE_KEYS
 from cage_core.passage import Passage
 
 __all__ = [
+    "MIN_STRIPPED_MARGIN",
     "SOURCE_METADATA_KEYS",
     "TITLE_METADATA_KEYS",
     "IngestChunk",
@@ -48,6 +50,9 @@ __all__ = [
     "titled_metadata",
 ]
 
+MIN_STRIPPED_MARGIN = 5
+"""The least blank space a splitter stripped between two chunks that :func:`document_openings`
+reads as a blank line and a margin (a paragraph's first line set in by 3 after a blank line)."""
 SOURCE_METADATA_KEYS: tuple[str, ...] = ("source", "file_path", "file_name")
 """Metadata keys of a chunk's file (LangChain loaders' ``source``; LlamaIndex
 ``SimpleDirectoryReader``'s ``file_path`` and ``file_name``), the first non-empty one."""
@@ -65,12 +70,14 @@ class IngestChunk:
     text: the chunk's text (its document's opening when it is the first chunk).
     title: its title (metadata), or "".
     source: its file path or name (metadata :data:`SOURCE_METADATA_KEYS`), or "".
+    offset: where its text starts in its document (metadata ``start_index``), or ``None``.
     """
 
     entry: LinkEntry
     text: str
     title: str = ""
     source: str = ""
+    offset: int | None = None
 
 
 def ingest_chunk(
@@ -85,7 +92,13 @@ def ingest_chunk(
         passage.text,
         passage.title or _first_text(metadata, TITLE_METADATA_KEYS),
         _first_text(metadata, SOURCE_METADATA_KEYS),
+        _offset(metadata),
     )
+
+
+def _offset(metadata: Mapping[str, Any]) -> int | None:
+    value = metadata.get(OFFSET_METADATA_KEY)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _first_text(metadata: Mapping[str, Any], keys: Sequence[str]) -> str:
@@ -97,30 +110,41 @@ def _first_text(metadata: Mapping[str, Any], keys: Sequence[str]) -> str:
 
 
 def document_openings(
-    chunks: Iterable[tuple[str | None, int | None, str]],
+    chunks: Iterable[tuple[str | None, int | None, str, int | None]],
 ) -> dict[str, tuple[int | None, str]]:
-    """For each document of one call's ``(doc_id, position, text)`` chunks: the position of
-    its first chunk (the lowest; the first in call order where none has one) and its opening,
-    that chunk's text followed by the next ones' (consecutive positions, or call order), joined
-    by newlines up to :data:`~cage_core.expansion.documents.TITLE_CHARS` characters — a title
-    that a short first chunk cuts off (front matter, an HTML head) is still read."""
-    held: dict[str, list[tuple[tuple[bool, int], int | None, str]]] = {}
-    for order, (doc_id, position, text) in enumerate(chunks):
+    """For each document of one call's ``(doc_id, position, text, offset)`` chunks: the
+    position of its first chunk (the lowest; the first in call order where none has one) and
+    its opening, that chunk's text followed by the next ones' (consecutive positions, or call
+    order), joined by newlines up to :data:`~cage_core.expansion.documents.TITLE_CHARS`
+    characters — a title that a short first chunk cuts off (front matter, an HTML head, an
+    RFC's title under a long header) is still read.
+
+    A splitter strips the blank space around each chunk, so a centred title that starts a
+    later chunk loses its margin. Where the offsets say that ``n`` ≥ 5 blank characters were
+    stripped between two chunks, and the opening joined by newlines writes no title
+    (:func:`~cage_core.names.documents.document_title`), they are joined by a blank line and
+    ``n − 2`` spaces instead, when that opening writes one."""
+    held: dict[str, list[tuple[tuple[bool, int], int | None, str, int | None]]] = {}
+    for order, (doc_id, position, text, offset) in enumerate(chunks):
         if doc_id is not None:
             place = (position is None, position if position is not None else order)
-            held.setdefault(doc_id, []).append((place, position, text))
+            held.setdefault(doc_id, []).append((place, position, text, offset))
     out: dict[str, tuple[int | None, str]] = {}
     for doc_id, parts in held.items():
         parts.sort(key=lambda part: part[0])
-        first = parts[0][1]
-        texts = [parts[0][2]]
-        for (_, position, text), (_, before, _) in zip(parts[1:], parts):
-            if sum(map(len, texts)) >= TITLE_CHARS or (
+        opening, spaced = parts[0][2], parts[0][2]
+        for (_, position, text, offset), (_, before, last, start) in zip(parts[1:], parts):
+            if len(opening) >= TITLE_CHARS or (
                 position is not None and (before is None or position != before + 1)
             ):
                 break
-            texts.append(text)
-        out[doc_id] = (first, "\n".join(texts)[:TITLE_CHARS])
+            gap = offset - start - len(last) if offset is not None and start is not None else 0
+            opening += "\n" + text
+            spaced += ("\n\n" + " " * (gap - 2) if gap >= MIN_STRIPPED_MARGIN else "\n") + text
+        opening, spaced = opening[:TITLE_CHARS], spaced[:TITLE_CHARS]
+        if spaced != opening and not document_title(opening) and document_title(spaced):
+            opening = spaced
+        out[doc_id] = (parts[0][1], opening)
     return out
 
 
@@ -132,7 +156,9 @@ def titled_metadata(
     TITLE_METADATA_KEYS`), and the call holds the document's opening (:func:`document_openings`
     from position 0, or from its first chunk where none has a position; module docstring).
     The inputs are not modified."""
-    openings = document_openings((p.doc_id, p.position, p.text) for p in passages)
+    openings = document_openings(
+        (p.doc_id, p.position, p.text, _offset(m)) for p, m in zip(passages, metadatas)
+    )
     titles = {
         doc_id: document_title(text)
         for doc_id, (position, text) in openings.items()
@@ -151,7 +177,9 @@ def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list
     read before their entries are stored, from each document's :func:`document_openings`;
     by ``doc_id``."""
     batch = [chunk for chunk in chunks if chunk.entry.doc_id is not None]
-    openings = document_openings((c.entry.doc_id, c.entry.position, c.text) for c in batch)
+    openings = document_openings(
+        (c.entry.doc_id, c.entry.position, c.text, c.offset) for c in batch
+    )
     first: dict[str, IngestChunk] = {}
     for chunk in batch:  # the chunk each opening starts with: its title and file
         doc_id = chunk.entry.doc_id or ""

@@ -109,3 +109,63 @@ def _no_entities(text: str) -> str:
         (), (), (), empty, empty, empty, (), level="light", content_sha=content_hash(f"\n\n{text}")
     )
     return graph.to_text()
+
+
+def _columns(left: str, right: str) -> str:
+    return left + right.rjust(72 - len(left))
+
+
+RFC_HEADER = [
+    _columns("Internet Engineering Task Force (IETF)", "R. Fielding, Ed."),
+    _columns("Request for Comments: 9110", "Adobe"),
+    _columns("STD: 97", "M. Nottingham, Ed."),
+    _columns("Obsoletes: 2818, 7230, 7231, 7232, 7233, 7235,", "Fastly"),
+    _columns("           7538, 7615, 7694", "J. Reschke, Ed."),
+    _columns("Updates: 3864", "greenbytes"),
+    _columns("Category: Standards Track", "June 2022"),
+    "ISSN: 2070-1721",
+]
+RFC_TEXT = (
+    "\n".join(RFC_HEADER)
+    + "\n\n\n"
+    + "HTTP Semantics".center(72).rstrip()
+    + "\n\nAbstract\n\n   The Hypertext Transfer Protocol (HTTP) is a stateless protocol.\n"
+)
+
+
+def test_a_centred_title_a_splitter_put_at_a_later_chunks_start_is_read_by_the_offsets() -> None:
+    # how RecursiveCharacterTextSplitter(chunk_size=500, add_start_index=True) cuts RFC 9110's
+    # opening: the header over two chunks, the title starting the third, its margin stripped
+    cuts = [RFC_TEXT.index(RFC_HEADER[6]), RFC_TEXT.index("HTTP Semantics")]
+    parts = [RFC_TEXT[: cuts[0]], RFC_TEXT[cuts[0] : cuts[1]], RFC_TEXT[cuts[1] :]]
+    starts = [0, *cuts]
+    texts = [part.strip() for part in parts]
+    items = [
+        (f"rfc9110-{n}", Passage(text, doc_id="rfc9110.txt", position=n), None, metadata)
+        for n, (text, metadata) in enumerate(
+            zip(texts, [{"start_index": s} for s in starts], strict=True)
+        )
+    ]
+    index = LinkIndex()
+    index_documents(index, items)
+    assert index.documents().document("rfc9110.txt").name == "RFC 9110: HTTP Semantics"
+    without_offsets = LinkIndex()
+    index_documents(without_offsets, [(i, p, g, {}) for i, p, g, _ in items])
+    assert without_offsets.documents().document("rfc9110.txt").name == "RFC 9110"
+
+
+def test_a_heading_a_later_chunk_starts_is_read_as_it_was() -> None:
+    text = "---\nlanguage: en\ntags:\n- sentence-similarity\n---\n\n\n# all-MiniLM-L6-v2\nA model."
+    cut = text.index("# all")
+    items = [
+        (
+            f"card-{n}",
+            Passage(part.strip(), doc_id="README.md", position=n),
+            None,
+            {"start_index": s},
+        )
+        for n, (part, s) in enumerate([(text[:cut], 0), (text[cut:], cut)])
+    ]
+    index = LinkIndex()
+    index_documents(index, items)
+    assert index.documents().document("README.md").name == "all-MiniLM-L6-v2"
