@@ -12,6 +12,7 @@ from llama_index.core.schema import BaseNode, TransformComponent
 from cage_core import CageConfig
 from cage_core.config import config_as_json
 from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.openings import with_offsets
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.ingest_graphs import signed_graphs
@@ -116,16 +117,17 @@ class CageGraphExtractor(TransformComponent):
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         if not nodes:
             return []
+        offsets = [getattr(n, "start_char_idx", None) for n in nodes]
         metadatas = ordered_metadatas(
             [n.metadata for n in nodes],
             self.title_key,
             doc_ids=[n.ref_doc_id for n in nodes],
-            offsets=[getattr(n, "start_char_idx", None) for n in nodes],
+            offsets=offsets,
             successors=node_successors(nodes),
         )
         ordered = [n.model_copy(update={"metadata": m}) for n, m in zip(nodes, metadatas)]
         passages = node_passages(ordered, self.title_key, with_ids=False)
         ids = [n.node_id for n in ordered]
-        graphs = signed_graphs(self, passages, ids, metadatas)
+        graphs = signed_graphs(self, passages, ids, with_offsets(metadatas, offsets))
         hidden = (self.graph_key, ORDER_METADATA_KEY)
         return [with_metadata(n, {self.graph_key: g}, hidden) for n, g in zip(ordered, graphs)]

@@ -48,6 +48,7 @@ __all__ = [
     "opening_records",
     "put_chunks",
     "titled_metadata",
+    "with_offsets",
 ]
 
 MIN_STRIPPED_MARGIN = 5
@@ -94,6 +95,20 @@ def ingest_chunk(
         _first_text(metadata, SOURCE_METADATA_KEYS),
         _offset(metadata),
     )
+
+
+def with_offsets(
+    metadatas: Sequence[Mapping[str, Any]], offsets: Sequence[object]
+) -> list[Mapping[str, Any]]:
+    """``metadatas``, each with the framework's character ``offset`` of its chunk (LlamaIndex
+    ``start_char_idx``) as ``start_index`` where it has none, for its document's opening to be
+    read (:func:`document_openings`); the inputs are not modified."""
+    return [
+        {**m, OFFSET_METADATA_KEY: o}
+        if _offset(m) is None and _offset({OFFSET_METADATA_KEY: o}) is not None
+        else m
+        for m, o in zip(metadatas, offsets, strict=True)
+    ]
 
 
 def _offset(metadata: Mapping[str, Any]) -> int | None:
