@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rfc_opening import HEADER, RFC_9110
 
 from cage_core import Passage
 from cage_core.expansion.documents import document_record
@@ -111,33 +112,11 @@ def _no_entities(text: str) -> str:
     return graph.to_text()
 
 
-def _columns(left: str, right: str) -> str:
-    return left + right.rjust(72 - len(left))
-
-
-RFC_HEADER = [
-    _columns("Internet Engineering Task Force (IETF)", "R. Fielding, Ed."),
-    _columns("Request for Comments: 9110", "Adobe"),
-    _columns("STD: 97", "M. Nottingham, Ed."),
-    _columns("Obsoletes: 2818, 7230, 7231, 7232, 7233, 7235,", "Fastly"),
-    _columns("           7538, 7615, 7694", "J. Reschke, Ed."),
-    _columns("Updates: 3864", "greenbytes"),
-    _columns("Category: Standards Track", "June 2022"),
-    "ISSN: 2070-1721",
-]
-RFC_TEXT = (
-    "\n".join(RFC_HEADER)
-    + "\n\n\n"
-    + "HTTP Semantics".center(72).rstrip()
-    + "\n\nAbstract\n\n   The Hypertext Transfer Protocol (HTTP) is a stateless protocol.\n"
-)
-
-
 def test_a_centred_title_a_splitter_put_at_a_later_chunks_start_is_read_by_the_offsets() -> None:
     # how RecursiveCharacterTextSplitter(chunk_size=500, add_start_index=True) cuts RFC 9110's
     # opening: the header over two chunks, the title starting the third, its margin stripped
-    cuts = [RFC_TEXT.index(RFC_HEADER[6]), RFC_TEXT.index("HTTP Semantics")]
-    parts = [RFC_TEXT[: cuts[0]], RFC_TEXT[cuts[0] : cuts[1]], RFC_TEXT[cuts[1] :]]
+    cuts = [RFC_9110.index(HEADER[6]), RFC_9110.index("HTTP Semantics")]
+    parts = [RFC_9110[: cuts[0]], RFC_9110[cuts[0] : cuts[1]], RFC_9110[cuts[1] :]]
     starts = [0, *cuts]
     texts = [part.strip() for part in parts]
     items = [

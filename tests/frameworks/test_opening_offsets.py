@@ -5,33 +5,11 @@ chunks' offsets (cage_core.expansion.openings.document_openings)."""
 from __future__ import annotations
 
 import pytest
+from rfc_opening import RFC_9110
 
 from cage_core.expansion.index import LinkIndex
 
 pytestmark = pytest.mark.models  # the spaCy pipeline
-
-
-def _columns(left: str, right: str) -> str:
-    return left + right.rjust(72 - len(left))
-
-
-HEADER = [
-    _columns("Internet Engineering Task Force (IETF)", "R. Fielding, Ed."),
-    _columns("Request for Comments: 9110", "Adobe"),
-    _columns("STD: 97", "M. Nottingham, Ed."),
-    _columns("Obsoletes: 2818, 7230, 7231, 7232, 7233, 7235,", "Fastly"),
-    _columns("           7538, 7615, 7694", "J. Reschke, Ed."),
-    _columns("Updates: 3864", "greenbytes"),
-    _columns("Category: Standards Track", "June 2022"),
-    "ISSN: 2070-1721",
-]
-RFC_9110 = (
-    "\n".join(HEADER)
-    + "\n\n\n"
-    + "HTTP Semantics".center(72).rstrip()
-    + "\n\nAbstract\n\n   The Hypertext Transfer Protocol (HTTP) is a stateless application-"
-    + "level\n   protocol for distributed, collaborative, hypertext information systems.\n"
-)
 
 
 def test_langchain_splitter_and_transformer_read_the_title_of_a_long_header() -> None:
