@@ -39,8 +39,8 @@ title the rest writes after "the" adds a second document: "the travel spending p
       the FAQ say", "the encryption chapter"). How many documents' *names* hold a word is
       read from the words their records mark as their name's
       (:func:`~cage_core.expansion.documents.title_word`): "observers" opens every set of
-      minutes, and only one document is called "Meeting observers"; of documents sharing a
-      title, the one whose name holds a version the question writes.
+      minutes, and only one document is called "Meeting observers". And the title's other
+      forms, versions told apart (:mod:`cage_core.expansion.title_forms`, ``versions``).
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
