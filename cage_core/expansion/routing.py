@@ -77,6 +77,7 @@ from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
+    DocumentRecord,
     marks_its_name,
     name_words,
     title_word,
@@ -114,8 +115,7 @@ MAX_TITLE_CANDIDATES = 32
 OTHER_NAME_SHARE = 0.5
 """Other words scoring this share of ``min_score`` for another document: unrouted (step 2)."""
 MAX_NAMING_DOCUMENTS = 64
-"""A word more documents hold than this names none of them, whatever ``naming_share`` says
-(a name is shared by few); it bounds the postings a question reads at any scale."""
+"""A word more documents hold names none, whatever ``naming_share`` says: it bounds postings."""
 
 
 @dataclass(frozen=True)
@@ -215,9 +215,8 @@ def _and_titles(
     total: int,
     settings: RoutingSettings,
 ) -> DocumentRoute:
-    """``route`` and the documents whose title the rest of its question writes after "the"
-    (step 1c, ``definite``; "what allows backing up the system" does not name "Backing up"),
-    when they fit in ``max_documents``."""
+    """``route`` and, within ``max_documents``, the documents whose title the rest of its
+    question writes after "the" (step 1c, ``definite``: "what allows backing up" is none)."""
     room = settings.max_documents - len(route.documents)
     if room < 1:
         return route
@@ -307,12 +306,13 @@ def titles_written(
     least = settings.min_title_words
     candidates = sorted(count, key=lambda d: (-count[d], d))
     titles: dict[str, list[str]] = {}
+    records: dict[str, DocumentRecord | None] = {}  # read once: a link store reads a row each
     marked: set[str] = set()  # records that mark their name's words (title_word)
     for doc_id in candidates[:MAX_TITLE_CANDIDATES]:
         record = names.document(doc_id)
         title = name_words(record.name) if record is not None else []
         if 0 < len(title) <= MAX_NAME_WORDS:
-            titles[doc_id] = title
+            titles[doc_id], records[doc_id] = title, record
             if record is not None and marks_its_name(record, title):
                 marked.add(doc_id)
     unknown = {w for title in titles.values() for w in title if w not in frequencies}
@@ -323,7 +323,7 @@ def titles_written(
     found: list[Match] = []
     for doc_id, title in titles.items():
         counts = titled if doc_id in marked else known  # a store written before title marks
-        for phrase in title_forms(record := names.document(doc_id), title, counts, total):
+        for phrase in title_forms(record := records[doc_id], title, counts, total):
             if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
                 continue  # every word of it in many documents: a kind of document, no name
             one_word = doc_id in marked and names_alone(phrase, title, counts, record)
@@ -349,7 +349,7 @@ def titles_written(
     naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
     documents = []
     for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1]):
-        record = names.document(doc_id)
+        record = records[doc_id]
         held = set(record.words) if record is not None else set()
         other = {
             w

@@ -124,7 +124,7 @@ def named_by_version(
     if not pairs:
         return None
     holders = names.documents_with([title_word(word) for word, _ in pairs])
-    found: dict[str, list[str]] = {}  # doc_id -> the names naming it
+    found: dict[str, tuple[DocumentRecord, list[str]]] = {}  # doc_id -> it, the names naming it
     for word, number in pairs:
         family = sorted(holders.get(title_word(word), ()))
         if len(family) > MAX_TITLE_HOLDERS:
@@ -132,13 +132,12 @@ def named_by_version(
         records = [names.document(doc_id) for doc_id in family]
         named = [r for r in records if r is not None and number in _name_numbers(r.name)]
         if len(named) == 1:
-            found.setdefault(named[0].doc_id, []).append(word)
+            found.setdefault(named[0].doc_id, (named[0], []))[1].append(word)
     if not 0 < len(found) <= most:
         return None
     documents = tuple(
         NamedDocument(doc_id, record.name, float(len(words)), tuple(dict.fromkeys(words)))
-        for doc_id, words in found.items()
-        if (record := names.document(doc_id)) is not None
+        for doc_id, (record, words) in found.items()
     )
     dropped = {word for document in documents for word in document.naming_words}
-    return DocumentRoute(documents, without_words(question, dropped)) if documents else None
+    return DocumentRoute(documents, without_words(question, dropped))
