@@ -212,6 +212,12 @@ def _count(value: object) -> int | None:
     return number if number >= 0 else None
 
 
+def chunk_offset(metadata: Mapping[str, Any]) -> int | None:
+    """A chunk's character offset in its document (:data:`OFFSET_METADATA_KEY`), when it is a
+    non-negative integer, else ``None``."""
+    return _count(metadata.get(OFFSET_METADATA_KEY))
+
+
 def _first_count(metadata: Mapping[str, Any], keys: Sequence[str]) -> int | None:
     for key in keys:
         value = _count(metadata.get(key))
@@ -247,7 +253,7 @@ def chunk_place(
     if start is None:
         start = _count(offset)
     if start is None:
-        start = _count(metadata.get(OFFSET_METADATA_KEY))
+        start = chunk_offset(metadata)
     page = _first_count(metadata, PAGE_METADATA_KEYS) or 0
     return ChunkPlace(
         document,

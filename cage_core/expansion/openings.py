@@ -33,7 +33,7 @@ from typing import Any
 from cage_core.expansion.documents import TITLE_CHARS, DocumentRecord, document_record
 from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage
-from cage_core.metadata import OFFSET_METADATA_KEY
+from cage_core.metadata import OFFSET_METADATA_KEY, chunk_offset
 from cage_core.names.documents import document_title
 from cage_core.names.subjects import TITLE_METADATA_KEYS as SUBJECT_TITLE_KEYS
 from cage_core.passage import Passage
@@ -93,7 +93,7 @@ def ingest_chunk(
         passage.text,
         passage.title or _first_text(metadata, TITLE_METADATA_KEYS),
         _first_text(metadata, SOURCE_METADATA_KEYS),
-        _offset(metadata),
+        chunk_offset(metadata),
     )
 
 
@@ -104,16 +104,9 @@ def with_offsets(
     ``start_char_idx``) as ``start_index`` where it has none, for its document's opening to be
     read (:func:`document_openings`); the inputs are not modified."""
     return [
-        {**m, OFFSET_METADATA_KEY: o}
-        if _offset(m) is None and _offset({OFFSET_METADATA_KEY: o}) is not None
-        else m
+        {**m, OFFSET_METADATA_KEY: o} if o is not None and chunk_offset(m) is None else m
         for m, o in zip(metadatas, offsets, strict=True)
     ]
-
-
-def _offset(metadata: Mapping[str, Any]) -> int | None:
-    value = metadata.get(OFFSET_METADATA_KEY)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _first_text(metadata: Mapping[str, Any], keys: Sequence[str]) -> str:
@@ -172,7 +165,7 @@ def titled_metadata(
     from position 0, or from its first chunk where none has a position; module docstring).
     The inputs are not modified."""
     openings = document_openings(
-        (p.doc_id, p.position, p.text, _offset(m)) for p, m in zip(passages, metadatas)
+        (p.doc_id, p.position, p.text, chunk_offset(m)) for p, m in zip(passages, metadatas)
     )
     titles = {
         doc_id: document_title(text)
