@@ -14,7 +14,7 @@ same way, so both meet in one form:
   :data:`MIN_CENTER_INDENT` spaces and within :data:`CENTER_TOLERANCE` of the width of its
   right margin (the text's width, or a header's above it), as RFCs, Internet-Drafts and typed
   reports set their titles (a first line a splitter stripped of its margin, above lines set
-  in, too). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds
+  in, or one blank line above a heading set in, too). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds
   ``=``, ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
@@ -352,16 +352,24 @@ def _stripped_title(head: list[str]) -> str:
     """The title of an opening whose first line lost its margin (a text splitter strips a
     chunk's leading spaces): that line, when short, with the lines under it up to a blank one
     when each is set in by :data:`MIN_CENTER_INDENT` or more ("Apache License" / "Version
-    2.0, January 2004"), a URL left out; "" otherwise."""
+    2.0, January 2004"), a URL left out; that line alone when one blank line parts it from
+    such lines (a heading set in under the title: 'The "Artistic License"' / "Preamble");
+    "" otherwise."""
     first = head[0].strip() if head else ""
-    lines = head[1 : head.index("", 1)] if "" in head[1:] else []
-    if not lines or head[0][:1].isspace() or len(first) > MIN_CENTER_WIDTH:
+    if len(head) < 2 or head[0][:1].isspace() or len(first) > MIN_CENTER_WIDTH:
         return ""
     if _URL.fullmatch(first) or not _title_text(first):
         return ""
+    apart = not head[1]  # one blank line between the first line and the lines set in
+    start = 2 if apart else 1
+    lines = head[start : head.index("", start)] if "" in head[start:] else []
     set_in = [x.strip() for x in lines if x[:MIN_CENTER_INDENT].isspace()]
-    if len(set_in) < len(lines) or not all(_title_text(x) or _URL.fullmatch(x) for x in set_in):
+    if not lines or len(set_in) < len(lines):
         return ""
+    if not all(_title_text(x) or _URL.fullmatch(x) for x in set_in):
+        return ""
+    if apart:
+        return _clean(first)
     return _clean(" ".join([first, *(x for x in set_in if not _URL.fullmatch(x))]))
 
 

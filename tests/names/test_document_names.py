@@ -196,6 +196,24 @@ def test_a_title_a_splitter_stripped_of_its_margin_is_read() -> None:
     assert document_title("Dear reader,\n   welcome to the notes.\n\nMore text.\n") == ""
 
 
+def test_a_stripped_title_a_blank_line_parts_from_a_centered_heading_is_read_alone() -> None:
+    # The Artistic License 1.0 as published: its title and "Preamble" both centred with tabs;
+    # a splitter strips the title's margin and "Preamble" was read as the title.
+    chunk = (
+        'The "Artistic License"\n'
+        "\n"
+        "\t\t\t\tPreamble\n"
+        "\n"
+        "The intent of this document is to state the conditions under which a\n"
+        "Package may be copied, such that the Copyright Holder maintains some\n"
+    )
+    assert document_title(chunk) == 'The "Artistic License"'
+    command = (
+        "Usage:\n\n\t\trestic backup\n\nThe backup command reads the files and writes a snapshot.\n"
+    )
+    assert document_title(command) == ""  # a line ending in ":" is no title
+
+
 def test_a_document_owns_its_file_name_and_the_date_in_it() -> None:
     assert [i.word for i in own_identifiers("# Council meeting", "2024-12-06.md")] == [
         "2024-12-06",
