@@ -34,13 +34,12 @@ title the rest writes after "the" adds a second document: "the travel spending p
       safety"; or a run of it that holds every word no other name holds, "the board meeting
       substitutes policy" for "Rust Foundation Board Meeting Substitutes"),
       ``min_title_words`` or more, one of them in at most ``MAX_TITLE_HOLDERS`` documents'
-      names, as consecutive words of the question ("in the structural pattern
-      matching tutorial"); a name of one word that no other name holds, after "the" ("does
-      the FAQ say", "the encryption chapter"). How many documents' *names* hold a word is
-      read from the words their records mark as their name's
-      (:func:`~cage_core.expansion.documents.title_word`): "observers" opens every set of
-      minutes, and only one document is called "Meeting observers". And the title's other
-      forms, versions told apart (:mod:`cage_core.expansion.title_forms`, ``versions``).
+      names, as consecutive words of the question ("in the structural pattern matching
+      tutorial"); a name of one word no other name holds, after "the" ("the FAQ"). How many
+      documents' *names* hold a word is read from the words their records mark as their
+      name's (:func:`~cage_core.expansion.documents.title_word`): "observers" opens every
+      set of minutes, one document is called "Meeting observers". And the title's other
+      forms, abbreviations and versions (:mod:`~cage_core.expansion.title_forms`, ``versions``).
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
@@ -88,7 +87,7 @@ from cage_core.expansion.question_text import (
     without_words,
     written_names,
 )
-from cage_core.expansion.title_forms import names_alone, title_forms
+from cage_core.expansion.title_forms import names_alone, spelled_out, title_forms, written_acronyms
 from cage_core.expansion.title_parts import (
     MAX_TITLE_HOLDERS,
     Match,
@@ -278,21 +277,19 @@ def titles_written(
 ) -> DocumentRoute | None:
     """The documents whose title the question writes, in any case (step 1c): a part
     (:func:`~cage_core.expansion.title_forms.title_forms`) of a document's short name (at
-    most ``MAX_NAME_WORDS``: a title, not a line of its text) but its identifiers, of at least
-    ``min_title_words`` words, one of them in at most ``MAX_TITLE_HOLDERS`` documents' names
-    (a one-word name: in no other name, after "the"), as consecutive words of the question,
-    not within a name the question writes (step 1b reads names: "Marie Curie", and "Domain
-    Name and Content License Agreement" is not "Content License Agreement"; a name that is
-    the title of a version the question writes is read here), and not when the names the
-    question writes beside it, less the words the document holds, score ``OTHER_NAME_SHARE``
-    of ``min_score`` and the title's own score for another document ("the franchise
-    agreement between Pretzel Time" names Pretzel Time's; "the thread safety section …
-    between ABIs" names Thread Safety). Of overlapping titles the longer names the document;
-    two with one title name neither, unless a version tells them apart
-    (:mod:`~cage_core.expansion.versions`). Reads the records of the
-    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words (one written
-    before names were marked: by its words' document counts); ``definite``: every title
-    stands after "the" (a second document's, :func:`_and_titles`)."""
+    most ``MAX_NAME_WORDS``) but its identifiers, of at least ``min_title_words`` words, one
+    of them in at most ``MAX_TITLE_HOLDERS`` documents' names (a one-word name: in no other
+    name, after "the"), as consecutive words of the question (an acronym read as the words it
+    spells: :func:`~cage_core.expansion.title_forms.spelled_out`), not within a name the
+    question writes (step 1b reads names: "Domain Name and Content License Agreement" is not
+    "Content License Agreement"; but the title of a version it writes), and not when the
+    names the question writes beside it, less the words the document holds, score
+    ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score for another document
+    ("the franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping
+    titles the longer names the document; two with one title name neither, unless a version
+    tells them apart (:mod:`~cage_core.expansion.versions`). Reads the records of the
+    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words;
+    ``definite``: every title stands after "the" (a second document's, :func:`_and_titles`)."""
     tokens = [
         w
         for w in words(fold(without_spans(question, references(question))))
@@ -320,8 +317,10 @@ def titles_written(
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
     written, numbers = written_names(question), versions.version_numbers(question)
+    capitals = written_acronyms(question)
     found: list[Match] = []
     for doc_id, title in titles.items():
+        read, origin = spelled_out(tokens, capitals, title)  # "GPL": general public license
         counts = titled if doc_id in marked else known  # a store written before title marks
         for phrase in title_forms(record := records[doc_id], title, counts, total):
             if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
@@ -331,14 +330,15 @@ def titles_written(
             if any(within(phrase, n) and not (exact and n == phrase) for n in written):
                 continue  # within a name the question writes: step 1b reads names
             if len(phrase) >= least and not definite:
-                start = position(tokens, phrase)
+                start = position(read, phrase)
             elif len(phrase) >= least or one_word:
-                start = position(tokens, (DEFINITE_ARTICLE, *phrase))  # "the FAQ"
+                start = position(read, (DEFINITE_ARTICLE, *phrase))  # "the FAQ"
                 start = None if start is None else start + 1
             else:
                 continue
-            if start is not None:
-                found.append((-len(phrase), start, doc_id, phrase))
+            if start is not None:  # the span of the question's words, acronyms one each
+                first, last = origin[start], origin[start + len(phrase) - 1]
+                found.append((first - last - 1, first, doc_id, phrase))
                 break
     chosen, shared = longest_matches(versions.told_apart(found, numbers, names))
     if shared:

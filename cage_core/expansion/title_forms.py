@@ -22,6 +22,11 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
 
 Each form counts as the title does: the same words, read by how many documents' names hold
 them, so a form every version or every part of a series shares names none of them.
+
+A question may also abbreviate words of a title the title itself writes out: "the Lesser GPL
+2.1" of "GNU Lesser General Public License Version 2.1". :func:`spelled_out` reads a word the
+question writes in capitals (:func:`written_acronyms`) as the consecutive words of a title
+whose initials spell it, where the title does not hold the word itself.
 """
 
 from __future__ import annotations
@@ -34,13 +39,22 @@ from cage_core.expansion.title_parts import title_parts
 from cage_core.expansion.versions import first_number
 from cage_core.names.documents import references, without_spans
 
-__all__ = ["MAX_ACRONYM_LETTERS", "abbreviated", "acronyms", "names_alone", "title_forms"]
+__all__ = [
+    "MAX_ACRONYM_LETTERS",
+    "abbreviated",
+    "acronyms",
+    "names_alone",
+    "spelled_out",
+    "title_forms",
+    "written_acronyms",
+]
 
 MAX_ACRONYM_LETTERS = 8
 """A parenthesised word of more letters is read as no acronym."""
 
 _ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9/.-]*)\s*\)")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
+_CAPITALS = re.compile(rf"\b([A-Z]{{2,{MAX_ACRONYM_LETTERS}}})(s?)\b")
 
 
 def title_forms(
@@ -60,7 +74,10 @@ def title_forms(
     number = first_number(plain)
     if number is not None:
         head = name_words(plain[:number])
-        forms.append([tuple(head), tuple(head[:-1])])
+        forms += [
+            [tuple(head), tuple(head[:-1])],
+            *(title_parts(h, counts, total) for h in (head, head[:-1]) if h),
+        ]
     found = [p for parts_of in forms for p in parts_of if p]
     return parts + [p for p in dict.fromkeys(found) if p not in parts]
 
@@ -129,4 +146,48 @@ def _spelled_from(words: list[re.Match[str]], letters: str) -> int | None:
         for initials in dict.fromkeys((word[0], word[0] + "".join(filter(str.isupper, word[1:])))):
             if rest.endswith(initials.lower()):
                 ends.append((left - 1, rest[: -len(initials)]))
+    return None
+
+
+def written_acronyms(question: str) -> dict[str, str]:
+    """The words ``question`` writes in capitals (2 to :data:`MAX_ACRONYM_LETTERS` of them, a
+    plural "s" after), folded, each with the letters it spells: ``{"gpl": "gpl", "iris":
+    "iri"}`` of "the GPL and IRIs"."""
+    return {m.group(0).lower(): m.group(1).lower() for m in _CAPITALS.finditer(question)}
+
+
+def spelled_out(
+    tokens: list[str], written: Mapping[str, str], title: list[str]
+) -> tuple[list[str], list[int]]:
+    """``tokens`` (a question's folded words) with each acronym of ``written``
+    (:func:`written_acronyms`) that ``title`` (its folded words) does not hold but spells out
+    standing for the words it spells, where a word the question writes next to it is the
+    title's next to them ("Lesser GPL": "lesser general public license"; an acronym alone
+    matches some title's initials by chance); and for each word read, the place in
+    ``tokens`` of the word it was read from."""
+    read: list[str] = []
+    origin: list[int] = []
+    for place, token in enumerate(tokens):
+        letters = written.get(token)
+        run = _run_beside(tokens, place, title, letters) if letters and token not in title else None
+        for word in run or (token,):
+            read.append(word)
+            origin.append(place)
+    return read, origin
+
+
+def _run_beside(tokens: list[str], place: int, title: list[str], letters: str) -> list[str] | None:
+    """The consecutive words of ``title`` whose initials are ``letters`` and next to which
+    stands a word that stands next to ``tokens[place]``, on the same side; or ``None``."""
+    size = len(letters)
+    before = tokens[place - 1] if place else None
+    after = tokens[place + 1] if place + 1 < len(tokens) else None
+    for start in range(len(title) - size + 1):
+        run = title[start : start + size]
+        if "".join(word[0] for word in run) != letters:
+            continue
+        left = title[start - 1] if start else None
+        right = title[start + size] if start + size < len(title) else None
+        if (left is not None and left == before) or (right is not None and right == after):
+            return run
     return None

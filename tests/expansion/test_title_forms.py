@@ -8,7 +8,7 @@ import pytest
 from cage_core.expansion.document_names import MemoryDocumentNames
 from cage_core.expansion.documents import TITLE_CHARS, document_record
 from cage_core.expansion.routing import route_question
-from cage_core.expansion.title_forms import abbreviated, acronyms
+from cage_core.expansion.title_forms import abbreviated, acronyms, written_acronyms
 
 
 @pytest.mark.parametrize(
@@ -45,6 +45,13 @@ def test_the_acronyms_a_name_defines_are_read_folded() -> None:
     assert acronyms("RFC 3986: Uniform Resource Identifier (URI): Generic Syntax") == {"uri"}
     assert acronyms("JSON Web Token (JWT)") == {"jwt"}
     assert acronyms("Hypertext Transfer Protocol (HTTP/1.1): Caching") == set()
+
+
+def test_the_words_a_question_writes_in_capitals_are_read_with_the_letters_they_spell() -> None:
+    assert written_acronyms("Do the GPL and IRIs, or a Url, say so?") == {
+        "gpl": "gpl",
+        "iris": "iri",
+    }
 
 
 FIELDS = [
@@ -111,3 +118,41 @@ def test_an_acronym_a_title_defines_names_its_document_after_the(
     question: str, named: tuple[str, ...]
 ) -> None:
     assert route_question(question, folder()).doc_ids == named
+
+
+LICENCES = {
+    "GPL-2": "GNU General Public License Version 2, June 1991",
+    "GPL-3": "GNU General Public License Version 3, 29 June 2007",
+    "LGPL-2": "GNU Library General Public License Version 2, June 1991",
+    "LGPL-2.1": "GNU Lesser General Public License Version 2.1, February 1999",
+    "LGPL-3": "GNU Lesser General Public License Version 3, 29 June 2007",
+    "eip-5656.md": "MCOPY - Memory copying instruction",
+    "eip-3855.md": "PUSH0 instruction",
+}
+BODY = "Before which date must each eligible copy be relicensed, and what may it link to?"
+
+
+def licences() -> MemoryDocumentNames:
+    return MemoryDocumentNames(
+        document_record(name, opening=f"# {title}\n\n{BODY}\n", source=name)
+        for name, title in LICENCES.items()
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("What does the Lesser GPL 2.1 say about linking?", ("LGPL-2.1",)),
+        ("Which rights does the library GPL grant?", ("LGPL-2",)),
+        (
+            "Why is the library GPL numbered 2, and what follows the Lesser GPL 2.1?",
+            ("LGPL-2", "LGPL-2.1"),
+        ),
+        ("What does the GPL say about patents?", ()),  # every licence spells it out
+        ("Before which date must an eligible MMC be relicensed?", ()),  # "mcopy memory copying"
+    ],
+)
+def test_an_acronym_beside_a_title_word_reads_as_the_title_words_it_spells(
+    question: str, named: tuple[str, ...]
+) -> None:
+    assert route_question(question, licences()).doc_ids == named
