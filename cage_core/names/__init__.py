@@ -6,7 +6,8 @@ name), ``may_link`` (which strings are names that may link passages, and which a
 ``sources`` (the names a chunk's metadata gives its document: its heading without markup,
 what its path names, never a generic file name such as ``README``), ``subjects`` (what a
 passage is about), ``documents`` (how a document names itself: its title, its identifiers,
-file name and date, and the folded form names are compared in), ``routes`` (what routing found
+file name and date, and the folded form names are compared in), ``centered_titles`` (the
+title a plain-text document centers in its columns), ``routes`` (what routing found
 for a question: the documents it names, as the ranking reads them).
 
 One word per meaning:

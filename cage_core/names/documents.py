@@ -8,13 +8,8 @@ same way, so both meet in one form:
   the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
   its head), else the first heading: Markdown ``#`` / setext, reStructuredText (a line over-
   or underlined with one punctuation character), AsciiDoc ``=``, else, in plain text, its
-  first centered line (and the centered lines right under it): in a text laid out in fixed
-  columns (its longest line :data:`MIN_CENTER_WIDTH` to :data:`MAX_CENTER_WIDTH`
-  characters), a line of words set off by blank lines whose left margin is at least
-  :data:`MIN_CENTER_INDENT` spaces and within :data:`CENTER_TOLERANCE` of the width of its
-  right margin (the text's width, or a header's above it), as RFCs, Internet-Drafts and typed
-  reports set their titles (a first line a splitter stripped of its margin, above lines set
-  in, or one blank line above a heading set in, too). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds
+  first centered line (:mod:`cage_core.names.centered_titles`: as RFCs, Internet-Drafts,
+  licences and typed reports set their titles, and a splitter leaves them). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds
   ``=``, ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
@@ -42,6 +37,16 @@ import unicodedata
 from dataclasses import dataclass
 
 from cage_core.lang.en import MONTHS
+from cage_core.names.centered_titles import (
+    CENTER_TOLERANCE,
+    CODE_LIKE,
+    MAX_CENTER_WIDTH,
+    MAX_TITLE_CHARS,
+    MIN_CENTER_INDENT,
+    MIN_CENTER_WIDTH,
+    centered_title,
+    clean_title,
+)
 from cage_core.names.sources import file_stem
 
 __all__ = [
@@ -63,8 +68,6 @@ __all__ = [
     "without_spans",
 ]
 
-MAX_TITLE_CHARS = 200
-"""A title read from a document is cut to this many characters."""
 IDENTIFIER_WORD = re.compile(
     r"[a-z]{2,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
     r"|[a-z][\w-]*[0-9](?:\.[0-9]+)+"
@@ -76,18 +79,6 @@ MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
 HEADER_LINES = 40
 """How many lines at a document's top are read for header fields and front matter."""
-MIN_CENTER_INDENT = 8
-"""The least left margin, in spaces, of a centered title line of plain text; 3 for a line
-centered to 2 spaces that ends in no period (RFC 7230 sets its long title in by 3)."""
-MIN_TIGHT_INDENT = 3
-TIGHT_TOLERANCE = 2
-CENTER_TOLERANCE = 0.15
-"""How far a centered line's two margins may differ, as a share of the text's width (its
-longest line among the opening's first lines) or of the header's above it."""
-MIN_CENTER_WIDTH = 40
-"""A text whose longest line is shorter than this has no centered lines."""
-MAX_CENTER_WIDTH = 100
-"""Nor has one whose longest line is longer: its lines are paragraphs, not a page's columns."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +119,6 @@ _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
 _ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1{2,}[ \t]*$")
-_URL = re.compile(r"(?:https?://|www\.)\S+")
-_CODE_LIKE = re.compile(r"[=;{]|\(\)|->|[:(,]\s*$|^\s*(?:def|class|import|from|return)\b")
 
 
 def fold(text: str) -> str:
@@ -234,17 +223,17 @@ def document_title(opening: str) -> str:
     spaces collapsed, cut to :data:`MAX_TITLE_CHARS` characters."""
     for key, value in _header_fields(opening):
         if fold(key) == "title":
-            return _clean(value)
+            return clean_title(value)
     for key, value in _front_matter(opening):
         if fold(key) == "title" and value:
-            return _clean(value.strip("\"'"))
+            return clean_title(value.strip("\"'"))
     found = _HTML_TITLE.search(opening) if opening.lstrip("\ufeff \t\r\n").startswith("<") else None
     if found:
-        title = _clean(html_text.unescape(_TAG.sub(" ", found.group(2))))
+        title = clean_title(html_text.unescape(_TAG.sub(" ", found.group(2))))
         if title:
             return title
     lines = opening.splitlines()
-    return _first_heading(lines) or _centered_title(lines)
+    return _first_heading(lines) or centered_title(lines[: 2 * HEADER_LINES])
 
 
 def text_lines(opening: str) -> list[str]:
@@ -298,84 +287,17 @@ def _first_heading(lines: list[str]) -> str:
             continue
         for pattern in (_ATX, _ASCIIDOC):
             found = pattern.match(line.rstrip()) if not line[:1].isspace() else None
-            if found and not _CODE_LIKE.search(found.group(1)):
-                return _clean(found.group(1))
+            if found and not CODE_LIKE.search(found.group(1)):
+                return clean_title(found.group(1))
         below = lines[i + 1].strip() if i + 1 < len(lines) else ""
         if (
             _ADORNMENT.match(below)
             and not _ADORNMENT.match(text)
             and len(below) >= len(text)
-            and not _CODE_LIKE.search(text)
+            and not CODE_LIKE.search(text)
         ):
-            return _clean(text)
+            return clean_title(text)
     return ""
-
-
-def _centered_title(lines: list[str]) -> str:
-    """The first centered line of plain text ``lines`` and the centered lines right under it,
-    joined (module docstring); "" when there is none."""
-    head = [line.expandtabs().rstrip() for line in lines[: 2 * HEADER_LINES]]
-    width = max((len(line) for line in head), default=0)
-    if not MIN_CENTER_WIDTH <= width <= MAX_CENTER_WIDTH or (
-        head and head[0].lstrip("\ufeff ").startswith("<")
-    ):
-        return ""
-
-    def centered(line: str, widths: tuple[int, ...]) -> bool:
-        left = len(line) - len(line.lstrip())
-        off = [abs(left - (w - len(line))) for w in widths]  # how far from centered
-        wide = left >= MIN_CENTER_INDENT and any(
-            o <= CENTER_TOLERANCE * w for o, w in zip(off, widths)
-        )
-        tight = left >= MIN_TIGHT_INDENT and min(off) <= TIGHT_TOLERANCE and line[-1] != "."
-        return (wide or tight) and _title_text(line.strip())
-
-    if stripped := _stripped_title(head):
-        return stripped
-    above = 0  # the longest line above: a header's columns, when wide
-    for i, line in enumerate(head):
-        widths = (width, above) if above >= MIN_CENTER_WIDTH else (width,)
-        above = max(above, len(line))
-        if not centered(line, widths) or (i and head[i - 1].strip()):
-            continue
-        title = [line.strip()]
-        for below in head[i + 1 :]:
-            if not below.strip():
-                return _clean(" ".join(title))
-            if not centered(below, widths) or _URL.fullmatch(below.strip()):
-                break
-            title.append(below.strip())
-    return ""
-
-
-def _stripped_title(head: list[str]) -> str:
-    """The title of an opening whose first line lost its margin (a text splitter strips a
-    chunk's leading spaces): that line, when short, with the lines under it up to a blank one
-    when each is set in by :data:`MIN_CENTER_INDENT` or more ("Apache License" / "Version
-    2.0, January 2004"), a URL left out; that line alone when one blank line parts it from
-    such lines (a heading set in under the title: 'The "Artistic License"' / "Preamble");
-    "" otherwise."""
-    first = head[0].strip() if head else ""
-    if len(head) < 2 or head[0][:1].isspace() or len(first) > MIN_CENTER_WIDTH:
-        return ""
-    if _URL.fullmatch(first) or not _title_text(first):
-        return ""
-    apart = not head[1]  # one blank line between the first line and the lines set in
-    start = 2 if apart else 1
-    lines = head[start : head.index("", start)] if "" in head[start:] else []
-    set_in = [x.strip() for x in lines if x[:MIN_CENTER_INDENT].isspace()]
-    if not lines or len(set_in) < len(lines):
-        return ""
-    if not all(_title_text(x) or _URL.fullmatch(x) for x in set_in):
-        return ""
-    if apart:
-        return _clean(first)
-    return _clean(" ".join([first, *(x for x in set_in if not _URL.fullmatch(x))]))
-
-
-def _title_text(text: str) -> bool:
-    """Whether a line's ``text`` may be a title's: three letters or more, no code."""
-    return sum(c.isalpha() for c in text) >= 3 and not _CODE_LIKE.search(text)
 
 
 def _without_comments(lines: list[str]) -> list[str]:
@@ -392,10 +314,6 @@ def _without_comments(lines: list[str]) -> list[str]:
         if not in_comment:
             out.append(line)
     return out
-
-
-def _clean(title: str) -> str:
-    return " ".join(title.split())[:MAX_TITLE_CHARS]
 
 
 def without_spans(text: str, found: list[Identifier]) -> str:
