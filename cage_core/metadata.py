@@ -11,7 +11,9 @@ JSON-safe; a document link's name reads ``"same document: Acme, next chunk"``) a
 ``cage_path`` (the path the pool took, ``str`` of :attr:`RankedPassage.path
 <cage_core.passage.RankedPassage.path>`, e.g. ``"untitled, gated: few_subjects"``). A
 passage graph computed at ingest is stored under ``cage_graph`` as ``PassageGraph.to_text()``
-(a JSON string, so flat-metadata vector stores accept it). A retriever's own query similarity
+(a JSON string, so flat-metadata vector stores accept it), and the name of its document as
+ingest read it (the link index record's: ``"RFC 9110: HTTP Semantics"``) under
+``cage_document``, which a document link's via names it by. A retriever's own query similarity
 travels under ``retrieval_score``. A document an expansion retriever added
 (:mod:`cage_core.expansion.contract`) carries ``cage_expanded_via`` (the name that linked it)
 and ``cage_expanded_from`` (the id of the retrieved document it was reached from).
@@ -66,6 +68,8 @@ __all__ = [
     "CAGE_RANK_KEY",
     "CAGE_SIMILARITY_KEY",
     "CAGE_VIA_KEY",
+    "DOCUMENT_NAME_KEY",
+    "MAX_DOCUMENT_NAME_CHARS",
     "EXPANDED_FROM_KEY",
     "EXPANDED_VIA_KEY",
     "EXPANSION_KEYS",
@@ -76,12 +80,17 @@ __all__ = [
     "SCORE_KEYS",
     "TITLE_KEY",
     "chain_from_metadata",
+    "document_name",
     "is_finite_score",
     "ranked_metadata",
     "via_from_metadata",
 ]
 
 GRAPH_KEY = "cage_graph"
+DOCUMENT_NAME_KEY = "cage_document"
+MAX_DOCUMENT_NAME_CHARS = 200
+"""A document's name (a link index record's, or read from metadata) is cut to this many
+characters."""
 TITLE_KEY = "title"
 RETRIEVAL_SCORE_KEY = "retrieval_score"
 RELEVANCE_SCORE_KEY = "relevance_score"
@@ -319,6 +328,15 @@ def passages_from_metadata(
             id=None if ids is None else ids[i],
             doc_id=places[i].doc_id,
             position=positions[i],
+            document_name=document_name(metadatas[i]) if places[i].doc_id is not None else "",
         )
         for i, t in enumerate(texts)
     ]
+
+
+def document_name(metadata: Mapping[str, Any]) -> str:
+    """The name of a chunk's document ingest wrote under :data:`DOCUMENT_NAME_KEY`, spaces
+    collapsed, at most :data:`MAX_DOCUMENT_NAME_CHARS` characters; "" when it holds no string
+    (metadata is untrusted)."""
+    value = metadata.get(DOCUMENT_NAME_KEY)
+    return " ".join(value.split())[:MAX_DOCUMENT_NAME_CHARS] if isinstance(value, str) else ""

@@ -26,7 +26,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Passage:
     """A candidate passage: its text, and optionally a title, an id of the caller's and its
-    place in a document (``doc_id``, ``position``; never parsed or embedded)."""
+    place in a document (``doc_id``, ``position``, ``document_name``; never parsed or
+    embedded)."""
 
     text: str
     title: str = ""
@@ -34,12 +35,18 @@ class Passage:
     doc_id: str | None = None  # the document this chunk belongs to (LangChain `source`,
     # LlamaIndex `ref_doc_id`, corpus `doc_id`)
     position: int | None = None  # the chunk's 0-based order inside its document
+    document_name: str = ""  # its document's name as ingest read it ("RFC 9110: HTTP
+    # Semantics", metadata["cage_document"]): how a via names the document
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise TypeError(f"Passage.text must be a str, got {type(self.text).__name__}")
         if not isinstance(self.title, str):
             raise TypeError(f"Passage.title must be a str, got {type(self.title).__name__}")
+        if not isinstance(self.document_name, str):
+            raise TypeError(
+                f"Passage.document_name must be a str, got {type(self.document_name).__name__}"
+            )
         if self.doc_id is not None and not isinstance(self.doc_id, str):
             raise TypeError(
                 f"Passage.doc_id must be a str or None, got {type(self.doc_id).__name__}"

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig
 from cage_core.expansion.index import LinkIndex
+from cage_core.expansion.openings import named_metadata
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.ingest_graphs import signed_graphs
@@ -51,6 +52,10 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
     (``doc_id``, ``position``: :func:`~cage_langchain.structure.document_passages`, over the
     documents of one call), so the expansion retriever can add a retrieved chunk's
     neighbours: transform a document's chunks in one call for their true order.
+
+    Each chunk whose document's opening (its first chunks) is in the call also gets that
+    document's name, as its link index record reads it, in ``metadata["cage_document"]``
+    (``"RFC 9110: HTTP Semantics"``): a via names the document by it, the same in every pool.
 
     A splitter without ``add_start_index=True`` keeps no offset; the chunks of such a
     document then get ``metadata["cage_chunk_order"]``, their order in the call
@@ -101,9 +106,10 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         passages = document_passages(ordered, self.title_key, with_ids=False)
         ids = _ids(ordered, passages)
         graphs = signed_graphs(self, passages, ids, metadatas)
+        named = named_metadata(passages, metadatas)
         return [
-            Document(page_content=d.page_content, id=i, metadata={**d.metadata, self.graph_key: g})
-            for i, d, g in zip(ids, ordered, graphs)
+            Document(page_content=d.page_content, id=i, metadata={**m, self.graph_key: g})
+            for i, d, m, g in zip(ids, ordered, named, graphs)
         ]
 
     async def atransform_documents(

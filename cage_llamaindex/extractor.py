@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +12,12 @@ from llama_index.core.schema import BaseNode, TransformComponent
 from cage_core import CageConfig
 from cage_core.config import config_as_json
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.openings import with_offsets
+from cage_core.expansion.openings import named_metadata, with_offsets
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.ingest_graphs import signed_graphs
 from cage_core.integrations.pickled_state import without_private_attributes
-from cage_core.metadata import GRAPH_KEY, ORDER_METADATA_KEY, TITLE_KEY
+from cage_core.metadata import DOCUMENT_NAME_KEY, GRAPH_KEY, ORDER_METADATA_KEY, TITLE_KEY
 from cage_llamaindex.structure import node_passages, node_successors, with_metadata
 
 __all__ = [
@@ -53,6 +53,11 @@ class CageGraphExtractor(TransformComponent):
     (:mod:`cage_core.integrations.chunk_order`), read by the reranker before the offset; the
     positions, and so every ranking, are the same with and without ``start_char_idx``. That
     key, too, is excluded from the embed and LLM metadata.
+
+    Each node whose document's opening (its first nodes) is in the call also gets that
+    document's name, as its link index record reads it, in ``metadata["cage_document"]``
+    (``"RFC 9110: HTTP Semantics"``; excluded from the embed and LLM metadata): a via names
+    the document by it, the same in every pool.
     """
 
     config: CageConfig = Field(default_factory=CageConfig)
@@ -129,5 +134,15 @@ class CageGraphExtractor(TransformComponent):
         passages = node_passages(ordered, self.title_key, with_ids=False)
         ids = [n.node_id for n in ordered]
         graphs = signed_graphs(self, passages, ids, with_offsets(metadatas, offsets))
-        hidden = (self.graph_key, ORDER_METADATA_KEY)
-        return [with_metadata(n, {self.graph_key: g}, hidden) for n, g in zip(ordered, graphs)]
+        named = named_metadata(passages, metadatas, offsets)
+        hidden = (self.graph_key, ORDER_METADATA_KEY, DOCUMENT_NAME_KEY)
+        return [
+            with_metadata(n, {**_named(m), self.graph_key: g}, hidden)
+            for n, m, g in zip(ordered, named, graphs)
+        ]
+
+
+def _named(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The document name :func:`~cage_core.expansion.openings.named_metadata` gave, if any."""
+    name = metadata.get(DOCUMENT_NAME_KEY)
+    return {DOCUMENT_NAME_KEY: name} if isinstance(name, str) and name else {}

@@ -40,6 +40,7 @@ from pathlib import PurePath
 from typing import Any
 
 from cage_core.expansion.record import LinkIndexFormatError, valid_id
+from cage_core.metadata import MAX_DOCUMENT_NAME_CHARS
 from cage_core.names.documents import (
     IDENTIFIER_WORD,
     document_title,
@@ -82,8 +83,6 @@ MAX_WORD_CHARS = 40
 """Longer words never name a document (and stored words longer are rejected)."""
 MAX_WORDS = 256
 """Words kept per document (the first ones, in reading order)."""
-MAX_DOCUMENT_NAME_CHARS = 200
-"""A document's display name is cut to this many characters."""
 GENERIC_FILE_STEMS = frozenset(
     {
         "readme",

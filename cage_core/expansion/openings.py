@@ -22,6 +22,8 @@ The same opening gives every chunk of its call its document's title as subject
 document's opening writes (:func:`~cage_core.names.documents.document_title`: a ``Title:``
 field, front matter, HTML ``<title>``, a first heading), not with its file name. A call that
 holds no opening of a document (a later part of it) leaves its chunks' subjects as they were.
+And it gives each chunk of its call the name of its document, the name its record takes
+(:func:`named_metadata`, under ``cage_document``), which a via names the document by.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 from cage_core.expansion.documents import TITLE_CHARS, DocumentRecord, document_record
 from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage
-from cage_core.metadata import OFFSET_METADATA_KEY, chunk_offset
+from cage_core.metadata import DOCUMENT_NAME_KEY, OFFSET_METADATA_KEY, chunk_offset, document_name
 from cage_core.names.documents import document_title
 from cage_core.names.subjects import TITLE_METADATA_KEYS as SUBJECT_TITLE_KEYS
 from cage_core.passage import Passage
@@ -45,6 +47,7 @@ __all__ = [
     "IngestChunk",
     "ingest_chunk",
     "document_openings",
+    "named_metadata",
     "opening_records",
     "put_chunks",
     "titled_metadata",
@@ -178,6 +181,45 @@ def titled_metadata(
         named = passage.title.strip() or _first_text(metadata, SUBJECT_TITLE_KEYS)
         out.append(metadata if named or not title else {**metadata, "document_title": title})
     return out
+
+
+def named_metadata(
+    passages: Sequence[Passage],
+    metadatas: Sequence[Mapping[str, Any]],
+    offsets: Sequence[object] | None = None,
+) -> list[Mapping[str, Any]]:
+    """``metadatas``, each with its document's name under
+    :data:`~cage_core.metadata.DOCUMENT_NAME_KEY` where the call holds the document's opening
+    (:func:`document_openings`, from position 0 or where none has a position), a title names
+    it (the metadata's, or one its opening writes) and the metadata names none: the name of
+    the record read from that opening
+    (:func:`~cage_core.expansion.documents.document_record`: ``"RFC 9110: HTTP Semantics"``),
+    what the link index writes. ``offsets``: the framework's own chunk offsets
+    (:func:`with_offsets`). The inputs are not modified."""
+    read = metadatas if offsets is None else with_offsets(metadatas, offsets)
+    openings = document_openings(
+        (p.doc_id, p.position, p.text, chunk_offset(m)) for p, m in zip(passages, read)
+    )
+    names: dict[str, str] = {}
+    for passage, metadata in zip(passages, read):
+        doc_id = passage.doc_id
+        if doc_id is None or doc_id in names or openings[doc_id][0] not in (0, None):
+            continue
+        if passage.position == openings[doc_id][0]:  # the opening's first chunk
+            title = passage.title or _first_text(metadata, TITLE_METADATA_KEYS)
+            source = _first_text(metadata, SOURCE_METADATA_KEYS)
+            head = openings[doc_id][1]
+            if title.strip() or document_title(head):  # else the record names it by its file
+                record = document_record(
+                    doc_id, opening=passage.text, title=title, source=source, head=head
+                )
+                names[doc_id] = record.name
+    return [
+        {**m, DOCUMENT_NAME_KEY: names[p.doc_id]}
+        if p.doc_id in names and not document_name(m)
+        else m
+        for p, m in zip(passages, metadatas)
+    ]
 
 
 def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list[DocumentRecord]:

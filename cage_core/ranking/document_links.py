@@ -47,9 +47,9 @@ The view's coherence term (:attr:`PoolScores.coherence
 N_i)``; the pairwise matrix is ``J`` plus :data:`SIBLING_LINK` (0.5) for other chunks of one
 document. What a result reports is the link to an earlier-ranked chunk of its document
 (:func:`document_links`), with the matrix's weight as its strength: 1 for the adjacent chunk,
-0.5 for another (:mod:`cage_core.ranking.explanation`); it names the document by its title or
-the name its earliest chunk opens with, else by its file (:func:`shown_names`), not by the
-name its chunks repeat most.
+0.5 for another (:mod:`cage_core.ranking.explanation`); it names the document by the name
+ingest gave it, else its title or the name its earliest chunk opens with, else its file
+(:func:`shown_names`), not by the name its chunks repeat most.
 """
 
 from __future__ import annotations
@@ -169,18 +169,24 @@ def document_names(
 def shown_names(
     passages: Sequence[Passage], names_of: Mapping[str, tuple[str, ...]]
 ) -> tuple[str, ...]:
-    """How a via names each passage's document (:func:`document_links`): its subject (the
-    first of ``names_of``, :func:`document_names`) when that is its title or the name its
+    """How a via names each passage's document (:func:`document_links`): the name ingest
+    gave it (:attr:`~cage_core.passage.Passage.document_name`, the first of its chunks in the
+    pool that has one), so a document is named the same way in every pool; else its subject
+    (the first of ``names_of``, :func:`document_names`) when that is its title or the name its
     earliest chunk in the pool opens with, else what its ``doc_id`` names as a path
     (:func:`~cage_core.names.sources.path_name`: ``"docs/Type-Example.html"`` → ``"Type
     Example"``), else its subject: never the name its chunks merely repeat most ("Software"
     of a licence comment) where a file names the document; "" for a passage of no document."""
     sure = {p.doc_id for p in passages if p.title.strip()}
     sure.update(p.doc_id for p in passages if p.position == 0 and _opener(p.text))
+    given: dict[str, str] = {}
+    for p in passages:
+        if p.doc_id is not None and p.document_name:
+            given.setdefault(p.doc_id, p.document_name)
     shown: dict[str, str] = {}
     for doc, names in names_of.items():
         subject = names[0] if names else ""
-        shown[doc] = subject if doc in sure else path_name(doc) or subject
+        shown[doc] = given.get(doc) or (subject if doc in sure else path_name(doc) or subject)
     return tuple(shown.get(p.doc_id, "") if p.doc_id is not None else "" for p in passages)
 
 

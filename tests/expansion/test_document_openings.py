@@ -12,6 +12,7 @@ from cage_core import Passage
 from cage_core.expansion.documents import document_record
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import index_documents, link_chunks, write_link_partition
+from cage_core.expansion.openings import named_metadata
 from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
 REPORT = [
@@ -20,6 +21,7 @@ REPORT = [
     "The company appointed a new chief executive officer.",
 ]
 MEMO = ["Memo on the Kestrel launch window.", "The window opens in March."]
+RFC_PARTS = [RFC_9110, "   The request method token is the primary source of semantics."]
 
 
 def passages() -> list[tuple[str, Passage]]:
@@ -148,3 +150,20 @@ def test_a_heading_a_later_chunk_starts_is_read_as_it_was() -> None:
     index = LinkIndex()
     index_documents(index, items)
     assert index.documents().document("README.md").name == "all-MiniLM-L6-v2"
+
+
+def test_each_chunk_gets_the_name_of_its_titled_document_from_the_opening_in_the_call() -> None:
+    rfc = [Passage(text, doc_id="rfc9110.txt", position=n) for n, text in enumerate(RFC_PARTS)]
+    memo = [Passage(text, doc_id="memo", position=n) for n, text in enumerate(MEMO)]
+    later = [Passage("The window closes in May.", doc_id="notes.md", position=3)]
+    metadatas: list[dict] = [{"source": "rfc9110.txt"}] * 2 + [{}] * 3
+    metadatas[1] = {"source": "rfc9110.txt", "cage_document": "Kept as written"}
+    named = named_metadata(rfc + memo + later, metadatas)
+    assert [m.get("cage_document") for m in named] == [
+        "RFC 9110: HTTP Semantics",  # the record's name: its title, with its identifier
+        "Kept as written",  # a name the metadata gives stays
+        None,  # a memo whose opening writes no title: its file names it
+        None,
+        None,  # no opening of notes.md in the call
+    ]
+    assert metadatas[0] == {"source": "rfc9110.txt"}  # the inputs are not modified

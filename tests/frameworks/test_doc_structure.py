@@ -37,6 +37,18 @@ def test_positions_are_the_rank_of_start_index_among_the_chunks_of_each_source()
     assert _places(metadatas) == [("a.md", 2), ("b.md", 0), ("a.md", 0), ("a.md", 1)]
 
 
+def test_the_document_name_ingest_wrote_is_read_when_it_is_a_string_of_a_document():
+    long = "RFC 9110: " + "HTTP Semantics " * 20
+    metadatas = [
+        {"source": "rfc9110.txt", "cage_document": "RFC 9110:\n  HTTP Semantics"},
+        {"source": "rfc9110.txt", "cage_document": long},
+        {"source": "rfc9110.txt", "cage_document": 9110},  # untrusted: no string, no name
+        {"cage_document": "RFC 9110: HTTP Semantics"},  # no document: no name
+    ]
+    names = [p.document_name for p in passages_from_metadata(["x"] * 4, metadatas, None)]
+    assert names == ["RFC 9110: HTTP Semantics", " ".join(long.split())[:200], "", ""]
+
+
 def test_an_explicit_position_wins_over_start_index_for_the_whole_document():
     metadatas = [
         {"doc_id": "r", "position": 7, "start_index": 0},

@@ -125,8 +125,8 @@ def test_stored_graphs_give_the_identical_ranking(docs, embeddings):
         enriched, embeddings, CageRerank(top_n=4, embeddings=embeddings)
     ).invoke(QUERY)
 
-    def strip(ds):  # what ingest adds: the graph, and each one-chunk document's order (0)
-        added = ("cage_graph", "cage_chunk_order")
+    def strip(ds):  # what ingest adds: the graph, each one-chunk document's order (0), name
+        added = ("cage_graph", "cage_chunk_order", "cage_document")
         return [
             (d.page_content, {k: v for k, v in d.metadata.items() if k not in added}) for d in ds
         ]

@@ -585,3 +585,19 @@ def test_of_two_chunks_alike_the_one_of_the_document_the_query_names_is_more_rel
     relevance = document_relevance(query, passages, np.zeros(4), 1.0, names)
     assert plain[1] == plain[3] and relevance[1] > relevance[3]
     assert document_relevance(query, passages, np.zeros(4), 0.0, names).tolist() == [0.0] * 4
+
+
+def test_a_via_names_a_document_by_the_name_ingest_gave_it_before_anything_else():
+    software = ("Software", "ORG")
+    name = "RFC 9110: HTTP Semantics"
+    chunks = [
+        Passage("The Software is provided.", title="Methods", doc_id="rfc9110.txt", position=2),
+        Passage("Copies of it.", doc_id="rfc9110.txt", position=3, document_name=name),
+        Passage("Intro.", doc_id="notes", position=1),
+    ]
+    names_of = document_names(chunks, [entity_graph([software], light=True)] * 3)
+    assert shown_names(chunks, names_of) == (name, name, "Software")  # not "Methods", nor a file
+    assert document_links(chunks, [0, 1], shown_names(chunks, names_of))[1] == (
+        Via("same document: RFC 9110: HTTP Semantics, next chunk", 0, "document"),
+        1.0,
+    )
