@@ -309,7 +309,9 @@ def test_passage_doc_fields_are_validated():
         Passage("x", position=True)
     with pytest.raises(ValueError):
         Passage("x", position=-1)
-    assert Passage("x", doc_id="d", position=0).content == "x"
+    with pytest.raises(TypeError):
+        Passage("x", document_name=None)  # type: ignore[arg-type]
+    assert Passage("x", doc_id="d", position=0, document_name="Doc").content == "x"  # not read
 
 
 @pytest.mark.models
