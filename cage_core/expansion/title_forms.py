@@ -150,9 +150,9 @@ def _spelled_from(words: list[re.Match[str]], letters: str) -> int | None:
 
 
 def written_acronyms(question: str) -> dict[str, str]:
-    """The words ``question`` writes in capitals (2 to :data:`MAX_ACRONYM_LETTERS` of them, a
-    plural "s" after), folded, each with the letters it spells: ``{"gpl": "gpl", "iris":
-    "iri"}`` of "the GPL and IRIs"."""
+    """The words ``question`` writes in ASCII capitals (2 to :data:`MAX_ACRONYM_LETTERS` of
+    them, a plural "s" after), in lower case (their folded form), each with the letters it
+    spells: ``{"gpl": "gpl", "iris": "iri"}`` of "the GPL and IRIs"."""
     return {m.group(0).lower(): m.group(1).lower() for m in _CAPITALS.finditer(question)}
 
 
