@@ -340,7 +340,7 @@ def titles_written(
                 first, last = origin[start], origin[start + len(phrase) - 1]
                 found.append((first - last - 1, first, doc_id, phrase))
                 break
-    chosen, shared = longest_matches(versions.told_apart(found, numbers, names))
+    chosen, shared = longest_matches(versions.told_apart(found, numbers, records))
     if shared:
         return None  # two documents with one title, no version told apart: ambiguous
     if not 0 < len(chosen) <= settings.max_documents:

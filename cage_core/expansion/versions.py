@@ -36,7 +36,7 @@ hold, changes nothing: the family's title still names none of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames
@@ -90,12 +90,14 @@ def _plain(text: str) -> str:
 
 
 def told_apart(
-    found: Sequence[Match], numbers: frozenset[str], names: DocumentNames
+    found: Sequence[Match],
+    numbers: frozenset[str],
+    records: Mapping[str, DocumentRecord | None],
 ) -> list[Match]:
     """``found`` with each span that several documents' titles stand on reduced to the one
     document whose name holds one of ``numbers`` (the :func:`version_numbers` of the
     question; module docstring); a span no number tells apart keeps all its matches. Order
-    kept."""
+    kept. ``records``: each matched document's record, as the caller read it."""
     spans: dict[tuple[int, int], list[Match]] = {}
     for match in found:
         spans.setdefault(match[:2], []).append(match)
@@ -104,7 +106,7 @@ def told_apart(
         return list(found)
     dropped: set[tuple[int, int, str]] = set()
     for span, matches in shared.items():
-        holding = [m[2] for m in matches if holds_a_version(names.document(m[2]), numbers)]
+        holding = [m[2] for m in matches if holds_a_version(records[m[2]], numbers)]
         if len(holding) == 1:
             dropped.update((*span, m[2]) for m in matches if m[2] != holding[0])
     return [m for m in found if (m[0], m[1], m[2]) not in dropped]

@@ -9,8 +9,9 @@ same way, so both meet in one form:
   its head), else the first heading: Markdown ``#`` / setext, reStructuredText (a line over-
   or underlined with one punctuation character), AsciiDoc ``=``, else, in plain text, its
   first centered line (:mod:`cage_core.names.centered_titles`: as RFCs, Internet-Drafts,
-  licences and typed reports set their titles, and a splitter leaves them). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds
-  ``=``, ``()`` or ``->``) is never a heading;
+  licences and typed reports set their titles, and a splitter leaves them). A line that
+  looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is
+  never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
