@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr
 
 from cage_core import CageConfig
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.openings import named_metadata
+from cage_core.expansion.openings import document_name_fields
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.ingest_graphs import signed_graphs
@@ -106,10 +106,12 @@ class CageGraphTransformer(BaseDocumentTransformer, BaseModel):
         passages = document_passages(ordered, self.title_key, with_ids=False)
         ids = _ids(ordered, passages)
         graphs = signed_graphs(self, passages, ids, metadatas)
-        named = named_metadata(passages, metadatas)
+        named = document_name_fields(passages, metadatas)
         return [
-            Document(page_content=d.page_content, id=i, metadata={**m, self.graph_key: g})
-            for i, d, m, g in zip(ids, ordered, named, graphs)
+            Document(
+                page_content=d.page_content, id=i, metadata={**d.metadata, **n, self.graph_key: g}
+            )
+            for i, d, n, g in zip(ids, ordered, named, graphs)
         ]
 
     async def atransform_documents(

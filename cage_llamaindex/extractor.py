@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from llama_index.core.schema import BaseNode, TransformComponent
 from cage_core import CageConfig
 from cage_core.config import config_as_json
 from cage_core.expansion.index import LinkIndex
-from cage_core.expansion.openings import named_metadata, with_offsets
+from cage_core.expansion.openings import document_name_fields, with_offsets
 from cage_core.graphs.service import PassageGraphs
 from cage_core.integrations.chunk_order import ordered_metadatas
 from cage_core.integrations.ingest_graphs import signed_graphs
@@ -133,16 +133,11 @@ class CageGraphExtractor(TransformComponent):
         ordered = [n.model_copy(update={"metadata": m}) for n, m in zip(nodes, metadatas)]
         passages = node_passages(ordered, self.title_key, with_ids=False)
         ids = [n.node_id for n in ordered]
-        graphs = signed_graphs(self, passages, ids, with_offsets(metadatas, offsets))
-        named = named_metadata(passages, metadatas, offsets)
+        read = with_offsets(metadatas, offsets)
+        graphs = signed_graphs(self, passages, ids, read)
+        named = document_name_fields(passages, read)
         hidden = (self.graph_key, ORDER_METADATA_KEY, DOCUMENT_NAME_KEY)
         return [
-            with_metadata(n, {**_named(m), self.graph_key: g}, hidden)
-            for n, m, g in zip(ordered, named, graphs)
+            with_metadata(n, {**name, self.graph_key: g}, hidden)
+            for n, name, g in zip(ordered, named, graphs)
         ]
-
-
-def _named(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """The document name :func:`~cage_core.expansion.openings.named_metadata` gave, if any."""
-    name = metadata.get(DOCUMENT_NAME_KEY)
-    return {DOCUMENT_NAME_KEY: name} if isinstance(name, str) and name else {}

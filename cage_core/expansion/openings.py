@@ -23,7 +23,7 @@ document's opening writes (:func:`~cage_core.names.documents.document_title`: a 
 field, front matter, HTML ``<title>``, a first heading), not with its file name. A call that
 holds no opening of a document (a later part of it) leaves its chunks' subjects as they were.
 And it gives each chunk of its call the name of its document, the name its record takes
-(:func:`named_metadata`, under ``cage_document``), which a via names the document by.
+(:func:`document_name_fields`, under ``cage_document``), which a via names the document by.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ __all__ = [
     "IngestChunk",
     "ingest_chunk",
     "document_openings",
-    "named_metadata",
+    "document_name_fields",
     "opening_records",
     "put_chunks",
     "titled_metadata",
@@ -183,41 +183,39 @@ def titled_metadata(
     return out
 
 
-def named_metadata(
-    passages: Sequence[Passage],
-    metadatas: Sequence[Mapping[str, Any]],
-    offsets: Sequence[object] | None = None,
-) -> list[Mapping[str, Any]]:
-    """``metadatas``, each with its document's name under
-    :data:`~cage_core.metadata.DOCUMENT_NAME_KEY` where the call holds the document's opening
-    (:func:`document_openings`, from position 0 or where none has a position), a title names
-    it (the metadata's, or one its opening writes) and the metadata names none: the name of
-    the record read from that opening
+def document_name_fields(
+    passages: Sequence[Passage], metadatas: Sequence[Mapping[str, Any]]
+) -> list[dict[str, str]]:
+    """The metadata each chunk gains: its document's name under
+    :data:`~cage_core.metadata.DOCUMENT_NAME_KEY`, where the call holds the document's
+    opening (:func:`document_openings`, from position 0 or where none has a position), a title
+    names it (the metadata's, or one its opening writes) and the metadata names none; else
+    nothing. The name is that of the record read from that opening
     (:func:`~cage_core.expansion.documents.document_record`: ``"RFC 9110: HTTP Semantics"``),
-    what the link index writes. ``offsets``: the framework's own chunk offsets
-    (:func:`with_offsets`). The inputs are not modified."""
-    read = metadatas if offsets is None else with_offsets(metadatas, offsets)
+    what the link index writes. ``metadatas``: with the framework's offsets
+    (:func:`with_offsets`)."""
     openings = document_openings(
-        (p.doc_id, p.position, p.text, chunk_offset(m)) for p, m in zip(passages, read)
+        (p.doc_id, p.position, p.text, chunk_offset(m)) for p, m in zip(passages, metadatas)
     )
-    names: dict[str, str] = {}
-    for passage, metadata in zip(passages, read):
+    first: dict[str, tuple[Passage, Mapping[str, Any]]] = {}  # the chunk each opening starts with
+    for passage, metadata in zip(passages, metadatas):
         doc_id = passage.doc_id
-        if doc_id is None or doc_id in names or openings[doc_id][0] not in (0, None):
-            continue
-        if passage.position == openings[doc_id][0]:  # the opening's first chunk
-            title = passage.title or _first_text(metadata, TITLE_METADATA_KEYS)
+        if doc_id is not None and doc_id not in first and passage.position == openings[doc_id][0]:
+            first[doc_id] = (passage, metadata)
+    names: dict[str, str] = {}
+    for doc_id, (passage, metadata) in first.items():
+        if passage.position not in (0, None):
+            continue  # a later part of the document: its opening is not in the call
+        head = openings[doc_id][1]
+        given = passage.title or _first_text(metadata, TITLE_METADATA_KEYS)
+        title = " ".join(given.split()) or document_title(head)
+        if title:  # else the record names it by its file
             source = _first_text(metadata, SOURCE_METADATA_KEYS)
-            head = openings[doc_id][1]
-            if title.strip() or document_title(head):  # else the record names it by its file
-                record = document_record(
-                    doc_id, opening=passage.text, title=title, source=source, head=head
-                )
-                names[doc_id] = record.name
+            names[doc_id] = document_record(
+                doc_id, opening=passage.text, title=title, source=source, head=head
+            ).name
     return [
-        {**m, DOCUMENT_NAME_KEY: names[p.doc_id]}
-        if p.doc_id in names and not document_name(m)
-        else m
+        {DOCUMENT_NAME_KEY: names[p.doc_id]} if p.doc_id in names and not document_name(m) else {}
         for p, m in zip(passages, metadatas)
     ]
 

@@ -12,7 +12,7 @@ from cage_core import Passage
 from cage_core.expansion.documents import document_record
 from cage_core.expansion.index import LinkIndex
 from cage_core.expansion.ingest import index_documents, link_chunks, write_link_partition
-from cage_core.expansion.openings import named_metadata
+from cage_core.expansion.openings import document_name_fields
 from cage_core.graphs.passage_graph import PassageGraph, content_hash
 
 REPORT = [
@@ -158,7 +158,8 @@ def test_each_chunk_gets_the_name_of_its_titled_document_from_the_opening_in_the
     later = [Passage("The window closes in May.", doc_id="notes.md", position=3)]
     metadatas: list[dict] = [{"source": "rfc9110.txt"}] * 2 + [{}] * 3
     metadatas[1] = {"source": "rfc9110.txt", "cage_document": "Kept as written"}
-    named = named_metadata(rfc + memo + later, metadatas)
+    fields = document_name_fields(rfc + memo + later, metadatas)
+    named = [{**m, **f} for m, f in zip(metadatas, fields)]
     assert [m.get("cage_document") for m in named] == [
         "RFC 9110: HTTP Semantics",  # the record's name: its title, with its identifier
         "Kept as written",  # a name the metadata gives stays
