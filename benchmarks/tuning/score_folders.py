@@ -16,8 +16,12 @@ README's splitter, ``CageGraphTransformer``, MiniLM; ``CageExpansionRetriever`` 
 * ``sims``: the pool's similarities the score reads (``cage_similarity``), ``fused``: the
   score the ranking orders by (``cage_score``; in a routed pool the named order's), both in
   the reranker's order, so the first five are its top 5; ``coverage``: the question's words
-  one passage of the pool holds (``query_word_coverage``); ``gold``: the positions of the
+  one passage of the pool holds, as the score reads them (``rerank_call.pool_coverage``: a
+  routed pool's named passages hold the naming words); ``gold``: the positions of the
   question's gold chunks in that order;
+* each pool is checked: the score ``score_calibration.py`` computes from these at the
+  shipped settings (``pool_relevance``) is the ``relevance_score`` the path returned, or the
+  script stops;
 * on-topic: every question of the folder; off-topic: the folder's off-topic questions asked
   of it. A pool's ``id`` is ``"<folder>/<question id>"`` (folds by question).
 """
@@ -32,16 +36,20 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks
 
-from cage_core.metadata import CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY
-from cage_core.ranking.pool_bm25 import query_word_coverage
+from cage_core.integrations.rerank_call import pool_coverage, routed_pool
+from cage_core.metadata import CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY, RELEVANCE_SCORE_KEY
+from cage_core.relevance import pool_relevance
 
 
 def folder_pools(spec_path: Path) -> list[dict[str, Any]]:
     """The on- and off-topic pools of one folder (module docstring)."""
     from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
+    from cage_langchain.structure import document_passages
 
     spec, chunks = load_chunks(spec_path)
     gold = gold_ids(spec, chunks)
@@ -55,16 +63,30 @@ def folder_pools(spec_path: Path) -> list[dict[str, Any]]:
         pool = expand.invoke(question["question"])
         ranked = cage.compress_documents(pool, question["question"])
         ids = [d.id for d in ranked]
+        coverage = pool_coverage(
+            routed_pool(
+                cage,
+                question["question"],
+                document_passages(pool, cage.title_key),
+                [d.metadata for d in pool],
+            )[0]
+        )
+        sims = [float(d.metadata[CAGE_SIMILARITY_KEY]) for d in ranked]
+        fused = [float(d.metadata[CAGE_SCORE_KEY]) for d in ranked]
+        returned = [float(d.metadata[RELEVANCE_SCORE_KEY]) for d in ranked]
+        if not np.allclose(pool_relevance(fused, sims, coverage), returned, rtol=0, atol=1e-9):
+            raise SystemExit(
+                f"{spec_path.stem}/{question['id']}: the pool's features do not "
+                "give the score the path returned (stale score_folders.py)"
+            )
         out.append(
             {
                 "file": spec_path.stem,
                 "on_topic": on_topic,
                 "id": f"{spec_path.stem}/{question['id']}",
-                "sims": [float(d.metadata[CAGE_SIMILARITY_KEY]) for d in ranked],
-                "coverage": query_word_coverage(
-                    question["question"], [d.page_content for d in pool]
-                ),
-                "fused": [float(d.metadata[CAGE_SCORE_KEY]) for d in ranked],
+                "sims": sims,
+                "coverage": coverage,
+                "fused": fused,
                 "gold": sorted(ids.index(g) for g in gold.get(question["id"], []) if g in ids)
                 if on_topic
                 else [],

@@ -64,6 +64,7 @@ __all__ = [
     "embedded_similarities",
     "fallback_message",
     "lazy_reranker",
+    "pool_coverage",
     "ranked_items",
     "routed_pool",
     "routed_similarities",
@@ -232,10 +233,15 @@ def scored_rerank(
     if not ranked:
         return []
     assert pool.similarities is not None  # ranked passages came from a pool with similarities
+    scores = pool_relevance([r.score for r in ranked], pool.similarities, pool_coverage(pool))
+    return [(r, float(score)) for r, score in zip(ranked, scores)]
+
+
+def pool_coverage(pool: CheckedPool) -> float:
+    """The question's words one passage of the whole ``pool`` holds, as the score reads them
+    (module docstring): :func:`~cage_core.ranking.pool_bm25.query_word_coverage` of its query,
+    or of a routed pool :func:`~cage_core.ranking.pool_bm25.named_word_coverage`."""
     texts = [p.content for p in pool.passages]
     if pool.named is None:
-        coverage = query_word_coverage(pool.query, texts)
-    else:
-        coverage = named_word_coverage(pool.query, pool.question, texts, pool.named)
-    scores = pool_relevance([r.score for r in ranked], pool.similarities, coverage)
-    return [(r, float(score)) for r, score in zip(ranked, scores)]
+        return query_word_coverage(pool.query, texts)
+    return named_word_coverage(pool.query, pool.question, texts, pool.named)

@@ -4,7 +4,7 @@ words its best-matching passage holds, whatever ``top_n``."""
 import pytest
 
 from cage_core import CageReranker
-from cage_core.integrations.rerank_call import scored_rerank
+from cage_core.integrations.rerank_call import pool_coverage, scored_rerank
 from cage_core.names.routes import DocumentRoute, NamedDocument
 from cage_core.passage import Passage, as_passages
 from cage_core.ranking.pool_bm25 import named_word_coverage, query_word_coverage
@@ -67,6 +67,8 @@ def test_a_routed_pool_counts_the_naming_words_as_held_by_the_named_document():
     coverage = named_word_coverage(query, route.question, texts, [True, False])
     assert coverage == 3 / 7 > query_word_coverage(query, texts) == 1 / 7  # + vistula, guide
     assert score == pool_relevance([top.score], reranker.pool_similarities(pool), coverage)[0]
+    assert pool_coverage(pool) == 3 / 7  # what a benchmark reads to recompute the score
+    assert pool_coverage(reranker.checked_pool(query, passages)) == 1 / 7  # unrouted
 
 
 def test_no_passages_give_no_results():
