@@ -8,10 +8,11 @@ whose left margin is at least :data:`MIN_CENTER_INDENT` spaces and within
 :data:`CENTER_TOLERANCE` of the width of its right margin (the text's width, or a header's
 above it), or a long one centered to :data:`TIGHT_TOLERANCE` spaces from a margin of
 :data:`MIN_TIGHT_INDENT` that ends in no period (RFC 7230 sets its 66-character title in by
-3); with the centered lines right under it. A text splitter strips a chunk's leading spaces,
-so a first line that lost its margin is a title above lines set in, or one blank line above
-a heading set in (:func:`centered_title`'s first rule). A line that looks like code is never
-a title (:data:`CODE_LIKE`).
+3); with the centered lines right under it; above the body (two lines of running text in
+a row end the search: a manual page's indented paragraph is no title). A text splitter
+strips a chunk's leading spaces, so a first line that lost its margin is a title above lines
+set in, or one blank line above a heading set in (:func:`centered_title`'s first rule). A line
+that looks like code is never a title (:data:`CODE_LIKE`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "MIN_CENTER_INDENT",
     "MIN_CENTER_WIDTH",
+    "MIN_PROSE_WORDS",
     "MIN_TIGHT_INDENT",
     "TIGHT_TOLERANCE",
     "centered_title",
@@ -48,6 +50,8 @@ MIN_CENTER_WIDTH = 40
 """A text whose longest line is shorter than this has no centered lines."""
 MAX_CENTER_WIDTH = 100
 """Nor has one whose longest line is longer: its lines are paragraphs, not a page's columns."""
+MIN_PROSE_WORDS = 5
+"""The fewest words of a line of running text (:func:`_prose`)."""
 
 
 CODE_LIKE = re.compile(r"[=;{]|\(\)|->|[:(,]\s*$|^\s*(?:def|class|import|from|return)\b")
@@ -82,6 +86,8 @@ def centered_title(lines: list[str]) -> str:
     for i, line in enumerate(head):
         widths = (width, above) if above >= MIN_CENTER_WIDTH else (width,)
         above = max(above, len(line))
+        if i and _prose(head[i - 1]) and _prose(line) and not centered(line, widths):
+            return ""  # the body has begun: a title stands above it
         if not centered(line, widths) or (i and head[i - 1].strip()):
             continue
         title = [line.strip()]
@@ -117,6 +123,14 @@ def _stripped_title(head: list[str]) -> str:
     if apart:
         return clean_title(first)
     return clean_title(" ".join([first, *(x for x in set_in if not _URL.fullmatch(x))]))
+
+
+def _prose(line: str) -> bool:
+    """Whether ``line`` reads as running text: :data:`MIN_PROSE_WORDS` words or more, spaced
+    singly (a header's columns are parted by runs of spaces). Two such lines in a row are a
+    paragraph of the body, which no centered title follows."""
+    text = line.strip()
+    return len(text.split()) >= MIN_PROSE_WORDS and "   " not in text
 
 
 def title_text(text: str) -> bool:

@@ -245,3 +245,19 @@ def test_an_rst_comment_is_no_title_and_markup_is_no_text() -> None:
 )
 def test_names_are_compared_folded(written: str, folded: str) -> None:
     assert fold(written) == folded
+
+
+def test_a_line_set_in_under_the_body_is_no_centered_title() -> None:
+    # a manual page without its running head: a note set in by 11 under the description's
+    # paragraph is centered in 78 columns, but the body has begun (apt-cdrom(8) was titled
+    # "APT uses a CD-ROM ID to track which disc is currently in the drive ...")
+    text = (
+        "DESCRIPTION\n"
+        "       apt-cdrom is used to add a new CD-ROM to the list of available sources.\n"
+        "       It takes care of determining the structure of the disc as well as\n"
+        "       correcting for several possible mis-burns and verifying the files.\n\n"
+        "           APT uses a CD-ROM ID to track which disc is currently in the drive\n"
+        "           and maintains a database of these IDs in /var/lib/apt/cdroms.list\n\n"
+        "       A disc is added once; apt-cdrom ident prints its identity.\n"
+    )
+    assert document_title(text) == ""
