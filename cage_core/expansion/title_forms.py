@@ -13,9 +13,10 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
   acronym right after the words whose initials spell it ("JavaScript Object Notation (JSON)":
   a word gives its first letter, or that and its capitals, "JavaScript" → "JS"; an "s" after
   the capitals is a plural, "(IRIs)");
-* **its main title**, the name up to its first colon ("Uniform Resource Identifier (URI)" of
-  "…: Generic Syntax"; identifiers are read first and left out, so "RFC 3986: …" has no main
-  title "RFC 3986");
+* **its main title**, the name up to its first colon or a dash set between spaces
+  ("Uniform Resource Identifier (URI)" of "…: Generic Syntax", "apt-get" of a manual page's
+  "apt-get - APT package handling utility"; identifiers are read first and left out, so
+  "RFC 3986: …" has no main title "RFC 3986");
 * **its family's name**, without its version: the words before its first number, with and
   without the word just before it ("GNU Free Documentation License Version" and "GNU Free
   Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_ACRONYM_LETTERS",
     "abbreviated",
     "acronyms",
+    "main_title",
     "names_alone",
     "spelled_out",
     "title_forms",
@@ -54,6 +56,7 @@ MAX_ACRONYM_LETTERS = 8
 
 _ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9/.-]*)\s*\)")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
+_MAIN_TITLE_END = re.compile(r":|\s[-\u2013\u2014]{1,2}\s")
 _CAPITALS = re.compile(rf"\b([A-Z]{{2,{MAX_ACRONYM_LETTERS}}})(s?)\b")
 
 
@@ -68,7 +71,7 @@ def title_forms(
         return parts
     plain = without_spans(record.name, references(record.name)).strip(" :-")
     texts = [*abbreviated(plain)]
-    main = plain.split(":", 1)[0] if ":" in plain else ""
+    main = main_title(record.name)
     texts += [main, *abbreviated(main)] if main.strip() else []
     forms = [title_parts(name_words(t), counts, total) for t in texts]
     number = first_number(plain)
@@ -82,6 +85,14 @@ def title_forms(
     return parts + [p for p in dict.fromkeys(found) if p not in parts]
 
 
+def main_title(name: str) -> str:
+    """The main title of a document's ``name`` (module docstring), its identifiers left out;
+    "" when the name has no colon and no dash set between spaces."""
+    plain = without_spans(name, references(name)).strip(" :-")
+    found = _MAIN_TITLE_END.search(plain)
+    return plain[: found.start()] if found else ""
+
+
 def names_alone(
     phrase: tuple[str, ...],
     title: list[str],
@@ -89,11 +100,15 @@ def names_alone(
     record: DocumentRecord | None,
 ) -> bool:
     """Whether ``phrase``, one word no other document's title holds, names the document after
-    "the" ("the FAQ", "the URI spec"): it is the whole ``title``, or an acronym the name
-    defines (:func:`acronyms`)."""
+    "the" ("the FAQ", "the URI spec", "the apt_preferences page"): it is the whole ``title``,
+    its main title (:func:`main_title`) or an acronym the name defines (:func:`acronyms`)."""
     if len(phrase) != 1 or counts.get(phrase[0], 0) != 1:
         return False
-    return len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name))
+    if len(title) == 1:
+        return True
+    return record is not None and (
+        phrase[0] in acronyms(record.name) or [phrase[0]] == name_words(main_title(record.name))
+    )
 
 
 def acronyms(name: str) -> set[str]:

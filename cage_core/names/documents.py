@@ -6,8 +6,9 @@ same way, so both meet in one form:
   (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
   files open), a ``title:`` field of YAML front matter, HTML's ``<title>`` or ``<h1>`` (when
   the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
-  its head), else the first heading: Markdown ``#`` / setext, reStructuredText (a line over-
-  or underlined with one punctuation character), AsciiDoc ``=``, else, in plain text, its
+  its head), a rendered manual page's name line (:mod:`cage_core.names.manual_pages`), else
+  the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
+  with one punctuation character), AsciiDoc ``=``, else, in plain text, its
   first centered line (:mod:`cage_core.names.centered_titles`: as RFCs, Internet-Drafts,
   licences and typed reports set their titles, and a splitter leaves them). A line that
   looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is
@@ -20,11 +21,13 @@ same way, so both meet in one form:
   "tnfaip 3" a document may give itself; :func:`own_identifiers` — those a document gives
   *itself*: in its file name and in its header fields whose value is a number (``PEP: 634``,
   ``eip: 1559``); the numbers its text cites are other documents';
-* :func:`file_names` and :func:`dates` — the two other names a document gives itself in a
-  form no word of a text takes: its file name (``"compatibility.md"``, a versioned
-  ``"MPL-2.0"``, folded) and its date (``"2024-12-06"``, from "2024-12-06", "6 December
-  2024", "Dec 6, 2024"); :func:`references` — every identifier, file name and date a text
-  writes, which :func:`own_identifiers` reads of a document itself (its header, its file name);
+* :func:`file_names`, :func:`manual_pages` and :func:`dates` — the other names a document
+  gives itself in a form no word of a text takes: its file name (``"compatibility.md"``, a
+  versioned ``"MPL-2.0"``, folded), a manual page's name and section (``"git-rebase(1)"``, as
+  its running head writes it and other pages cite it) and its date (``"2024-12-06"``, from
+  "2024-12-06", "6 December 2024", "Dec 6, 2024"); :func:`references` — every identifier,
+  file name, manual page and date a text writes, which :func:`own_identifiers` reads of a
+  document itself (its header, its file name);
 * :func:`fold` — the form every name is compared in: Unicode NFKC, case-folded, without
   combining marks ("Straße" → "strasse", "İstanbul" → "istanbul", a decomposed "é" → "e").
   ASCII text folds to its lower case, so ASCII names are read as before.
@@ -48,6 +51,7 @@ from cage_core.names.centered_titles import (
     centered_title,
     clean_title,
 )
+from cage_core.names.manual_pages import manual_page_title, running_head
 from cage_core.names.sources import file_stem
 
 __all__ = [
@@ -63,6 +67,7 @@ __all__ = [
     "file_names",
     "fold",
     "identifiers",
+    "manual_pages",
     "own_identifiers",
     "references",
     "text_lines",
@@ -71,11 +76,11 @@ __all__ = [
 
 IDENTIFIER_WORD = re.compile(
     r"[a-z]{2,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
-    r"|[a-z][\w-]*[0-9](?:\.[0-9]+)+"
+    r"|[a-z][\w-]*[0-9](?:\.[0-9]+)+|[^\s()/\\]+\([1-9][a-z]{0,6}\)"
 )
 """The forms of :attr:`Identifier.word`: a series number (``"rfc 9110"``), a date
 (``"2024-12-06"``), a file name (``"compatibility.md"``, or a versioned one without an
-extension: ``"mpl-2.0"``); none is a run of ``\\w``."""
+extension: ``"mpl-2.0"``), a manual page (``"git-rebase(1)"``); none is a run of ``\\w``."""
 MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
 HEADER_LINES = 40
@@ -107,6 +112,7 @@ _FILE_NAME = re.compile(
     r"(?<![\w./\\-])(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}|[A-Za-z][\w-]*\d(?:\.\d+)+)"
     r"(?![\w-]|\.\d)"
 )
+_MANUAL_PAGE = re.compile(r"(?<![\w.+-])([A-Za-z_][\w.+-]{0,38})\(([1-9][a-z]{0,6})\)(?![\w(])")
 _ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?[ \t]+([A-Za-z]{3,9})\.?,?[ \t]+(\d{4})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?[ \t]+(\d{1,2})(?:st|nd|rd|th)?,?[ \t]+(\d{4})\b")
@@ -188,9 +194,21 @@ def dates(text: str) -> list[Identifier]:
     return list(out.values())
 
 
+def manual_pages(text: str) -> list[Identifier]:
+    """The manual pages ``text`` names as Unix manuals cite them, a name and its section in
+    parentheses ("git-rebase(1)", "apt.conf(5)"), folded, each once."""
+    out: dict[str, Identifier] = {}
+    for match in _MANUAL_PAGE.finditer(text):
+        word = fold(match.group(0))
+        if len(word) <= MAX_FILE_NAME_CHARS:
+            out.setdefault(word, Identifier(word, match.group(0), match.start(), match.end()))
+    return list(out.values())
+
+
 def references(text: str) -> list[Identifier]:
-    """Every identifier, file name and date ``text`` writes (module docstring), in order."""
-    found = identifiers(text) + file_names(text) + dates(text)
+    """Every identifier, file name, manual page and date ``text`` writes (module docstring),
+    in order."""
+    found = identifiers(text) + file_names(text) + manual_pages(text) + dates(text)
     return sorted(found, key=lambda i: (i.start, -i.end, i.word))
 
 
@@ -200,7 +218,9 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
     field's name, one word, is the series; later ones, ``Replaces: 622``, name others), its
     ``Date:`` / ``date:`` field's date; then those of its ``file_name`` (``"rfc-9110.txt"``:
     the identifier, the date in it, the file name itself; ``"MPL-2.0.txt"``: the versioned
-    name ``"mpl-2.0"`` and the file name; :func:`file_stem`)."""
+    name ``"mpl-2.0"`` and the file name; :func:`file_stem`), and the file names it starts
+    with (``"sources.list.5.txt"``: ``"sources.list"``); a manual page's, from its running
+    head (``"git-rebase(1)"``, :mod:`cage_core.names.manual_pages`)."""
     out: dict[str, Identifier] = {}
     fields = _header_fields(opening) + _front_matter(opening)
     for key, value in fields:
@@ -213,10 +233,24 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
         if fold(key) == "date":
             for found in dates(value)[:1]:
                 out.setdefault(found.word, found)
+    for found in manual_pages(running_head(opening)):
+        out.setdefault(found.word, found)
     stem = file_stem(file_name)
-    for found in identifiers(stem) + dates(stem) + file_names(stem) + file_names(file_name):
+    found_in_name = identifiers(stem) + dates(stem) + file_names(stem) + file_names(file_name)
+    for found in found_in_name + _named_prefixes(file_name):
         out.setdefault(found.word, found)
     return list(out.values())
+
+
+def _named_prefixes(file_name: str) -> list[Identifier]:
+    """The file names ``file_name`` starts with, up to one of its later dots: a page of the
+    file ``sources.list`` kept as ``"sources.list.5.txt"`` is asked about as "sources.list"."""
+    out = []
+    for end in (i for i, c in enumerate(file_name) if c == "." and i):
+        prefix = file_name[:end]
+        if [f.shown for f in file_names(prefix)] == [prefix]:
+            out.append(Identifier(fold(prefix), prefix))
+    return out
 
 
 def document_title(opening: str) -> str:
@@ -234,7 +268,11 @@ def document_title(opening: str) -> str:
         if title:
             return title
     lines = opening.splitlines()
-    return _first_heading(lines) or centered_title(lines[: 2 * HEADER_LINES])
+    return (
+        manual_page_title(lines[:HEADER_LINES])
+        or _first_heading(lines)
+        or centered_title(lines[: 2 * HEADER_LINES])
+    )
 
 
 def text_lines(opening: str) -> list[str]:

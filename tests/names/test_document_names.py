@@ -167,7 +167,9 @@ def test_file_names_and_dates_in_every_written_form() -> None:
         ("LGPL-2", "LGPL-2", ["lgpl 2"]),
         ("LGPL-2.1", "LGPL-2.1", ["lgpl-2.1"]),
         ("MPL-2.0.txt", "MPL-2.0", ["mpl-2.0", "mpl-2.0.txt"]),
-        ("index.en.html", "index", ["index.en.html"]),
+        ("index.en.html", "index", ["index.en.html", "index.en"]),
+        ("sources.list.5.txt", "sources", ["sources.list.5.txt", "sources.list"]),  # man page
+        ("apt.conf.5.gz", "apt", ["apt.conf.5.gz", "apt.conf"]),
     ],
 )
 def test_a_versioned_file_name_keeps_its_version(file_name: str, stem: str, own: list[str]) -> None:
