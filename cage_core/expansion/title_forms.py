@@ -16,7 +16,8 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
 * **its main title**, the name up to its first colon or a dash set between spaces
   ("Uniform Resource Identifier (URI)" of "…: Generic Syntax", "apt-get" of a manual page's
   "apt-get - APT package handling utility"; identifiers are read first and left out, so
-  "RFC 3986: …" has no main title "RFC 3986");
+  "RFC 3986: …" has no main title "RFC 3986"), and what follows it ("A Git Glossary" of
+  "gitglossary - A Git Glossary");
 * **its family's name**, without its version: the words before its first number, with and
   without the word just before it ("GNU Free Documentation License Version" and "GNU Free
   Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
@@ -73,6 +74,8 @@ def title_forms(
     texts = [*abbreviated(plain)]
     main = main_title(record.name)
     texts += [main, *abbreviated(main)] if main.strip() else []
+    sub = plain[len(main) :].lstrip(" :-\u2013\u2014") if main.strip() else ""
+    texts += [sub] if sub else []
     forms = [title_parts(name_words(t), counts, total) for t in texts]
     number = first_number(plain)
     if number is not None:

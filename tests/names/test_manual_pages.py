@@ -37,6 +37,7 @@ PAGES = {
     "apt-secure.8.txt": page("apt-secure", "8", "Archive authentication support for APT"),
     "apt.8.txt": page("apt", "8", "command-line interface"),
     "aptitude-page.txt": page("aptitude", "8", "high-level interface to the package manager"),
+    "gitglossary.7.txt": page("gitglossary", "7", "A Git Glossary"),
 }
 
 
@@ -70,6 +71,7 @@ def test_without_the_running_head_the_name_line_is_no_title() -> None:
         ("How does apt-get(8) treat recommended packages?", "apt-get.8.txt"),
         ("What does aptitude(8) say about the resolver?", "aptitude-page.txt"),  # its head
         ("What does the configuration file for APT say about comments?", "apt.conf.5.txt"),
+        ("What does the git glossary say a detached HEAD is?", "gitglossary.7.txt"),  # after -
     ],
 )
 def test_a_question_names_a_page_by_its_name_file_or_title(question: str, doc_id: str) -> None:
