@@ -1,0 +1,153 @@
+"""Routing on rendered manual pages, a kind of folder no DEV folder is (issue 45), without a
+model: the titles the pages' openings give and which questions each folder's records route.
+
+Two folders of the Debian manual pages installed on the machine, each page rendered as a user
+would save it (``MANWIDTH=80 man -l PAGE | col -bx``, one ``NAME.SECTION.txt`` file a page):
+22 ``apt`` / ``dpkg`` pages and 31 ``git`` pages. Their questions (below) were written before
+any was routed; each names the page it expects, or none. Titles and records are read as
+``dev_folder_routing.py`` reads a folder's (``folder_names``: the opening's first
+:data:`~cage_core.expansion.documents.TITLE_CHARS` characters). Printed per folder: the pages
+with a title, and each question's route where it differs from the one expected; then the
+naming questions routed to their page and the others routed.
+
+    python benchmarks/checks/manual_page_routing.py [--man /usr/share/man] [-v]
+
+Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils) and the pages; it says which are
+missing and exits 2 without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks" / "checks"))
+
+from dev_folder_routing import folder_names
+
+from cage_core.expansion.documents import TITLE_CHARS
+from cage_core.expansion.routing import RoutingSettings, route_question
+from cage_core.names.documents import document_title
+
+APT = (
+    "man5/apt.conf.5 man5/apt_preferences.5 man5/sources.list.5 man8/apt-get.8 man8/apt-cache.8 "
+    "man8/apt.8 man8/apt-config.8 man8/apt-key.8 man8/apt-mark.8 man8/apt-secure.8 "
+    "man1/dpkg.1 man1/dpkg-query.1 man5/deb-control.5 man5/deb.5 man5/dpkg.cfg.5 "
+    "man1/dpkg-deb.1 man1/dpkg-split.1 man8/apt-cdrom.8 man1/dpkg-divert.1 "
+    "man1/dpkg-statoverride.1 man1/dpkg-trigger.1 man5/deb-triggers.5"
+).split()
+GIT = [
+    *(
+        f"man1/git-{c}.1"
+        for c in (
+            "add commit rebase merge reset checkout switch restore stash log diff branch tag "
+            "fetch pull push remote clone init status cherry-pick revert bisect worktree"
+        ).split()
+    ),
+    "man5/gitignore.5",
+    "man5/gitattributes.5",
+    "man5/gitmodules.5",
+    "man7/gitrevisions.7",
+    "man7/gitglossary.7",
+    "man7/gitworkflows.7",
+    "man7/gittutorial.7",
+]
+APT_QUESTIONS = (
+    ("According to apt.conf(5), where does APT read its configuration fragments from?", "apt.conf"),
+    ("What does the apt_preferences man page say about pin priorities?", "apt_preferences"),
+    ("In sources.list(5), which options can be given in square brackets?", "sources.list"),
+    ("How does apt-get(8) treat the --no-install-recommends option?", "apt-get"),
+    ("What does the apt-cache manual say about the policy command?", "apt-cache"),
+    ("Which fields does deb-control(5) list as mandatory?", "deb-control"),
+    ("What is the dpkg-query format string syntax?", "dpkg-query"),
+    ("How does dpkg-divert handle a file that is diverted twice?", "dpkg-divert"),
+    ("What does the APT.CONF manual page say about the Dir section?", "apt.conf"),
+    ("In the apt-secure manual, how are repository signatures checked?", "apt-secure"),
+    ("What does the configuration file for APT say about comments?", "apt.conf"),
+    ("Which file format does a binary package use?", None),
+    ("How do I pin a package to a specific release?", None),
+    ("What exit status does dpkg return on an error?", None),
+    ("How can I hold a package so it is not upgraded?", None),
+    ("Which commands download package lists from the repositories?", None),
+)
+GIT_QUESTIONS = (
+    ("According to git-rebase(1), what does the --onto option do?", "git-rebase"),
+    ("What does the gitignore documentation say about a trailing slash in a pattern?", "gitignore"),
+    ("In the git stash manual, how do I stash untracked files?", "git-stash"),
+    ("How does git-cherry-pick handle a merge commit?", "git-cherry-pick"),
+    ("What does gitrevisions(7) say about the double-dot range notation?", "gitrevisions"),
+    ("In the git worktree docs, how do I remove a linked working tree?", "git-worktree"),
+    ("What does the git glossary say a detached HEAD is?", "gitglossary"),
+    ("How do I undo the last commit but keep its changes?", None),
+    ("Which command shows the differences between two branches?", None),
+    ("How can I find the commit that introduced a bug?", None),
+    ("What happens to untracked files when switching branches?", None),
+    ("How do I push a new branch to a remote and set its upstream?", None),
+)
+FOLDERS = {"apt": (APT, APT_QUESTIONS), "git": (GIT, GIT_QUESTIONS)}
+
+
+def render(man: Path, pages: list[str], folder: Path) -> list[str]:
+    """Each page rendered into ``folder`` as ``NAME.SECTION.txt``; the file names."""
+    env = {**os.environ, "MANWIDTH": "80"}
+    files = []
+    for page in pages:
+        source = man / f"{page}.gz"
+        shown = subprocess.run(
+            ["man", "-l", str(source)], capture_output=True, env=env, check=True
+        ).stdout
+        text = subprocess.run(["col", "-bx"], input=shown, capture_output=True, check=True)
+        name = f"{Path(page).name}.txt"
+        (folder / name).write_bytes(text.stdout)
+        files.append(name)
+    return files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--man", type=Path, default=Path("/usr/share/man"))
+    parser.add_argument("-v", action="store_true", help="print every page's title")
+    args = parser.parse_args()
+    missing = [tool for tool in ("man", "col") if shutil.which(tool) is None]
+    pages = [p for pages, _ in FOLDERS.values() for p in pages]
+    missing += [p for p in pages if not (args.man / f"{p}.gz").is_file()]
+    if missing:
+        print(f"missing: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    for name, (pages, questions) in FOLDERS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            files = render(args.man, pages, folder)
+            titles = {
+                f: document_title((folder / f).read_text().lstrip()[:TITLE_CHARS]) for f in files
+            }
+            names = folder_names(folder, files)
+        if args.v:
+            for f, title in titles.items():
+                print(f"  {f}: {title!r}")
+        right = others = 0
+        for question, page in questions:
+            route = route_question(question, names, RoutingSettings())
+            got = [d.removesuffix(".txt").rsplit(".", 1)[0] for d in route.doc_ids]
+            right += page is not None and got == [page]
+            others += page is None and bool(got)
+            if got != ([page] if page else []):
+                print(f"  {name}: {question!r} -> {got} (expected {page})")
+        naming = sum(page is not None for _, page in questions)
+        titled = sum(map(bool, titles.values()))
+        print(
+            f"{name}: {titled}/{len(files)} pages titled; naming questions routed to their "
+            f"page {right}/{naming}; others routed {others}/{len(questions) - naming}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
