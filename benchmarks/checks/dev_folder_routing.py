@@ -25,24 +25,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from cage_core.expansion.document_names import MemoryDocumentNames
-from cage_core.expansion.documents import OPENING_CHARS, TITLE_CHARS, document_record
+from crossval.dev_folders import folder_names
+
 from cage_core.expansion.routing import RoutingSettings, route_question
-
-
-def folder_names(folder: Path, files: list[str]) -> MemoryDocumentNames:
-    """The folder's document records, as ingest writes them from each file's opening (its
-    first chunk: stripped of leading blank space by LangChain's and LlamaIndex's splitters)."""
-    records = []
-    for name in files:
-        text = (folder / name).read_text(encoding="utf-8", errors="replace").lstrip()
-        records.append(
-            document_record(
-                name, opening=text[:OPENING_CHARS], source=name, head=text[:TITLE_CHARS]
-            )
-        )
-    return MemoryDocumentNames(records)
 
 
 def main() -> int:

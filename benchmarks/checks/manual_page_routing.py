@@ -5,10 +5,10 @@ Two folders of the Debian manual pages installed on the machine, each page rende
 would save it (``MANWIDTH=80 man -l PAGE | col -bx``, one ``NAME.SECTION.txt`` file a page):
 22 ``apt`` / ``dpkg`` pages and 31 ``git`` pages. Their questions (below) were written before
 any was routed; each names the page it expects, or none. Titles and records are read as
-``dev_folder_routing.py`` reads a folder's (``folder_names``: the opening's first
-:data:`~cage_core.expansion.documents.TITLE_CHARS` characters). Printed per folder: the pages
-with a title, and each question's route where it differs from the one expected; then the
-naming questions routed to their page and the others routed.
+``dev_folder_routing.py`` reads a folder's (``crossval.dev_folders.folder_names``: the
+opening's first :data:`~cage_core.expansion.documents.TITLE_CHARS` characters). Printed per
+folder: the pages with a title, and each question's route where it differs from the one
+expected; then the naming questions routed to their page and the others routed.
 
     python benchmarks/checks/manual_page_routing.py [--man /usr/share/man] [-v]
 
@@ -28,9 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks" / "checks"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from dev_folder_routing import folder_names
+from crossval.dev_folders import folder_names
 
 from cage_core.expansion.documents import TITLE_CHARS
 from cage_core.expansion.routing import RoutingSettings, route_question

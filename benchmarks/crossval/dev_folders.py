@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cage_core.expansion.document_names import MemoryDocumentNames
+from cage_core.expansion.documents import OPENING_CHARS, TITLE_CHARS, document_record
 from crossval.gold import gold_ids as selected_gold
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -245,3 +247,17 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
             None,
         )
     return methods, links
+
+
+def folder_names(folder: Path, files: list[str]) -> MemoryDocumentNames:
+    """The folder's document records, as ingest writes them from each file's opening (its
+    first chunk: stripped of leading blank space by LangChain's and LlamaIndex's splitters)."""
+    records = []
+    for name in files:
+        text = (folder / name).read_text(encoding="utf-8", errors="replace").lstrip()
+        records.append(
+            document_record(
+                name, opening=text[:OPENING_CHARS], source=name, head=text[:TITLE_CHARS]
+            )
+        )
+    return MemoryDocumentNames(records)
