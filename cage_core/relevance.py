@@ -75,7 +75,8 @@ pool's best similarity."""
 SPREAD = 20.0
 """How far below the pool's best fused score a passage's ``h`` falls by a factor e."""
 CUTOFF = 0.5
-"""The cutoff the defaults were chosen for and the DEV figures are quoted at (``docs/scores.md``)."""
+"""The cutoff the defaults were chosen for and the DEV figures are quoted at
+(``docs/scores.md``)."""
 
 
 def fused_sigmoid(score: float) -> float:

@@ -63,8 +63,8 @@ UNKNOWN_SCALE = (
 class CageRerank(BaseNodePostprocessor):
     """Rerank retrieved nodes by CAGE's fused relevance and between-passage coherence.
 
-    Scores as in :mod:`cage_core.methods.cage`. With ``similarity_source="auto"``, the similarity is,
-    with ``index`` (the ``VectorStoreIndex`` the nodes come from), the cosine of the query and
+    Scores as in :mod:`cage_core.methods.cage`. With ``similarity_source="auto"``, the similarity
+    is, with ``index`` (the ``VectorStoreIndex`` the nodes come from), the cosine of the query and
     each node's vector as the index's store holds it, only nodes it holds none for embedded by
     the index's ``embed_model`` (:func:`~cage_llamaindex.index_vectors.index_cosines`: the scale
     the 0–1 score was calibrated on, over any store, and the way behind a hybrid retriever such
@@ -73,13 +73,13 @@ class CageRerank(BaseNodePostprocessor):
     :class:`~cage_llamaindex.CageExpansionRetriever` hands on), else the cosine of the query
     bundle's embedding and the node embeddings when all are present, else the retriever's
     ``NodeWithScore.score`` when every node has one in [−1, 1], they do not rise along the
-    pool (distances do) and are not reciprocal-rank-fusion values (:mod:`cage_core.integrations.fused_scores`), read as cosines
-    with one warning per ``CageRerank`` (:data:`UNKNOWN_SCALE`: nothing says they are; over
-    Chroma or FAISS they are not), else the packaged all-MiniLM-L6-v2 (``"embedding"``,
-    ``"score"`` and ``"embed"`` force one; ``"score"`` reads the scores quietly, for a store
-    that scores by cosine; a fusion value is never read as a similarity). A score that is
-    ``None`` or NaN counts as missing. Embedding with the
-    packaged model is the slow path (the query and every node, ~1 s a query on a CPU instead of
+    pool (distances do) and are not reciprocal-rank-fusion values
+    (:mod:`cage_core.integrations.fused_scores`), read as cosines with one warning per
+    ``CageRerank`` (:data:`UNKNOWN_SCALE`: nothing says they are; over Chroma or FAISS they are
+    not), else the packaged all-MiniLM-L6-v2 (``"embedding"``, ``"score"`` and ``"embed"`` force
+    one; ``"score"`` reads the scores quietly, for a store that scores by cosine; a fusion value is
+    never read as a similarity). A score that is ``None`` or NaN counts as missing. Embedding with
+    the packaged model is the slow path (the query and every node, ~1 s a query on a CPU instead of
     milliseconds): the first call that takes it without ``similarity_source="embed"`` logs one
     warning per ``CageRerank`` with the measured cost and the fix
     (:mod:`cage_core.integrations.rerank_call`).

@@ -1,4 +1,5 @@
-"""A link-store client that tests/expansion/test_link_store_processes.py runs as a real, separate process.
+"""A link-store client that tests/expansion/test_link_store_processes.py runs as a real, separate
+process.
 
     python tests/link_store_worker.py ROLE STORE_PATH OPTIONS_JSON
 

@@ -1,6 +1,6 @@
-"""A whole LangChain pipeline in a fresh process (run by tests/frameworks/test_quiet_pipelines.py): models
-loaded, documents enriched, stored in Chroma, retrieved with scores, reranked. It should print
-only its one line of result on stdout, and nothing on stderr."""
+"""A whole LangChain pipeline in a fresh process (run by tests/frameworks/test_quiet_pipelines.py):
+models loaded, documents enriched, stored in Chroma, retrieved with scores, reranked. It should
+print only its one line of result on stdout, and nothing on stderr."""
 
 import sys
 

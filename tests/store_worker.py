@@ -1,4 +1,5 @@
-"""A graph-store client that tests/graphs/test_graph_store_processes.py runs as a real, separate process.
+"""A graph-store client that tests/graphs/test_graph_store_processes.py runs as a real, separate
+process.
 
     python tests/store_worker.py ROLE STORE_PATH OPTIONS_JSON
 

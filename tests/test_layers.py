@@ -3,8 +3,8 @@ and nothing but ``eval/`` and ``cli/`` imports ``cage_core.eval`` or ``cage_core
 
 Layers, lowest first (a module may import its own layer and the ones below)::
 
-    0 foundation  passage, call_checks, passage_ids, relevance, config, models, scoring, jsonl, metadata,
-                  prose, lang/, stores/ (the SQLite store layer both stores share)
+    0 foundation  passage, call_checks, passage_ids, relevance, config, models, scoring, jsonl,
+                  metadata, prose, lang/, stores/ (the SQLite store layer both stores share)
     1 graphs/     one passage's typed entity graph: parse, store, cache
     2 names/      the name rules ingest and query time share: forms, may link, subjects
     3 ranking/    one pool: relevance, links, chain, gates, the default pool kinds

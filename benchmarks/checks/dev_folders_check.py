@@ -179,18 +179,22 @@ def main(argv: list[str]) -> int:
     if not reports:
         print(f"no question files in {directory}")
         return 1
-    header = f"{'folder':<24} {'docs':>4} {'KiB':>5} {'qs':>3} {'name':>4} {'two':>4} {'single':>6} {'off':>3}  status"
+    header = (
+        f"{'folder':<24} {'docs':>4} {'KiB':>5} {'qs':>3} {'name':>4} "
+        f"{'two':>4} {'single':>6} {'off':>3}  status"
+    )
     print(header)
     for r in reports:
         status = "ok" if not r.errors else f"{len(r.errors)} problem(s)"
         print(
-            f"{r.name:<24} {r.documents:>4} {r.size_bytes // 1024:>5} {r.questions:>3} {r.naming:>4} "
-            f"{r.two_document:>4} {r.single:>6} {r.off_topic:>3}  {status}"
+            f"{r.name:<24} {r.documents:>4} {r.size_bytes // 1024:>5} {r.questions:>3} "
+            f"{r.naming:>4} {r.two_document:>4} {r.single:>6} {r.off_topic:>3}  {status}"
         )
     total_docs = sum(r.documents for r in reports)
     total_size = sum(r.size_bytes for r in reports)
     print(
-        f"{'all':<24} {total_docs:>4} {total_size // 1024:>5} {sum(r.questions for r in reports):>3}"
+        f"{'all':<24} {total_docs:>4} {total_size // 1024:>5} "
+        f"{sum(r.questions for r in reports):>3}"
     )
     failed = False
     for r in reports:

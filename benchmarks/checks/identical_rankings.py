@@ -3,10 +3,10 @@
 A refactoring that must not change a single ranking (a move of modules, a rename, a split of
 a function) is checked by dumping before and after it and comparing the two files::
 
-    python benchmarks/checks/identical_rankings.py --data ../shared/data --graph-store graphs.sqlite \\
-        --out before.json                       # on the tree before the change
-    python benchmarks/checks/identical_rankings.py --data ../shared/data --graph-store graphs.sqlite \\
-        --out after.json                        # on the tree after it
+    python benchmarks/checks/identical_rankings.py --data ../shared/data \\
+        --graph-store graphs.sqlite --out before.json   # on the tree before the change
+    python benchmarks/checks/identical_rankings.py --data ../shared/data \\
+        --graph-store graphs.sqlite --out after.json    # on the tree after it
     python benchmarks/checks/identical_rankings.py --compare before.json after.json
 
 It imports ``cage_core`` from the current directory (not from the installed package), so run

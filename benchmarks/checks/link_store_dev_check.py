@@ -1,4 +1,4 @@
-"""The SQLite link store expands exactly as the in-memory (JSON Lines) link index on the DEV corpora.
+"""The SQLite link store expands exactly as the in-memory (JSON Lines) link index on DEV.
 
     nice -n 10 python benchmarks/checks/link_store_dev_check.py [--data FILE ...]
         [--graph-store FILE] [--limit N]
@@ -6,7 +6,8 @@
 Per DEV file (default: every ``*.jsonl`` of ``../shared/data`` and its
 ``beyond-wikipedia`` folder that holds questions), the corpus ``cage eval --open`` builds
 from the pools (``corpus_from_pools``, titles on), light graphs from the graph store (default:
-the package's, ``~/.cache/cage-rag/graphs.sqlite``; parsed and stored when missing), and three link indexes of it:
+the package's, ``~/.cache/cage-rag/graphs.sqlite``; parsed and stored when missing), and three link
+indexes of it:
 
 1. in memory, as ``cage eval --expand`` builds it (``LinkIndex.build``);
 2. a SQLite store written through the ingest path: ``add_entries`` in batches of 100;

@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> None:
         c = count(json.loads(path.read_text(encoding="utf-8")))
         print(
             f"{path}: {c['vias']} top-5 vias, {c['debris vias']} debris "
-            f"({c['one file']} within one file, {c['two files']} across files) {c['debris names'][:12]}; "
+            f"({c['one file']} within one file, {c['two files']} across files) "
+            f"{c['debris names'][:12]}; "
             f"{c['chunks']} subjects, {c['generic subjects']} generic file names, "
             f"{c['markup subjects']} markup {c['subject values'][:8]}"
         )

@@ -8,7 +8,8 @@ store, ``LinkIndex.open`` and one ``expand`` (or the refusal at open); for the g
 ``GraphStore`` and one ``get_many`` of every key. Each figure is the median over ``--runs``
 processes of the call's wall time and of its peak resident memory above the process's before
 the call (Linux ``VmHWM``, reset first, so SQLite's own allocations count; the modules are
-imported before); printed is the excess over the clean store's figures. The target: at most 50 ms and 100 MiB per call.
+imported before); printed is the excess over the clean store's figures. The target: at most 50 ms
+and 100 MiB per call.
 
 Cases: a row of ``--row-mb`` MB (values are refused before they are read), the seed's own
 or its neighbouring chunk (the entries are chunks of documents of ten, so ``expand`` reads

@@ -16,8 +16,8 @@ embeds), then per question, with nothing tuned:
 
 - **plain**: the dense retriever's top ``k`` (20) (LangChain ``ScoredVectorStoreRetriever``
   over ``InMemoryVectorStore``; LlamaIndex ``index.as_retriever``);
-- **cage**: that pool reranked by the default ``CageRerank()`` (LlamaIndex: ``CageRerank(index=index)``,
-  as the README passes it);
+- **cage**: that pool reranked by the default ``CageRerank()`` (LlamaIndex:
+  ``CageRerank(index=index)``, as the README passes it);
 - **cage --expand**: the pool of ``CageExpansionRetriever`` (links, same-document neighbours,
   routing) over the plain retriever, reranked by ``CageRerank()``;
 - **hybrid legs N** (N = 5, 20): LangChain ``EnsembleRetriever`` of ``BM25Retriever`` and the
@@ -314,7 +314,8 @@ def print_tables(framework: str, results: Sequence[dict]) -> None:
         counts = routing_counts(result)
         totals = [a + b for a, b in zip(totals, counts)]
         print(
-            f"| {result['spec_name']} | {counts[0]}/{counts[1]} | {counts[2]}/{counts[3]} | {counts[4]}/{counts[5]} |"
+            f"| {result['spec_name']} | {counts[0]}/{counts[1]} | {counts[2]}/{counts[3]} | "
+            f"{counts[4]}/{counts[5]} |"
         )
     print(f"| all | {totals[0]}/{totals[1]} | {totals[2]}/{totals[3]} | {totals[4]}/{totals[5]} |")
     if results[0]["sentence_window"] is not None:

@@ -50,7 +50,10 @@ MODES = ("lowest", "store")
 def summary(values: list[float]) -> str:
     ms = sorted(v * 1000 for v in values)
     p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
-    return f"median {statistics.median(ms):7.2f} ms  mean {statistics.fmean(ms):7.2f} ms  p90 {p90:7.2f} ms"
+    return (
+        f"median {statistics.median(ms):7.2f} ms  mean {statistics.fmean(ms):7.2f} ms  "
+        f"p90 {p90:7.2f} ms"
+    )
 
 
 def timed(call, query):

@@ -81,7 +81,8 @@ def report(name: str, rows: list[tuple[float, float, float]], dense: list[float]
     top = statistics.mean(r[2] for r in rows)
     print(
         f"{name:<42} retrieval p50 {1e3 * retrieve:7.1f} ms  rerank p50 {1e3 * rerank:7.1f} ms  "
-        f"rerank/retrieval p50 {ratio:5.2f}  top score {top:.3f} (dense {statistics.mean(dense):.3f})"
+        f"rerank/retrieval p50 {ratio:5.2f}  top score {top:.3f} "
+        f"(dense {statistics.mean(dense):.3f})"
     )
 
 

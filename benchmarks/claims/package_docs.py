@@ -32,12 +32,12 @@ hybrid and cage, with and without the expansion. ``--k 5,10,20`` ranks at each `
 ingest per framework. Last, one table per framework and ``k``: cage after the expansion
 retriever against cage after the plain one (issue 38: the expanded pipeline is never below).
 
-**Cutoff** (issue 38): the score every ``cage`` ranking gives (LangChain ``relevance_score``, LlamaIndex ``NodeWithScore.score``), at
-:data:`cage_core.relevance.CUTOFF`: the share of the questions' gold chunks in the top 5 (the
-README's ``CageRerank(top_n=5)``) and in the pool that score at least the cutoff, and the
-share of the ``off_topic`` questions' pools (general-knowledge questions no file answers,
-fixed in the JSON file before any ranking of them) dropped whole (top score below it); and the
-AUC of the top score, on- against off-topic pools.
+**Cutoff** (issue 38): the score every ``cage`` ranking gives (LangChain ``relevance_score``,
+LlamaIndex ``NodeWithScore.score``), at :data:`cage_core.relevance.CUTOFF`: the share of the
+questions' gold chunks in the top 5 (the README's ``CageRerank(top_n=5)``) and in the pool that
+score at least the cutoff, and the share of the ``off_topic`` questions' pools (general-knowledge
+questions no file answers, fixed in the JSON file before any ranking of them) dropped whole (top
+score below it); and the AUC of the top score, on- against off-topic pools.
 
 Printed: Recall@3 / Recall@5 (share of a question's gold chunks in the top 3 / 5, mean over
 questions), all-gold@5 (share of questions with every gold chunk in the top 5), overall and
@@ -187,7 +187,8 @@ def run(
     print(
         f"{len(chunks)} chunks of {len(spec['files'])} files, {len(spec['questions'])} questions "
         f"({sum(q['type'] == 'two_chunk' for q in spec['questions'])} two-chunk); ingest "
-        f"{time.perf_counter() - started:.0f} s; start_index {'kept' if start_index else 'not kept'}",
+        f"{time.perf_counter() - started:.0f} s; "
+        f"start_index {'kept' if start_index else 'not kept'}",
         file=sys.stderr,
     )
     results = []
@@ -510,7 +511,8 @@ def print_expansion_check(results: list[tuple[dict, dict]]) -> None:
     """cage after the expansion retriever against cage after the plain one, per framework and
     k: R@3, R@5, all-gold@5, and whether the expanded pipeline is below on any of them."""
     print(
-        "\n| framework | k | cage R@3 | R@5 | all-gold@5 | cage --expand R@3 | R@5 | all-gold@5 | below |"
+        "\n| framework | k | cage R@3 | R@5 | all-gold@5 "
+        "| cage --expand R@3 | R@5 | all-gold@5 | below |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     metrics = ("all R@3", "all R@5", "all-gold@5")

@@ -305,7 +305,8 @@ def main() -> int:
                 p50, p95 = percentile(warm["step"], 0.5), percentile(warm["step"], 0.95)
                 embed = statistics.median(warm["embed_docs"])
                 print(
-                    f"| {framework} + Chroma | {k} | {statistics.median(sizes):.0f} ({max(sizes)}) | "
+                    f"| {framework} + Chroma | {k} | "
+                    f"{statistics.median(sizes):.0f} ({max(sizes)}) | "
                     f"{1e3 * warm['step'][0]:.1f}, {1e3 * p50:.1f} / {1e3 * p95:.1f} | "
                     f"{1e3 * embed:.1f} | {p50 / embed:.2f} | "
                     f"{1e3 * cold['step']:.0f} ({'yes' if cold['spacy'] else 'no'}) | "

@@ -11,7 +11,8 @@ the corpus's chunks, untitled, in a persisted Chroma store with MiniLM embedding
 ``ChromaVectorStore`` of the same vectors, each node's ``ref_doc_id`` its document), and a
 SQLite link store with each chunk's entry (its document and place; no graphs: routing reads
 none, so the expansion adds the seeds' neighbours only) and each document's record, built from
-its first chunk as ``cage eval`` builds them (:class:`~cage_core.eval.open_routing.CorpusDocuments`).
+its first chunk as ``cage eval`` builds them
+(:class:`~cage_core.eval.open_routing.CorpusDocuments`).
 
 Per question, k = 20: the expansion retriever with routing (default ``RoutingSettings``) and
 without (``routing=None``), in turn, ``--repeats`` times each, the MiniLM query-embedding cache

@@ -8,9 +8,9 @@ Passages are synthetic, of the stored shape (:func:`synthetic_entries`): passage
 about one subject (a unique two- or three-word name; a three-word one also keyed by its
 first and last word, as :func:`~cage_core.expansion.index.name_aliases` does), is chunk
 ``i % 10`` of document ``i // 10``, and mentions 4–12 names (about 8) drawn with Zipf
-frequencies (Zipf–Mandelbrot, ``P(rank r) ∝ 1/(r + 20)``) from a universe of ``2N`` names, the first ``N`` of which
-are the subjects (so mentions reach other passages forward and backward, and a few names
-are held by a large share of the passages, as "United States" is). The graph store is
+frequencies (Zipf–Mandelbrot, ``P(rank r) ∝ 1/(r + 20)``) from a universe of ``2N`` names, the first
+``N`` of which are the subjects (so mentions reach other passages forward and backward, and a few
+names are held by a large share of the passages, as "United States" is). The graph store is
 filled with the real light graphs of a graph store (``--graph-store``, default the package's
 ``~/.cache/cage-rag/graphs.sqlite``; e.g. one ``cage eval --graph-store FILE`` filled),
 repeated under distinct keys.
@@ -31,8 +31,8 @@ Per size it prints:
 
 ``--check-memory N`` also builds the same N entries in memory and checks that every
 expansion of the query set is equal (a count is printed). Stores are kept in ``--dir``
-(default ``cage-scale-bench`` in the temporary directory) and reused when they hold the size already (delete them to rebuild). Timings on a shared
-machine are noisy; the op counts are not.
+(default ``cage-scale-bench`` in the temporary directory) and reused when they hold the size already
+(delete them to rebuild). Timings on a shared machine are noisy; the op counts are not.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ FOLDS = 5
 
 
 def fold_of(question_id: str, folds: int = FOLDS) -> int:
-    """The fold of the question ``question_id``: ``blake2b(id, 4 bytes, little-endian) mod folds``."""
+    """The fold of the question ``question_id``:
+    ``blake2b(id, 4 bytes, little-endian) mod folds``."""
     digest = hashlib.blake2b(question_id.encode(), digest_size=4).digest()
     return int.from_bytes(digest, "little") % folds
 

@@ -28,9 +28,9 @@ The printed tables are those out-of-fold rankings per file and setting and per
 question type, beside vanilla (cosine order), hybrid (the relevance order) and ``cage`` before
 this change (``--before``: the per-pool figures ``beyond_cv.py before`` printed with the old
 code importable, e.g. ``PYTHONPATH=<old checkout>``), then each out-of-fold difference from
-hybrid with its paired bootstrap interval (``crossval.paired_interval``), and last the DragonBall and SciFact chunk pools
-with their document ids dropped (not in the objective). The shipped defaults are the allowed
-point chosen on all folds together.
+hybrid with its paired bootstrap interval (``crossval.paired_interval``), and last the DragonBall
+and SciFact chunk pools with their document ids dropped (not in the objective). The shipped defaults
+are the allowed point chosen on all folds together.
 
 Every ranking is :func:`cage_core.methods.cage.score_pool`'s, the product's own code path.
 """

@@ -4,9 +4,9 @@
 
 The questions of the multi-hop files (HotpotQA, 2WikiMultihopQA, MuSiQue) are pooled and
 split into 5 folds by a hash of their id (``crossval.fold_of``) — never by dataset, and every
-dataset is ranked with the same settings. For each fold, the grid point with the best mean over the three files of
-``R@3 + R@5`` on the other four folds ranks the held-out fold; the printed table is those
-out-of-fold rankings (every question ranked by settings chosen without it), beside the hybrid
+dataset is ranked with the same settings. For each fold, the grid point with the best mean over the
+three files of ``R@3 + R@5`` on the other four folds ranks the held-out fold; the printed table is
+those out-of-fold rankings (every question ranked by settings chosen without it), beside the hybrid
 relevance order and the previous default (no chain: the 3 most relevant passages as core).
 RAMDocs is not used for the choice; its misinformation rates under each fold's choice are
 printed as a check. The settings shipped in :class:`cage_core.config.ChainConfig` are the

@@ -210,7 +210,8 @@ def table(records: list[dict], setting: tuple[int, int]) -> list[str]:
                 )
             )
             lines.append(
-                f"| {name} | {'yes' if titles else 'no'} | {mean([r['ceiling'] for r in rs]):.3f} | "
+                f"| {name} | {'yes' if titles else 'no'} | "
+                f"{mean([r['ceiling'] for r in rs]):.3f} | "
                 f"{mean([r['settings'][key]['pool'] for r in rs]):.3f} | "
                 f"{mean([r['settings'][key]['added'] for r in rs]):.1f} | "
                 f"{mean([r['vanilla'] for r in rs]):.3f} | "
@@ -293,7 +294,8 @@ def main() -> None:
             records += rs
             infos[f"{name},{titles}"] = info
             print(
-                f"{name} titles={titles}: {len(rs)} questions in {time.perf_counter() - start:.0f}s; "
+                f"{name} titles={titles}: {len(rs)} questions in "
+                f"{time.perf_counter() - start:.0f}s; "
                 f"{json.dumps(info)}",
                 flush=True,
             )

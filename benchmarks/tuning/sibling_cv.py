@@ -1,4 +1,4 @@
-"""How the link index's document links were chosen: ``LinkWeights.adjacent`` / ``sibling``, 5-fold CV.
+"""How the link index's document links were chosen (``LinkWeights.adjacent``, ``sibling``): CV.
 
     python benchmarks/tuning/sibling_cv.py --data ../shared/data --graph-store graphs.sqlite \\
         --out sibling-pools/
@@ -7,8 +7,8 @@ The expansion step (``cage eval --expand``, the expansion retrievers) adds the c
 seed's document with weight ``adjacent`` (the chunks right before and after it) or ``sibling``
 (the others). The shipped index links adjacent chunks only
 (:func:`~cage_core.expansion.index.adjacent_links`: this grid chose ``sibling`` = 0), so a
-pair with ``sibling > 0`` runs here with :func:`document_links` in its place. Only pools with document
-structure are changed by these weights (a Wikipedia paragraph has no ``doc_id``), so each
+pair with ``sibling > 0`` runs here with :func:`document_links` in its place. Only pools with
+document structure are changed by these weights (a Wikipedia paragraph has no ``doc_id``), so each
 weight pair rebuilds the expanded pools of the DEV files with documents (DragonBall, SciFact
 chunks: ``crossval.dev_pools``' ``-open-x`` settings, the same retrieval and gold) with the link
 index under those weights, and ranks them with the shipped ranking (``score_pool``). Folds as

@@ -1,19 +1,19 @@
-"""How the short chain of untitled pools was chosen: a grid, 5-fold cross-validation over DEV questions.
+"""How the short chain of untitled pools was chosen: a grid, 5-fold CV over DEV questions.
 
     python benchmarks/tuning/untitled_chain_cv.py --data ../shared/data \\
         [--graph-store graphs.sqlite]
 
 The setting and the pools are those of ``untitled_cv.py`` (:mod:`crossval.untitled_pools`:
-open retrieval without titles, top 20 by cosine plus the link index's expansion). The subject core keeps its shipped settings
-(the other fields of :class:`~cage_core.config.UntitledConfig`); each grid point of the short
-chain's fields (``chain_window`` 0 is the subject core alone) reorders its ranking through
-:func:`~cage_core.ranking.untitled_core.short_chain`, exactly as :func:`~cage_core.methods.cage.score_pool`
-does. Folds, objective (mean over HotpotQA, 2WikiMultihopQA and MuSiQue of ``R@3 + R@5``) and
-choice are those of ``untitled_cv.py``, and so is the RAMDocs guard, here on misinformation in
-the top 2 (closed and open pools; Recall@5 and the top 5 are the subject core's); the
-printed tables are the out-of-fold rankings beside hybrid (relevance order) and the subject
-core alone, R@3 and R@5 per file. The shipped defaults are the point chosen on all folds
-together.
+open retrieval without titles, top 20 by cosine plus the link index's expansion). The subject core
+keeps its shipped settings (the other fields of :class:`~cage_core.config.UntitledConfig`); each
+grid point of the short chain's fields (``chain_window`` 0 is the subject core alone) reorders its
+ranking through :func:`~cage_core.ranking.untitled_core.short_chain`, exactly as
+:func:`~cage_core.methods.cage.score_pool` does. Folds, objective (mean over HotpotQA,
+2WikiMultihopQA and MuSiQue of ``R@3 + R@5``) and choice are those of ``untitled_cv.py``, and so is
+the RAMDocs guard, here on misinformation in the top 2 (closed and open pools; Recall@5 and the top
+5 are the subject core's); the printed tables are the out-of-fold rankings beside hybrid (relevance
+order) and the subject core alone, R@3 and R@5 per file. The shipped defaults are the point chosen
+on all folds together.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""How the settings of untitled pools were chosen: a grid, 5-fold cross-validation over DEV questions.
+"""How the settings of untitled pools were chosen: a grid, 5-fold CV over DEV questions.
 
     python benchmarks/tuning/untitled_cv.py --data ../shared/data [--graph-store graphs.sqlite]
 
@@ -16,11 +16,11 @@ table is those out-of-fold rankings, beside vanilla (cosine order), hybrid (rele
 and the previous default (the 3 most relevant passages as core, undirected subject links,
 no query-subject gain). RAMDocs is not in the objective; it guards the choice instead
 (:func:`crossval.untitled_pools.ramdocs_guard`): a grid point is allowed only when, against
-the 0.2 ranking (the 3 most relevant passages as core, entity links only), its Recall@5 on RAMDocs' closed pools (no titles, shuffled as ``cage
-eval`` shuffles them) is no lower — closed-pool Recall@5 must not drop — and its
-misinformation in the top 5 is no higher, on the closed pools and on the open ones (the
-short chain only reorders the top 5: ``untitled_chain_cv.py`` guards the top 2). The shipped
-defaults are the allowed point chosen on all folds together.
+the 0.2 ranking (the 3 most relevant passages as core, entity links only), its Recall@5 on RAMDocs'
+closed pools (no titles, shuffled as ``cage eval`` shuffles them) is no lower — closed-pool Recall@5
+must not drop — and its misinformation in the top 5 is no higher, on the closed pools and on the
+open ones (the short chain only reorders the top 5: ``untitled_chain_cv.py`` guards the top 2). The
+shipped defaults are the allowed point chosen on all folds together.
 """
 
 from __future__ import annotations

@@ -51,10 +51,14 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         )
         for r in range(min(top, len(passages))):
             v, c = int(vanilla[r]), int(cage[r])
-            left = f"{'*' if v in gold else ' '} {scores.similarities[v]:.3f} {clip(q.passages[v].title, 26):26}"
+            left = (
+                f"{'*' if v in gold else ' '} {scores.similarities[v]:.3f} "
+                f"{clip(q.passages[v].title, 26):26}"
+            )
             right = (
-                f"{'*' if c in gold else ' '} f={scores.fused[c]:+.3f} rel={scores.relevance[c]:+.3f} "
-                f"coh={scores.coherence[c]:+.3f} {clip(q.passages[c].title, 26):26} {via_text(chain[r])}"
+                f"{'*' if c in gold else ' '} f={scores.fused[c]:+.3f} "
+                f"rel={scores.relevance[c]:+.3f} coh={scores.coherence[c]:+.3f} "
+                f"{clip(q.passages[c].title, 26):26} {via_text(chain[r])}"
             )
             out.write(f"  {r + 1}. {left} | {right}".rstrip() + "\n")
         answer = extractive_answer(

@@ -19,7 +19,8 @@ when the first such pool is ranked, once per setting and kind.
 Modules: ``validation`` (the kit: ranges, :func:`validate`, :func:`warn_once`), one config per
 pool kind — ``chain`` (titled pools), ``untitled``, ``document``, ``gate`` (the relevance
 gate), ``encoder`` (the paper's R-GCN) — ``cage`` (:class:`CageConfig`, the presets) and
-``kinds`` (which settings each kind of pool reads, and settings changed by dotted name). Where each default comes from: ``docs/provenance.md``.
+``kinds`` (which settings each kind of pool reads, and settings changed by dotted name). Where each
+default comes from: ``docs/provenance.md``.
 """
 
 from cage_core.config.cage import (

@@ -259,7 +259,8 @@ def _warn_ineffective(config: CageConfig) -> None:
     """Log each of :meth:`CageConfig.ineffective_settings` once per process."""
     for reason, names in config.ineffective_settings().items():
         warn_once(
-            f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} no effect: {reason}"
+            f"CageConfig: {', '.join(names)} ha{'s' if len(names) == 1 else 've'} "
+            f"no effect: {reason}"
         )
 
 

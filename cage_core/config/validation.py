@@ -186,7 +186,8 @@ def warn_once(message: str, key: str | None = None) -> None:
 def check_real(
     name: str, value: object, *, low: float, high: float, low_open: bool = False
 ) -> None:
-    """Raise unless ``value`` is a finite real in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    """Raise unless ``value`` is a finite real in ``[low, high]`` (``(low, high]`` if
+    ``low_open``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     v = float(value)

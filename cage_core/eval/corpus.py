@@ -9,8 +9,8 @@ a JSON Lines file of passages (:func:`load_corpus`), one object per line::
 
 ``doc_id`` and ``position`` (the chunk's document and its 0-based place in it, what a text
 splitter keeps) become :attr:`Passage.doc_id <cage_core.passage.Passage.doc_id>` and
-``Passage.position``. Other keys are ignored. ``text`` must be a non-empty string; ids, when given, must be unique
-(a passage without one gets its index in the corpus). A malformed line raises
+``Passage.position``. Other keys are ignored. ``text`` must be a non-empty string; ids, when given,
+must be unique (a passage without one gets its index in the corpus). A malformed line raises
 :class:`~cage_core.eval.datasets.DatasetFormatError` naming the file and the line.
 
 Passages are distinct by ``(title, text)``, or by ``text`` alone when titles are dropped

@@ -28,8 +28,9 @@ counts as missed. With a corpus file, a question whose ``meta`` lists its gold b
 (``gold_chunk_ids``, then ``gold_ids``: the first list that is non-empty and found whole in
 the corpus, :data:`GOLD_ID_KEYS`) is matched by id instead — text can recur in other
 documents —, and a question none of whose lists the corpus holds is left out (logged: a
-claim without chunk-level evidence has no gold among the chunks). RAMDocs ``misinfo`` labels are mapped the same way. The first stage's
-recall (:class:`~cage_core.eval.runner.RetrievalOutcome`) is the ceiling of every method.
+claim without chunk-level evidence has no gold among the chunks). RAMDocs ``misinfo`` labels are
+mapped the same way. The first stage's recall (:class:`~cage_core.eval.runner.RetrievalOutcome`) is
+the ceiling of every method.
 """
 
 from __future__ import annotations

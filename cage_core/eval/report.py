@@ -215,7 +215,8 @@ def _open_lines(entry: dict[str, Any]) -> list[str]:
             )
     if setting["gold_outside_corpus"]:
         lines[0] += (
-            f" {setting['gold_outside_corpus']} gold passages are not in the corpus (counted as missed)."
+            f" {setting['gold_outside_corpus']} gold passages are not in the corpus "
+            "(counted as missed)."
         )
     by_type = entry["open"]["ceiling_by_type"]
     if by_type:

@@ -95,7 +95,8 @@ class QuestionResult:
 
 @dataclass(frozen=True)
 class OpenSetting:
-    """How one file's pools were made in the open setting (see :mod:`~cage_core.eval.open_retrieval`)."""
+    """How one file's pools were made in the open setting (see
+    :mod:`~cage_core.eval.open_retrieval`)."""
 
     corpus_source: str
     corpus_size: int

@@ -37,7 +37,8 @@ logger = logging.getLogger("cage_core.expansion.index")  # the name its warnings
 LINK_STORE_SUFFIX = ".links.sqlite"
 """The SQLite link store of a graph store ``graphs.sqlite`` is ``graphs.links.sqlite``."""
 STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-"""A link index path ending in one of these is a SQLite link store (:mod:`cage_core.expansion.store`)."""
+"""A link index path ending in one of these is a SQLite link store
+(:mod:`cage_core.expansion.store`)."""
 
 
 def link_store_path(graph_store_path: str | os.PathLike[str]) -> Path:

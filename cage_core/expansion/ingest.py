@@ -24,8 +24,8 @@ The target is either
   is left as it is), extended, saved atomically. Safe with several processes, but each
   call reads and writes the whole file once: for small corpora only.
 
-``cage enrich`` (:mod:`cage_core.integrations.enrich`) writes the entries of each batch of enriched rows
-(a ``cage_graph`` column) with :func:`write_link_partition`, or :func:`link_chunks` into its
+``cage enrich`` (:mod:`cage_core.integrations.enrich`) writes the entries of each batch of enriched
+rows (a ``cage_graph`` column) with :func:`write_link_partition`, or :func:`link_chunks` into its
 own index.
 
 Beside the entries, every target gets the record of each document (chunks sharing a
@@ -34,9 +34,9 @@ file (metadata ``title``; ``source``, ``file_path`` or ``file_name``): which chu
 and when a record is replaced, is :mod:`cage_core.expansion.openings`'.
 
 A document without a usable id (``None``, ``""``, longer than
-:data:`~cage_core.expansion.index.MAX_ID_CHARS`, not writable as UTF-8) is not indexed: an expansion retriever fetches
-linked passages from the vector store by id, so every document needs the id it is stored
-under (LangChain: ``Document(id=...)``; LlamaIndex nodes always have one). One warning per
+:data:`~cage_core.expansion.index.MAX_ID_CHARS`, not writable as UTF-8) is not indexed: an expansion
+retriever fetches linked passages from the vector store by id, so every document needs the id it is
+stored under (LangChain: ``Document(id=...)``; LlamaIndex nodes always have one). One warning per
 call gives their count.
 """
 

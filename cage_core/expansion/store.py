@@ -19,7 +19,8 @@ Layout (version ``STORE_VERSION``)::
     names(nid, name UNIQUE, keyed, mentioned)         df(name) = keyed + mentioned
     postings(nid, role, pid)           PRIMARY KEY (nid, role, pid), WITHOUT ROWID
     documents, document_words, document_counts   the document records (routing's), added
-                                       by their first writer: :mod:`~cage_core.expansion.link_documents`
+                                       by their first writer:
+                                       :mod:`~cage_core.expansion.link_documents`
 
 ``keyed``, ``mentioned`` and ``N`` are kept up to date in the transaction that changes
 them, so ``df`` and ``spec`` are one lookup. An entry that is put again replaces the old

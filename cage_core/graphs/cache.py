@@ -2,8 +2,8 @@
 and its embedding, both keyed by content.
 
 A graph key is a SHA-256 of the parsed text together with the parser fingerprint (pipeline
-name and version, graph format version) and the graph level, so a changed passage or another spaCy pipeline
-never reuses a stale graph; an embedding key hashes the text with the embedder's name.
+name and version, graph format version) and the graph level, so a changed passage or another spaCy
+pipeline never reuses a stale graph; an embedding key hashes the text with the embedder's name.
 """
 
 from __future__ import annotations

@@ -279,10 +279,10 @@ class PassageGraphs:
         from ``max_parse_chars`` characters, :func:`~cage_core.graphs.passage_graph.graph_limits`),
         of another format version, built by another pipeline, or built from other content
         than the passage it is attached to (a stale graph, e.g. a chunk that inherited its
-        parent document's graph through a text splitter). ``None`` values are simply missing. With ``integrity_key``
-        (:mod:`cage_core.graphs.integrity`), a value without the right MAC under that key is
-        ignored too (a forged or unsigned graph). One warning per call summarises what was
-        ignored and why. ``passages`` are :class:`~cage_core.Passage` objects
+        parent document's graph through a text splitter). ``None`` values are simply missing. With
+        ``integrity_key`` (:mod:`cage_core.graphs.integrity`), a value without the right MAC under
+        that key is ignored too (a forged or unsigned graph). One warning per call summarises what
+        was ignored and why. ``passages`` are :class:`~cage_core.Passage` objects
         (:meth:`CageReranker.stored_graphs <cage_core.reranker.CageReranker.stored_graphs>`
         takes strings too).
         """

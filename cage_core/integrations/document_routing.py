@@ -1,13 +1,15 @@
-"""Routing in the frameworks: what a routed pool carries from the expansion retriever to the reranker.
+"""Routing in the frameworks: what a routed pool carries from the expansion retriever to the
+reranker.
 
-When a question names documents of the collection (:func:`~cage_core.expansion.routing.route_question`
-over the link index's :meth:`documents <cage_core.expansion.index.LinkIndex.documents>`), the
-expansion retrievers (:class:`cage_langchain.CageExpansionRetriever`,
-:class:`cage_llamaindex.CageExpansionRetriever`) run, for each named document, the store's own
-search restricted to that document, with the question less its naming words, and append its
-best ``RoutingSettings.chunks`` chunks to the pool (after the retrieved and the linked passages;
-a chunk already in the pool, by id, is not added again: a clause worded as another document's
-is still its own). Then every passage of the pool is handed on as a copy whose metadata carries
+When a question names documents of the collection
+(:func:`~cage_core.expansion.routing.route_question` over the link index's
+:meth:`documents <cage_core.expansion.index.LinkIndex.documents>`), the expansion retrievers
+(:class:`cage_langchain.CageExpansionRetriever`, :class:`cage_llamaindex.CageExpansionRetriever`)
+run, for each named document, the store's own search restricted to that document, with the question
+less its naming words, and append its best ``RoutingSettings.chunks`` chunks to the pool (after the
+retrieved and the linked passages; a chunk already in the pool, by id, is not added again: a clause
+worded as another document's is still its own). Then every passage of the pool is handed on as a
+copy whose metadata carries
 
 * ``cage_route`` (:data:`ROUTE_KEY`): the route, JSON-safe (:func:`route_metadata`):
   ``{"asked": the question as asked, "question": the question less its naming words,

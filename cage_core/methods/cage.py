@@ -2,18 +2,18 @@
 similarities, graphs) to every CAGE score. The pool's kind, decided once (:func:`pool_kind`),
 picks the module that scores it (:func:`score_pool`, the dispatch over the kinds).
 
-==========  ==============================================  ===========================================
-kind        which pools                                     scored by; gates that keep relevance order
-==========  ==============================================  ===========================================
-paper       every pool under ``coherence="rgcn"``           :mod:`cage_core.paper.mode`; none
-document    two passages share a ``doc_id`` (and            :mod:`cage_core.ranking.kinds.document`;
-            ``document.enabled``)                           none
-untitled    no passage has a title (and the chain is on)    :mod:`cage_core.ranking.kinds.untitled`;
-                                                            ``weak_link_evidence``, ``few_subjects``,
-                                                            ``few_named_subjects``
-titled      every other pool                                :mod:`cage_core.ranking.kinds.titled`;
-                                                            ``weak_title_evidence``
-==========  ==============================================  ===========================================
+==========  ============================================  ==========================================
+kind        which pools                                   scored by; gates that keep relevance order
+==========  ============================================  ==========================================
+paper       every pool under ``coherence="rgcn"``         :mod:`cage_core.paper.mode`; none
+document    two passages share a ``doc_id`` (and          :mod:`cage_core.ranking.kinds.document`;
+            ``document.enabled``)                         none
+untitled    no passage has a title (and the chain is on)  :mod:`cage_core.ranking.kinds.untitled`;
+                                                          ``weak_link_evidence``, ``few_subjects``,
+                                                          ``few_named_subjects``
+titled      every other pool                              :mod:`cage_core.ranking.kinds.titled`;
+                                                          ``weak_title_evidence``
+==========  ============================================  ==========================================
 
 Each kind's module states its formula. The relevance ``r_i = z(sim_i) + w_lex · z(bm25_i)``
 of every kind but paper is :mod:`cage_core.ranking.kinds.bridge`'s; the gates are the

@@ -1,4 +1,5 @@
-"""Every ranking method's result in the reranker's form, :class:`~cage_core.ranking.pool_scores.PoolScores`.
+"""Every ranking method's result in the reranker's form,
+:class:`~cage_core.ranking.pool_scores.PoolScores`.
 
 Kept apart from :mod:`cage_core.methods.base`, so that the protocol imports no implementation.
 """

@@ -7,8 +7,8 @@ parse, the default) or :class:`LLMEdgeClassifier` (any LangChain chat model, use
 them, else their keyword overlap; a ``contradicts`` edge uses the contradiction-inversion
 score ``keyword_overlap × (1.5 − cosine)`` instead.
 
-Walk: the ``seeds`` (:class:`TEGRConfig`) most similar chunks start with their min–max scaled similarity;
-breadth-first, up to two hops, every edge u→v offers
+Walk: the ``seeds`` (:class:`TEGRConfig`) most similar chunks start with their min–max scaled
+similarity; breadth-first, up to two hops, every edge u→v offers
 ``new_score = score_u × decay × type_weight × edge_similarity`` and v keeps the best offer.
 A chunk's final score is the larger of its own scaled similarity and what it was offered.
 

@@ -19,8 +19,8 @@ A string is *debris* (:func:`is_debris`) when it is
   currency signs: ``x | None``, ``snake_case``, ``**kwargs``, ``[link]``), an operator of
   :data:`CODE_OPERATORS` (``::``, ``&&``), a call (``Depends(get_db)``: a word right
   before ``(``), a dotted identifier (``io.StringIO``, ``setup.py``, ``README.md``), an
-  import statement (``io import StringIO``), or it is one lower camel-case word (``maxRedirects``, ``responseUrl``: two
-  lower-case letters or more, then a capital followed by a lower-case letter);
+  import statement (``io import StringIO``), or it is one lower camel-case word (``maxRedirects``,
+  ``responseUrl``: two lower-case letters or more, then a capital followed by a lower-case letter);
 * a user handle (``@tiangolo``: ``@`` is a code character);
 * a path (``/usr/lib``, ``C:\\temp``, ``~/data``: slashes and ``~`` are code characters) or a
   command-line flag or attribute (``--persistent``, ``.write``: a leading ``-`` before a

@@ -123,7 +123,8 @@ def path_name(value: Any) -> str:
 
 
 def _spaced(name: str) -> str:
-    """``"marie_curie"`` → ``"marie curie"``: runs of ``_``, ``-``, ``.`` and spaces as one space."""
+    """``"marie_curie"`` → ``"marie curie"``: runs of ``_``, ``-``, ``.`` and spaces as one
+    space."""
     return _SEPARATORS.sub(" ", name).strip()
 
 

@@ -2,8 +2,8 @@
 
 Training the encoder is the expensive part of R-GCN coherence, and CAGE variants with equal
 :class:`~cage_core.config.EncoderConfig` train identical encoders on the same graphs. The
-cache keeps each pool's coherence matrix ``C`` (:mod:`cage_core.paper.rgcn_term`) per encoder config,
-and how many seconds computing it took, so that an evaluation can still charge every variant
+cache keeps each pool's coherence matrix ``C`` (:mod:`cage_core.paper.rgcn_term`) per encoder
+config, and how many seconds computing it took, so that an evaluation can still charge every variant
 that reuses an encoding for its cost (:attr:`EncodingCache.reused_seconds`).
 """
 

@@ -2,9 +2,10 @@
 ``paper``.
 
 relevance ``r_i = sim_i``; coherence ``c_i = s_i/(k−1)`` with ``s_i = Σ_{j≠i} C_ij`` and ``C``
-the cosine matrix of the per-query trained R-GCN embeddings (:func:`~cage_core.paper.rgcn_term.rgcn_matrix`);
-``f_i = α·r_i + (1−α)·c_i − d_i`` with ``d`` the contradiction demotion
-(:func:`~cage_core.ranking.contradiction.contradiction_demotion`). The kind has no gate.
+the cosine matrix of the per-query trained R-GCN embeddings
+(:func:`~cage_core.paper.rgcn_term.rgcn_matrix`); ``f_i = α·r_i + (1−α)·c_i − d_i`` with ``d`` the
+contradiction demotion (:func:`~cage_core.ranking.contradiction.contradiction_demotion`). The kind
+has no gate.
 """
 
 from __future__ import annotations

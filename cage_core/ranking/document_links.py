@@ -303,9 +303,9 @@ def document_links(
     chunk (:data:`SIBLING_LINK`). The :class:`~cage_core.passage.Via` is of kind
     ``"document"`` and names the document by ``subjects[i]``, else by what its ``doc_id``
     names as a path (:func:`~cage_core.names.sources.path_name`: ``"sklearn/datasets/descr/
-    twenty_newsgroups.rst"`` → ``"twenty newsgroups"``), else by the ``doc_id``, and the place: ``"same document: Acme, next chunk"`` when the passage is the chunk
-    right after the linked one, ``"..., previous chunk"`` right before it, else
-    ``"same document: Acme"``."""
+    twenty_newsgroups.rst"`` → ``"twenty newsgroups"``), else by the ``doc_id``, and the place:
+    ``"same document: Acme, next chunk"`` when the passage is the chunk right after the linked
+    one, ``"..., previous chunk"`` right before it, else ``"same document: Acme"``."""
     out: list[tuple[Via, float] | None] = [None] * len(order)
     seen: dict[str, list[tuple[int, int]]] = {}  # doc -> (rank, input index) ranked so far
     for rank, i in enumerate(order):

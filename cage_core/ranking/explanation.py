@@ -47,7 +47,8 @@ the ranking at all is the pool's path (a gated path kept the relevance order).
 
 Each via depends only on the passages ranked before it and on the pool, so the vias of a
 ranking cut to its first n are the first n vias of the whole ranking. Only the pairs that
-share a title mention or an entity are visited (inverted indexes of :mod:`cage_core.ranking.pair_index`).
+share a title mention or an entity are visited (inverted indexes of
+:mod:`cage_core.ranking.pair_index`).
 """
 
 from __future__ import annotations

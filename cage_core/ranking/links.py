@@ -9,8 +9,8 @@ space. Bridge links read that off the passage graphs:
   words, case-insensitive), and ``E_ij = Σ_{e ∈ ents_i ∩ ents_j, e ∉ q} ln(1 + k / df_e)``
   sums the pool-IDF of the named entities (non-numeric entity nodes of the two graphs) the
   passages share and the query does not name;
-* bridge coherence to a core ``A`` (chosen by :mod:`cage_core.ranking.kinds.titled`: the evidence chain, or
-  the ``core_size`` most relevant passages): ``b_i = max_{a ∈ A, a ≠ i} L_ia`` for
+* bridge coherence to a core ``A`` (chosen by :mod:`cage_core.ranking.kinds.titled`: the evidence
+  chain, or the ``core_size`` most relevant passages): ``b_i = max_{a ∈ A, a ≠ i} L_ia`` for
   ``i ∉ A``; a core passage gets the largest coherence outside the core (the core is the
   backbone the others are measured against).
 

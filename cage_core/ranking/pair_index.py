@@ -251,7 +251,8 @@ def similar_set_pairs(sets: Sequence[AbstractSet[str]], threshold: float) -> set
 def overlap(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """Jaccard overlap ``|a ∩ b| / |a ∪ b|`` (0 for two empty sets), with one set operation.
 
-    The same quotient of the same integers as :func:`cage_core.ranking.contradiction.keyword_overlap`.
+    The same quotient of the same integers as
+    :func:`cage_core.ranking.contradiction.keyword_overlap`.
     """
     common = len(a & b)
     union = len(a) + len(b) - common

@@ -43,8 +43,8 @@ class PoolScores:
     """The evidence chain that heads the ranking (bridge mode with ``chain.length > 0``)."""
     links: PoolLinks | None = None
     """The pool's link parts (bridge mode), with the names the ranking linked untitled passages
-    by when it used any (:meth:`PoolLinks.named_by <cage_core.ranking.links.PoolLinks.named_by>`), for
-    the explanations."""
+    by when it used any (:meth:`PoolLinks.named_by <cage_core.ranking.links.PoolLinks.named_by>`),
+    for the explanations."""
     documents: DocumentView | None = None
     """The document view that ranked the pool (a pool with document structure), for the
     explanations' document links."""

@@ -120,7 +120,8 @@ def subject_mentions(subjects: Sequence[str], texts: Sequence[str], *, aliases: 
 def query_spans(query: str, forms: Sequence[Sequence[str]]) -> list[list[tuple[int, int]]]:
     """Per passage, the sorted ``(start, end)`` spans of the lower-cased query where one of
     its names (``forms``, :func:`subject_forms`) occurs in whole words (its linkable
-    :func:`~cage_core.ranking.links.bare_title` forms: :func:`~cage_core.ranking.links.linkable_names`)."""
+    :func:`~cage_core.ranking.links.bare_title` forms:
+    :func:`~cage_core.ranking.links.linkable_names`)."""
     lowered = query.lower()
     found: list[set[tuple[int, int]]] = [set() for _ in forms]
     for form, j in zip(*linkable_names(forms)):
@@ -183,7 +184,8 @@ class SubjectLinks:
     mentions: np.ndarray
     """``[k, k]`` ``M``: passage i's text names one of passage j's names."""
     entity_links: np.ndarray
-    """``[k, k]`` ``E``: shared-entity weight (:func:`~cage_core.ranking.links.shared_entity_links`)."""
+    """``[k, k]`` ``E``: shared-entity weight
+    (:func:`~cage_core.ranking.links.shared_entity_links`)."""
     query_subjects: np.ndarray
     """``[k]`` ``Q``: the most relevant passage naming a part of the query."""
     query_named: np.ndarray
@@ -224,7 +226,8 @@ def subject_core_scores(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(r', A, c, L)`` of the module docstring for one pool: the relevance with the query
     subject gain, the core (most relevant first), the coherence and the directed link matrix
-    (zero diagonal). The fusion ``f`` is left to the caller (:mod:`cage_core.ranking.kinds.untitled`).
+    (zero diagonal). The fusion ``f`` is left to the caller
+    (:mod:`cage_core.ranking.kinds.untitled`).
 
     Args:
         relevance: ``[k]`` the pool relevance ``r``.

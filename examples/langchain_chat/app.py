@@ -3,11 +3,12 @@
     python examples/langchain_chat/app.py [--docs DIR [--store PATH]]
         [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
-Bundled passages: splitter → CageGraphTransformer (passage graphs computed once, at ingest, after splitting) →
-InMemoryVectorStore with MiniLM embeddings → ScoredVectorStoreRetriever (k=10, the store's own
-similarities) → ContextualCompressionRetriever(CageRerank, top 5: nothing re-embedded or
+Bundled passages: splitter → CageGraphTransformer (passage graphs computed once, at ingest, after
+splitting) → InMemoryVectorStore with MiniLM embeddings → ScoredVectorStoreRetriever (k=10, the
+store's own similarities) → ContextualCompressionRetriever(CageRerank, top 5: nothing re-embedded or
 re-parsed) → answer (the extractive default follows the evidence chain in ``cage_via``). Each
-source line shows the earlier source it is linked to. Type questions; an empty line or end of input quits.
+source line shows the earlier source it is linked to. Type questions; an empty line or end of input
+quits.
 
 With ``--docs DIR``: your own folder instead, kept in a persisted Chroma store beside it
 (``DIR.cage-chat/langchain/``, or ``--store PATH``) by LangChain's indexing API with a SQL

@@ -3,8 +3,9 @@
     python examples/llamaindex_query_engine/app.py [--docs DIR [--store PATH]]
         [--llm extractive|openai:MODEL|ollama:MODEL|llamacpp:PATH]
 
-Bundled passages: IngestionPipeline(SentenceSplitter, CageGraphExtractor) → VectorStoreIndex with MiniLM
-embeddings → query engine (similarity_top_k=10, node_postprocessors=[CageRerank(top_n=5, index=index)]).
+Bundled passages: IngestionPipeline(SentenceSplitter, CageGraphExtractor) → VectorStoreIndex with
+MiniLM embeddings → query engine (similarity_top_k=10,
+node_postprocessors=[CageRerank(top_n=5, index=index)]).
 The default answerer quotes the best-matching sentences, following the evidence chain the
 reranker put in ``cage_via`` (no generation); the others are
 LlamaIndex LLMs (pip install llama-index-llms-openai-like / -ollama / -llama-cpp).
@@ -73,7 +74,8 @@ class ExtractiveSynthesizer(BaseSynthesizer):
         additional_source_nodes: Any = None,
         **kwargs: Any,
     ) -> Any:
-        """As the base class, with the nodes' evidence chain (``cage_via``) handed to the answerer."""
+        """As the base class, with the nodes' evidence chain (``cage_via``) handed to the
+        answerer."""
         chain = chain_from_metadata([n.node.metadata for n in nodes])
         return super().synthesize(query, nodes, additional_source_nodes, chain=chain, **kwargs)
 
@@ -198,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         index, over, links = folder.index, str(args.docs), folder.links
     engine = build_query_engine(llm, index, links=links)
     print(
-        f"CAGE LlamaIndex query engine over {over} — answerer: {llm_spec(args.llm)}. Empty line quits."
+        f"CAGE LlamaIndex query engine over {over} — answerer: {llm_spec(args.llm)}. "
+        "Empty line quits."
     )
     for line in sys.stdin:
         question = line.strip()

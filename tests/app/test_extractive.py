@@ -196,7 +196,7 @@ import cage_core
 
 > The reranker runs on a CPU in milliseconds.
 <!-- a comment -->
-"""
+"""  # noqa: E501
 
 
 def test_prose_paragraphs_keep_the_text_of_restructuredtext_and_drop_its_markup():
@@ -217,7 +217,10 @@ def test_prose_paragraphs_keep_the_text_of_markdown_and_html_and_drop_their_mark
 
 
 def test_prose_paragraphs_leave_plain_text_as_it_is():
-    text = "Shirley Temple Black (April 23, 1928 – February 10, 2014) was an actress. She\nwas 5 * 3 years old."
+    text = (
+        "Shirley Temple Black (April 23, 1928 – February 10, 2014) was an actress. She\n"
+        "was 5 * 3 years old."
+    )
     assert prose_paragraphs(text) == [" ".join(text.split())]
 
 

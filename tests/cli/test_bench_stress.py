@@ -53,7 +53,8 @@ def test_two_thousand_queries_settle_in_memory(nlp, embedder, tmp_path, capsys):
         print(
             f"\nstress: RSS at query 200 {rss[200]:.1f} MB, at {QUERIES} {rss[QUERIES]:.1f} MB, "
             f"growth {growth:.1f} MB; open fds {fds_before} -> {fds_after}; "
-            f"graphs in memory {len(r.graph_cache)}, in store {len(r.graph_store)}, parsed {r.parse_count}"
+            f"graphs in memory {len(r.graph_cache)}, in store {len(r.graph_store)}, "
+            f"parsed {r.parse_count}"
         )
     assert len(r.graph_cache) <= 256
     assert growth < 50

@@ -71,7 +71,8 @@ def test_malformed_jsonl_reports_file_and_line(tmp_path, capsys):
 def test_explain_writes_a_png_heatmap(tmp_path):
     f = tmp_path / "p.txt"
     f.write_text(
-        "Marie Curie was born in Warsaw.\n\nWarsaw is the capital of Poland.\n\nBananas are yellow.\n"
+        "Marie Curie was born in Warsaw.\n\nWarsaw is the capital of Poland.\n\n"
+        "Bananas are yellow.\n"
     )
     png = tmp_path / "explain.png"
     out = io.StringIO()

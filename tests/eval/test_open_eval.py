@@ -49,7 +49,8 @@ def test_all_gold_in_top_k(order, gold, k, expected):
 def test_summary_gives_recall_and_all_gold_at_each_k_overall_and_per_type():
     questions = load_questions(TINY_OPEN)
     run = EvalRun(methods=["vanilla"], ks=(1, 2, 3, 5))
-    # o1: gold 0, 1 ranked 1st and 3rd; o3: gold 0, 1 ranked 1st and 2nd (similarities fix the order)
+    # o1: gold 0, 1 ranked 1st and 3rd; o3: gold 0, 1 ranked 1st and 2nd
+    # (similarities fix the order)
     for q, sims, gold in [
         (questions[0], [0.9, 0.5, 0.7, 0.1], (0, 1)),
         (questions[2], [0.9, 0.8, 0.1, 0.2], (0, 1)),
@@ -77,7 +78,7 @@ def test_summary_gives_recall_and_all_gold_at_each_k_overall_and_per_type():
     assert "## Recall@5" in md and "## Recall@3" in md
     assert "| vanilla | 0.500 | 0.750 | 1.000 | 1.000 | 0.000 | 0.500 | 1.000 | 1.000 |" in md
     assert (
-        "| vanilla | comparison (n=1) | 0.500 | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 | 1.000 |"
+        "| vanilla | comparison (n=1) | 0.500 | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 | 1.000 |"  # noqa: E501
         in md
     )
 
@@ -168,7 +169,8 @@ def test_corpus_file_errors_name_the_file_and_line(tmp_path, content, message):
 def test_corpus_file_drops_repeated_passages_and_titles_on_request(tmp_path):
     f = tmp_path / "corpus.jsonl"
     f.write_text(
-        '{"text": "x", "title": "A", "id": 7}\n{"text": "x", "title": "B"}\n{"text": "x", "title": "A"}\n'
+        '{"text": "x", "title": "A", "id": 7}\n{"text": "x", "title": "B"}\n'
+        '{"text": "x", "title": "A"}\n'
     )
     assert [(p.id, p.title) for p in load_corpus(f).passages] == [("7", "A"), ("1", "B")]
     assert [(p.id, p.title) for p in load_corpus(f, titles=False).passages] == [("7", "")]
@@ -446,7 +448,7 @@ def test_a_bad_doc_id_or_position_names_the_line(tmp_path, row):
         load_corpus(f)
 
 
-def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_gold_here_is_left_out(
+def test_gold_listed_by_id_matches_by_id_chunk_ids_first_and_a_question_without_gold_here_is_left_out(  # noqa: E501
     tmp_path,
 ):
     f = tmp_path / "corpus.jsonl"

@@ -11,7 +11,7 @@ from cage_core.names.routes import DocumentRoute
 
 CHUNKS = [
     ("b1", "Birch may not assign this agreement without consent.", "birch", 1),
-    ("b0", "MARKETING AFFILIATE AGREEMENT between Birch First Global and Mount Knowledge.", "birch", 0),
+    ("b0", "MARKETING AFFILIATE AGREEMENT between Birch First Global and Mount Knowledge.", "birch", 0),  # noqa: E501
     ("c0", "LICENSE AGREEMENT between ConvergTV Inc and Fulucai Productions.", "conv", 0),
     ("c1", "Licensee may not assign this agreement.", "conv", 1),
     ("c2", "The term is perpetual.", "conv", 2),

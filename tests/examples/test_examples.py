@@ -12,7 +12,10 @@ import pytest
 pytestmark = pytest.mark.models  # every test here loads the spaCy pipeline or MiniLM
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTION = "What is the name of the fight song of the university whose main campus is in Lawrence, Kansas?\n"
+QUESTION = (
+    "What is the name of the fight song of the university whose main campus is in "
+    "Lawrence, Kansas?\n"
+)
 
 
 def _chat(example: str, script: str, *args: str) -> str:

@@ -380,8 +380,8 @@ ROWS = [
     {
         "id": "mathew",
         "title": "Charles Mathew",
-        "text": "Charles James Mathew (1872–1923) was a British barrister. He was the second son of "
-        "Sir James Charles Mathew, a Lord Justice of Appeal.",
+        "text": "Charles James Mathew (1872–1923) was a British barrister. "
+        "He was the second son of Sir James Charles Mathew, a Lord Justice of Appeal.",
     },
     {
         "id": "father",

@@ -81,7 +81,8 @@ def test_a_name_several_documents_share_does_not_route() -> None:
 
 def test_two_documents_named_together_are_both_routed() -> None:
     route = route_question(
-        "Compare the terms of Hooli Cloud with Pied Piper and Initech Software with Umbrella Health",
+        "Compare the terms of Hooli Cloud with Pied Piper and Initech Software "
+        "with Umbrella Health",
         contracts(),
         RoutingSettings(min_score=3.0, max_documents=2),
     )

@@ -76,7 +76,7 @@ def test_a_one_word_title_without_the_names_nothing() -> None:
     assert not route_question("Which FAQ entries are new?", folder())
 
 
-def test_a_name_written_beside_a_title_that_another_document_holds_less_fully_does_not_block_it() -> (
+def test_a_name_written_beside_a_title_that_another_document_holds_less_fully_does_not_block_it() -> (  # noqa: E501
     None
 ):
     route = route_question(
@@ -119,7 +119,8 @@ def test_a_question_naming_one_document_by_date_and_another_by_title_routes_to_b
     ("question", "document", "searched_with"),
     [
         (  # a word of the title written outside it too stays there
-            "Which observers does the meeting observers procedure admit, and who invites observers?",
+            "Which observers does the meeting observers procedure admit, "
+            "and who invites observers?",
             "procedures/meeting-observers.md",
             "Which observers does the procedure admit, and who invites observers?",
         ),

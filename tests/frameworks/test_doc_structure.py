@@ -352,7 +352,10 @@ def test_llamaindex_markdown_node_parser_sections_get_their_document_and_order()
 
     from cage_llamaindex.structure import adjacent_node_ids, node_passages
 
-    text = "# Acme\n\nAcme Corp makes anvils.\n\n## Sales\n\nThe company sold many.\n\n## People\n\nIt hired."
+    text = (
+        "# Acme\n\nAcme Corp makes anvils.\n\n## Sales\n\nThe company sold many.\n\n"
+        "## People\n\nIt hired."
+    )
     nodes = MarkdownNodeParser().get_nodes_from_documents([Document(text=text, id_="acme.md")])
     assert [(p.doc_id, p.position) for p in node_passages(nodes[::-1], None)] == [
         ("acme.md", 2),

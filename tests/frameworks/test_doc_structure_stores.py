@@ -62,7 +62,8 @@ REPORTS = {
     "reports/initech.txt": [
         (
             "Initech Limited is a Canadian software company that builds payroll systems, "
-            "headquartered in Ottawa, Ontario. Initech Limited was founded in 1988 by Bill Lumbergh."
+            "headquartered in Ottawa, Ontario. "
+            "Initech Limited was founded in 1988 by Bill Lumbergh."
         ),
         (
             "The company reported revenue of 0.9 billion dollars for 2023, twelve percent more "

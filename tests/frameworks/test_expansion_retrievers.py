@@ -38,7 +38,10 @@ from cage_langchain import (
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "data" / "wiki_passages.jsonl"
 ROWS = [json.loads(line) for line in EXAMPLES.read_text(encoding="utf-8").splitlines()]
 ID = {r["title"]: f"p{i}" for i, r in enumerate(ROWS)}
-QUERY = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
+QUERY = (
+    "What government position was held by the woman who portrayed Corliss Archer in the film "
+    "Kiss and Tell?"
+)
 K, TOP_N = 3, 3
 FILM, ACTRESS = "Kiss and Tell (1945 film)", "Shirley Temple"
 

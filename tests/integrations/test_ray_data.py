@@ -1,4 +1,5 @@
-"""Ray Data enrichment and batch reranking give exactly the in-process results (local Ray, 2 CPUs)."""
+"""Ray Data enrichment and batch reranking give exactly the in-process results
+(local Ray, 2 CPUs)."""
 
 import json
 

@@ -1,4 +1,5 @@
-"""TEGR, GraphER and the contradiction-aware CAGE: formulas on hand-made inputs, and both wrappers."""
+"""TEGR, GraphER and the contradiction-aware CAGE: formulas on hand-made inputs, and both
+wrappers."""
 
 import numpy as np
 import pytest

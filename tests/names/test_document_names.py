@@ -70,7 +70,8 @@ def test_plain_text_in_columns_is_titled_by_its_first_centered_lines() -> None:
     assert document_title(RFC_HEAD) == "HTTP State Management Mechanism"
     two_lines = RFC_HEAD.replace(
         "                    HTTP State Management Mechanism",
-        "                 Hypertext Transfer Protocol Version 2\n                              (HTTP/2)",
+        "                 Hypertext Transfer Protocol Version 2\n"
+        "                              (HTTP/2)",
     )
     assert document_title(two_lines) == "Hypertext Transfer Protocol Version 2 (HTTP/2)"
     wide_body = RFC_HEAD.replace(

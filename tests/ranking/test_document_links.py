@@ -1,4 +1,5 @@
-"""Document links (cage_core.ranking.document_links, link_names, the sibling expansion): exact expectations."""
+"""Document links (cage_core.ranking.document_links, link_names, the sibling expansion): exact
+expectations."""
 
 import numpy as np
 import pytest
@@ -81,7 +82,7 @@ def test_a_pool_has_document_structure_only_when_two_passages_share_a_document()
     )
 
 
-def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else_its_most_named_name():
+def test_a_document_subject_is_its_title_else_what_its_first_chunk_is_about_else_its_most_named_name():  # noqa: E501
     passages, graphs = report_pool()
     assert document_subjects(passages, graphs) == {"b": "Bolt Motors", "a": "Acme Foods Ltd"}
     assert document_names(passages, graphs)["a"] == ("Acme Foods Ltd", "Acme Foods Ltd.")

@@ -1,4 +1,5 @@
-"""Pool BM25 equals bm25s's Lucene BM25 (the implementation it replaced), on real and random pools."""
+"""Pool BM25 equals bm25s's Lucene BM25 (the implementation it replaced), on real and random
+pools."""
 
 import json
 import logging

@@ -1,4 +1,5 @@
-"""The default coherence on pools without titles (cage_core.ranking.untitled_core): exact expectations."""
+"""The default coherence on pools without titles (cage_core.ranking.untitled_core): exact
+expectations."""
 
 import numpy as np
 import pytest

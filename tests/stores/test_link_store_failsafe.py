@@ -138,7 +138,8 @@ def test_a_full_disk_is_a_clear_error_and_the_committed_batches_stay_readable(tm
 
 # -- row 5: crafted stores -----------------------------------------------------------------------
 CRAFTED = {
-    "a view for entries": "ALTER TABLE entries RENAME TO e2; CREATE VIEW entries AS SELECT * FROM e2",
+    "a view for entries": "ALTER TABLE entries RENAME TO e2; "
+    "CREATE VIEW entries AS SELECT * FROM e2",
     "an endless view": "CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
     "SELECT x + 1 FROM c) SELECT x FROM c",
     "a trigger": "CREATE TRIGGER evil AFTER INSERT ON entries BEGIN "

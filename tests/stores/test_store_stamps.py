@@ -164,7 +164,10 @@ def test_reading_the_header_never_drops_the_locks_of_the_processs_connections(tm
     index = LinkIndex.open(path)
     for i in range(20):  # each reads the header stamp beside SQLite's own descriptor
         assert index.entry(f"old{i}") is not None
-    reader = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('SELECT 1 FROM meta').fetchone(); c.close()"
+    reader = (
+        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+        "c.execute('SELECT 1 FROM meta').fetchone(); c.close()"
+    )
     subprocess.run([sys.executable, "-c", reader, str(path)], check=True)
     assert Path(str(path) + "-wal").exists()  # its close knew it was not the last one
     index.close()

@@ -1,7 +1,8 @@
 """English language data: the word lists, the named string rules and the name shortening
 that subjects (:mod:`cage_core.names.subjects`), the link index
 (:mod:`cage_core.expansion.index`), pronoun resolution (:mod:`cage_core.graphs.pronouns`), the
-graph builder (:mod:`cage_core.graphs.builder`) and pool BM25 (:mod:`cage_core.ranking.pool_bm25`) read.
+graph builder (:mod:`cage_core.graphs.builder`) and pool BM25 (:mod:`cage_core.ranking.pool_bm25`)
+read.
 
 One list per concept. Where two consumers read *different* lists for what looks like one
 concept, each list is named for what it is and the difference is stated (the rankings and

@@ -27,7 +27,8 @@ __all__ = [
 ]
 
 LEADING_DETERMINERS = frozenset({"the", "a", "an"})
-"""Articles an entity span is also known without ("the Beatles"; :mod:`cage_core.graphs.builder`)."""
+"""Articles an entity span is also known without ("the Beatles";
+:mod:`cage_core.graphs.builder`)."""
 DEFINITE_ARTICLE = "the"
 """Writes a one-word title as a reference to the document ("the FAQ", "the encryption
 chapter"; :func:`cage_core.expansion.routing.titles_written`)."""
