@@ -13,11 +13,11 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
   acronym right after the words whose initials spell it ("JavaScript Object Notation (JSON)":
   a word gives its first letter, or that and its capitals, "JavaScript" → "JS"; an "s" after
   the capitals is a plural, "(IRIs)");
-* **its main title**, the name up to its first colon or a dash set between spaces
+* **its main title**, the name up to its first colon, or a dash or bar set between spaces
   ("Uniform Resource Identifier (URI)" of "…: Generic Syntax", "apt-get" of a manual page's
-  "apt-get - APT package handling utility"; identifiers are read first and left out, so
-  "RFC 3986: …" has no main title "RFC 3986"), and what follows it ("A Git Glossary" of
-  "gitglossary - A Git Glossary");
+  "apt-get - APT package handling utility", "Domain" of "Domain | Node.js Documentation";
+  identifiers are read first and left out, so "RFC 3986: …" has no main title "RFC 3986"),
+  and what follows it ("A Git Glossary" of "gitglossary - A Git Glossary");
 * **its family's name**, without its version: the words before its first number, with and
   without the word just before it ("GNU Free Documentation License Version" and "GNU Free
   Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
@@ -57,7 +57,7 @@ MAX_ACRONYM_LETTERS = 8
 
 _ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9/.-]*)\s*\)")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
-_MAIN_TITLE_END = re.compile(r":|\s[-\u2013\u2014]{1,2}\s")
+_MAIN_TITLE_END = re.compile(r":|\s(?:[-\u2013\u2014]{1,2}|\|)\s")
 _CAPITALS = re.compile(rf"\b([A-Z]{{2,{MAX_ACRONYM_LETTERS}}})(s?)\b")
 
 
@@ -90,7 +90,7 @@ def title_forms(
 
 def main_title(name: str) -> str:
     """The main title of a document's ``name`` (module docstring), its identifiers left out;
-    "" when the name has no colon and no dash set between spaces."""
+    "" when the name has no colon and no dash or bar set between spaces."""
     plain = without_spans(name, references(name)).strip(" :-")
     found = _MAIN_TITLE_END.search(plain)
     return plain[: found.start()] if found else ""

@@ -156,3 +156,26 @@ def test_an_acronym_beside_a_title_word_reads_as_the_title_words_it_spells(
     question: str, named: tuple[str, ...]
 ) -> None:
     assert route_question(question, licences()).doc_ids == named
+
+
+def test_a_site_title_after_a_bar_leaves_the_page_its_main_title() -> None:
+    # HTML pages titled "<page> | <site>": the page's own name alone, after "the"
+    site = "Node.js v20.20.2 Documentation"
+    pages = {
+        "domain.html": "Domain",
+        "repl.html": "REPL",
+        "cluster.html": "Cluster",
+        "fs.html": "File system",
+        "intl.html": "Internationalization support",
+    }
+    names = MemoryDocumentNames(
+        document_record(f, opening=f"<html><head><title>{t} | {site}</title></head>")
+        for f, t in pages.items()
+    )
+    assert route_question("What is the status of the domain module?", names).doc_ids == (
+        "domain.html",
+    )
+    assert route_question("In the REPL docs, how long is the history?", names).doc_ids == (
+        "repl.html",
+    )
+    assert not route_question("Which documentation covers the status?", names)

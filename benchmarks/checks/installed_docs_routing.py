@@ -1,24 +1,33 @@
-"""Routing on rendered manual pages, a kind of folder no DEV folder is (issue 45), without a
-model: the titles the pages' openings give and which questions each folder's records route.
+"""Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
+a model: the titles the documents' openings give and which questions each folder's records route.
 
-Two folders of the Debian manual pages installed on the machine, each page rendered as a user
-would save it (``MANWIDTH=80 man -l PAGE | col -bx``, one ``NAME.SECTION.txt`` file a page):
-22 ``apt`` / ``dpkg`` pages and 31 ``git`` pages. Their questions (below) were written before
-any was routed; each names the page it expects, or none. Titles and records are read as
-``dev_folder_routing.py`` reads a folder's (``crossval.dev_folders.folder_names``: the
-opening's first :data:`~cage_core.expansion.documents.TITLE_CHARS` characters). Printed per
-folder: the pages with a title, and each question's route where it differs from the one
-expected; then the naming questions routed to their page and the others routed.
+Three folders, each read as a user would save or load it:
 
-    python benchmarks/checks/manual_page_routing.py [--man /usr/share/man] [-v]
+* ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
+  as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
+  questions (below) were written before any was routed, each naming the page it expects or none;
+* ``nodejs-html``: Node.js's own HTML API pages (``/usr/share/doc/nodejs/api/*.html``, as
+  published; the DEV Node.js folder holds the Markdown sources) with the DEV Node.js folder's
+  questions and off-topic questions, each expecting the pages it names (two name a Markdown
+  file, ``cluster.md``, and so expect a page no HTML file is named by).
 
-Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils) and the pages; it says which are
-missing and exits 2 without them.
+Titles and records are read as ``dev_folder_routing.py`` reads a folder's
+(``crossval.dev_folders.folder_names``: the opening's first
+:data:`~cage_core.expansion.documents.TITLE_CHARS` characters). Printed per folder: each
+question's route where it differs from the one expected; the documents with a title, the
+naming questions routed to their documents and the others routed.
+
+    python benchmarks/checks/installed_docs_routing.py [--man /usr/share/man]
+        [--node-html /usr/share/doc/nodejs/api] [-v]
+
+Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages and the Node.js docs
+(Debian: nodejs-doc); it says which are missing and exits 2 without them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -30,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import folder_names
+from crossval.dev_folders import DATA, folder_names
 
 from cage_core.expansion.documents import TITLE_CHARS
 from cage_core.expansion.routing import RoutingSettings, route_question
@@ -110,14 +119,58 @@ def render(man: Path, pages: list[str], folder: Path) -> list[str]:
     return files
 
 
+def node_questions() -> list[tuple[str, tuple[str, ...]]]:
+    """The DEV Node.js folder's questions and off-topic ones, each with the pages it names."""
+    spec = json.loads((DATA / "nodejs_api_docs.json").read_text(encoding="utf-8"))
+    asked = [*spec["questions"], *spec.get("off_topic", [])]
+    return [(q["question"], tuple(sorted(stem(n) for n in q.get("names", [])))) for q in asked]
+
+
+def stem(file_name: str) -> str:
+    """A page's name less its file's suffix (``apt.conf.5.txt``, ``repl.html``, ``repl.md``)."""
+    return file_name.removesuffix(".txt").rsplit(".", 1)[0]
+
+
+def check(
+    name: str,
+    folder: Path,
+    files: list[str],
+    questions: list[tuple[str, tuple[str, ...]]],
+    verbose: bool,
+) -> None:
+    """Print the folder's routes that differ from the expected ones and its figures."""
+    titles = {f: document_title((folder / f).read_text().lstrip()[:TITLE_CHARS]) for f in files}
+    names = folder_names(folder, files)
+    if verbose:
+        for f, title in titles.items():
+            print(f"  {f}: {title!r}")
+    right = others = 0
+    for question, pages in questions:
+        route = route_question(question, names, RoutingSettings())
+        got = tuple(sorted(stem(d) for d in route.doc_ids))
+        right += bool(pages) and got == pages
+        others += not pages and bool(got)
+        if got != pages:
+            print(f"  {name}: {question[:80]!r} -> {list(got)} (expected {list(pages)})")
+    naming = sum(bool(pages) for _, pages in questions)
+    titled = sum(map(bool, titles.values()))
+    print(
+        f"{name}: {titled}/{len(files)} documents titled; naming questions routed to theirs "
+        f"{right}/{naming}; others routed {others}/{len(questions) - naming}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--man", type=Path, default=Path("/usr/share/man"))
-    parser.add_argument("-v", action="store_true", help="print every page's title")
+    parser.add_argument("--node-html", type=Path, default=Path("/usr/share/doc/nodejs/api"))
+    parser.add_argument("-v", action="store_true", help="print every document's title")
     args = parser.parse_args()
     missing = [tool for tool in ("man", "col") if shutil.which(tool) is None]
     pages = [p for pages, _ in FOLDERS.values() for p in pages]
     missing += [p for p in pages if not (args.man / f"{p}.gz").is_file()]
+    node = sorted(p.name for p in args.node_html.glob("*.html"))
+    missing += [] if node else [f"{args.node_html}/*.html"]
     if missing:
         print(f"missing: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -125,27 +178,9 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             files = render(args.man, pages, folder)
-            titles = {
-                f: document_title((folder / f).read_text().lstrip()[:TITLE_CHARS]) for f in files
-            }
-            names = folder_names(folder, files)
-        if args.v:
-            for f, title in titles.items():
-                print(f"  {f}: {title!r}")
-        right = others = 0
-        for question, page in questions:
-            route = route_question(question, names, RoutingSettings())
-            got = [d.removesuffix(".txt").rsplit(".", 1)[0] for d in route.doc_ids]
-            right += page is not None and got == [page]
-            others += page is None and bool(got)
-            if got != ([page] if page else []):
-                print(f"  {name}: {question!r} -> {got} (expected {page})")
-        naming = sum(page is not None for _, page in questions)
-        titled = sum(map(bool, titles.values()))
-        print(
-            f"{name}: {titled}/{len(files)} pages titled; naming questions routed to their "
-            f"page {right}/{naming}; others routed {others}/{len(questions) - naming}"
-        )
+            expected = [(q, (page,) if page else ()) for q, page in questions]
+            check(name, folder, files, expected, args.v)
+    check("nodejs-html", args.node_html, node, node_questions(), args.v)
     return 0
 
 
