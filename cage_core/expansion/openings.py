@@ -120,6 +120,20 @@ def _first_text(metadata: Mapping[str, Any], keys: Sequence[str]) -> str:
     return ""
 
 
+def _opening_starts(
+    chunks: Sequence[tuple[str | None, int | None, str, int | None]],
+) -> dict[str, tuple[int, str]]:
+    """For each document of one call's ``(doc_id, position, text, offset)`` chunks, the index
+    in ``chunks`` of the chunk its opening starts with and the opening
+    (:func:`document_openings`)."""
+    openings = document_openings(chunks)
+    out: dict[str, tuple[int, str]] = {}
+    for index, (doc_id, position, _, _) in enumerate(chunks):
+        if doc_id is not None and doc_id not in out and position == openings[doc_id][0]:
+            out[doc_id] = (index, openings[doc_id][1])
+    return out
+
+
 def document_openings(
     chunks: Iterable[tuple[str | None, int | None, str, int | None]],
 ) -> dict[str, tuple[int | None, str]]:
@@ -194,19 +208,14 @@ def document_name_fields(
     (:func:`~cage_core.expansion.documents.document_record`: ``"RFC 9110: HTTP Semantics"``),
     what the link index writes. ``metadatas``: with the framework's offsets
     (:func:`with_offsets`)."""
-    openings = document_openings(
-        (p.doc_id, p.position, p.text, chunk_offset(m)) for p, m in zip(passages, metadatas)
+    starts = _opening_starts(
+        [(p.doc_id, p.position, p.text, chunk_offset(m)) for p, m in zip(passages, metadatas)]
     )
-    first: dict[str, tuple[Passage, Mapping[str, Any]]] = {}  # the chunk each opening starts with
-    for passage, metadata in zip(passages, metadatas):
-        doc_id = passage.doc_id
-        if doc_id is not None and doc_id not in first and passage.position == openings[doc_id][0]:
-            first[doc_id] = (passage, metadata)
     names: dict[str, str] = {}
-    for doc_id, (passage, metadata) in first.items():
+    for doc_id, (index, head) in starts.items():
+        passage, metadata = passages[index], metadatas[index]
         if passage.position not in (0, None):
             continue  # a later part of the document: its opening is not in the call
-        head = openings[doc_id][1]
         given = passage.title or _first_text(metadata, TITLE_METADATA_KEYS)
         title = " ".join(given.split()) or document_title(head)
         if title:  # else the record names it by its file
@@ -225,17 +234,11 @@ def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list
     read before their entries are stored, from each document's :func:`document_openings`;
     by ``doc_id``."""
     batch = [chunk for chunk in chunks if chunk.entry.doc_id is not None]
-    openings = document_openings(
-        (c.entry.doc_id, c.entry.position, c.text, c.offset) for c in batch
-    )
-    first: dict[str, IngestChunk] = {}
-    for chunk in batch:  # the chunk each opening starts with: its title and file
-        doc_id = chunk.entry.doc_id or ""
-        if doc_id not in first and chunk.entry.position == openings[doc_id][0]:
-            first[doc_id] = chunk
+    starts = _opening_starts([(c.entry.doc_id, c.entry.position, c.text, c.offset) for c in batch])
     names = storage.documents()
     records = []
-    for doc_id, chunk in sorted(first.items()):
+    for doc_id, (index, head) in sorted(starts.items()):
+        chunk = batch[index]  # the chunk the opening starts with: its title and file
         if names.document(doc_id) is not None:
             if chunk.entry.position != 0:
                 continue
@@ -248,7 +251,7 @@ def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list
                 opening=chunk.text,
                 title=chunk.title,
                 source=chunk.source,
-                head=openings[doc_id][1],
+                head=head,
             )
         )
     return records
