@@ -70,12 +70,11 @@ def title_forms(
     parts = title_parts(title, counts, total)
     if record is None:
         return parts
-    plain = without_spans(record.name, references(record.name)).strip(" :-")
+    plain = _without_identifiers(record.name)
     texts = [*abbreviated(plain)]
-    main = main_title(record.name)
+    main, rest = _main_and_rest(plain)
     texts += [main, *abbreviated(main)] if main.strip() else []
-    sub = plain[len(main) :].lstrip(" :-\u2013\u2014") if main.strip() else ""
-    texts += [sub] if sub else []
+    texts += [rest] if main.strip() and rest else []
     forms = [title_parts(name_words(t), counts, total) for t in texts]
     number = first_number(plain)
     if number is not None:
@@ -91,9 +90,21 @@ def title_forms(
 def main_title(name: str) -> str:
     """The main title of a document's ``name`` (module docstring), its identifiers left out;
     "" when the name has no colon and no dash or bar set between spaces."""
-    plain = without_spans(name, references(name)).strip(" :-")
+    return _main_and_rest(_without_identifiers(name))[0]
+
+
+def _without_identifiers(name: str) -> str:
+    """``name`` less the identifiers it writes, and the colons and dashes left at its ends."""
+    return without_spans(name, references(name)).strip(" :-")
+
+
+def _main_and_rest(plain: str) -> tuple[str, str]:
+    """``plain`` (a name less its identifiers) up to its first colon, or dash or bar set
+    between spaces, and what follows that mark; ``("", "")`` without one."""
     found = _MAIN_TITLE_END.search(plain)
-    return plain[: found.start()] if found else ""
+    if found is None:
+        return "", ""
+    return plain[: found.start()], plain[found.start() :].lstrip(" :-\u2013\u2014")
 
 
 def names_alone(

@@ -25,10 +25,9 @@ RUNNING_HEAD = re.compile(r"^(\S+\([0-9][\w]{0,8}\))[ \t]{2,}\S.*?[ \t]{2,}\1$")
 def running_head(opening: str) -> str:
     """The first line of ``opening`` that holds text when it is a manual page's running head
     (:data:`RUNNING_HEAD`), stripped; else ""."""
-    for line in opening.splitlines():
-        if line.strip():
-            return line.strip() if RUNNING_HEAD.match(line.strip()) else ""
-    return ""
+    rows = opening.splitlines()
+    start = _head_at(rows)
+    return "" if start is None else rows[start].strip()
 
 
 def manual_page_title(lines: list[str]) -> str:
@@ -36,8 +35,8 @@ def manual_page_title(lines: list[str]) -> str:
     the first heading after its running head, up to a blank line, joined; "" when the first
     line that holds text is no running head, or no indented line follows the heading."""
     rows = [line.rstrip() for line in lines]
-    start = next((i for i, line in enumerate(rows) if line.strip()), len(rows))
-    if start == len(rows) or not RUNNING_HEAD.match(rows[start].strip()):
+    start = _head_at(rows)
+    if start is None:
         return ""
     heading = next((i for i in range(start + 1, len(rows)) if rows[i].strip()), len(rows))
     if heading == len(rows) or rows[heading][:1].isspace():
@@ -49,3 +48,9 @@ def manual_page_title(lines: list[str]) -> str:
         title.append(line.strip())
     joined = " ".join(title)
     return clean_title(joined) if title and title_text(joined) else ""
+
+
+def _head_at(rows: list[str]) -> int | None:
+    """Where the first line of ``rows`` that holds text stands, when it is a running head."""
+    start = next((i for i, line in enumerate(rows) if line.strip()), None)
+    return start if start is not None and RUNNING_HEAD.match(rows[start].strip()) else None
