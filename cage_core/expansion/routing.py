@@ -185,21 +185,14 @@ def route_question(
 
     unit = _idf(1, total)
     owned = [w for w in cited if 0 < frequencies.get(w, 0) <= MAX_OWNERS]
-    by_identifier: dict[str, dict[str, float]] = {}
-    for word, holders in names.documents_with(owned).items():
-        for doc_id in holders:
-            score = settings.identifier_weight * _idf(frequencies[word], total) / unit
-            by_identifier.setdefault(doc_id, {})[word] = score
+    weights = {w: settings.identifier_weight * _idf(frequencies[w], total) / unit for w in owned}
+    by_identifier = _held_by(names, weights)
     route = _confident_route(question, by_identifier, owned, names, settings)
     route = route or versions.named_by_version(question, written, names, settings.max_documents)
     if route is not None:
         return _and_titles(route, names, frequencies, total, settings)
     read = [w for w in asked if w not in outside and naming(w)]
-    weight = {w: _idf(frequencies[w], total) / unit for w in read}
-    by_name: dict[str, dict[str, float]] = {}  # doc_id -> its naming words and their weight
-    for word, holders in names.documents_with(read).items():
-        for doc_id in holders:
-            by_name.setdefault(doc_id, {})[word] = weight[word]
+    by_name = _held_by(names, {w: _idf(frequencies[w], total) / unit for w in read})
     route = _confident_route(question, by_name, read, names, settings)
     if route is not None:
         return _and_titles(route, names, frequencies, total, settings)
@@ -351,22 +344,25 @@ def titles_written(
     for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1]):
         record = records[doc_id]
         held = set(record.words) if record is not None else set()
-        other = {
-            w
-            for name in written
-            for w in name
-            if 0 < known.get(w, 0) <= naming_limit and w not in held and w not in phrase
-        }
-        others: dict[str, float] = {}
-        for word, holders in names.documents_with(sorted(other)).items():
-            for holder in holders:
-                others[holder] = others.get(holder, 0.0) + _idf(known[word], total) / unit
+        beside = (w for name in written for w in name if w not in held and w not in phrase)
+        other = {w for w in beside if 0 < known.get(w, 0) <= naming_limit}
+        held_by = _held_by(names, {w: _idf(known[w], total) / unit for w in sorted(other)})
+        others = [sum(weights.values()) for weights in held_by.values()]
         score = sum(_idf(max(known.get(w, 1), 1), total) / unit for w in phrase)
-        if others and max(others.values()) >= max(OTHER_NAME_SHARE * settings.min_score, score):
+        if others and max(others) >= max(OTHER_NAME_SHARE * settings.min_score, score):
             return None  # the question also names another document, as fully
         documents.append(NamedDocument(doc_id, record.name if record else "", score, phrase))
     dropped = {w for document in documents for w in document.naming_words}
     return DocumentRoute(tuple(documents), without_words(question, dropped))
+
+
+def _held_by(names: DocumentNames, weights: Mapping[str, float]) -> dict[str, dict[str, float]]:
+    """Each document holding any of the words ``weights`` gives: those words, their weights."""
+    out: dict[str, dict[str, float]] = {}
+    for word, holders in names.documents_with(list(weights)).items():
+        for doc_id in holders:
+            out.setdefault(doc_id, {})[word] = weights[word]
+    return out
 
 
 def _idf(held: int, total: int) -> float:
