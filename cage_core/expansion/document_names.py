@@ -8,6 +8,7 @@ in dicts (the in-memory storage's, and the evaluation's).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import Protocol
 
@@ -16,6 +17,7 @@ from cage_core.expansion.documents import DocumentRecord
 __all__ = [
     "DocumentNames",
     "MemoryDocumentNames",
+    "words_held",
 ]
 
 
@@ -85,3 +87,8 @@ class MemoryDocumentNames:
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         return self._records.get(doc_id)
+
+
+def words_held(names: DocumentNames, words: Collection[str]) -> Counter[str]:
+    """How many of ``words`` each document holds, by ``doc_id`` (one lookup)."""
+    return Counter(doc_id for held in names.documents_with(words).values() for doc_id in held)

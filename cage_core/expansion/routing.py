@@ -72,7 +72,7 @@ from typing import ClassVar
 
 from cage_core.config import UNIT, Int, Ranges, Real, Validated
 from cage_core.expansion import versions
-from cage_core.expansion.document_names import DocumentNames
+from cage_core.expansion.document_names import DocumentNames, words_held
 from cage_core.expansion.documents import (
     MAX_WORD_CHARS,
     MIN_WORD_CHARS,
@@ -281,7 +281,8 @@ def titles_written(
     ("the franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping
     titles the longer names the document; two with one title name neither, unless a version
     tells them apart (:mod:`~cage_core.expansion.versions`). Reads the records of the
-    :data:`MAX_TITLE_CANDIDATES` documents holding most of the question's words;
+    :data:`MAX_TITLE_CANDIDATES` documents whose titles hold most of the question's words,
+    then holding most of them;
     ``definite``: every title stands after "the" (a second document's, :func:`_and_titles`)."""
     tokens = [
         w
@@ -289,12 +290,10 @@ def titles_written(
         if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
     ]
     asked = [w for w in dict.fromkeys(tokens) if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
-    count: dict[str, int] = {}
-    for holders in names.documents_with(asked).values():
-        for doc_id in holders:
-            count[doc_id] = count.get(doc_id, 0) + 1
+    count = words_held(names, asked)  # below: a short page's title, not a long page's words
+    in_title = words_held(names, [title_word(w) for w in asked])
     least = settings.min_title_words
-    candidates = sorted(count, key=lambda d: (-count[d], d))
+    candidates = sorted(count, key=lambda d: (-in_title[d], -count[d], d))
     titles: dict[str, list[str]] = {}
     records: dict[str, DocumentRecord | None] = {}  # read once: a link store reads a row each
     marked: set[str] = set()  # records that mark their name's words (title_word)

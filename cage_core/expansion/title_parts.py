@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from cage_core.expansion.document_names import DocumentNames
+from cage_core.expansion.document_names import DocumentNames, words_held
 from cage_core.expansion.documents import marks_its_name, name_words, title_word
 
 __all__ = [
@@ -119,10 +119,7 @@ def titles_cited(
     marked = {title_word(w): w for w in list(dict.fromkeys(tokens))[:MAX_CITED_WORDS]}
     held = names.document_frequencies(marked)
     rare = [w for w in marked if 0 < held.get(w, 0) <= MAX_TITLE_HOLDERS]
-    count: dict[str, int] = {}
-    for holders in names.documents_with(rare).values():
-        for doc_id in holders:
-            count[doc_id] = count.get(doc_id, 0) + 1
+    count = words_held(names, rare)
     titles: dict[str, list[str]] = {}
     candidates = sorted((d for d in count if d not in excluded), key=lambda d: (-count[d], d))
     for doc_id in candidates[:MAX_CITED_CANDIDATES]:

@@ -147,3 +147,19 @@ def test_the_named_document_is_searched_without_the_name_as_written(
     route = route_question(question, folder())
     assert route.doc_ids == (document,)
     assert route.question == searched_with
+
+
+def test_a_short_page_named_by_its_title_is_read_before_long_pages_holding_more_words() -> None:
+    """A page of a CLI reference holds little more than its title; 40 long pages hold more of
+    the question's words. The title's documents are read first."""
+    long_pages = {
+        f"topics/topic-{n}.md": f"# Topic {n}\n\npip lists the packages left in the output by "
+        "default and the packages it leaves out."
+        for n in range(40)
+    }
+    pages = {**long_pages, "cli/pip_freeze.rst": "pip freeze\n==========\n\n.. usage:: freeze"}
+    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    route = route_question(
+        "According to pip freeze, which packages are left out of the output by default?", names
+    )
+    assert route.doc_ids == ("cli/pip_freeze.rst",)
