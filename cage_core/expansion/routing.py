@@ -275,7 +275,8 @@ def titles_written(
     name, after "the"), as consecutive words of the question (an acronym read as the words it
     spells: :func:`~cage_core.expansion.title_forms.spelled_out`), not within a name the
     question writes (step 1b reads names: "Domain Name and Content License Agreement" is not
-    "Content License Agreement"; but the title of a version it writes), and not when the
+    "Content License Agreement"; but the title of a version it writes, and a title it writes
+    as a name after "the": "the Configuration File Handling page"), and not when the
     names the question writes beside it, less the words the document holds, score
     ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score for another document
     ("the franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping
@@ -319,9 +320,11 @@ def titles_written(
                 continue  # every word of it in many documents: a kind of document, no name
             one_word = doc_id in marked and names_alone(phrase, title, counts, record)
             exact = one_word or versions.holds_a_version(record, numbers)
-            if any(within(phrase, n) and not (exact and n == phrase) for n in written):
+            within_names = [n for n in written if within(phrase, n)]
+            if any(n != phrase for n in within_names):
                 continue  # within a name the question writes: step 1b reads names
-            if len(phrase) >= least and not definite:
+            as_a_name = bool(within_names) and not exact  # the title, written as a name
+            if len(phrase) >= least and not (definite or as_a_name):
                 start = position(read, phrase)
             elif len(phrase) >= least or one_word:
                 start = position(read, (DEFINITE_ARTICLE, *phrase))  # "the FAQ"

@@ -163,3 +163,20 @@ def test_a_short_page_named_by_its_title_is_read_before_long_pages_holding_more_
         "According to pip freeze, which packages are left out of the output by default?", names
     )
     assert route.doc_ids == ("cli/pip_freeze.rst",)
+
+
+def test_a_title_written_as_a_name_after_the_names_its_document() -> None:
+    """Two openings hold "configuration" and "handling", so the names rule finds the name
+    ambiguous; the whole title written after "the" names its document, in any case."""
+    pages = {
+        "architecture/configuration-files.rst": "Configuration File Handling\n"
+        "===========================\n\nHow pip's configuration files are read.",
+        "topics/configuration.md": "# Configuration\n\nError handling of configuration files.",
+        "topics/caching.md": "# Caching\n\nWhat is cached.",
+        "topics/authentication.md": "# Authentication\n\nCredentials.",
+    }
+    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    for written in ("Configuration File Handling", "configuration file handling"):
+        route = route_question(f"According to the {written} page, which files are read?", names)
+        assert route.doc_ids == ("architecture/configuration-files.rst",), written
+    assert not route_question("Does Configuration File Handling read user files?", names)
