@@ -8,7 +8,8 @@ same way, so both meet in one form:
   the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
   its head), a rendered manual page's name line (:mod:`cage_core.names.manual_pages`), else
   the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
-  with one punctuation character), AsciiDoc ``=``, else, in plain text, its
+  with one punctuation character), AsciiDoc ``=`` (its inline code and roles read as they
+  render, without their backticks), else, in plain text, its
   first centered line (:mod:`cage_core.names.centered_titles`: as RFCs, Internet-Drafts,
   licences and typed reports set their titles, and a splitter leaves them). A line that
   looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is
@@ -126,6 +127,9 @@ _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
 _ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1{2,}[ \t]*$")
+_INLINE_CODE = re.compile(r"(?::[\w.:+-]+:|\{[\w.:+-]+\})?(`+)[!~]?(.+?)(?:\s*<[^<>`]*>)?\1")
+"""Inline code in a heading, as it renders: a code span (`` `setup.py` ``), a reST / MyST role
+(``:mod:`!asyncio` ``, ``{ref}`caching```; its target, ``text <target>``, left out)."""
 
 
 def fold(text: str) -> str:
@@ -317,7 +321,8 @@ def _front_matter(opening: str) -> list[tuple[str, str]]:
 
 
 def _first_heading(lines: list[str]) -> str:
-    """The first heading of ``lines`` in Markdown, reStructuredText or AsciiDoc markup; a
+    """The first heading of ``lines`` in Markdown, reStructuredText or AsciiDoc markup, its
+    inline code as it renders (:data:`_INLINE_CODE`, then read for code: :data:`CODE_LIKE`); a
     reStructuredText comment (``..`` and the lines indented under it) is no text."""
     lines = _without_comments(lines[: 2 * HEADER_LINES])
     for i, line in enumerate(lines[:HEADER_LINES]):
@@ -326,16 +331,18 @@ def _first_heading(lines: list[str]) -> str:
             continue
         for pattern in (_ATX, _ASCIIDOC):
             found = pattern.match(line.rstrip()) if not line[:1].isspace() else None
-            if found and not CODE_LIKE.search(found.group(1)):
-                return clean_title(found.group(1))
+            shown = _INLINE_CODE.sub(r"\2", found.group(1)) if found else ""
+            if found and not CODE_LIKE.search(shown):
+                return clean_title(shown)
         below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        shown = _INLINE_CODE.sub(r"\2", text)
         if (
             _ADORNMENT.match(below)
             and not _ADORNMENT.match(text)
             and len(below) >= len(text)
-            and not CODE_LIKE.search(text)
+            and not CODE_LIKE.search(shown)
         ):
-            return clean_title(text)
+            return clean_title(shown)
     return ""
 
 

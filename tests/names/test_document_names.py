@@ -264,3 +264,20 @@ def test_a_line_set_in_under_the_body_is_no_centered_title() -> None:
         "       A disc is added once; apt-cdrom ident prints its identity.\n"
     )
     assert document_title(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("opening", "title"),
+    [
+        ("# `pyproject.toml`\n\ntext", "pyproject.toml"),
+        ("``setup.py`` (legacy)\n=====================\n", "setup.py (legacy)"),
+        (
+            ":mod:`!asyncio` --- Asynchronous I/O\n=====================================\n",
+            "asyncio --- Asynchronous I/O",
+        ),
+        ("# The {ref}`cache <caching>` and `pip wheel`\n", "The cache and pip wheel"),
+    ],
+)
+def test_a_headings_inline_code_is_read_as_it_renders(opening: str, title: str) -> None:
+    assert document_title(opening) == title
+
