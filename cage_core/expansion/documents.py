@@ -259,7 +259,7 @@ def document_record(
         (opening if head is None else head)[:TITLE_CHARS]
     )
     opening = opening[:OPENING_CHARS]
-    own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name)
+    own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name, title)
     series = [found for found in own if " " in found.word]  # "PEP 634", not a date or file
     identifier = series[0].shown if series else ""
     first_line = next((" ".join(words(line)) for line in text_lines(opening) if words(line)), "")

@@ -127,6 +127,7 @@ _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
 _ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1{2,}[ \t]*$")
+_BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
 _INLINE_CODE = re.compile(r"(?::[\w.:+-]+:|\{[\w.:+-]+\})?(`+)[!~]?(.+?)(?:\s*<[^<>`]*>)?\1")
 """Inline code in a heading, as it renders: a code span (`` `setup.py` ``), a reST / MyST role
 (``:mod:`!asyncio` ``, ``{ref}`caching```; its target, ``text <target>``, left out)."""
@@ -216,7 +217,7 @@ def references(text: str) -> list[Identifier]:
     return sorted(found, key=lambda i: (i.start, -i.end, i.word))
 
 
-def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
+def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[Identifier]:
     """The identifiers a document gives itself (module docstring): the first field of its
     header block or front matter whose value is a number (``"PEP: 634"`` → ``"pep 634"``; the
     field's name, one word, is the series; later ones, ``Replaces: 622``, name others), its
@@ -224,7 +225,8 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
     the identifier, the date in it, the file name itself; ``"MPL-2.0.txt"``: the versioned
     name ``"mpl-2.0"`` and the file name; :func:`file_stem`), and the file names it starts
     with (``"sources.list.5.txt"``: ``"sources.list"``); a manual page's, from its running
-    head (``"git-rebase(1)"``, :mod:`cage_core.names.manual_pages`)."""
+    head (``"git-rebase(1)"``, :mod:`cage_core.names.manual_pages`); the file name its
+    ``title`` is, less a bracketed remark (a page titled "setup.py (legacy)": ``"setup.py"``)."""
     out: dict[str, Identifier] = {}
     fields = _header_fields(opening) + _front_matter(opening)
     for key, value in fields:
@@ -239,6 +241,9 @@ def own_identifiers(opening: str, file_name: str = "") -> list[Identifier]:
                 out.setdefault(found.word, found)
     for found in manual_pages(running_head(opening)):
         out.setdefault(found.word, found)
+    named = file_names(_BRACKETED.sub(" ", title).strip())
+    if len(named) == 1 and named[0].shown == _BRACKETED.sub(" ", title).strip():
+        out.setdefault(named[0].word, named[0])
     stem = file_stem(file_name)
     found_in_name = identifiers(stem) + dates(stem) + file_names(stem) + file_names(file_name)
     for found in found_in_name + _named_prefixes(file_name):

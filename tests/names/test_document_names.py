@@ -281,3 +281,12 @@ def test_a_line_set_in_under_the_body_is_no_centered_title() -> None:
 def test_a_headings_inline_code_is_read_as_it_renders(opening: str, title: str) -> None:
     assert document_title(opening) == title
 
+
+@pytest.mark.parametrize("title", ["pyproject.toml", "setup.py (legacy)"])
+def test_a_document_titled_by_a_file_name_owns_it(title: str) -> None:
+    file_name = title.split()[0]
+    own = own_identifiers("", "build-system-page.md", title)
+    assert file_name in [i.word for i in own]
+    assert [i.word for i in own_identifiers("", "page.md", f"Why {file_name} matters")] == [
+        "page.md"
+    ]
