@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Three folders, each read as a user would save or load it:
+Five folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -9,7 +9,14 @@ Three folders, each read as a user would save or load it:
 * ``nodejs-html``: Node.js's own HTML API pages (``/usr/share/doc/nodejs/api/*.html``, as
   published; the DEV Node.js folder holds the Markdown sources) with the DEV Node.js folder's
   questions and off-topic questions, each expecting the pages it names (two name a Markdown
-  file, ``cluster.md``, and so expect a page no HTML file is named by).
+  file, ``cluster.md``, and so expect a page no HTML file is named by);
+* ``pip``: pip's own Sphinx sources as Debian installs them (reStructuredText and MyST Markdown,
+  ``/usr/share/doc/python3-pip/html``, 41 pages: the command reference, topics, the reference's
+  formats and the architecture notes; gzipped ones unpacked, index and redirect pages left out),
+  with questions written before any was routed;
+* ``libxslt``: libxslt's gtk-doc API reference (``/usr/share/doc/libxslt1-dev/gtk-doc/html/
+  libxslt``, one HTML page a header: "transform: the XSLT engine transformation part."), with
+  questions written before any was routed.
 
 Titles and records are read as ``dev_folder_routing.py`` reads a folder's
 (``crossval.dev_folders.folder_names``: the opening's first
@@ -18,15 +25,18 @@ question's route where it differs from the one expected; the documents with a ti
 naming questions routed to their documents and the others routed.
 
     python benchmarks/checks/installed_docs_routing.py [--man /usr/share/man]
-        [--node-html /usr/share/doc/nodejs/api] [-v]
+        [--node-html /usr/share/doc/nodejs/api] [--pip-docs /usr/share/doc/python3-pip/html]
+        [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [-v]
 
-Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages and the Node.js docs
-(Debian: nodejs-doc); it says which are missing and exits 2 without them.
+Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages, the Node.js docs
+(Debian: nodejs-doc), pip's (Debian: python3-pip) and libxslt's (Debian: libxslt1-dev); it
+says which are missing and exits 2 without them.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -101,6 +111,102 @@ GIT_QUESTIONS = (
     ("How do I push a new branch to a remote and set its upstream?", None),
 )
 FOLDERS = {"apt": (APT, APT_QUESTIONS), "git": (GIT, GIT_QUESTIONS)}
+PIP = [
+    *(
+        f"cli/pip{c}.rst"
+        for c in (
+            " _cache _check _config _debug _download _freeze _hash _inspect _install _list "
+            "_search _show _uninstall _wheel"
+        ).split(" ")
+    ),
+    *(
+        f"development/architecture/{p}.rst"
+        for p in (
+            "anatomy command-line-interface configuration-files overview package-finding "
+            "upgrade-options"
+        ).split()
+    ),
+    "getting-started.md",
+    "installation.md",
+    "user_guide.rst",
+    "reference/build-system/pyproject-toml.md",
+    "reference/build-system/setup-py.md",
+    *(
+        f"reference/{p}.md"
+        for p in (
+            "inspect-report installation-report requirement-specifiers requirements-file-format"
+        ).split()
+    ),
+    *(
+        f"topics/{p}.md"
+        for p in (
+            "authentication caching configuration dependency-resolution https-certificates "
+            "local-project-installs more-dependency-resolution python-option repeatable-installs "
+            "secure-installs vcs-support"
+        ).split()
+    ),
+]
+PIP_QUESTIONS = (
+    ("What does the pip install reference say about the --no-deps option?", "cli/pip_install.rst"),
+    ("In the caching topic, how do I disable the HTTP cache?", "topics/caching.md"),
+    (
+        "What does the requirements file format page say about line continuations?",
+        "reference/requirements-file-format.md",
+    ),
+    (
+        "According to pip freeze, which packages are left out of the output by default?",
+        "cli/pip_freeze.rst",
+    ),
+    (
+        "What does the repository anatomy page say about the tests directory?",
+        "development/architecture/anatomy.rst",
+    ),
+    (
+        "How does the More on Dependency Resolution page explain the order candidates are "
+        "tried in?",
+        "topics/more-dependency-resolution.md",
+    ),
+    (
+        "What does the pyproject.toml reference say about the build-system table?",
+        "reference/build-system/pyproject-toml.md",
+    ),
+    (
+        "In the VCS Support docs, which URL schemes does pip accept for git?",
+        "topics/vcs-support.md",
+    ),
+    (
+        "Which fields does the pip inspect JSON output specification describe?",
+        "reference/inspect-report.md",
+    ),
+    (
+        "How does the installation report describe the download_info field?",
+        "reference/installation-report.md",
+    ),
+    (
+        "What does the secure installs topic recommend about hash-checking mode?",
+        "topics/secure-installs.md",
+    ),
+    ("In pip_wheel.rst, how are build dependencies handled?", "cli/pip_wheel.rst"),
+    ("What does the getting started guide show for installing a package?", "getting-started.md"),
+    (
+        "In the HTTPS certificates topic, how does pip use the system certificate store?",
+        "topics/https-certificates.md",
+    ),
+    (
+        "According to the Configuration File Handling page, in which order are files read?",
+        "development/architecture/configuration-files.rst",
+    ),
+    ("How do I install a package from a local directory in editable mode?", None),
+    ("Why does pip refuse to install into the system Python on some distributions?", None),
+    ("How can I make an install reproducible across machines?", None),
+    ("What happens when two packages require conflicting versions of a dependency?", None),
+    ("How do I pass credentials for a private package index?", None),
+    ("Where are wheels built from source distributions stored between runs?", None),
+    ("How do I uninstall a package and all its dependencies?", None),
+    ("Which environment variables override configuration options?", None),
+    ("Who won the 1998 football World Cup?", None),
+    ("How long should sourdough bread be proofed?", None),
+)
 
 
 def render(man: Path, pages: list[str], folder: Path) -> list[str]:
@@ -117,6 +223,45 @@ def render(man: Path, pages: list[str], folder: Path) -> list[str]:
         (folder / name).write_bytes(text.stdout)
         files.append(name)
     return files
+
+
+GTK_DOC_QUESTIONS = (
+    (
+        "What does the transform module say about xsltApplyStylesheetUser?",
+        "libxslt-transform.html",
+    ),
+    ("In the xsltutils interface, how is a message printed?", "libxslt-xsltutils.html"),
+    ("Which functions does the security framework provide?", "libxslt-security.html"),
+    ("What does libxslt-keys.html describe?", "libxslt-keys.html"),
+    (
+        "In the namespaces interface, how are namespace aliases resolved?",
+        "libxslt-namespaces.html",
+    ),
+    (
+        "What does the xsltInternals header define for the stylesheet structure?",
+        "libxslt-xsltInternals.html",
+    ),
+    (
+        "How does the XSLT attribute handling interface apply attribute sets?",
+        "libxslt-attributes.html",
+    ),
+    ("How do I register an extension function?", None),
+    ("Which function frees a compiled stylesheet?", None),
+    ("How are XSLT variables looked up?", None),
+    ("What is the default maximum recursion depth for templates?", None),
+)
+
+
+def unpack(docs: Path, pages: list[str], folder: Path) -> None:
+    """Each of ``pages`` copied from ``docs`` into ``folder`` at its path, unpacked where
+    Debian gzipped it (``caching.md.gz``)."""
+    for page in pages:
+        source, target = docs / page, folder / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        packed = source.with_name(source.name + ".gz")
+        target.write_bytes(
+            gzip.decompress(packed.read_bytes()) if packed.is_file() else source.read_bytes()
+        )
 
 
 def node_questions() -> list[tuple[str, tuple[str, ...]]]:
@@ -137,6 +282,8 @@ def check(
     files: list[str],
     questions: list[tuple[str, tuple[str, ...]]],
     verbose: bool,
+    *,
+    by_path: bool = False,
 ) -> None:
     """Print the folder's routes that differ from the expected ones and its figures."""
     titles = {f: document_title((folder / f).read_text().lstrip()[:TITLE_CHARS]) for f in files}
@@ -147,7 +294,7 @@ def check(
     right = others = 0
     for question, pages in questions:
         route = route_question(question, names, RoutingSettings())
-        got = tuple(sorted(stem(d) for d in route.doc_ids))
+        got = tuple(sorted(d if by_path else stem(d) for d in route.doc_ids))
         right += bool(pages) and got == pages
         others += not pages and bool(got)
         if got != pages:
@@ -164,6 +311,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--man", type=Path, default=Path("/usr/share/man"))
     parser.add_argument("--node-html", type=Path, default=Path("/usr/share/doc/nodejs/api"))
+    parser.add_argument("--pip-docs", type=Path, default=Path("/usr/share/doc/python3-pip/html"))
+    parser.add_argument(
+        "--gtk-doc", type=Path, default=Path("/usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt")
+    )
     parser.add_argument("-v", action="store_true", help="print every document's title")
     args = parser.parse_args()
     missing = [tool for tool in ("man", "col") if shutil.which(tool) is None]
@@ -171,6 +322,13 @@ def main() -> int:
     missing += [p for p in pages if not (args.man / f"{p}.gz").is_file()]
     node = sorted(p.name for p in args.node_html.glob("*.html"))
     missing += [] if node else [f"{args.node_html}/*.html"]
+    missing += [
+        page
+        for page in PIP
+        if not any((args.pip_docs / f"{page}{packed}").is_file() for packed in ("", ".gz"))
+    ]
+    gtk_doc = sorted(p.name for p in args.gtk_doc.glob("libxslt-*.html"))
+    missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     if missing:
         print(f"missing: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -181,6 +339,12 @@ def main() -> int:
             expected = [(q, (page,) if page else ()) for q, page in questions]
             check(name, folder, files, expected, args.v)
     check("nodejs-html", args.node_html, node, node_questions(), args.v)
+    with tempfile.TemporaryDirectory() as tmp:
+        unpack(args.pip_docs, PIP, Path(tmp))
+        expected = [(q, (page,) if page else ()) for q, page in PIP_QUESTIONS]
+        check("pip", Path(tmp), PIP, expected, args.v, by_path=True)
+    expected = [(q, (page,) if page else ()) for q, page in GTK_DOC_QUESTIONS]
+    check("libxslt", args.gtk_doc, gtk_doc, expected, args.v, by_path=True)
     return 0
 
 
