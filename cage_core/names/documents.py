@@ -110,8 +110,8 @@ _IDENTIFIER = re.compile(
     r"(?<![\w.])([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
 )
 _FILE_NAME = re.compile(
-    r"(?<![\w./\\-])(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}|[A-Za-z][\w-]*\d(?:\.\d+)+)"
-    r"(?![\w-]|\.\d)"
+    r"(?<![\w.-])((?:[\w.-]+[/\\])*)"  # a path before it
+    r"(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}|[A-Za-z][\w-]*\d(?:\.\d+)+)(?![\w-]|\.\d)"
 )
 _MANUAL_PAGE = re.compile(r"(?<![\w.+-])([A-Za-z_][\w.+-]{0,38})\(([1-9][a-z]{0,6})\)(?![\w(])")
 _ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
@@ -160,12 +160,13 @@ def identifiers(text: str) -> list[Identifier]:
 def file_names(text: str) -> list[Identifier]:
     """The file names ``text`` writes (a name with an extension: ``"compatibility.md"``,
     ``"2025-03-28.md"``, ``"Primitive-Types.html"``; or a name of letters ending in a dotted
-    version, with no extension: ``"MPL-2.0"``, ``"LGPL-2.1"``), folded, each once."""
+    version, with no extension: ``"MPL-2.0"``, ``"LGPL-2.1"``), folded, each once; a path's
+    last part (a link's ``"../api/fs.html#x"``: ``"fs.html"``, standing where its path does)."""
     out: dict[str, Identifier] = {}
     for match in _FILE_NAME.finditer(text):
-        name = match.group(1)
+        name = match.group(2)
         if len(name) <= MAX_FILE_NAME_CHARS and fold(name) not in out:
-            out[fold(name)] = Identifier(fold(name), name, match.start(1), match.end(1))
+            out[fold(name)] = Identifier(fold(name), name, match.start(), match.end(2))
     return list(out.values())
 
 
@@ -241,8 +242,9 @@ def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[
                 out.setdefault(found.word, found)
     for found in manual_pages(running_head(opening)):
         out.setdefault(found.word, found)
-    named = file_names(_BRACKETED.sub(" ", title).strip())
-    if len(named) == 1 and named[0].shown == _BRACKETED.sub(" ", title).strip():
+    unbracketed = _BRACKETED.sub(" ", title).strip()
+    named = file_names(unbracketed)
+    if len(named) == 1 and named[0].shown == unbracketed:
         out.setdefault(named[0].word, named[0])
     stem = file_stem(file_name)
     found_in_name = identifiers(stem) + dates(stem) + file_names(stem) + file_names(file_name)

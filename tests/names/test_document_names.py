@@ -290,3 +290,19 @@ def test_a_document_titled_by_a_file_name_owns_it(title: str) -> None:
     assert [i.word for i in own_identifiers("", "page.md", f"Why {file_name} matters")] == [
         "page.md"
     ]
+
+
+def test_a_file_name_is_read_at_the_end_of_its_path() -> None:
+    text = (
+        "See [Clients](advanced/clients.md), ../api/fs.html#fs_readfile, ./eip-1559.md, "
+        "docs\\usage.rst and https://pip.pypa.io/en/stable/topics/caching.md"
+    )
+    assert [i.word for i in file_names(text)] == [
+        "clients.md",
+        "fs.html",
+        "eip-1559.md",
+        "usage.rst",
+        "caching.md",
+    ]
+    linked = "In ../api/fs.html, see"
+    assert [linked[i.start : i.end] for i in file_names(linked)] == ["../api/fs.html"]
