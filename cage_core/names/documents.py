@@ -109,6 +109,9 @@ class Identifier:
 _IDENTIFIER = re.compile(
     r"(?<![\w.])([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
 )
+_ROLE = re.compile(
+    r"(?::([A-Za-z]{2,12}):|\{([A-Za-z]{2,12})\})`(?:[^`<>]*<)?(0*)(\d{1,7})(?:#[^`<>]*)?>?`"
+)
 _FILE_NAME = re.compile(
     r"(?<![\w.-])((?:[\w.-]+[/\\])*)"  # a path before it
     r"(\w[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}|[A-Za-z][\w-]*\d(?:\.\d+)+)(?![\w-]|\.\d)"
@@ -145,15 +148,23 @@ def fold(text: str) -> str:
 def identifiers(text: str) -> list[Identifier]:
     """The identifiers ``text`` writes, in order, each once by its word form (module
     docstring). A word of letters with a number after it, within one word's reach (a space,
-    a hyphen, an underscore, ``:`` or ``#``): ``"RFC 9110"``, ``"XEP-0045"``, ``"pep_0634"``.
-    A version ("Python 3.11"), a decimal or a number glued inside a longer word is none."""
+    a hyphen, an underscore, ``:`` or ``#``): ``"RFC 9110"``, ``"XEP-0045"``, ``"pep_0634"``;
+    or a reStructuredText / MyST role of a number (``:pep:`634```, ``{rfc}`9110#section-3```,
+    ``:pep:`the tutorial <636>```), as Sphinx pages cite. A version ("Python 3.11"), a decimal
+    or a number glued inside a longer word is none."""
+    found: list[tuple[int, int, str, str, str]] = [
+        (m.start(), m.end(), m.group(1) or m.group(2), m.group(3), m.group(4))
+        for m in _ROLE.finditer(text)
+    ]
+    roles = [(start, end) for start, end, *_ in found]
+    for m in _IDENTIFIER.finditer(text):
+        if not any(start <= m.start() < end for start, end in roles):  # its "#section-3"
+            found.append((m.start(), m.end(), m.group(1), m.group(2), m.group(3)))
     out: dict[str, Identifier] = {}
-    for match in _IDENTIFIER.finditer(text):
-        letters, zeros, number = match.groups()
+    for start, end, letters, zeros, number in sorted(found):
         word = f"{fold(letters)} {number}"
         if word not in out:
-            shown = f"{letters.upper()} {zeros}{number}"
-            out[word] = Identifier(word, shown, match.start(), match.end())
+            out[word] = Identifier(word, f"{letters.upper()} {zeros}{number}", start, end)
     return list(out.values())
 
 

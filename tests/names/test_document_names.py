@@ -132,6 +132,19 @@ def test_every_written_form_of_an_identifier_is_one_word() -> None:
     ]
 
 
+def test_a_markup_role_with_a_number_is_an_identifier() -> None:
+    written = "As :pep:`634` and {rfc}`9110#section-3` say (:pep:`the tutorial <636>`)"
+    assert [(i.word, i.shown) for i in identifiers(written)] == [
+        ("pep 634", "PEP 634"),
+        ("rfc 9110", "RFC 9110"),
+        ("pep 636", "PEP 636"),
+    ]
+    assert [written[i.start : i.end] for i in identifiers(written)][:2] == [
+        ":pep:`634`",
+        "{rfc}`9110#section-3`",
+    ]
+
+
 @pytest.mark.parametrize("text", ["Python 3.11", "TLS 1.3 handshake", "v2ray", "abc12345678"])
 def test_versions_decimals_and_glued_numbers_are_no_identifiers(text: str) -> None:
     assert identifiers(text) == []
