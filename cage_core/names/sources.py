@@ -15,7 +15,8 @@ had the subject ``README`` and linked as if about one thing (issue 38). So:
   the nearest folder above it that is neither, a
   version and a ``.dist-info`` / ``.egg-info`` suffix dropped
   (``site-packages/fastapi/README.md`` → ``fastapi``,
-  ``mmh3-5.3.1.dist-info/METADATA`` → ``mmh3``); "" when no part of the path names anything;
+  ``mmh3-5.3.1.dist-info/METADATA`` → ``mmh3``: :func:`folder_name`); "" when no part of the
+  path names anything;
 * :func:`is_generic_file_name` — a name that says what role a file or folder plays, not what
   it is about: one of :data:`GENERIC_PATH_NAMES` in normal form (any case, any extension,
   ``-`` / ``_`` / ``.`` as spaces: ``README``, ``CHANGELOG.md``, ``code-of-conduct.rst``),
@@ -39,6 +40,7 @@ __all__ = [
     "GENERIC_FILE_PREFIXES",
     "GENERIC_PATH_NAMES",
     "file_stem",
+    "folder_name",
     "heading_name",
     "is_generic_file_name",
     "path_name",
@@ -114,6 +116,14 @@ def path_name(value: Any) -> str:
     stem = _spaced(PurePath(file_name).stem)
     if not is_generic_file_name(file_name) and not is_debris(stem):
         return stem
+    return folder_name(value)
+
+
+def folder_name(value: str) -> str:
+    """The nearest folder above the file of path ``value`` that is neither generic nor debris,
+    a version and a ``.dist-info`` / ``.egg-info`` suffix dropped, separators as spaces
+    (``"mmh3-5.3.1.dist-info/METADATA"`` → ``"mmh3"``); "" when none is."""
+    parts = [p for p in PurePath(value.strip().replace("\\", "/")).parts if p not in ("/", "")]
     for folder in reversed(parts[:-1]):
         bare = _VERSION.sub("", _PACKAGE_INFO.sub("", folder))
         if bare.endswith(":") or is_generic_file_name(bare) or is_debris(_spaced(bare)):
