@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Five folders, each read as a user would save or load it:
+Six folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -16,7 +16,10 @@ Five folders, each read as a user would save or load it:
   with questions written before any was routed;
 * ``libxslt``: libxslt's gtk-doc API reference (``/usr/share/doc/libxslt1-dev/gtk-doc/html/
   libxslt``, one HTML page a header: "transform: the XSLT engine transformation part."), with
-  questions written before any was routed.
+  questions written before any was routed;
+* ``readmes``: the READMEs of 26 packages (``/usr/share/doc/PACKAGE/README``, ``README.md``,
+  gzipped ones unpacked), each kept as ``PACKAGE/README`` as a monorepo keeps its packages',
+  with questions written before any was routed.
 
 Titles and records are read as ``dev_folder_routing.py`` reads a folder's
 (``crossval.dev_folders.folder_names``: the opening's first
@@ -26,7 +29,7 @@ naming questions routed to their documents and the others routed.
 
     python benchmarks/checks/installed_docs_routing.py [--man /usr/share/man]
         [--node-html /usr/share/doc/nodejs/api] [--pip-docs /usr/share/doc/python3-pip/html]
-        [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [-v]
+        [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [--doc /usr/share/doc] [-v]
 
 Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages, the Node.js docs
 (Debian: nodejs-doc), pip's (Debian: python3-pip) and libxslt's (Debian: libxslt1-dev); it
@@ -252,6 +255,39 @@ GTK_DOC_QUESTIONS = (
 )
 
 
+READMES = (
+    "apt bash bc coreutils cscope e2fsprogs ed fakeroot findutils gdb gettext git gnupg grep "
+    "gzip jq make mawk patch sed tmux valgrind wget zstd openssl systemd"
+).split()
+README_QUESTIONS = (
+    ("What does the jq README say about installing from source?", "jq"),
+    ("According to the tmux README, which libraries does tmux depend on?", "tmux"),
+    ("In zstd's README, how fast is decompression?", "zstd"),
+    ("What does the README for GNU sed say about reporting bugs?", "sed"),
+    ("Which platforms does the valgrind README list as supported?", "valgrind"),
+    ("How does the wget README describe recursive downloads?", "wget"),
+    ("What does the openssl README say about the FIPS provider?", "openssl"),
+    ("In findutils/README, where should bugs be reported?", "findutils"),
+    ("What does the GNU make README say about building on Windows?", "make"),
+    ("According to the mawk README, how does mawk differ from other awks?", "mawk"),
+    ("What does the systemd README list as build requirements?", "systemd"),
+    ("In the patch README, how is the program installed?", "patch"),
+    ("How do I compress a file with the best ratio?", None),
+    ("Which tool searches files for a regular expression?", None),
+    ("How do I report a security vulnerability?", None),
+    ("What license is the software distributed under?", None),
+    ("How do I build the program from a git checkout?", None),
+    ("Who won the 1998 football World Cup?", None),
+)
+README_NAMES = ("README", "README.md")
+
+
+def readme(doc: Path, package: str) -> Path | None:
+    """The package's README in ``doc`` (plain or gzipped), or ``None``."""
+    found = [doc / package / f"{n}{z}" for n in README_NAMES for z in ("", ".gz")]
+    return next((f for f in found if f.is_file()), None)
+
+
 def unpack(docs: Path, pages: list[str], folder: Path) -> None:
     """Each of ``pages`` copied from ``docs`` into ``folder`` at its path, unpacked where
     Debian gzipped it (``caching.md.gz``)."""
@@ -315,6 +351,7 @@ def main() -> int:
     parser.add_argument(
         "--gtk-doc", type=Path, default=Path("/usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt")
     )
+    parser.add_argument("--doc", type=Path, default=Path("/usr/share/doc"))
     parser.add_argument("-v", action="store_true", help="print every document's title")
     args = parser.parse_args()
     missing = [tool for tool in ("man", "col") if shutil.which(tool) is None]
@@ -329,6 +366,7 @@ def main() -> int:
     ]
     gtk_doc = sorted(p.name for p in args.gtk_doc.glob("libxslt-*.html"))
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
+    missing += [f"{args.doc}/{p}/README" for p in READMES if readme(args.doc, p) is None]
     if missing:
         print(f"missing: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -345,6 +383,17 @@ def main() -> int:
         check("pip", Path(tmp), PIP, expected, args.v, by_path=True)
     expected = [(q, (page,) if page else ()) for q, page in GTK_DOC_QUESTIONS]
     check("libxslt", args.gtk_doc, gtk_doc, expected, args.v, by_path=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for package in READMES:
+            found = readme(args.doc, package)
+            assert found is not None  # checked above
+            page = f"{package}/{found.name.removesuffix('.gz')}"
+            unpack(args.doc, [page], Path(tmp))
+            files.append(page)
+        by_package = {f.split("/")[0]: f for f in files}
+        expected = [(q, (by_package[p],) if p else ()) for q, p in README_QUESTIONS]
+        check("readmes", Path(tmp), files, expected, args.v, by_path=True)
     return 0
 
 

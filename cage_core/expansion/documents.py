@@ -52,7 +52,7 @@ from cage_core.names.documents import (
     without_spans,
 )
 from cage_core.names.forms import words
-from cage_core.names.sources import file_stem
+from cage_core.names.sources import file_stem, folder_name
 
 __all__ = [
     "GENERIC_FILE_STEMS",
@@ -230,12 +230,16 @@ def meaningful_file_stem(source: str) -> str:
     """The file name of ``source`` (a path) without its extension, when it names something:
     "" for a generic name (:data:`GENERIC_FILE_STEMS`), for a number, or for no file name.
     ``"contracts/Birch_MA_Agreement.txt"`` → ``"Birch MA Agreement"``."""
-    name = PurePath(source.replace("\\", "/")).name if source else ""
-    stem = file_stem(name)
-    readable = " ".join(words(stem.replace("_", " ")))
+    readable = _readable_stem(source)
     if not readable or readable.lower() in GENERIC_FILE_STEMS or readable.isdigit():
         return ""
     return readable
+
+
+def _readable_stem(source: str) -> str:
+    """The words of the file name of ``source`` (a path) without its extension."""
+    name = PurePath(source.replace("\\", "/")).name if source else ""
+    return " ".join(words(file_stem(name).replace("_", " ")))
 
 
 def document_record(
@@ -248,13 +252,19 @@ def document_record(
     cuts off is read when the metadata gives none.
 
     ``name``: ``"{identifier}: {title}"`` (the title alone when it writes the identifier),
-    else the title, else the identifier, else the meaningful file name, else the words of the
-    opening's first line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS` characters. The
+    else ``"{folder} {file}: {title}"`` for a generic file name (its nearest folder that
+    names something, :func:`~cage_core.names.sources.folder_name`: ``"tmux README: Welcome to
+    tmux"``; the title alone when the folder's name holds its words), else the title, else
+    the identifier, else the meaningful file name, else ``"{folder} {file}"``, else the words of
+    the opening's first line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS`. The
     file name is one of its identifiers even when generic (``LICENSE.txt``: routing reads it
     only where at most two documents have it, :data:`~cage_core.expansion.routing.MAX_OWNERS`).
     """
     path = source or doc_id
     readable_stem = meaningful_file_stem(path)
+    stem = _readable_stem(path)
+    folder = folder_name(path) if stem.lower() in GENERIC_FILE_STEMS else ""
+    folder_file = f"{folder} {stem}" if folder else ""  # "packages/tmux/README": "tmux README"
     title = " ".join(title.split()) or document_title(
         (opening if head is None else head)[:TITLE_CHARS]
     )
@@ -265,12 +275,14 @@ def document_record(
     first_line = next((" ".join(words(line)) for line in text_lines(opening) if words(line)), "")
     if title and identifier and series[0].word not in {i.word for i in identifiers(title)}:
         name = f"{identifier}: {title}"
+    elif title and folder and not set(words(fold(title))) <= set(words(fold(folder))):
+        name = f"{folder_file}: {title}"
     else:
-        name = title or identifier or readable_stem or first_line
+        name = title or identifier or readable_stem or folder_file or first_line
     name = name[:MAX_DOCUMENT_NAME_CHARS]
     own_words = [found.word for found in own]
     return DocumentRecord(
         doc_id,
         name,
-        document_words(title, readable_stem, opening, identifiers=own_words, name=name),
+        document_words(title, readable_stem, folder, opening, identifiers=own_words, name=name),
     )

@@ -159,6 +159,47 @@ def test_generic_and_numeric_file_names_name_nothing() -> None:
     assert meaningful_file_stem("reports/acme_2019.pdf") == "acme 2019"
 
 
+@pytest.mark.parametrize(
+    ("path", "opening", "name"),
+    [
+        (
+            "packages/tmux/README",
+            "Welcome to tmux!\n\ntmux is a terminal multiplexer.",
+            "tmux README",
+        ),
+        (
+            "packages/tmux/README",
+            "Welcome to tmux\n===============\n",
+            "tmux README: Welcome to tmux",
+        ),
+        ("packages/jq/README.md", "# jq\n\njq is a JSON processor.", "jq"),
+        ("indices/keyword_table/README.md", "# Keyword Table\n", "Keyword Table"),
+        ("indices/tree/README.md", "# Tree Index\n", "tree README: Tree Index"),
+        ("docs/index.md", "# Home\n", "Home"),
+        ("notes/2024/README.md", "# Notes\n", "Notes"),
+        ("README.md", "# Home\n", "Home"),
+    ],
+)
+def test_a_generic_file_is_named_by_its_folder(path: str, opening: str, name: str) -> None:
+    assert document_record(path, opening=opening).name == name
+
+
+def test_the_readme_of_a_folder_is_named_after_the() -> None:
+    readmes = {
+        f"packages/{tool}/README": f"{line}\n\nBuild with ./configure && make."
+        for tool, line in {
+            "tmux": "Welcome to tmux!",
+            "wget": "GNU Wget",
+            "zstd": "Zstandard is a fast compression algorithm",
+            "sed": "This is the GNU implementation of sed",
+        }.items()
+    }
+    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in readmes.items())
+    route = route_question("According to the tmux README, which libraries are needed?", names)
+    assert route.doc_ids == ("packages/tmux/README",)
+    assert not route_question("How do I build it with make?", names)
+
+
 def test_document_words_are_distinct_sorted_and_bounded() -> None:
     assert document_words("Beta alpha, beta. A x1") == ("alpha", "beta", "x1")
     assert len(document_words(" ".join(f"w{i}" for i in range(1000)))) == 256

@@ -88,7 +88,7 @@ def test_the_langchain_transformer_writes_one_record_per_document(add_start_inde
     assert [r.name for r in expected] == [
         "Birch Marketing Affiliate",
         "ConvergTV Content Distribution",
-        "Supply agreement of Acme Widgets Corp and Globex Industrial Ltd",  # README names nothing
+        "contracts README",  # an untitled README is named after its folder
     ]
     assert {memory.entry(c.id).doc_id for c in chunks} == set(doc_ids.values())
     assert list(memory.storage.document_records()) == expected
@@ -148,7 +148,7 @@ def test_the_llamaindex_extractor_writes_one_record_per_file(tmp_path):
         assert sorted(r.name for r in records.values()) == [
             "Birch Marketing Affiliate",
             "ConvergTV Distribution",
-            "Supply agreement of Acme Widgets Corp",  # the first chunk ends at "Corp."
+            "contracts README",  # an untitled README is named after its folder
         ]
         route = route_question(QUESTION, index.documents(), SMALL)
         assert [records[d].name for d in route.doc_ids] == ["ConvergTV Distribution"]
