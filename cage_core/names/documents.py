@@ -129,7 +129,7 @@ _TAG = re.compile(r"<[^>]+>")
 _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
-_ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1{2,}[ \t]*$")
+_ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1+[ \t]*$")
 _BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
 _INLINE_CODE = re.compile(r"(?::[\w.:+-]+:|\{[\w.:+-]+\})?(`+)[!~]?(.+?)(?:\s*<[^<>`]*>)?\1")
 """Inline code in a heading, as it renders: a code span (`` `setup.py` ``), a reST / MyST role

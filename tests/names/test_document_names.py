@@ -45,6 +45,7 @@ Abstract
         ("Some words first.\n\n# Installing the server\n\ntext", "Installing the server"),
         ("=======\nRestore\n=======\n\nTo restore a snapshot", "Restore"),
         ("Backups\n-------\n\ntext", "Backups"),
+        ("jq\n==\n\njq is a JSON processor.", "jq"),  # a two-letter setext title
         ("= The AsciiDoc Guide\n:toc:\n", "The AsciiDoc Guide"),
     ],
 )
