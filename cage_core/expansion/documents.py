@@ -67,6 +67,7 @@ __all__ = [
     "document_record",
     "document_words",
     "marks_its_name",
+    "folder_file_name",
     "meaningful_file_stem",
     "name_words",
     "title_word",
@@ -242,6 +243,20 @@ def _readable_stem(source: str) -> str:
     return " ".join(words(file_stem(name).replace("_", " ")))
 
 
+def folder_file_name(source: str) -> str:
+    """A generic file (:data:`GENERIC_FILE_STEMS`) named after its nearest folder that names
+    something (:func:`~cage_core.names.sources.folder_name`): ``"packages/tmux/README"`` →
+    ``"tmux README"``; "" for any other file, or where no folder names anything."""
+    folder, stem = _generic_file_folder(source)
+    return f"{folder} {stem}" if folder else ""
+
+
+def _generic_file_folder(source: str) -> tuple[str, str]:
+    """``(folder, file)`` of :func:`folder_file_name`: ``("tmux", "README")``, or ``("", …)``."""
+    stem = _readable_stem(source)
+    return (folder_name(source) if stem.lower() in GENERIC_FILE_STEMS else ""), stem
+
+
 def document_record(
     doc_id: str, *, opening: str, title: str = "", source: str = "", head: str | None = None
 ) -> DocumentRecord:
@@ -262,8 +277,7 @@ def document_record(
     """
     path = source or doc_id
     readable_stem = meaningful_file_stem(path)
-    stem = _readable_stem(path)
-    folder = folder_name(path) if stem.lower() in GENERIC_FILE_STEMS else ""
+    folder, stem = _generic_file_folder(path)
     folder_file = f"{folder} {stem}" if folder else ""  # "packages/tmux/README": "tmux README"
     title = " ".join(title.split()) or document_title(
         (opening if head is None else head)[:TITLE_CHARS]

@@ -32,7 +32,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cage_core.expansion.documents import TITLE_CHARS, DocumentRecord, document_record
+from cage_core.expansion.documents import (
+    TITLE_CHARS,
+    DocumentRecord,
+    document_record,
+    folder_file_name,
+)
 from cage_core.expansion.record import LinkEntry
 from cage_core.expansion.storage import LinkStorage
 from cage_core.metadata import DOCUMENT_NAME_KEY, OFFSET_METADATA_KEY, chunk_offset, document_name
@@ -203,8 +208,9 @@ def document_name_fields(
     """The metadata each chunk gains: its document's name under
     :data:`~cage_core.metadata.DOCUMENT_NAME_KEY`, where the call holds the document's
     opening (:func:`document_openings`, from position 0 or where none has a position), a title
-    names it (the metadata's, or one its opening writes) and the metadata names none; else
-    nothing. The name is that of the record read from that opening
+    names it (the metadata's, or one its opening writes) or its folder does (a generic file:
+    :func:`~cage_core.expansion.documents.folder_file_name`, "tmux README") and the metadata
+    names none; else nothing. The name is that of the record read from that opening
     (:func:`~cage_core.expansion.documents.document_record`: ``"RFC 9110: HTTP Semantics"``),
     what the link index writes. ``metadatas``: with the framework's offsets
     (:func:`with_offsets`)."""
@@ -218,8 +224,8 @@ def document_name_fields(
             continue  # a later part of the document: its opening is not in the call
         given = passage.title or _first_text(metadata, TITLE_METADATA_KEYS)
         title = " ".join(given.split()) or document_title(head)
-        if title:  # else the record names it by its file
-            source = _first_text(metadata, SOURCE_METADATA_KEYS)
+        source = _first_text(metadata, SOURCE_METADATA_KEYS)
+        if title or folder_file_name(source or doc_id):  # else its file names it ("Birch MA")
             names[doc_id] = document_record(
                 doc_id, opening=passage.text, title=title, source=source, head=head
             ).name

@@ -168,3 +168,14 @@ def test_each_chunk_gets_the_name_of_its_titled_document_from_the_opening_in_the
         None,  # no opening of notes.md in the call
     ]
     assert metadatas[0] == {"source": "rfc9110.txt"}  # the inputs are not modified
+
+
+def test_an_untitled_generic_file_gets_the_name_its_folder_gives() -> None:
+    readme = [
+        Passage(text, doc_id="packages/tmux/README", position=n)
+        for n, text in enumerate(["Welcome to tmux!", "tmux depends on libevent."])
+    ]
+    notes = [Passage("No title here.", doc_id="notes/README", position=0)]  # a generic folder
+    metadatas: list[dict] = [{}] * 3
+    fields = document_name_fields(readme + notes, metadatas)
+    assert [f.get("cage_document") for f in fields] == ["tmux README", "tmux README", None]
