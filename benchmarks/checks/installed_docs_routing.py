@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Six folders, each read as a user would save or load it:
+Seven folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -19,7 +19,10 @@ Six folders, each read as a user would save or load it:
   questions written before any was routed;
 * ``readmes``: the READMEs of 26 packages (``/usr/share/doc/PACKAGE/README``, ``README.md``,
   gzipped ones unpacked), each kept as ``PACKAGE/README`` as a monorepo keeps its packages',
-  with questions written before any was routed.
+  with questions written before any was routed;
+* ``nodejs-contributing``: Node.js's contributor and maintainer guides (52 Markdown pages,
+  ``/usr/share/doc/nodejs/contributing``, its ``maintaining`` folder kept), with questions
+  written before any was routed.
 
 Titles and records are read as ``dev_folder_routing.py`` reads a folder's
 (``crossval.dev_folders.folder_names``: the opening's first
@@ -282,6 +285,38 @@ README_QUESTIONS = (
 README_NAMES = ("README", "README.md")
 
 
+CONTRIBUTING_QUESTIONS = (
+    (
+        "What does the collaborator guide say about landing pull requests?",
+        "collaborator-guide.md",
+    ),
+    (
+        "According to the security release process, when are pre-announcements sent?",
+        "security-release-process.md",
+    ),
+    ("In the C++ style guide, how should pointers be declared?", "cpp-style-guide.md"),
+    ("What does primordials.md say about performance?", "primordials.md"),
+    ("How does the commit queue doc describe the request-ci label?", "commit-queue.md"),
+    (
+        "What does the guide to maintaining OpenSSL say about updating the bundled version?",
+        "maintaining/maintaining-openssl.md",
+    ),
+    ("According to the Writing tests guide, where do test fixtures go?", "writing-tests.md"),
+    (
+        "In the backporting guide, how is a backport PR labelled?",
+        "backporting-to-release-lines.md",
+    ),
+    ("What does the offboarding doc list as the steps?", "offboarding.md"),
+    ("What does the code of conduct say about enforcement?", "code-of-conduct.md"),
+    ("How do I build Node.js faster on my machine?", None),
+    ("Who can approve a pull request?", None),
+    ("How are security vulnerabilities reported?", None),
+    ("What is the minimum wait time before a pull request lands?", None),
+    ("Which V8 options control garbage collection?", None),
+    ("Who won the 1998 football World Cup?", None),
+)
+
+
 def readme(doc: Path, package: str) -> Path | None:
     """The package's README in ``doc`` (plain or gzipped), or ``None``."""
     found = [doc / package / f"{n}{z}" for n in README_NAMES for z in ("", ".gz")]
@@ -367,6 +402,9 @@ def main() -> int:
     gtk_doc = sorted(p.name for p in args.gtk_doc.glob("libxslt-*.html"))
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     missing += [f"{args.doc}/{p}/README" for p in READMES if readme(args.doc, p) is None]
+    guides = args.doc / "nodejs" / "contributing"
+    contributing = sorted(str(p.relative_to(guides)) for p in guides.rglob("*.md"))
+    missing += [] if contributing else [f"{guides}/*.md"]
     if missing:
         print(f"missing: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -394,6 +432,8 @@ def main() -> int:
         by_package = {f.split("/")[0]: f for f in files}
         expected = [(q, (by_package[p],) if p else ()) for q, p in README_QUESTIONS]
         check("readmes", Path(tmp), files, expected, args.v, by_path=True)
+    expected = [(q, (page,) if page else ()) for q, page in CONTRIBUTING_QUESTIONS]
+    check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
     return 0
 
 
