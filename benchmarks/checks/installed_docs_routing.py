@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Seven folders, each read as a user would save or load it:
+Eight folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -14,6 +14,9 @@ Seven folders, each read as a user would save or load it:
   ``/usr/share/doc/python3-pip/html``, 41 pages: the command reference, topics, the reference's
   formats and the architecture notes; gzipped ones unpacked, index and redirect pages left out),
   with questions written before any was routed;
+* ``libxslt-site``: libxslt's own web site as Debian installs it (``/usr/share/doc/libxslt1-dev/
+  html/*.html``: "FAQ", "The xsltproc tool", "Library internals"), with questions written
+  before any was routed;
 * ``libxslt``: libxslt's gtk-doc API reference (``/usr/share/doc/libxslt1-dev/gtk-doc/html/
   libxslt``, one HTML page a header: "transform: the XSLT engine transformation part."), with
   questions written before any was routed;
@@ -317,6 +320,23 @@ CONTRIBUTING_QUESTIONS = (
 )
 
 
+SITE_QUESTIONS = (
+    ("What does the libxslt FAQ say about memory leaks?", "FAQ.html"),
+    ("According to the xsltproc page, which option disables network access?", "xsltproc.html"),
+    (
+        "How does the Library internals page describe the processing of templates?",
+        "internals.html",
+    ),
+    ("What does the Writing extensions page say about registering a module?", "extensions.html"),
+    ("In the Python and bindings page, how is a stylesheet applied?", "python.html"),
+    ("What does the DocBook page say about XSLT stylesheets?", "docbook.html"),
+    ("How do I report a bug in libxslt?", None),
+    ("Which version of libxslt is the latest?", None),
+    ("How do I compile libxslt on Windows?", None),
+    ("Who won the 1998 football World Cup?", None),
+)
+
+
 def readme(doc: Path, package: str) -> Path | None:
     """The package's README in ``doc`` (plain or gzipped), or ``None``."""
     found = [doc / package / f"{n}{z}" for n in README_NAMES for z in ("", ".gz")]
@@ -357,7 +377,12 @@ def check(
     by_path: bool = False,
 ) -> None:
     """Print the folder's routes that differ from the expected ones and its figures."""
-    titles = {f: document_title((folder / f).read_text().lstrip()[:TITLE_CHARS]) for f in files}
+    titles = {
+        f: document_title(
+            (folder / f).read_text(encoding="utf-8", errors="replace").lstrip()[:TITLE_CHARS]
+        )
+        for f in files
+    }
     names = folder_names(folder, files)
     if verbose:
         for f, title in titles.items():
@@ -400,6 +425,9 @@ def main() -> int:
         if not any((args.pip_docs / f"{page}{packed}").is_file() for packed in ("", ".gz"))
     ]
     gtk_doc = sorted(p.name for p in args.gtk_doc.glob("libxslt-*.html"))
+    site_dir = args.doc / "libxslt1-dev" / "html"
+    site = sorted(p.name for p in site_dir.glob("*.html"))
+    missing += [] if site else [f"{site_dir}/*.html"]
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     missing += [f"{args.doc}/{p}/README" for p in READMES if readme(args.doc, p) is None]
     guides = args.doc / "nodejs" / "contributing"
@@ -419,6 +447,8 @@ def main() -> int:
         unpack(args.pip_docs, PIP, Path(tmp))
         expected = [(q, (page,) if page else ()) for q, page in PIP_QUESTIONS]
         check("pip", Path(tmp), PIP, expected, args.v, by_path=True)
+    expected = [(q, (page,) if page else ()) for q, page in SITE_QUESTIONS]
+    check("libxslt-site", site_dir, site, expected, args.v, by_path=True)
     expected = [(q, (page,) if page else ()) for q, page in GTK_DOC_QUESTIONS]
     check("libxslt", args.gtk_doc, gtk_doc, expected, args.v, by_path=True)
     with tempfile.TemporaryDirectory() as tmp:

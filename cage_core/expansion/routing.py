@@ -89,12 +89,13 @@ from cage_core.expansion.question_text import (
 )
 from cage_core.expansion.title_forms import names_alone, spelled_out, title_forms, written_acronyms
 from cage_core.expansion.title_parts import (
+    COMMON_TITLE_SHARE,
     MAX_TITLE_HOLDERS,
     Match,
+    after_the,
     longest_matches,
     position,
 )
-from cage_core.lang.en import DEFINITE_ARTICLE
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import MAX_NAME_WORDS, words
 from cage_core.names.routes import DocumentRoute, NamedDocument
@@ -309,6 +310,7 @@ def titles_written(
     known = {**frequencies, **names.document_frequencies(unknown)}
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
+    common = {w for w in tokens if known.get(w, 0) > COMMON_TITLE_SHARE * total}  # its site
     written, numbers = written_names(question), versions.version_numbers(question)
     capitals = written_acronyms(question)
     found: list[Match] = []
@@ -327,8 +329,7 @@ def titles_written(
             if len(phrase) >= least and not (definite or as_a_name):
                 start = position(read, phrase)
             elif len(phrase) >= least or one_word:
-                start = position(read, (DEFINITE_ARTICLE, *phrase))  # "the FAQ"
-                start = None if start is None else start + 1
+                start = after_the(read, phrase, common)  # "the FAQ", "the libxslt FAQ"
             else:
                 continue
             if start is not None:  # the span of the question's words, acronyms one each

@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping
 
 from cage_core.expansion.document_names import DocumentNames, words_held
 from cage_core.expansion.documents import marks_its_name, name_words, title_word
+from cage_core.lang.en import DEFINITE_ARTICLE
 
 __all__ = [
     "COMMON_TITLE_SHARE",
@@ -16,6 +17,7 @@ __all__ = [
     "MAX_TITLE_HOLDERS",
     "MIN_CITED_TITLE_WORDS",
     "Match",
+    "after_the",
     "longest_matches",
     "position",
     "title_parts",
@@ -68,6 +70,19 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     for start in range(len(tokens) - len(phrase) + 1):
         if tuple(tokens[start : start + len(phrase)]) == phrase:
             return start
+    return None
+
+
+def after_the(tokens: list[str], phrase: tuple[str, ...], skipped: Collection[str]) -> int | None:
+    """Where ``phrase`` first stands in ``tokens`` after "the", or after "the" and words of
+    ``skipped`` (the collection's own name: "the libxslt FAQ"), or ``None``."""
+    for start in range(1, len(tokens) - len(phrase) + 1):
+        if tuple(tokens[start : start + len(phrase)]) == phrase:
+            before = start - 1
+            while before > 0 and tokens[before] != DEFINITE_ARTICLE and tokens[before] in skipped:
+                before -= 1
+            if tokens[before] == DEFINITE_ARTICLE:
+                return start
     return None
 
 

@@ -180,3 +180,18 @@ def test_a_title_written_as_a_name_after_the_names_its_document() -> None:
         route = route_question(f"According to the {written} page, which files are read?", names)
         assert route.doc_ids == ("architecture/configuration-files.rst",), written
     assert not route_question("Does Configuration File Handling read user files?", names)
+
+
+def test_a_one_word_title_names_its_page_after_the_and_the_sites_own_name() -> None:
+    """Every page of the site holds "libxslt"; "the libxslt FAQ" names the FAQ page as "the
+    FAQ" does, and a word few pages hold between "the" and the title does not."""
+    pages = {
+        "FAQ.html": "<title>FAQ</title> libxslt: questions and answers",
+        "xsltproc.html": "<title>xsltproc</title> libxslt: the command line tool",
+        "internals.html": "<title>Library internals</title> libxslt: how it works",
+        "news.html": "<title>News</title> libxslt: releases",
+    }
+    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    route = route_question("What does the libxslt FAQ say about memory leaks?", names)
+    assert route.doc_ids == ("FAQ.html",)
+    assert not route_question("What does the old FAQ say about memory leaks?", names)
