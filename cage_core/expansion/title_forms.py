@@ -39,7 +39,8 @@ from collections.abc import Iterator, Mapping
 from cage_core.expansion.documents import DocumentRecord, name_words
 from cage_core.expansion.title_parts import title_parts
 from cage_core.expansion.versions import first_number
-from cage_core.names.documents import references, without_spans
+from cage_core.names.documents import fold, references, without_spans
+from cage_core.names.forms import words
 
 __all__ = [
     "MAX_ACRONYM_LETTERS",
@@ -113,10 +114,16 @@ def names_alone(
     counts: Mapping[str, int],
     record: DocumentRecord | None,
 ) -> bool:
-    """Whether ``phrase``, one word no other document's title holds, names the document after
-    "the" ("the FAQ", "the URI spec", "the apt_preferences page"): it is the whole ``title``,
-    its main title (:func:`main_title`) or an acronym the name defines (:func:`acronyms`)."""
-    if len(phrase) != 1 or counts.get(phrase[0], 0) != 1:
+    """Whether ``phrase``, one word, names the document after "the": it is the document's
+    whole name (whatever other titles hold it: "the offboarding doc"), or, when no other
+    document's title holds it ("the FAQ", "the URI spec", "the apt_preferences page"), its
+    whole ``title``, its main title (:func:`main_title`) or an acronym the name defines
+    (:func:`acronyms`)."""
+    if len(phrase) != 1:
+        return False
+    if record is not None and words(fold(record.name)) == list(phrase):
+        return True  # the whole name: "Offboarding" beside "Steward Onboarding/OffBoarding"
+    if counts.get(phrase[0], 0) != 1:
         return False
     if len(title) == 1:
         return True

@@ -195,3 +195,20 @@ def test_a_one_word_title_names_its_page_after_the_and_the_sites_own_name() -> N
     route = route_question("What does the libxslt FAQ say about memory leaks?", names)
     assert route.doc_ids == ("FAQ.html",)
     assert not route_question("What does the old FAQ say about memory leaks?", names)
+
+
+def test_a_page_whose_whole_name_is_one_word_is_named_by_it_beside_longer_titles() -> None:
+    """ "Offboarding" is one page's whole name and a word of another's title; "the offboarding
+    doc" names the first. A title that is one word only once its identifier is left out
+    ("PUSH0 instruction") is not named by that word."""
+    pages = {
+        "offboarding.md": "# Offboarding\n\nA checklist.",
+        "steward.md": "# Security Steward Onboarding/OffBoarding\n\nSteps.",
+        "eip-3855.md": "---\neip: 3855\ntitle: PUSH0 instruction\n---\n",
+        "eip-7516.md": "---\neip: 7516\ntitle: BLOBBASEFEE instruction\n---\n",
+        "collaborators.md": "# Collaborator guide\n\nHow to land.",
+    }
+    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    route = route_question("What does the offboarding doc list as the steps?", names)
+    assert route.doc_ids == ("offboarding.md",)
+    assert not route_question("What value does the instruction push?", names)
