@@ -23,6 +23,25 @@ PAGES = {
     "thread-safety.md": "# Thread Safety\n\nSwitching ABIs is not thread safe.",
 }
 
+SITE = {  # every page holds the site's name
+    "FAQ.html": "<title>FAQ</title> libxslt: questions and answers",
+    "xsltproc.html": "<title>xsltproc</title> libxslt: the command line tool",
+    "internals.html": "<title>Library internals</title> libxslt: how it works",
+    "news.html": "<title>News</title> libxslt: releases",
+}
+GUIDES = {
+    "offboarding.md": "# Offboarding\n\nA checklist.",
+    "steward.md": "# Security Steward Onboarding/OffBoarding\n\nSteps.",
+    "eip-3855.md": "---\neip: 3855\ntitle: PUSH0 instruction\n---\n",
+    "eip-7516.md": "---\neip: 7516\ntitle: BLOBBASEFEE instruction\n---\n",
+    "collaborators.md": "# Collaborator guide\n\nHow to land.",
+}
+
+
+def named(pages: dict[str, str]) -> MemoryDocumentNames:
+    """The records of ``pages`` (path → opening)."""
+    return MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+
 
 def folder() -> MemoryDocumentNames:
     minutes = {
@@ -158,7 +177,7 @@ def test_a_short_page_named_by_its_title_is_read_before_long_pages_holding_more_
         for n in range(40)
     }
     pages = {**long_pages, "cli/pip_freeze.rst": "pip freeze\n==========\n\n.. usage:: freeze"}
-    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    names = named(pages)
     route = route_question(
         "According to pip freeze, which packages are left out of the output by default?", names
     )
@@ -175,7 +194,7 @@ def test_a_title_written_as_a_name_after_the_names_its_document() -> None:
         "topics/caching.md": "# Caching\n\nWhat is cached.",
         "topics/authentication.md": "# Authentication\n\nCredentials.",
     }
-    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    names = named(pages)
     for written in ("Configuration File Handling", "configuration file handling"):
         route = route_question(f"According to the {written} page, which files are read?", names)
         assert route.doc_ids == ("architecture/configuration-files.rst",), written
@@ -185,30 +204,17 @@ def test_a_title_written_as_a_name_after_the_names_its_document() -> None:
 def test_a_one_word_title_names_its_page_after_the_and_the_sites_own_name() -> None:
     """Every page of the site holds "libxslt"; "the libxslt FAQ" names the FAQ page as "the
     FAQ" does, and a word few pages hold between "the" and the title does not."""
-    pages = {
-        "FAQ.html": "<title>FAQ</title> libxslt: questions and answers",
-        "xsltproc.html": "<title>xsltproc</title> libxslt: the command line tool",
-        "internals.html": "<title>Library internals</title> libxslt: how it works",
-        "news.html": "<title>News</title> libxslt: releases",
-    }
-    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    names = named(SITE)
     route = route_question("What does the libxslt FAQ say about memory leaks?", names)
     assert route.doc_ids == ("FAQ.html",)
     assert not route_question("What does the old FAQ say about memory leaks?", names)
 
 
 def test_a_page_whose_whole_name_is_one_word_is_named_by_it_beside_longer_titles() -> None:
-    """ "Offboarding" is one page's whole name and a word of another's title; "the offboarding
+    """One page's whole name is "Offboarding", a word of another's title; "the offboarding
     doc" names the first. A title that is one word only once its identifier is left out
     ("PUSH0 instruction") is not named by that word."""
-    pages = {
-        "offboarding.md": "# Offboarding\n\nA checklist.",
-        "steward.md": "# Security Steward Onboarding/OffBoarding\n\nSteps.",
-        "eip-3855.md": "---\neip: 3855\ntitle: PUSH0 instruction\n---\n",
-        "eip-7516.md": "---\neip: 7516\ntitle: BLOBBASEFEE instruction\n---\n",
-        "collaborators.md": "# Collaborator guide\n\nHow to land.",
-    }
-    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in pages.items())
+    names = named(GUIDES)
     route = route_question("What does the offboarding doc list as the steps?", names)
     assert route.doc_ids == ("offboarding.md",)
     assert not route_question("What value does the instruction push?", names)
