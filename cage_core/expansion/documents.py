@@ -34,6 +34,7 @@ document (:mod:`cage_core.expansion.routing`): a word every contract's opening h
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -113,6 +114,8 @@ GENERIC_FILE_STEMS = frozenset(
 """File names (lower-cased, without extension) that name no document: every folder has one."""
 TITLE_WORD_PREFIX = "title:"
 """Marks a word of the document's name among its words (:func:`title_word`)."""
+_ONE_WORD = re.compile(r"\w+")
+"""One word of :func:`~cage_core.names.forms.words` (a run of ``\\w``), read whole."""
 
 
 @dataclass(frozen=True)
@@ -180,12 +183,14 @@ def _is_stored_word(word: Any) -> bool:
     (:func:`title_word`)."""
     if isinstance(word, str) and word.startswith(TITLE_WORD_PREFIX):
         word = word[len(TITLE_WORD_PREFIX) :]
-        return MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS and words(word) == [word]
+        return (
+            MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS and _ONE_WORD.fullmatch(word) is not None
+        )
     return (
         isinstance(word, str)
         and MIN_WORD_CHARS <= len(word) <= MAX_WORD_CHARS
         and word == word.lower()
-        and (words(word) == [word] or IDENTIFIER_WORD.fullmatch(word) is not None)
+        and (_ONE_WORD.fullmatch(word) or IDENTIFIER_WORD.fullmatch(word)) is not None
     )
 
 
