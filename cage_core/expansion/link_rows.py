@@ -25,10 +25,12 @@ and counts made consistent: removing is within reach of anyone who can write the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
 import sqlite3
+from typing import Any
 
 from cage_core.expansion.documents import DocumentRecord
 from cage_core.expansion.jsonl import parse_line
@@ -67,6 +69,8 @@ ROLES: dict[NameRole, int] = {"key": 0, "mention": 1}
 DATA_FIELDS = frozenset({"subject", "keys", "mentions"})
 MAC_FIELD = "mac"
 """The field of an entry's ``data`` holding its MAC (keyed stores)."""
+DECODED_RECORDS = 1024
+"""Document records kept decoded, by their stored values (:func:`record_from_row`)."""
 VERIFIED_POSTINGS = 4096
 """A keyed reader counts a name's postings up to this many to check its stored counts (a
 count above it is checked to be above it: such a name makes no link unless ``max_link_df``
@@ -150,12 +154,22 @@ def record_mac(record: DocumentRecord, key: bytes) -> str:
 
 def record_from_row(row: tuple, key: bytes | None) -> DocumentRecord:
     """The record of a row ``(rowid, doc_id, name, words, mac)``, validated, and with ``key``
-    its MAC checked.
+    its MAC checked; a row whose values (and key) were decoded lately is not decoded again
+    (the :data:`DECODED_RECORDS` last ones: routing reads the same records question after
+    question, each of up to 256 words checked).
 
     Raises:
         LinkIndexFormatError: saying what is wrong with the row.
     """
     _, doc_id, name, words, mac = row
+    return _decoded_record(doc_id, name, words, mac, key)
+
+
+@functools.lru_cache(maxsize=DECODED_RECORDS)
+def _decoded_record(
+    doc_id: Any, name: Any, words: Any, mac: Any, key: bytes | None
+) -> DocumentRecord:
+    """:func:`record_from_row` of a row's values (an invalid row raises, and is not kept)."""
     if doc_id is None and name is None:
         raise LinkIndexFormatError(f"a value is larger than {MAX_VALUE_BYTES} bytes")
     if not isinstance(words, str):

@@ -243,3 +243,14 @@ def test_a_record_a_reader_would_reject_is_not_written(store):
         with pytest.raises(ValueError, match="would not be readable back"):
             index.add_documents([crafted])
         assert index.documents().document_count() == len(RECORDS)
+
+
+def test_a_record_read_again_is_kept_decoded_and_an_edited_row_is_checked_anew(store):
+    with LinkIndex.open(store) as index:
+        first = index.documents().document("acme")
+        assert first == RECORDS[2]
+        assert index.documents().document("acme") is first  # not decoded again
+    with sqlite3.connect(store) as conn:
+        assert conn.execute(CRAFTED["an upper-case word"]).rowcount == 1
+    with LinkIndex.open(store) as index:
+        assert index.documents().document("acme") is None  # its new values are checked
