@@ -52,6 +52,7 @@ from cage_core.names.centered_titles import (
     centered_title,
     clean_title,
 )
+from cage_core.names.forms import written_title
 from cage_core.names.manual_pages import manual_page_title, running_head
 from cage_core.names.sources import file_stem
 
@@ -130,7 +131,6 @@ _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _ATX = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
 _ASCIIDOC = re.compile(r"^=[ \t]+(\S.*)$")
 _ADORNMENT = re.compile(r"^([=\-~^*#+`'\".:_])\1+[ \t]*$")
-_BRACKETED = re.compile(r"[(\[][^()\[\]]*[)\]]")
 _INLINE_CODE = re.compile(r"(?::[\w.:+-]+:|\{[\w.:+-]+\})?(`+)[!~]?(.+?)(?:\s*<[^<>`]*>)?\1")
 """Inline code in a heading, as it renders: a code span (`` `setup.py` ``), a reST / MyST role
 (``:mod:`!asyncio` ``, ``{ref}`caching```; its target, ``text <target>``, left out)."""
@@ -238,7 +238,8 @@ def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[
     name ``"mpl-2.0"`` and the file name; :func:`file_stem`), and the file names it starts
     with (``"sources.list.5.txt"``: ``"sources.list"``); a manual page's, from its running
     head (``"git-rebase(1)"``, :mod:`cage_core.names.manual_pages`); the file name its
-    ``title`` is, less a bracketed remark (a page titled "setup.py (legacy)": ``"setup.py"``)."""
+    ``title`` is, less its qualifier (:func:`~cage_core.names.forms.written_title`: a page
+    titled "setup.py (legacy)" owns ``"setup.py"``)."""
     out: dict[str, Identifier] = {}
     fields = _header_fields(opening) + _front_matter(opening)
     for key, value in fields:
@@ -253,9 +254,9 @@ def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[
                 out.setdefault(found.word, found)
     for found in manual_pages(running_head(opening)):
         out.setdefault(found.word, found)
-    unbracketed = _BRACKETED.sub(" ", title).strip()
-    named = file_names(unbracketed)
-    if len(named) == 1 and named[0].shown == unbracketed:
+    written = written_title(title)
+    named = file_names(written)
+    if len(named) == 1 and named[0].shown == written:
         out.setdefault(named[0].word, named[0])
     stem = file_stem(file_name)
     found_in_name = identifiers(stem) + dates(stem) + file_names(stem) + file_names(file_name)
