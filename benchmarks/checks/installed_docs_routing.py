@@ -337,6 +337,14 @@ SITE_QUESTIONS = (
 )
 
 
+def expecting(
+    questions: tuple[tuple[str, str | None], ...], pages: dict[str, str] | None = None
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each question with the pages it expects: the one it names (its page in ``pages``, when
+    given), or none."""
+    return [(q, ((pages or {}).get(p, p),) if p else ()) for q, p in questions]
+
+
 def readme(doc: Path, package: str) -> Path | None:
     """The package's README in ``doc`` (plain or gzipped), or ``None``."""
     found = [doc / package / f"{n}{z}" for n in README_NAMES for z in ("", ".gz")]
@@ -429,7 +437,8 @@ def main() -> int:
     site = sorted(p.name for p in site_dir.glob("*.html"))
     missing += [] if site else [f"{site_dir}/*.html"]
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
-    missing += [f"{args.doc}/{p}/README" for p in READMES if readme(args.doc, p) is None]
+    readmes = {p: readme(args.doc, p) for p in READMES}
+    missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
     guides = args.doc / "nodejs" / "contributing"
     contributing = sorted(str(p.relative_to(guides)) for p in guides.rglob("*.md"))
     missing += [] if contributing else [f"{guides}/*.md"]
@@ -440,29 +449,20 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             files = render(args.man, pages, folder)
-            expected = [(q, (page,) if page else ()) for q, page in questions]
-            check(name, folder, files, expected, args.v)
+            check(name, folder, files, expecting(questions), args.v)
     check("nodejs-html", args.node_html, node, node_questions(), args.v)
     with tempfile.TemporaryDirectory() as tmp:
         unpack(args.pip_docs, PIP, Path(tmp))
-        expected = [(q, (page,) if page else ()) for q, page in PIP_QUESTIONS]
-        check("pip", Path(tmp), PIP, expected, args.v, by_path=True)
-    expected = [(q, (page,) if page else ()) for q, page in SITE_QUESTIONS]
-    check("libxslt-site", site_dir, site, expected, args.v, by_path=True)
-    expected = [(q, (page,) if page else ()) for q, page in GTK_DOC_QUESTIONS]
-    check("libxslt", args.gtk_doc, gtk_doc, expected, args.v, by_path=True)
+        check("pip", Path(tmp), PIP, expecting(PIP_QUESTIONS), args.v, by_path=True)
+    check("libxslt-site", site_dir, site, expecting(SITE_QUESTIONS), args.v, by_path=True)
+    check("libxslt", args.gtk_doc, gtk_doc, expecting(GTK_DOC_QUESTIONS), args.v, by_path=True)
     with tempfile.TemporaryDirectory() as tmp:
-        files = []
-        for package in READMES:
-            found = readme(args.doc, package)
-            assert found is not None  # checked above
-            page = f"{package}/{found.name.removesuffix('.gz')}"
-            unpack(args.doc, [page], Path(tmp))
-            files.append(page)
-        by_package = {f.split("/")[0]: f for f in files}
-        expected = [(q, (by_package[p],) if p else ()) for q, p in README_QUESTIONS]
+        by_package = {p: f"{p}/{f.name.removesuffix('.gz')}" for p, f in readmes.items() if f}
+        files = list(by_package.values())
+        unpack(args.doc, files, Path(tmp))
+        expected = expecting(README_QUESTIONS, by_package)
         check("readmes", Path(tmp), files, expected, args.v, by_path=True)
-    expected = [(q, (page,) if page else ()) for q, page in CONTRIBUTING_QUESTIONS]
+    expected = expecting(CONTRIBUTING_QUESTIONS)
     check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
     return 0
 
