@@ -35,10 +35,10 @@ title the rest writes after "the" adds a second document: "the travel spending p
       substitutes policy" for "Rust Foundation Board Meeting Substitutes"),
       ``min_title_words`` or more, one of them in at most ``MAX_TITLE_HOLDERS`` documents'
       names, as consecutive words of the question ("in the structural pattern matching
-      tutorial"); a name of one word no other name holds, after "the" ("the FAQ"). How many
-      documents' *names* hold a word is read from the words their records mark as their
-      name's (:func:`~cage_core.expansion.documents.title_word`): "observers" opens every
-      set of minutes, one document is called "Meeting observers". And the title's other
+      tutorial"); a name of one word no other name holds, after "the" ("the FAQ"), or
+      anywhere written as code ("find_package"). How many documents' *names* hold a word is
+      read from the words their records mark as their name's (``title_word``): "observers"
+      opens every set of minutes, one document is called "Meeting observers". The title's other
       forms, abbreviations and versions (:mod:`~cage_core.expansion.title_forms`, ``versions``).
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
@@ -92,8 +92,8 @@ from cage_core.expansion.title_parts import (
     COMMON_TITLE_SHARE,
     MAX_TITLE_HOLDERS,
     Match,
-    after_the,
     longest_matches,
+    named_at,
     position,
 )
 from cage_core.names.documents import fold, references, without_spans
@@ -329,7 +329,7 @@ def titles_written(
             if len(phrase) >= least and not (definite or as_a_name):
                 start = position(read, phrase)
             elif len(phrase) >= least or one_word:
-                start = after_the(read, phrase, common)  # "the FAQ", "the libxslt FAQ"
+                start = named_at(read, phrase, common)  # "the FAQ", "does find_package accept"
             else:
                 continue
             if start is not None:  # the span of the question's words, acronyms one each

@@ -4,6 +4,7 @@ the titles a passage cites, :func:`titles_cited`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 
 from cage_core.expansion.document_names import DocumentNames, words_held
@@ -17,11 +18,12 @@ __all__ = [
     "MAX_TITLE_HOLDERS",
     "MIN_CITED_TITLE_WORDS",
     "Match",
-    "after_the",
     "longest_matches",
+    "named_at",
     "position",
     "title_parts",
     "titles_cited",
+    "written_as_code",
 ]
 
 MAX_TITLE_HOLDERS = 4
@@ -65,6 +67,16 @@ def title_parts(
     return sorted(dict.fromkeys(p for p in parts if p), key=len, reverse=True)
 
 
+_CODE_NAME = re.compile(r"[^\W_]+(?:_[^\W_]+)+")
+
+
+def written_as_code(word: str) -> bool:
+    """Whether ``word`` is written as code, words joined by underscores (``find_package``,
+    ``target_link_libraries``): no prose word is, so a page whose whole name it is is named
+    wherever a question writes it, not only after "the" (routing's step 1c)."""
+    return _CODE_NAME.fullmatch(word) is not None
+
+
 def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     """Where ``phrase`` first stands in ``tokens`` as consecutive words, or ``None``."""
     for start in range(len(tokens) - len(phrase) + 1):
@@ -73,9 +85,13 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     return None
 
 
-def after_the(tokens: list[str], phrase: tuple[str, ...], skipped: Collection[str]) -> int | None:
-    """Where ``phrase`` first stands in ``tokens`` after "the", or after "the" and words of
-    ``skipped`` (the collection's own name: "the libxslt FAQ"), or ``None``."""
+def named_at(tokens: list[str], phrase: tuple[str, ...], skipped: Collection[str]) -> int | None:
+    """Where ``phrase``, a title read only where it stands as a name, first stands in
+    ``tokens``: after "the", or after "the" and words of ``skipped`` (the collection's own
+    name: "the libxslt FAQ"); one word written as code (:func:`written_as_code`) anywhere
+    ("what does find_package accept"). ``None`` where it stands in neither way."""
+    if len(phrase) == 1 and written_as_code(phrase[0]):
+        return position(tokens, phrase)
     for start in range(1, len(tokens) - len(phrase) + 1):
         if tuple(tokens[start : start + len(phrase)]) == phrase:
             before = start - 1

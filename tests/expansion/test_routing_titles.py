@@ -218,3 +218,23 @@ def test_a_page_whose_whole_name_is_one_word_is_named_by_it_beside_longer_titles
     route = route_question("What does the offboarding doc list as the steps?", names)
     assert route.doc_ids == ("offboarding.md",)
     assert not route_question("What value does the instruction push?", names)
+
+
+COMMANDS = {  # a command reference: each page titled by the command, which others mention
+    "find_package.rst": "find_package\n------------\n\nFind a package; see also find_library.",
+    "find_library.rst": "find_library\n------------\n\nFind a library, as find_package does.",
+    "option.rst": "option\n------\n\nProvide a boolean option; see find_package.",
+    "project.rst": "project\n-------\n\nSet the project name; find_package reads it.",
+}
+
+
+def test_a_page_titled_by_a_code_name_is_named_wherever_the_question_writes_it() -> None:
+    """Words joined by underscores are written as code, never as prose: "find_package" names
+    its page without "the", though every other page mentions it; a one-word title in prose
+    ("option") still needs "the"."""
+    names = named(COMMANDS)
+    route = route_question("Which arguments does find_package accept in config mode?", names)
+    assert route.doc_ids == ("find_package.rst",)
+    assert route.question == "Which arguments does accept in config mode?"
+    assert route_question("What does the option command do?", names).doc_ids == ("option.rst",)
+    assert not route_question("Which option names a project?", names)
