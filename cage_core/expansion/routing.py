@@ -17,7 +17,8 @@ title the rest writes after "the" adds a second document: "the travel spending p
       and form (:func:`~cage_core.names.documents.references`: "pep 634", "compatibility.md",
       "6 December 2024") that a document gives itself (held by at most :data:`MAX_OWNERS`
       documents): ``identifier_weight`` units each, one names its document alone; else a name
-      written with its version ("TLS 1.3", "HTTP/2": :mod:`cage_core.expansion.versions`).
+      written with its version ("TLS 1.3", "HTTP/2") or a number beside a series' name ("the
+      3.2 release notes" of "CMake 3.2 Release Notes": :mod:`cage_core.expansion.versions`).
    b. *Names* — ``score(d) = Σ idf(w) / idf(1)`` over the distinct question words written as
       names (:func:`~cage_core.expansion.question_text.written_names`: "Birch", "CONTENT",
       "ConvergTV"; not "renewal") that ``d``'s words hold. Only words that can name a document

@@ -25,6 +25,15 @@ specification", "Python 3.12") names a document by itself (:func:`named_by_versi
 holds the number, when exactly one does. The name must be written as one (a capital past the
 sentence's first word, or inside the word: "TLS", "HTTP"), so "the 3 steps" names nothing.
 
+Documents of one *series* share their whole name but for its number: "CMake 3.7 Release
+Notes", "CMake 3.13 Release Notes", "Annual Report 2022". A question names one by its number
+written next to a word of the series' name ("the 3.2 release notes", "CMake 3.0", "the
+release notes for 3.25", in any case), when exactly one document whose name holds that word
+holds the number too and more than ``MAX_TITLE_HOLDERS`` documents' names are the same less
+their numbers (:func:`named_by_version`, with the names written with a version): step 1c reads
+the words every member's name holds as a kind of document, no name, and tells apart only a
+smaller family.
+
 A number (:func:`version_numbers`) is a run of digits with optional dotted parts ("1.3",
 "2", "2.0"), after an optional "v" ("v2"), standing as a word of its own (not "x86-64");
 identifiers and dates are read first and left out
@@ -36,14 +45,15 @@ hold, changes nothing: the family's title still names none of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames
-from cage_core.expansion.documents import DocumentRecord, title_word
+from cage_core.expansion.documents import DocumentRecord, name_words, title_word
 from cage_core.expansion.question_text import without_words
 from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
 from cage_core.names.documents import fold, references, without_spans
+from cage_core.names.forms import words
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
@@ -55,6 +65,12 @@ __all__ = [
 ]
 
 _NUMBER = re.compile(r"(?<![\w.])(?<!\w-)v?(\d+(?:\.\d+)*)(?![\w]|\.\d)", re.IGNORECASE)
+MAX_SERIES_DOCUMENTS = 64
+"""The most documents whose names are read for one number a question writes
+(:func:`named_by_version`): a word more documents' names hold is read for no series."""
+SERIES_REACH = 2
+"""How many words before and after a number are read as a series' name words."""
+
 _NAMED_VERSION = re.compile(
     r"(?<![\w.])([^\W\d_]\w*)[ \t]*[/_-]?[ \t]*v?(\d+(?:\.\d+)*)(?![\w]|\.\d)"
 )
@@ -115,18 +131,35 @@ def told_apart(
 def named_by_version(
     question: str, written: Sequence[tuple[str, ...]], names: DocumentNames, most: int
 ) -> DocumentRoute | None:
-    """The documents ``question`` names by a name and its version (module docstring):
-    ``written`` its names (:func:`~cage_core.expansion.question_text.written_names`); each
-    document's score is how many such names name it. ``None`` unless they name at least one
-    and at most ``most`` documents."""
-    last = {name[-1] for name in written if name}
-    plain = without_spans(question, references(question))
-    pairs = [(fold(m.group(1)), m.group(2)) for m in _NAMED_VERSION.finditer(plain)]
-    pairs = [(word, number) for word, number in pairs if word in last]
-    if not pairs:
-        return None
-    holders = names.documents_with([title_word(word) for word, _ in pairs])
+    """The documents ``question`` names by a name and its version, or by a number beside a
+    series' name (module docstring): ``written`` its names
+    (:func:`~cage_core.expansion.question_text.written_names`); each document's score is how
+    many names name it. ``None`` unless they name at least one and at most ``most``
+    documents."""
+    plain = _plain(question)
     found: dict[str, tuple[DocumentRecord, list[str]]] = {}  # doc_id -> it, the names naming it
+    for record, naming in [*_with_version(plain, written, names), *_in_series(plain, names)]:
+        found.setdefault(record.doc_id, (record, []))[1].extend(naming)
+    if not 0 < len(found) <= most:
+        return None
+    documents = tuple(
+        NamedDocument(doc_id, record.name, float(len(naming)), tuple(dict.fromkeys(naming)))
+        for doc_id, (record, naming) in found.items()
+    )
+    dropped = {word for document in documents for word in document.naming_words}
+    return DocumentRoute(documents, without_words(question, dropped))
+
+
+def _with_version(
+    plain: str, written: Sequence[tuple[str, ...]], names: DocumentNames
+) -> Iterator[tuple[DocumentRecord, list[str]]]:
+    """Each document a name written with its version names in ``plain`` (the question
+    folded, without identifiers and dates), with that name's last word: of the documents
+    whose names hold the word (at most ``MAX_TITLE_HOLDERS``), the one holding the number."""
+    last = {name[-1] for name in written if name}
+    pairs = [(m.group(1), m.group(2)) for m in _NAMED_VERSION.finditer(plain)]
+    pairs = [(word, number) for word, number in pairs if word in last]
+    holders = names.documents_with([title_word(word) for word, _ in pairs]) if pairs else {}
     for word, number in pairs:
         family = sorted(holders.get(title_word(word), ()))
         if len(family) > MAX_TITLE_HOLDERS:
@@ -134,12 +167,34 @@ def named_by_version(
         records = [names.document(doc_id) for doc_id in family]
         named = [r for r in records if r is not None and number in _name_numbers(r.name)]
         if len(named) == 1:
-            found.setdefault(named[0].doc_id, (named[0], []))[1].append(word)
-    if not 0 < len(found) <= most:
-        return None
-    documents = tuple(
-        NamedDocument(doc_id, record.name, float(len(words)), tuple(dict.fromkeys(words)))
-        for doc_id, (record, words) in found.items()
-    )
-    dropped = {word for document in documents for word in document.naming_words}
-    return DocumentRoute(documents, without_words(question, dropped))
+            yield named[0], [word]
+
+
+def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecord, list[str]]]:
+    """Each document a number names in ``plain`` as a member of its series, with the words
+    of the series' name beside the number: of the documents whose names hold one of the
+    :data:`SERIES_REACH` words before or after it (at most :data:`MAX_SERIES_DOCUMENTS`),
+    the one whose name holds the number, when exactly one does and more than
+    ``MAX_TITLE_HOLDERS`` of them have its name less its numbers (a smaller family's title
+    tells its members apart: :func:`told_apart`)."""
+    for match in _NUMBER.finditer(plain):
+        before, after = words(plain[: match.start()]), words(plain[match.end() :])
+        near = [w for w in before[-SERIES_REACH:] + after[:SERIES_REACH] if not w.isdigit()]
+        holders = names.documents_with([title_word(w) for w in near])
+        family = sorted({d for w in near for d in holders.get(title_word(w), ())})
+        if not family or len(family) > MAX_SERIES_DOCUMENTS:
+            continue
+        records = [r for r in map(names.document, family) if r is not None]
+        holding = [r for r in records if match.group(1) in _name_numbers(r.name)]
+        if len(holding) != 1:
+            continue
+        series = _unnumbered(holding[0].name)
+        if sum(_unnumbered(r.name) == series for r in records) > MAX_TITLE_HOLDERS:
+            yield holding[0], [w for w in near if w in series]
+
+
+@lru_cache(maxsize=4096)
+def _unnumbered(name: str) -> tuple[str, ...]:
+    """The words of a document's ``name`` less its numbers (:func:`version_numbers`), folded:
+    what the documents of one series share."""
+    return tuple(name_words(_NUMBER.sub(" ", _plain(name))))

@@ -148,3 +148,58 @@ def test_a_name_written_with_its_version_names_that_version(
 )
 def test_a_version_no_document_of_the_name_holds_names_none(question: str) -> None:
     assert not route_question(question, specifications())
+
+
+NOTES = "CMake {v} Release Notes\n{rule}\n\nChanges since CMake {p}.\n"
+SERIES = {  # release notes: one name but for the version, every page's name holds "CMake"
+    f"{v}.rst": NOTES.format(v=v, rule="*" * len(f"CMake {v} Release Notes"), p=p)
+    for v, p in [("3.0", "2.8"), ("3.2", "3.1"), ("3.7", "3.6"), ("3.20", "3.19"), ("3.25", "3.24")]
+}
+
+
+def release_notes() -> MemoryDocumentNames:
+    names = MemoryDocumentNames(
+        document_record(name, opening=text, source=name) for name, text in SERIES.items()
+    )
+    assert names.document("3.25.rst").name == "CMake 3.25 Release Notes"
+    return names
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("What did CMake 3.0 change about the documentation?", ("3.0.rst",)),
+        ("Which loop command do the 3.2 release notes announce?", ("3.2.rst",)),
+        ("What do the CMake 3.7 Release Notes say about Android?", ("3.7.rst",)),
+        ("In the release notes for 3.25, which preset schema is new?", ("3.25.rst",)),
+        ("What changed between CMake 3.2 and CMake 3.20?", ("3.2.rst", "3.20.rst")),
+    ],
+)
+def test_a_number_beside_a_series_name_names_the_one_document_of_the_series_holding_it(
+    question: str, named: tuple[str, ...]
+) -> None:
+    """The five documents share their name less its number; a number written next to a word
+    of that name names the one holding it, "3.2" not "3.20"."""
+    assert route_question(question, release_notes()).doc_ids == named
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did CMake 3.9 change about the documentation?",  # no document holds 3.9
+        "Which 3 generators did CMake gain?",  # "3" is no version in a name
+        "Name 3 things added since the first release.",  # no word of the series' name near 3
+    ],
+)
+def test_a_number_no_document_of_the_series_holds_names_none(question: str) -> None:
+    assert not route_question(question, release_notes())
+
+
+def test_a_number_one_document_holds_outside_a_series_names_none() -> None:
+    """A number only one name holds, in a name no other name is the same as less its numbers
+    ("Porting to Python 3" beside "Python Setup"), is no series' member: unrouted."""
+    names = MemoryDocumentNames(
+        document_record(f"{n}.md", opening=f"# {t}\n\nText.", source=f"{n}.md")
+        for n, t in [("porting", "Porting to Python 3"), ("setup", "Python Setup and Usage")]
+    )
+    assert not route_question("How do I install packages in Python 3?", names)
