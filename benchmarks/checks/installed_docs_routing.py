@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Eight folders, each read as a user would save or load it:
+Eleven folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -25,7 +25,12 @@ Eight folders, each read as a user would save or load it:
   with questions written before any was routed;
 * ``nodejs-contributing``: Node.js's contributor and maintainer guides (52 Markdown pages,
   ``/usr/share/doc/nodejs/contributing``, its ``maintaining`` folder kept), with questions
-  written before any was routed.
+  written before any was routed;
+* ``cmake-release``, ``cmake-policy``, ``cmake-command``: three sections of CMake's own
+  reStructuredText help (``/usr/share/cmake-*/Help``): 26 release notes of one name but for
+  the version ("CMake 3.7 Release Notes"), 143 policies titled by their number ("CMP0077")
+  and 127 command pages titled by the command ("find_package"), with questions written before
+  any was routed.
 
 Titles and records are read as ``dev_folder_routing.py`` reads a folder's
 (``crossval.dev_folders.folder_names``: the opening's first
@@ -35,11 +40,12 @@ naming questions routed to their documents and the others routed.
 
     python benchmarks/checks/installed_docs_routing.py [--man /usr/share/man]
         [--node-html /usr/share/doc/nodejs/api] [--pip-docs /usr/share/doc/python3-pip/html]
-        [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [--doc /usr/share/doc] [-v]
+        [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [--doc /usr/share/doc]
+        [--cmake-help /usr/share/cmake-3.25/Help] [-v]
 
 Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages, the Node.js docs
-(Debian: nodejs-doc), pip's (Debian: python3-pip) and libxslt's (Debian: libxslt1-dev); it
-says which are missing and exits 2 without them.
+(Debian: nodejs-doc), pip's (Debian: python3-pip), libxslt's (Debian: libxslt1-dev) and CMake's
+(Debian: cmake-data); it says which are missing and exits 2 without them.
 """
 
 from __future__ import annotations
@@ -337,12 +343,95 @@ SITE_QUESTIONS = (
 )
 
 
+CMAKE = {  # folder: the section of CMake's Help it is, its pages
+    "cmake-release": ("release", "[0-9]*.rst"),
+    "cmake-policy": ("policy", "CMP*.rst"),
+    "cmake-command": ("command", "*.rst"),
+}
+CMAKE_QUESTIONS: dict[str, tuple[tuple[str, str | tuple[str, ...] | None], ...]] = {
+    "cmake-release": (
+        ("What did the CMake 3.13 release notes say about the -S and -B options?", "3.13.rst"),
+        ("Which new loop command do the 3.2 release notes announce?", "3.2.rst"),
+        (
+            "According to the CMake 3.20 release notes, which C++ standard can CXX_STANDARD now "
+            "select?",
+            "3.20.rst",
+        ),
+        ("What did CMake 3.0 change about the format of its documentation?", "3.0.rst"),
+        (
+            "In the release notes for 3.25, which cmake-presets schema version is introduced?",
+            "3.25.rst",
+        ),
+        ("What do the CMake 3.7 Release Notes say about cross compiling for Android?", "3.7.rst"),
+        ("Which Visual Studio generator was added in CMake 3.21?", "3.21.rst"),
+        (
+            "What changed in FetchContent between CMake 3.11 and CMake 3.14?",
+            ("3.11.rst", "3.14.rst"),
+        ),
+        ("Which release added the Visual Studio 17 2022 generator?", None),
+        (
+            "When did CMake start supporting Android cross compiling with simple toolchain files?",
+            None,
+        ),
+        ("How do presets specify build and test presets?", None),
+        ("What does the FetchContent module do?", None),
+        ("Which compilers learned C++23 support?", None),
+        ("Who won the 1998 football World Cup?", None),
+    ),
+    "cmake-policy": (
+        ("What does CMP0077 change about the option command?", "CMP0077.rst"),
+        (
+            "Under policy CMP0048, what does the project command do with VERSION variables?",
+            "CMP0048.rst",
+        ),
+        ("what is the OLD behavior of policy cmp0011?", "CMP0011.rst"),
+        ("Which CMake version introduced CMP0091, and what does it abstract?", "CMP0091.rst"),
+        ("How does policy CMP0135 treat the timestamps of extracted archives?", "CMP0135.rst"),
+        ("What compiler id does CMP0025 give Apple Clang?", "CMP0025.rst"),
+        (
+            "Compare CMP0054 and CMP0012 on how if() reads its arguments.",
+            ("CMP0012.rst", "CMP0054.rst"),
+        ),
+        ("Which policy controls how MSVC runtime library flags are selected?", None),
+        ("What does the OLD behavior of a policy mean?", None),
+        ("How do included scripts push and pop policy settings?", None),
+        ("Which policy makes the option command honor normal variables?", None),
+        ("Who won the 1998 football World Cup?", None),
+    ),
+    "cmake-command": (
+        (
+            "What does the add_custom_command documentation say about BYPRODUCTS?",
+            "add_custom_command.rst",
+        ),
+        ("How does target_link_libraries treat the PRIVATE keyword?", "target_link_libraries.rst"),
+        (
+            "In the cmake_minimum_required page, what does the ...<max> syntax do?",
+            "cmake_minimum_required.rst",
+        ),
+        (
+            "What does the option command do when a normal variable of the same name exists?",
+            "option.rst",
+        ),
+        ("Which signatures does the file() command's GLOB_RECURSE take?", "file.rst"),
+        ("What arguments does find_package accept in its config mode?", "find_package.rst"),
+        ("How is the execute_process command's RESULT_VARIABLE set?", "execute_process.rst"),
+        ("How do I add an executable target?", None),
+        ("How do I link a library to a target?", None),
+        ("Which command sets a variable in the parent scope?", None),
+        ("How can a build run a custom step after linking?", None),
+        ("Who won the 1998 football World Cup?", None),
+    ),
+}
+
+
 def expecting(
-    questions: tuple[tuple[str, str | None], ...], pages: dict[str, str] | None = None
+    questions: tuple[tuple[str, str | tuple[str, ...] | None], ...],
+    pages: dict[str, str] | None = None,
 ) -> list[tuple[str, tuple[str, ...]]]:
-    """Each question with the pages it expects: the one it names (its page in ``pages``, when
-    given), or none."""
-    return [(q, ((pages or {}).get(p, p),) if p else ()) for q, p in questions]
+    """Each question with the pages it expects: those it names (each one's page in ``pages``,
+    when given), or none."""
+    named = [(q, (p,) if isinstance(p, str) else p or ()) for q, p in questions]
+    return [(q, tuple(sorted((pages or {}).get(p, p) for p in ps))) for q, ps in named]
 
 
 def readme(doc: Path, package: str) -> Path | None:
@@ -420,6 +509,10 @@ def main() -> int:
         "--gtk-doc", type=Path, default=Path("/usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt")
     )
     parser.add_argument("--doc", type=Path, default=Path("/usr/share/doc"))
+    help_dirs = sorted(Path("/usr/share").glob("cmake-*/Help"))
+    parser.add_argument(
+        "--cmake-help", type=Path, default=help_dirs[-1] if help_dirs else Path("/usr/share/cmake")
+    )
     parser.add_argument("-v", action="store_true", help="print every document's title")
     args = parser.parse_args()
     missing = [tool for tool in ("man", "col") if shutil.which(tool) is None]
@@ -442,6 +535,14 @@ def main() -> int:
     guides = args.doc / "nodejs" / "contributing"
     contributing = sorted(str(p.relative_to(guides)) for p in guides.rglob("*.md"))
     missing += [] if contributing else [f"{guides}/*.md"]
+    cmake = {
+        name: (
+            args.cmake_help / section,
+            sorted(p.name for p in (args.cmake_help / section).glob(g)),
+        )
+        for name, (section, g) in CMAKE.items()
+    }
+    missing += [f"{d}/{CMAKE[n][1]}" for n, (d, pages) in cmake.items() if not pages]
     if missing:
         print(f"missing: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -464,6 +565,8 @@ def main() -> int:
         check("readmes", Path(tmp), files, expected, args.v, by_path=True)
     expected = expecting(CONTRIBUTING_QUESTIONS)
     check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
+    for name, (folder, pages) in cmake.items():
+        check(name, folder, pages, expecting(CMAKE_QUESTIONS[name]), args.v, by_path=True)
     return 0
 
 
