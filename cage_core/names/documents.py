@@ -15,7 +15,7 @@ same way, so both meet in one form:
   looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is
   never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
-  ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K"), in the form
+  ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K", "E0382"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
   way of writing one identifier is one form, and no word of a text (a run of ``\\w``) is
   ever in it: a gene named "TNFAIP3" in an abstract is a word, "tnfaip3", not the identifier
@@ -77,7 +77,7 @@ __all__ = [
 ]
 
 IDENTIFIER_WORD = re.compile(
-    r"[a-z]{2,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
+    r"[a-z]{1,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
     r"|[a-z][\w-]*[0-9](?:\.[0-9]+)+|[^\s()/\\]+\([1-9][a-z]{0,6}\)"
 )
 """The forms of :attr:`Identifier.word`: a series number (``"rfc 9110"``), a date
@@ -108,7 +108,8 @@ class Identifier:
 
 
 _IDENTIFIER = re.compile(
-    r"(?<![\w.])([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
+    r"(?<![\w.])(?:([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*|([A-Za-z])(?=\d{3}))"
+    r"(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
 )
 _ROLE = re.compile(
     r"(?::([A-Za-z]{2,12}):|\{([A-Za-z]{2,12})\})`(?:[^`<>]*<)?(0*)(\d{1,7})(?:#[^`<>]*)?>?`"
@@ -149,6 +150,7 @@ def identifiers(text: str) -> list[Identifier]:
     """The identifiers ``text`` writes, in order, each once by its word form (module
     docstring). A word of letters with a number after it, within one word's reach (a space,
     a hyphen, an underscore, ``:`` or ``#``): ``"RFC 9110"``, ``"XEP-0045"``, ``"pep_0634"``;
+    one letter right before three digits or more: ``"E0382"`` (a compiler's error code);
     or a reStructuredText / MyST role of a number (``:pep:`634```, ``{rfc}`9110#section-3```,
     ``:pep:`the tutorial <636>```), as Sphinx pages cite. A version ("Python 3.11"), a decimal
     or a number glued inside a longer word is none."""
@@ -159,12 +161,14 @@ def identifiers(text: str) -> list[Identifier]:
     roles = [(start, end) for start, end, *_ in found]
     for m in _IDENTIFIER.finditer(text):
         if not any(start <= m.start() < end for start, end in roles):  # its "#section-3"
-            found.append((m.start(), m.end(), m.group(1), m.group(2), m.group(3)))
+            letters = m.group(1) or m.group(2)
+            found.append((m.start(), m.end(), letters, m.group(3), m.group(4)))
     out: dict[str, Identifier] = {}
     for start, end, letters, zeros, number in sorted(found):
         word = f"{fold(letters)} {number}"
         if word not in out:
-            out[word] = Identifier(word, f"{letters.upper()} {zeros}{number}", start, end)
+            space = " " if len(letters) > 1 else ""  # "E0382" as a compiler writes it
+            out[word] = Identifier(word, f"{letters.upper()}{space}{zeros}{number}", start, end)
     return list(out.values())
 
 

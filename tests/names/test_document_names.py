@@ -146,6 +146,19 @@ def test_a_markup_role_with_a_number_is_an_identifier() -> None:
     ]
 
 
+def test_one_letter_before_three_digits_or_more_is_an_identifier_as_written() -> None:
+    """A compiler's error code ("E0382"), in any case; one or two digits after one letter are
+    none ("Q3", "B12", "X11": a quarter, a vitamin, a window system)."""
+    written = "Compare E0502 with e0499; not Q3, B12 or X11."
+    assert [(i.word, i.shown) for i in identifiers(written)] == [
+        ("e 502", "E0502"),
+        ("e 499", "E0499"),
+    ]
+    assert [
+        i.word for i in own_identifiers("<title>E0382 - Error codes index</title>", "E0382")
+    ] == ["e 382"]
+
+
 @pytest.mark.parametrize("text", ["Python 3.11", "TLS 1.3 handshake", "v2ray", "abc12345678"])
 def test_versions_decimals_and_glued_numbers_are_no_identifiers(text: str) -> None:
     assert identifiers(text) == []
