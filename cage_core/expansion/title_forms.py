@@ -115,21 +115,18 @@ def names_alone(
     record: DocumentRecord | None,
 ) -> bool:
     """Whether ``phrase``, one word, names the document after "the": it is the document's
-    whole name (whatever other titles hold it: "the offboarding doc"), or, when no other
-    document's title holds it ("the FAQ", "the URI spec", "the apt_preferences page"), its
-    whole ``title``, its main title (:func:`main_title`) or an acronym the name defines
-    (:func:`acronyms`)."""
+    whole name or its main title (:func:`main_title`), whatever other titles hold it ("the
+    offboarding doc", "the Closures page" of "Closures - The Rust Programming Language"), or,
+    when no other document's title holds it ("the FAQ", "the URI spec", "the apt_preferences
+    page"), its whole ``title`` or an acronym the name defines (:func:`acronyms`)."""
     if len(phrase) != 1:
         return False
-    if record is not None and words(fold(record.name)) == list(phrase):
-        return True  # the whole name: "Offboarding" beside "Steward Onboarding/OffBoarding"
+    whole = (words(fold(record.name)), name_words(main_title(record.name))) if record else ()
+    if list(phrase) in whole:
+        return True  # "Offboarding" beside "Steward Onboarding/OffBoarding"
     if counts.get(phrase[0], 0) != 1:
         return False
-    if len(title) == 1:
-        return True
-    return record is not None and (
-        phrase[0] in acronyms(record.name) or [phrase[0]] == name_words(main_title(record.name))
-    )
+    return len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name))
 
 
 def acronyms(name: str) -> set[str]:

@@ -238,3 +238,34 @@ def test_a_page_titled_by_a_code_name_is_named_wherever_the_question_writes_it()
     assert route.question == "Which arguments does accept in config mode?"
     assert route_question("What does the option command do?", names).doc_ids == ("option.rst",)
     assert not route_question("Which option names a project?", names)
+
+
+BOOK = {  # every page's name ends with the book's: "<chapter> - The Rust Programming Language"
+    f"ch{n}.html": f"<title>{title} - The Rust Programming Language</title>"
+    for n, title in [
+        ("04-00", "Understanding Ownership"),
+        ("04-01", "What is Ownership?"),
+        ("04-03", "The Slice Type"),
+        ("13-00", "Functional Language Features: Iterators and Closures"),
+        ("13-01", "Closures"),
+        ("13-02", "Processing a Series of Items with Iterators"),
+        ("appendix-07", "G - How Rust is Made and “Nightly Rust”"),
+    ]
+}
+
+
+def test_a_word_never_a_name_on_its_own_is_no_titles_own_word() -> None:
+    """ "what" is in one title only, but it is a function word: "what is" names no page."""
+    names = named(BOOK)
+    assert not route_question("What is the difference between a String and a &str?", names)
+    route = route_question("According to the slice type page, what is a string slice?", names)
+    assert route.doc_ids == ("ch04-03.html",)
+
+
+def test_a_pages_main_title_of_one_word_is_named_after_the_beside_longer_titles() -> None:
+    """ "Closures" is the main title of one page (before the book's name) and a word of
+    another's title; "the Closures page" names the first."""
+    names = named(BOOK)
+    route = route_question("What does the Closures page say about capturing values?", names)
+    assert route.doc_ids == ("ch13-01.html",)
+    assert not route_question("Which closures capture by reference?", names)
