@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Eleven folders, each read as a user would save or load it:
+Thirteen folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -30,7 +30,11 @@ Eleven folders, each read as a user would save or load it:
   reStructuredText help (``/usr/share/cmake-*/Help``): 26 release notes of one name but for
   the version ("CMake 3.7 Release Notes"), 143 policies titled by their number ("CMP0077")
   and 127 command pages titled by the command ("find_package"), with questions written before
-  any was routed.
+  any was routed;
+* ``rust-book`` and ``rust-errors``: the Rust book's chapters as rustup installs them (109
+  mdBook HTML pages, redirect stubs left out: "What is Ownership? - The Rust Programming
+  Language") and the compiler's error code pages (518, "E0382 - Error codes index"), with
+  questions written before any was routed.
 
 Titles and records are read as ``dev_folder_routing.py`` reads a folder's
 (``crossval.dev_folders.folder_names``: the opening's first
@@ -41,11 +45,13 @@ naming questions routed to their documents and the others routed.
     python benchmarks/checks/installed_docs_routing.py [--man /usr/share/man]
         [--node-html /usr/share/doc/nodejs/api] [--pip-docs /usr/share/doc/python3-pip/html]
         [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [--doc /usr/share/doc]
-        [--cmake-help /usr/share/cmake-3.25/Help] [-v]
+        [--cmake-help /usr/share/cmake-3.25/Help]
+        [--rust-docs ~/.rustup/toolchains/TOOLCHAIN/share/doc/rust/html] [-v]
 
 Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages, the Node.js docs
-(Debian: nodejs-doc), pip's (Debian: python3-pip), libxslt's (Debian: libxslt1-dev) and CMake's
-(Debian: cmake-data); it says which are missing and exits 2 without them.
+(Debian: nodejs-doc), pip's (Debian: python3-pip), libxslt's (Debian: libxslt1-dev), CMake's
+(Debian: cmake-data) and Rust's (rustup's rust-docs component, or Debian's rust-doc); it says
+which are missing and exits 2 without them.
 """
 
 from __future__ import annotations
@@ -424,6 +430,72 @@ CMAKE_QUESTIONS: dict[str, tuple[tuple[str, str | tuple[str, ...] | None], ...]]
 }
 
 
+RUST_QUESTIONS: dict[str, tuple[tuple[str, str | tuple[str, ...] | None], ...]] = {
+    "rust-book": (
+        (
+            "What does the Understanding Ownership chapter say about the stack and the heap?",
+            "ch04-00-understanding-ownership.html",
+        ),
+        (
+            "In the references and borrowing section, how many mutable references can exist at "
+            "once?",
+            "ch04-02-references-and-borrowing.html",
+        ),
+        ("According to the slice type page, what is a string slice?", "ch04-03-slices.html"),
+        (
+            "What does the chapter on Fearless Concurrency say about data races?",
+            "ch16-00-concurrency.html",
+        ),
+        (
+            "In the Cargo Workspaces section, how do crates share a Cargo.lock?",
+            "ch14-03-cargo-workspaces.html",
+        ),
+        (
+            "What does the guessing game tutorial use to generate a random number?",
+            "ch02-00-guessing-game-tutorial.html",
+        ),
+        ("How does the hello cargo page create a new project?", "ch01-03-hello-cargo.html"),
+        (
+            "What does the Rc<T> page say about reference counting across threads?",
+            "ch15-04-rc.html",
+        ),
+        (
+            "In the Smart Pointers chapter, which traits make a struct a smart pointer?",
+            "ch15-00-smart-pointers.html",
+        ),
+        (
+            "What does the book's Unsafe Rust section list as unsafe superpowers?",
+            "ch20-01-unsafe-rust.html",
+        ),
+        (
+            "What does the installation page say about rustup on Windows?",
+            "ch01-01-installation.html",
+        ),
+        (
+            "Compare the Closures page and the Iterators page on capturing the environment.",
+            ("ch13-01-closures.html", "ch13-02-iterators.html"),
+        ),
+        ("How do I declare a mutable variable?", None),
+        ("What is the difference between a String and a &str?", None),
+        ("How does Rust prevent data races at compile time?", None),
+        ("How do I run only the tests whose names match a filter?", None),
+        ("Who won the 1998 football World Cup?", None),
+    ),
+    "rust-errors": (
+        ("What does error E0382 mean?", "E0382.html"),
+        ("How do I fix rustc error E0499?", "E0499.html"),
+        ("what causes e0308?", "E0308.html"),
+        ("Compare E0502 and E0499.", ("E0499.html", "E0502.html")),
+        ("In the E0277 page, which trait bound is missing?", "E0277.html"),
+        ("What does the compiler mean by error code E0106?", "E0106.html"),
+        ("Why can't I borrow a value mutably twice?", None),
+        ("What does 'use of moved value' mean?", None),
+        ("How do I add a lifetime to a struct field?", None),
+        ("Who won the 1998 football World Cup?", None),
+    ),
+}
+
+
 def expecting(
     questions: tuple[tuple[str, str | tuple[str, ...] | None], ...],
     pages: dict[str, str] | None = None,
@@ -509,6 +581,12 @@ def main() -> int:
         "--gtk-doc", type=Path, default=Path("/usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt")
     )
     parser.add_argument("--doc", type=Path, default=Path("/usr/share/doc"))
+    rust_dirs = sorted(Path.home().glob(".rustup/toolchains/*/share/doc/rust/html"))
+    parser.add_argument(
+        "--rust-docs",
+        type=Path,
+        default=rust_dirs[0] if rust_dirs else Path("/usr/share/doc/rust-doc/html"),
+    )
     help_dirs = sorted(Path("/usr/share").glob("cmake-*/Help"))
     parser.add_argument(
         "--cmake-help", type=Path, default=help_dirs[-1] if help_dirs else Path("/usr/share/cmake")
@@ -543,6 +621,11 @@ def main() -> int:
         for name, (section, g) in CMAKE.items()
     }
     missing += [f"{d}/{CMAKE[n][1]}" for n, (d, pages) in cmake.items() if not pages]
+    book, errors = args.rust_docs / "book", args.rust_docs / "error_codes"
+    chapters = [p.name for p in sorted(book.glob("*.html")) if p.name.startswith(("ch", "app"))]
+    chapters = [c for c in chapters if not _redirect(book / c)]
+    codes = sorted(p.name for p in errors.glob("E*.html"))
+    missing += [f"{d}/*.html" for d, found in ((book, chapters), (errors, codes)) if not found]
     if missing:
         print(f"missing: {', '.join(missing)}", file=sys.stderr)
         return 2
@@ -567,7 +650,14 @@ def main() -> int:
     check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
     for name, (folder, pages) in cmake.items():
         check(name, folder, pages, expecting(CMAKE_QUESTIONS[name]), args.v, by_path=True)
+    for name, folder, pages in (("rust-book", book, chapters), ("rust-errors", errors, codes)):
+        check(name, folder, pages, expecting(RUST_QUESTIONS[name]), args.v, by_path=True)
     return 0
+
+
+def _redirect(page: Path) -> bool:
+    """Whether ``page`` is an mdBook redirect stub ("Redirecting..."), no chapter."""
+    return "<title>Redirecting" in page.read_text(encoding="utf-8", errors="replace")[:2000]
 
 
 if __name__ == "__main__":
