@@ -34,6 +34,7 @@ document (:mod:`cage_core.expansion.routing`): a word every contract's opening h
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_WORDS",
     "MAX_WORD_CHARS",
     "MIN_WORD_CHARS",
+    "NAMES_KEPT",
     "OPENING_CHARS",
     "TITLE_CHARS",
     "DocumentRecord",
@@ -85,6 +87,9 @@ MAX_WORD_CHARS = 40
 """Longer words never name a document (and stored words longer are rejected)."""
 MAX_WORDS = 256
 """Words kept per document (the first ones, in reading order)."""
+NAMES_KEPT = 4096
+"""How many documents' names :func:`name_words` keeps read (each at most
+``MAX_DOCUMENT_NAME_CHARS``)."""
 GENERIC_FILE_STEMS = frozenset(
     {
         "readme",
@@ -209,11 +214,15 @@ def marks_its_name(record: DocumentRecord, name: Sequence[str]) -> bool:
 def name_words(name: str) -> list[str]:
     """The folded words of a document's ``name`` that may name it, its identifiers left out
     ("PEP 634: Structural Pattern Matching" → ``["structural", "pattern", "matching"]``)."""
-    return [
-        w
-        for w in words(fold(without_spans(name, references(name))))
-        if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
-    ]
+    return list(_name_words(name))
+
+
+@functools.lru_cache(maxsize=NAMES_KEPT)
+def _name_words(name: str) -> tuple[str, ...]:
+    """:func:`name_words`, kept for the last :data:`NAMES_KEPT` names: routing reads the same
+    candidates' names for many questions."""
+    plain = words(fold(without_spans(name, references(name))))
+    return tuple(w for w in plain if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS)
 
 
 def document_words(*texts: str, identifiers: Sequence[str] = (), name: str = "") -> tuple[str, ...]:
