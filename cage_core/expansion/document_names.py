@@ -40,6 +40,10 @@ class DocumentNames(Protocol):
         """The record of ``doc_id``, or ``None``."""
         ...
 
+    def documents(self, doc_ids: Collection[str]) -> dict[str, DocumentRecord]:
+        """The records of ``doc_ids`` by id, in one read (ids without one: absent)."""
+        ...
+
 
 class MemoryDocumentNames:
     """:class:`DocumentNames` in dicts: records by id, and word → document ids."""
@@ -87,6 +91,9 @@ class MemoryDocumentNames:
 
     def document(self, doc_id: str) -> DocumentRecord | None:
         return self._records.get(doc_id)
+
+    def documents(self, doc_ids: Collection[str]) -> dict[str, DocumentRecord]:
+        return {d: self._records[d] for d in doc_ids if d in self._records}
 
 
 def words_held(names: DocumentNames, words: Collection[str]) -> Counter[str]:

@@ -113,6 +113,10 @@ class LinkDocuments:
         found = self._file.read(functools.partial(self._records, [doc_id]))
         return found.get(doc_id)
 
+    def documents(self, doc_ids: Collection[str]) -> dict[str, DocumentRecord]:
+        wanted = list(dict.fromkeys(d for d in doc_ids if valid_id(d)))
+        return self._file.read(functools.partial(self._records, wanted)) if wanted else {}
+
     def document_records(self) -> Iterator[DocumentRecord]:
         """Every valid record, in the order written, read in pages (no long transaction)."""
         last = 0

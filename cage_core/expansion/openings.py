@@ -241,11 +241,11 @@ def opening_records(storage: LinkStorage, chunks: Iterable[IngestChunk]) -> list
     by ``doc_id``."""
     batch = [chunk for chunk in chunks if chunk.entry.doc_id is not None]
     starts = _opening_starts([(c.entry.doc_id, c.entry.position, c.text, c.offset) for c in batch])
-    names = storage.documents()
+    known = storage.documents().documents(starts)  # one read of the records already stored
     records = []
     for doc_id, (index, head) in sorted(starts.items()):
         chunk = batch[index]  # the chunk the opening starts with: its title and file
-        if names.document(doc_id) is not None:
+        if doc_id in known:
             if chunk.entry.position != 0:
                 continue
             stored = storage.document_entries(doc_id, positions=[0])

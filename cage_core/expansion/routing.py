@@ -298,14 +298,14 @@ def titles_written(
     least = settings.min_title_words
     candidates = sorted(count, key=lambda d: (-in_title[d], -count[d], d))
     titles: dict[str, list[str]] = {}
-    records: dict[str, DocumentRecord | None] = {}  # read once: a link store reads a row each
+    records: dict[str, DocumentRecord] = {}
     marked: set[str] = set()  # records that mark their name's words (title_word)
-    for doc_id in candidates[:MAX_TITLE_CANDIDATES]:
-        record = names.document(doc_id)
-        title = name_words(record.name) if record is not None else []
+    stored = names.documents(leading := candidates[:MAX_TITLE_CANDIDATES])  # one read for all
+    for doc_id, record in ((d, stored[d]) for d in leading if d in stored):
+        title = name_words(record.name)
         if 0 < len(title) <= MAX_NAME_WORDS:
             titles[doc_id], records[doc_id] = title, record
-            if record is not None and marks_its_name(record, title):
+            if marks_its_name(record, title):
                 marked.add(doc_id)
     unknown = {w for title in titles.values() for w in title if w not in frequencies}
     known = {**frequencies, **names.document_frequencies(unknown)}

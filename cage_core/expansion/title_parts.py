@@ -155,10 +155,10 @@ def titles_cited(
     count = words_held(names, rare)
     titles: dict[str, list[str]] = {}
     candidates = sorted((d for d in count if d not in excluded), key=lambda d: (-count[d], d))
-    for doc_id in candidates[:MAX_CITED_CANDIDATES]:
-        record = names.document(doc_id)
-        title = name_words(record.name) if record is not None else []
-        if record is not None and len(title) >= least and marks_its_name(record, title):
+    stored = names.documents(leading := candidates[:MAX_CITED_CANDIDATES])  # one read for all
+    for doc_id, record in ((d, stored[d]) for d in leading if d in stored):
+        title = name_words(record.name)
+        if len(title) >= least and marks_its_name(record, title):
             titles[doc_id] = title
     in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
     counts = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}

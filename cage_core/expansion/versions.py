@@ -164,8 +164,8 @@ def _with_version(
         family = sorted(holders.get(title_word(word), ()))
         if len(family) > MAX_TITLE_HOLDERS:
             continue  # a word of many documents' names: a kind of document, no name
-        records = [names.document(doc_id) for doc_id in family]
-        named = [r for r in records if r is not None and number in _name_numbers(r.name)]
+        records = names.documents(family).values()
+        named = [r for r in records if number in _name_numbers(r.name)]
         if len(named) == 1:
             yield named[0], [word]
 
@@ -184,7 +184,7 @@ def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecor
         family = sorted({d for w in near for d in holders.get(title_word(w), ())})
         if not family or len(family) > MAX_SERIES_DOCUMENTS:
             continue
-        records = [r for r in map(names.document, family) if r is not None]
+        records = list(names.documents(family).values())
         holding = [r for r in records if match.group(1) in _name_numbers(r.name)]
         if len(holding) != 1:
             continue

@@ -55,6 +55,7 @@ def names_of(index: LinkIndex, words: list[str]) -> tuple:
         names.document_frequencies(words),
         {w: sorted(ids) for w, ids in names.documents_with(words).items()},
         [names.document(d) for d in sorted(OPENINGS)],
+        names.documents(["hooli", "nowhere", "birch", "", "hooli"]),
     )
 
 
@@ -150,6 +151,7 @@ def test_a_crafted_record_row_is_skipped_with_one_warning(store, caplog, edit):
         assert index.documents().document("acme") is None
         assert index.documents().document("acme") is None
         assert index.documents().document("birch") == RECORDS[0]
+        assert index.documents().documents(["acme", "birch"]) == {"birch": RECORDS[0]}
         assert [r.doc_id for r in index.storage.document_records()] == [
             "birch",
             "convergtv",
@@ -218,7 +220,7 @@ def test_a_keyed_reader_uses_no_record_edited_without_the_key(tmp_path, caplog, 
         assert conn.execute(sql).rowcount == 1
     with caplog.at_level(logging.WARNING):
         with LinkIndex(storage=SqliteLinkStorage(path, integrity_key=KEY)) as index:
-            count, got_frequencies, got_holders, records = names_of(index, ["birch", "acme"])
+            count, got_frequencies, got_holders, records, _ = names_of(index, ["birch", "acme"])
     assert (count, got_frequencies, got_holders) == (len(RECORDS), frequencies, holders)
     acme = next(r for r in RECORDS if r.doc_id == "acme")
     assert (acme in records) == (edit != "a record's words")
