@@ -251,10 +251,14 @@ def meaningful_file_stem(source: str) -> str:
     return readable
 
 
+_STEM_WORD = re.compile(r"\d+(?:\.\d+)+|\w+")
+
+
 def _readable_stem(source: str) -> str:
-    """The words of the file name of ``source`` (a path) without its extension."""
+    """The words of the file name of ``source`` (a path) without its extension, a version
+    kept whole (``"CC0-1.0"`` → ``"CC0 1.0"``)."""
     name = PurePath(source.replace("\\", "/")).name if source else ""
-    return " ".join(words(file_stem(name).replace("_", " ")))
+    return " ".join(_STEM_WORD.findall(file_stem(name).replace("_", " ")))
 
 
 def folder_file_name(source: str) -> str:
@@ -280,7 +284,8 @@ def document_record(
     :func:`~cage_core.expansion.openings.document_openings`), where a title the first chunk
     cuts off is read when the metadata gives none.
 
-    ``name``: ``"{identifier}: {title}"`` (the title alone when it writes the identifier),
+    ``name``: ``"{identifier}: {title}"`` (the title alone when it writes the identifier; not
+    an identifier that is only a part of its file name, "ch04-01-what-is-ownership.html"),
     else ``"{folder} {file}: {title}"`` for a generic file name (its nearest folder that
     names something, :func:`~cage_core.names.sources.folder_name`: ``"tmux README: Welcome to
     tmux"``; the title alone when the folder's name holds its words), else the title, else
@@ -297,8 +302,11 @@ def document_record(
         (opening if head is None else head)[:TITLE_CHARS]
     )
     opening = opening[:OPENING_CHARS]
-    own = own_identifiers(opening, PurePath(path.replace("\\", "/")).name, title)
-    series = [found for found in own if " " in found.word]  # "PEP 634", not a date or file
+    file_name = PurePath(path.replace("\\", "/")).name
+    own = own_identifiers(opening, file_name, title)
+    stem = file_stem(file_name)  # "ch04-01-what-is-ownership": "CH 04" is no name of it
+    partial = {i.word for i in identifiers(stem) if i.end - i.start < len(stem)}
+    series = [i for i in own if " " in i.word and i.word not in partial]  # "PEP 634", no date
     identifier = series[0].shown if series else ""
     first_line = next((" ".join(words(line)) for line in text_lines(opening) if words(line)), "")
     if title and identifier and series[0].word not in {i.word for i in identifiers(title)}:

@@ -153,6 +153,21 @@ def test_a_document_name_prefers_title_then_file_name_then_first_line() -> None:
     assert document_record("docs/README.md", opening="\n# Quick start\nBody").name == "Quick start"
 
 
+def test_a_file_named_by_its_identifier_prefixes_the_title_and_a_numbered_one_does_not() -> None:
+    """ "rfc-9110.txt" is the identifier; "ch04-01-what-is-ownership.html" only numbers its
+    chapter ("CH 04" is four pages' identifier), so its title alone names it."""
+    rfc = document_record("rfc-9110.txt", opening="# HTTP Semantics\n\nBody")
+    assert rfc.name == "RFC 9110: HTTP Semantics"
+    chapter = document_record("ch04-01-what-is-ownership.html", opening="# What is Ownership?\n")
+    assert chapter.name == "What is Ownership?"
+    assert "ch 4" in chapter.words  # still its own identifier where it is one document's
+
+
+def test_an_untitled_file_is_named_by_its_file_name_a_version_kept_whole() -> None:
+    assert document_record("CC0-1.0", opening="Creative Commons Legal Code").name == "CC0 1.0"
+    assert meaningful_file_stem("licences/LGPL-2.1") == "LGPL 2.1"
+
+
 def test_generic_and_numeric_file_names_name_nothing() -> None:
     assert meaningful_file_stem("pkg/CHANGELOG.rst") == ""
     assert meaningful_file_stem("12") == ""
