@@ -213,7 +213,8 @@ def marks_its_name(record: DocumentRecord, name: Sequence[str]) -> bool:
 
 def name_words(name: str) -> list[str]:
     """The folded words of a document's ``name`` that may name it, its identifiers left out
-    ("PEP 634: Structural Pattern Matching" → ``["structural", "pattern", "matching"]``)."""
+    ("PEP 634: Structural Pattern Matching" → ``["structural", "pattern", "matching"]``); a
+    file name's words stay ("Node.js 12 ChangeLog" → ``["node", "js", "12", "changelog"]``)."""
     return list(_name_words(name))
 
 
@@ -221,7 +222,7 @@ def name_words(name: str) -> list[str]:
 def _name_words(name: str) -> tuple[str, ...]:
     """:func:`name_words`, kept for the last :data:`NAMES_KEPT` names: routing reads the same
     candidates' names for many questions."""
-    plain = words(fold(without_spans(name, references(name))))
+    plain = words(fold(without_spans(name, references(name, files=False))))
     return tuple(w for w in plain if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS)
 
 

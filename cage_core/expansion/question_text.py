@@ -14,14 +14,15 @@ Words are folded (:func:`~cage_core.names.documents.fold`), of
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from cage_core.expansion.documents import MAX_WORD_CHARS, MIN_WORD_CHARS
-from cage_core.names.documents import fold, references, without_spans
+from cage_core.names.documents import file_names, fold, references, without_spans
 from cage_core.names.forms import words
 
 __all__ = [
     "plain_words",
+    "title_tokens",
     "within",
     "without_words",
     "written_names",
@@ -71,14 +72,19 @@ def written_names(question: str) -> list[tuple[str, ...]]:
 
 
 def plain_words(question: str) -> list[str]:
-    """The distinct folded words of ``question`` outside its identifiers, of
-    ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS`` characters, in order."""
-    question = without_spans(question, references(question))
-    return list(
-        dict.fromkeys(
-            w for w in words(fold(question)) if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
-        )
-    )
+    """The distinct folded words of ``question`` outside its identifiers (a file name's
+    words in), of ``MIN_WORD_CHARS`` to ``MAX_WORD_CHARS`` characters, in order."""
+    return list(dict.fromkeys(title_tokens(question, {})))
+
+
+def title_tokens(question: str, held: Mapping[str, int]) -> list[str]:
+    """The folded words of ``question`` a title may stand on, in order: outside its
+    identifiers, dates and the file names a document holds (``held``: how many documents
+    hold each), so "Node.js" of "Node.js 12" is words where no document is "node.js"."""
+    kept = [f for f in file_names(question) if not held.get(f.word)]
+    spans = [f for f in references(question) if f not in kept]
+    plain = words(fold(without_spans(question, spans)))
+    return [w for w in plain if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS]
 
 
 def without_words(question: str, dropped: Collection[str]) -> str:

@@ -75,8 +75,6 @@ from cage_core.config import UNIT, Int, Ranges, Real, Validated
 from cage_core.expansion import versions
 from cage_core.expansion.document_names import DocumentNames, words_held
 from cage_core.expansion.documents import (
-    MAX_WORD_CHARS,
-    MIN_WORD_CHARS,
     DocumentRecord,
     marks_its_name,
     name_words,
@@ -84,6 +82,7 @@ from cage_core.expansion.documents import (
 )
 from cage_core.expansion.question_text import (
     plain_words,
+    title_tokens,
     within,
     without_words,
     written_names,
@@ -97,8 +96,8 @@ from cage_core.expansion.title_parts import (
     named_at,
     position,
 )
-from cage_core.names.documents import fold, references, without_spans
-from cage_core.names.forms import MAX_NAME_WORDS, words
+from cage_core.names.documents import references
+from cage_core.names.forms import MAX_NAME_WORDS
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
@@ -287,11 +286,7 @@ def titles_written(
     :data:`MAX_TITLE_CANDIDATES` documents whose titles hold most of the question's words,
     then holding most of them;
     ``definite``: every title stands after "the" (a second document's, :func:`_and_titles`)."""
-    tokens = [
-        w
-        for w in words(fold(without_spans(question, references(question))))
-        if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS
-    ]
+    tokens = title_tokens(question, frequencies)  # "Node.js 12": words, where no file is it
     asked = [w for w in dict.fromkeys(tokens) if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
     count = words_held(names, asked)  # below: a short page's title, not a long page's words
     in_title = words_held(names, [title_word(w) for w in asked])

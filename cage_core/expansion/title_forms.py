@@ -96,7 +96,7 @@ def main_title(name: str) -> str:
 
 def _without_identifiers(name: str) -> str:
     """``name`` less the identifiers it writes, and the colons and dashes left at its ends."""
-    return without_spans(name, references(name)).strip(" :-")
+    return without_spans(name, references(name, files=False)).strip(" :-")
 
 
 def _main_and_rest(plain: str) -> tuple[str, str]:
@@ -132,7 +132,7 @@ def names_alone(
 def acronyms(name: str) -> set[str]:
     """The acronyms ``name`` defines (its parenthesised ones that spell out the words before
     them, :func:`abbreviated`), folded: ``{"uri"}`` of "Uniform Resource Identifier (URI)"."""
-    plain = without_spans(name, references(name))
+    plain = without_spans(name, references(name, files=False))
     return {
         word
         for match in _ACRONYM.finditer(plain)

@@ -101,8 +101,9 @@ the last 4,096 names read: routing reads the same candidates' names for every qu
 
 
 def _plain(text: str) -> str:
-    """``text`` folded, its identifiers and dates left out."""
-    return fold(without_spans(text, references(text)))
+    """``text`` folded, its identifiers and dates left out (a file name's words kept:
+    "Node.js 4")."""
+    return fold(without_spans(text, references(text, files=False)))
 
 
 def told_apart(

@@ -226,11 +226,11 @@ def manual_pages(text: str) -> list[Identifier]:
     return list(out.values())
 
 
-def references(text: str) -> list[Identifier]:
-    """Every identifier, file name, manual page and date ``text`` writes (module docstring),
-    in order."""
-    found = identifiers(text) + file_names(text) + manual_pages(text) + dates(text)
-    return sorted(found, key=lambda i: (i.start, -i.end, i.word))
+def references(text: str, *, files: bool = True) -> list[Identifier]:
+    """Every identifier, file name (``files``: a name's or a question's words keep one no
+    document holds, "Node.js 12"), manual page and date ``text`` writes, in order."""
+    found = identifiers(text) + (file_names(text) if files else []) + manual_pages(text)
+    return sorted(found + dates(text), key=lambda i: (i.start, -i.end, i.word))
 
 
 def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[Identifier]:

@@ -203,3 +203,21 @@ def test_a_number_one_document_holds_outside_a_series_names_none() -> None:
         for n, t in [("porting", "Porting to Python 3"), ("setup", "Python Setup and Usage")]
     )
     assert not route_question("How do I install packages in Python 3?", names)
+
+
+CHANGELOGS = {  # a product whose name is written like a file name, "Node.js"
+    f"CHANGELOG_V{v}.md": f"# Node.js {v} ChangeLog\n\nReleases of the {v}.x line.\n"
+    for v in (4, 6, 12, 18, 20)
+} | {"CHANGELOG_IOJS.md": "# io.js ChangeLog\n\nReleases of io.js.\n"}
+
+
+def test_a_name_written_as_a_file_name_no_document_holds_is_read_as_its_words() -> None:
+    """No document is a file "node.js" or "io.js": the question's "Node.js 12" and "io.js
+    changelog" are words of the titles, as those titles' own words are."""
+    names = MemoryDocumentNames(
+        document_record(name, opening=text, source=name) for name, text in CHANGELOGS.items()
+    )
+    question = "What changed in Node.js 12 according to its changelog?"
+    assert route_question(question, names).doc_ids == ("CHANGELOG_V12.md",)
+    question = "What does the io.js changelog say about the 3.0.0 release?"
+    assert route_question(question, names).doc_ids == ("CHANGELOG_IOJS.md",)
