@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Thirteen folders, each read as a user would save or load it:
+Fourteen folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -25,6 +25,9 @@ Thirteen folders, each read as a user would save or load it:
   with questions written before any was routed;
 * ``nodejs-contributing``: Node.js's contributor and maintainer guides (52 Markdown pages,
   ``/usr/share/doc/nodejs/contributing``, its ``maintaining`` folder kept), with questions
+  written before any was routed;
+* ``node-changelogs``: Node.js's changelogs, one Markdown file a release line ("Node.js 18
+  ChangeLog", ``/usr/share/doc/nodejs/changelogs``, gzipped ones unpacked), with questions
   written before any was routed;
 * ``cmake-release``, ``cmake-policy``, ``cmake-command``: three sections of CMake's own
   reStructuredText help (``/usr/share/cmake-*/Help``): 26 release notes of one name but for
@@ -496,6 +499,23 @@ RUST_QUESTIONS: dict[str, tuple[tuple[str, str | tuple[str, ...] | None], ...]] 
 }
 
 
+CHANGELOG_QUESTIONS = (
+    ("What does the Node.js 18 changelog list for the 18.15.0 release?", "CHANGELOG_V18.md"),
+    ("In the v20 changelog, which release is the first LTS?", "CHANGELOG_V20.md"),
+    ("What changed in Node.js 12 according to its changelog?", "CHANGELOG_V12.md"),
+    (
+        "Compare the Node 4 and Node 6 changelogs on npm versions.",
+        ("CHANGELOG_V4.md", "CHANGELOG_V6.md"),
+    ),
+    ("What does the io.js changelog say about the 3.0.0 release?", "CHANGELOG_IOJS.md"),
+    ("What does the 0.12 changelog say about the first release?", "CHANGELOG_V012.md"),
+    ("Which Node.js release first shipped npm 7?", None),
+    ("When did Node.js drop support for Windows XP?", None),
+    ("What is an LTS release?", None),
+    ("Who won the 1998 football World Cup?", None),
+)
+
+
 def expecting(
     questions: tuple[tuple[str, str | tuple[str, ...] | None], ...],
     pages: dict[str, str] | None = None,
@@ -610,6 +630,9 @@ def main() -> int:
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     readmes = {p: readme(args.doc, p) for p in READMES}
     missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
+    logs = args.doc / "nodejs" / "changelogs"
+    changelogs = sorted(p.name.removesuffix(".gz") for p in logs.glob("CHANGELOG_*.md*"))
+    missing += [] if changelogs else [f"{logs}/CHANGELOG_*.md"]
     guides = args.doc / "nodejs" / "contributing"
     contributing = sorted(str(p.relative_to(guides)) for p in guides.rglob("*.md"))
     missing += [] if contributing else [f"{guides}/*.md"]
@@ -648,6 +671,10 @@ def main() -> int:
         check("readmes", Path(tmp), files, expected, args.v, by_path=True)
     expected = expecting(CONTRIBUTING_QUESTIONS)
     check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        unpack(logs, changelogs, Path(tmp))
+        expected = expecting(CHANGELOG_QUESTIONS)
+        check("node-changelogs", Path(tmp), changelogs, expected, args.v, by_path=True)
     for name, (folder, pages) in cmake.items():
         check(name, folder, pages, expecting(CMAKE_QUESTIONS[name]), args.v, by_path=True)
     for name, folder, pages in (("rust-book", book, chapters), ("rust-errors", errors, codes)):
