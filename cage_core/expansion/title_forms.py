@@ -18,6 +18,9 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
   "apt-get - APT package handling utility", "Domain" of "Domain | Node.js Documentation";
   identifiers are read first and left out, so "RFC 3986: …" has no main title "RFC 3986"),
   and what follows it ("A Git Glossary" of "gitglossary - A Git Glossary");
+* **its file's words**, two or more (:func:`~cage_core.expansion.documents.meaningful_file_stem`
+  of its id): "writing tests" of ``writing-tests.md``, titled "How to write a test for the
+  Node.js project";
 * **its family's name**, without its version: the words before its first number, with and
   without the word just before it ("GNU Free Documentation License Version" and "GNU Free
   Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
@@ -36,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from cage_core.expansion.documents import DocumentRecord, name_words
+from cage_core.expansion.documents import DocumentRecord, meaningful_file_stem, name_words
 from cage_core.expansion.title_parts import title_parts
 from cage_core.expansion.versions import first_number
 from cage_core.names.documents import fold, references, without_spans
@@ -76,6 +79,8 @@ def title_forms(
     main, rest = _main_and_rest(plain)
     texts += [main, *abbreviated(main)] if main.strip() else []
     texts += [rest] if main.strip() and rest else []
+    stem = meaningful_file_stem(record.doc_id)
+    texts += [stem] if len(name_words(stem)) >= 2 else []  # "the writing tests guide"
     forms = [title_parts(name_words(t), counts, total) for t in texts]
     number = first_number(plain)
     if number is not None:

@@ -269,3 +269,18 @@ def test_a_pages_main_title_of_one_word_is_named_after_the_beside_longer_titles(
     route = route_question("What does the Closures page say about capturing values?", names)
     assert route.doc_ids == ("ch13-01.html",)
     assert not route_question("Which closures capture by reference?", names)
+
+
+def test_a_page_is_named_by_the_words_of_its_file_name_as_by_its_title() -> None:
+    """The guide's title says something else; its file's words name it too, as a run of two
+    words or more the question writes ("the Writing tests guide")."""
+    names = named(
+        {
+            "writing-tests.md": "# How to write a test for the Node.js project\n\nFixtures.",
+            "pull-requests.md": "# Pull requests\n\nHow to open one.",
+            "security-release-process.md": "# Security release process\n\nSteps.",
+        }
+    )
+    route = route_question("According to the Writing tests guide, where do fixtures go?", names)
+    assert route.doc_ids == ("writing-tests.md",)
+    assert not route_question("Which tests are writing files to disk?", names)
