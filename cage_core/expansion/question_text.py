@@ -81,9 +81,8 @@ def title_tokens(question: str, held: Mapping[str, int]) -> list[str]:
     """The folded words of ``question`` a title may stand on, in order: outside its
     identifiers, dates and the file names a document holds (``held``: how many documents
     hold each), so "Node.js" of "Node.js 12" is words where no document is "node.js"."""
-    kept = [f for f in file_names(question) if not held.get(f.word)]
-    spans = [f for f in references(question) if f not in kept]
-    plain = words(fold(without_spans(question, spans)))
+    owned = [f for f in file_names(question) if held.get(f.word)]
+    plain = words(fold(without_spans(question, references(question, files=False) + owned)))
     return [w for w in plain if MIN_WORD_CHARS <= len(w) <= MAX_WORD_CHARS]
 
 
