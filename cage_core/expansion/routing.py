@@ -28,19 +28,20 @@ title the rest writes after "the" adds a second document: "the travel spending p
       the words of a name the question writes (``written_names``, "Acme Government
       Solutions") of which one word no document holds: that name is of something outside the
       collection, and its other words would name a document it does not mean.
-   c. *Titles*, in any case (:func:`titles_written`): every word of a document's short name
-      (or, when the question does not write them all, the name less the words at one or both
-      of its ends that most documents' names hold: a site's name every page title repeats,
-      "Thread Safety (libffi: the portable foreign function interface library)" read "thread
-      safety"; or a run of it that holds every word no other name holds, "the board meeting
-      substitutes policy" for "Rust Foundation Board Meeting Substitutes"),
-      ``min_title_words`` or more, one of them in at most ``MAX_TITLE_HOLDERS`` documents'
-      names, as consecutive words of the question ("in the structural pattern matching
-      tutorial"); a name of one word no other name holds, after "the" ("the FAQ"), or
-      anywhere written as code ("find_package"). How many documents' *names* hold a word is
-      read from the words their records mark as their name's (``title_word``): "observers"
-      opens every set of minutes, one document is called "Meeting observers". The title's other
-      forms, abbreviations and versions (:mod:`~cage_core.expansion.title_forms`, ``versions``).
+   c. *Titles*, in any case (:func:`~cage_core.expansion.title_route.titles_written`):
+      every word of a document's short name (or, when the question does not write them all,
+      the name less the words at one or both of its ends that most documents' names hold: a
+      site's name every page title repeats, "Thread Safety (libffi: the portable foreign
+      function interface library)" read "thread safety"; or a run of it that holds every
+      word no other name holds, "the board meeting substitutes policy" for "Rust Foundation
+      Board Meeting Substitutes"), ``min_title_words`` or more, one of them in at most
+      ``MAX_TITLE_HOLDERS`` documents' names, as consecutive words of the question ("in the
+      structural pattern matching tutorial"); a name of one word no other name holds,
+      after "the" ("the FAQ"), or anywhere written as code ("find_package"). How many
+      documents' *names* hold a word is read from the words their records mark as their
+      name's (``title_word``): "observers" opens every set of minutes, one document is called
+      "Meeting observers". The title's other forms, abbreviations and versions
+      (:mod:`~cage_core.expansion.title_forms`, ``versions``).
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``
    and at least ``min_gap`` times the next one. Otherwise the question names no document
@@ -65,39 +66,22 @@ pool, and how the ranking reads a route, is said where they use it
 
 from __future__ import annotations
 
-import math
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import ClassVar
 
-from cage_core.config import UNIT, Int, Ranges, Real, Validated
 from cage_core.expansion import versions
-from cage_core.expansion.document_names import DocumentNames, words_held
-from cage_core.expansion.documents import (
-    DocumentRecord,
-    marks_its_name,
-    name_words,
-    title_word,
+from cage_core.expansion.document_names import DocumentNames
+from cage_core.expansion.question_text import plain_words, without_words, written_names
+from cage_core.expansion.routing_bounds import (
+    MAX_NAMING_DOCUMENTS,
+    MAX_OWNERS,
+    OTHER_NAME_SHARE,
+    RoutingSettings,
+    held_by,
+    idf,
 )
-from cage_core.expansion.question_text import (
-    plain_words,
-    title_tokens,
-    within,
-    without_words,
-    written_names,
-)
-from cage_core.expansion.title_forms import names_alone, spelled_out, title_forms, written_acronyms
-from cage_core.expansion.title_parts import (
-    COMMON_TITLE_SHARE,
-    MAX_TITLE_HOLDERS,
-    Match,
-    longest_matches,
-    named_at,
-    position,
-)
+from cage_core.expansion.title_route import titles_written
 from cage_core.names.documents import references
-from cage_core.names.forms import MAX_NAME_WORDS
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
@@ -107,56 +91,6 @@ __all__ = [
     "route_question",
     "titles_written",
 ]
-
-MAX_OWNERS = 2
-"""An identifier that more documents give themselves names none of them (step 1)."""
-MAX_TITLE_CANDIDATES = 32
-"""The most documents whose name is compared with a question's words (step 1)."""
-OTHER_NAME_SHARE = 0.5
-"""Other words scoring this share of ``min_score`` for another document: unrouted (step 2)."""
-MAX_NAMING_DOCUMENTS = 64
-"""A word more documents hold names none, whatever ``naming_share`` says: it bounds postings."""
-
-
-@dataclass(frozen=True)
-class RoutingSettings(Validated):
-    """The bounds of routing (module docstring); provenance in ``docs/provenance.md``.
-
-    min_score: a named document's least score (the words it holds, each counted as its idf
-        over the idf of a word one document alone holds: step 1).
-    min_gap: how many times the next document's score a named one must reach.
-    max_documents: at most this many documents are named by one question.
-    naming_share: a word names a document only when at most this share of documents hold it.
-    min_naming_words: a document is named only by at least this many naming words (a name is
-        rarely one word; one rare word is more often a thing the document mentions).
-    chunks: how many of each named document's chunks join the pool (best first).
-    identifier_weight: what an identifier the question writes ("PEP 634") counts, in units of
-        a word one document alone holds (step 1).
-    min_title_words: a document's name (its title, its file name) is read in the question's
-        lower-case words only when at least this many of them are words of one document's
-        name ("the structural pattern matching tutorial"; step 1).
-    """
-
-    min_score: float = 2.0
-    min_gap: float = 1.25
-    max_documents: int = 2
-    naming_share: float = 0.2
-    min_naming_words: int = 1
-    chunks: int = 10
-    identifier_weight: float = 2.0
-    min_title_words: int = 2
-
-    PREFIX: ClassVar[str] = "RoutingSettings."
-    RANGES: ClassVar[Ranges] = {
-        "min_score": Real(0.0, 1e6),
-        "min_gap": Real(1.0, 1e6),
-        "max_documents": Int(1, 64),
-        "naming_share": UNIT,
-        "min_naming_words": Int(1, 64),
-        "chunks": Int(1, 10_000),
-        "identifier_weight": Real(0.0, 1e6),
-        "min_title_words": Int(1, 64),
-    }
 
 
 def route_question(
@@ -184,16 +118,16 @@ def route_question(
     def naming(word: str) -> bool:
         return 0 < frequencies.get(word, 0) <= naming_limit
 
-    unit = _idf(1, total)
+    unit = idf(1, total)
     owned = [w for w in cited if 0 < frequencies.get(w, 0) <= MAX_OWNERS]
-    weights = {w: settings.identifier_weight * _idf(frequencies[w], total) / unit for w in owned}
-    by_identifier = _held_by(names, weights)
+    weights = {w: settings.identifier_weight * idf(frequencies[w], total) / unit for w in owned}
+    by_identifier = held_by(names, weights)
     route = _confident_route(question, by_identifier, owned, names, settings)
     route = route or versions.named_by_version(question, written, names, settings.max_documents)
     if route is not None:
         return _and_titles(route, names, frequencies, total, settings)
     read = [w for w in asked if w not in outside and naming(w)]
-    by_name = _held_by(names, {w: _idf(frequencies[w], total) / unit for w in read})
+    by_name = held_by(names, {w: idf(frequencies[w], total) / unit for w in read})
     route = _confident_route(question, by_name, read, names, settings)
     if route is not None:
         return _and_titles(route, names, frequencies, total, settings)
@@ -258,115 +192,6 @@ def _confident_route(
     if others and max(others) >= OTHER_NAME_SHARE * settings.min_score:
         return None  # the question also names a document it was not routed to
     return DocumentRoute(tuple(documents), without_words(question, dropped))
-
-
-def titles_written(
-    question: str,
-    names: DocumentNames,
-    frequencies: Mapping[str, int],
-    total: int,
-    settings: RoutingSettings,
-    *,
-    definite: bool = False,
-) -> DocumentRoute | None:
-    """The documents whose title the question writes, in any case (step 1c): a part
-    (:func:`~cage_core.expansion.title_forms.title_forms`) of a document's short name (at
-    most ``MAX_NAME_WORDS``) but its identifiers, of at least ``min_title_words`` words, one
-    of them in at most ``MAX_TITLE_HOLDERS`` documents' names (a one-word name: in no other
-    name, after "the"), as consecutive words of the question (an acronym read as the words it
-    spells: :func:`~cage_core.expansion.title_forms.spelled_out`), not within a name the
-    question writes (step 1b reads names: "Domain Name and Content License Agreement" is not
-    "Content License Agreement"; but the title of a version it writes, and a title it writes
-    as a name after "the": "the Configuration File Handling page"), and not when the
-    names the question writes beside it, less the words the document holds, score
-    ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score for another document
-    ("the franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping
-    titles the longer names the document; two with one title name neither, unless a version
-    tells them apart (:mod:`~cage_core.expansion.versions`). Reads the records of the
-    :data:`MAX_TITLE_CANDIDATES` documents whose titles hold most of the question's words,
-    then holding most of them;
-    ``definite``: every title stands after "the" (a second document's, :func:`_and_titles`)."""
-    tokens = title_tokens(question, frequencies)  # "Node.js 12": words, where no file is it
-    asked = [w for w in dict.fromkeys(tokens) if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
-    count = words_held(names, asked)  # below: a short page's title, not a long page's words
-    in_title = words_held(names, [title_word(w) for w in asked])
-    least = settings.min_title_words
-    candidates = sorted(count, key=lambda d: (-in_title[d], -count[d], d))
-    titles: dict[str, list[str]] = {}
-    records: dict[str, DocumentRecord] = {}
-    marked: set[str] = set()  # records that mark their name's words (title_word)
-    stored = names.documents(leading := candidates[:MAX_TITLE_CANDIDATES])  # one read for all
-    for doc_id, record in ((d, stored[d]) for d in leading if d in stored):
-        title = name_words(record.name)
-        if 0 < len(title) <= MAX_NAME_WORDS:
-            titles[doc_id], records[doc_id] = title, record
-            if marks_its_name(record, title):
-                marked.add(doc_id)
-    unknown = {w for title in titles.values() for w in title if w not in frequencies}
-    known = {**frequencies, **names.document_frequencies(unknown)}
-    in_titles = names.document_frequencies({title_word(w) for t in titles.values() for w in t})
-    titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
-    common = {w for w in tokens if known.get(w, 0) > COMMON_TITLE_SHARE * total}  # its site
-    written, numbers = written_names(question), versions.version_numbers(question)
-    capitals = written_acronyms(question)
-    found: list[Match] = []
-    for doc_id, title in titles.items():
-        read, origin = spelled_out(tokens, capitals, title)  # "GPL": general public license
-        counts = titled if doc_id in marked else known  # a store written before title marks
-        for phrase in title_forms(record := records[doc_id], title, counts, total):
-            if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
-                continue  # every word of it in many documents: a kind of document, no name
-            one_word = doc_id in marked and names_alone(phrase, title, counts, record)
-            exact = one_word or versions.holds_a_version(record, numbers)
-            within_names = [n for n in written if within(phrase, n)]
-            if any(n != phrase for n in within_names):
-                continue  # within a name the question writes: step 1b reads names
-            as_a_name = bool(within_names) and not exact  # the title, written as a name
-            if len(phrase) >= least and not (definite or as_a_name):
-                start = position(read, phrase)
-            elif len(phrase) >= least or one_word:
-                start = named_at(read, phrase, common)  # "the FAQ", "does find_package accept"
-            else:
-                continue
-            if start is not None:  # the span of the question's words, acronyms one each
-                first, last = origin[start], origin[start + len(phrase) - 1]
-                found.append((first - last - 1, first, doc_id, phrase))
-                break
-    chosen, shared = longest_matches(versions.told_apart(found, numbers, records))
-    if shared:
-        return None  # two documents with one title, no version told apart: ambiguous
-    if not 0 < len(chosen) <= settings.max_documents:
-        return None
-    unit = _idf(1, total)
-    naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
-    documents = []
-    for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1]):
-        record = records[doc_id]
-        held = set(record.words) if record is not None else set()
-        beside = (w for name in written for w in name if w not in held and w not in phrase)
-        other = {w for w in beside if 0 < known.get(w, 0) <= naming_limit}
-        held_by = _held_by(names, {w: _idf(known[w], total) / unit for w in sorted(other)})
-        others = [sum(weights.values()) for weights in held_by.values()]
-        score = sum(_idf(max(known.get(w, 1), 1), total) / unit for w in phrase)
-        if others and max(others) >= max(OTHER_NAME_SHARE * settings.min_score, score):
-            return None  # the question also names another document, as fully
-        documents.append(NamedDocument(doc_id, record.name if record else "", score, phrase))
-    dropped = {w for document in documents for w in document.naming_words}
-    return DocumentRoute(tuple(documents), without_words(question, dropped))
-
-
-def _held_by(names: DocumentNames, weights: Mapping[str, float]) -> dict[str, dict[str, float]]:
-    """Each document holding any of the words ``weights`` gives: those words, their weights."""
-    out: dict[str, dict[str, float]] = {}
-    for word, holders in names.documents_with(list(weights)).items():
-        for doc_id in holders:
-            out.setdefault(doc_id, {})[word] = weights[word]
-    return out
-
-
-def _idf(held: int, total: int) -> float:
-    """BM25's idf of a word ``held`` by that many of ``total`` documents (step 1)."""
-    return math.log(1 + (total - held + 0.5) / (held + 0.5))
 
 
 def _most_specific(documents: list[NamedDocument]) -> list[NamedDocument]:

@@ -1,5 +1,5 @@
 """The forms a question may write a document's title in (routing's step 1c,
-:func:`~cage_core.expansion.routing.titles_written`).
+:func:`~cage_core.expansion.title_route.titles_written`).
 
 A question names a document by its title, but seldom writes the title as the document sets
 it: "Uniform Resource Identifier (URI): Generic Syntax" is asked about as "the URI generic

@@ -1,5 +1,5 @@
 """Which parts of a document's title a question or a passage may write for it, and where one
-stands in its words (routing's step 1c, :func:`cage_core.expansion.routing.titles_written`;
+stands in its words (routing's step 1c, :func:`cage_core.expansion.title_route.titles_written`;
 the titles a passage cites, :func:`titles_cited`)."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Documents of one family often share their title and differ by a version: "GNU Fr
 Documentation License Version 1.2" and "… Version 1.3", "HTTP/1.1" and "HTTP/2". A question
 that writes the title and the version ("In version 1.3 of the GNU Free Documentation
 License, …") names one of them. Routing's step 1c
-(:func:`~cage_core.expansion.routing.titles_written`) reads such a title three ways:
+(:func:`~cage_core.expansion.title_route.titles_written`) reads such a title three ways:
 
 * without its version (:mod:`cage_core.expansion.title_forms`): the words of the document's
   name before its first number (:func:`first_number`), with and without the word just before

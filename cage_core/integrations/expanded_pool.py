@@ -52,7 +52,7 @@ from cage_core.expansion.contract import (
     sibling_expansions,
 )
 from cage_core.expansion.index import Expansion, LinkIndex
-from cage_core.expansion.routing import MAX_OWNERS, RoutingSettings
+from cage_core.expansion.routing_bounds import MAX_OWNERS, RoutingSettings
 from cage_core.expansion.title_parts import titles_cited
 from cage_core.integrations.ahead import result_or_none
 from cage_core.integrations.document_routing import (

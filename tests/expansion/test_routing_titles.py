@@ -1,5 +1,5 @@
 """Routing reads a title by how many documents' *names* hold its words
-(:func:`~cage_core.expansion.routing.titles_written`): a word every document's opening
+(:func:`~cage_core.expansion.title_route.titles_written`): a word every document's opening
 writes may still be one name's own; a question may write the run of a title that holds its
 own words, or a one-word title after "the"."""
 

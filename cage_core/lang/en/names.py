@@ -31,7 +31,7 @@ LEADING_DETERMINERS = frozenset({"the", "a", "an"})
 :mod:`cage_core.graphs.builder`)."""
 DEFINITE_ARTICLE = "the"
 """Writes a one-word title as a reference to the document ("the FAQ", "the encryption
-chapter"; :func:`cage_core.expansion.routing.titles_written`)."""
+chapter"; :func:`cage_core.expansion.title_route.titles_written`)."""
 HONORIFICS = frozenset({"sir", "dame", "lord", "lady", "dr"})
 """Leading titles a full name also goes without ("Sir Arthur Conan Doyle")."""
 CLERGY_TITLES = frozenset({"rev", "reverend"})
