@@ -34,9 +34,10 @@ title the rest writes after "the" adds a second document: "the travel spending p
       site's name every page title repeats, "Thread Safety (libffi: the portable foreign
       function interface library)" read "thread safety"; or a run of it that holds every
       word no other name holds, "the board meeting substitutes policy" for "Rust Foundation
-      Board Meeting Substitutes"), ``min_title_words`` or more, one of them in at most
-      ``MAX_TITLE_HOLDERS`` documents' names, as consecutive words of the question ("in the
-      structural pattern matching tutorial"); a name of one word no other name holds,
+      Board Meeting Substitutes"), ``min_title_words`` or more, one of them, or all of them
+      together, in at most ``MAX_TITLE_HOLDERS`` documents' names ("the ALTER TABLE page"),
+      as consecutive words of the question ("in the structural pattern matching
+      tutorial"); a name of one word no other name holds,
       after "the" ("the FAQ"), or anywhere written as code ("find_package"). How many
       documents' *names* hold a word is read from the words their records mark as their
       name's (``title_word``): "observers" opens every set of minutes, one document is called

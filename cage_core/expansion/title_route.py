@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from cage_core.expansion import versions
 from cage_core.expansion.document_names import DocumentNames, words_held
@@ -37,6 +37,7 @@ from cage_core.expansion.title_parts import (
     COMMON_TITLE_SHARE,
     MAX_TITLE_HOLDERS,
     Match,
+    held_together,
     longest_matches,
     named_at,
     position,
@@ -97,12 +98,16 @@ def titles_written(
     written, numbers = written_names(question), versions.version_numbers(question)
     capitals = written_acronyms(question)
     found: list[Match] = []
+    holders: dict[str, Collection[str]] = {}  # each word's documents, for held_together
     for doc_id, title in titles.items():
         read, origin = spelled_out(tokens, capitals, title)  # "GPL": general public license
         counts = titled if doc_id in marked else known  # a store written before title marks
         for phrase in title_forms(record := records[doc_id], title, counts, total):
-            if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS:
-                continue  # every word of it in many documents: a kind of document, no name
+            if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS and (
+                held_together(names, phrase, holders, in_titles=doc_id in marked)
+                > MAX_TITLE_HOLDERS
+            ):
+                continue  # all of it in many documents: a kind of document, no name
             one_word = doc_id in marked and names_alone(phrase, title, counts, record)
             exact = one_word or versions.holds_a_version(record, numbers)
             within_names = [n for n in written if within(phrase, n)]

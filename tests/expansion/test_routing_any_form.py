@@ -87,6 +87,18 @@ def test_a_title_whose_every_word_many_documents_hold_names_none() -> None:
     assert not route_question("In the franchise agreement, who may assign?", kinds)
 
 
+def test_a_title_whose_words_many_names_hold_apart_but_one_together_names_it() -> None:
+    commands = ("ALTER TABLE", "CREATE TABLE", "DROP TABLE", "CREATE TABLE AS", "TRUNCATE TABLE")
+    more = ("ALTER INDEX", "ALTER VIEW", "ALTER ROLE", "ALTER SEQUENCE", "CREATE INDEX")
+    names = MemoryDocumentNames(
+        document_record(c.replace(" ", "_") + ".7", opening=f"{c}(7)\n\nNAME\n{c} - a command")
+        for c in commands + more
+    )  # "alter" and "table": each in five names
+    route = route_question("What does the ALTER TABLE page say about locks?", names)
+    assert route.doc_ids == ("ALTER_TABLE.7",)
+    assert route.documents[0].naming_words == ("alter", "table")
+
+
 def test_a_file_name_or_a_date_the_question_writes_names_its_document() -> None:
     names = MemoryDocumentNames(
         [
