@@ -36,12 +36,12 @@ title the rest writes after "the" adds a second document: "the travel spending p
       word no other name holds, "the board meeting substitutes policy" for "Rust Foundation
       Board Meeting Substitutes"), ``min_title_words`` or more, one of them, or all of them
       together, in at most ``MAX_TITLE_HOLDERS`` documents' names ("the ALTER TABLE page"),
-      as consecutive words of the question ("in the structural pattern matching
-      tutorial"); a name of one word no other name holds,
+      as consecutive words of the question ("in the structural pattern matching tutorial",
+      or joined as code: "feature_test_macros"); a name of one word no other name holds,
       after "the" ("the FAQ"), or anywhere written as code ("find_package"). How many
       documents' *names* hold a word is read from the words their records mark as their
-      name's (``title_word``): "observers" opens every set of minutes, one document is called
-      "Meeting observers". The title's other forms, abbreviations and versions
+      name's (``title_word``): "observers" opens every set of minutes, one document is
+      called "Meeting observers". The title's other forms, abbreviations and versions
       (:mod:`~cage_core.expansion.title_forms`, ``versions``).
 2. **Confidently named.** Documents by score, best first (ties by id): the first
    ``m ≤ max_documents`` of them are named when the ``m``-th scores at least ``min_score``

@@ -49,6 +49,7 @@ __all__ = [
     "MAX_ACRONYM_LETTERS",
     "abbreviated",
     "acronyms",
+    "code_parts",
     "main_title",
     "names_alone",
     "spelled_out",
@@ -201,17 +202,36 @@ def spelled_out(
     (:func:`written_acronyms`) that ``title`` (its folded words) does not hold but spells out
     standing for the words it spells, where a word the question writes next to it is the
     title's next to them ("Lesser GPL": "lesser general public license"; an acronym alone
-    matches some title's initials by chance); and for each word read, the place in
-    ``tokens`` of the word it was read from."""
+    matches some title's initials by chance), and each word written as code whose parts are
+    consecutive words of ``title`` standing for them ("feature_test_macros": "feature test
+    macros"); and for each word read, the place in ``tokens`` of the word it was read from."""
     read: list[str] = []
     origin: list[int] = []
     for place, token in enumerate(tokens):
         letters = written.get(token)
         run = _run_beside(tokens, place, title, letters) if letters and token not in title else None
+        run = run or (_code_parts(token, title) if "_" in token else None)
         for word in run or (token,):
             read.append(word)
             origin.append(place)
     return read, origin
+
+
+def code_parts(tokens: list[str]) -> list[str]:
+    """The words of ``tokens`` written as code, each split at its underscores ("feature",
+    "test", "macros" of "feature_test_macros"): the words a title may write for it."""
+    return [part for token in tokens if "_" in token for part in token.split("_") if part]
+
+
+def _code_parts(token: str, title: list[str]) -> list[str] | None:
+    """The parts of ``token``, words joined by underscores, where ``title`` holds them as
+    consecutive words and not ``token`` itself; or ``None``."""
+    parts = token.split("_")
+    if token in title or len(parts) < 2 or not all(parts):
+        return None
+    size = len(parts)
+    found = any(title[i : i + size] == parts for i in range(len(title) - size + 1))
+    return parts if found else None
 
 
 def _run_beside(tokens: list[str], place: int, title: list[str], letters: str) -> list[str] | None:

@@ -28,6 +28,7 @@ from cage_core.expansion.routing_bounds import (
     idf,
 )
 from cage_core.expansion.title_forms import (
+    code_parts,
     names_alone,
     spelled_out,
     title_forms,
@@ -75,7 +76,10 @@ def titles_written(
     then holding most of them; ``definite``: every title stands after "the" (a second
     document's, where another step named the first)."""
     tokens = title_tokens(question, frequencies)  # "Node.js 12": words, where no file is it
-    asked = [w for w in dict.fromkeys(tokens) if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
+    parts = sorted(set(code_parts(tokens)) - set(frequencies))  # feature_test_macros: its words
+    frequencies = {**frequencies, **names.document_frequencies(parts)} if parts else frequencies
+    looked_up = dict.fromkeys([*tokens, *parts])
+    asked = [w for w in looked_up if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
     count = words_held(names, asked)  # below: a short page's title, not a long page's words
     in_title = words_held(names, [title_word(w) for w in asked])
     least = settings.min_title_words
@@ -144,4 +148,6 @@ def titles_written(
             return None  # the question also names another document, as fully
         documents.append(NamedDocument(doc_id, record.name if record else "", score, phrase))
     dropped = {w for document in documents for w in document.naming_words}
+    as_code = {t: set(code_parts([t])) for t in tokens if "_" in t}  # "feature_test_macros"
+    dropped |= {t for t, words in as_code.items() if words and words <= dropped}
     return DocumentRoute(tuple(documents), without_words(question, dropped))

@@ -240,6 +240,22 @@ def test_a_page_titled_by_a_code_name_is_named_wherever_the_question_writes_it()
     assert not route_question("Which option names a project?", names)
 
 
+def test_a_title_written_as_code_names_the_page_whose_title_writes_its_words() -> None:
+    """The question joins the title's words by underscores, as the page's own command
+    writes them: "feature_test_macros" names "Feature test macros"."""
+    names = named(
+        {
+            "macros.md": "# Feature test macros\n\nDefining _GNU_SOURCE exposes everything.",
+            "unix.md": "# UNIX domain sockets\n\nLocal interprocess communication.",
+            "tests.md": "# Test suite\n\nHow the test macros are run.",
+        }
+    )
+    route = route_question("What does the feature_test_macros page say?", names)
+    assert route.doc_ids == ("macros.md",)
+    assert route.question == "What does the page say?"
+    assert not route_question("What does feature_test say?", names)
+
+
 BOOK = {  # every page's name ends with the book's: "<chapter> - The Rust Programming Language"
     f"ch{n}.html": f"<title>{title} - The Rust Programming Language</title>"
     for n, title in [
