@@ -1,11 +1,15 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Fourteen folders, each read as a user would save or load it:
+Sixteen folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
   questions (below) were written before any was routed, each naming the page it expects or none;
+* ``pg-sql``: 44 of PostgreSQL's SQL command pages (section 7, "CREATE TABLE AS(7)": names of
+  a few common words, "ALTER TABLE", "CREATE TABLE", "CREATE TABLE AS") and ``linux-man7``: 49
+  of the Linux overview pages ("capabilities(7)", "feature_test_macros"), rendered the same
+  way, with questions written before any was routed;
 * ``nodejs-html``: Node.js's own HTML API pages (``/usr/share/doc/nodejs/api/*.html``, as
   published; the DEV Node.js folder holds the Markdown sources) with the DEV Node.js folder's
   questions and off-topic questions, each expecting the pages it names (two name a Markdown
@@ -134,7 +138,80 @@ GIT_QUESTIONS = (
     ("What happens to untracked files when switching branches?", None),
     ("How do I push a new branch to a remote and set its upstream?", None),
 )
-FOLDERS = {"apt": (APT, APT_QUESTIONS), "git": (GIT, GIT_QUESTIONS)}
+PG_SQL = [
+    f"man7/{page}.7"
+    for page in (
+        "CREATE_TABLE CREATE_TABLE_AS CREATE_FOREIGN_TABLE ALTER_TABLE DROP_TABLE "
+        "CREATE_INDEX ALTER_INDEX DROP_INDEX SELECT SELECT_INTO INSERT UPDATE DELETE VACUUM "
+        "ANALYZE EXPLAIN COPY GRANT REVOKE BEGIN COMMIT ROLLBACK SAVEPOINT CREATE_VIEW "
+        "CREATE_MATERIALIZED_VIEW REFRESH_MATERIALIZED_VIEW TRUNCATE CLUSTER REINDEX LOCK "
+        "CREATE_TRIGGER CREATE_FUNCTION CREATE_ROLE ALTER_ROLE SET SHOW LISTEN NOTIFY MERGE "
+        "CREATE_SEQUENCE CREATE_EXTENSION PREPARE EXECUTE DEALLOCATE"
+    ).split()
+]
+LINUX_MAN7 = [
+    f"man7/{page}.7"
+    for page in (
+        "capabilities cgroups namespaces signal socket tcp udp ip ipv6 epoll inotify pipe "
+        "fifo unix netlink packet pthreads sem_overview shm_overview mq_overview futex "
+        "credentials user_namespaces pid_namespaces mount_namespaces network_namespaces "
+        "cgroup_namespaces path_resolution symlink time vdso environ locale utf-8 unicode "
+        "ascii hier man-pages standards feature_test_macros signal-safety fanotify keyrings "
+        "sched raw vsock uri glob regex"
+    ).split()
+]
+PG_SQL_QUESTIONS = (
+    ("What does the CREATE TABLE AS page say about WITH NO DATA?", "CREATE_TABLE_AS"),
+    ("According to the CREATE TABLE page, what does a UNLOGGED table give up?", "CREATE_TABLE"),
+    ("Which lock level does ALTER TABLE take when it adds a column?", "ALTER_TABLE"),
+    ("how does vacuum full differ from plain vacuum?", "VACUUM"),
+    (
+        "What does REFRESH MATERIALIZED VIEW CONCURRENTLY require of the view?",
+        "REFRESH_MATERIALIZED_VIEW",
+    ),
+    ("In the COPY reference, which formats can the data be written in?", "COPY"),
+    ("What does EXPLAIN ANALYZE do to the statement it explains?", "EXPLAIN"),
+    ("Compare SELECT INTO and CREATE TABLE AS.", ("SELECT_INTO", "CREATE_TABLE_AS")),
+    ("What does the savepoint page say about rolling back to a savepoint?", "SAVEPOINT"),
+    ("Which options does CREATE INDEX CONCURRENTLY have, and what does it cost?", "CREATE_INDEX"),
+    ("How does the MERGE command decide between its WHEN MATCHED clauses?", "MERGE"),
+    ("How can a table be emptied quickly without scanning it?", None),
+    ("Which statement collects statistics about the contents of tables for the planner?", None),
+    ("How do I give a user permission to read a table?", None),
+    ("How can two sessions send each other messages through the database?", None),
+    ("What isolation level do transactions get by default?", None),
+)
+LINUX_MAN7_QUESTIONS = (
+    ("What does capabilities(7) say about the CAP_SYS_ADMIN capability?", "capabilities"),
+    (
+        "According to the epoll man page, what "
+        "is the difference between edge-triggered and level-triggered?",
+        "epoll",
+    ),
+    ("What does the user_namespaces page say about mapping user IDs?", "user_namespaces"),
+    ("In signal-safety(7), which functions are async-signal-safe?", "signal-safety"),
+    ("How does the pipe(7) page describe the capacity of a pipe?", "pipe"),
+    ("What does the inotify overview say about the limits in /proc/sys/fs/inotify?", "inotify"),
+    ("What are the mount namespaces' propagation types?", "mount_namespaces"),
+    (
+        "Compare cgroups(7) and cgroup_namespaces(7) on how a process sees its cgroup.",
+        ("cgroups", "cgroup_namespaces"),
+    ),
+    ("What does the feature_test_macros page say about _GNU_SOURCE?", "feature_test_macros"),
+    ("What does the TCP man page say about TCP_NODELAY?", "tcp"),
+    ("How does the futex overview describe the fast path in user space?", "futex"),
+    ("Which socket option sets the size of the receive buffer?", None),
+    ("How does a process become a member of a new PID namespace?", None),
+    ("What happens when a signal arrives during a blocking system call?", None),
+    ("Which file describes the standard directory hierarchy?", None),
+    ("How do I reverse a linked list in Python?", None),
+)
+FOLDERS = {
+    "apt": (APT, APT_QUESTIONS),
+    "git": (GIT, GIT_QUESTIONS),
+    "pg-sql": (PG_SQL, PG_SQL_QUESTIONS),
+    "linux-man7": (LINUX_MAN7, LINUX_MAN7_QUESTIONS),
+}
 PIP = [
     *(
         f"cli/pip{c}.rst"
