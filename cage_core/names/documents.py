@@ -257,7 +257,8 @@ def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[
             for found in dates(value)[:1]:
                 out.setdefault(found.word, found)
     for found in manual_pages(running_head(opening)):
-        out.setdefault(found.word, found)
+        if found.start == 0:  # the head's name, not a word of it: "CREATE TABLE AS(7)"
+            out.setdefault(found.word, found)
     written = written_title(title)
     named = file_names(written)
     if len(named) == 1 and named[0].shown == written:

@@ -18,8 +18,10 @@ from cage_core.names.centered_titles import clean_title, title_text
 
 __all__ = ["RUNNING_HEAD", "manual_page_title", "running_head"]
 
-RUNNING_HEAD = re.compile(r"^(\S+\([0-9][\w]{0,8}\))[ \t]{2,}\S.*?[ \t]{2,}\1$")
-"""A manual page's first line: the same ``name(section)`` at both ends, columns apart."""
+RUNNING_HEAD = re.compile(r"^(\S(?:[^()]*?\S)?\([0-9][\w]{0,8}\))[ \t]+\S.*?[ \t]+\1$")
+"""A manual page's first line: the same ``name(section)`` at both ends, columns apart (one
+space apart where a long name fills the line: "feature_test_macros(7) Miscellaneous
+Information Manual feature_test_macros(7)"); the name may be words ("CREATE TABLE AS(7)")."""
 
 
 def running_head(opening: str) -> str:

@@ -57,6 +57,28 @@ def test_the_heading_word_is_not_read_so_a_translated_page_is_read_alike() -> No
     assert document_title(german) == "apt-get - APT package handling utility"
 
 
+def test_a_running_head_whose_columns_meet_or_whose_name_has_spaces_is_read() -> None:
+    """``man`` sets a long name's head one space apart ("feature_test_macros(7)"); a command
+    of several words is its page's name ("CREATE TABLE AS(7)"), which no word of it alone
+    is: the page owns no "as(7)"."""
+    narrow = (
+        "feature_test_macros(7) Miscellaneous Information Manual feature_test_macros(7)\n\n"
+        "NAME\n       feature_test_macros - feature test macros\n\nDESCRIPTION\n"
+    )
+    assert document_title(narrow) == "feature_test_macros - feature test macros"
+    head = "CREATE TABLE AS(7)"
+    spaced = (
+        f"{head}      PostgreSQL 15.18 Documentation      {head}\n\nNAME\n"
+        "       CREATE_TABLE_AS - define a new table from the results of a query\n\n"
+    )
+    assert document_title(spaced) == (
+        "CREATE_TABLE_AS - define a new table from the results of a query"
+    )
+    assert own_identifiers(spaced, "CREATE_TABLE_AS.7.txt") == own_identifiers(
+        "", "CREATE_TABLE_AS.7.txt"
+    )
+
+
 def test_without_the_running_head_the_name_line_is_no_title() -> None:
     body = PAGES["apt-get.8.txt"].split("\n", 1)[1]
     assert document_title(body) == ""
