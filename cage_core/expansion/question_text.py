@@ -102,16 +102,26 @@ def without_words(question: str, dropped: Collection[str]) -> str:
     tokens = _TOKEN.findall(rest)
     is_word = [t[0].isalnum() or t[0] == "_" for t in tokens]
     runs: list[list[int]] = []
+    joins: list[list[int]] = []  # a "::" between a run's words ("URI::Escape"): goes with them
     run: list[int] = []
+    join: list[int] = []
+    between: list[int] = []
     for i, token in enumerate(tokens):
         if is_word[i] and fold(token) in dropped:
+            join += between if run else []
             run.append(i)
+            between = []
+        elif run and not is_word[i] and token == "::":
+            between.append(i)  # a namespace's "::" between two words of one name
         elif run and not is_word[i] and _WITHIN_NAME.fullmatch(token):
             continue  # a space or hyphen between two words of one name
         elif run:
             runs.append(run)
-            run = []
-    runs += [run] if run else []
+            joins.append(join)
+            run, join, between = [], [], []
+    if run:
+        runs.append(run)
+        joins.append(join)
     held = [{fold(tokens[i]) for i in r} for r in runs]
     first = is_word.index(True) if True in is_word else -1
     as_name = [any(c.isupper() for i in r if i != first for c in tokens[i]) for r in runs]
@@ -122,7 +132,7 @@ def without_words(question: str, dropped: Collection[str]) -> str:
             mine < other or (mine <= other and name) for other, name in zip(held, as_name)
         )
 
-    gone = {i for n, r in enumerate(runs) if not stays(n) for i in r}
+    gone = {i for n, r in enumerate(runs) if not stays(n) for i in r + joins[n]}
     kept = [t for i, t in enumerate(tokens) if i not in gone]
     shortened = _SPACE_BEFORE_MARK.sub(r"\1", " ".join("".join(kept).split()))
     return shortened if words(shortened) else question

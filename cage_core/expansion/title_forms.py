@@ -62,7 +62,7 @@ MAX_ACRONYM_LETTERS = 8
 
 _ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9/.-]*)\s*\)")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
-_MAIN_TITLE_END = re.compile(r":|\s(?:[-\u2013\u2014]{1,2}|\|)\s")
+_MAIN_TITLE_END = re.compile(r"(?<!:):(?!:)|\s(?:[-\u2013\u2014]{1,2}|\|)\s")  # not "URI::Escape"
 _CAPITALS = re.compile(rf"\b([A-Z]{{2,{MAX_ACRONYM_LETTERS}}})(s?)\b")
 
 

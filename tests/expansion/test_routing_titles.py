@@ -256,6 +256,27 @@ def test_a_title_written_as_code_names_the_page_whose_title_writes_its_words() -
     assert not route_question("What does feature_test say?", names)
 
 
+PERL = {  # modules named by their namespace, "URI" and the modules below it
+    f"{module}.3pm": f"<title>{module} - {line}</title>"
+    for module, line in [
+        ("URI", "Uniform Resource Identifiers (absolute and relative)"),
+        ("URI::Escape", "Percent-encode and percent-decode unsafe characters"),
+        ("URI::Split", "Parse and compose URI strings"),
+        ("URI::URL", "Uniform Resource Locators"),
+    ]
+}
+
+
+def test_a_modules_name_with_colons_is_its_main_title_whole() -> None:
+    """ "URI::Escape - …" has no main title "URI" (a colon of "::" ends none), so "the
+    URI::Escape documentation" names the module's page, not its namespace's; the "::" goes
+    with the name from the question."""
+    names = named(PERL)
+    route = route_question("What does the URI::Escape documentation say?", names)
+    assert route.doc_ids == ("URI::Escape.3pm",)
+    assert route.question == "What does the documentation say?"
+
+
 BOOK = {  # every page's name ends with the book's: "<chapter> - The Rust Programming Language"
     f"ch{n}.html": f"<title>{title} - The Rust Programming Language</title>"
     for n, title in [
