@@ -1,15 +1,17 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Sixteen folders, each read as a user would save or load it:
+Seventeen folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
   questions (below) were written before any was routed, each naming the page it expects or none;
 * ``pg-sql``: 44 of PostgreSQL's SQL command pages (section 7, "CREATE TABLE AS(7)": names of
   a few common words, "ALTER TABLE", "CREATE TABLE", "CREATE TABLE AS") and ``linux-man7``: 49
-  of the Linux overview pages ("capabilities(7)", "feature_test_macros"), rendered the same
-  way, with questions written before any was routed;
+  of the Linux overview pages ("capabilities(7)", "feature_test_macros") and ``perl``: the
+  35 pages of libwww-perl's modules and their neighbours (section 3pm: "LWP::UserAgent",
+  "HTTP::Request::Common", "URI::Escape"), rendered the same way, with questions written
+  before any was routed;
 * ``nodejs-html``: Node.js's own HTML API pages (``/usr/share/doc/nodejs/api/*.html``, as
   published; the DEV Node.js folder holds the Markdown sources) with the DEV Node.js folder's
   questions and off-topic questions, each expecting the pages it names (two name a Markdown
@@ -206,11 +208,51 @@ LINUX_MAN7_QUESTIONS = (
     ("Which file describes the standard directory hierarchy?", None),
     ("How do I reverse a linked list in Python?", None),
 )
+PERL = [
+    f"man3/{module}.3pm"
+    for module in (
+        "LWP LWP::UserAgent LWP::Simple LWP::Protocol LWP::RobotUA LWP::ConnCache "
+        "LWP::MediaTypes HTTP::Request HTTP::Response HTTP::Headers HTTP::Message "
+        "HTTP::Cookies HTTP::Status HTTP::Date HTTP::Daemon HTTP::Request::Common URI "
+        "URI::Escape URI::Split URI::URL HTML::Parser HTML::TreeBuilder HTML::Element "
+        "HTML::Entities HTML::Form HTML::TokeParser HTML::LinkExtor HTML::HeadParser "
+        "lwpcook lwptut Net::HTTP WWW::RobotRules IO::Socket::SSL Try::Tiny JSON"
+    ).split()
+]
+PERL_QUESTIONS = (
+    ("What does LWP::UserAgent's timeout method set?", "LWP::UserAgent"),
+    (
+        "How does HTTP::Request::Common build a POST request with form fields?",
+        "HTTP::Request::Common",
+    ),
+    (
+        "In the URI::Escape documentation, which characters does uri_escape leave alone by "
+        "default?",
+        "URI::Escape",
+    ),
+    ("What does HTML::Entities decode_entities do with unknown entities?", "HTML::Entities"),
+    ("According to the lwpcook page, how do I mirror a document?", "lwpcook"),
+    ("What does the HTTP::Status module say about is_success?", "HTTP::Status"),
+    ("How does LWP::Simple's getstore report failure?", "LWP::Simple"),
+    ("What does Try::Tiny say about the value of $@ inside catch?", "Try::Tiny"),
+    (
+        "Compare HTML::TokeParser and HTML::Parser on how tokens are delivered.",
+        ("HTML::TokeParser", "HTML::Parser"),
+    ),
+    ("What does the IO::Socket::SSL documentation say about SSL_verify_mode?", "IO::Socket::SSL"),
+    ("How does the HTTP::Cookies jar decide whether to save session cookies?", "HTTP::Cookies"),
+    ("How do I send a request through a proxy?", None),
+    ("How can I parse a date string from an HTTP header into a time value?", None),
+    ("Which method follows redirects automatically?", None),
+    ("How do I extract all links from an HTML document?", None),
+    ("What is the capital of Australia?", None),
+)
 FOLDERS = {
     "apt": (APT, APT_QUESTIONS),
     "git": (GIT, GIT_QUESTIONS),
     "pg-sql": (PG_SQL, PG_SQL_QUESTIONS),
     "linux-man7": (LINUX_MAN7, LINUX_MAN7_QUESTIONS),
+    "perl": (PERL, PERL_QUESTIONS),
 }
 PIP = [
     *(
