@@ -107,11 +107,7 @@ def titles_written(
         read, origin = spelled_out(tokens, capitals, title)  # "GPL": general public license
         counts = titled if doc_id in marked else known  # a store written before title marks
         for phrase in title_forms(record := records[doc_id], title, counts, total):
-            if min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS and (
-                held_together(names, phrase, holders, in_titles=doc_id in marked)
-                > MAX_TITLE_HOLDERS
-            ):
-                continue  # all of it in many documents: a kind of document, no name
+            common_words = min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS
             one_word = doc_id in marked and names_alone(phrase, title, counts, record)
             exact = one_word or versions.holds_a_version(record, numbers)
             within_names = [n for n in written if within(phrase, n)]
@@ -124,6 +120,9 @@ def titles_written(
                 start = named_at(read, phrase, common)  # "the FAQ", "does find_package accept"
             else:
                 continue
+            if start is not None and common_words:  # read only for a phrase the question holds
+                together = held_together(names, phrase, holders, in_titles=doc_id in marked)
+                start = None if together > MAX_TITLE_HOLDERS else start  # a kind of document
             if start is not None:  # the span of the question's words, acronyms one each
                 first, last = origin[start], origin[start + len(phrase) - 1]
                 found.append((first - last - 1, first, doc_id, phrase))
