@@ -77,11 +77,11 @@ __all__ = [
 ]
 
 IDENTIFIER_WORD = re.compile(
-    r"[a-z]{1,12} [0-9]{1,7}|[0-9]{4}-[0-9]{2}-[0-9]{2}|[^\s/\\]+\.[a-z][a-z0-9]{0,7}"
-    r"|[a-z][\w-]*[0-9](?:\.[0-9]+)+|[^\s()/\\]+\([1-9][a-z]{0,6}\)"
+    r"[a-z]{1,12} [0-9]{1,7}(?:-[0-9]{1,7})?|[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[^\s/\\]+\.[a-z][a-z0-9]{0,7}|[a-z][\w-]*[0-9](?:\.[0-9]+)+|[^\s()/\\]+\([1-9][a-z]{0,6}\)"
 )
-"""The forms of :attr:`Identifier.word`: a series number (``"rfc 9110"``), a date
-(``"2024-12-06"``), a file name (``"compatibility.md"``, or a versioned one without an
+"""The forms of :attr:`Identifier.word`: a series number (``"rfc 9110"``, ``"cve 2022-46908"``),
+a date (``"2024-12-06"``), a file name (``"compatibility.md"``, or a versioned one without an
 extension: ``"mpl-2.0"``), a manual page (``"git-rebase(1)"``); none is a run of ``\\w``."""
 MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
@@ -109,7 +109,7 @@ class Identifier:
 
 _IDENTIFIER = re.compile(
     r"(?<![\w.])(?:([A-Za-z]{2,12})[ \t]*[-_:#]?[ \t]*|([A-Za-z])(?=\d{3}))"
-    r"(0*)(\d{1,7})(?:-[A-Za-z])?(?![\w]|\.\d)"
+    r"(0*)(\d{1,7}(?:-\d{1,7})?)(?:-[A-Za-z])?(?![\w]|\.\d)"  # "CVE-2022-46908": one
 )
 _ROLE = re.compile(
     r"(?::([A-Za-z]{2,12}):|\{([A-Za-z]{2,12})\})`(?:[^`<>]*<)?(0*)(\d{1,7})(?:#[^`<>]*)?>?`"
@@ -149,7 +149,8 @@ def fold(text: str) -> str:
 def identifiers(text: str) -> list[Identifier]:
     """The identifiers ``text`` writes, in order, each once by its word form (module
     docstring). A word of letters with a number after it, within one word's reach (a space,
-    a hyphen, an underscore, ``:`` or ``#``): ``"RFC 9110"``, ``"XEP-0045"``, ``"pep_0634"``;
+    a hyphen, an underscore, ``:`` or ``#``): ``"RFC 9110"``, ``"XEP-0045"``, ``"pep_0634"``,
+    and a second number after a hyphen with it (``"CVE-2022-46908"``, ``"SP 800-53"``);
     one letter right before three digits or more: ``"E0382"`` (a compiler's error code);
     or a reStructuredText / MyST role of a number (``:pep:`634```, ``{rfc}`9110#section-3```,
     ``:pep:`the tutorial <636>```), as Sphinx pages cite. A version ("Python 3.11"), a decimal

@@ -155,12 +155,28 @@ def test_a_document_name_prefers_title_then_file_name_then_first_line() -> None:
 
 def test_a_file_named_by_its_identifier_prefixes_the_title_and_a_numbered_one_does_not() -> None:
     """ "rfc-9110.txt" is the identifier; "ch04-01-what-is-ownership.html" only numbers its
-    chapter ("CH 04" is four pages' identifier), so its title alone names it."""
+    chapter ("CH 4-01", a part of its file name), so its title alone names it."""
     rfc = document_record("rfc-9110.txt", opening="# HTTP Semantics\n\nBody")
     assert rfc.name == "RFC 9110: HTTP Semantics"
     chapter = document_record("ch04-01-what-is-ownership.html", opening="# What is Ownership?\n")
     assert chapter.name == "What is Ownership?"
-    assert "ch 4" in chapter.words  # still its own identifier where it is one document's
+    assert "ch 4-01" in chapter.words  # still its own identifier where it is one document's
+
+
+def test_an_identifier_of_two_numbers_is_one_documents() -> None:
+    """Advisories named by their CVE: "CVE-2024-3094" is one file's, not "CVE 2024" of every
+    advisory of that year."""
+    names = MemoryDocumentNames(
+        document_record(f"advisories/{cve}.md", opening=f"# {title}\n\nAffected versions.")
+        for cve, title in [
+            ("CVE-2024-3094", "Backdoor in xz release tarballs"),
+            ("CVE-2024-6387", "Race condition in the OpenSSH server"),
+            ("CVE-2023-38545", "SOCKS5 heap buffer overflow"),
+        ]
+    )
+    route = route_question("Which versions does CVE-2024-3094 affect?", names)
+    assert route.doc_ids == ("advisories/CVE-2024-3094.md",)
+    assert route.question == "Which versions does affect?"
 
 
 def test_an_untitled_file_is_named_by_its_file_name_a_version_kept_whole() -> None:

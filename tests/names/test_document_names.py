@@ -133,6 +133,17 @@ def test_every_written_form_of_an_identifier_is_one_word() -> None:
     ]
 
 
+def test_a_second_number_after_a_hyphen_is_part_of_the_identifier() -> None:
+    """Two advisories of one year share no identifier: "CVE 2022" is no name of either."""
+    written = "CVE-2022-46908 and cve 2022-0778 of NIST SP 800-53; RFC 9110-style"
+    assert [(i.word, i.shown) for i in identifiers(written)] == [
+        ("cve 2022-46908", "CVE 2022-46908"),
+        ("cve 2022-0778", "CVE 2022-0778"),
+        ("sp 800-53", "SP 800-53"),
+        ("rfc 9110", "RFC 9110"),
+    ]
+
+
 def test_a_markup_role_with_a_number_is_an_identifier() -> None:
     written = "As :pep:`634` and {rfc}`9110#section-3` say (:pep:`the tutorial <636>`)"
     assert [(i.word, i.shown) for i in identifiers(written)] == [
