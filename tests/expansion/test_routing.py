@@ -231,6 +231,20 @@ def test_the_readme_of_a_folder_is_named_after_the() -> None:
     assert not route_question("How do I build it with make?", names)
 
 
+def test_a_generic_file_owns_the_identifier_its_folder_writes() -> None:
+    """ "sqlite3" is read as an identifier ("SQLITE 3") and left out of the name's words; the
+    changelog its folder names owns it, as a file owns the identifier of its file name."""
+    logs = {
+        f"{package}/changelog.Debian": f"{package} (1.0-1) bookworm; urgency=medium\n\n  * Fix."
+        for package in ("sqlite3", "libxml2", "curl", "gzip")
+    }
+    names = MemoryDocumentNames(document_record(p, opening=t) for p, t in logs.items())
+    assert names.document("sqlite3/changelog.Debian").name == "sqlite3 changelog"
+    route = route_question("Which sqlite3 upload fixed CVE-2022-46908?", names)
+    assert route.doc_ids == ("sqlite3/changelog.Debian",)
+    assert route.question == "Which upload fixed CVE-2022-46908?"
+
+
 def test_document_words_are_distinct_sorted_and_bounded() -> None:
     assert document_words("Beta alpha, beta. A x1") == ("alpha", "beta", "x1")
     assert len(document_words(" ".join(f"w{i}" for i in range(1000)))) == 256
