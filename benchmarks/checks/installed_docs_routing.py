@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Seventeen folders, each read as a user would save or load it:
+Eighteen folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -28,6 +28,9 @@ Seventeen folders, each read as a user would save or load it:
   questions written before any was routed;
 * ``readmes``: the READMEs of 26 packages (``/usr/share/doc/PACKAGE/README``, ``README.md``,
   gzipped ones unpacked), each kept as ``PACKAGE/README`` as a monorepo keeps its packages',
+  with questions written before any was routed; ``debian-changelogs``: the Debian changelogs
+  of 23 packages (``/usr/share/doc/PACKAGE/changelog.Debian.gz``, unpacked, kept as
+  ``PACKAGE/changelog.Debian``: a generic file named by its folder, "sqlite3", "gcc-12"),
   with questions written before any was routed;
 * ``nodejs-contributing``: Node.js's contributor and maintainer guides (52 Markdown pages,
   ``/usr/share/doc/nodejs/contributing``, its ``maintaining`` folder kept), with questions
@@ -399,6 +402,42 @@ READMES = (
     "apt bash bc coreutils cscope e2fsprogs ed fakeroot findutils gdb gettext git gnupg grep "
     "gzip jq make mawk patch sed tmux valgrind wget zstd openssl systemd"
 ).split()
+DEBIAN_CHANGELOGS = (
+    "curl openssl zlib1g git bash coreutils tar gzip sqlite3 python3.11 nodejs cmake libxml2 "
+    "libxslt1.1 perl openssh-client wget sed grep findutils make gcc-12 tzdata"
+).split()
+DEBIAN_CHANGELOG_QUESTIONS = (
+    (
+        "What does the curl changelog say about the memory leak in http_chunks?",
+        "curl/changelog.Debian",
+    ),
+    (
+        "Which upload of openssl fixed CVE-2023-5678 according to its Debian changelog?",
+        "openssl/changelog.Debian",
+    ),
+    ("In the tzdata changelog, what changed for Greenland?", "tzdata/changelog.Debian"),
+    ("What does the git package's changelog say about CVE-2024-32002?", "git/changelog.Debian"),
+    ("When was bash 5.2 first uploaded, according to the bash changelog?", "bash/changelog.Debian"),
+    (
+        "Compare the gzip and tar changelogs on security fixes.",
+        ("gzip/changelog.Debian", "tar/changelog.Debian"),
+    ),
+    ("Which sqlite3 upload fixed CVE-2022-46908?", "sqlite3/changelog.Debian"),
+    (
+        "What does the changelog of python3.11 say about the tarfile module?",
+        "python3.11/changelog.Debian",
+    ),
+    (
+        "In the libxml2 changelog, which CVEs were fixed in the last upload?",
+        "libxml2/changelog.Debian",
+    ),
+    ("What did the sed changelog record for version 4.9?", "sed/changelog.Debian"),
+    ("Which package fixed a buffer overflow in its last security upload?", None),
+    ("Who uploaded the most recent security fixes?", None),
+    ("Which changelogs mention bookworm-security?", None),
+    ("What is a Debian changelog's urgency field?", None),
+    ("How do I bake sourdough bread?", None),
+)
 README_QUESTIONS = (
     ("What does the jq README say about installing from source?", "jq"),
     ("According to the tmux README, which libraries does tmux depend on?", "tmux"),
@@ -749,6 +788,11 @@ def main() -> int:
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     readmes = {p: readme(args.doc, p) for p in READMES}
     missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
+    missing += [
+        f"{args.doc}/{p}/changelog.Debian.gz"
+        for p in DEBIAN_CHANGELOGS
+        if not (args.doc / p / "changelog.Debian.gz").is_file()
+    ]
     logs = args.doc / "nodejs" / "changelogs"
     changelogs = sorted(p.name.removesuffix(".gz") for p in logs.glob("CHANGELOG_*.md*"))
     missing += [] if changelogs else [f"{logs}/CHANGELOG_*.md"]
@@ -788,6 +832,11 @@ def main() -> int:
         unpack(args.doc, files, Path(tmp))
         expected = expecting(README_QUESTIONS, by_package)
         check("readmes", Path(tmp), files, expected, args.v, by_path=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        logs_of = [f"{p}/changelog.Debian" for p in DEBIAN_CHANGELOGS]
+        unpack(args.doc, logs_of, Path(tmp))
+        expected = expecting(DEBIAN_CHANGELOG_QUESTIONS)
+        check("debian-changelogs", Path(tmp), logs_of, expected, args.v, by_path=True)
     expected = expecting(CONTRIBUTING_QUESTIONS)
     check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
     with tempfile.TemporaryDirectory() as tmp:
