@@ -80,9 +80,10 @@ def title_forms(
     main, rest = _main_and_rest(plain)
     texts += [main, *abbreviated(main)] if main.strip() else []
     texts += [rest] if main.strip() and rest else []
-    stem = meaningful_file_stem(record.doc_id)
-    texts += [stem] if len(name_words(stem)) >= 2 else []  # "the writing tests guide"
     forms = [title_parts(name_words(t), counts, total) for t in texts]
+    stem = name_words(meaningful_file_stem(record.doc_id))  # "the writing tests guide"
+    if len(stem) >= 2:  # its words are counted in names: no run of them is its core
+        forms.append(title_parts(stem, counts, total, core_runs=False))
     number = first_number(plain)
     if number is not None:
         head = name_words(plain[:number])

@@ -256,6 +256,25 @@ def test_a_title_written_as_code_names_the_page_whose_title_writes_its_words() -
     assert not route_question("What does feature_test say?", names)
 
 
+def test_a_file_names_words_name_its_page_whole_not_by_a_run() -> None:
+    """Each page is titled by its command written as code ("CREATE_TABLE_AS - …"), so no
+    title holds "create" as a word; a run of one file's words ("create table" of
+    CREATE_TABLE_AS) is not its name, and "the CREATE TABLE page" names CREATE_TABLE."""
+    pages = {
+        f"{command}.7": f"{command}(7)  PostgreSQL Documentation  {command}(7)\n\nNAME\n"
+        f"       {command} - {line}\n"
+        for command, line in [
+            ("CREATE_TABLE", "define a new table"),
+            ("CREATE_TABLE_AS", "define a new table from the results of a query"),
+            ("CREATE_INDEX", "define a new index"),
+            ("DROP_TABLE", "remove a table"),
+        ]
+    }
+    names = named(pages)
+    route = route_question("According to the CREATE TABLE page, what is UNLOGGED?", names)
+    assert route.doc_ids == ("CREATE_TABLE.7",)
+
+
 PERL = {  # modules named by their namespace, "URI" and the modules below it
     f"{module}.3pm": f"<title>{module} - {line}</title>"
     for module, line in [
