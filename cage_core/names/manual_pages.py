@@ -16,12 +16,17 @@ import re
 
 from cage_core.names.centered_titles import clean_title, title_text
 
-__all__ = ["RUNNING_HEAD", "manual_page_title", "running_head"]
+__all__ = ["MAX_HEAD_CHARS", "RUNNING_HEAD", "manual_page_title", "running_head"]
 
 RUNNING_HEAD = re.compile(r"^(\S(?:[^()]*?\S)?\([0-9][\w]{0,8}\))[ \t]+\S.*?[ \t]+\1$")
 """A manual page's first line: the same ``name(section)`` at both ends, columns apart (one
 space apart where a long name fills the line: "feature_test_macros(7) Miscellaneous
 Information Manual feature_test_macros(7)"); the name may be words ("CREATE TABLE AS(7)")."""
+
+
+_SECTION_AT_END = re.compile(r"\([0-9][\w]{0,8}\)$")
+MAX_HEAD_CHARS = 160
+"""A longer first line is no running head whose middle was cut (:func:`_cut_head`)."""
 
 
 def running_head(opening: str) -> str:
@@ -55,4 +60,19 @@ def manual_page_title(lines: list[str]) -> str:
 def _head_at(rows: list[str]) -> int | None:
     """Where the first line of ``rows`` that holds text stands, when it is a running head."""
     start = next((i for i, line in enumerate(rows) if line.strip()), None)
-    return start if start is not None and RUNNING_HEAD.match(rows[start].strip()) else None
+    if start is None:
+        return None
+    line = rows[start].strip()
+    return start if RUNNING_HEAD.match(line) or _cut_head(line) else None
+
+
+def _cut_head(line: str) -> bool:
+    """Whether ``line`` is a running head whose middle ``man`` cut where the name is long,
+    the name at its end glued to what is left: it opens with the name that ends it before
+    the section ("HTTP::Request::Common(User Contributed Perl DocumentHTTP::Request::
+    Common(3pm)")."""
+    end = _SECTION_AT_END.search(line)
+    if end is None or len(line) > MAX_HEAD_CHARS:
+        return False
+    before = line[: end.start()]
+    return any(before.endswith(line[:k]) for k in range(len(before) // 2, 2, -1))

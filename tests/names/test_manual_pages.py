@@ -79,6 +79,18 @@ def test_a_running_head_whose_columns_meet_or_whose_name_has_spaces_is_read() ->
     )
 
 
+def test_a_running_head_cut_in_its_middle_is_read() -> None:
+    """At 80 columns ``man`` cuts a long name's head and glues what is left: it still opens
+    with the name that ends it."""
+    cut = (
+        "HTTP::Request::Common(User Contributed Perl DocumentHTTP::Request::Common(3pm)\n\n"
+        "NAME\n       HTTP::Request::Common - Construct common HTTP::Request objects\n\n"
+    )
+    assert document_title(cut) == "HTTP::Request::Common - Construct common HTTP::Request objects"
+    prose = "Notes on the loader (see notes.txt for more, as in section 3 of the guide (1)\n\nA\n"
+    assert document_title(prose.replace("\n\nA\n", "\n\nNAME\n       x - y\n")) == ""
+
+
 def test_without_the_running_head_the_name_line_is_no_title() -> None:
     body = PAGES["apt-get.8.txt"].split("\n", 1)[1]
     assert document_title(body) == ""
