@@ -49,7 +49,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames
-from cage_core.expansion.documents import DocumentRecord, name_words, title_word
+from cage_core.expansion.documents import MIN_WORD_CHARS, DocumentRecord, name_words, title_word
 from cage_core.expansion.question_text import without_words
 from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
 from cage_core.names.documents import fold, references, without_spans
@@ -177,13 +177,16 @@ def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecor
     :data:`SERIES_REACH` words before or after it (at most :data:`MAX_SERIES_DOCUMENTS`),
     the one whose name holds the number, when exactly one does and more than
     ``MAX_TITLE_HOLDERS`` of them have its name less its numbers (a smaller family's title
-    tells its members apart: :func:`told_apart`)."""
+    tells its members apart: :func:`told_apart`); of a larger family, those whose names hold
+    the number's parts that are words (:func:`_narrowed`: "39" of "2.39", none of "2.0")."""
     for match in _NUMBER.finditer(plain):
         before, after = words(plain[: match.start()]), words(plain[match.end() :])
         near = [w for w in before[-SERIES_REACH:] + after[:SERIES_REACH] if not w.isdigit()]
         holders = names.documents_with([title_word(w) for w in near])
         family = sorted({d for w in near for d in holders.get(title_word(w), ())})
-        if not family or len(family) > MAX_SERIES_DOCUMENTS:
+        if len(family) > MAX_SERIES_DOCUMENTS:
+            family = _narrowed(family, match.group(1), names)
+        if not family:
             continue
         records = list(names.documents(family).values())
         holding = [r for r in records if match.group(1) in _name_numbers(r.name)]
@@ -192,6 +195,22 @@ def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecor
         series = _unnumbered(holding[0].name)
         if sum(_unnumbered(r.name) == series for r in records) > MAX_TITLE_HOLDERS:
             yield holding[0], [w for w in near if w in series]
+
+
+def _narrowed(family: list[str], number: str, names: DocumentNames) -> list[str]:
+    """Of a ``family`` of more than :data:`MAX_SERIES_DOCUMENTS` documents (git's 485 "Git
+    v2.39 Release Notes"), those whose names hold every part of ``number`` that is a word
+    ("39" of "2.39"), and the first of the others, :data:`MAX_SERIES_DOCUMENTS` in all, to
+    count the series by; none when no part is a word or too many hold them."""
+    parts = [title_word(p) for p in dict.fromkeys(number.split(".")) if len(p) >= MIN_WORD_CHARS]
+    held = names.documents_with(parts)
+    if not parts or len(held) < len(parts):
+        return []  # "3.2": no part is a word; or no name holds one
+    holding = set(family).intersection(*held.values())
+    if not holding or len(holding) > MAX_SERIES_DOCUMENTS // 2:
+        return []
+    others = [d for d in family if d not in holding][: MAX_SERIES_DOCUMENTS - len(holding)]
+    return sorted(holding | set(others))
 
 
 @lru_cache(maxsize=4096)

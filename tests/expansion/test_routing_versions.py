@@ -205,6 +205,22 @@ def test_a_number_one_document_holds_outside_a_series_names_none() -> None:
     assert not route_question("How do I install packages in Python 3?", names)
 
 
+def test_a_number_names_a_member_of_a_series_too_large_to_read_whole() -> None:
+    """Git's release notes, one a release: more documents than ``MAX_SERIES_DOCUMENTS`` hold
+    "release" and "notes"; those whose names hold "39" are read, and "2.39" names one of them."""
+    notes = {
+        f"{v}.txt": f"Git v{v} Release Notes\n{'=' * (22 + len(v))}\n\nFixes since v{v}.\n"
+        for v in [f"2.{minor}.{patch}" for minor in range(30, 50) for patch in range(1, 6)]
+        + [f"2.{minor}" for minor in range(30, 50)]  # six names hold "39": no title names one
+    }
+    names = MemoryDocumentNames(
+        document_record(name, opening=text, source=name) for name, text in notes.items()
+    )
+    route = route_question("What did the Git 2.39 release notes say about grep?", names)
+    assert route.doc_ids == ("2.39.txt",)
+    assert route_question("Which fixes are in Git v2.38.1?", names).doc_ids == ("2.38.1.txt",)
+
+
 CHANGELOGS = {  # a product whose name is written like a file name, "Node.js"
     f"CHANGELOG_V{v}.md": f"# Node.js {v} ChangeLog\n\nReleases of the {v}.x line.\n"
     for v in (4, 6, 12, 18, 20)
