@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Eighteen folders, each read as a user would save or load it:
+Nineteen folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -31,7 +31,10 @@ Eighteen folders, each read as a user would save or load it:
   with questions written before any was routed; ``debian-changelogs``: the Debian changelogs
   of 23 packages (``/usr/share/doc/PACKAGE/changelog.Debian.gz``, unpacked, kept as
   ``PACKAGE/changelog.Debian``: a generic file named by its folder, "sqlite3", "gcc-12"),
-  with questions written before any was routed;
+  with questions written before any was routed; ``git-relnotes``: git's release notes, one
+  text file a release (``/usr/share/doc/git/RelNotes``, 485 of them: "Git v2.39 Release
+  Notes"), with questions written before the folder was routed (two of them then changed:
+  they named releases newer than this git's, 2.40, 2.41 and 2.45);
 * ``nodejs-contributing``: Node.js's contributor and maintainer guides (52 Markdown pages,
   ``/usr/share/doc/nodejs/contributing``, its ``maintaining`` folder kept), with questions
   written before any was routed;
@@ -438,6 +441,24 @@ DEBIAN_CHANGELOG_QUESTIONS = (
     ("What is a Debian changelog's urgency field?", None),
     ("How do I bake sourdough bread?", None),
 )
+GIT_RELNOTES_QUESTIONS = (
+    ("What did the Git 2.39 release notes say about git grep?", "2.39.0.txt"),
+    ("Which security fixes are in Git v2.38.1?", "2.38.1.txt"),
+    (
+        "According to the 1.7.0 release notes, what changed about git push to the current branch?",
+        "1.7.0.txt",
+    ),
+    ("What does the Git 2.0 release notes say about the default of push.default?", "2.0.0.txt"),
+    ("In git 2.23, which new commands were introduced?", "2.23.0.txt"),
+    ("What did Git v2.35 change in the reftable backend?", "2.35.0.txt"),
+    ("Compare the 2.36 and 2.37 release notes on git cat-file.", ("2.36.0.txt", "2.37.0.txt")),
+    ("What do the release notes for Git 1.8.0 list as backward compatibility notes?", "1.8.0.txt"),
+    ("Which Git release introduced git switch and git restore?", None),
+    ("When did the default branch name become configurable?", None),
+    ("What are the release notes of a Git maintenance release usually about?", None),
+    ("How do I rebase interactively?", None),
+    ("Which version of Python is required to build the docs?", None),
+)
 README_QUESTIONS = (
     ("What does the jq README say about installing from source?", "jq"),
     ("According to the tmux README, which libraries does tmux depend on?", "tmux"),
@@ -788,6 +809,11 @@ def main() -> int:
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     readmes = {p: readme(args.doc, p) for p in READMES}
     missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
+    missing += (
+        []
+        if (args.doc / "git" / "RelNotes" / "2.39.0.txt").is_file()
+        else [f"{args.doc}/git/RelNotes/2.39.0.txt"]
+    )
     missing += [
         f"{args.doc}/{p}/changelog.Debian.gz"
         for p in DEBIAN_CHANGELOGS
@@ -837,6 +863,9 @@ def main() -> int:
         unpack(args.doc, logs_of, Path(tmp))
         expected = expecting(DEBIAN_CHANGELOG_QUESTIONS)
         check("debian-changelogs", Path(tmp), logs_of, expected, args.v, by_path=True)
+    relnotes = args.doc / "git" / "RelNotes"
+    notes = sorted(p.name for p in relnotes.glob("*.txt"))
+    check("git-relnotes", relnotes, notes, expecting(GIT_RELNOTES_QUESTIONS), args.v, by_path=True)
     expected = expecting(CONTRIBUTING_QUESTIONS)
     check("nodejs-contributing", guides, contributing, expected, args.v, by_path=True)
     with tempfile.TemporaryDirectory() as tmp:
