@@ -25,14 +25,14 @@ specification", "Python 3.12") names a document by itself (:func:`named_by_versi
 holds the number, when exactly one does. The name must be written as one (a capital past the
 sentence's first word, or inside the word: "TLS", "HTTP"), so "the 3 steps" names nothing.
 
-Documents of one *series* share their whole name but for its number: "CMake 3.7 Release
-Notes", "CMake 3.13 Release Notes", "Annual Report 2022". A question names one by its number
-written next to a word of the series' name ("the 3.2 release notes", "CMake 3.0", "the
-release notes for 3.25", in any case), when exactly one document whose name holds that word
-holds the number too and more than ``MAX_TITLE_HOLDERS`` documents' names are the same less
-their numbers (:func:`named_by_version`, with the names written with a version): step 1c reads
-the words every member's name holds as a kind of document, no name, and tells apart only a
-smaller family.
+Documents of one *series* share their whole name but for its number: "CMake 3.7 Release Notes",
+"CMake 3.13 Release Notes", "Annual Report 2022". A question names one by its number written
+next to a word of the series' name ("the 3.2 release notes", "CMake 3.0", "the release notes
+for 3.25", "the 3.2 and 3.7 release notes", in any case), when exactly one document whose name
+holds that word holds the number too and more than ``MAX_TITLE_HOLDERS`` documents' names are
+the same less their numbers (:func:`named_by_version`, with the names written with a version):
+step 1c reads the words every member's name holds as a kind of document, no name, and tells
+apart only a smaller family.
 
 A number (:func:`version_numbers`) is a run of digits with optional dotted parts ("1.3",
 "2", "2.0"), after an optional "v" ("v2"), standing as a word of its own (not "x86-64");
@@ -52,6 +52,7 @@ from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.documents import MIN_WORD_CHARS, DocumentRecord, name_words, title_word
 from cage_core.expansion.question_text import without_words
 from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
+from cage_core.lang.en import CLAUSE_JOINERS
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import words
 from cage_core.names.routes import DocumentRoute, NamedDocument
@@ -181,6 +182,8 @@ def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecor
     the number's parts that are words (:func:`_narrowed`: "39" of "2.39", none of "2.0")."""
     for match in _NUMBER.finditer(plain):
         before, after = words(plain[: match.start()]), words(plain[match.end() :])
+        while after and (after[0].isdigit() or after[0] in CLAUSE_JOINERS):
+            after = after[1:]  # "the 2.36 and 2.37 release notes": the words after both
         near = [w for w in before[-SERIES_REACH:] + after[:SERIES_REACH] if not w.isdigit()]
         holders = names.documents_with([title_word(w) for w in near])
         family = sorted({d for w in near for d in holders.get(title_word(w), ())})

@@ -173,6 +173,7 @@ def release_notes() -> MemoryDocumentNames:
         ("What do the CMake 3.7 Release Notes say about Android?", ("3.7.rst",)),
         ("In the release notes for 3.25, which preset schema is new?", ("3.25.rst",)),
         ("What changed between CMake 3.2 and CMake 3.20?", ("3.2.rst", "3.20.rst")),
+        ("Compare the 3.2 and 3.7 release notes on loops.", ("3.2.rst", "3.7.rst")),
     ],
 )
 def test_a_number_beside_a_series_name_names_the_one_document_of_the_series_holding_it(
