@@ -236,8 +236,9 @@ def references(text: str, *, files: bool = True) -> list[Identifier]:
 
 def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[Identifier]:
     """The identifiers a document gives itself (module docstring): the first field of its
-    header block or front matter whose value is a number (``"PEP: 634"`` → ``"pep 634"``; the
-    field's name, one word, is the series; later ones, ``Replaces: 622``, name others), its
+    header block or front matter, when its value is a number (``"PEP: 634"`` → ``"pep 634"``;
+    the field's name, one word, is the series; later ones, ``Replaces: 622``, name others, and
+    ``section: 1`` or ``weight: 10`` under a ``title:`` orders pages), its
     ``Date:`` / ``date:`` field's date; then those of its ``file_name`` (``"rfc-9110.txt"``:
     the identifier, the date in it, the file name itself; ``"MPL-2.0.txt"``: the versioned
     name ``"mpl-2.0"`` and the file name; :func:`file_stem`), and the file names it starts
@@ -246,8 +247,9 @@ def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[
     ``title`` is, less its qualifier (:func:`~cage_core.names.forms.written_title`: a page
     titled "setup.py (legacy)" owns ``"setup.py"``)."""
     out: dict[str, Identifier] = {}
-    fields = _header_fields(opening) + _front_matter(opening)
-    for key, value in fields:
+    blocks = [_header_fields(opening), _front_matter(opening)]
+    fields = [field for block in blocks for field in block]
+    for key, value in (block[0] for block in blocks if block):  # not "weight: 10" after a title
         number = _NUMBER.match(value.strip())
         if number and _SERIES.fullmatch(key):
             word = f"{fold(key)} {number.group(2)}"

@@ -190,6 +190,22 @@ def test_a_document_owns_the_identifiers_of_its_header_and_file_name_not_those_i
     assert [i.word for i in own_identifiers("Hello", "rfc-9110")] == ["rfc 9110"]
 
 
+@pytest.mark.parametrize(
+    ("opening", "own"),
+    [
+        ("---\neip: 1559\ntitle: Fee market change\n---\n", ["eip 1559"]),
+        ("---\ntitle: npm-install\nsection: 1\n---\n", []),
+        ("---\ntitle: Installing\nweight: 10\n---\n", []),
+    ],
+)
+def test_only_a_header_that_opens_with_a_number_gives_its_document_one(
+    opening: str, own: list[str]
+) -> None:
+    """A series leads its header ("eip: 1559"); a number under a title orders pages (npm's
+    manual ``section``, a static site's ``weight``), many pages the same one."""
+    assert [i.word for i in own_identifiers(opening)] == own
+
+
 def test_file_names_and_dates_in_every_written_form() -> None:
     text = "See compatibility.md, 080_examples.rst and the 2024-12-06 / 6 December 2024 notes."
     assert [i.word for i in file_names(text)] == ["compatibility.md", "080_examples.rst"]
