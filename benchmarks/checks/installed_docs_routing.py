@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Nineteen folders, each read as a user would save or load it:
+Twenty folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -35,6 +35,10 @@ Nineteen folders, each read as a user would save or load it:
   text file a release (``/usr/share/doc/git/RelNotes``, 485 of them: "Git v2.39 Release
   Notes"), with questions written before the folder was routed (two of them then changed:
   they named releases newer than this git's, 2.40, 2.41 and 2.45);
+* ``npm-docs``: npm's own documentation as npm installs it (91 Markdown pages with front
+  matter, ``/usr/lib/node_modules/npm/docs/content``: its commands, its configuration files'
+  formats and its guides: "npm-install", "package.json"), with questions written before the
+  folder was routed;
 * ``nodejs-contributing``: Node.js's contributor and maintainer guides (52 Markdown pages,
   ``/usr/share/doc/nodejs/contributing``, its ``maintaining`` folder kept), with questions
   written before any was routed;
@@ -61,12 +65,13 @@ naming questions routed to their documents and the others routed.
         [--node-html /usr/share/doc/nodejs/api] [--pip-docs /usr/share/doc/python3-pip/html]
         [--gtk-doc /usr/share/doc/libxslt1-dev/gtk-doc/html/libxslt] [--doc /usr/share/doc]
         [--cmake-help /usr/share/cmake-3.25/Help]
-        [--rust-docs ~/.rustup/toolchains/TOOLCHAIN/share/doc/rust/html] [-v]
+        [--rust-docs ~/.rustup/toolchains/TOOLCHAIN/share/doc/rust/html]
+        [--npm-docs /usr/lib/node_modules/npm/docs/content] [-v]
 
 Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages, the Node.js docs
 (Debian: nodejs-doc), pip's (Debian: python3-pip), libxslt's (Debian: libxslt1-dev), CMake's
-(Debian: cmake-data) and Rust's (rustup's rust-docs component, or Debian's rust-doc); it says
-which are missing and exits 2 without them.
+(Debian: cmake-data), npm's (Debian: npm) and Rust's (rustup's rust-docs component, or
+Debian's rust-doc); it says which are missing and exits 2 without them.
 """
 
 from __future__ import annotations
@@ -459,6 +464,45 @@ GIT_RELNOTES_QUESTIONS = (
     ("How do I rebase interactively?", None),
     ("Which version of Python is required to build the docs?", None),
 )
+NPM_QUESTIONS = (
+    (
+        "What does npm ci do differently from npm install?",
+        ("commands/npm-ci.md", "commands/npm-install.md"),
+    ),
+    (
+        "According to the npm-audit page, which exit code does audit use when vulnerabilities "
+        "are found?",
+        "commands/npm-audit.md",
+    ),
+    (
+        "What does the package.json documentation say about the bin field?",
+        "configuring-npm/package-json.md",
+    ),
+    ("In the npmrc docs, where are the per-user config files?", "configuring-npm/npmrc.md"),
+    ("How does npm dedupe simplify the tree?", "commands/npm-dedupe.md"),
+    (
+        "What does the workspaces page say about running a command in every workspace?",
+        "using-npm/workspaces.md",
+    ),
+    (
+        "Which lifecycle scripts does the scripts documentation list for npm publish?",
+        "using-npm/scripts.md",
+    ),
+    (
+        "What does npm-shrinkwrap.json contain, according to its page?",
+        "configuring-npm/npm-shrinkwrap-json.md",
+    ),
+    ("What does the npm version command do to the git repository?", "commands/npm-version.md"),
+    (
+        "In the package-lock.json docs, what is lockfileVersion?",
+        "configuring-npm/package-lock-json.md",
+    ),
+    ("How do I publish a scoped package publicly?", None),
+    ("Which command lists outdated packages?", None),
+    ("How can I see why a package is installed?", None),
+    ("Where does npm store its cache?", None),
+    ("What is the speed of light in a vacuum?", None),
+)
 README_QUESTIONS = (
     ("What does the jq README say about installing from source?", "jq"),
     ("According to the tmux README, which libraries does tmux depend on?", "tmux"),
@@ -790,6 +834,9 @@ def main() -> int:
     parser.add_argument(
         "--cmake-help", type=Path, default=help_dirs[-1] if help_dirs else Path("/usr/share/cmake")
     )
+    parser.add_argument(
+        "--npm-docs", type=Path, default=Path("/usr/lib/node_modules/npm/docs/content")
+    )
     parser.add_argument("-v", action="store_true", help="print every document's title")
     args = parser.parse_args()
     missing = [tool for tool in ("man", "col") if shutil.which(tool) is None]
@@ -809,6 +856,8 @@ def main() -> int:
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     readmes = {p: readme(args.doc, p) for p in READMES}
     missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
+    npm_found = (args.npm_docs / "commands" / "npm-ci.md").is_file()
+    missing += [] if npm_found else [f"{args.npm_docs}/commands/npm-ci.md"]
     missing += (
         []
         if (args.doc / "git" / "RelNotes" / "2.39.0.txt").is_file()
@@ -863,6 +912,8 @@ def main() -> int:
         unpack(args.doc, logs_of, Path(tmp))
         expected = expecting(DEBIAN_CHANGELOG_QUESTIONS)
         check("debian-changelogs", Path(tmp), logs_of, expected, args.v, by_path=True)
+    npm = sorted(str(p.relative_to(args.npm_docs)) for p in args.npm_docs.rglob("*.md"))
+    check("npm-docs", args.npm_docs, npm, expecting(NPM_QUESTIONS), args.v, by_path=True)
     relnotes = args.doc / "git" / "RelNotes"
     notes = sorted(p.name for p in relnotes.glob("*.txt"))
     check("git-relnotes", relnotes, notes, expecting(GIT_RELNOTES_QUESTIONS), args.v, by_path=True)
