@@ -63,6 +63,8 @@ MAX_ACRONYM_LETTERS = 8
 _ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9/.-]*)\s*\)")
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 _MAIN_TITLE_END = re.compile(r"(?<!:):(?!:)|\s(?:[-\u2013\u2014]{1,2}|\|)\s")  # not "URI::Escape"
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)*\.\s+(?=[^\W\d_])")
+"""A section's number before a title, its dot and a space before a letter ("10. ", "2.3. ")."""
 _CAPITALS = re.compile(rf"\b([A-Z]{{2,{MAX_ACRONYM_LETTERS}}})(s?)\b")
 
 
@@ -102,8 +104,10 @@ def main_title(name: str) -> str:
 
 
 def _without_identifiers(name: str) -> str:
-    """``name`` less the identifiers it writes, and the colons and dashes left at its ends."""
-    return without_spans(name, references(name, files=False)).strip(" :-")
+    """``name`` less the identifiers it writes, the colons and dashes left at its ends, and
+    the number of its section before it ("10. DHAT: a dynamic heap analysis tool")."""
+    plain = without_spans(name, references(name, files=False)).strip(" :-")
+    return _SECTION_NUMBER.sub("", plain)
 
 
 def _main_and_rest(plain: str) -> tuple[str, str]:

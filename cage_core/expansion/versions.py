@@ -206,8 +206,8 @@ def _narrowed(family: list[str], number: str, names: DocumentNames) -> list[str]
     ("39" of "2.39"), and the first of the others, :data:`MAX_SERIES_DOCUMENTS` in all, to
     count the series by; none when no part is a word or too many hold them."""
     parts = [title_word(p) for p in dict.fromkeys(number.split(".")) if len(p) >= MIN_WORD_CHARS]
-    held = names.documents_with(parts)
-    if not parts or len(held) < len(parts):
+    held = names.documents_with(parts) if parts else {}
+    if not held or len(held) < len(parts):
         return []  # "3.2": no part is a word; or no name holds one
     holding = set(family).intersection(*held.values())
     if not holding or len(holding) > MAX_SERIES_DOCUMENTS // 2:

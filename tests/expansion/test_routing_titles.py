@@ -275,6 +275,27 @@ def test_a_file_names_words_name_its_page_whole_not_by_a_run() -> None:
     assert route.doc_ids == ("CREATE_TABLE.7",)
 
 
+def test_a_section_number_before_a_title_is_no_word_of_its_name() -> None:
+    """A manual's chapters carry their numbers ("10. DHAT: …"); "the DHAT manual" names the
+    chapter whose main title, less its number, is that one word, as "the Memcheck manual"
+    names "4. Memcheck: …"."""
+    names = named(
+        {
+            f"{page}.html": f"<title>{title}</title>"
+            for page, title in [
+                ("mc-manual", "4. Memcheck: a memory error detector"),
+                ("hg-manual", "7. Helgrind: a thread error detector"),
+                ("dh-manual", "10. DHAT: a dynamic heap analysis tool"),
+                ("ms-manual", "9. Massif: a heap profiler"),
+            ]
+        }
+    )
+    assert route_question("What does the DHAT manual say?", names).doc_ids == ("dh-manual.html",)
+    assert route_question("What does the Memcheck manual say?", names).doc_ids == (
+        "mc-manual.html",
+    )
+
+
 PERL = {  # modules named by their namespace, "URI" and the modules below it
     f"{module}.3pm": f"<title>{module} - {line}</title>"
     for module, line in [
