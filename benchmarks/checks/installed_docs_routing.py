@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Twenty folders, each read as a user would save or load it:
+Twenty-one folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -35,6 +35,9 @@ Twenty folders, each read as a user would save or load it:
   text file a release (``/usr/share/doc/git/RelNotes``, 485 of them: "Git v2.39 Release
   Notes"), with questions written before the folder was routed (two of them then changed:
   they named releases newer than this git's, 2.40, 2.41 and 2.45);
+* ``valgrind``: Valgrind's DocBook HTML manual (``/usr/share/doc/valgrind/html``, 40 pages:
+  chapters numbered "7. Helgrind: a thread error detector", the FAQ, the release notes), with
+  questions written before the folder was routed;
 * ``npm-docs``: npm's own documentation as npm installs it (91 Markdown pages with front
   matter, ``/usr/lib/node_modules/npm/docs/content``: its commands, its configuration files'
   formats and its guides: "npm-install", "package.json"), with questions written before the
@@ -70,8 +73,9 @@ naming questions routed to their documents and the others routed.
 
 Needs ``man`` and ``col`` (Debian: man-db, bsdextrautils), the pages, the Node.js docs
 (Debian: nodejs-doc), pip's (Debian: python3-pip), libxslt's (Debian: libxslt1-dev), CMake's
-(Debian: cmake-data), npm's (Debian: npm) and Rust's (rustup's rust-docs component, or
-Debian's rust-doc); it says which are missing and exits 2 without them.
+(Debian: cmake-data), npm's (Debian: npm), Valgrind's (Debian: valgrind) and Rust's (rustup's
+rust-docs component, or Debian's rust-doc); it says which are missing and exits 2 without
+them.
 """
 
 from __future__ import annotations
@@ -503,6 +507,22 @@ NPM_QUESTIONS = (
     ("Where does npm store its cache?", None),
     ("What is the speed of light in a vacuum?", None),
 )
+VALGRIND_QUESTIONS = (
+    ("What does the Memcheck manual say about uninitialised values?", "mc-manual.html"),
+    ("How does Helgrind detect lock ordering problems?", "hg-manual.html"),
+    ("In the Cachegrind chapter, how is cache simulation configured?", "cg-manual.html"),
+    ("What does the Massif manual say about --pages-as-heap?", "ms-manual.html"),
+    ("According to the Valgrind FAQ, why does Memcheck report errors in libc?", "faq.html"),
+    ("What does the quick start guide say about compiling with -g?", "quick-start.html"),
+    ("Compare DRD and Helgrind on data race detection.", ("drd-manual.html", "hg-manual.html")),
+    ("What does the DHAT manual say about access counts?", "dh-manual.html"),
+    ("In the Callgrind format specification, how are cost lines written?", "cl-format.html"),
+    ("Which Valgrind tool profiles heap memory usage over time?", None),
+    ("How do I suppress errors from a third-party library?", None),
+    ("What does --leak-check=full report?", None),
+    ("Which platforms does Valgrind support?", None),
+    ("What is the chemical symbol for gold?", None),
+)
 README_QUESTIONS = (
     ("What does the jq README say about installing from source?", "jq"),
     ("According to the tmux README, which libraries does tmux depend on?", "tmux"),
@@ -856,6 +876,8 @@ def main() -> int:
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     readmes = {p: readme(args.doc, p) for p in READMES}
     missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
+    vg_found = (args.doc / "valgrind" / "html" / "hg-manual.html").is_file()
+    missing += [] if vg_found else [f"{args.doc}/valgrind/html/hg-manual.html"]
     npm_found = (args.npm_docs / "commands" / "npm-ci.md").is_file()
     missing += [] if npm_found else [f"{args.npm_docs}/commands/npm-ci.md"]
     missing += (
@@ -912,6 +934,9 @@ def main() -> int:
         unpack(args.doc, logs_of, Path(tmp))
         expected = expecting(DEBIAN_CHANGELOG_QUESTIONS)
         check("debian-changelogs", Path(tmp), logs_of, expected, args.v, by_path=True)
+    valgrind_dir = args.doc / "valgrind" / "html"
+    valgrind = sorted(p.name for p in valgrind_dir.glob("*.html"))
+    check("valgrind", valgrind_dir, valgrind, expecting(VALGRIND_QUESTIONS), args.v, by_path=True)
     npm = sorted(str(p.relative_to(args.npm_docs)) for p in args.npm_docs.rglob("*.md"))
     check("npm-docs", args.npm_docs, npm, expecting(NPM_QUESTIONS), args.v, by_path=True)
     relnotes = args.doc / "git" / "RelNotes"
