@@ -124,7 +124,8 @@ def route_question(
     weights = {w: settings.identifier_weight * idf(frequencies[w], total) / unit for w in owned}
     by_identifier = held_by(names, weights)
     route = _confident_route(question, by_identifier, owned, names, settings)
-    route = route or versions.named_by_version(question, written, names, settings.max_documents)
+    most = settings.max_documents
+    route = route or versions.named_by_version(question, written, names, most, frequencies)
     if route is not None:
         return _and_titles(route, names, frequencies, total, settings)
     read = [w for w in asked if w not in outside and naming(w)]

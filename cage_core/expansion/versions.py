@@ -34,12 +34,13 @@ the same less their numbers (:func:`named_by_version`, with the names written wi
 step 1c reads the words every member's name holds as a kind of document, no name, and tells
 apart only a smaller family.
 
-A number (:func:`version_numbers`) is a run of digits with optional dotted parts ("1.3",
-"2", "2.0"), after an optional "v" ("v2"), standing as a word of its own (not "x86-64");
-identifiers and dates are read first and left out
-(:func:`~cage_core.names.documents.references`: "RFC 9113" and "3 November 2008" are not
-versions). A question that writes no number, or one that no document's name or two of them
-hold, changes nothing: the family's title still names none of them.
+A number (:func:`version_numbers`) is a run of digits with optional dotted parts ("1.3", "2",
+"2.0"), after an optional "v" ("v2"), standing as a word of its own (not "x86-64"); identifiers
+and dates are read first and left out (:func:`~cage_core.names.documents.references`: "RFC
+9113" and "3 November 2008" are not versions), but beside a series' name an identifier no
+document holds is a name and its number ("the Node 4 changelog" of "Node.js 4 ChangeLog"). A
+question that writes no number, or one that no document's name or two of them hold, changes
+nothing: the family's title still names none of them.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from cage_core.expansion.documents import MIN_WORD_CHARS, DocumentRecord, name_w
 from cage_core.expansion.question_text import without_words
 from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
 from cage_core.lang.en import CLAUSE_JOINERS
-from cage_core.names.documents import fold, references, without_spans
+from cage_core.names.documents import fold, identifiers, references, without_spans
 from cage_core.names.forms import words
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
@@ -131,16 +132,25 @@ def told_apart(
 
 
 def named_by_version(
-    question: str, written: Sequence[tuple[str, ...]], names: DocumentNames, most: int
+    question: str,
+    written: Sequence[tuple[str, ...]],
+    names: DocumentNames,
+    most: int,
+    held: Mapping[str, int],
 ) -> DocumentRoute | None:
     """The documents ``question`` names by a name and its version, or by a number beside a
     series' name (module docstring): ``written`` its names
-    (:func:`~cage_core.expansion.question_text.written_names`); each document's score is how
-    many names name it. ``None`` unless they name at least one and at most ``most``
-    documents."""
-    plain = _plain(question)
+    (:func:`~cage_core.expansion.question_text.written_names`), ``held`` how many documents
+    hold each identifier it writes (one none holds is a name and its number: "Node 4"); each
+    document's score is how many names name it. ``None`` unless they name at least one and at
+    most ``most`` documents."""
+    found_in = references(question, files=False)
+    plain = fold(without_spans(question, found_in))
+    unheld = {i.word for i in identifiers(question) if not held.get(i.word)}  # "node 4"
+    kept = [r for r in found_in if r.word not in unheld]
+    series_text = fold(without_spans(question, kept)) if len(kept) < len(found_in) else plain
     found: dict[str, tuple[DocumentRecord, list[str]]] = {}  # doc_id -> it, the names naming it
-    for record, naming in [*_with_version(plain, written, names), *_in_series(plain, names)]:
+    for record, naming in [*_with_version(plain, written, names), *_in_series(series_text, names)]:
         found.setdefault(record.doc_id, (record, []))[1].extend(naming)
     if not 0 < len(found) <= most:
         return None

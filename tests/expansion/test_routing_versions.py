@@ -238,3 +238,13 @@ def test_a_name_written_as_a_file_name_no_document_holds_is_read_as_its_words() 
     assert route_question(question, names).doc_ids == ("CHANGELOG_V12.md",)
     question = "What does the io.js changelog say about the 3.0.0 release?"
     assert route_question(question, names).doc_ids == ("CHANGELOG_IOJS.md",)
+
+
+def test_an_identifier_no_document_holds_is_a_series_name_and_its_number() -> None:
+    """ "Node 4" has an identifier's form, but no document gives itself "node 4": beside the
+    series' words it is "Node" and the number 4, as "Node.js 4" is."""
+    names = MemoryDocumentNames(
+        document_record(name, opening=text, source=name) for name, text in CHANGELOGS.items()
+    )
+    route = route_question("Compare the Node 4 and Node 6 changelogs on npm.", names)
+    assert route.doc_ids == ("CHANGELOG_V4.md", "CHANGELOG_V6.md")
