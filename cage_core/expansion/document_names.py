@@ -17,6 +17,7 @@ from cage_core.expansion.documents import DocumentRecord
 __all__ = [
     "DocumentNames",
     "MemoryDocumentNames",
+    "held_by_all",
     "words_held",
 ]
 
@@ -94,6 +95,19 @@ class MemoryDocumentNames:
 
     def documents(self, doc_ids: Collection[str]) -> dict[str, DocumentRecord]:
         return {d: self._records[d] for d in doc_ids if d in self._records}
+
+
+def held_by_all(
+    names: DocumentNames, words: Collection[str], read: dict[str, Collection[str]] | None = None
+) -> set[str]:
+    """The ids of the documents holding every one of ``words`` (none for no words); ``read``
+    keeps each word's holders once read, for the next call of one question."""
+    read = {} if read is None else read
+    unread = [w for w in dict.fromkeys(words) if w not in read]
+    if unread:
+        read.update({w: () for w in unread} | names.documents_with(unread))
+    holders = [read[w] for w in words]
+    return set(holders[0]).intersection(*holders[1:]) if holders else set()
 
 
 def words_held(names: DocumentNames, words: Collection[str]) -> Counter[str]:

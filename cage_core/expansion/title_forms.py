@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from cage_core.expansion.documents import DocumentRecord, meaningful_file_stem, name_words
-from cage_core.expansion.title_parts import title_parts
+from cage_core.expansion.title_parts import position, title_parts
 from cage_core.expansion.versions import first_number
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import words
@@ -234,9 +234,7 @@ def _code_parts(token: str, title: list[str]) -> list[str] | None:
     parts = token.split("_")
     if token in title or len(parts) < 2 or not all(parts):
         return None
-    size = len(parts)
-    found = any(title[i : i + size] == parts for i in range(len(title) - size + 1))
-    return parts if found else None
+    return parts if position(title, tuple(parts)) is not None else None
 
 
 def _run_beside(tokens: list[str], place: int, title: list[str], letters: str) -> list[str] | None:

@@ -18,7 +18,6 @@ __all__ = [
     "MAX_TITLE_HOLDERS",
     "MIN_CITED_TITLE_WORDS",
     "Match",
-    "held_together",
     "longest_matches",
     "named_at",
     "position",
@@ -29,7 +28,8 @@ __all__ = [
 
 MAX_TITLE_HOLDERS = 4
 """A title names a document only when one of its words, or all its words together
-(:func:`held_together`), are held by at most this many documents' titles ("Franchise
+(:func:`~cage_core.expansion.document_names.held_by_all`), are held by at most this many
+documents' titles ("Franchise
 Agreement" of many franchise agreements names none; "ALTER TABLE" of the SQL commands' pages,
 each word in many of their names, names one)."""
 MAX_CITED_CANDIDATES = 16
@@ -105,26 +105,6 @@ def named_at(tokens: list[str], phrase: tuple[str, ...], skipped: Collection[str
             if tokens[before] == DEFINITE_ARTICLE:
                 return start
     return None
-
-
-def held_together(
-    names: DocumentNames,
-    phrase: tuple[str, ...],
-    holders: dict[str, Collection[str]],
-    *,
-    in_titles: bool = True,
-) -> int:
-    """How many documents hold every word of ``phrase`` in their title (``in_titles``: the
-    words marked as :func:`~cage_core.expansion.documents.title_word`) or, without, among
-    their words; ``holders`` keeps each word's holders read for the question, as it is read."""
-    words = [title_word(w) if in_titles else w for w in phrase]
-    unread = [w for w in dict.fromkeys(words) if w not in holders]
-    if unread:
-        holders.update({w: () for w in unread} | names.documents_with(unread))
-    common = set(holders[words[0]])
-    for word in words[1:]:
-        common &= set(holders[word])
-    return len(common)
 
 
 Match = tuple[int, int, str, tuple[str, ...]]

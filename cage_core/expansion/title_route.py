@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from cage_core.expansion import versions
-from cage_core.expansion.document_names import DocumentNames, words_held
+from cage_core.expansion.document_names import DocumentNames, held_by_all, words_held
 from cage_core.expansion.documents import (
     DocumentRecord,
     marks_its_name,
@@ -38,7 +38,6 @@ from cage_core.expansion.title_parts import (
     COMMON_TITLE_SHARE,
     MAX_TITLE_HOLDERS,
     Match,
-    held_together,
     longest_matches,
     named_at,
     position,
@@ -102,7 +101,7 @@ def titles_written(
     written, numbers = written_names(question), versions.version_numbers(question)
     capitals = written_acronyms(question)
     found: list[Match] = []
-    holders: dict[str, Collection[str]] = {}  # each word's documents, for held_together
+    holders: dict[str, Collection[str]] = {}  # each word's documents, read once (held_by_all)
     for doc_id, title in titles.items():
         read, origin = spelled_out(tokens, capitals, title)  # "GPL": general public license
         counts = titled if doc_id in marked else known  # a store written before title marks
@@ -121,7 +120,8 @@ def titles_written(
             else:
                 continue
             if start is not None and common_words:  # read only for a phrase the question holds
-                together = held_together(names, phrase, holders, in_titles=doc_id in marked)
+                words = [title_word(w) for w in phrase] if doc_id in marked else phrase
+                together = len(held_by_all(names, words, holders))
                 start = None if together > MAX_TITLE_HOLDERS else start  # a kind of document
             if start is not None:  # the span of the question's words, acronyms one each
                 first, last = origin[start], origin[start + len(phrase) - 1]

@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 
-from cage_core.expansion.document_names import DocumentNames
+from cage_core.expansion.document_names import DocumentNames, held_by_all
 from cage_core.expansion.documents import MIN_WORD_CHARS, DocumentRecord, name_words, title_word
 from cage_core.expansion.question_text import without_words
 from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
@@ -216,10 +216,7 @@ def _narrowed(family: list[str], number: str, names: DocumentNames) -> list[str]
     ("39" of "2.39"), and the first of the others, :data:`MAX_SERIES_DOCUMENTS` in all, to
     count the series by; none when no part is a word or too many hold them."""
     parts = [title_word(p) for p in dict.fromkeys(number.split(".")) if len(p) >= MIN_WORD_CHARS]
-    held = names.documents_with(parts) if parts else {}
-    if not held or len(held) < len(parts):
-        return []  # "3.2": no part is a word; or no name holds one
-    holding = set(family).intersection(*held.values())
+    holding = held_by_all(names, parts) & set(family)  # none for "3.2": no part is a word
     if not holding or len(holding) > MAX_SERIES_DOCUMENTS // 2:
         return []
     others = [d for d in family if d not in holding][: MAX_SERIES_DOCUMENTS - len(holding)]
