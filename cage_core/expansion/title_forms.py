@@ -20,7 +20,8 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
   and what follows it ("A Git Glossary" of "gitglossary - A Git Glossary");
 * **its file's words**, two or more (:func:`~cage_core.expansion.documents.meaningful_file_stem`
   of its id): "writing tests" of ``writing-tests.md``, titled "How to write a test for the
-  Node.js project";
+  Node.js project"; or one its title holds ("heapq" of ``heapq.html``, "Python: module
+  heapq"), which then names it alone (:func:`names_alone`);
 * **its family's name**, without its version: the words before its first number, with and
   without the word just before it ("GNU Free Documentation License Version" and "GNU Free
   Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
@@ -86,6 +87,8 @@ def title_forms(
     stem = name_words(meaningful_file_stem(record.doc_id))  # "the writing tests guide"
     if len(stem) >= 2:  # its words are counted in names: no run of them is its core
         forms.append(title_parts(stem, counts, total, core_runs=False))
+    elif stem and stem[0] in title:  # "heapq" of heapq.html, "Python: module heapq"
+        forms.append([tuple(stem)])
     number = first_number(plain)
     if number is not None:
         head = name_words(plain[:number])
@@ -129,7 +132,10 @@ def names_alone(
     whole name or its main title (:func:`main_title`), whatever other titles hold it ("the
     offboarding doc", "the Closures page" of "Closures - The Rust Programming Language"), or,
     when no other document's title holds it ("the FAQ", "the URI spec", "the apt_preferences
-    page"), its whole ``title`` or an acronym the name defines (:func:`acronyms`)."""
+    page"), its whole ``title``, an acronym the name defines (:func:`acronyms`) or its file's
+    name (:func:`~cage_core.expansion.documents.meaningful_file_stem`) where every other word
+    of the title is another's too ("the heapq module" of ``heapq.html``, "Python: module
+    heapq"; not "the travel grants" of ``travel.md``, "Travel spending policy")."""
     if len(phrase) != 1:
         return False
     whole = (words(fold(record.name)), name_words(main_title(record.name))) if record else ()
@@ -137,6 +143,8 @@ def names_alone(
         return True  # "Offboarding" beside "Steward Onboarding/OffBoarding"
     if counts.get(phrase[0], 0) != 1:
         return False
+    if record is not None and [phrase[0]] == name_words(meaningful_file_stem(record.doc_id)):
+        return all(counts.get(w, 0) > 1 for w in title if w != phrase[0])  # "the heapq module"
     return len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name))
 
 

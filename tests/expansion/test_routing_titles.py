@@ -361,3 +361,29 @@ def test_a_page_is_named_by_the_words_of_its_file_name_as_by_its_title() -> None
     route = route_question("According to the Writing tests guide, where do fixtures go?", names)
     assert route.doc_ids == ("writing-tests.md",)
     assert not route_question("Which tests are writing files to disk?", names)
+
+
+MODULES = {  # an API reference written by a tool: every title opens with the tool's label
+    "heapq.html": "<title>Python: module heapq</title> Heap queue algorithm.",
+    "secrets.html": "<title>Python: module secrets</title> Generate secure random numbers.",
+    "random.html": "<title>Python: module random</title> Random variable generators.",
+    "bisect.html": "<title>Python: module bisect</title> Bisection algorithms.",
+    "json.html": "<title>Python: package json</title> JSON encoder and decoder.",
+    "email.html": "<title>Python: package email</title> A package for e-mail messages.",
+    "travel.html": "<title>Travel spending policy</title> Who may apply for a grant.",
+}
+
+
+def test_a_word_both_the_file_name_and_in_no_other_title_names_its_page_after_the() -> None:
+    """The word "heapq" is the file's name and in no other title: "the heapq module" names
+    the page titled "Python: module heapq", and "the json module" the package's page; but
+    not "the travel grants" the "Travel spending policy" of ``travel.html``, whose other
+    words no other title holds."""
+    names = named(MODULES)
+    route = route_question("Which functions does the heapq module provide?", names)
+    assert route.doc_ids == ("heapq.html",)
+    assert route_question("What does the json module say about dumps?", names).doc_ids == (
+        "json.html",
+    )
+    assert not route_question("Which functions does a heapq provide?", names)
+    assert not route_question("Who may apply for the travel grants?", names)
