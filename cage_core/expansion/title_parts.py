@@ -93,18 +93,26 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
 def named_at(tokens: list[str], phrase: tuple[str, ...], skipped: Collection[str]) -> int | None:
     """Where ``phrase``, a title read only where it stands as a name, first stands in
     ``tokens``: after "the", or after "the" and words of ``skipped`` (the collection's own
-    name: "the libxslt FAQ"); one word written as code (:func:`written_as_code`) anywhere
+    name: "the libxslt FAQ"), or after "the", a word and "and" or "or" ("the random and
+    secrets modules"); one word written as code (:func:`written_as_code`) anywhere
     ("what does find_package accept"). ``None`` where it stands in neither way."""
     if len(phrase) == 1 and written_as_code(phrase[0]):
         return position(tokens, phrase)
+    passed = set(skipped) - {DEFINITE_ARTICLE, *_JOINED}
     for start in range(1, len(tokens) - len(phrase) + 1):
         if tuple(tokens[start : start + len(phrase)]) == phrase:
             before = start - 1
-            while before > 0 and tokens[before] != DEFINITE_ARTICLE and tokens[before] in skipped:
+            while before > 0 and tokens[before] in passed:
                 before -= 1
+            if tokens[before] in _JOINED and before >= 1:  # "the random and secrets modules"
+                before -= 1 if tokens[before - 1] == DEFINITE_ARTICLE else min(2, before)
             if tokens[before] == DEFINITE_ARTICLE:
                 return start
     return None
+
+
+_JOINED = ("and", "or")
+"""The words that join a name to the one before it under one "the"."""
 
 
 Match = tuple[int, int, str, tuple[str, ...]]

@@ -387,3 +387,11 @@ def test_a_word_both_the_file_name_and_in_no_other_title_names_its_page_after_th
     )
     assert not route_question("Which functions does a heapq provide?", names)
     assert not route_question("Who may apply for the travel grants?", names)
+
+
+def test_a_name_joined_by_and_to_a_name_after_the_stands_after_the_too() -> None:
+    """In "the random and secrets modules" both names stand under one "the"."""
+    names = named(MODULES)
+    route = route_question("Compare the random and secrets modules for passwords.", names)
+    assert set(route.doc_ids) == {"random.html", "secrets.html"}
+    assert not route_question("Compare random and secrets for passwords.", names)
