@@ -71,18 +71,23 @@ def titles_written(
     ("the franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping
     titles the longer names the document; two with one title name neither, unless a version
     tells them apart (:mod:`~cage_core.expansion.versions`). Reads the records of the
-    :data:`MAX_TITLE_CANDIDATES` documents whose titles hold most of the question's words,
-    then holding most of them; ``definite``: every title stands after "the" (a second
-    document's, where another step named the first)."""
+    :data:`MAX_TITLE_CANDIDATES` documents whose titles hold most of the question's words
+    (a word too many documents hold counted where few titles do: "Common options" of a manual
+    whose every node writes its parent's name), then holding most of them; ``definite``:
+    every title stands after "the" (a second document's, where another step named the
+    first)."""
     tokens = title_tokens(question, frequencies)  # "Node.js 12": words, where no file is it
     parts = sorted(set(code_parts(tokens)) - set(frequencies))  # feature_test_macros: its words
     frequencies = {**frequencies, **names.document_frequencies(parts)} if parts else frequencies
     looked_up = dict.fromkeys([*tokens, *parts])
     asked = [w for w in looked_up if 0 < frequencies.get(w, 0) <= MAX_NAMING_DOCUMENTS]
     count = words_held(names, asked)  # below: a short page's title, not a long page's words
-    in_title = words_held(names, [title_word(w) for w in asked])
+    frequent = [title_word(w) for w in looked_up if frequencies.get(w, 0) > MAX_NAMING_DOCUMENTS]
+    frequent_held = names.document_frequencies(frequent) if frequent else {}  # "Common options"
+    titled_words = [w for w in frequent if 0 < frequent_held.get(w, 0) <= MAX_NAMING_DOCUMENTS]
+    in_title = words_held(names, [title_word(w) for w in asked] + titled_words)
     least = settings.min_title_words
-    candidates = sorted(count, key=lambda d: (-in_title[d], -count[d], d))
+    candidates = sorted(count.keys() | in_title.keys(), key=lambda d: (-in_title[d], -count[d], d))
     titles: dict[str, list[str]] = {}
     records: dict[str, DocumentRecord] = {}
     marked: set[str] = set()  # records that mark their name's words (title_word)

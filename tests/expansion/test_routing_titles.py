@@ -395,3 +395,16 @@ def test_a_name_joined_by_and_to_a_name_after_the_stands_after_the_too() -> None
     route = route_question("Compare the random and secrets modules for passwords.", names)
     assert set(route.doc_ids) == {"random.html", "secrets.html"}
     assert not route_question("Compare random and secrets for passwords.", names)
+
+
+def test_a_title_of_words_most_pages_hold_is_read_by_how_few_titles_hold_them() -> None:
+    """A manual's nodes each write their parent's name ("Up: Common options"), so more than
+    ``MAX_NAMING_DOCUMENTS`` pages hold "common" and "options"; two titles hold both words,
+    and "the Common options section" names its node."""
+    header = "File: manual.info,  Node: {name},  Up: Common options\n\n{name}\n=====\n\nText."
+    pages = {f"opt-{i}.txt": header.format(name=f"Option {i} item") for i in range(70)}
+    pages["Common-options.txt"] = "File: manual.info,  Node: Common options\n\nCommon options\n"
+    pages["Common-words.txt"] = "File: manual.info,  Node: Common words\n\nCommon words\n"
+    names = named(pages)
+    route = route_question("What does the Common options section say about --help?", names)
+    assert route.doc_ids == ("Common-options.txt",)
