@@ -42,6 +42,7 @@ from cage_core.expansion.title_parts import (
     named_at,
     position,
 )
+from cage_core.lang.en import INTERROGATIVE_DETERMINERS
 from cage_core.names.forms import MAX_NAME_WORDS
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
@@ -62,7 +63,9 @@ def titles_written(
     most ``MAX_NAME_WORDS``) but its identifiers, of at least ``min_title_words`` words, one
     of them in at most ``MAX_TITLE_HOLDERS`` documents' names (a one-word name: in no other
     name, after "the"), as consecutive words of the question (an acronym read as the words it
-    spells: :func:`~cage_core.expansion.title_forms.spelled_out`), not within a name the
+    spells: :func:`~cage_core.expansion.title_forms.spelled_out`), not right after a word
+    that asks which of a kind (``INTERROGATIVE_DETERMINERS``: "which exit status does it
+    return" names no page "Exit status"), not within a name the
     question writes (step 1b reads names: "Domain Name and Content License Agreement" is not
     "Content License Agreement"; but the title of a version it writes, and a title it writes
     as a name after "the": "the Configuration File Handling page"), and not when the
@@ -120,6 +123,8 @@ def titles_written(
             as_a_name = bool(within_names) and not exact  # the title, written as a name
             if len(phrase) >= least and not (definite or as_a_name):
                 start = position(read, phrase)
+                if start and read[start - 1] in INTERROGATIVE_DETERMINERS:
+                    start = None  # "which exit status": a kind of thing, not "Exit status"
             elif len(phrase) >= least or one_word:
                 start = named_at(read, phrase, common)  # "the FAQ", "does find_package accept"
             else:

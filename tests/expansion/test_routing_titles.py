@@ -408,3 +408,18 @@ def test_a_title_of_words_most_pages_hold_is_read_by_how_few_titles_hold_them() 
     names = named(pages)
     route = route_question("What does the Common options section say about --help?", names)
     assert route.doc_ids == ("Common-options.txt",)
+
+
+def test_a_title_a_question_asks_which_of_is_a_kind_of_thing() -> None:
+    """A manual's node "Exit status": "which exit status" asks about a kind of thing, while
+    "the Exit status section" and "the exit status section" name the node."""
+    pages = {
+        "Exit-status.txt": "2.1 Exit status\n===============\n\nAn exit status of zero ...",
+        "test-invocation.txt": "16.3 'test': Check file types and compare values\n=====\n",
+        "Block-size.txt": "2.3 Block size\n==============\n\nSome programs report ...",
+    }
+    names = named(pages)
+    assert not route_question("Which exit status does a failed check return?", names)
+    for written in ("Exit status", "exit status"):
+        route = route_question(f"What does the {written} section say about zero?", names)
+        assert route.doc_ids == ("Exit-status.txt",), written

@@ -53,7 +53,13 @@ from cage_core.lang.en.pronouns import (
     SUBJECT_PRONOUNS,
     THING_PRONOUNS,
 )
-from cage_core.lang.en.questions import CLAUSE_JOINERS, PREPOSITIONS, QUESTION_WORDS, WH_WORDS
+from cage_core.lang.en.questions import (
+    CLAUSE_JOINERS,
+    INTERROGATIVE_DETERMINERS,
+    PREPOSITIONS,
+    QUESTION_WORDS,
+    WH_WORDS,
+)
 from cage_core.lang.en.stop_words import STOP_WORDS
 from cage_core.lang.en.string_rules import STRING_RULES, check_rules
 from cage_core.lang.en.subjects import (
@@ -65,6 +71,7 @@ from cage_core.lang.en.subjects import (
 
 __all__ = [
     "CLAUSE_JOINERS",
+    "INTERROGATIVE_DETERMINERS",
     "MONTHS",
     "GENERIC_WORDS",
     "CLERGY_TITLES",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = [
     "CLAUSE_JOINERS",
+    "INTERROGATIVE_DETERMINERS",
     "PREPOSITIONS",
     "QUESTION_WORDS",
     "WH_WORDS",
@@ -37,6 +38,10 @@ QUESTION_WORDS = frozenset(
 WH_WORDS = frozenset({"what", "how", "which", "whom", "whose", "where", "when"})
 """The question words a preposition may open a question with ("by which meeting", "for how
 long")."""
+INTERROGATIVE_DETERMINERS = frozenset({"what", "which", "whose"})
+"""Question words that ask about a kind of thing named right after them: a common noun, not
+a document's title ("which exit status does it return";
+:func:`cage_core.expansion.title_route.titles_written`)."""
 PREPOSITIONS = frozenset(
     {
         "about",
