@@ -127,15 +127,20 @@ def names_alone(
     title: list[str],
     counts: Mapping[str, int],
     record: DocumentRecord | None,
+    *,
+    as_name: bool = False,
 ) -> bool:
     """Whether ``phrase``, one word, names the document after "the": it is the document's
     whole name or its main title (:func:`main_title`), whatever other titles hold it ("the
     offboarding doc", "the Closures page" of "Closures - The Rust Programming Language"), or,
     when no other document's title holds it ("the FAQ", "the URI spec", "the apt_preferences
-    page"), its whole ``title``, an acronym the name defines (:func:`acronyms`) or its file's
-    name (:func:`~cage_core.expansion.documents.meaningful_file_stem`) where every other word
-    of the title is another's too ("the heapq module" of ``heapq.html``, "Python: module
-    heapq"; not "the travel grants" of ``travel.md``, "Travel spending policy")."""
+    page"), its whole ``title``, an acronym the name defines (:func:`acronyms`), or, where
+    every other word of the title is another's too, its file's name
+    (:func:`~cage_core.expansion.documents.meaningful_file_stem`: "the heapq module" of
+    ``heapq.html``, "Python: module heapq"; not "the travel grants" of ``travel.md``, "Travel
+    spending policy") or a word the question writes ``as_name``, capitalised ("the HashMap
+    page" of "HashMap in std::collections - Rust"; not "the top of Mount Everest" of "Top
+    (libffi: …)")."""
     if len(phrase) != 1:
         return False
     whole = (words(fold(record.name)), name_words(main_title(record.name))) if record else ()
@@ -143,9 +148,11 @@ def names_alone(
         return True  # "Offboarding" beside "Steward Onboarding/OffBoarding"
     if counts.get(phrase[0], 0) != 1:
         return False
-    if record is not None and [phrase[0]] == name_words(meaningful_file_stem(record.doc_id)):
-        return all(counts.get(w, 0) > 1 for w in title if w != phrase[0])  # "the heapq module"
-    return len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name))
+    if len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name)):
+        return True
+    core = all(counts.get(w, 0) > 1 for w in title if w != phrase[0])  # its one distinct word
+    stem = record is not None and [phrase[0]] == name_words(meaningful_file_stem(record.doc_id))
+    return core and (as_name or stem)  # "the HashMap page", "the heapq module"
 
 
 def acronyms(name: str) -> set[str]:

@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping
 from cage_core.expansion.document_names import DocumentNames, words_held
 from cage_core.expansion.documents import marks_its_name, name_words, title_word
 from cage_core.lang.en import DEFINITE_ARTICLE, GENERIC_WORDS
+from cage_core.names.documents import fold
 
 __all__ = [
     "COMMON_TITLE_SHARE",
@@ -18,6 +19,7 @@ __all__ = [
     "MAX_TITLE_HOLDERS",
     "MIN_CITED_TITLE_WORDS",
     "Match",
+    "code_words",
     "longest_matches",
     "named_at",
     "position",
@@ -82,6 +84,15 @@ def written_as_code(word: str) -> bool:
     return _CODE_NAME.fullmatch(word) is not None
 
 
+_PATH = re.compile(r"\w+(?:::\w+)+")
+
+
+def code_words(text: str) -> set[str]:
+    """The words ``text`` writes as parts of a path joined by "::" ("fs::read_to_string",
+    "URI::Escape"), folded: code, so each may name a page wherever it stands."""
+    return {fold(part) for found in _PATH.findall(text) for part in found.split("::")}
+
+
 def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     """Where ``phrase`` first stands in ``tokens`` as consecutive words, or ``None``."""
     for start in range(len(tokens) - len(phrase) + 1):
@@ -90,13 +101,19 @@ def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:
     return None
 
 
-def named_at(tokens: list[str], phrase: tuple[str, ...], skipped: Collection[str]) -> int | None:
+def named_at(
+    tokens: list[str],
+    phrase: tuple[str, ...],
+    skipped: Collection[str],
+    code: Collection[str] = (),
+) -> int | None:
     """Where ``phrase``, a title read only where it stands as a name, first stands in
     ``tokens``: after "the", or after "the" and words of ``skipped`` (the collection's own
     name: "the libxslt FAQ"), or after "the", a word and "and" or "or" ("the random and
-    secrets modules"); one word written as code (:func:`written_as_code`) anywhere
-    ("what does find_package accept"). ``None`` where it stands in neither way."""
-    if len(phrase) == 1 and written_as_code(phrase[0]):
+    secrets modules"); one word written as code (:func:`written_as_code`, or in ``code``,
+    :func:`code_words`) anywhere ("what does find_package accept", "how does thread::spawn
+    panic"). ``None`` where it stands in neither way."""
+    if len(phrase) == 1 and (written_as_code(phrase[0]) or phrase[0] in code):
         return position(tokens, phrase)
     passed = set(skipped) - {DEFINITE_ARTICLE, *_JOINED}
     for start in range(1, len(tokens) - len(phrase) + 1):

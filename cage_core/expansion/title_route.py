@@ -38,9 +38,11 @@ from cage_core.expansion.title_parts import (
     COMMON_TITLE_SHARE,
     MAX_TITLE_HOLDERS,
     Match,
+    code_words,
     longest_matches,
     named_at,
     position,
+    written_as_code,
 )
 from cage_core.lang.en import INTERROGATIVE_DETERMINERS
 from cage_core.names.forms import MAX_NAME_WORDS
@@ -107,7 +109,7 @@ def titles_written(
     titled = {w: in_titles.get(title_word(w), 0) for t in titles.values() for w in t}
     common = {w for w in tokens if known.get(w, 0) > COMMON_TITLE_SHARE * total}  # its site
     written, numbers = written_names(question), versions.version_numbers(question)
-    capitals = written_acronyms(question)
+    capitals, code = written_acronyms(question), code_words(question)
     found: list[Match] = []
     holders: dict[str, Collection[str]] = {}  # each word's documents, read once (held_by_all)
     for doc_id, title in titles.items():
@@ -115,9 +117,12 @@ def titles_written(
         counts = titled if doc_id in marked else known  # a store written before title marks
         for phrase in title_forms(record := records[doc_id], title, counts, total):
             common_words = min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS
-            one_word = doc_id in marked and names_alone(phrase, title, counts, record)
-            exact = one_word or versions.holds_a_version(record, numbers)
             within_names = [n for n in written if within(phrase, n)]
+            as_code = len(phrase) == 1 and (written_as_code(phrase[0]) or phrase[0] in code)
+            as_name = as_code or phrase in within_names  # "the HashMap page", "fs::read_dir"
+            alone = names_alone(phrase, title, counts, record, as_name=as_name)
+            one_word = doc_id in marked and alone
+            exact = one_word or versions.holds_a_version(record, numbers)
             if any(n != phrase for n in within_names):
                 continue  # within a name the question writes: step 1b reads names
             as_a_name = bool(within_names) and not exact  # the title, written as a name
@@ -126,7 +131,7 @@ def titles_written(
                 if start and read[start - 1] in INTERROGATIVE_DETERMINERS:
                     start = None  # "which exit status": a kind of thing, not "Exit status"
             elif len(phrase) >= least or one_word:
-                start = named_at(read, phrase, common)  # "the FAQ", "does find_package accept"
+                start = named_at(read, phrase, common, code)  # "the FAQ", "does find_package …"
             else:
                 continue
             if start is not None and common_words:  # read only for a phrase the question holds

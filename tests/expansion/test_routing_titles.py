@@ -423,3 +423,29 @@ def test_a_title_a_question_asks_which_of_is_a_kind_of_thing() -> None:
     for written in ("Exit status", "exit status"):
         route = route_question(f"What does the {written} section say about zero?", names)
         assert route.doc_ids == ("Exit-status.txt",), written
+
+
+API = {  # an API reference: every title "NAME in PATH - Rust"
+    "collections/struct.HashMap.html": "<title>HashMap in std::collections - Rust</title>",
+    "collections/struct.BTreeMap.html": "<title>BTreeMap in std::collections - Rust</title>",
+    "fs/fn.read_to_string.html": "<title>read_to_string in std::fs - Rust</title>",
+    "fs/struct.File.html": "<title>File in std::fs - Rust</title>",
+    "thread/fn.spawn.html": "<title>spawn in std::thread - Rust</title>",
+    "thread/struct.Builder.html": "<title>Builder in std::thread - Rust</title>",
+    "index.html": "<title>Top (Rust: the standard library)</title>",
+}
+
+
+def test_a_titles_one_distinct_word_names_its_page_written_as_a_name_or_as_code() -> None:
+    """Of "HashMap in std::collections - Rust" only "HashMap" is no other title's: written
+    capitalised after "the", or as code anywhere ("thread::spawn"), it names the page; "the
+    top of" (lower case) does not name "Top (…)", nor "spawn" written as prose."""
+    names = named(API)
+    route = route_question("What does the HashMap page say about the default hasher?", names)
+    assert route.doc_ids == ("collections/struct.HashMap.html",)
+    route = route_question("How does thread::spawn handle a panic?", names)
+    assert route.doc_ids == ("thread/fn.spawn.html",)
+    route = route_question("What errors can fs::read_to_string return?", names)
+    assert route.doc_ids == ("fs/fn.read_to_string.html",)
+    assert not route_question("Who reached the top of Mount Everest first?", names)
+    assert not route_question("Does the library spawn a thread per file?", names)
