@@ -320,8 +320,9 @@ def document_record(
         name = title or identifier or readable_stem or folder_file or first_line
     name = name[:MAX_DOCUMENT_NAME_CHARS]
     own_words = [found.word for found in own + identifiers(folder)]  # "sqlite3/changelog"
+    home = folder or ("" if title or identifier else folder_name(path))  # "curl/copyright"
     return DocumentRecord(
         doc_id,
         name,
-        document_words(title, readable_stem, folder, opening, identifiers=own_words, name=name),
+        document_words(title, readable_stem, home, opening, identifiers=own_words, name=name),
     )

@@ -21,7 +21,9 @@ parts of the title itself (:func:`~cage_core.expansion.title_parts.title_parts`)
 * **its file's words**, two or more (:func:`~cage_core.expansion.documents.meaningful_file_stem`
   of its id): "writing tests" of ``writing-tests.md``, titled "How to write a test for the
   Node.js project"; or one its title holds ("heapq" of ``heapq.html``, "Python: module
-  heapq"), which then names it alone (:func:`names_alone`);
+  heapq"), which then names it alone (:func:`names_alone`); and, for a document named by its
+  file's name alone, that name after its folder's ("curl copyright" of ``curl/copyright``,
+  whose file name many folders' files share);
 * **its family's name**, without its version: the words before its first number, with and
   without the word just before it ("GNU Free Documentation License Version" and "GNU Free
   Documentation License"; :mod:`cage_core.expansion.versions` tells the versions apart).
@@ -45,6 +47,7 @@ from cage_core.expansion.title_parts import position, title_parts
 from cage_core.expansion.versions import first_number
 from cage_core.names.documents import fold, references, without_spans
 from cage_core.names.forms import words
+from cage_core.names.sources import folder_name
 
 __all__ = [
     "MAX_ACRONYM_LETTERS",
@@ -89,6 +92,8 @@ def title_forms(
         forms.append(title_parts(stem, counts, total, core_runs=False))
     elif stem and stem[0] in title:  # "heapq" of heapq.html, "Python: module heapq"
         forms.append([tuple(stem)])
+    if stem == title and (home := name_words(folder_name(record.doc_id))):
+        forms.append([tuple(home + stem)])  # "the curl copyright file" of curl/copyright
     number = first_number(plain)
     if number is not None:
         head = name_words(plain[:number])
@@ -138,7 +143,8 @@ def names_alone(
     every other word of the title is another's too, its file's name
     (:func:`~cage_core.expansion.documents.meaningful_file_stem`: "the heapq module" of
     ``heapq.html``, "Python: module heapq"; not "the travel grants" of ``travel.md``, "Travel
-    spending policy") or a word the question writes ``as_name``, capitalised ("the HashMap
+    spending policy") or its folder's ("the gzip changelog" of ``gzip/changelog.Debian``,
+    "gzip changelog"), or a word the question writes ``as_name``, capitalised ("the HashMap
     page" of "HashMap in std::collections - Rust"; not "the top of Mount Everest" of "Top
     (libffi: …)")."""
     if len(phrase) != 1:
@@ -151,7 +157,8 @@ def names_alone(
     if len(title) == 1 or (record is not None and phrase[0] in acronyms(record.name)):
         return True
     core = all(counts.get(w, 0) > 1 for w in title if w != phrase[0])  # its one distinct word
-    stem = record is not None and [phrase[0]] == name_words(meaningful_file_stem(record.doc_id))
+    path = record.doc_id if record is not None else ""
+    stem = [phrase[0]] in (name_words(meaningful_file_stem(path)), name_words(folder_name(path)))
     return core and (as_name or stem)  # "the HashMap page", "the heapq module"
 
 

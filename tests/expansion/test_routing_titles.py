@@ -449,3 +449,19 @@ def test_a_titles_one_distinct_word_names_its_page_written_as_a_name_or_as_code(
     assert route.doc_ids == ("fs/fn.read_to_string.html",)
     assert not route_question("Who reached the top of Mount Everest first?", names)
     assert not route_question("Does the library spawn a thread per file?", names)
+
+
+def test_files_of_one_name_in_many_folders_are_named_after_their_folders() -> None:
+    """Every package's notice is a file ``copyright`` without a title: "the curl copyright
+    file" names ``curl/copyright``, whose text never writes "curl", and "the gzip and tar
+    changelogs" both packages' ``changelog.Debian``."""
+    notice = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+    pages = {f"{p}/copyright": notice + "Files: *\nLicense: GPL\n" for p in ("curl", "gzip", "tar")}
+    names = named(pages)
+    route = route_question("Which licence does the curl copyright file give?", names)
+    assert route.doc_ids == ("curl/copyright",)
+    logs = named(
+        {f"{p}/changelog.Debian": f"{p} (1.0-1) unstable\n" for p in ("gzip", "tar", "git")}
+    )
+    route = route_question("Compare the gzip and tar changelogs on security fixes.", logs)
+    assert set(route.doc_ids) == {"gzip/changelog.Debian", "tar/changelog.Debian"}
