@@ -271,7 +271,8 @@ class CageReranker:
         named = pool.named
         if named is None:
             return scores
-        fused = named_pool_order(scores, named, items, pool.question)
+        asked = pool_scores(self.method, Pool(pool.query, items, relevance, pool_graphs))
+        fused = named_pool_order(scores, named, items, pool.question, asked)
         return dataclasses.replace(scores, fused=fused)
 
     def rerank(

@@ -21,7 +21,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,6 +38,7 @@ from cage_core.eval.metrics import (
 )
 from cage_core.methods.base import Pool, RankingMethod
 from cage_core.methods.scores import pool_scores
+from cage_core.paper.encodings import EncodingCache
 from cage_core.passage import Passage
 from cage_core.ranking.named_documents import named_pool_order
 from cage_core.reranker import CageReranker
@@ -312,7 +313,9 @@ def rank_pool(
             scores = method.score(pool)
         else:
             parts = pool_scores(method, pool)
-            scores = named_pool_order(parts, pool.named, pool.passages, pool.query)
+            as_asked = replace(pool, query=q.question, named=None, encodings=EncodingCache())
+            asked = pool_scores(method, as_asked) if q.question != pool.query else None
+            scores = named_pool_order(parts, pool.named, pool.passages, pool.query, asked)
         latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
         positions = [int(i) for i in ranking(scores)]
         order = tuple(positions if ids is None else (int(ids[i]) for i in positions))

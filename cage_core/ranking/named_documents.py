@@ -14,8 +14,10 @@ none for a method that has no such term of its own: ``λ·r = 0``), ``λ`` =
 by ``f + λ·r``: they are chunks of the few documents the question names, so what links them to
 one another says less than how well each matches the question (divided by ``1 + λ``, so their
 scores keep the scale of ``f``, which the frameworks' 0–1 score reads:
-:mod:`cage_core.relevance`). The others keep the method's order (ties as
-:func:`cage_core.scoring.ranking` breaks them); with no named passage, or none other,
+:mod:`cage_core.relevance`). The others keep the method's order for the question *as
+asked*, its naming words kept (ties as :func:`cage_core.scoring.ranking` breaks them): those
+words say which passages lead, and link the others to them ("the arena where the Lewiston
+Maineiacs played": the arena's page names the team); with no named passage, or none other,
 ``f' = f``. When the question names two documents, it asks about both: the best passage of
 each (by ``g``) is lifted once more, by the same rule, above every other named passage, so neither
 document fills the top k alone (:func:`document_leads`; both lifts: :func:`named_order`).
@@ -131,11 +133,20 @@ def named_pool_order(
     named: Sequence[bool] | np.ndarray,
     passages: Sequence[Passage],
     question: str,
+    asked: PoolScores | None = None,
 ) -> np.ndarray:
     """:func:`named_order` of a scored pool: its passages' documents, the method's own
-    relevance term (:func:`own_relevance`) and the question the pool is ranked for."""
+    relevance term (:func:`own_relevance`) and the question the pool is ranked for;
+    ``asked``, the same pool's scores for the question as asked, orders the passages of no
+    named document (module docstring)."""
     documents = [p.doc_id for p in passages]
-    return named_order(scores.fused, named, documents, own_relevance(scores), question)
+    fused = scores.fused
+    if asked is not None:
+        mask = np.asarray(named, dtype=bool)
+        if asked.fused.shape != mask.shape:
+            raise ValueError(f"asked has {asked.fused.shape} scores for {mask.shape} passages")
+        fused = np.where(mask, scores.fused, asked.fused)
+    return named_order(fused, named, documents, own_relevance(scores), question)
 
 
 def other_kept(

@@ -15,6 +15,7 @@ from cage_core.ranking.named_documents import (
     document_leads,
     named_first,
     named_order,
+    named_pool_order,
     other_kept,
     own_relevance,
 )
@@ -192,3 +193,46 @@ def test_the_reranker_leads_with_a_passage_of_each_of_two_named_documents(rerank
     )
     ranked = reranker.rerank("Is consent required to assign Birch and Conv?", pool, route=route)
     assert {pool[r.index].doc_id for r in ranked[:2]} == {"birch", "conv"}
+
+
+def test_the_other_passages_are_ordered_by_the_scores_for_the_question_as_asked() -> None:
+    """The named passage leads by the shortened question's scores; the others follow in the
+    order of their scores for the question as asked."""
+    k = 3
+    shortened = PoolScores(
+        np.zeros(k), np.zeros(k), np.array([0.5, 0.9, 0.1]), np.zeros((k, k)), (), np.zeros(k)
+    )
+    asked = PoolScores(
+        np.zeros(k), np.zeros(k), np.array([0.0, 0.2, 0.8]), np.zeros((k, k)), (), np.zeros(k)
+    )
+    pool = [Passage("team", doc_id="team"), Passage("a", doc_id="a"), Passage("b", doc_id="b")]
+    named = [True, False, False]
+    assert list(ranking(named_pool_order(shortened, named, pool, "q"))) == [0, 1, 2]
+    assert list(ranking(named_pool_order(shortened, named, pool, "q", asked))) == [0, 2, 1]
+    with pytest.raises(ValueError, match="asked"):
+        named_pool_order(shortened, [True, False], pool[:2], "q", asked)
+
+
+BRIDGE = [
+    Passage("A junior ice hockey team founded in 2003.", doc_id="maineiacs"),
+    Passage("The college team played its home games at this arena.", doc_id="college"),
+    Passage("The Lewiston Maineiacs played their home games at this arena.", doc_id="colisee"),
+]
+
+
+def test_the_reranker_orders_the_other_documents_for_the_question_as_asked(reranker) -> None:
+    """ "the arena where the Lewiston Maineiacs played", routed to the team's page: of two
+    arenas the shortened question finds alike (the college's a little closer by the store's
+    similarity), the one that names the team follows the team's page, as the question asked
+    it."""
+    question = "The arena where the Lewiston Maineiacs played can seat how many people?"
+    route = DocumentRoute(
+        (NamedDocument("maineiacs", "Lewiston Maineiacs", 9.0, ("lewiston", "maineiacs")),),
+        "The arena where the played can seat how many people?",
+    )
+    similarities = [0.3, 0.65, 0.6]  # for route.question
+    ranked = reranker.rerank(question, BRIDGE, route=route, query_similarities=similarities)
+    assert [r.index for r in ranked] == [0, 2, 1]
+    shortened = reranker.rerank(route.question, BRIDGE, query_similarities=similarities)
+    order = [r.index for r in shortened]
+    assert order.index(1) < order.index(2)  # without the team's name: the college's first
