@@ -16,9 +16,9 @@ pages it expects, or none):
 * ``copyright``: the Debian copyright files of 30 packages, kept as ``PACKAGE/copyright`` (one
   file name in every folder, most without a title; DEP-5 fields).
 
-Records are read as :mod:`installed_docs_routing` reads them. Printed per folder: each
-question's route where it differs from the one expected; the documents with a title, the
-naming questions routed to their documents and the others routed.
+Records are read as ``installed_docs_routing.py`` reads them (:mod:`crossval.folder_routing`).
+Printed per folder: each question's route where it differs from the one expected; the
+documents with a title, the naming questions routed to their documents and the others routed.
 
     python benchmarks/checks/api_docs_routing.py [--doc /usr/share/doc]
         [--info /usr/share/info/coreutils.info.gz]
@@ -41,7 +41,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from installed_docs_routing import check, expecting
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
+
+from crossval.folder_routing import check, expecting
 
 PYDOC_MODULES = (
     "json argparse logging pathlib shutil subprocess collections itertools functools datetime "

@@ -94,11 +94,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import DATA, folder_names
-
-from cage_core.expansion.documents import TITLE_CHARS
-from cage_core.expansion.routing import RoutingSettings, route_question
-from cage_core.names.documents import document_title
+from crossval.dev_folders import DATA
+from crossval.folder_routing import check, expecting, stem
 
 APT = (
     "man5/apt.conf.5 man5/apt_preferences.5 man5/sources.list.5 man8/apt-get.8 man8/apt-cache.8 "
@@ -759,16 +756,6 @@ CHANGELOG_QUESTIONS = (
 )
 
 
-def expecting(
-    questions: tuple[tuple[str, str | tuple[str, ...] | None], ...],
-    pages: dict[str, str] | None = None,
-) -> list[tuple[str, tuple[str, ...]]]:
-    """Each question with the pages it expects: those it names (each one's page in ``pages``,
-    when given), or none."""
-    named = [(q, (p,) if isinstance(p, str) else p or ()) for q, p in questions]
-    return [(q, tuple(sorted((pages or {}).get(p, p) for p in ps))) for q, ps in named]
-
-
 def readme(doc: Path, package: str) -> Path | None:
     """The package's README in ``doc`` (plain or gzipped), or ``None``."""
     found = [doc / package / f"{n}{z}" for n in README_NAMES for z in ("", ".gz")]
@@ -792,47 +779,6 @@ def node_questions() -> list[tuple[str, tuple[str, ...]]]:
     spec = json.loads((DATA / "nodejs_api_docs.json").read_text(encoding="utf-8"))
     asked = [*spec["questions"], *spec.get("off_topic", [])]
     return [(q["question"], tuple(sorted(stem(n) for n in q.get("names", [])))) for q in asked]
-
-
-def stem(file_name: str) -> str:
-    """A page's name less its file's suffix (``apt.conf.5.txt``, ``repl.html``, ``repl.md``)."""
-    return file_name.removesuffix(".txt").rsplit(".", 1)[0]
-
-
-def check(
-    name: str,
-    folder: Path,
-    files: list[str],
-    questions: list[tuple[str, tuple[str, ...]]],
-    verbose: bool,
-    *,
-    by_path: bool = False,
-) -> None:
-    """Print the folder's routes that differ from the expected ones and its figures."""
-    titles = {
-        f: document_title(
-            (folder / f).read_text(encoding="utf-8", errors="replace").lstrip()[:TITLE_CHARS]
-        )
-        for f in files
-    }
-    names = folder_names(folder, files)
-    if verbose:
-        for f, title in titles.items():
-            print(f"  {f}: {title!r}")
-    right = others = 0
-    for question, pages in questions:
-        route = route_question(question, names, RoutingSettings())
-        got = tuple(sorted(d if by_path else stem(d) for d in route.doc_ids))
-        right += bool(pages) and got == pages
-        others += not pages and bool(got)
-        if got != pages:
-            print(f"  {name}: {question[:80]!r} -> {list(got)} (expected {list(pages)})")
-    naming = sum(bool(pages) for _, pages in questions)
-    titled = sum(map(bool, titles.values()))
-    print(
-        f"{name}: {titled}/{len(files)} documents titled; naming questions routed to theirs "
-        f"{right}/{naming}; others routed {others}/{len(questions) - naming}"
-    )
 
 
 def main() -> int:
