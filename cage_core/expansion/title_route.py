@@ -118,8 +118,8 @@ def titles_written(
         for phrase in title_forms(record := records[doc_id], title, counts, total):
             common_words = min(counts.get(w, 0) for w in phrase) > MAX_TITLE_HOLDERS
             within_names = [n for n in written if within(phrase, n)]
-            as_code = len(phrase) == 1 and (written_as_code(phrase[0]) or phrase[0] in code)
-            as_name = as_code or phrase in within_names  # "the HashMap page", "fs::read_dir"
+            coded = len(phrase) == 1 and (written_as_code(phrase[0]) or phrase[0] in code)
+            as_name = coded or phrase in within_names  # "the HashMap page", "fs::read_dir"
             alone = names_alone(phrase, title, counts, record, as_name=as_name)
             one_word = doc_id in marked and alone
             exact = one_word or versions.holds_a_version(record, numbers)
