@@ -32,7 +32,7 @@ from cage_core.models import Embedder, SpacyModel
 from cage_core.names.routes import DocumentRoute
 from cage_core.passage import Passage, PassageLike, RankedPassage, as_passages
 from cage_core.ranking.explanation import explain_ranking
-from cage_core.ranking.named_documents import named_pool_order
+from cage_core.ranking.named_documents import named_pool_order, reads_as_asked
 from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
 
@@ -271,7 +271,11 @@ class CageReranker:
         named = pool.named
         if named is None:
             return scores
-        asked = pool_scores(self.method, Pool(pool.query, items, relevance, pool_graphs))
+        asked = (
+            pool_scores(self.method, Pool(pool.query, items, relevance, pool_graphs))
+            if reads_as_asked(named, pool.question, pool.query)
+            else None
+        )
         fused = named_pool_order(scores, named, items, pool.question, asked)
         return dataclasses.replace(scores, fused=fused)
 

@@ -40,7 +40,7 @@ from cage_core.methods.base import Pool, RankingMethod
 from cage_core.methods.scores import pool_scores
 from cage_core.paper.encodings import EncodingCache
 from cage_core.passage import Passage
-from cage_core.ranking.named_documents import named_pool_order
+from cage_core.ranking.named_documents import named_pool_order, reads_as_asked
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
 
@@ -313,8 +313,10 @@ def rank_pool(
             scores = method.score(pool)
         else:
             parts = pool_scores(method, pool)
-            as_asked = replace(pool, query=q.question, named=None, encodings=EncodingCache())
-            asked = pool_scores(method, as_asked) if q.question != pool.query else None
+            asked = None
+            if reads_as_asked(pool.named, pool.query, q.question):
+                as_asked = replace(pool, query=q.question, named=None, encodings=EncodingCache())
+                asked = pool_scores(method, as_asked)
             scores = named_pool_order(parts, pool.named, pool.passages, pool.query, asked)
         latency = time.perf_counter() - start + pool.encodings.reused_seconds - reused_before
         positions = [int(i) for i in ranking(scores)]

@@ -120,8 +120,9 @@ def titles_written(
             within_names = [n for n in written if within(phrase, n)]
             coded = len(phrase) == 1 and (written_as_code(phrase[0]) or phrase[0] in code)
             as_name = coded or phrase in within_names  # "the HashMap page", "fs::read_dir"
-            alone = names_alone(phrase, title, counts, record, as_name=as_name)
-            one_word = doc_id in marked and alone
+            one_word = doc_id in marked and names_alone(
+                phrase, title, counts, record, as_name=as_name
+            )
             exact = one_word or versions.holds_a_version(record, numbers)
             if any(n != phrase for n in within_names):
                 continue  # within a name the question writes: step 1b reads names

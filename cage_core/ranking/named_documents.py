@@ -55,6 +55,7 @@ __all__ = [
     "named_pool_order",
     "other_kept",
     "own_relevance",
+    "reads_as_asked",
 ]
 
 NAMED_MARGIN = 1e-6
@@ -147,6 +148,13 @@ def named_pool_order(
             raise ValueError(f"asked has {asked.fused.shape} scores for {mask.shape} passages")
         fused = np.where(mask, scores.fused, asked.fused)
     return named_order(fused, named, documents, own_relevance(scores), question)
+
+
+def reads_as_asked(named: Sequence[bool] | np.ndarray, question: str, asked: str) -> bool:
+    """Whether :func:`named_pool_order` needs the pool's scores for the question ``asked``: it
+    differs from the ``question`` the pool is ranked for, and some passage is of no named
+    document (when every passage is named, those scores order none)."""
+    return asked != question and not np.asarray(named, dtype=bool).all()
 
 
 def other_kept(

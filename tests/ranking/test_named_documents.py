@@ -18,6 +18,7 @@ from cage_core.ranking.named_documents import (
     named_pool_order,
     other_kept,
     own_relevance,
+    reads_as_asked,
 )
 from cage_core.ranking.pool_scores import PoolScores
 from cage_core.scoring import ranking
@@ -236,3 +237,12 @@ def test_the_reranker_orders_the_other_documents_for_the_question_as_asked(reran
     shortened = reranker.rerank(route.question, BRIDGE, query_similarities=similarities)
     order = [r.index for r in shortened]
     assert order.index(1) < order.index(2)  # without the team's name: the college's first
+
+
+def test_the_question_as_asked_is_read_only_when_it_can_order_a_passage() -> None:
+    """Scores for the question as asked order the passages of no named document: none to
+    order when every passage is named, nothing new when the question was not shortened."""
+    assert reads_as_asked([True, False], "the arena?", "the Maineiacs arena?")
+    assert reads_as_asked([False, False], "the arena?", "the Maineiacs arena?")
+    assert not reads_as_asked([True, True], "the arena?", "the Maineiacs arena?")
+    assert not reads_as_asked([True, False], "the arena?", "the arena?")
