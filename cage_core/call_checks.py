@@ -40,6 +40,10 @@ class CheckedPool:
             ``None``: not given, the reranker embeds them.
         named: per passage, whether the question names its document (those rank first:
             :mod:`cage_core.ranking.named_documents`); ``None``: the pool was not routed.
+        asked_similarities: of a routed pool, ``[k]`` float64 similarities of ``query`` (the
+            question as asked) and each passage, where the caller has them (the retriever's
+            own scores): the 0–1 score's evidence reads them too (:mod:`cage_core.relevance`);
+            ``None`` otherwise.
     """
 
     query: str
@@ -47,16 +51,25 @@ class CheckedPool:
     passages: tuple[Passage, ...]
     similarities: np.ndarray | None = None
     named: tuple[bool, ...] | None = None
+    asked_similarities: np.ndarray | None = None
 
     @property
     def routed(self) -> bool:
         """Whether the pool was routed to documents the question names."""
         return self.named is not None
 
-    def with_similarities(self, values: Sequence[float] | np.ndarray) -> CheckedPool:
-        """This pool with ``values`` (checked: :func:`check_similarities`) as its similarities."""
+    def with_similarities(
+        self,
+        values: Sequence[float] | np.ndarray,
+        asked: Sequence[float] | np.ndarray | None = None,
+    ) -> CheckedPool:
+        """This pool with ``values`` as its similarities and, of a routed pool, ``asked`` as
+        the similarities of the question as asked (each checked: :func:`check_similarities`;
+        ``asked`` of a pool that was not routed is ignored: its ``values`` are those)."""
+        k = len(self.passages)
+        asked_values = check_similarities(asked, k) if asked is not None and self.routed else None
         return dataclasses.replace(
-            self, similarities=check_similarities(values, len(self.passages))
+            self, similarities=check_similarities(values, k), asked_similarities=asked_values
         )
 
 

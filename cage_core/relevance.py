@@ -12,7 +12,10 @@ the packaged MiniLM's cosine), fused scores ``f`` and coverage ``c`` (the larges
 question's words one passage of the pool holds,
 :func:`~cage_core.ranking.pool_bm25.query_word_coverage`; in a pool routed to the documents
 the question names, their passages also hold the words that name them:
-:func:`~cage_core.ranking.pool_bm25.named_word_coverage`),
+:func:`~cage_core.ranking.pool_bm25.named_word_coverage`, and ``s`` also holds the
+similarities of the question as asked where the wrapper has them, the pool being ranked
+for the question less its naming words:
+:func:`~cage_core.integrations.rerank_call.evidence_similarities`),
 
     score_i = g(max s + weight · c) · h(max f − f_i)
     g(m) = σ(slope · (m − midpoint)) = 1 / (1 + e^(−slope · (m − midpoint)))

@@ -97,7 +97,10 @@ class CageRerank(BaseDocumentCompressor):
     naming them, with the documents' ``cage_route_score`` as similarities when every one has
     it (else ``embeddings`` or the packaged model embed that question and the pool), and the
     named documents' passages first; each of those gets ``cage_expanded_via`` (why it is
-    there: the question names its document) and ``cage_named_document``. A pool without a
+    there: the question names its document) and ``cage_named_document``. The pool's 0–1
+    ``relevance_score`` reads the best similarity of the question as asked too (every
+    document's ``metadata[score_key]``, or with a ``vectorstore`` its vectors' cosine), so
+    shortening the question does not lower it (:mod:`cage_core.relevance`). A pool without a
     route for the query is ranked as if routing did not exist.
     """
 
@@ -192,18 +195,23 @@ class CageRerank(BaseDocumentCompressor):
         passages = document_passages(documents, self.title_key)
         pool, route = routed_pool(self, query, passages, metadatas)
         sims: np.ndarray | None
+        asked: np.ndarray | None = None  # a routed pool's, for the question as asked
         if self.vectorstore is not None:
             held, unheld = yield Call(lambda: self._stored(documents))
             embeddings = store_embeddings(self.vectorstore)
             assert embeddings is not None  # checked when made
             sims = yield from self._embedded(embeddings, pool.question, texts, unheld, held)
+            if pool.routed:
+                asked = yield from self._embedded(embeddings, pool.query, texts, unheld, held)
         else:
             sims, reason = self._retriever_similarities(metadatas, pool.routed)
+            if sims is not None and pool.routed:
+                asked, _ = self._retriever_similarities(metadatas)
             if sims is None:
                 own = self.embeddings
                 embed = None if own is None else self._embedded(own, pool.question, texts, texts)
                 sims = yield from embedded_similarities(self, logger, pool, reason, _FIX, embed)
-        scored = pool.with_similarities(sims)
+        scored = pool.with_similarities(sims, asked)
         return (yield Call(lambda: self._rerank(documents, scored, route)))
 
     # -- similarities -------------------------------------------------------------------

@@ -17,7 +17,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
 from cage_core.config import config_as_json
-from cage_core.integrations.document_routing import ROUTING_KEYS
+from cage_core.integrations.document_routing import ROUTING_KEYS, route_similarities
 from cage_core.integrations.fused_scores import rank_fusion_values
 from cage_core.integrations.pickled_state import without_private_attributes
 from cage_core.integrations.rerank_call import (
@@ -106,8 +106,11 @@ class CageRerank(BaseNodePostprocessor):
     and ``similarity_source`` is not ``"embed"`` (else the packaged model embeds that question
     and the pool), and the named documents' nodes first; each of those gets
     ``cage_expanded_via`` (why it is there: the question names its document) and
-    ``cage_named_document``, hidden like the scores. A pool without a route for the query is
-    ranked as if routing did not exist.
+    ``cage_named_document``, hidden like the scores. The pool's 0–1 score reads the best
+    cosine of the question as asked too (the retriever's ``cage_cosine`` of every node, or with
+    an ``index`` its vectors' cosine), so shortening the question does not lower it
+    (:mod:`cage_core.relevance`). A pool without a route for the query is ranked as if routing
+    did not exist.
     """
 
     top_n: int | None = Field(default=5, ge=0, description="nodes to return; None = all")
@@ -204,16 +207,21 @@ class CageRerank(BaseNodePostprocessor):
         passages = node_passages([n.node for n in nodes], self.title_key)
         pool, route = routed_pool(self, query_bundle.query_str, passages, metadatas)
         sims: np.ndarray | None
+        # a routed pool's similarities for the question as asked: CageExpansionRetriever's
+        asked = route_similarities(metadatas, COSINE_KEY) if pool.routed else None
         if self.index is not None and self.similarity_source == "auto":
             sims, _ = index_cosines(
                 self.index, nodes, pool.question, None if pool.routed else query_bundle.embedding
             )
+            if pool.routed and asked is None:
+                asked, _ = index_cosines(self.index, nodes, pool.query, query_bundle.embedding)
             missing = ""
         else:
             sims, missing = self._similarities(nodes, query_bundle, pool.routed)
         if sims is None:
             sims = run(embedded_similarities(self, logger, pool, missing, _FIX))
-        pool = pool.with_similarities(sims)
+            asked = None  # embedded for the shortened question: no retriever's scale to mix
+        pool = pool.with_similarities(sims, asked)
         with self.callback_manager.event(
             CBEventType.RERANKING,
             payload={

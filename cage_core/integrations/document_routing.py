@@ -218,9 +218,12 @@ def pool_route(metadatas: Sequence[Mapping[str, Any]], query: str) -> DocumentRo
     return None
 
 
-def route_similarities(metadatas: Sequence[Mapping[str, Any]]) -> np.ndarray | None:
-    """The pool's ``cage_route_score`` values when every passage has a finite one, else ``None``."""
-    values = [m.get(ROUTE_SCORE_KEY) for m in metadatas]
+def route_similarities(
+    metadatas: Sequence[Mapping[str, Any]], key: str = ROUTE_SCORE_KEY
+) -> np.ndarray | None:
+    """The pool's ``cage_route_score`` values (or another ``key``'s: the retriever's scores
+    for the question as asked) when every passage has a finite one, else ``None``."""
+    values = [m.get(key) for m in metadatas]
     if not values or not all(is_finite_score(v) for v in values):
         return None
     return np.asarray([float(v) for v in values], dtype=np.float64)  # type: ignore[arg-type]

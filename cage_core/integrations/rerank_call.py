@@ -22,7 +22,10 @@ so the ranking is the same). A routed pool (the documents the question names,
 less their naming words, and similarities computed there are that question's; the coverage
 reads the question as asked (``query``), naming words included, and counts those words as held
 by every passage of a named document
-(:func:`~cage_core.ranking.pool_bm25.named_word_coverage`).
+(:func:`~cage_core.ranking.pool_bm25.named_word_coverage`). Its best similarity is the better
+of that question's and, where the wrapper has them (the retriever's own scores of the pool,
+``CheckedPool.asked_similarities``), the question as asked's: routing changes what the pool is
+ranked for, not the evidence that it answers the question (:func:`evidence_similarities`).
 
 **The fallback warning.** The rerank step costs milliseconds when the retriever hands on its
 own query similarities, and embedding the query and every retrieved passage again when it does
@@ -62,6 +65,7 @@ __all__ = [
     "RankedItem",
     "RerankSettings",
     "embedded_similarities",
+    "evidence_similarities",
     "fallback_message",
     "lazy_reranker",
     "pool_coverage",
@@ -233,8 +237,18 @@ def scored_rerank(
     if not ranked:
         return []
     assert pool.similarities is not None  # ranked passages came from a pool with similarities
-    scores = pool_relevance([r.score for r in ranked], pool.similarities, pool_coverage(pool))
+    evidence = evidence_similarities(pool)
+    scores = pool_relevance([r.score for r in ranked], evidence, pool_coverage(pool))
     return [(r, float(score)) for r, score in zip(ranked, scores)]
+
+
+def evidence_similarities(pool: CheckedPool) -> np.ndarray:
+    """The similarities whose maximum the score's evidence reads (module docstring): the
+    pool's, and a routed pool's for the question as asked where it has them."""
+    assert pool.similarities is not None  # scored pools only
+    if pool.asked_similarities is None:
+        return pool.similarities
+    return np.concatenate([pool.similarities, pool.asked_similarities])
 
 
 def pool_coverage(pool: CheckedPool) -> float:

@@ -34,6 +34,8 @@ from routing_contracts import (
 from cage_core.expansion.index import LinkIndex
 from cage_core.integrations import document_routing
 from cage_core.integrations.document_routing import ROUTE_KEY, route_metadata
+from cage_core.ranking.pool_bm25 import named_word_coverage
+from cage_core.relevance import pool_relevance
 from cage_langchain import (
     CageExpansionRetriever,
     CageGraphTransformer,
@@ -263,6 +265,30 @@ def test_a_routed_pool_without_route_scores_embeds_the_shortened_question(embedd
     assert [d.metadata["cage_similarity"] for d in embedded] == pytest.approx(
         [d.metadata["cage_similarity"] for d in scored], abs=1e-6
     )
+
+
+@pytest.mark.parametrize("by_vectors", [False, True])
+def test_a_routed_pools_score_reads_the_best_similarity_of_the_question_as_asked(
+    by_vectors, embeddings, ingested
+):
+    docs, index = ingested
+    store = _store("in_memory", None, embeddings, docs)
+    _, routed, _ = _retrievers(store, index)
+    out = routed.invoke(QUESTION)
+    shortened = max(d.metadata["cage_route_score"] for d in out)
+    asked = max(d.metadata["retrieval_score"] for d in out)  # the store's cosine, as asked
+    assert asked > shortened + 0.1  # the contract's name is much of the question's meaning
+
+    rerank = CageRerank(top_n=None, vectorstore=store if by_vectors else None)
+    ranked = rerank.compress_documents(out, QUESTION)
+
+    route = routed.route(QUESTION)
+    texts = [d.page_content for d in out]
+    named = ["cage_named_document" in d.metadata for d in out]
+    coverage = named_word_coverage(QUESTION, route.question, texts, named)
+    top = ranked[0].metadata["relevance_score"]  # the best passage's score is the evidence
+    assert top == pytest.approx(pool_relevance([0.0], [asked], coverage)[0], abs=1e-6)
+    assert top > pool_relevance([0.0], [shortened], coverage)[0]  # what it read before
 
 
 @pytest.mark.parametrize("kind", STORES)

@@ -208,6 +208,40 @@ def test_a_pool_whose_route_is_for_another_question_ranks_exactly_as_without_one
     assert not any("cage_named_document" in n.node.metadata for n in got)
 
 
+@pytest.mark.parametrize("source", ["cosines", "index", "index, no cosines"])
+def test_a_routed_pools_score_reads_the_best_cosine_of_the_question_as_asked(
+    source, tmp_path, ingested
+):
+    from llama_index.core.schema import NodeWithScore
+
+    from cage_core.ranking.pool_bm25 import named_word_coverage
+    from cage_core.relevance import pool_relevance
+    from cage_llamaindex import CageRerank
+
+    nodes, link_index, _ = ingested
+    vector_index = _index("persisted", tmp_path, nodes)
+    _, routed, _ = _retrievers(vector_index, link_index)
+    out = routed.retrieve(QUESTION)
+    shortened = max(n.node.metadata["cage_route_score"] for n in out)
+    asked = max(n.node.metadata["cage_cosine"] for n in out)  # the retriever's, as asked
+    assert asked > shortened + 0.1  # the contract's name is much of the question's meaning
+    if source == "index, no cosines":
+        out = [NodeWithScore(node=n.node.model_copy(), score=n.score) for n in out]
+        for n in out:
+            n.node.metadata = {k: v for k, v in n.node.metadata.items() if k != "cage_cosine"}
+
+    rerank = CageRerank(top_n=None, index=None if source == "cosines" else vector_index)
+    ranked = rerank.postprocess_nodes(out, query_str=QUESTION)
+
+    route = routed.route(QUESTION)
+    texts = [n.node.get_content() for n in out]
+    named = [n.node.metadata.get("cage_named_document") is not None for n in out]
+    coverage = named_word_coverage(QUESTION, route.question, texts, named)
+    top = ranked[0].score  # the best node's score is the evidence
+    assert top == pytest.approx(pool_relevance([0.0], [asked], coverage)[0], abs=1e-5)
+    assert top > pool_relevance([0.0], [shortened], coverage)[0]  # what it read before
+
+
 def test_the_shortened_question_is_embedded_once(tmp_path, ingested):
     from llama_index.core import StorageContext, load_index_from_storage
 

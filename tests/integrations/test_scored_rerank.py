@@ -4,7 +4,7 @@ words its best-matching passage holds, whatever ``top_n``."""
 import pytest
 
 from cage_core import CageReranker
-from cage_core.integrations.rerank_call import pool_coverage, scored_rerank
+from cage_core.integrations.rerank_call import evidence_similarities, pool_coverage, scored_rerank
 from cage_core.names.routes import DocumentRoute, NamedDocument
 from cage_core.passage import Passage, as_passages
 from cage_core.ranking.pool_bm25 import named_word_coverage, query_word_coverage
@@ -74,3 +74,34 @@ def test_a_routed_pool_counts_the_naming_words_as_held_by_the_named_document():
 def test_no_passages_give_no_results():
     reranker = CageReranker(method="bm25")
     assert scored_rerank(reranker, reranker.checked_pool(QUERY, []), 3) == []
+
+
+def test_a_routed_pool_reads_the_best_similarity_of_the_question_as_asked_too():
+    reranker = CageReranker(method="vanilla")
+    query = "What does the Vistula guide say about the capital?"
+    passages = [
+        Passage("The capital lies on both banks.", doc_id="vistula.md"),
+        Passage("Bananas are yellow fruit.", doc_id="fruit.md"),
+    ]
+    named = NamedDocument("vistula.md", "Vistula guide", 1.0, ("Vistula", "guide"))
+    route = DocumentRoute((named,), "What does say about the capital?")
+    routed = reranker.checked_pool(query, passages, route=route)
+    pool = routed.with_similarities([0.30, 0.10], asked=[0.70, 0.20])
+
+    [(top, score), _] = scored_rerank(reranker, pool, None)
+
+    coverage = pool_coverage(pool)
+    assert score == pool_relevance([top.score], [0.70], coverage)[0]  # as asked: 0.70
+    assert score > pool_relevance([top.score], [0.30], coverage)[0]  # shortened: 0.30
+    assert evidence_similarities(pool).tolist() == [0.30, 0.10, 0.70, 0.20]
+    assert [r.index for r, _ in scored_rerank(reranker, pool, None)] == [0, 1]  # order: sims
+
+
+def test_similarities_as_asked_are_ignored_for_a_pool_that_was_not_routed():
+    reranker = CageReranker(method="vanilla")
+    pool = reranker.checked_pool(QUERY, as_passages(TEXTS))
+
+    scored = pool.with_similarities([0.5, 0.2, 0.1], asked=[0.9, 0.9, 0.9])
+
+    assert scored.asked_similarities is None
+    assert evidence_similarities(scored).tolist() == [0.5, 0.2, 0.1]
