@@ -133,6 +133,9 @@ def titles_written(
                     start = None  # "which exit status": a kind of thing, not "Exit status"
             elif len(phrase) >= least or one_word:
                 start = named_at(read, phrase, common, code)  # "the FAQ", "does find_package …"
+                rare = known.get(phrase[0], 0) <= MAX_TITLE_HOLDERS  # not "FastAPI", 8 pages'
+                if start is None and one_word and as_name and rare and phrase[0] not in capitals:
+                    start = position(read, phrase)  # "how does Helgrind detect …"
             else:
                 continue
             if start is not None and common_words:  # read only for a phrase the question holds
@@ -151,13 +154,14 @@ def titles_written(
     unit = idf(1, total)
     naming_limit = max(1.0, min(settings.naming_share * total, MAX_NAMING_DOCUMENTS))
     documents = []
+    chosen_ids = {doc_id for _, _, doc_id, _ in chosen}
     for _, _, doc_id, phrase in sorted(chosen, key=lambda c: c[1]):
         record = records[doc_id]
         held = set(record.words) if record is not None else set()
         beside = (w for name in written for w in name if w not in held and w not in phrase)
         other = {w for w in beside if 0 < known.get(w, 0) <= naming_limit}
         holding = held_by(names, {w: idf(known[w], total) / unit for w in sorted(other)})
-        others = [sum(weights.values()) for weights in holding.values()]
+        others = [sum(w.values()) for d, w in holding.items() if d not in chosen_ids]
         score = sum(idf(max(known.get(w, 1), 1), total) / unit for w in phrase)
         if others and max(others) >= max(OTHER_NAME_SHARE * settings.min_score, score):
             return None  # the question also names another document, as fully

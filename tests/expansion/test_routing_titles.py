@@ -465,3 +465,20 @@ def test_files_of_one_name_in_many_folders_are_named_after_their_folders() -> No
     )
     route = route_question("Compare the gzip and tar changelogs on security fixes.", logs)
     assert set(route.doc_ids) == {"gzip/changelog.Debian", "tar/changelog.Debian"}
+
+
+def test_a_titles_one_distinct_word_written_capitalised_names_its_page_anywhere() -> None:
+    """ "BTreeMap", written capitalised past the question's first word, names its page with no
+    "the" before it, and beside another such name both pages (neither vetoes the other as a
+    second name the question writes); not as the question's first word (every sentence
+    capitalises that), not in capitals alone ("FILE"), and not in lower case ("a builder")."""
+    names = named(API)
+    route = route_question("How does BTreeMap order its keys?", names)
+    assert route.doc_ids == ("collections/struct.BTreeMap.html",)
+    route = route_question("Compare HashMap and BTreeMap for small maps.", names)
+    assert route.doc_ids == ("collections/struct.HashMap.html", "collections/struct.BTreeMap.html")
+    route = route_question("Can a thread be named by its Builder?", names)
+    assert route.doc_ids == ("thread/struct.Builder.html",)
+    assert not route_question("Builder or spawn: which names a thread?", names)
+    assert not route_question("Can a FILE be opened twice?", names)
+    assert not route_question("Can a builder name the thread?", names)
