@@ -50,15 +50,22 @@ def test_the_coverage_is_read_from_the_whole_pool_not_the_top_n():
     assert score == pool_relevance([top.score], similarities, 1.0)[0]
 
 
-def test_a_routed_pool_counts_the_naming_words_as_held_by_the_named_document():
-    reranker = CageReranker(method="vanilla")
-    query = "What does the Vistula guide say about the capital?"
-    passages = [
+VISTULA = (  # a question, its pool, its route to the document it names
+    "What does the Vistula guide say about the capital?",
+    [
         Passage("The capital lies on both banks.", doc_id="vistula.md"),
         Passage("Bananas are yellow fruit.", doc_id="fruit.md"),
-    ]
-    named = NamedDocument("vistula.md", "Vistula guide", 1.0, ("Vistula", "guide"))
-    route = DocumentRoute((named,), "What does say about the capital?")
+    ],
+    DocumentRoute(
+        (NamedDocument("vistula.md", "Vistula guide", 1.0, ("Vistula", "guide")),),
+        "What does say about the capital?",
+    ),
+)
+
+
+def test_a_routed_pool_counts_the_naming_words_as_held_by_the_named_document():
+    reranker = CageReranker(method="vanilla")
+    query, passages, route = VISTULA
     pool = reranker.checked_pool(query, passages, route=route)
 
     [(top, score), _] = scored_rerank(reranker, pool, None)
@@ -78,14 +85,7 @@ def test_no_passages_give_no_results():
 
 def test_a_routed_pool_reads_the_best_similarity_of_the_question_as_asked_too():
     reranker = CageReranker(method="vanilla")
-    query = "What does the Vistula guide say about the capital?"
-    passages = [
-        Passage("The capital lies on both banks.", doc_id="vistula.md"),
-        Passage("Bananas are yellow fruit.", doc_id="fruit.md"),
-    ]
-    named = NamedDocument("vistula.md", "Vistula guide", 1.0, ("Vistula", "guide"))
-    route = DocumentRoute((named,), "What does say about the capital?")
-    routed = reranker.checked_pool(query, passages, route=route)
+    routed = reranker.checked_pool(VISTULA[0], VISTULA[1], route=VISTULA[2])
     pool = routed.with_similarities([0.30, 0.10], asked=[0.70, 0.20])
 
     [(top, score), _] = scored_rerank(reranker, pool, None)
