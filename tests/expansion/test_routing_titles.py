@@ -482,3 +482,19 @@ def test_a_titles_one_distinct_word_written_capitalised_names_its_page_anywhere(
     assert not route_question("Builder or spawn: which names a thread?", names)
     assert not route_question("Can a FILE be opened twice?", names)
     assert not route_question("Can a builder name the thread?", names)
+
+
+def test_a_title_word_half_the_documents_hold_names_no_page_written_in_passing() -> None:
+    """ "Tidewater" is the README's whole title; where half the folder's documents hold it, it
+    is the collection's name, and "does Tidewater read" names no page; where one does, the
+    README."""
+    folder = {
+        "README.md": "# Tidewater\n\nTidewater prints tide tables for coastal stations.",
+        "changelog.html": "<title>Tidewater changelog</title><p>Added Brest.</p>",
+        "configuration.rst": "Configuration\n=============\n\nSettings live in a file.",
+        "faq.txt": "Frequently asked questions\n==========================\n\nWhy?",
+    }
+    question = "Which file does Tidewater read its settings from?"
+    assert not route_question(question, named(folder))
+    folder["changelog.html"] = "<title>Changelog</title><p>Added Brest.</p>"
+    assert route_question(question, named(folder)).doc_ids == ("README.md",)
