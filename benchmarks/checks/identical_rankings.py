@@ -299,10 +299,12 @@ def _first_difference(a: list[Any], b: list[Any]) -> str:
     return "identical"
 
 
-SCORE_TOLERANCE = 1e-6
+SCORE_TOLERANCE = 1e-5
 """Relative tolerance of two dumps' scores: MiniLM's float32 embeddings differ in the 7th
-digit between torch / BLAS builds (and thread counts), which moves no ranking; rankings and
-vias must be identical."""
+digit between torch / BLAS builds, CPUs and thread counts, which moves no ranking; a score
+standardised over its pool (hybrid's) carries that to the 6th (MuSiQue 2hop__403712_793210:
+-0.1914091 on one 2-core machine, -0.1914085 in the reference). Rankings and vias must be
+identical."""
 
 
 def _close(a: list[float], b: list[float]) -> bool:

@@ -6,8 +6,8 @@ dump of a small fixed sample: the closed settings, titled and untitled (``closed
 each of the four Wikipedia files, the default methods. The test dumps the same sample from
 this tree, in a subprocess run from the repository root (the script takes ``cage_core`` from
 the current directory) with a fresh graph store, and compares: every ranking, ``via``, via
-kind and reported coherence must be identical, every score equal to a relative 1e-6
-(``SCORE_TOLERANCE``: float32 embeddings differ in the 7th digit between builds). A change
+kind and reported coherence must be identical, every score equal to a relative 1e-5
+(``SCORE_TOLERANCE``: float32 embeddings differ in the 7th digit between builds and CPUs). A change
 meant to move rankings regenerates the reference (the command is in CONTRIBUTING.md, "Show
 that rankings did not change").
 
