@@ -294,8 +294,9 @@ def document_record(
     the opening's first line that has any; cut to :data:`MAX_DOCUMENT_NAME_CHARS`. The
     file name is one of its identifiers even when generic (``LICENSE.txt``: routing reads it
     only where at most two documents have it, :data:`~cage_core.expansion.routing.MAX_OWNERS`),
-    and so are those of the folder that names a generic file (``sqlite3/changelog.Debian``:
-    ``"sqlite 3"``, which the name's words leave out).
+    and so are those of the folder that names a generic file, or a file named by its name
+    alone (``sqlite3/changelog.Debian``, ``bzip2/copyright``: ``"sqlite 3"``, ``"bzip 2"``,
+    which the name's words leave out).
     """
     path = source or doc_id
     readable_stem = meaningful_file_stem(path)
@@ -319,8 +320,8 @@ def document_record(
     else:
         name = title or identifier or readable_stem or folder_file or first_line
     name = name[:MAX_DOCUMENT_NAME_CHARS]
-    own_words = [found.word for found in own + identifiers(folder)]  # "sqlite3/changelog"
     home = folder or ("" if title or identifier else folder_name(path))  # "curl/copyright"
+    own_words = [found.word for found in own + identifiers(home)]  # "sqlite3/copyright"
     return DocumentRecord(
         doc_id,
         name,

@@ -467,6 +467,20 @@ def test_files_of_one_name_in_many_folders_are_named_after_their_folders() -> No
     assert set(route.doc_ids) == {"gzip/changelog.Debian", "tar/changelog.Debian"}
 
 
+def test_a_folder_named_with_a_number_names_the_untitled_file_in_it() -> None:
+    """ "bzip2" and "sqlite3" are identifiers (a word with a number), which a name's words
+    leave out: the folder gives its untitled ``copyright`` file those identifiers, and the
+    question that writes one names that file, wherever it writes it."""
+    notice = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+    packages = ("bzip2", "sqlite3", "curl")
+    names = named({f"{p}/copyright": notice + "Files: *\nLicense: BSD\n" for p in packages})
+    route = route_question("What does the copyright file of bzip2 say about the licence?", names)
+    assert route.doc_ids == ("bzip2/copyright",)
+    route = route_question("Who holds the copyright of sqlite3?", names)
+    assert route.doc_ids == ("sqlite3/copyright",)
+    assert not route_question("Who holds the copyright of the licence file?", names)
+
+
 def test_a_titles_one_distinct_word_written_capitalised_names_its_page_anywhere() -> None:
     """ "BTreeMap", written capitalised past the question's first word, names its page with no
     "the" before it, and beside another such name both pages (neither vetoes the other as a
