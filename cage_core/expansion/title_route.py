@@ -133,10 +133,10 @@ def titles_written(
                     start = None  # "which exit status": a kind of thing, not "Exit status"
             elif len(phrase) >= least or one_word:
                 start = named_at(read, phrase, common, code)  # "the FAQ", "does find_package …"
-                df = known.get(phrase[0], 0)  # not "FastAPI" of 8 pages, "Tidewater" of 2 of 4
-                rare = df <= MAX_TITLE_HOLDERS and df < COMMON_TITLE_SHARE * total
-                if start is None and one_word and as_name and rare and phrase[0] not in capitals:
-                    start = position(read, phrase)  # "how does Helgrind detect …"
+                if start is None and one_word and as_name and phrase[0] not in capitals:
+                    df = known.get(phrase[0], 0)  # not "FastAPI" of 8 pages, "Tidewater" of 2/4
+                    if df <= MAX_TITLE_HOLDERS and df < COMMON_TITLE_SHARE * total:
+                        start = position(read, phrase)  # "how does Helgrind detect …"
             else:
                 continue
             if start is not None and common_words:  # read only for a phrase the question holds
