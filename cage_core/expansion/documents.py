@@ -23,7 +23,9 @@ opening does. So the link index keeps, per document (chunks sharing a ``doc_id``
   (:func:`title_word`, ``"title:observers"``), so that how many documents' *names* hold a
   word is one lookup of the same postings: a word of one title may be in every document's
   opening ("Observers:" a header field of every set of minutes, "Meeting observers" the title
-  of one procedure).
+  of one procedure); so are the numbers its name writes, each as one word (:func:`number_word`:
+  "Git v1.7.0 Release Notes" holds ``"title:v1_7_0"``), one lookup for the one of 485 release
+  notes a question's "1.7.0" names.
 
 :func:`document_record` builds one at ingest; :class:`DocumentRecord` validates a stored one
 (:class:`~cage_core.expansion.record.LinkIndexFormatError` on wrong types or values over the
@@ -54,6 +56,7 @@ from cage_core.names.documents import (
     without_spans,
 )
 from cage_core.names.forms import words
+from cage_core.names.numbers import version_numbers
 from cage_core.names.sources import file_stem, folder_name
 
 __all__ = [
@@ -71,6 +74,7 @@ __all__ = [
     "document_words",
     "folder_file_name",
     "marks_its_name",
+    "number_word",
     "meaningful_file_stem",
     "name_words",
     "title_word",
@@ -204,6 +208,13 @@ def title_word(word: str) -> str:
     return TITLE_WORD_PREFIX + word
 
 
+def number_word(number: str) -> str:
+    """How a number of a document's name (:func:`~cage_core.names.numbers.version_numbers`)
+    is held among its words, marked (:func:`title_word`): one word, ``"1.7.0"`` →
+    ``"v1_7_0"``."""
+    return "v" + number.replace(".", "_")
+
+
 def marks_its_name(record: DocumentRecord, name: Sequence[str]) -> bool:
     """Whether ``record`` holds every one of ``name`` (its name's words, :func:`name_words`)
     marked as a title's word (:func:`title_word`); a record written before names were marked
@@ -228,10 +239,11 @@ def _name_words(name: str) -> tuple[str, ...]:
 
 def document_words(*texts: str, identifiers: Sequence[str] = (), name: str = "") -> tuple[str, ...]:
     """The distinct words of ``texts`` that may name a document (module docstring), after
-    its own ``identifiers`` (in their form, ``"pep 634"``) and the marked words of its
-    ``name`` (:func:`title_word`), sorted: the first :data:`MAX_WORDS` distinct ones in
+    its own ``identifiers`` (in their form, ``"pep 634"``) and the marked words and numbers
+    of its ``name`` (:func:`title_word`), sorted: the first :data:`MAX_WORDS` distinct ones in
     reading order."""
-    marked = [title_word(w) for w in name_words(name)]
+    numbers = [number_word(n) for n in sorted(version_numbers(name))] if name else []
+    marked = [title_word(w) for w in [*name_words(name), *numbers]]
     seen: dict[str, None] = dict.fromkeys([*identifiers, *marked][:MAX_WORDS])
     for text in texts:
         for word in words(fold(text)):

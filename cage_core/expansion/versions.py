@@ -50,12 +50,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 
 from cage_core.expansion.document_names import DocumentNames, held_by_all
-from cage_core.expansion.documents import MIN_WORD_CHARS, DocumentRecord, name_words, title_word
+from cage_core.expansion.documents import (
+    MIN_WORD_CHARS,
+    DocumentRecord,
+    name_words,
+    number_word,
+    title_word,
+)
 from cage_core.expansion.question_text import without_words
 from cage_core.expansion.title_parts import MAX_TITLE_HOLDERS, Match
 from cage_core.lang.en import CLAUSE_JOINERS
 from cage_core.names.documents import fold, identifiers, references, without_spans
 from cage_core.names.forms import words
+from cage_core.names.numbers import VERSION_NUMBER, plain_text, version_numbers
 from cage_core.names.routes import DocumentRoute, NamedDocument
 
 __all__ = [
@@ -66,7 +73,6 @@ __all__ = [
     "version_numbers",
 ]
 
-_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)v?(\d+(?:\.\d+)*)(?![\w]|\.\d)", re.IGNORECASE)
 MAX_SERIES_DOCUMENTS = 64
 """The most documents whose names are read for one number a question writes
 (:func:`named_by_version`): a word more documents' names hold is read for no series."""
@@ -78,12 +84,6 @@ _NAMED_VERSION = re.compile(
 )
 
 
-def version_numbers(text: str) -> frozenset[str]:
-    """The numbers ``text`` writes outside its identifiers and dates (module docstring):
-    ``"Version 1.3, 3 November 2008"`` → ``{"1.3"}``, ``"HTTP/2"`` → ``{"2"}``."""
-    return frozenset(_NUMBER.findall(_plain(text)))
-
-
 def holds_a_version(record: DocumentRecord | None, numbers: frozenset[str]) -> bool:
     """Whether ``record``'s name holds one of ``numbers`` (the :func:`version_numbers` of a
     question; module docstring)."""
@@ -93,19 +93,13 @@ def holds_a_version(record: DocumentRecord | None, numbers: frozenset[str]) -> b
 def first_number(text: str) -> int | None:
     """Where the first number of ``text`` (as :func:`version_numbers` reads one) begins, or
     ``None``."""
-    match = _NUMBER.search(text)
+    match = VERSION_NUMBER.search(text)
     return None if match is None else match.start()
 
 
 _name_numbers = lru_cache(maxsize=4096)(version_numbers)
 """:func:`version_numbers` of a document's name (at most ``MAX_DOCUMENT_NAME_CHARS``), kept for
 the last 4,096 names read: routing reads the same candidates' names for every question."""
-
-
-def _plain(text: str) -> str:
-    """``text`` folded, its identifiers and dates left out (a file name's words kept:
-    "Node.js 4")."""
-    return fold(without_spans(text, references(text, files=False)))
 
 
 def told_apart(
@@ -189,8 +183,8 @@ def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecor
     the one whose name holds the number, when exactly one does and more than
     ``MAX_TITLE_HOLDERS`` of them have its name less its numbers (a smaller family's title
     tells its members apart: :func:`told_apart`); of a larger family, those whose names hold
-    the number's parts that are words (:func:`_narrowed`: "39" of "2.39", none of "2.0")."""
-    for match in _NUMBER.finditer(plain):
+    the number (:func:`_narrowed`)."""
+    for match in VERSION_NUMBER.finditer(plain):
         before, after = words(plain[: match.start()]), words(plain[match.end() :])
         while after and (after[0].isdigit() or after[0] in CLAUSE_JOINERS):
             after = after[1:]  # "the 2.36 and 2.37 release notes": the words after both
@@ -212,11 +206,14 @@ def _in_series(plain: str, names: DocumentNames) -> Iterator[tuple[DocumentRecor
 
 def _narrowed(family: list[str], number: str, names: DocumentNames) -> list[str]:
     """Of a ``family`` of more than :data:`MAX_SERIES_DOCUMENTS` documents (git's 485 "Git
-    v2.39 Release Notes"), those whose names hold every part of ``number`` that is a word
-    ("39" of "2.39"), and the first of the others, :data:`MAX_SERIES_DOCUMENTS` in all, to
-    count the series by; none when no part is a word or too many hold them."""
+    v2.39 Release Notes"), those whose names hold ``number`` (a marked word:
+    :func:`~cage_core.expansion.documents.number_word`), and the first of the others,
+    :data:`MAX_SERIES_DOCUMENTS` in all, to count the series by; none when too many hold it.
+    A record written before names' numbers were held holds none: then those whose names
+    hold every part of ``number`` that is a word ("39" of "2.39"; none for "1.7.0")."""
+    held = held_by_all(names, [title_word(number_word(number))]) & set(family)
     parts = [title_word(p) for p in dict.fromkeys(number.split(".")) if len(p) >= MIN_WORD_CHARS]
-    holding = held_by_all(names, parts) & set(family)  # none for "3.2": no part is a word
+    holding = held or held_by_all(names, parts) & set(family)
     if not holding or len(holding) > MAX_SERIES_DOCUMENTS // 2:
         return []
     others = [d for d in family if d not in holding][: MAX_SERIES_DOCUMENTS - len(holding)]
@@ -227,4 +224,4 @@ def _narrowed(family: list[str], number: str, names: DocumentNames) -> list[str]
 def _unnumbered(name: str) -> tuple[str, ...]:
     """The words of a document's ``name`` less its numbers (:func:`version_numbers`), folded:
     what the documents of one series share."""
-    return tuple(name_words(_NUMBER.sub(" ", _plain(name))))
+    return tuple(name_words(VERSION_NUMBER.sub(" ", plain_text(name))))

@@ -7,7 +7,8 @@ name), ``may_link`` (which strings are names that may link passages, and which a
 what its path names, never a generic file name such as ``README``), ``subjects`` (what a
 passage is about), ``documents`` (how a document names itself: its title, its identifiers,
 file name and date, and the folded form names are compared in), ``centered_titles`` (the
-title a plain-text document centers in its columns), ``routes`` (what routing found
+title a plain-text document centers in its columns), ``numbers`` (the numbers a name or a
+question writes: a release's version), ``routes`` (what routing found
 for a question: the documents it names, as the ranking reads them).
 
 One word per meaning:

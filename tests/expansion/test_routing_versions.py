@@ -222,6 +222,28 @@ def test_a_number_names_a_member_of_a_series_too_large_to_read_whole() -> None:
     assert route_question("Which fixes are in Git v2.38.1?", names).doc_ids == ("2.38.1.txt",)
 
 
+def test_a_number_no_part_of_which_is_a_word_names_a_member_of_a_large_series() -> None:
+    """Of Git's 1.x and 2.x release notes, "1.7.0" and "2.0" hold no part that is a word
+    ("7", "0"): each name's numbers are held among its words ("title:v1_7_0"), so the
+    number itself is looked up, and "Git 2.0" names "Git v2.0", not "Git v2.0.1"."""
+    releases = [(a, b, c) for a in (1, 2) for b in range(9) for c in range(5)]  # 90 notes
+    titles = {
+        f"{a}.{b}.{c}.txt": f"Git v{a}.{b}" + ("" if (a, b, c) == (2, 0, 0) else f".{c}")
+        for a, b, c in releases  # as git titles 2.0.0: "Git v2.0"
+    }
+    notes = {f: f"{t} Release Notes\n{'=' * (len(t) + 14)}\n\nFixes.\n" for f, t in titles.items()}
+    names = MemoryDocumentNames(
+        document_record(name, opening=text, source=name) for name, text in notes.items()
+    )
+    assert "title:v1_7_0" in names.document("1.7.0.txt").words
+    for question, named in [
+        ("According to the 1.7.0 release notes, what changed about git push?", "1.7.0.txt"),
+        ("What does the Git 2.0 release notes say about push.default?", "2.0.0.txt"),
+        ("What do the release notes for Git 1.8.0 list as compatibility notes?", "1.8.0.txt"),
+    ]:
+        assert route_question(question, names).doc_ids == (named,)
+
+
 CHANGELOGS = {  # a product whose name is written like a file name, "Node.js"
     f"CHANGELOG_V{v}.md": f"# Node.js {v} ChangeLog\n\nReleases of the {v}.x line.\n"
     for v in (4, 6, 12, 18, 20)
