@@ -19,6 +19,7 @@ __all__ = [
     "MAX_TITLE_HOLDERS",
     "MIN_CITED_TITLE_WORDS",
     "Match",
+    "capital_runs",
     "code_words",
     "longest_matches",
     "named_at",
@@ -91,6 +92,17 @@ def code_words(text: str) -> set[str]:
     """The words ``text`` writes as parts of a path joined by "::" ("fs::read_to_string",
     "URI::Escape"), folded: code, so each may name a page wherever it stands."""
     return {fold(part) for found in _PATH.findall(text) for part in found.split("::")}
+
+
+_CAPITAL_RUN = re.compile(r"(?<![\w.])[A-Z][A-Z0-9_]+(?:[ \t]+[A-Z][A-Z0-9_]+)+(?!\w|\.\w)")
+
+
+def capital_runs(text: str) -> list[tuple[str, ...]]:
+    """The runs of two or more words ``text`` writes in capitals alone ("ALTER TABLE",
+    "CREATE INDEX CONCURRENTLY", "EXPLAIN ANALYZE"), each as its folded words: a command or
+    keyword, written as code is, so a title that starts one names its page wherever it stands
+    (routing's step 1c); one such word alone is an acronym ("API"), read otherwise."""
+    return [tuple(fold(w) for w in m.group(0).split()) for m in _CAPITAL_RUN.finditer(text)]
 
 
 def position(tokens: list[str], phrase: tuple[str, ...]) -> int | None:

@@ -38,6 +38,7 @@ from cage_core.expansion.title_parts import (
     COMMON_TITLE_SHARE,
     MAX_TITLE_HOLDERS,
     Match,
+    capital_runs,
     code_words,
     longest_matches,
     named_at,
@@ -70,7 +71,9 @@ def titles_written(
     return" names no page "Exit status"), not within a name the
     question writes (step 1b reads names: "Domain Name and Content License Agreement" is not
     "Content License Agreement"; but the title of a version it writes, and a title it writes
-    as a name after "the": "the Configuration File Handling page"), and not when the
+    as a name after "the": "the Configuration File Handling page"; and a title that starts
+    a run of words in capitals alone, :func:`~cage_core.expansion.title_parts.capital_runs`:
+    "Which lock level does ALTER TABLE take"), and not when the
     names the question writes beside it, less the words the document holds, score
     ``OTHER_NAME_SHARE`` of ``min_score`` and the title's own score for another document
     ("the franchise agreement between Pretzel Time" names Pretzel Time's). Of overlapping
@@ -110,6 +113,7 @@ def titles_written(
     common = {w for w in tokens if known.get(w, 0) > COMMON_TITLE_SHARE * total}  # its site
     written, numbers = written_names(question), versions.version_numbers(question)
     capitals, code = written_acronyms(question), code_words(question)
+    runs = capital_runs(question)
     found: list[Match] = []
     holders: dict[str, Collection[str]] = {}  # each word's documents, read once (held_by_all)
     for doc_id, title in titles.items():
@@ -124,10 +128,13 @@ def titles_written(
                 phrase, title, counts, record, as_name=as_name
             )
             exact = one_word or versions.holds_a_version(record, numbers)
-            if any(n != phrase for n in within_names):
+            shouted = not definite and any(run[: len(phrase)] == phrase for run in runs)
+            if any(n != phrase for n in within_names) and not shouted:
                 continue  # within a name the question writes: step 1b reads names
             as_a_name = bool(within_names) and not exact  # the title, written as a name
-            if len(phrase) >= least and not (definite or as_a_name):
+            if shouted:  # "Which lock level does ALTER TABLE take", "EXPLAIN ANALYZE"
+                start = position(read, phrase)
+            elif len(phrase) >= least and not (definite or as_a_name):
                 start = position(read, phrase)
                 if start and read[start - 1] in INTERROGATIVE_DETERMINERS:
                     start = None  # "which exit status": a kind of thing, not "Exit status"

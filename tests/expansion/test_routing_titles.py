@@ -512,3 +512,38 @@ def test_a_title_word_half_the_documents_hold_names_no_page_written_in_passing()
     assert not route_question(question, named(folder))
     folder["changelog.html"] = "<title>Changelog</title><p>Added Brest.</p>"
     assert route_question(question, named(folder)).doc_ids == ("README.md",)
+
+
+SQL = {  # a command reference: each page titled by its command, in capitals
+    f"{command.replace(' ', '_')}.txt": f"{command} - {summary}\n\nSee also CREATE TABLE.\n"
+    for command, summary in [
+        ("ALTER TABLE", "change the definition of a table"),
+        ("CREATE TABLE", "define a new table"),
+        ("CREATE TABLE AS", "define a new table from the results of a query"),
+        ("CREATE INDEX", "define a new index"),
+        ("SELECT INTO", "define a new table from the results of a query"),
+        ("EXPLAIN", "show the execution plan of a statement (its ANALYZE option runs it)"),
+        ("ANALYZE", "collect statistics about a database"),
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "pages"),
+    [
+        ("Which lock level does ALTER TABLE take?", ("ALTER_TABLE.txt",)),
+        ("What does CREATE INDEX CONCURRENTLY cost?", ("CREATE_INDEX.txt",)),
+        ("What does EXPLAIN ANALYZE do to a statement?", ("EXPLAIN.txt",)),
+        ("Compare SELECT INTO and CREATE TABLE AS.", ("SELECT_INTO.txt", "CREATE_TABLE_AS.txt")),
+        ("Does ANALYZE lock the table?", ()),  # one word in capitals: an acronym, as "API"
+        ("Which NEW TABLE statement locks?", ()),  # a run no title starts
+    ],
+)
+def test_a_title_that_starts_a_run_of_capitals_names_its_page_wherever_it_stands(
+    question: str, pages: tuple[str, ...]
+) -> None:
+    """Two or more words in capitals alone are written as a command or keyword is, not as
+    prose: the longest title that starts the run names its page, with no "the" before it
+    ("ALTER TABLE"; "CREATE INDEX" of "CREATE INDEX CONCURRENTLY"; "EXPLAIN" of "EXPLAIN
+    ANALYZE", not "ANALYZE", which does not start it)."""
+    assert route_question(question, named(SQL)).doc_ids == pages
