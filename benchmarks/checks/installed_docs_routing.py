@@ -1,7 +1,7 @@
 """Routing on documentation installed on the machine, kinds no DEV folder is (issue 45), without
 a model: the titles the documents' openings give and which questions each folder's records route.
 
-Twenty-one folders, each read as a user would save or load it:
+Twenty-two folders, each read as a user would save or load it:
 
 * ``apt``: 22 Debian ``apt`` / ``dpkg`` manual pages and ``git``: 31 ``git`` pages, each rendered
   as ``MANWIDTH=80 man -l PAGE | col -bx`` into one ``NAME.SECTION.txt`` file a page; their
@@ -35,6 +35,11 @@ Twenty-one folders, each read as a user would save or load it:
   text file a release (``/usr/share/doc/git/RelNotes``, 485 of them: "Git v2.39 Release
   Notes"), with questions written before the folder was routed (two of them then changed:
   they named releases newer than this git's, 2.40, 2.41 and 2.45);
+* ``util-linux``: util-linux's documentation folder as Debian installs it
+  (``/usr/share/doc/util-linux``: its plain-text notes, most untitled, "howto-debug.txt",
+  "pg.txt", gzipped ones unpacked, ``README.Debian`` and its 27 release notes
+  ``releases/v2.38-ReleaseNotes``, "Util-linux 2.38 Release Notes"), with questions written
+  before the folder was routed;
 * ``valgrind``: Valgrind's DocBook HTML manual (``/usr/share/doc/valgrind/html``, 40 pages:
   chapters numbered "7. Helgrind: a thread error detector", the FAQ, the release notes), with
   questions written before the folder was routed;
@@ -447,6 +452,50 @@ DEBIAN_CHANGELOG_QUESTIONS = (
     ("What is a Debian changelog's urgency field?", None),
     ("How do I bake sourdough bread?", None),
 )
+UTIL_LINUX_QUESTIONS = (
+    (
+        "What did the util-linux 2.38 release notes say about translated man pages?",
+        "releases/v2.38-ReleaseNotes",
+    ),
+    (
+        "According to the v2.34 release notes, which new commands were added?",
+        "releases/v2.34-ReleaseNotes",
+    ),
+    ("What changed in util-linux 2.38.1?", "releases/v2.38.1-ReleaseNotes"),
+    (
+        "Compare the 2.20 and 2.21 release notes on ddate.",
+        ("releases/v2.20-ReleaseNotes", "releases/v2.21-ReleaseNotes"),
+    ),
+    ("What does howto-debug.txt say about libtool wrapper scripts?", "howto-debug.txt"),
+    ("According to the debugging howto, how do I run a program under gdb?", "howto-debug.txt"),
+    (
+        "What does the release schedule say about how often the minor version is incremented?",
+        "release-schedule.txt",
+    ),
+    ("Which options of column are listed in deprecated.txt?", "deprecated.txt"),
+    ("Which specifications does the README for pg say it conforms to?", "pg.txt"),
+    ("How does hwclock.txt describe the Real Time Clock?", "hwclock.txt"),
+    (
+        "What does the util-linux build system document say about Makemodule.am files?",
+        "howto-build-sys.txt",
+    ),
+    ("In the regression tests howto, how is a single test run?", "howto-tests.txt"),
+    (
+        "What do the notes on using agetty with modems recommend for initializing the modem?",
+        "modems-with-agetty.txt",
+    ),
+    (
+        "What does PAM-configuration.txt say about distribution-specific files?",
+        "PAM-configuration.txt",
+    ),
+    ("How do I mount a filesystem read-only?", None),
+    ("Which program sets the hardware clock?", None),
+    ("How are man pages formatted in the project?", None),
+    ("What is the version numbering scheme?", None),
+    ("Which utility is the System V equivalent of more?", None),
+    ("How do I report a bug?", None),
+)
+"""Questions about util-linux's own documentation folder, written before it was routed."""
 GIT_RELNOTES_QUESTIONS = (
     ("What did the Git 2.39 release notes say about git grep?", "2.39.0.txt"),
     ("Which security fixes are in Git v2.38.1?", "2.38.1.txt"),
@@ -822,6 +871,8 @@ def main() -> int:
     missing += [] if gtk_doc else [f"{args.gtk_doc}/libxslt-*.html"]
     readmes = {p: readme(args.doc, p) for p in READMES}
     missing += [f"{args.doc}/{p}/README" for p, found in readmes.items() if found is None]
+    linux_found = (args.doc / "util-linux" / "howto-debug.txt").is_file()
+    missing += [] if linux_found else [f"{args.doc}/util-linux/howto-debug.txt"]
     vg_found = (args.doc / "valgrind" / "html" / "hg-manual.html").is_file()
     missing += [] if vg_found else [f"{args.doc}/valgrind/html/hg-manual.html"]
     npm_found = (args.npm_docs / "commands" / "npm-ci.md").is_file()
@@ -880,6 +931,15 @@ def main() -> int:
         unpack(args.doc, logs_of, Path(tmp))
         expected = expecting(DEBIAN_CHANGELOG_QUESTIONS)
         check("debian-changelogs", Path(tmp), logs_of, expected, args.v, by_path=True)
+    linux_docs = args.doc / "util-linux"
+    linux_notes = sorted(
+        str(p.relative_to(linux_docs)).removesuffix(".gz")
+        for p in [*linux_docs.glob("*.txt*"), *linux_docs.glob("releases/*-ReleaseNotes*")]
+    ) + ["README.Debian"]
+    with tempfile.TemporaryDirectory() as tmp:
+        unpack(linux_docs, linux_notes, Path(tmp))
+        expected = expecting(UTIL_LINUX_QUESTIONS)
+        check("util-linux", Path(tmp), linux_notes, expected, args.v, by_path=True)
     valgrind_dir = args.doc / "valgrind" / "html"
     valgrind = sorted(p.name for p in valgrind_dir.glob("*.html"))
     check("valgrind", valgrind_dir, valgrind, expecting(VALGRIND_QUESTIONS), args.v, by_path=True)
