@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 
 from cage_core.expansion.document_names import DocumentNames, words_held
 from cage_core.expansion.documents import marks_its_name, name_words, title_word
-from cage_core.lang.en import DEFINITE_ARTICLE, GENERIC_WORDS
+from cage_core.lang.en import DEFINITE_ARTICLE, GENERIC_WORDS, STOP_WORDS
 from cage_core.names.documents import fold
 
 __all__ = [
@@ -59,7 +59,8 @@ def title_parts(
     shortest run with every one of its words that no other title holds ("board meeting
     substitutes" of "Rust Foundation Board Meeting Substitutes"), when it has such a word: a
     word never a name on its own is none (``GENERIC_WORDS``: "what" of "What is Ownership?",
-    or "what is" would name it)."""
+    or "what is" would name it), nor is a stop word (``STOP_WORDS``: "is" of "What is
+    here", or "What is the version numbering scheme?" would name it)."""
     common = [counts.get(w, 0) > total * COMMON_TITLE_SHARE for w in title]
     end = len(title)
     while end > 0 and common[end - 1]:
@@ -68,7 +69,8 @@ def title_parts(
     while start < len(title) and common[start]:
         start += 1
     parts = [tuple(title), tuple(title[:end]), tuple(title[start:]), tuple(title[start:end])]
-    rarest = [i for i, w in enumerate(title) if counts.get(w, 0) <= 1 and w not in GENERIC_WORDS]
+    never = GENERIC_WORDS | STOP_WORDS
+    rarest = [i for i, w in enumerate(title) if counts.get(w, 0) <= 1 and w not in never]
     if rarest and core_runs:
         first, last = rarest[0], rarest[-1] + 1
         parts += [tuple(title[a:b]) for a in range(first + 1) for b in range(last, len(title) + 1)]
