@@ -14,7 +14,10 @@ word determines: "what New York city", "How many instances", "Where") describes 
 not what the question is about, so its *topic* is its other content words (lemmas of nouns,
 proper nouns, verbs, adjectives and numbers that are not stop words). A sentence is *tied*
 when it shares a topic lemma, and, when the topic names something (a proper noun), when it
-shares one of those names. A question with no topic ties every sentence.
+shares one of those names. A name that cites a document — a file name, an identifier
+(:func:`~cage_core.names.documents.references`: "What does howto-debug.txt say about …", "In
+RFC 9110, …") — is what the question is about, not a name its answer writes: it is topic,
+not one of those names. A question with no topic ties every sentence.
 
 Without a chain — the default rule — it quotes the ``max_sentences`` tied sentences closest to
 the question, best first, each with the number of its passage; none tied: nothing is quoted
@@ -55,6 +58,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cage_core.models import Embedder, SpacyModel, default_embedder, load_spacy
+from cage_core.names.documents import references
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -194,9 +198,14 @@ def question_terms(question: Doc) -> QuestionTerms:
         and not t.is_stop
         and any(c.isalnum() for c in t.text)
     ]
+    cited = [(r.start, r.end) for r in references(question.text)]  # "howto-debug.txt"
     return QuestionTerms(
         frozenset(t.lemma_.lower() for t in content),
-        frozenset(t.lemma_.lower() for t in content if t.pos_ == "PROPN"),
+        frozenset(
+            t.lemma_.lower()
+            for t in content
+            if t.pos_ == "PROPN" and not any(a <= t.idx < b for a, b in cited)
+        ),
         answer,
     )
 

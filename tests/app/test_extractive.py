@@ -240,3 +240,19 @@ def test_extractive_quotes_never_contain_markup_or_badges(embedder, nlp):
         "CAGE reranks the passages a retriever returns by how well they fit together.",
     )
     assert not [s for s in answer.sentences if any(m in s for m in MARKUP)]
+
+
+def test_a_file_the_question_cites_is_no_name_a_quoted_sentence_must_write(embedder, nlp):
+    """ "eip-3855.md" names the document the question is about, which its passages seldom
+    write: the sentence that answers is quoted by the question's other words; a proper noun
+    the question writes ("Shanghai") must still be in the sentence quoted."""
+    passages = [
+        "The PUSH0 instruction is introduced at 0x5f. It has no immediate data. "
+        "The instruction costs the base gas cost of 2 to execute.",
+        "Many contracts push the value zero onto the stack with PUSH1 0x00 today.",
+    ]
+    question = "In eip-3855.md, how much gas does the new instruction cost to execute?"
+    answer = extractive_answer(question, passages, max_sentences=1, embedder=embedder, nlp=nlp)
+    assert answer.sentences == ("The instruction costs the base gas cost of 2 to execute.",)
+    named = "In eip-3855.md, how much gas does the instruction cost after Shanghai?"
+    assert extractive_answer(named, passages, embedder=embedder, nlp=nlp).sentences == ()
