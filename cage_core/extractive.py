@@ -8,16 +8,18 @@ never markup). Sentences are split, per paragraph, on end punctuation (fragments
 (all-MiniLM-L6-v2 by default) and compared by cosine. Examples use it as their offline
 default "LLM".
 
-It quotes only sentences it can tie to the question. The question and the sentences are
+It quotes only sentences it can tie to the question (each read under its passage's title or
+heading, when the caller gives them: ``titles``). The question and the sentences are
 parsed with spaCy; the question's *wh-phrase* (its question word and the noun phrase that
 word determines: "what New York city", "How many instances", "Where") describes the answer,
 not what the question is about, so its *topic* is its other content words (lemmas of nouns,
 proper nouns, verbs, adjectives and numbers that are not stop words). A sentence is *tied*
-when it shares a topic lemma, and, when the topic names something (a proper noun), when it
-shares one of those names. A name that cites a document — a file name, an identifier
-(:func:`~cage_core.names.documents.references`: "What does howto-debug.txt say about …", "In
-RFC 9110, …") — is what the question is about, not a name its answer writes: it is topic,
-not one of those names. A question with no topic ties every sentence.
+when it, or the title it is read under, shares a topic lemma, and, when the topic names
+something (a proper noun), when it shares one of those names. A name that cites a document
+— a file name, an identifier (:func:`~cage_core.names.documents.references`: "What does
+howto-debug.txt say about …", "In RFC 9110, …") — is what the question is about, not a name
+its answer writes: it is topic, not one of those names. A question with no topic ties
+every sentence.
 
 Without a chain — the default rule — it quotes the ``max_sentences`` tied sentences closest to
 the question, best first, each with the number of its passage; none tied: nothing is quoted
@@ -165,11 +167,12 @@ class QuestionTerms:
     answer_types: frozenset[str]
     """Entity labels the question word asks for (empty: any)."""
 
-    def ties(self, sentence: Doc) -> bool:
-        """Whether the parsed ``sentence`` is tied to the question."""
+    def ties(self, sentence: Doc, heading: frozenset[str] = frozenset()) -> bool:
+        """Whether the parsed ``sentence`` is tied to the question; ``heading``: the words
+        (and lemmas, lower case) of its passage's title, which it is read under."""
         if not self.topic:
             return True
-        lemmas = {t.lemma_.lower() for t in sentence} | {t.lower_ for t in sentence}
+        lemmas = {t.lemma_.lower() for t in sentence} | {t.lower_ for t in sentence} | heading
         return bool(lemmas & (self.names or self.topic))
 
 
@@ -215,6 +218,8 @@ class _Sentence:
     text: str
     passage: int
     doc: Doc
+    heading: frozenset[str] = frozenset()
+    """The words and lemmas of its passage's title (lower case)."""
 
 
 def extractive_answer(
@@ -225,6 +230,7 @@ def extractive_answer(
     embedder: Embedder | None = None,
     chain: Sequence[Via | None] | None = None,
     nlp: SpacyModel | None = None,
+    titles: Sequence[str | None] | None = None,
 ) -> ExtractiveAnswer:
     """Quote the passages (module docstring: the default rule, or the chain's).
 
@@ -238,23 +244,33 @@ def extractive_answer(
             :func:`~cage_core.metadata.chain_from_metadata`; ``None``: the default rule.
         nlp: the spaCy pipeline that parses the question and the sentences (default: the
             installed one, :func:`~cage_core.models.load_spacy`).
+        titles: one title or section heading (or ``None``) per passage, e.g. a chunk's
+            ``metadata["heading"]``: a sentence is read under its passage's title, so a word
+            of the title ties it ("How to deal with libtool" above "Because wrapper scripts
+            are used, …"); titles are never quoted. ``None``: no titles.
 
     Raises:
-        ValueError: ``chain`` not one entry per passage, or a via not pointing at an earlier
-            passage; ``max_sentences`` < 1.
+        ValueError: ``chain`` or ``titles`` not one entry per passage, or a via not pointing
+            at an earlier passage; ``max_sentences`` < 1.
     """
     if max_sentences < 1:
         raise ValueError(f"max_sentences must be >= 1, got {max_sentences}")
     if chain is not None:
         _check_chain(chain, len(passages))
+    if titles is not None and len(titles) != len(passages):
+        raise ValueError(f"titles has {len(titles)} entries for {len(passages)} passages")
     quotable = _quotable(passages, range(len(passages)))
     if not quotable:
         return ExtractiveAnswer((), ())
     parse = load_spacy(nlp)
     parsed = parse.pipe([t for t, _ in quotable])
-    sentences = [_Sentence(t, i, d) for (t, i), d in zip(quotable, parsed)]
+    headings = [frozenset[str]()] * len(passages)
+    if titles is not None:
+        read = parse.pipe([title or "" for title in titles])
+        headings = [frozenset({t.lemma_.lower() for t in d} | {t.lower_ for t in d}) for d in read]
+    sentences = [_Sentence(t, i, d, headings[i]) for (t, i), d in zip(quotable, parsed)]
     terms = question_terms(parse(question))
-    tied = [s for s in sentences if terms.ties(s.doc)]
+    tied = [s for s in sentences if terms.ties(s.doc, s.heading)]
     embed = embedder or default_embedder()
     followed = (
         _follow_chain(question, passages, chain, sentences, terms, embed, nlp)
@@ -321,7 +337,7 @@ def _follow_chain(
     source = min(a for a, _, _ in links)
     name_of = {b: name for a, b, name in links if a == source}
     bridge_sentences = [s for b in sorted(name_of) for s in of[b]]
-    source_sentences = [s for s in of[source] if terms.ties(s.doc)]
+    source_sentences = [s for s in of[source] if terms.ties(s.doc, s.heading)]
     if not bridge_sentences or not source_sentences:
         return None
     rest = rest_of_question(question, passages[source], nlp)

@@ -57,14 +57,19 @@ def load_chat_model(spec: str) -> Any | None:
 
 
 def answer(
-    question: str, passages: Sequence[str], model: Any | None, chain: Sequence[Any] | None = None
+    question: str,
+    passages: Sequence[str],
+    model: Any | None,
+    chain: Sequence[Any] | None = None,
+    titles: Sequence[str] | None = None,
 ) -> str:
-    """The answer text: extractive quotes (following ``chain``, the passages' vias, when given),
-    or the chat model's reply over the passages."""
+    """The answer text: extractive quotes (following ``chain``, the passages' vias, when given;
+    each passage read under its ``title``, "guide.md › Install", when given), or the chat
+    model's reply over the passages."""
     if model is None:
         from cage_core.extractive import extractive_answer
 
-        return extractive_answer(question, passages, chain=chain).render()
+        return extractive_answer(question, passages, chain=chain, titles=titles).render()
     context = "\n\n".join(f"[{i + 1}] {p}" for i, p in enumerate(passages))
     return str(model.invoke(PROMPT.format(context=context, question=question)).content).strip()
 

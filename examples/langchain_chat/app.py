@@ -102,9 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             break
         docs = retriever.invoke(question)
         chain = chain_from_metadata([d.metadata for d in docs])
-        print(
-            f"\nQ: {question}\nA: {answer(question, [d.page_content for d in docs], model, chain)}"
-        )
+        texts, titles = [d.page_content for d in docs], [source_label(d.metadata) for d in docs]
+        print(f"\nQ: {question}\nA: {answer(question, texts, model, chain, titles)}")
         for i, d in enumerate(docs, 1):
             m = d.metadata
             print(

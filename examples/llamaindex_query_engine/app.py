@@ -74,10 +74,13 @@ class ExtractiveSynthesizer(BaseSynthesizer):
         additional_source_nodes: Any = None,
         **kwargs: Any,
     ) -> Any:
-        """As the base class, with the nodes' evidence chain (``cage_via``) handed to the
-        answerer."""
+        """As the base class, with the nodes' evidence chain (``cage_via``) and titles
+        ("guide.md › Install") handed to the answerer."""
         chain = chain_from_metadata([n.node.metadata for n in nodes])
-        return super().synthesize(query, nodes, additional_source_nodes, chain=chain, **kwargs)
+        titles = [source_label(n.node.metadata) for n in nodes]
+        return super().synthesize(
+            query, nodes, additional_source_nodes, chain=chain, titles=titles, **kwargs
+        )
 
     async def asynthesize(
         self,
@@ -87,19 +90,30 @@ class ExtractiveSynthesizer(BaseSynthesizer):
         **kwargs: Any,
     ) -> Any:
         chain = chain_from_metadata([n.node.metadata for n in nodes])
+        titles = [source_label(n.node.metadata) for n in nodes]
         return await super().asynthesize(
-            query, nodes, additional_source_nodes, chain=chain, **kwargs
+            query, nodes, additional_source_nodes, chain=chain, titles=titles, **kwargs
         )
 
     def get_response(
-        self, query_str: str, text_chunks: Sequence[str], chain: Any = None, **kwargs: Any
+        self,
+        query_str: str,
+        text_chunks: Sequence[str],
+        chain: Any = None,
+        titles: Any = None,
+        **kwargs: Any,
     ) -> str:
-        return extractive_answer(query_str, list(text_chunks), chain=chain).render()
+        return extractive_answer(query_str, list(text_chunks), chain=chain, titles=titles).render()
 
     async def aget_response(
-        self, query_str: str, text_chunks: Sequence[str], chain: Any = None, **kwargs: Any
+        self,
+        query_str: str,
+        text_chunks: Sequence[str],
+        chain: Any = None,
+        titles: Any = None,
+        **kwargs: Any,
     ) -> str:
-        return self.get_response(query_str, text_chunks, chain)
+        return self.get_response(query_str, text_chunks, chain, titles)
 
 
 LLM_PACKAGES = {

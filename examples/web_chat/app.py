@@ -185,7 +185,8 @@ class WebChat:
         order = ranking(scores.fused)[:TOP_N]
         explained = explain_ranking(question, passages, scores, order)
         chain = [e.via for e in explained]
-        reply = answer(question, [passages[i].text for i in order], self.model, chain)
+        titles = [source_label(metadatas[i]) for i in order]
+        reply = answer(question, [passages[i].text for i in order], self.model, chain, titles)
         table = [
             [
                 r + 1,

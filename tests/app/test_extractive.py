@@ -256,3 +256,23 @@ def test_a_file_the_question_cites_is_no_name_a_quoted_sentence_must_write(embed
     assert answer.sentences == ("The instruction costs the base gas cost of 2 to execute.",)
     named = "In eip-3855.md, how much gas does the instruction cost after Shanghai?"
     assert extractive_answer(named, passages, embedder=embedder, nlp=nlp).sentences == ()
+
+
+def test_a_sentence_is_read_under_its_passages_title(embedder, nlp):
+    """The title names what the section is about ("libtool"), which its sentences need not
+    repeat: given as ``titles``, it ties them; never quoted; one title per passage."""
+    passages = [
+        "There are considerations to be made when debugging programs found in the package. "
+        "Because wrapper scripts are used for the binaries, you cannot run gdb on them directly."
+    ]
+    question = "What does the guide say about libtool wrapper scripts?"
+    assert extractive_answer(question, passages, embedder=embedder, nlp=nlp).sentences == ()
+    titled = extractive_answer(
+        question, passages, max_sentences=1, embedder=embedder, nlp=nlp,
+        titles=["howto-debug.txt › How to deal with libtool"],
+    )  # fmt: skip
+    assert titled.sentences == (
+        "Because wrapper scripts are used for the binaries, you cannot run gdb on them directly.",
+    )
+    with pytest.raises(ValueError, match="titles has 2 entries for 1 passages"):
+        extractive_answer(question, passages, embedder=embedder, nlp=nlp, titles=["a", "b"])
