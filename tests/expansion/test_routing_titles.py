@@ -339,17 +339,18 @@ def test_a_word_never_a_name_on_its_own_is_no_titles_own_word() -> None:
     assert route.doc_ids == ("ch04-03.html",)
 
 
+NOTES = {  # a project's notes, one titled by a question
+    "00-about-docs.txt": "What is here\n------------\n\nNotes for contributors.",
+    "release-schedule.txt": "Release schedule\n----------------\n\nTwice a year.",
+    "howto-debug.txt": "Debugging programs\n==================\n\nUse gdb.",
+}
+
+
 def test_a_stop_word_one_title_holds_is_no_titles_own_word() -> None:
     """ "is" is in one title only ("What is here", a folder's note on its files), but it is a
     stop word: "what is" names no page; the title's other words, after "the", still do."""
-    notes = {
-        "00-about-docs.txt": "What is here\n------------\n\nNotes for contributors.",
-        "release-schedule.txt": "Release schedule\n----------------\n\nTwice a year.",
-        "howto-debug.txt": "Debugging programs\n==================\n\nUse gdb.",
-    }
-    names = named(notes)
-    assert not route_question("What is the version numbering scheme?", names)
-    route = route_question("What does the release schedule say about versions?", names)
+    assert not route_question("What is the version numbering scheme?", named(NOTES))
+    route = route_question("What does the release schedule say about versions?", named(NOTES))
     assert route.doc_ids == ("release-schedule.txt",)
 
 
