@@ -1,8 +1,9 @@
 """A folder of your own documents for the example chats (``--docs DIR``): which files are
 read, their sections, where their store lives.
 
-    DIR/**  (*.md, *.rst, *.txt, *.html; hidden names, other types and binary files refused,
-             each with a line saying so)
+    DIR/**  (*.md, *.rst, *.txt, *.html, and files with no extension, README, NEWS, read as
+             text; hidden names, other types and binary files refused, each with a line
+             saying so)
       → HTML by each format's own parser (markdown-it-py for Markdown, docutils for
         reStructuredText and text, the page itself for HTML)
       → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,13 +38,17 @@ from tqdm import tqdm
 
 __all__ = [
     "SUFFIXES",
+    "TYPES_READ",
     "FolderFiles",
+    "is_read_type",
     "IngestReport",
     "add_folder_arguments",
     "check_folder_arguments",
+    "extension",
     "folder_files",
     "ingest_lock",
     "progress_bar",
+    "read_file",
     "read_sections",
     "source_label",
     "store_dir",
@@ -50,7 +56,11 @@ __all__ = [
 ]
 
 SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm")
-"""The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST)."""
+"""The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST);
+a file with no extension at all (``README``, ``NEWS``, ``v2.38-ReleaseNotes``) is read as a
+``.txt`` one (:func:`is_read_type`)."""
+TYPES_READ = f"{', '.join(SUFFIXES)} or no extension"
+"""The types read, as the lines for the files refused say them."""
 STORE_SUFFIX = ".cage-chat"
 HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 BLOCKS = ["p", "li", "dt", "dd", "td", "th", "blockquote", "figcaption", "caption", "div"]
@@ -65,11 +75,27 @@ for _role in SPHINX_ROLES:
     roles.register_generic_role(_role, nodes.inline)
 
 
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{0,7}[A-Za-z][A-Za-z0-9]{0,7}")
+
+
+def extension(path: Path) -> str:
+    """``path``'s extension, lower case: its suffix when that is letters and digits, at least
+    one letter (``".md"``, ``".mp4"``); "" for none (``NEWS``, ``v2.38-ReleaseNotes``,
+    ``notes-2.38``: a version, no extension)."""
+    return path.suffix.lower() if _EXTENSION.fullmatch(path.suffix) else ""
+
+
+def is_read_type(path: Path) -> bool:
+    """Whether the examples read files of ``path``'s type: its :func:`extension` is one of
+    :data:`SUFFIXES`, or it has none (read as text)."""
+    return extension(path) in (*SUFFIXES, "")
+
+
 def _html(path: Path, text: str) -> str:
-    suffix = path.suffix.lower()
+    suffix = extension(path)
     if suffix in (".md", ".markdown"):
         return str(MarkdownIt("commonmark").render(text))
-    if suffix in (".rst", ".txt"):
+    if suffix in (".rst", ".txt", ""):
         settings = {
             "report_level": 5,  # no system messages in the text
             "halt_level": 5,
@@ -84,13 +110,26 @@ def _html(path: Path, text: str) -> str:
 
 def read_sections(path: Path) -> list[tuple[str, str]]:
     """``(heading, text)`` for each heading of a file with text under it (``""``: before the
-    first heading); the text is the section's paragraphs, joined by blank lines, without markup.
+    first heading); the text is the section's paragraphs, joined by blank lines, without markup
+    (:func:`read_file`, its sections).
 
     Raises:
-        ValueError: a type not in :data:`SUFFIXES`.
+        ValueError: a type not read (:func:`is_read_type`).
         UnicodeDecodeError: a file that is not UTF-8.
     """
-    if path.suffix.lower() not in SUFFIXES:
+    return read_file(path)[1]
+
+
+def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
+    """A file's title — its first heading, with text under it or not (a reST title over
+    sections: "Util-linux 2.38 Release Notes" above "Release highlights"), "" when it has none
+    — and its sections (:func:`read_sections`).
+
+    Raises:
+        ValueError: a type not read (:func:`is_read_type`).
+        UnicodeDecodeError: a file that is not UTF-8.
+    """
+    if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
     soup = BeautifulSoup(_html(path, path.read_text(encoding="utf-8")), "html.parser")
     for dropped in soup(DROPPED):
@@ -106,7 +145,8 @@ def read_sections(path: Path) -> list[tuple[str, str]]:
             sections.append((text, []))
         elif text and element.find(HEADINGS + BLOCKS) is None:  # innermost blocks only
             sections[-1][1].append(text)
-    return [(heading, "\n\n".join(body)) for heading, body in sections if body]
+    title = next((heading for heading, _ in sections[1:] if heading), "")
+    return title, [(heading, "\n\n".join(body)) for heading, body in sections if body]
 
 
 def text_problem(data: bytes) -> str | None:
@@ -132,7 +172,7 @@ class FolderFiles:
 def folder_files(docs: Path) -> FolderFiles:
     """The readable files under ``docs`` (:class:`FolderFiles`): files only (a folder or a
     link to one is walked, not read), not hidden (no part of the name starts with "."), of a
-    type in :data:`SUFFIXES`, UTF-8 text."""
+    type read (:func:`is_read_type`), UTF-8 text."""
     files: dict[str, Path] = {}
     refused: list[str] = []
     for path in sorted(docs.rglob("*")):
@@ -141,8 +181,8 @@ def folder_files(docs: Path) -> FolderFiles:
             continue
         if any(part.startswith(".") for part in path.relative_to(docs).parts):
             refused.append(f"not ingested: {name} (a hidden name, starting with '.')")
-        elif path.suffix.lower() not in SUFFIXES:
-            refused.append(f"not ingested: {name} (not {', '.join(SUFFIXES)})")
+        elif not is_read_type(path):
+            refused.append(f"not ingested: {name} (not {TYPES_READ})")
         elif (problem := text_problem(path.read_bytes())) is not None:
             refused.append(f"not ingested: {name} ({problem})")
         else:
@@ -229,7 +269,8 @@ def add_folder_arguments(parser: argparse.ArgumentParser) -> None:
         "--docs",
         type=Path,
         metavar="DIR",
-        help="answer from this folder's .md/.rst/.txt/.html files instead of the bundled passages",
+        help="answer from this folder's .md/.rst/.txt/.html files (and those with no "
+        "extension, README, NEWS) instead of the bundled passages",
     )
     parser.add_argument(
         "--store",

@@ -25,7 +25,7 @@ from typing import Any
 
 import chromadb
 from chromadb.config import Settings
-from folder_docs import IngestReport, folder_files, ingest_lock, read_sections
+from folder_docs import IngestReport, folder_files, ingest_lock, read_file
 from llama_index.core import Document, SimpleDirectoryReader, VectorStoreIndex
 from llama_index.core.ingestion import DocstoreStrategy, IngestionPipeline
 from llama_index.core.node_parser import SentenceSplitter
@@ -43,12 +43,13 @@ METADATA = ["source", "heading", "title"]
 
 
 class SectionReader(BaseReader):
-    """One Document per section of a file (folder_docs.read_sections), id ``"source#n"``."""
+    """One Document per section of a file (folder_docs.read_file), id ``"source#n"``, each
+    with the file's title."""
 
     def load_data(self, file: Path, extra_info: dict[str, Any] | None = None) -> list[Document]:
         source = str((extra_info or {})["source"])
-        sections = read_sections(Path(file))
-        title = next((h for h, _ in sections if h), Path(file).stem)
+        title, sections = read_file(Path(file))
+        title = title or Path(file).stem
         return [
             Document(
                 id_=f"{source}#{n}",

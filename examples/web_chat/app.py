@@ -42,9 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/ for ch
 import gradio as gr
 from chat_models import answer, llm_spec, load_chat_model, via_label
 from folder_docs import (
-    SUFFIXES,
+    TYPES_READ,
     add_folder_arguments,
     check_folder_arguments,
+    is_read_type,
     source_label,
     store_dir,
     text_problem,
@@ -76,8 +77,8 @@ def upload_problem(path: Path) -> str | None:
     content that is not UTF-8 text (checked on the bytes, not the name)."""
     if path.name.startswith("."):
         return "a hidden name, starting with '.'"
-    if path.suffix.lower() not in SUFFIXES:
-        return f"not {', '.join(SUFFIXES)}"
+    if not is_read_type(path):
+        return f"not {TYPES_READ}"
     return text_problem(path.read_bytes())
 
 
@@ -213,7 +214,7 @@ class WebChat:
             status = gr.Markdown(self.status(), elem_id="status")
             gr.Timer(1.0).tick(self.status, None, status)  # the ingest's progress
             upload = gr.File(
-                label=f"add documents ({', '.join(SUFFIXES)}; UTF-8 text)",
+                label=f"add documents ({TYPES_READ}; UTF-8 text)",
                 file_count="multiple",
                 type="filepath",
                 elem_id="upload",

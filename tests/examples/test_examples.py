@@ -188,7 +188,10 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
         example, "Which file does Tidewater read its settings from?\n\n", argv, monkeypatch, capsys
     )
     skipped, report = out.splitlines()[:2]
-    assert skipped == "not ingested: scan.pdf (not .md, .markdown, .rst, .txt, .html, .htm)"
+    assert (
+        skipped
+        == "not ingested: scan.pdf (not .md, .markdown, .rst, .txt, .html, .htm or no extension)"
+    )
     assert report == "ingested 4 files (0 unchanged, 0 removed)"
     [(answer, sources)] = _turns(out)
     assert "[extractive answer" in answer

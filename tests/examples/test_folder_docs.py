@@ -36,6 +36,21 @@ def test_each_sample_file_is_cut_at_its_headings(folder_docs):
     }
 
 
+def test_a_files_title_is_its_first_heading_with_text_under_it_or_not(folder_docs, tmp_path):
+    """docutils lifts a title set over sections out of them: the title has no text of its
+    own, so it heads no section, and it is still the file's title."""
+    notes = "Util-linux 2.38 Release Notes\n=============================\n\n"
+    notes += "Release highlights\n------------------\n\nTranslated man pages.\n\n"
+    notes += "Changes\n-------\n\nA new lsfd command.\n"
+    (tmp_path / "v2.38-ReleaseNotes").write_text(notes, encoding="utf-8")
+    assert folder_docs.read_file(tmp_path / "v2.38-ReleaseNotes") == (
+        "Util-linux 2.38 Release Notes",
+        [("Release highlights", "Translated man pages."), ("Changes", "A new lsfd command.")],
+    )
+    (tmp_path / "plain.txt").write_text("No heading at all.\n", encoding="utf-8")
+    assert folder_docs.read_file(tmp_path / "plain.txt") == ("", [("", "No heading at all.")])
+
+
 def test_sections_keep_the_prose_and_drop_markup_badges_and_code(folder_docs):
     readme = dict(folder_docs.read_sections(SAMPLE_DOCS / "README.md"))
     assert readme["Installation"] == (
@@ -121,11 +136,14 @@ def test_a_folder_is_read_files_only_with_a_line_for_each_file_refused(folder_do
     (tmp_path / "photo.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     (tmp_path / "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
     (tmp_path / "data.csv").write_text("a,b\n", encoding="utf-8")
+    (tmp_path / "NEWS").write_text("Release 2.1\n===========\n\nFaster sync.\n", encoding="utf-8")
+    (tmp_path / "v2.1-ReleaseNotes").write_text("Release 2.1 notes.\n", encoding="utf-8")
     found = folder_docs.folder_files(tmp_path)
-    assert sorted(found.files) == ["guide.md", "notes.md/inner.txt"]
+    assert sorted(found.files) == ["NEWS", "guide.md", "notes.md/inner.txt", "v2.1-ReleaseNotes"]
+    assert folder_docs.read_sections(tmp_path / "NEWS") == [("Release 2.1", "Faster sync.")]
     assert found.refused == (
         "not ingested: .draft.md (a hidden name, starting with '.')",
-        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm)",
+        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm or no extension)",
         "not ingested: latin.txt (not UTF-8 text)",
         "not ingested: photo.md (binary content)",
     )
