@@ -2,9 +2,10 @@
 ``IngestionPipeline`` with a docstore (upserts and deletes).
 
     files (folder_docs.py) → SimpleDirectoryReader with a reader per type
-      (:class:`SectionReader`: one Document per heading, id ``"file#n"``, metadata ``source``,
-      ``heading``, ``title``)
-      → IngestionPipeline(SentenceSplitter (node ids ``"file#n.i"``), CageGraphExtractor
+      (:class:`SectionReader`: one Document per file, id its path ``"file"``, metadata
+      ``source``, ``title`` and where its sections start)
+      → IngestionPipeline(:class:`SectionSplitter` (each section by a SentenceSplitter, node
+        ids ``"file#i"``), :class:`SectionHeadings` (each node's ``heading``), CageGraphExtractor
         (graphs, and entries in the link index ``links.sqlite``), MiniLM embeddings;
         docstore_strategy=UPSERTS_AND_DELETE) over Chroma (``chroma/``)
       → the docstore (``docstore.json``: each Document's hash) written to a temporary file
@@ -19,7 +20,9 @@ holds exactly the nodes in Chroma.
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,43 +30,101 @@ import chromadb
 from chromadb.config import Settings
 from folder_docs import IngestReport, folder_files, ingest_lock, read_file
 from llama_index.core import Document, SimpleDirectoryReader, VectorStoreIndex
+from llama_index.core.bridge.pydantic import Field
 from llama_index.core.ingestion import DocstoreStrategy, IngestionPipeline
-from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.node_parser import NodeParser, SentenceSplitter
+from llama_index.core.node_parser.node_utils import build_nodes_from_splits
 from llama_index.core.readers.base import BaseReader
+from llama_index.core.schema import BaseNode, TransformComponent
 from llama_index.core.storage.docstore import SimpleDocumentStore
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from cage_core.expansion.index import LinkIndex
 from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
-__all__ = ["FolderIndex", "SectionReader"]
+__all__ = ["FolderIndex", "SectionHeadings", "SectionReader", "SectionSplitter"]
 
 COLLECTION = "cage-chat"
 METADATA = ["source", "heading", "title"]
+SECTIONS_KEY = "sections"
+SEPARATOR = "\n\n"
 
 
 class SectionReader(BaseReader):
-    """One Document per section of a file (folder_docs.read_file), id ``"source#n"``, each
-    with the file's title."""
+    """One Document per file (folder_docs.read_file), id its path in the folder (``source``):
+    its sections' texts one after the other, with the file's ``title`` and where each section
+    starts (``sections``, read by :class:`SectionHeadings`)."""
 
     def load_data(self, file: Path, extra_info: dict[str, Any] | None = None) -> list[Document]:
         source = str((extra_info or {})["source"])
         title, sections = read_file(Path(file))
-        title = title or Path(file).stem
+        starts, text = [], ""
+        for heading, body in sections:
+            text += SEPARATOR if text else ""
+            starts.append((len(text), heading))
+            text += body
+        if not text:
+            return []
         return [
             Document(
-                id_=f"{source}#{n}",
+                id_=source,
                 text=text,
-                metadata={"source": source, "heading": heading, "title": title},
-                excluded_embed_metadata_keys=METADATA,
-                excluded_llm_metadata_keys=METADATA,
+                metadata={
+                    "source": source,
+                    "title": title or Path(file).stem,
+                    SECTIONS_KEY: json.dumps(starts),
+                },
+                excluded_embed_metadata_keys=[*METADATA, SECTIONS_KEY],
+                excluded_llm_metadata_keys=[*METADATA, SECTIONS_KEY],
             )
-            for n, (heading, text) in enumerate(sections)
         ]
 
 
-def _file(doc_id: str) -> str:
-    return doc_id.rpartition("#")[0]
+class SectionSplitter(NodeParser):
+    """Each file Document cut at its sections (``sections``), each section split by
+    ``splitter``: no node crosses a heading."""
+
+    splitter: SentenceSplitter = Field(
+        default_factory=lambda: SentenceSplitter(chunk_size=256, chunk_overlap=0)
+    )
+
+    def _parse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        parsed: list[BaseNode] = []
+        for node in nodes:
+            text = node.get_content()
+            starts = [start for start, _ in json.loads(node.metadata.get(SECTIONS_KEY, "[]"))]
+            starts = starts or [0]
+            ends = [*starts[1:], len(text)]
+            splits = [
+                chunk for a, b in zip(starts, ends) for chunk in self.splitter.split_text(text[a:b])
+            ]
+            parsed.extend(build_nodes_from_splits(splits, node, id_func=self.id_func))
+        return parsed
+
+
+class SectionHeadings(TransformComponent):
+    """Each node's ``heading``: that of the section its first character is in (the
+    Document's ``sections``, which the node then drops)."""
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        for node in nodes:
+            starts = json.loads(node.metadata.pop(SECTIONS_KEY, "[]"))
+            at = node.start_char_idx or 0
+            node.metadata["heading"] = next(
+                (heading for start, heading in reversed(starts) if start <= at), ""
+            )
+        return nodes
+
+
+def _file(doc_id: str, files: Collection[str]) -> str:
+    """The file a stored Document id stands for: the id (a file's path), or, for an id this
+    example wrote per section before (``"file#n"``), its file."""
+    if doc_id in files:
+        return doc_id
+    head, mark, tail = doc_id.rpartition("#")
+    return head if mark and tail.isdigit() else doc_id
 
 
 class FolderIndex:
@@ -94,7 +155,7 @@ class FolderIndex:
         for name, path in found.files.items():
             reader = SimpleDirectoryReader(
                 input_files=[path],
-                file_extractor={path.suffix: SectionReader()},
+                file_extractor={path.suffix.lower(): SectionReader()},  # as it looks up
                 file_metadata=lambda _, name=name: {"source": name},
                 raise_on_error=True,
             )
@@ -116,7 +177,7 @@ class FolderIndex:
             self._drop_unheld(set(held.values()))
             stored: dict[str, set[str]] = {}
             for doc_id in held.values():
-                stored.setdefault(_file(doc_id), set()).add(doc_id)
+                stored.setdefault(_file(doc_id, documents), set()).add(doc_id)
             changed = [
                 name
                 for name, ds in documents.items()
@@ -127,11 +188,8 @@ class FolderIndex:
             if changed or removed or not self.docstore_path.exists():
                 pipeline = IngestionPipeline(
                     transformations=[
-                        SentenceSplitter(
-                            chunk_size=256,
-                            chunk_overlap=0,
-                            id_func=lambda i, doc: f"{doc.id_}.{i}",
-                        ),
+                        SectionSplitter(id_func=lambda i, doc: f"{doc.id_}#{i}"),
+                        SectionHeadings(),
                         CageGraphExtractor(link_index=self.links),
                         self.embed_model,
                     ],

@@ -14,8 +14,9 @@ Type questions; an empty line or end of input quits.
 With ``--docs DIR``: your own folder instead, kept in a persisted Chroma store beside it
 (``DIR.cage-chat/llamaindex/``, or ``--store PATH``) by an ``IngestionPipeline`` with a
 docstore (upserts and deletes; examples/llamaindex_folder.py: ``SimpleDirectoryReader`` with a
-reader that reads each format with its own parser, one Document per heading; only new and
-changed sections parsed and embedded on a re-run, deleted files' nodes removed); the
+reader that reads each format with its own parser, one Document per file, cut at its
+headings; only new and changed files parsed and embedded on a re-run, deleted files' nodes
+removed); the
 expansion retriever adds the nodes the link index links to the retrieved ones.
 """
 
