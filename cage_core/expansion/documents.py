@@ -74,9 +74,9 @@ __all__ = [
     "document_words",
     "folder_file_name",
     "marks_its_name",
-    "number_word",
     "meaningful_file_stem",
     "name_words",
+    "number_word",
     "title_word",
 ]
 

@@ -128,11 +128,11 @@ def titles_written(
                 phrase, title, counts, record, as_name=as_name
             )
             exact = one_word or versions.holds_a_version(record, numbers)
-            shouted = not definite and any(run[: len(phrase)] == phrase for run in runs)
-            if any(n != phrase for n in within_names) and not shouted:
+            in_capitals = not definite and any(run[: len(phrase)] == phrase for run in runs)
+            if any(n != phrase for n in within_names) and not in_capitals:
                 continue  # within a name the question writes: step 1b reads names
             as_a_name = bool(within_names) and not exact  # the title, written as a name
-            if shouted:  # "Which lock level does ALTER TABLE take", "EXPLAIN ANALYZE"
+            if in_capitals:  # "Which lock level does ALTER TABLE take", "EXPLAIN ANALYZE"
                 start = position(read, phrase)
             elif len(phrase) >= least and not (definite or as_a_name):
                 start = position(read, phrase)
