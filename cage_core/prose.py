@@ -29,6 +29,10 @@ _HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.IGNORECASE |
 _LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s")
 _FIELD = re.compile(r"^\s*:[\w -]+:(\s|$)")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_MARKUP_TAG = re.compile(r"</[A-Za-z][\w-]*\s*>|<[A-Za-z][\w-]*(?:\s+[\w:-]+\s*=|\s*/>)")
+"""A tag only markup writes: a closing tag, a tag with an attribute, a self-closing tag.
+A text without one writes no tags: its ``<major>.<minor>`` are placeholders, kept."""
 _INLINE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)"), " "),  # a linked image: a badge
     (re.compile(r"!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])"), " "),  # an image
@@ -38,7 +42,7 @@ _INLINE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r":[\w:+-]+:`([^`<]+?)\s*(<[^>]+>)?`"), r"\1"),  # :role:`text <target>`
     (re.compile(r"`([^`]+)`__?"), r"\1"),  # `text`_
     (re.compile(r"\|[^|\s][^|]*\|_{0,2}"), " "),  # |substitution|
-    (re.compile(r"</?[A-Za-z][^<>]*>"), " "),  # an HTML tag
+    (_HTML_TAG, " "),  # an HTML tag
     (re.compile(r"<https?://[^>\s]+>"), " "),  # an autolink
     (re.compile(r"``(.+?)``"), r"\1"),
     (re.compile(r"`([^`]+)`"), r"\1"),
@@ -63,7 +67,9 @@ def prose_paragraphs(text: str) -> list[str]:
     ``.. _target:``, comments) with its indented options, except the body of admonitions
     (``.. note::``), which is kept; headings (``#`` lines and lines over an under/overline),
     rules, tables, link definitions and field lists. Inline: images and badges are removed,
-    links and roles keep their text, substitutions (``|name|``) and HTML tags are removed,
+    links and roles keep their text, substitutions (``|name|``) and HTML tags are removed
+    (where the text writes a tag only markup writes: a closing tag, an attribute, ``<br/>``;
+    elsewhere ``<major>.<minor>`` is a placeholder, kept),
     emphasis and literals keep their text, HTML entities are decoded. Paragraphs are separated
     by blank lines; each list item and block quote line is its own. Plain text comes back as
     its paragraphs, whitespace collapsed.
@@ -128,7 +134,9 @@ def prose_paragraphs(text: str) -> list[str]:
             stripped = stripped[:-1].rstrip(":").rstrip() + ("" if stripped == "::" else ":")
             skip_indent = indent
         paragraphs[-1].append(stripped)
-    return [p for p in (_inline_plain(" ".join(words)) for words in paragraphs if words) if p]
+    tags = _MARKUP_TAG.search(text) is not None
+    joined = (" ".join(words) for words in paragraphs if words)
+    return [p for p in (_inline_plain(line, tags=tags) for line in joined) if p]
 
 
 def heading_text(text: str) -> str:
@@ -148,11 +156,13 @@ def heading_text(text: str) -> str:
     return plain if _LETTER.search(plain) else ""
 
 
-def _inline_plain(text: str) -> str:
-    """``text`` without inline markup (:data:`_INLINE`), whitespace collapsed; where markup was
-    removed, no space is left before punctuation."""
+def _inline_plain(text: str, *, tags: bool = True) -> str:
+    """``text`` without inline markup (:data:`_INLINE`; without ``tags``, its ``<word>``
+    kept), whitespace collapsed; where markup was removed, no space is left before
+    punctuation."""
     plain = text
     for pattern, replacement in _INLINE:
-        plain = pattern.sub(replacement, plain)
+        if tags or pattern is not _HTML_TAG:
+            plain = pattern.sub(replacement, plain)
     plain = re.sub(r"\s+", " ", html.unescape(plain)).strip()
     return plain if plain == " ".join(text.split()) else re.sub(r"\s+([.,;:!?])", r"\1", plain)

@@ -224,6 +224,16 @@ def test_prose_paragraphs_leave_plain_text_as_it_is():
     assert prose_paragraphs(text) == [" ".join(text.split())]
 
 
+def test_prose_paragraphs_keep_placeholders_where_the_text_writes_no_markup_tag():
+    """A tag only markup writes (a closing tag, an attribute, ``<br/>``) says the text is
+    HTML, and its tags go; without one, ``<major>`` is a placeholder the sentence needs."""
+    plain = "The package uses the <major>.<minor>.<maintenance> version numbering scheme."
+    assert prose_paragraphs(plain) == [plain]
+    assert prose_paragraphs("Run <code>git clone</code> on the <repo> URL.") == [
+        "Run git clone on the URL."
+    ]
+
+
 MARKUP = ("![", "](", "[!", "|", ".. ", "::", "`", "<", ">", "**", "shields.io", "badge", "```")
 
 
