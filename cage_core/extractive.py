@@ -21,8 +21,12 @@ howto-debug.txt say about …", "In RFC 9110, …") — is what the question is 
 its answer writes: it is topic, not one of those names. A question with no topic ties
 every sentence.
 
-Without a chain — the default rule — it quotes the ``max_sentences`` tied sentences closest to
-the question, best first, each with the number of its passage; none tied: nothing is quoted
+Without a chain — the default rule — it quotes ``max_sentences`` tied sentences, each with the
+number of its passage: first the one closest to the question of the best-ranked passage that
+has a tied sentence (the reranker's order outranks the cosine of one short sentence: a
+changelog line "always reads hardware clock" is closer to "Which program sets the hardware
+clock?" than the top passage's "Hwclock is a program that … sets and queries the Hardware
+Clock"), then the other tied sentences closest to the question; none tied: nothing is quoted
 and the answer says that no passage answers the question.
 
 With a chain (``chain[b] = Via(name, a)``: passage b is linked to the earlier passage a
@@ -289,9 +293,12 @@ def extractive_answer(
         if rest:
             vectors = np.asarray(embed([question] + [s.text for s in rest]))
             sims = cosine_matrix(vectors[:1], vectors[1:])[0]
-            chosen += [
-                rest[b] for b in np.argsort(-sims, kind="stable")[: max_sentences - len(chosen)]
-            ]
+            order = [int(b) for b in np.argsort(-sims, kind="stable")]
+            if not chosen:  # the best-ranked passage with a tied sentence speaks first
+                lead = min(rest[b].passage for b in order)
+                order.sort(key=lambda b: rest[b].passage != lead)  # stable: closest first
+                order = order[:1] + sorted(order[1:], key=lambda b: -sims[b])
+            chosen += [rest[b] for b in order[: max_sentences - len(chosen)]]
     return ExtractiveAnswer(tuple(s.text for s in chosen), tuple(s.passage for s in chosen))
 
 
