@@ -12,7 +12,7 @@ Layers, lowest first (a module may import its own layer and the ones below)::
     4 paper/      the paper's R-GCN coherence: its pool kind and the add-on term to the core
     5 methods/    ranking methods behind one protocol; CAGE's dispatches over the pool kinds
     6 expansion/  the ingest-time link index that reaches the missed hop
-    7 app         reranker, embeddings, extractive, heatmap
+    7 app         reranker, embeddings, extractive, question_terms, heatmap
     8 integrations/
     9 eval/
    10 cli/
@@ -74,6 +74,7 @@ TOP_LEVEL = {
     "reranker": "app",
     "embeddings": "app",
     "extractive": "app",
+    "question_terms": "app",
     "heatmap": "app",
 }
 SUBPACKAGES = {
