@@ -224,19 +224,26 @@ def test_prose_paragraphs_leave_plain_text_as_it_is():
     assert prose_paragraphs(text) == [" ".join(text.split())]
 
 
-def test_the_best_ranked_passage_with_a_tied_sentence_is_quoted_first(embedder, nlp):
+HWCLOCK = (  # util-linux's hwclock.txt, ranked first, then a release-notes line
+    "Hwclock is a program that runs under Linux and sets and queries the Hardware Clock, "
+    "which is often called the Real Time Clock, RTC, or CMOS clock.",
+    "- always reads hardware clock [Karel Zak]",
+)
+
+
+@pytest.mark.parametrize(("most", "sources"), [(1, (0,)), (2, (0, 1))])
+def test_the_best_ranked_passage_with_a_tied_sentence_is_quoted_first(embedder, nlp, most, sources):
     """The reranker's order outranks the cosine of one short sentence: the changelog line is
     closer to the question, the top passage's sentence is quoted first."""
-    passages = [
-        "Hwclock is a program that runs under Linux and sets and queries the Hardware Clock, "
-        "which is often called the Real Time Clock, RTC, or CMOS clock.",
-        "- always reads hardware clock [Karel Zak]",
-    ]
-    question = "Which program sets the hardware clock?"
-    one = extractive_answer(question, passages, max_sentences=1, embedder=embedder, nlp=nlp)
-    assert one.sources == (0,) and one.sentences[0].startswith("Hwclock is a program")
-    two = extractive_answer(question, passages, embedder=embedder, nlp=nlp)
-    assert two.sources == (0, 1)
+    answer = extractive_answer(
+        "Which program sets the hardware clock?",
+        list(HWCLOCK),
+        max_sentences=most,
+        embedder=embedder,
+        nlp=nlp,
+    )
+    assert answer.sources == sources
+    assert answer.sentences[0].startswith("Hwclock is a program")
 
 
 def test_prose_paragraphs_keep_placeholders_where_the_text_writes_no_markup_tag():
