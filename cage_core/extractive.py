@@ -12,13 +12,13 @@ It quotes only sentences it can tie to the question (:mod:`cage_core.question_te
 share the question's topic or its names; each is read under its passage's title or heading,
 when the caller gives them: ``titles``). The question and the sentences are parsed with spaCy.
 
-Without a chain — the default rule — it quotes ``max_sentences`` tied sentences, each with the
-number of its passage: first the one closest to the question of the best-ranked passage that
-has a tied sentence (the reranker's order outranks the cosine of one short sentence: a
-changelog line "always reads hardware clock" is closer to "Which program sets the hardware
-clock?" than the top passage's "Hwclock is a program that … sets and queries the Hardware
-Clock"), then the other tied sentences closest to the question; none tied: nothing is quoted
-and the answer says that no passage answers the question.
+Without a chain — the default rule — it quotes the ``max_sentences`` tied sentences closest to
+the question, best first, each with the number of its passage, among them always the closest
+of the best-ranked passage that has a tied sentence (in place of the last: the cosine of one
+short sentence does not outrank the reranker's order; a changelog line "always reads
+hardware clock" is closer to "Which program sets the hardware clock?" than the top passage's
+"Hwclock is a program that … sets and queries the Hardware Clock"); none tied: nothing is
+quoted and the answer says that no passage answers the question.
 
 With a chain (``chain[b] = Via(name, a)``: passage b is linked to the earlier passage a
 through ``name``, as :attr:`RankedPassage.via <cage_core.passage.RankedPassage.via>` says) it
@@ -198,11 +198,13 @@ def extractive_answer(
             vectors = np.asarray(embed([question] + [s.text for s in rest]))
             sims = cosine_matrix(vectors[:1], vectors[1:])[0]
             order = [int(b) for b in np.argsort(-sims, kind="stable")]
-            if not chosen:  # the best-ranked passage with a tied sentence speaks first
+            picked = order[: max_sentences - len(chosen)]
+            if not chosen:  # the best-ranked passage with a tied sentence is always heard
                 lead = min(rest[b].passage for b in order)
-                order.sort(key=lambda b: rest[b].passage != lead)  # stable: closest first
-                order = order[:1] + sorted(order[1:], key=lambda b: -sims[b])
-            chosen += [rest[b] for b in order[: max_sentences - len(chosen)]]
+                heard = next(b for b in order if rest[b].passage == lead)
+                if heard not in picked:
+                    picked = sorted([*picked[:-1], heard], key=order.index)
+            chosen += [rest[b] for b in picked]
     return ExtractiveAnswer(tuple(s.text for s in chosen), tuple(s.passage for s in chosen))
 
 
