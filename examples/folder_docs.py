@@ -4,8 +4,9 @@ read, their sections, where their store lives.
     DIR/**  (*.md, *.rst, *.txt, *.html, and files with no extension, README, NEWS, read as
              text; hidden names, other types and binary files refused, each with a line
              saying so)
-      → HTML by each format's own parser (markdown-it-py for Markdown, docutils for
-        reStructuredText and text, the page itself for HTML)
+      → HTML by each format's own parser (markdown-it-py for Markdown, its YAML front matter
+        read by mdit-py-plugins' front_matter and PyYAML, docutils for reStructuredText and
+        text, the page itself for HTML)
       → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
         (code blocks, scripts, navigation and images dropped), so a code line is never a heading
       → the framework's own splitter and indexing API (langchain_folder.py,
@@ -29,11 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from bs4 import BeautifulSoup
 from docutils import nodes
 from docutils.core import publish_parts
 from docutils.parsers.rst import roles
 from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 from tqdm import tqdm
 
 __all__ = [
@@ -91,10 +94,14 @@ def is_read_type(path: Path) -> bool:
     return extension(path) in (*SUFFIXES, "")
 
 
-def _html(path: Path, text: str) -> str:
+def _html(path: Path, text: str) -> tuple[str, str]:
+    """The file as HTML, and the title its front matter gives ("" for none)."""
     suffix = extension(path)
     if suffix in (".md", ".markdown"):
-        return str(MarkdownIt("commonmark").render(text))
+        markdown = MarkdownIt("commonmark").use(front_matter_plugin)
+        tokens = markdown.parse(text)
+        front = next((t.content for t in tokens if t.type == "front_matter"), "")
+        return str(markdown.renderer.render(tokens, markdown.options, {})), _front_title(front)
     if suffix in (".rst", ".txt", ""):
         settings = {
             "report_level": 5,  # no system messages in the text
@@ -104,8 +111,19 @@ def _html(path: Path, text: str) -> str:
             "_disable_config": True,
         }
         parts = publish_parts(text, writer="html5", settings_overrides=settings)
-        return str(parts["html_body"])
-    return text
+        return str(parts["html_body"]), ""
+    return text, ""
+
+
+def _front_title(front: str) -> str:
+    """The ``title`` of a Markdown file's YAML front matter ("" for none, or for front matter
+    that is no YAML mapping)."""
+    try:
+        fields = yaml.safe_load(front) if front else None
+    except yaml.YAMLError:
+        return ""
+    title = fields.get("title") if isinstance(fields, dict) else None
+    return " ".join(title.split()) if isinstance(title, str) else ""
 
 
 def read_sections(path: Path) -> list[tuple[str, str]]:
@@ -121,9 +139,9 @@ def read_sections(path: Path) -> list[tuple[str, str]]:
 
 
 def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
-    """A file's title — its first heading, with text under it or not (a reST title over
-    sections: "Util-linux 2.38 Release Notes" above "Release highlights"), "" when it has none
-    — and its sections (:func:`read_sections`).
+    """A file's title — a Markdown file's front matter ``title``, else its first heading, with
+    text under it or not (a reST title over sections: "Util-linux 2.38 Release Notes" above
+    "Release highlights"), "" when it has none — and its sections (:func:`read_sections`).
 
     Raises:
         ValueError: a type not read (:func:`is_read_type`).
@@ -131,7 +149,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     """
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
-    soup = BeautifulSoup(_html(path, path.read_text(encoding="utf-8")), "html.parser")
+    page, front_title = _html(path, path.read_text(encoding="utf-8"))
+    soup = BeautifulSoup(page, "html.parser")
     for dropped in soup(DROPPED):
         dropped.decompose()
     for label in soup.select(".admonition-title, .topic-title, .sidebar-title"):
@@ -145,7 +164,7 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
             sections.append((text, []))
         elif text and element.find(HEADINGS + BLOCKS) is None:  # innermost blocks only
             sections[-1][1].append(text)
-    title = next((heading for heading, _ in sections[1:] if heading), "")
+    title = front_title or next((heading for heading, _ in sections[1:] if heading), "")
     return title, [(heading, "\n\n".join(body)) for heading, body in sections if body]
 
 

@@ -51,6 +51,20 @@ def test_a_files_title_is_its_first_heading_with_text_under_it_or_not(folder_doc
     assert folder_docs.read_file(tmp_path / "plain.txt") == ("", [("", "No heading at all.")])
 
 
+def test_a_markdown_files_front_matter_gives_its_title_and_is_no_section(folder_docs, tmp_path):
+    """CommonMark reads YAML front matter closed by "---" as a paragraph under a setext
+    heading; read as front matter, it is the title, and no section holds it."""
+    page = "---\neip: 3855\ntitle: PUSH0 instruction\nstatus: Final\n---\n\n"
+    page += "## Abstract\n\nIntroduce the PUSH0 instruction.\n"
+    (tmp_path / "eip-3855.md").write_text(page, encoding="utf-8")
+    assert folder_docs.read_file(tmp_path / "eip-3855.md") == (
+        "PUSH0 instruction",
+        [("Abstract", "Introduce the PUSH0 instruction.")],
+    )
+    (tmp_path / "bad.md").write_text("---\n: [unclosed\n---\n\n# Bad\n\nText.\n", "utf-8")
+    assert folder_docs.read_file(tmp_path / "bad.md") == ("Bad", [("Bad", "Text.")])
+
+
 def test_sections_keep_the_prose_and_drop_markup_badges_and_code(folder_docs):
     readme = dict(folder_docs.read_sections(SAMPLE_DOCS / "README.md"))
     assert readme["Installation"] == (
