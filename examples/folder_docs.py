@@ -52,6 +52,7 @@ __all__ = [
     "ingest_lock",
     "progress_bar",
     "read_file",
+    "read_problem",
     "read_sections",
     "source_label",
     "store_dir",
@@ -198,15 +199,23 @@ def folder_files(docs: Path) -> FolderFiles:
         name = path.relative_to(docs).as_posix()
         if not path.is_file():
             continue
-        if any(part.startswith(".") for part in path.relative_to(docs).parts):
-            refused.append(f"not ingested: {name} (a hidden name, starting with '.')")
-        elif not is_read_type(path):
-            refused.append(f"not ingested: {name} (not {TYPES_READ})")
-        elif (problem := text_problem(path.read_bytes())) is not None:
+        if (problem := read_problem(path, name)) is not None:
             refused.append(f"not ingested: {name} ({problem})")
         else:
             files[name] = path
     return FolderFiles(files, tuple(refused))
+
+
+def read_problem(path: Path, name: str) -> str | None:
+    """Why the file at ``path``, named ``name`` in its folder (``/``-separated), is not read
+    (``None``: it is): a hidden name (a part starting with "."), a type not read
+    (:func:`is_read_type`), content that is not UTF-8 text (checked on the bytes, not the
+    name)."""
+    if any(part.startswith(".") for part in name.split("/")):
+        return "a hidden name, starting with '.'"
+    if not is_read_type(path):
+        return f"not {TYPES_READ}"
+    return text_problem(path.read_bytes())
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,9 @@ from folder_docs import (
     TYPES_READ,
     add_folder_arguments,
     check_folder_arguments,
-    is_read_type,
+    read_problem,
     source_label,
     store_dir,
-    text_problem,
 )
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -73,13 +72,9 @@ COLUMNS = ["rank", "source", "similarity", "coherence", "fused", "linked to"]
 
 
 def upload_problem(path: Path) -> str | None:
-    """Why an uploaded file is not ingested (``None``: it is): a hidden name, a type not read,
-    content that is not UTF-8 text (checked on the bytes, not the name)."""
-    if path.name.startswith("."):
-        return "a hidden name, starting with '.'"
-    if not is_read_type(path):
-        return f"not {TYPES_READ}"
-    return text_problem(path.read_bytes())
+    """Why an uploaded file is not ingested (``None``: it is): as a folder's file
+    (:func:`folder_docs.read_problem`), by its own name."""
+    return read_problem(path, path.name)
 
 
 class WebChat:
