@@ -4,8 +4,8 @@
     files (folder_docs.py) → SimpleDirectoryReader with a reader per type
       (:class:`SectionReader`: one Document per file, id its path ``"file"``, metadata
       ``source``, ``title`` and where its sections start)
-      → IngestionPipeline(:class:`SectionSplitter` (each section by a SentenceSplitter, node
-        ids ``"file#i"``), :class:`SectionHeadings` (each node's ``heading``), CageGraphExtractor
+      → IngestionPipeline(:class:`SectionSplitter` (each section by a SentenceSplitter, each
+        node with its ``heading``, node ids ``"file#i"``), CageGraphExtractor
         (graphs, and entries in the link index ``links.sqlite``), MiniLM embeddings;
         docstore_strategy=UPSERTS_AND_DELETE) over Chroma (``chroma/``)
       → the docstore (``docstore.json``: each Document's hash) written to a temporary file
@@ -35,14 +35,14 @@ from llama_index.core.ingestion import DocstoreStrategy, IngestionPipeline
 from llama_index.core.node_parser import NodeParser, SentenceSplitter
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
 from llama_index.core.readers.base import BaseReader
-from llama_index.core.schema import BaseNode, TransformComponent
+from llama_index.core.schema import BaseNode
 from llama_index.core.storage.docstore import SimpleDocumentStore
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from cage_core.expansion.index import LinkIndex
 from cage_llamaindex import CageGraphExtractor, PackagedMiniLMEmbedding
 
-__all__ = ["FolderIndex", "SectionHeadings", "SectionReader", "SectionSplitter"]
+__all__ = ["FolderIndex", "SectionReader", "SectionSplitter"]
 
 COLLECTION = "cage-chat"
 METADATA = ["source", "heading", "title"]
@@ -53,7 +53,7 @@ SEPARATOR = "\n\n"
 class SectionReader(BaseReader):
     """One Document per file (folder_docs.read_file), id its path in the folder (``source``):
     its sections' texts one after the other, with the file's ``title`` and where each section
-    starts (``sections``, read by :class:`SectionHeadings`)."""
+    starts (``sections``, read by :class:`SectionSplitter`)."""
 
     def load_data(self, file: Path, extra_info: dict[str, Any] | None = None) -> list[Document]:
         source = str((extra_info or {})["source"])
@@ -82,8 +82,11 @@ class SectionReader(BaseReader):
 
 class SectionSplitter(NodeParser):
     """Each file Document cut at its sections (``sections``), each section split by
-    ``splitter``: no node crosses a heading."""
+    ``splitter``: no node crosses a heading; each node has its section's ``heading`` and the
+    Document's other metadata (not ``sections``: ``include_metadata`` is off, so the base
+    class does not copy the Document's metadata back)."""
 
+    include_metadata: bool = False
     splitter: SentenceSplitter = Field(
         default_factory=lambda: SentenceSplitter(chunk_size=256, chunk_overlap=0)
     )
@@ -94,28 +97,19 @@ class SectionSplitter(NodeParser):
         parsed: list[BaseNode] = []
         for node in nodes:
             text = node.get_content()
-            starts = [start for start, _ in json.loads(node.metadata.get(SECTIONS_KEY, "[]"))]
-            starts = starts or [0]
-            ends = [*starts[1:], len(text)]
-            splits = [
-                chunk for a, b in zip(starts, ends) for chunk in self.splitter.split_text(text[a:b])
+            metadata = {k: v for k, v in node.metadata.items() if k != SECTIONS_KEY}
+            starts = json.loads(node.metadata.get(SECTIONS_KEY, "[]")) or [(0, "")]
+            ends = [start for start, _ in starts[1:]] + [len(text)]
+            headed = [
+                (chunk, heading)
+                for (start, heading), end in zip(starts, ends)
+                for chunk in self.splitter.split_text(text[start:end])
             ]
-            parsed.extend(build_nodes_from_splits(splits, node, id_func=self.id_func))
+            built = build_nodes_from_splits([c for c, _ in headed], node, id_func=self.id_func)
+            for child, (_, heading) in zip(built, headed):
+                child.metadata = {**metadata, "heading": heading}
+            parsed.extend(built)
         return parsed
-
-
-class SectionHeadings(TransformComponent):
-    """Each node's ``heading``: that of the section its first character is in (the
-    Document's ``sections``, which the node then drops)."""
-
-    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
-        for node in nodes:
-            starts = json.loads(node.metadata.pop(SECTIONS_KEY, "[]"))
-            at = node.start_char_idx or 0
-            node.metadata["heading"] = next(
-                (heading for start, heading in reversed(starts) if start <= at), ""
-            )
-        return nodes
 
 
 def _file(doc_id: str, files: Collection[str]) -> str:
@@ -189,7 +183,6 @@ class FolderIndex:
                 pipeline = IngestionPipeline(
                     transformations=[
                         SectionSplitter(id_func=lambda i, doc: f"{doc.id_}#{i}"),
-                        SectionHeadings(),
                         CageGraphExtractor(link_index=self.links),
                         self.embed_model,
                     ],
