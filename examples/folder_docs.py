@@ -13,8 +13,9 @@ read, their sections, where their store lives.
         llamaindex_query_engine/app.py)
 
 The store is ``--store`` or ``DIR.cage-chat`` beside the folder, never inside it
-(:func:`store_dir`). Each sync holds an exclusive lock of the store (:func:`ingest_lock`), so
-two chats on one folder ingest one after the other.
+(:func:`store_dir`). Opening a store and each sync hold an exclusive lock of the store
+(:func:`ingest_lock`), so two chats on one folder never create a new store's tables at once,
+and ingest one after the other.
 """
 
 from __future__ import annotations

@@ -79,18 +79,19 @@ class FolderIndex:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.links = folder / "links.sqlite"
-        self.vectorstore = Chroma(
-            collection_name=COLLECTION,
-            embedding_function=PackagedMiniLMEmbeddings(),
-            client=chromadb.PersistentClient(
-                path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
-            ),
-            collection_metadata={"hnsw:space": "cosine"},  # relevance = cosine similarity
-        )
-        self.records = SQLRecordManager(
-            f"chroma/{COLLECTION}", db_url=f"sqlite:///{folder / 'records.sqlite'}"
-        )
-        self.records.create_schema()
+        with ingest_lock(folder):  # a new store's tables: two chats must not create them at once
+            self.vectorstore = Chroma(
+                collection_name=COLLECTION,
+                embedding_function=PackagedMiniLMEmbeddings(),
+                client=chromadb.PersistentClient(
+                    path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
+                ),
+                collection_metadata={"hnsw:space": "cosine"},  # relevance = cosine similarity
+            )
+            self.records = SQLRecordManager(
+                f"chroma/{COLLECTION}", db_url=f"sqlite:///{folder / 'records.sqlite'}"
+            )
+            self.records.create_schema()
         self.transformer = CageGraphTransformer(link_index=self.links)
 
     def stored(self) -> dict[str, set[str]]:

@@ -129,12 +129,13 @@ class FolderIndex:
         self.folder = folder
         self.links = folder / "links.sqlite"
         self.docstore_path = folder / "docstore.json"
-        client = chromadb.PersistentClient(
-            path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
-        )
-        self.collection = client.get_or_create_collection(
-            COLLECTION, metadata={"hnsw:space": "cosine"}
-        )
+        with ingest_lock(folder):  # a new store's tables: two chats must not create them at once
+            client = chromadb.PersistentClient(
+                path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
+            )
+            self.collection = client.get_or_create_collection(
+                COLLECTION, metadata={"hnsw:space": "cosine"}
+            )
         self.vector_store = ChromaVectorStore(chroma_collection=self.collection)
         self.embed_model = PackagedMiniLMEmbedding()
         self.index = VectorStoreIndex.from_vector_store(

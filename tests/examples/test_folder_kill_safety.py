@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -94,19 +95,21 @@ def reference(tmp_path_factory):
     return out
 
 
-def _driver(kind: str, docs: Path, store: Path) -> subprocess.Popen:
+def _driver(kind: str, docs: Path, store: Path, log: Path) -> subprocess.Popen:
+    """A chat process syncing ``docs``; its stderr goes to ``log``, read when it fails."""
     module, progress = FRAMEWORKS[kind]
     script = DRIVER.format(
         examples=str(EXAMPLES), module=module, store=str(store), docs=str(docs), progress=progress
     )
-    return subprocess.Popen(
-        [sys.executable, "-c", script],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    with log.open("w") as stderr:
+        return subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
 
 
 def _kill_trial(kind: str, reference, tmp_path: Path, seed: int) -> bool:
@@ -114,7 +117,7 @@ def _kill_trial(kind: str, reference, tmp_path: Path, seed: int) -> bool:
     expected, seconds = reference[kind]
     docs, store = tmp_path / f"docs{seed}", tmp_path / f"docs{seed}.cage-chat"
     shutil.copytree(SAMPLE_DOCS, docs)
-    proc = _driver(kind, docs, store)
+    proc = _driver(kind, docs, store, tmp_path / f"driver{seed}.err")
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(random.Random(seed).uniform(0, seconds))
     proc.send_signal(signal.SIGKILL)
@@ -130,6 +133,21 @@ def test_a_sync_killed_at_a_random_moment_is_completed_by_the_next(kind, referen
     _kill_trial(kind, reference, tmp_path, seed=1)
 
 
+@pytest.mark.parametrize("kind", sorted(FRAMEWORKS))
+def test_a_chat_opens_a_new_store_only_while_no_other_chat_holds_its_lock(kind, tmp_path):
+    """Chroma creates a new store's tables as a client opens it, and two processes creating
+    them at once fail ("table collections already exists"): opening waits for the lock."""
+    folder_index = _module(FRAMEWORKS[kind][0]).FolderIndex
+    store = tmp_path / "docs.cage-chat"
+    opening = threading.Thread(target=folder_index, args=(store,))
+    with _module("folder_docs").ingest_lock(store):
+        opening.start()
+        time.sleep(1.5)  # an unlocked open creates chroma/ within a fraction of that
+        assert opening.is_alive() and not (store / "chroma").exists()
+    opening.join(timeout=60)
+    assert not opening.is_alive() and (store / "chroma" / "chroma.sqlite3").is_file()
+
+
 @pytest.mark.stress
 @pytest.mark.parametrize("kind", sorted(FRAMEWORKS))
 def test_ten_syncs_killed_at_random_moments_are_each_completed(kind, reference, tmp_path):
@@ -142,8 +160,10 @@ def test_ten_syncs_killed_at_random_moments_are_each_completed(kind, reference, 
 def test_two_chats_syncing_one_folder_at_once_leave_it_consistent(kind, reference, tmp_path):
     docs, store = tmp_path / "docs", tmp_path / "docs.cage-chat"
     shutil.copytree(SAMPLE_DOCS, docs)
-    chats = [_driver(kind, docs, store) for _ in range(2)]
+    logs = [tmp_path / f"driver{n}.err" for n in range(2)]
+    chats = [_driver(kind, docs, store, log) for log in logs]
     outs = [chat.communicate(timeout=300)[0] for chat in chats]
-    assert [chat.returncode for chat in chats] == [0, 0]
+    failed = [log.read_text()[-4000:] for chat, log in zip(chats, logs) if chat.returncode]
+    assert not failed, "\n".join(failed)
     assert all("synced" in out for out in outs)
     assert _snapshot(kind, store) == reference[kind][0]
