@@ -157,7 +157,8 @@ class FolderIndex:
             try:
                 documents[name] = reader.load_data()
             except Exception as exc:  # a file we cannot read must not stop the others
-                refused.append(f"not ingested: {name} ({type(exc).__name__}: {exc})")
+                cause = exc.__cause__ or exc  # the reader's own, under "Error loading file"
+                refused.append(f"not ingested: {name} ({type(cause).__name__}: {cause})")
                 continue
             if not documents[name]:
                 del documents[name]

@@ -209,7 +209,7 @@ class WebChat:
             status = gr.Markdown(self.status(), elem_id="status")
             gr.Timer(1.0).tick(self.status, None, status)  # the ingest's progress
             upload = gr.File(
-                label=f"add documents ({TYPES_READ}; UTF-8 text)",
+                label=f"add documents ({TYPES_READ})",
                 file_count="multiple",
                 type="filepath",
                 elem_id="upload",

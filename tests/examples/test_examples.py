@@ -181,17 +181,19 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)
     (docs / "scan.pdf").write_bytes(b"%PDF-1.4 not a real PDF")
+    (docs / "notes.docx").write_bytes(b"PK\x03\x04 a Word file")
     store = tmp_path / "store" if own_store else tmp_path / "docs.cage-chat"
     argv = ["--docs", str(docs)] + (["--store", str(store)] if own_store else [])
 
     out = _run(
         example, "Which file does Tidewater read its settings from?\n\n", argv, monkeypatch, capsys
     )
-    skipped, report = out.splitlines()[:2]
-    assert (
-        skipped
-        == "not ingested: scan.pdf (not .md, .markdown, .rst, .txt, .html, .htm or no extension)"
+    refused, damaged, report = out.splitlines()[:3]
+    assert refused == (
+        "not ingested: notes.docx (not .md, .markdown, .rst, .txt, .html, .htm, .pdf or no "
+        "extension)"
     )
+    assert damaged.startswith("not ingested: scan.pdf (ValueError: a PDF pypdf cannot read: ")
     assert report == "ingested 4 files (0 unchanged, 0 removed)"
     [(answer, sources)] = _turns(out)
     assert "[extractive answer" in answer
@@ -205,12 +207,13 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
         "changelog.html",
         "configuration.rst",
         "faq.txt",
+        "notes.docx",
         "scan.pdf",
     ]
     first = _consistent(store / kind)
 
     again = _run(example, "\n", argv, monkeypatch, capsys)
-    assert again.splitlines()[1] == "nothing to ingest: 0 files (4 unchanged, 0 removed)"
+    assert again.splitlines()[2] == "nothing to ingest: 0 files (4 unchanged, 0 removed)"
     assert _consistent(store / kind) == first
 
     faq = docs / "faq.txt"
@@ -222,7 +225,7 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
     )
     (docs / "changelog.html").unlink()
     changed = _run(example, "What causes tsunamis?\n\n", argv, monkeypatch, capsys)
-    assert changed.splitlines()[1] == "ingested 1 file (2 unchanged, 1 removed)"
+    assert changed.splitlines()[2] == "ingested 1 file (2 unchanged, 1 removed)"
     [(answer, sources)] = _turns(changed)
     assert "Tidewater cannot predict tsunamis, which are caused by earthquakes. [1]" in answer
     assert sources[0] == "faq.txt › Can Tidewater predict tsunamis?"
