@@ -1,15 +1,16 @@
 """A folder of your own documents for the example chats (``--docs DIR``): which files are
 read, their sections, where their store lives.
 
-    DIR/**  (*.md, *.rst, *.txt, *.html, *.pdf, and files with no extension, README, NEWS,
-             read as text; hidden names, other types and binary files refused, each with a
-             line saying so)
+    DIR/**  (*.md, *.rst, *.txt, *.html, *.pdf, *.docx, and files with no extension,
+             README, NEWS, read as text; hidden names, other types and binary files refused,
+             each with a line saying so)
       → HTML by each format's own parser (markdown-it-py for Markdown, its YAML front matter
         read by mdit-py-plugins' front_matter and PyYAML, docutils for reStructuredText and
         text, the page itself for HTML)
       → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
         (code blocks, scripts, navigation and images dropped), so a code line is never a heading
-        (a PDF: its outline's entries, read by pypdf, pdf_sections.py)
+        (a PDF: its outline's entries, read by pypdf, pdf_sections.py; a Word file: its
+        heading paragraphs, read by python-docx, docx_sections.py)
       → the framework's own splitter and indexing API (langchain_folder.py,
         llamaindex_query_engine/app.py)
 
@@ -26,6 +27,7 @@ import fcntl
 import os
 import re
 import sys
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ from bs4 import BeautifulSoup
 from docutils import nodes
 from docutils.core import publish_parts
 from docutils.parsers.rst import roles
+from docx_sections import read_docx
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 from pdf_sections import read_pdf
@@ -62,9 +65,9 @@ __all__ = [
     "text_problem",
 ]
 
-SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".pdf")
+SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".pdf", ".docx")
 """The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST;
-a ``.pdf`` by :func:`pdf_sections.read_pdf`);
+a ``.pdf`` by :func:`pdf_sections.read_pdf`, a ``.docx`` by :func:`docx_sections.read_docx`);
 a file with no extension at all (``README``, ``NEWS``, ``v2.38-ReleaseNotes``) is read as a
 ``.txt`` one (:func:`is_read_type`)."""
 TYPES_READ = f"{', '.join(SUFFIXES)} or no extension"
@@ -151,12 +154,14 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     Raises:
         ValueError: a type not read (:func:`is_read_type`).
         UnicodeDecodeError: a file that is not UTF-8.
-        ValueError: a ``.pdf`` that pypdf cannot read (:func:`pdf_sections.read_pdf`).
+        ValueError: a ``.pdf`` or ``.docx`` that pypdf or python-docx cannot read.
     """
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
     if extension(path) == ".pdf":
         return read_pdf(path)
+    if extension(path) == ".docx":
+        return read_docx(path)
     page, front_title = _html(path, path.read_text(encoding="utf-8"))
     soup = BeautifulSoup(page, "html.parser")
     for dropped in soup(DROPPED):
@@ -217,7 +222,8 @@ def read_problem(path: Path, name: str) -> str | None:
     """Why the file at ``path``, named ``name`` in its folder (``/``-separated), is not read
     (``None``: it is): a hidden name (a part starting with "."), a type not read
     (:func:`is_read_type`), content that is not UTF-8 text, or for a ``.pdf`` no PDF header
-    in its first kilobyte (checked on the bytes, not the name)."""
+    in its first kilobyte, for a ``.docx`` no ZIP archive (checked on the bytes, not the
+    name)."""
     if any(part.startswith(".") for part in name.split("/")):
         return "a hidden name, starting with '.'"
     if not is_read_type(path):
@@ -225,6 +231,8 @@ def read_problem(path: Path, name: str) -> str | None:
     if extension(path) == ".pdf":
         with path.open("rb") as file:
             return None if b"%PDF-" in file.read(1024) else "not a PDF"
+    if extension(path) == ".docx":
+        return None if zipfile.is_zipfile(path) else "not a Word file"
     return text_problem(path.read_bytes())
 
 
@@ -307,7 +315,7 @@ def add_folder_arguments(parser: argparse.ArgumentParser) -> None:
         "--docs",
         type=Path,
         metavar="DIR",
-        help="answer from this folder's .md/.rst/.txt/.html/.pdf files (and those with no "
+        help="answer from this folder's .md/.rst/.txt/.html/.pdf/.docx files (and those with no "
         "extension, README, NEWS) instead of the bundled passages",
     )
     parser.add_argument(

@@ -181,7 +181,7 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)
     (docs / "scan.pdf").write_bytes(b"%PDF-1.4 not a real PDF")
-    (docs / "notes.docx").write_bytes(b"PK\x03\x04 a Word file")
+    (docs / "tides.xlsx").write_bytes(b"PK\x03\x04 a spreadsheet")
     store = tmp_path / "store" if own_store else tmp_path / "docs.cage-chat"
     argv = ["--docs", str(docs)] + (["--store", str(store)] if own_store else [])
 
@@ -190,8 +190,8 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
     )
     refused, damaged, report = out.splitlines()[:3]
     assert refused == (
-        "not ingested: notes.docx (not .md, .markdown, .rst, .txt, .html, .htm, .pdf or no "
-        "extension)"
+        "not ingested: tides.xlsx (not .md, .markdown, .rst, .txt, .html, .htm, .pdf, .docx or "
+        "no extension)"
     )
     assert damaged.startswith("not ingested: scan.pdf (ValueError: a PDF pypdf cannot read: ")
     assert report == "ingested 4 files (0 unchanged, 0 removed)"
@@ -207,8 +207,8 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
         "changelog.html",
         "configuration.rst",
         "faq.txt",
-        "notes.docx",
         "scan.pdf",
+        "tides.xlsx",
     ]
     first = _consistent(store / kind)
 

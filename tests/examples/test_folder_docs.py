@@ -157,8 +157,8 @@ def test_a_folder_is_read_files_only_with_a_line_for_each_file_refused(folder_do
     assert folder_docs.read_sections(tmp_path / "NEWS") == [("Release 2.1", "Faster sync.")]
     assert found.refused == (
         "not ingested: .draft.md (a hidden name, starting with '.')",
-        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm, .pdf or no "
-        "extension)",
+        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm, .pdf, .docx or "
+        "no extension)",
         "not ingested: latin.txt (not UTF-8 text)",
         "not ingested: photo.md (binary content)",
     )
