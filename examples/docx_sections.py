@@ -10,7 +10,9 @@ python-docx.
         tables (the row's cells joined by " | "); a paragraph styled "Title" is the title,
         not a section's text. Empty paragraphs are dropped.
 
-Only ``.docx`` (Office Open XML) is read; the older binary ``.doc`` is not.
+Only ``.docx`` (Office Open XML) is read; the older binary ``.doc`` is not. LangChain's
+``Docx2txtLoader`` and LlamaIndex's ``DocxReader`` give the whole text as one Document, its
+headings as plain lines: no section could be named.
 """
 
 from __future__ import annotations

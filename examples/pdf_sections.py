@@ -15,7 +15,9 @@
         a line that ends a sentence well short of the page's longest line ends a paragraph.
 
 pypdf reads the text a PDF holds; a scanned page holds none, and a PDF with no text at all is
-refused ("no text"), as an empty file is.
+refused ("no text"), as an empty file is. LangChain's ``PyPDFLoader`` and LlamaIndex's
+``PDFReader`` read with pypdf too, but give one Document per page, with its running head and
+foot, and no title or section: a chunk could not be named "handbook.pdf › Tides".
 """
 
 from __future__ import annotations
