@@ -5,10 +5,10 @@
       → running heads and feet dropped: up to two lines at each end of a page that, their
         numbers aside, stand among the first or last two lines of another page too ("Chapter
         4: Function reference 12"), and a page number alone ("7", "iv", "Page 2 of 9")
-      → title: the metadata's ``Title`` when it holds a word and is no file name or address
-        ("Microsoft Word - report.docx", "about:blank"), else the first line of the first
-        page that holds a letter (read before the running heads are dropped: page 1 opens
-        with the title a running head repeats)
+      → title: the metadata's ``Title``, else the first line of the first page, that holds a
+        letter and is no file name, address or identifier ("Microsoft Word - report.docx",
+        "about:blank", an "arXiv:2412.01234v2 [cs.IR] 3 Dec 2024" stamp), read before the
+        running heads are dropped (page 1 opens with the title a running head repeats)
       → sections: one per outline entry (bookmark), from the line of its page that writes the
         entry's title (its number aside) up to the next entry's; without an outline one per
         page, under no heading (""). A word broken across two lines by a hyphen is joined;
@@ -30,7 +30,7 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
-__all__ = ["MIN_RUNNING_PAGES", "SHORT_LINE", "paragraphs", "read_pdf"]
+__all__ = ["FILE_TYPES", "MIN_RUNNING_PAGES", "SHORT_LINE", "paragraphs", "read_pdf"]
 
 MIN_RUNNING_PAGES = 2
 """A running head or foot stands at an end of at least this many pages."""
@@ -38,9 +38,14 @@ _PAGE_NUMBER = re.compile(
     r"(?:(?i:page)\s+)?(?:\d+|[ivxlc]{1,7}|[IVXLC]{1,7})(?:\s*(?:/|(?i:of))\s*\d+)?"
 )
 """A page number alone: "7", "iv", "Page 2 of 9", "3/12"."""
-_NO_TITLE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\s*$|^[a-z][a-z0-9+.-]*:")
-"""A metadata title that is a file name ("Microsoft Word - report.docx") or an address
-("about:blank", which a browser prints as the title of a page without one)."""
+FILE_TYPES = "doc docx dvi htm html indd md odt pdf ppt pptx ps rtf tex txt xls xlsx".split()
+"""The extensions of the files a PDF is made from, whose names tools write as its title."""
+_NO_TITLE = re.compile(
+    rf"\.(?:{'|'.join(FILE_TYPES)})\s*$|^[A-Za-z][A-Za-z0-9+.-]*:\S", re.IGNORECASE
+)
+"""A title that is a file name ("Microsoft Word - report.docx") or an address or identifier
+("about:blank", which a browser prints as the title of a page without one; a stamp such as
+"arXiv:2412.01234v2 [cs.IR] 3 Dec 2024" or "doi:10.1000/182" above a paper's title)."""
 _LETTER = re.compile(r"[^\W\d_]")
 _BROKEN_WORD = re.compile(r"[^\W\d_]-$")
 _PARAGRAPH_END = re.compile(r"[.!?:]['\")\]]?$")
@@ -93,14 +98,15 @@ def _body(lines: list[str], running: set[str]) -> list[str]:
 
 
 def _title(reader: PdfReader, pages: list[list[str]]) -> str:
-    """The metadata's title when it holds a word and is no file name or address, else page
-    1's first line that holds a letter (module docstring)."""
+    """The metadata's title, else the first page's first line, that holds a letter and is no
+    file name, address or identifier (module docstring)."""
     metadata = reader.metadata
-    title = " ".join(str(metadata.title or "").split()) if metadata is not None else ""
-    if _LETTER.search(title) and not _NO_TITLE.search(title):
-        return title
     first = next((p for p in pages if p), [])
-    return next((" ".join(line.split()) for line in first if _LETTER.search(line)), "")
+    written = [str(metadata.title or "")] if metadata is not None else []
+    for title in (" ".join(line.split()) for line in [*written, *first]):
+        if _LETTER.search(title) and not _NO_TITLE.search(title):
+            return title
+    return ""
 
 
 def _outline(reader: PdfReader) -> list[tuple[str, int]]:

@@ -25,6 +25,9 @@ CHECKLIST = """<!doctype html><html><body><p style="font-size:20px">Quay Crane C
 </body></html>"""
 
 
+PREPRINT = """<!doctype html><html><head><title>paper.tex</title></head><body>
+<p>arXiv:2412.01234v2 [cs.IR] 3 Dec 2024</p><p style="font-size:20px">Coherent Evidence</p>
+<p>We rerank passages by how well they hang together.</p></body></html>"""
 SCAN = """<!doctype html><html><head><title>Scan 7</title></head><body>
 <div style="width: 300px; height: 200px; background: #888"></div></body></html>"""
 
@@ -38,8 +41,8 @@ def _module(name):
 @pytest.fixture(scope="module")
 def printed(tmp_path_factory):
     """Chromium's PDFs: a titled handbook with an outline and a running head and foot on each
-    page, an untitled two-page checklist without an outline, and a page with no text (as a
-    scan is)."""
+    page, an untitled two-page checklist without an outline, a preprint titled by its file
+    name under an identifier stamp, and a page with no text (as a scan is)."""
     if not Path(CHROMIUM).exists():
         pytest.skip("needs Debian's chromium (installed by .ci/run)")
     from playwright.sync_api import sync_playwright
@@ -60,6 +63,8 @@ def printed(tmp_path_factory):
         )
         page.set_content(CHECKLIST)
         page.pdf(path=folder / "checklist.pdf")  # its metadata title: "about:blank"
+        page.set_content(PREPRINT)
+        page.pdf(path=folder / "preprint.pdf")
         page.set_content(SCAN)
         page.pdf(path=folder / "scan.pdf")
         browser.close()
@@ -91,6 +96,11 @@ def test_a_pdf_without_a_title_or_an_outline_is_titled_by_its_first_line_and_cut
             ("", "After the shift the boom is raised and the spreader parked."),
         ],
     )
+
+
+def test_neither_a_file_name_nor_an_identifier_stamp_is_read_as_the_title(printed):
+    title, _ = _module("pdf_sections").read_pdf(printed / "preprint.pdf")
+    assert title == "Coherent Evidence"
 
 
 def test_lines_are_joined_across_a_hyphenated_break_and_split_after_a_short_sentence_end():
