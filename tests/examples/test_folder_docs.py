@@ -3,7 +3,9 @@ named by heading (model-free: the stores are exercised by tests/examples/test_ex
 
 import argparse
 import importlib.util
+import io
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,13 +14,48 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SAMPLE_DOCS = EXAMPLES / "sample_docs"
 
 
+def _archive_without_a_document() -> bytes:
+    """A ZIP archive, as a ``.docx`` is, that holds no Word document."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "an archive, but no Word document in it")
+    return buffer.getvalue()
+
+
 @pytest.fixture(scope="module")
 def folder_docs():
+    if str(EXAMPLES) not in sys.path:  # as the examples run: their siblings importable
+        sys.path.insert(0, str(EXAMPLES))
     spec = importlib.util.spec_from_file_location("folder_docs", EXAMPLES / "folder_docs.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("folder_docs", module)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.mark.parametrize(
+    ("suffix", "damaged", "refusal", "error"),
+    [
+        (".pdf", b"%PDF-1.4 not a real PDF", "not a PDF", "a PDF pypdf cannot read: "),
+        (
+            ".docx",
+            _archive_without_a_document(),
+            "not a Word file",
+            "a Word file python-docx cannot read: ",
+        ),
+    ],
+)
+def test_a_binary_type_named_on_other_bytes_is_refused_and_a_damaged_one_says_so(
+    folder_docs, tmp_path, suffix, damaged, refusal, error
+):
+    text = tmp_path / f"notes{suffix}"
+    text.write_text("just text, named as another type", encoding="utf-8")
+    broken = tmp_path / f"scan{suffix}"
+    broken.write_bytes(damaged)
+    assert folder_docs.read_problem(text, text.name) == refusal
+    assert folder_docs.read_problem(broken, broken.name) is None  # it says it is one
+    with pytest.raises(ValueError, match=f"^{error}"):
+        folder_docs.read_file(broken)
 
 
 def test_each_sample_file_is_cut_at_its_headings(folder_docs):
