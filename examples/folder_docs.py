@@ -54,6 +54,7 @@ __all__ = [
     "add_folder_arguments",
     "check_folder_arguments",
     "extension",
+    "file_title",
     "folder_files",
     "ingest_lock",
     "progress_bar",
@@ -94,6 +95,12 @@ def extension(path: Path) -> str:
     one letter (``".md"``, ``".mp4"``); "" for none (``NEWS``, ``v2.38-ReleaseNotes``,
     ``notes-2.38``: a version, no extension)."""
     return path.suffix.lower() if _EXTENSION.fullmatch(path.suffix) else ""
+
+
+def file_title(path: Path) -> str:
+    """The name of a file that writes no title: its name without its :func:`extension`, a
+    version kept (``LGPL-2.1`` stays ``LGPL-2.1``, not ``LGPL-2``, another file's name)."""
+    return path.name[: len(path.name) - len(extension(path))] or path.name
 
 
 def is_read_type(path: Path) -> bool:

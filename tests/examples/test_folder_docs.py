@@ -250,3 +250,14 @@ def test_the_source_label_names_file_and_heading(folder_docs):
     assert label({"source": "configuration.rst", "heading": "Units"}) == "configuration.rst › Units"
     assert label({"source": "notes.txt", "heading": ""}) == "notes.txt"
     assert label({"title": "Kansas Song", "source": "hotpotqa"}) == "Kansas Song"  # bundled
+
+
+def test_a_file_without_a_title_is_named_by_its_name_without_its_extension(folder_docs):
+    names = ["LGPL-2.1", "Apache-2.0", "notes.txt", "v2.38-ReleaseNotes", "Guide.MD"]
+    assert [folder_docs.file_title(Path(n)) for n in names] == [
+        "LGPL-2.1",  # not "LGPL-2", the name of another licence
+        "Apache-2.0",
+        "notes",
+        "v2.38-ReleaseNotes",
+        "Guide",
+    ]
