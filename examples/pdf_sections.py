@@ -10,9 +10,11 @@
         "about:blank", an "arXiv:2412.01234v2 [cs.IR] 3 Dec 2024" stamp), read before the
         running heads are dropped (page 1 opens with the title a running head repeats)
       → sections: one per outline entry (bookmark), from the line of its page that writes the
-        entry's title (its number aside) up to the next entry's; without an outline one per
-        page, under no heading (""). A word broken across two lines by a hyphen is joined;
-        a line that ends a sentence well short of the page's longest line ends a paragraph.
+        entry's title (its number aside, wrapped over up to three lines, spaces aside) up to
+        the next entry's, headed as the page writes it (the outline's title where no line
+        does); without an outline one per page, under no heading (""). A word broken
+        across two lines by a hyphen is joined; a line that ends a sentence well short of
+        the page's longest line ends a paragraph.
 
 pypdf reads the text a PDF holds; a scanned page holds none, and a PDF with no text at all is
 refused ("no text"), as an empty file is. LangChain's ``PyPDFLoader`` and LlamaIndex's
@@ -30,7 +32,14 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
-__all__ = ["FILE_TYPES", "MIN_RUNNING_PAGES", "SHORT_LINE", "paragraphs", "read_pdf"]
+__all__ = [
+    "FILE_TYPES",
+    "HEADING_LINES",
+    "MIN_RUNNING_PAGES",
+    "SHORT_LINE",
+    "paragraphs",
+    "read_pdf",
+]
 
 MIN_RUNNING_PAGES = 2
 """A running head or foot stands at an end of at least this many pages."""
@@ -49,8 +58,11 @@ _NO_TITLE = re.compile(
 _LETTER = re.compile(r"[^\W\d_]")
 _BROKEN_WORD = re.compile(r"[^\W\d_]-$")
 _PARAGRAPH_END = re.compile(r"[.!?:]['\")\]]?$")
-_NUMBERING = re.compile(r"(?:\d+|[a-z])(?:\.\d+)*\.?\s+")
-"""A heading's number as a page writes it before the outline's title: "2.1 ", "A. "."""
+_NUMBERING = re.compile(r"(?:(?:[a-z]\.)?\d+(?:\.\d+)*\.?|[a-z]\.)(?=[^\W\d_])")
+"""A heading's number as a page writes it before the outline's title ("2.1", "A.", "A.1"),
+read where spaces are removed (:func:`_plain`)."""
+HEADING_LINES = 3
+"""A heading is looked for over up to this many lines (a long one wraps)."""
 SHORT_LINE = 0.8
 """A line shorter than this share of its page's longest line, ending a sentence, ends a
 paragraph."""
@@ -62,14 +74,24 @@ def _key(line: str) -> str:
 
 
 def _plain(line: str) -> str:
-    """``line`` with its spaces collapsed, casefolded."""
-    return " ".join(line.split()).casefold()
+    """``line`` without its spaces, casefolded: an outline's title and the page's lines that
+    write it may space it differently ("policy"leadership-council#41)."""
+    return "".join(line.split()).casefold()
 
 
-def _writes(line: str, heading: str) -> bool:
-    """Whether ``line`` opens with ``heading`` (:func:`_plain`), its number aside."""
-    text = _plain(line)
-    return text.startswith(heading) or _NUMBERING.sub("", text, count=1).startswith(heading)
+def _heading_end(lines: list[str], heading: str) -> int | None:
+    """How many of ``lines``, from the first, write ``heading`` (:func:`_plain`), its number
+    aside: the first line alone, or the heading wrapped over up to :data:`HEADING_LINES`;
+    ``None`` when they do not."""
+    text = ""
+    for count, line in enumerate(lines[:HEADING_LINES], 1):
+        text += _plain(line)
+        forms = (text, _NUMBERING.sub("", text, count=1))
+        if any(form.startswith(heading) for form in forms):
+            return count
+        if not any(heading.startswith(form) for form in forms):
+            return None  # not the heading's first words
+    return None
 
 
 def _running(pages: list[list[str]]) -> set[str]:
@@ -184,15 +206,20 @@ def _read(path: Path) -> tuple[str, list[tuple[str, str]]]:
             first = next((i for i, (n, _) in enumerate(lines) if n >= page), len(lines))
             at = max(first, starts[-1][2])
             wanted = _plain(heading)
-            written = next(
-                (
-                    i
-                    for i in range(at, len(lines))
-                    if lines[i][0] == page and _writes(lines[i][1], wanted)
-                ),
-                None,
+            found = (
+                (i, n)
+                for i in range(at, len(lines))
+                if lines[i][0] == page
+                and (n := _heading_end([line for _, line in lines[i:]], wanted)) is not None
             )
-            starts.append((heading, at, at) if written is None else (heading, written, written + 1))
+            written, count = next(found, (None, 0))
+            if written is None:
+                starts.append((heading, at, at))
+            else:  # as the page writes it: "… in fog or in a swell", not the outline's "fogor"
+                shown = " ".join(
+                    " ".join(line.split()) for _, line in lines[written : written + count]
+                )
+                starts.append((shown, written, written + count))
         ends = [line for _, line, _ in starts[1:]] + [len(lines)]
         sections = [
             (heading, [line for _, line in lines[begin:end]])

@@ -13,6 +13,8 @@ HANDBOOK = """<!doctype html><html><head><title>Harbour Pilot Handbook</title>
 <h1>Boarding</h1><p>The pilot boards from the ladder on the lee side, at six knots.</p>
 <h2>Ladders</h2><p>A combination ladder is rigged above nine metres of freeboard.</p>
 <h1>Tides</h1><p>Vessels deeper than eleven metres enter within two hours of high water.</p>
+<h2>"Deep-draught arrivals through the outer approach channel at night, in fog or in a swell"
+harbour-rule#12</h2><p>Deep-draught vessels wait at the outer anchorage for a second pilot.</p>
 </body></html>"""
 HEADER = '<div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>'
 FOOTER = (
@@ -28,6 +30,11 @@ CHECKLIST = """<!doctype html><html><body><p style="font-size:20px">Quay Crane C
 PREPRINT = """<!doctype html><html><head><title>paper.tex</title></head><body>
 <p>arXiv:2412.01234v2 [cs.IR] 3 Dec 2024</p><p style="font-size:20px">Coherent Evidence</p>
 <p>We rerank passages by how well they hang together.</p></body></html>"""
+ARRIVALS = (
+    '"Deep-draught arrivals through the outer approach channel at night, in fog or in a swell" '
+    "harbour-rule#12"
+)
+"""The handbook's last heading, which its page wraps over two lines."""
 SCAN = """<!doctype html><html><head><title>Scan 7</title></head><body>
 <div style="width: 300px; height: 200px; background: #888"></div></body></html>"""
 
@@ -72,12 +79,15 @@ def printed(tmp_path_factory):
 
 
 def test_a_pdf_is_titled_by_its_metadata_and_cut_at_its_outline_without_running_lines(printed):
+    """The last heading wraps over two lines of its page, and the outline drops the space at
+    the wrap ("fogor"): its section is found all the same, headed as the page writes it."""
     assert _module("pdf_sections").read_pdf(printed / "handbook.pdf") == (
         "Harbour Pilot Handbook",
         [
             ("Boarding", "The pilot boards from the ladder on the lee side, at six knots."),
             ("Ladders", "A combination ladder is rigged above nine metres of freeboard."),
             ("Tides", "Vessels deeper than eleven metres enter within two hours of high water."),
+            (ARRIVALS, "Deep-draught vessels wait at the outer anchorage for a second pilot."),
         ],
     )
 
@@ -120,7 +130,7 @@ def test_a_folder_reads_a_pdf_by_its_sections(printed):
     assert folder_docs.read_problem(printed / "handbook.pdf", "handbook.pdf") is None
     title, sections = folder_docs.read_file(printed / "handbook.pdf")
     assert title == "Harbour Pilot Handbook"
-    assert [heading for heading, _ in sections] == ["Boarding", "Ladders", "Tides"]
+    assert [heading for heading, _ in sections] == ["Boarding", "Ladders", "Tides", ARRIVALS]
 
 
 def test_both_folder_examples_chunk_a_pdf_under_its_outline_headings(printed):
@@ -129,6 +139,7 @@ def test_both_folder_examples_chunk_a_pdf_under_its_outline_headings(printed):
         ("Harbour Pilot Handbook", "Boarding"),
         ("Harbour Pilot Handbook", "Ladders"),
         ("Harbour Pilot Handbook", "Tides"),
+        ("Harbour Pilot Handbook", ARRIVALS),
     ]
     [document] = (
         _module("llamaindex_folder")
