@@ -9,8 +9,9 @@ had the subject ``README`` and linked as if about one thing (issue 38). So:
   with its markup removed (:func:`~cage_core.prose.heading_text`: badges, images, links,
   inline code, HTML tags and URLs), or "" when nothing but markup is left or what is left is
   debris (:func:`~cage_core.names.may_link.is_debris`: a code fragment, a path);
-* :func:`path_name` — what a path names: the file name's stem, separators as spaces
-  (``docs/marie_curie.pdf`` → ``marie curie``), unless it is a generic file name
+* :func:`path_name` — what a path names: the file name less its extension, separators as
+  spaces but for a version's dots (``docs/marie_curie.pdf`` → ``marie curie``, ``LGPL-2.1`` →
+  ``LGPL 2.1``, not ``LGPL 2``, another licence), unless it is a generic file name
   (:func:`is_generic_file_name`) or debris (``[draft]``, a drive ``C:``, a URL scheme); then
   the nearest folder above it that is neither, a
   version and a ``.dist-info`` / ``.egg-info`` suffix dropped
@@ -81,6 +82,11 @@ _VERSION = re.compile(r"[-_]v?\d+(?:\.\w+)+$")
 _PYTHON_FOLDER = re.compile(r"python\d+(?:\.\d+)*", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[_\-\s.]+")
 _STEM_END = re.compile(r"\.(?!(?<=\d\.)\d)")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{0,7}[A-Za-z][A-Za-z0-9]{0,7}")
+"""A file name's extension: ``.pdf``, ``.md``, ``.mp4`` (not ``.1`` of ``LGPL-2.1``)."""
+_NAME_SEPARATORS = re.compile(r"(?:[_\-\s]|(?<!\d)\.|\.(?!\d))+")
+"""What a file's name separates its words by: ``_``, ``-``, spaces and a dot, but a version's
+dot (between two digits: ``"LGPL-2.1"`` → ``"LGPL 2.1"``)."""
 
 
 def heading_name(value: Any) -> str:
@@ -97,7 +103,7 @@ def is_generic_file_name(name: str) -> bool:
     stem = name.strip()
     if not stem or stem.startswith(".") or _PYTHON_FOLDER.fullmatch(stem):
         return True
-    normal = normal_name(_spaced(PurePath(stem).stem if "." in stem[1:] else stem))
+    normal = normal_name(_spaced(_without_extension(stem)))
     if not normal:
         return True
     return normal in GENERIC_PATH_NAMES or normal.split()[0] in GENERIC_FILE_PREFIXES
@@ -113,10 +119,18 @@ def path_name(value: Any) -> str:
     if not parts:
         return ""
     file_name = parts[-1]
-    stem = _spaced(PurePath(file_name).stem)
+    stem = _NAME_SEPARATORS.sub(" ", _without_extension(file_name)).strip()
     if not is_generic_file_name(file_name) and not is_debris(stem):
         return stem
     return folder_name(value)
+
+
+def _without_extension(file_name: str) -> str:
+    """``file_name`` less its extension: a last suffix of letters and digits with a letter
+    (``"marie_curie.pdf"`` → ``"marie_curie"``); a version is no extension (``"LGPL-2.1"``
+    stays whole, not ``"LGPL-2"``, another document's name)."""
+    suffix = PurePath(file_name).suffix
+    return file_name[: -len(suffix)] if _EXTENSION.fullmatch(suffix) else file_name
 
 
 def folder_name(value: str) -> str:

