@@ -16,11 +16,16 @@ HANDBOOK = """<!doctype html><html><head><title>Harbour Pilot Handbook</title>
 <h2>"Deep-draught arrivals through the outer approach channel at night, in fog or in a swell"
 harbour-rule#12</h2><p>Deep-draught vessels wait at the outer anchorage for a second pilot.</p>
 </body></html>"""
-HEADER = '<div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>'
-FOOTER = (
-    '<div style="font-size:9px;width:100%;text-align:center">'
-    'Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>'
-)
+HANDBOOK_PRINT = {  # the outline on; the title and the date above each page, "2 / 3" below
+    "outline": True,
+    "tagged": True,  # Chromium writes the outline of a tagged PDF only
+    "display_header_footer": True,
+    "header_template": '<div style="font-size:9px"><span class="title"></span> '
+    '<span class="date"></span></div>',
+    "footer_template": '<div style="font-size:9px"><span class="pageNumber"></span> / '
+    '<span class="totalPages"></span></div>',
+    "margin": {"top": "50px", "bottom": "50px"},
+}
 CHECKLIST = """<!doctype html><html><body><p style="font-size:20px">Quay Crane Checklist</p>
 <p>Before each shift the operator tests the hoist brake and the emergency stop.</p>
 <p style="break-before: page">After the shift the boom is raised and the spreader parked.</p>
@@ -59,15 +64,7 @@ def printed(tmp_path_factory):
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         page = browser.new_page()
         page.set_content(HANDBOOK)
-        page.pdf(
-            path=folder / "handbook.pdf",
-            outline=True,
-            tagged=True,
-            display_header_footer=True,
-            header_template=HEADER,
-            footer_template=FOOTER,
-            margin={"top": "60px", "bottom": "60px"},
-        )
+        page.pdf(path=folder / "handbook.pdf", **HANDBOOK_PRINT)
         page.set_content(CHECKLIST)
         page.pdf(path=folder / "checklist.pdf")  # its metadata title: "about:blank"
         page.set_content(PREPRINT)
