@@ -8,8 +8,10 @@ whose left margin is at least :data:`MIN_CENTER_INDENT` spaces and within
 :data:`CENTER_TOLERANCE` of the width of its right margin (the text's width, or a header's
 above it), or a long one centered to :data:`TIGHT_TOLERANCE` spaces from a margin of
 :data:`MIN_TIGHT_INDENT` that ends in no period (RFC 7230 sets its 66-character title in by
-3); with the centered lines right under it; above the body (two lines of running text in
-a row end the search: a manual page's indented paragraph is no title). A text splitter
+3); with the centered lines right under it, up to a blank line or a URL (Apache's
+"http://www.apache.org/licenses/" under "Apache License" / "Version 2.0, January 2004");
+above the body (two lines of running text in a row end the search: a manual page's
+indented paragraph is no title). A text splitter
 strips a chunk's leading spaces, so a first line that lost its margin is a title above lines
 set in, or one blank line above a heading set in (:func:`centered_title`'s first rule). A line
 that looks like code is never a title (:data:`CODE_LIKE`).
@@ -92,9 +94,9 @@ def centered_title(lines: list[str]) -> str:
             continue
         title = [line.strip()]
         for below in head[i + 1 :]:
-            if not below.strip():
-                return clean_title(" ".join(title))
-            if not centered(below, widths) or _URL.fullmatch(below.strip()):
+            if not below.strip() or _URL.fullmatch(below.strip()):
+                return clean_title(" ".join(title))  # a URL under it is no part of it
+            if not centered(below, widths):
                 break
             title.append(below.strip())
     return ""

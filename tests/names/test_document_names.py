@@ -83,6 +83,19 @@ def test_plain_text_in_columns_is_titled_by_its_first_centered_lines() -> None:
     )  # centered under the header
 
 
+def test_a_url_under_centered_title_lines_ends_the_title() -> None:
+    apache = (
+        "\n                                 Apache License\n"
+        "                           Version 2.0, January 2004\n"
+        "                        http://www.apache.org/licenses/\n\n"
+        "   TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION\n\n"
+        "   1. Definitions.\n\n"
+        '      "License" shall mean the terms and conditions for use, reproduction,\n'
+        "      and distribution as defined by Sections 1 through 9 of this document.\n"
+    )
+    assert document_title(apache) == "Apache License Version 2.0, January 2004"
+
+
 def test_a_long_title_set_in_by_less_than_the_usual_margin_is_read_when_exactly_centered() -> None:
     title = "Hypertext Transfer Protocol (HTTP/1.1): Message Syntax and Routing"
     long_title = RFC_HEAD.replace(
