@@ -17,7 +17,9 @@
         the page's longest line ends a paragraph.
 
 pypdf reads the text a PDF holds; a scanned page holds none, and a PDF with no text at all is
-refused ("no text"), as an empty file is. LangChain's ``PyPDFLoader`` and LlamaIndex's
+refused ("no text"), as an empty file is. An encrypted PDF that opens without a password (its
+password guards only printing or editing) is read, AES included (``pypdf[crypto]``); one that
+needs a password to open is refused, saying so. LangChain's ``PyPDFLoader`` and LlamaIndex's
 ``PDFReader`` read with pypdf too, but give one Document per page, with its running head and
 foot, and no title or section: a chunk could not be named "handbook.pdf › Tides".
 """
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pypdf import PdfReader
-from pypdf.errors import PyPdfError
+from pypdf.errors import FileNotDecryptedError, PyPdfError
 
 __all__ = [
     "FILE_TYPES",
@@ -177,10 +179,13 @@ def read_pdf(path: Path) -> tuple[str, list[tuple[str, str]]]:
     (module docstring).
 
     Raises:
-        ValueError: a file pypdf cannot read (damaged, not a PDF, or encrypted), its reason.
+        ValueError: a PDF that opens only with a password, or one pypdf cannot read (damaged,
+            not a PDF), its reason.
     """
     try:
         return _read(path)
+    except FileNotDecryptedError as exc:
+        raise ValueError("a PDF that opens only with a password") from exc
     except PyPdfError as exc:
         raise ValueError(f"a PDF pypdf cannot read: {exc}") from exc
 

@@ -150,3 +150,17 @@ def test_both_folder_examples_chunk_a_pdf_under_its_outline_headings(printed):
 def test_a_pdf_without_text_has_no_sections_and_gives_no_chunk(printed):
     assert _module("pdf_sections").read_pdf(printed / "scan.pdf") == ("Scan 7", [])
     assert _module("langchain_folder").file_chunks(printed / "scan.pdf", "scan.pdf") == []
+
+
+def test_an_encrypted_pdf_is_read_unless_it_needs_a_password_to_open(printed, tmp_path):
+    """Word and Acrobat encrypt a PDF whose password guards only editing (AES here)."""
+    from pypdf import PdfWriter
+
+    for user, name in (("", "restricted.pdf"), ("secret", "locked.pdf")):
+        writer = PdfWriter(clone_from=printed / "handbook.pdf")
+        writer.encrypt(user_password=user, owner_password="owner", algorithm="AES-128")
+        writer.write(tmp_path / name)
+    read_pdf = _module("pdf_sections").read_pdf
+    assert read_pdf(tmp_path / "restricted.pdf") == read_pdf(printed / "handbook.pdf")
+    with pytest.raises(ValueError, match="^a PDF that opens only with a password$"):
+        read_pdf(tmp_path / "locked.pdf")
