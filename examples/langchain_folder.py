@@ -58,7 +58,9 @@ def chunk_id(document: Document) -> str:
 
 def file_chunks(path: Path, name: str) -> list[Document]:
     """The chunks of one file, in order, each with its id (:func:`chunk_id`); ``title`` (the
-    passage title CAGE links by) is the file's first heading, ``heading`` the chunk's own."""
+    passage title CAGE links by) is the file's own (``folder_docs.read_file``: its front
+    matter's, its first heading, a PDF's or a Word file's), else its name without its
+    extension (``folder_docs.file_title``); ``heading`` is the chunk's own."""
     title, read = read_file(path)
     title = title or file_title(Path(name))
     sections = [
