@@ -2,7 +2,8 @@
 licences and typed reports set it (:func:`centered_title`, the last resort of
 :func:`~cage_core.names.documents.document_title`).
 
-In a text laid out in fixed columns (its longest line :data:`MIN_CENTER_WIDTH` to
+In a text laid out in fixed columns (its width, the length its two longest lines reach, so
+that one longer line, a URL or a page's footer, sets none: :data:`MIN_CENTER_WIDTH` to
 :data:`MAX_CENTER_WIDTH` characters), the title is a line of words set off by blank lines
 whose left margin is at least :data:`MIN_CENTER_INDENT` spaces and within
 :data:`CENTER_TOLERANCE` of the width of its right margin (the text's width, or a header's
@@ -67,7 +68,8 @@ def centered_title(lines: list[str]) -> str:
     joined (module docstring); "" when there is none. ``lines``: the opening's first
     lines (the caller bounds how many)."""
     head = [line.expandtabs().rstrip() for line in lines]
-    width = max((len(line) for line in head), default=0)
+    lengths = sorted((len(line) for line in head), reverse=True)
+    width = lengths[1] if len(lengths) > 1 else sum(lengths)  # one longer line sets no width
     if not MIN_CENTER_WIDTH <= width <= MAX_CENTER_WIDTH or (
         head and head[0].lstrip("\ufeff ").startswith("<")
     ):

@@ -83,6 +83,22 @@ def test_plain_text_in_columns_is_titled_by_its_first_centered_lines() -> None:
     )  # centered under the header
 
 
+def test_one_line_longer_than_the_text_sets_no_width() -> None:
+    """A page footer or a URL wider than the text: the title stays centered in the text."""
+    gfdl = (
+        "\n                GNU Free Documentation License\n"
+        "                 Version 1.3, 3 November 2008\n\n\n"
+        " Copyright (C) 2000, 2001, 2002, 2007, 2008 Free Software Foundation, Inc.\n"
+        "     <https://fsf.org/>\n"
+        " Everyone is permitted to copy and distribute verbatim copies\n"
+        " of this license document, but changing it is not allowed.\n\n"
+        "0. PREAMBLE\n\n"
+        "The purpose of this License is to make a manual, textbook, or other\n"
+        "functional and useful document free in the sense of freedom: to assure\n"
+    )
+    assert document_title(gfdl) == "GNU Free Documentation License Version 1.3, 3 November 2008"
+
+
 def test_a_url_under_centered_title_lines_ends_the_title() -> None:
     apache = (
         "\n                                 Apache License\n"
