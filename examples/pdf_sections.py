@@ -27,6 +27,7 @@ foot, and no title or section: a chunk could not be named "handbook.pdf › Tide
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -206,16 +207,16 @@ def _read(path: Path) -> tuple[str, list[tuple[str, str]]]:
         sections = [("", body) for body in bodies]
     else:
         lines = [(n, line) for n, body in enumerate(bodies) for line in body]
+        page_of = [n for n, _ in lines]
+        texts = [line for _, line in lines]
         starts: list[tuple[str, int, int]] = [("", 0, 0)]  # heading, its line, its text's start
         for heading, page in entries:
-            first = next((i for i, (n, _) in enumerate(lines) if n >= page), len(lines))
-            at = max(first, starts[-1][2])
+            at = max(bisect_left(page_of, page), starts[-1][2])
             wanted = _plain(heading)
             found = (
                 (i, n)
-                for i in range(at, len(lines))
-                if lines[i][0] == page
-                and (n := _heading_end([line for _, line in lines[i:]], wanted)) is not None
+                for i in range(at, bisect_right(page_of, page))  # the page's lines from ``at``
+                if (n := _heading_end(texts[i : i + HEADING_LINES], wanted)) is not None
             )
             written, count = next(found, (None, 0))
             if written is None:
