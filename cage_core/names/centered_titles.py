@@ -20,6 +20,7 @@ that looks like code is never a title (:data:`CODE_LIKE`).
 
 from __future__ import annotations
 
+import heapq
 import re
 
 __all__ = [
@@ -68,8 +69,8 @@ def centered_title(lines: list[str]) -> str:
     joined (module docstring); "" when there is none. ``lines``: the opening's first
     lines (the caller bounds how many)."""
     head = [line.expandtabs().rstrip() for line in lines]
-    lengths = sorted((len(line) for line in head), reverse=True)
-    width = lengths[1] if len(lengths) > 1 else sum(lengths)  # one longer line sets no width
+    longest = heapq.nlargest(2, (len(line) for line in head))
+    width = longest[-1] if longest else 0  # what two lines reach: one longer line sets none
     if not MIN_CENTER_WIDTH <= width <= MAX_CENTER_WIDTH or (
         head and head[0].lstrip("\ufeff ").startswith("<")
     ):
