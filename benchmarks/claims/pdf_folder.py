@@ -6,8 +6,8 @@ Each file of a DEV folder (``data/dev_folders/``) is read as the example chats r
 a page: a ``<title>``, each section an ``<h2>`` over its paragraphs, the title as the running
 head, "Page N of M" as the running foot, the outline on. Both folders are synced by the
 LangChain example's ``FolderIndex`` (Chroma, the link index) and asked the folder's questions
-through the chat's path at k = 20: the store's top 5 (plain) and ``CageRerank(top_n=5)`` after
-``CageExpansionRetriever`` (cage --expand).
+at k = 20: the store's top 5 (plain), and the LangChain chat's own retriever
+(``build_retriever``: ``CageRerank(top_n=5)`` after ``CageExpansionRetriever``, cage --expand).
 
 A gold part is the question's ``(file, phrase)``, the phrase compared by its words alone
 (:func:`normal`); found in a top 5 when one of its file's chunks there holds
@@ -23,17 +23,20 @@ from __future__ import annotations
 
 import argparse
 import html
+import importlib.util
 import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # rank with this tree's cage_core, not an installed copy
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval: the DEV folders' shared parts
 EXAMPLES = ROOT / "examples"
+CHAT_APP = EXAMPLES / "langchain_chat" / "app.py"
 
 from crossval.dev_folders import DATA
 
@@ -89,23 +92,28 @@ def print_folder(folder: Path, files: Sequence[str], out: Path, chromium: str) -
         browser.close()
 
 
+def chat_retriever() -> Any:
+    """The LangChain chat's own ``build_retriever`` (``examples/langchain_chat/app.py``: the
+    store's top k, ``CageExpansionRetriever``, ``CageRerank``), read from its file."""
+    spec = importlib.util.spec_from_file_location("langchain_chat_app", CHAT_APP)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {CHAT_APP}")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    return app.build_retriever
+
+
 def ranked(store_dir: Path, docs: Path, questions: list[str]) -> tuple[dict, dict]:
     """Sync ``docs`` into a store; per question the plain and the cage --expand top 5 as
     ``(source, normal text)``; and each source's chunks' normal texts."""
-    from langchain_classic.retrievers import ContextualCompressionRetriever
     from langchain_folder import FolderIndex
 
-    from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
+    from cage_langchain import ScoredVectorStoreRetriever
 
     index = FolderIndex(store_dir)
     print(index.sync(docs, None).line(), flush=True)
     base = ScoredVectorStoreRetriever(vectorstore=index.vectorstore, k=K)
-    cage = ContextualCompressionRetriever(
-        base_compressor=CageRerank(top_n=TOP),
-        base_retriever=CageExpansionRetriever(
-            base_retriever=base, vectorstore=index.vectorstore, link_index=index.links
-        ),
-    )
+    cage = chat_retriever()(index.vectorstore, top_n=TOP, k=K, links=index.links)
     tops = {}
     for q in questions:
         tops[q] = {
