@@ -159,9 +159,9 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     "Release highlights"), "" when it has none — and its sections (:func:`read_sections`).
 
     Raises:
-        ValueError: a type not read (:func:`is_read_type`).
+        ValueError: a type not read (:func:`is_read_type`), or a ``.pdf`` or ``.docx`` that
+            pypdf or python-docx cannot read.
         UnicodeDecodeError: a file that is not UTF-8.
-        ValueError: a ``.pdf`` or ``.docx`` that pypdf or python-docx cannot read.
     """
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
