@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
-import re
 import sys
 import zipfile
 from collections.abc import Callable, Iterator
@@ -44,6 +43,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 from pdf_sections import read_pdf
 from tqdm import tqdm
+
+from cage_core.names.sources import file_extension
 
 __all__ = [
     "SUFFIXES",
@@ -87,14 +88,11 @@ for _role in SPHINX_ROLES:
     roles.register_generic_role(_role, nodes.inline)
 
 
-_EXTENSION = re.compile(r"\.[A-Za-z0-9]{0,7}[A-Za-z][A-Za-z0-9]{0,7}")
-
-
 def extension(path: Path) -> str:
-    """``path``'s extension, lower case: its suffix when that is letters and digits, at least
-    one letter (``".md"``, ``".mp4"``); "" for none (``NEWS``, ``v2.38-ReleaseNotes``,
-    ``notes-2.38``: a version, no extension)."""
-    return path.suffix.lower() if _EXTENSION.fullmatch(path.suffix) else ""
+    """``path``'s extension, lower case, as CAGE reads a file name
+    (:func:`cage_core.names.sources.file_extension`): ``".md"``, ``".mp4"``; "" for none
+    (``NEWS``, ``v2.38-ReleaseNotes``, ``notes-2.38``: a version, no extension)."""
+    return file_extension(path.name).lower()
 
 
 def file_title(path: Path) -> str:

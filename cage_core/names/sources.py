@@ -24,6 +24,7 @@ had the subject ``README`` and linked as if about one thing (issue 38). So:
   one starting with a word of :data:`GENERIC_FILE_PREFIXES` (``README-hacking.md``,
   ``LICENSE-MIT``), a hidden name (``.agents``), a ``pythonX.Y`` folder, or one that has no
   normal form (shorter than three characters, no word: ``ma``, ``_``);
+* :func:`file_extension` — a file name's extension, or "" when its last suffix is a version;
 * :func:`file_stem` — a file name without its extension, its version kept (``LGPL-2.1``).
 """
 
@@ -40,6 +41,7 @@ from cage_core.prose import heading_text
 __all__ = [
     "GENERIC_FILE_PREFIXES",
     "GENERIC_PATH_NAMES",
+    "file_extension",
     "file_stem",
     "folder_name",
     "heading_name",
@@ -125,12 +127,19 @@ def path_name(value: Any) -> str:
     return folder_name(value)
 
 
-def _without_extension(file_name: str) -> str:
-    """``file_name`` less its extension: a last suffix of letters and digits with a letter
-    (``"marie_curie.pdf"`` → ``"marie_curie"``); a version is no extension (``"LGPL-2.1"``
-    stays whole, not ``"LGPL-2"``, another document's name)."""
+def file_extension(file_name: str) -> str:
+    """``file_name``'s extension as written: its last suffix when that is letters and digits
+    with a letter (``".pdf"``, ``".md"``, ``".mp4"``); "" for none (``"NEWS"``, ``".bashrc"``)
+    and for a version (``"LGPL-2.1"``, ``"notes-2.38"``)."""
     suffix = PurePath(file_name).suffix
-    return file_name[: -len(suffix)] if _EXTENSION.fullmatch(suffix) else file_name
+    return suffix if _EXTENSION.fullmatch(suffix) else ""
+
+
+def _without_extension(file_name: str) -> str:
+    """``file_name`` less its :func:`file_extension` (``"marie_curie.pdf"`` →
+    ``"marie_curie"``; ``"LGPL-2.1"`` stays whole, not ``"LGPL-2"``, another document's
+    name)."""
+    return file_name[: len(file_name) - len(file_extension(file_name))]
 
 
 def folder_name(value: str) -> str:

@@ -6,7 +6,12 @@ from graphs import entity_graph
 
 from cage_core import Passage
 from cage_core.expansion.entries import entry_for
-from cage_core.names.sources import heading_name, is_generic_file_name, path_name
+from cage_core.names.sources import (
+    file_extension,
+    heading_name,
+    is_generic_file_name,
+    path_name,
+)
 from cage_core.names.subjects import Subject, derive_subject
 from cage_core.prose import heading_text
 
@@ -41,6 +46,11 @@ def test_a_generic_file_name_is_never_a_subject_its_folder_is(file_name):
     assert is_generic_file_name(file_name)
     metadata = {"source": f"lib/python3.11/site-packages/fastapi/{file_name}"}
     assert derive_subject(CHUNK, metadata=metadata) == Subject("fastapi", "metadata", "source")
+
+
+def test_a_file_extension_has_a_letter_and_a_version_is_none():
+    names = ["report.PDF", "clip.mp4", "notes.md", "NEWS", ".bashrc", "LGPL-2.1", "notes-2.38"]
+    assert [file_extension(n) for n in names] == [".PDF", ".mp4", ".md", "", "", "", ""]
 
 
 def test_a_path_names_its_file_then_its_nearest_named_folder_or_package():
