@@ -26,7 +26,7 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.styles.style import BaseStyle
 from docx.table import Table
 
-__all__ = ["read_docx"]
+__all__ = ["docx_problem", "read_docx"]
 
 _HEADING_STYLE = re.compile(r"heading ?[1-9]", re.IGNORECASE)
 _TITLE_STYLE = re.compile(r"title", re.IGNORECASE)
@@ -48,6 +48,12 @@ def _row_text(row: list[str]) -> str:
     """A table row's text: its cells' texts, a cell merged across columns once."""
     cells = [" ".join(c.split()) for c in dict.fromkeys(row)]  # merged cells repeat
     return _CELLS.join(c for c in cells if c)
+
+
+def docx_problem(path: Path) -> str | None:
+    """Why the file at ``path`` is no Word file: it is no ZIP archive (read on the bytes, not
+    the name); ``None`` when it is one."""
+    return None if zipfile.is_zipfile(path) else "not a Word file"
 
 
 def read_docx(path: Path) -> tuple[str, list[tuple[str, str]]]:

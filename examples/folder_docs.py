@@ -26,7 +26,6 @@ import argparse
 import fcntl
 import os
 import sys
-import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,10 +37,10 @@ from bs4 import BeautifulSoup
 from docutils import nodes
 from docutils.core import publish_parts
 from docutils.parsers.rst import roles
-from docx_sections import read_docx
+from docx_sections import docx_problem, read_docx
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
-from pdf_sections import read_pdf
+from pdf_sections import pdf_problem, read_pdf
 from tqdm import tqdm
 
 from cage_core.names.sources import file_extension
@@ -49,6 +48,8 @@ from cage_core.names.sources import file_extension
 __all__ = [
     "SUFFIXES",
     "TYPES_READ",
+    "BINARY_TYPES",
+    "BinaryType",
     "FolderFiles",
     "is_read_type",
     "IngestReport",
@@ -67,9 +68,25 @@ __all__ = [
     "text_problem",
 ]
 
-SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".pdf", ".docx")
+
+@dataclass(frozen=True)
+class BinaryType:
+    """A file type that is not text: how a file of it is read (its title and sections;
+    ``ValueError`` for one its library cannot read), and why a file with its extension is not
+    of it ("not a PDF"; ``None`` when it is)."""
+
+    read: Callable[[Path], tuple[str, list[tuple[str, str]]]]
+    problem: Callable[[Path], str | None]
+
+
+BINARY_TYPES = {
+    ".pdf": BinaryType(read_pdf, pdf_problem),
+    ".docx": BinaryType(read_docx, docx_problem),
+}
+"""The types read by their own module, by extension; every other type is read as text."""
+SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", *BINARY_TYPES)
 """The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST;
-a ``.pdf`` by :func:`pdf_sections.read_pdf`, a ``.docx`` by :func:`docx_sections.read_docx`);
+the types of :data:`BINARY_TYPES` by their own modules: ``.pdf``, ``.docx``);
 a file with no extension at all (``README``, ``NEWS``, ``v2.38-ReleaseNotes``) is read as a
 ``.txt`` one (:func:`is_read_type`)."""
 TYPES_READ = f"{', '.join(SUFFIXES)} or no extension"
@@ -163,10 +180,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     """
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
-    if extension(path) == ".pdf":
-        return read_pdf(path)
-    if extension(path) == ".docx":
-        return read_docx(path)
+    if binary := BINARY_TYPES.get(extension(path)):
+        return binary.read(path)
     page, front_title = _html(path, path.read_text(encoding="utf-8"))
     soup = BeautifulSoup(page, "html.parser")
     for dropped in soup(DROPPED):
@@ -226,18 +241,15 @@ def folder_files(docs: Path) -> FolderFiles:
 def read_problem(path: Path, name: str) -> str | None:
     """Why the file at ``path``, named ``name`` in its folder (``/``-separated), is not read
     (``None``: it is): a hidden name (a part starting with "."), a type not read
-    (:func:`is_read_type`), content that is not UTF-8 text, or for a ``.pdf`` no PDF header
-    in its first kilobyte, for a ``.docx`` no ZIP archive (checked on the bytes, not the
-    name)."""
+    (:func:`is_read_type`), content that is not UTF-8 text, or for a type of
+    :data:`BINARY_TYPES` its own check (a ``.pdf`` with no PDF header, a ``.docx`` that is no
+    ZIP archive)."""
     if any(part.startswith(".") for part in name.split("/")):
         return "a hidden name, starting with '.'"
     if not is_read_type(path):
         return f"not {TYPES_READ}"
-    if extension(path) == ".pdf":
-        with path.open("rb") as file:
-            return None if b"%PDF-" in file.read(1024) else "not a PDF"
-    if extension(path) == ".docx":
-        return None if zipfile.is_zipfile(path) else "not a Word file"
+    if binary := BINARY_TYPES.get(extension(path)):
+        return binary.problem(path)
     return text_problem(path.read_bytes())
 
 

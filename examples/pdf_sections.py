@@ -41,6 +41,7 @@ __all__ = [
     "MIN_RUNNING_PAGES",
     "SHORT_LINE",
     "paragraphs",
+    "pdf_problem",
     "read_pdf",
 ]
 
@@ -173,6 +174,13 @@ def paragraphs(lines: list[str], widest: int) -> str:
             paragraphs.append(current)
             current = ""
     return "\n\n".join([*paragraphs, current] if current else paragraphs)
+
+
+def pdf_problem(path: Path) -> str | None:
+    """Why the file at ``path`` is no PDF: no PDF header in its first kilobyte (read on the
+    bytes, not the name); ``None`` when it has one."""
+    with path.open("rb") as file:
+        return None if b"%PDF-" in file.read(1024) else "not a PDF"
 
 
 def read_pdf(path: Path) -> tuple[str, list[tuple[str, str]]]:
