@@ -5,8 +5,9 @@ read, their sections, where their store lives.
              README, NEWS, read as text; hidden names, other types and binary files refused,
              each with a line saying so)
       → HTML by each format's own parser (markdown-it-py for Markdown, its YAML front matter
-        read by mdit-py-plugins' front_matter and PyYAML, docutils for reStructuredText and
-        text, the page itself for HTML)
+        read by mdit-py-plugins' front_matter and PyYAML, its TOML front matter by
+        cage_core.names.front_matter; docutils for reStructuredText and text, the page itself
+        for HTML)
       → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
         (code blocks, scripts, navigation and images dropped), so a code line is never a heading
         (a PDF: its outline's entries, read by pypdf, pdf_sections.py; a Word file: its
@@ -43,6 +44,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from pdf_sections import pdf_problem, read_pdf
 from tqdm import tqdm
 
+from cage_core.names.front_matter import front_matter, front_matter_block
 from cage_core.names.sources import file_extension
 
 __all__ = [
@@ -125,13 +127,18 @@ def is_read_type(path: Path) -> bool:
 
 
 def _html(path: Path, text: str) -> tuple[str, str]:
-    """The file as HTML, and the title its front matter gives ("" for none)."""
+    """The file as HTML, and the title its front matter (YAML or TOML) gives ("" for none)."""
     suffix = extension(path)
     if suffix in (".md", ".markdown"):
+        toml_title = ""
+        if (block := front_matter_block(text)).startswith("+++"):  # TOML: Hugo's, Zola's
+            toml_title = next((v for k, v in front_matter(block) if k == "title"), "")
+            text = text[len(block) :]  # mdit-py-plugins reads YAML front matter only
         markdown = MarkdownIt("commonmark").use(front_matter_plugin)
         tokens = markdown.parse(text)
         front = next((t.content for t in tokens if t.type == "front_matter"), "")
-        return str(markdown.renderer.render(tokens, markdown.options, {})), _front_title(front)
+        page = str(markdown.renderer.render(tokens, markdown.options, {}))
+        return page, _front_title(front) or " ".join(toml_title.split())
     if suffix in (".rst", ".txt", ""):
         settings = {
             "report_level": 5,  # no system messages in the text

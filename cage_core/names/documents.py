@@ -4,7 +4,8 @@ same way, so both meet in one form:
 
 * :func:`document_title` — the title a document's opening writes: a ``Title:`` header field
   (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
-  files open), a ``title:`` field of YAML front matter, HTML's ``<title>`` or ``<h1>`` (when
+  files open; Org-mode's ``#+TITLE:``), the ``title`` of its front matter (YAML or TOML:
+  :mod:`cage_core.names.front_matter`), HTML's ``<title>`` or ``<h1>`` (when
   the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
   its head), a rendered manual page's name line (:mod:`cage_core.names.manual_pages`), else
   the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
@@ -53,6 +54,7 @@ from cage_core.names.centered_titles import (
     clean_title,
 )
 from cage_core.names.forms import written_title
+from cage_core.names.front_matter import HEADER_LINES, front_matter, header_fields
 from cage_core.names.manual_pages import manual_page_title, running_head
 from cage_core.names.sources import file_stem
 
@@ -85,8 +87,6 @@ a date (``"2024-12-06"``), a file name (``"compatibility.md"``, or a versioned o
 extension: ``"mpl-2.0"``), a manual page (``"git-rebase(1)"``); none is a run of ``\\w``."""
 MAX_FILE_NAME_CHARS = 40
 """A longer file name is no identifier."""
-HEADER_LINES = 40
-"""How many lines at a document's top are read for header fields and front matter."""
 
 
 @dataclass(frozen=True)
@@ -122,10 +122,8 @@ _MANUAL_PAGE = re.compile(r"(?<![\w.+-])([A-Za-z_][\w.+-]{0,38})\(([1-9][a-z]{0,
 _ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?[ \t]+([A-Za-z]{3,9})\.?,?[ \t]+(\d{4})\b")
 _MONTH_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?[ \t]+(\d{1,2})(?:st|nd|rd|th)?,?[ \t]+(\d{4})\b")
-_HEADER_FIELD = re.compile(r"^([A-Za-z][\w -]{0,40}?):[ \t]+(\S.*)$")
 _NUMBER = re.compile(r"^(0*)(\d{1,7})$")
 _SERIES = re.compile(r"[A-Za-z]{2,12}")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*\n", re.DOTALL)
 _HTML_TITLE = re.compile(r"<(title|h1)\b[^>]*>(.*?)</\1\s*>", re.DOTALL | re.IGNORECASE)
 _TAG = re.compile(r"<[^>]+>")
 _MARKUP_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -247,7 +245,7 @@ def own_identifiers(opening: str, file_name: str = "", title: str = "") -> list[
     ``title`` is, less its qualifier (:func:`~cage_core.names.forms.written_title`: a page
     titled "setup.py (legacy)" owns ``"setup.py"``)."""
     out: dict[str, Identifier] = {}
-    blocks = [_header_fields(opening), _front_matter(opening)]
+    blocks = [header_fields(opening), front_matter(opening)]
     fields = [field for block in blocks for field in block]
     for key, value in (block[0] for block in blocks if block):  # not "weight: 10" after a title
         number = _NUMBER.match(value.strip())
@@ -287,10 +285,10 @@ def _named_prefixes(file_name: str) -> list[Identifier]:
 def document_title(opening: str) -> str:
     """The title ``opening`` (a document's first chunks) writes, or "" (module docstring),
     spaces collapsed, cut to :data:`MAX_TITLE_CHARS` characters."""
-    for key, value in _header_fields(opening):
+    for key, value in header_fields(opening):
         if fold(key) == "title":
             return clean_title(value)
-    for key, value in _front_matter(opening):
+    for key, value in front_matter(opening):
         if fold(key) == "title" and value:
             return clean_title(value.strip("\"'"))
     found = _HTML_TITLE.search(opening) if opening.lstrip("\ufeff \t\r\n").startswith("<") else None
@@ -311,40 +309,6 @@ def text_lines(opening: str) -> list[str]:
     doctype) and reStructuredText comments."""
     bare = _TAG.sub(" ", _MARKUP_COMMENT.sub(" ", opening))
     return _without_comments(html_text.unescape(bare).splitlines())
-
-
-def _header_fields(opening: str) -> list[tuple[str, str]]:
-    """The ``Key: value`` lines of the block at the text's top (blank lines before it
-    skipped, continuation lines that start with a space joined to their field); none when the
-    first line of the block is not a field."""
-    fields: list[tuple[str, str]] = []
-    lines = opening.lstrip("\n").splitlines()[:HEADER_LINES]
-    for line in lines:
-        if not line.strip():
-            break
-        if line[0] in " \t" and fields:
-            key, value = fields[-1]
-            fields[-1] = (key, f"{value} {line.strip()}")
-            continue
-        field = _HEADER_FIELD.match(line.rstrip())
-        if field is None:
-            break
-        fields.append((field.group(1).strip(), field.group(2).strip()))
-    return fields
-
-
-def _front_matter(opening: str) -> list[tuple[str, str]]:
-    """The ``key: value`` lines of the YAML front matter that opens the text (``---`` lines
-    around it), values stripped; none without one."""
-    front = _FRONT_MATTER.match(opening)
-    if front is None:
-        return []
-    fields = []
-    for line in front.group(1).splitlines()[:HEADER_LINES]:
-        key, colon, value = line.partition(":")
-        if colon and key.strip() and not key[0].isspace():
-            fields.append((key.strip(), value.strip()))
-    return fields
 
 
 def _first_heading(lines: list[str]) -> str:

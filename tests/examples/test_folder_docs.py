@@ -102,6 +102,18 @@ def test_a_markdown_files_front_matter_gives_its_title_and_is_no_section(folder_
     assert folder_docs.read_file(tmp_path / "bad.md") == ("Bad", [("Bad", "Text.")])
 
 
+def test_a_hugo_pages_toml_front_matter_gives_its_title_and_is_no_section(folder_docs, tmp_path):
+    """Hugo and Zola fence TOML front matter with "+++"; CommonMark reads it as a paragraph,
+    and the page's first heading would be its title."""
+    page = '+++\ntitle = "Backing up a cluster"\nweight = 3\n+++\n\n'
+    page += "## Before you start\n\nStop the writers first.\n"
+    (tmp_path / "backup.md").write_text(page, encoding="utf-8")
+    assert folder_docs.read_file(tmp_path / "backup.md") == (
+        "Backing up a cluster",
+        [("Before you start", "Stop the writers first.")],
+    )
+
+
 def test_sections_keep_the_prose_and_drop_markup_badges_and_code(folder_docs):
     readme = dict(folder_docs.read_sections(SAMPLE_DOCS / "README.md"))
     assert readme["Installation"] == (

@@ -47,6 +47,15 @@ Abstract
         ("Backups\n-------\n\ntext", "Backups"),
         ("jq\n==\n\njq is a JSON processor.", "jq"),  # a two-letter setext title
         ("= The AsciiDoc Guide\n:toc:\n", "The AsciiDoc Guide"),
+        (
+            '+++\ntitle = "Backing up a cluster"\nweight = 3\n+++\n\n## Before you start',
+            ("Backing up a cluster"),
+        ),  # Hugo's TOML front matter: the page's own title, not its first heading
+        (
+            "#+TITLE: Backing up a cluster\n#+AUTHOR: Ops\n\n* Before you start",
+            ("Backing up a cluster"),
+        ),  # Org-mode's keyword lines
+        ('+++\ntitle = "unclosed\n+++\n\n# Restoring a cluster', "Restoring a cluster"),
     ],
 )
 def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:
@@ -225,6 +234,8 @@ def test_a_document_owns_the_identifiers_of_its_header_and_file_name_not_those_i
         ("---\neip: 1559\ntitle: Fee market change\n---\n", ["eip 1559"]),
         ("---\ntitle: npm-install\nsection: 1\n---\n", []),
         ("---\ntitle: Installing\nweight: 10\n---\n", []),
+        ('+++\neip = 1559\ntitle = "Fee market change"\n+++\n', ["eip 1559"]),
+        ('+++\ntitle = "Installing"\nweight = 10\ndraft = true\n+++\n', []),
     ],
 )
 def test_only_a_header_that_opens_with_a_number_gives_its_document_one(
