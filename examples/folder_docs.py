@@ -44,6 +44,8 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from pdf_sections import pdf_problem, read_pdf
 from tqdm import tqdm
 
+from cage_core.expansion.documents import TITLE_CHARS
+from cage_core.names.documents import document_title
 from cage_core.names.front_matter import front_matter, front_matter_block
 from cage_core.names.sources import file_extension
 
@@ -176,9 +178,13 @@ def read_sections(path: Path) -> list[tuple[str, str]]:
 
 
 def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
-    """A file's title — a Markdown file's front matter ``title``, else its first heading, with
-    text under it or not (a reST title over sections: "Util-linux 2.38 Release Notes" above
-    "Release highlights"), "" when it has none — and its sections (:func:`read_sections`).
+    """A file's title — a Markdown file's front matter ``title``, else the title CAGE reads in
+    a document's opening (:func:`cage_core.names.documents.document_title`: a ``Title:`` or
+    e-mail's ``Subject:`` field, HTML's ``<title>``, a first heading, a plain text's centered
+    title: the GPL's "GNU GENERAL PUBLIC LICENSE Version 3, 29 June 2007"), else its first
+    heading as its parser reads it, with text under it or not (a reST title over sections:
+    "Util-linux 2.38 Release Notes" above "Release highlights"), "" when it has none — and
+    its sections (:func:`read_sections`).
 
     Raises:
         ValueError: a type not read (:func:`is_read_type`), or a ``.pdf`` or ``.docx`` that
@@ -189,7 +195,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
         raise ValueError(f"{path.name}: not a file the examples read")
     if binary := BINARY_TYPES.get(extension(path)):
         return binary.read(path)
-    page, front_title = _html(path, path.read_text(encoding="utf-8"))
+    source = path.read_text(encoding="utf-8")
+    page, front_title = _html(path, source)
     soup = BeautifulSoup(page, "html.parser")
     for dropped in soup(DROPPED):
         dropped.decompose()
@@ -204,7 +211,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
             sections.append((text, []))
         elif text and element.find(HEADINGS + BLOCKS) is None:  # innermost blocks only
             sections[-1][1].append(text)
-    title = front_title or next((heading for heading, _ in sections[1:] if heading), "")
+    written = front_title or document_title(source[:TITLE_CHARS])  # as CAGE reads an opening
+    title = written or next((heading for heading, _ in sections[1:] if heading), "")
     return title, [(heading, "\n\n".join(body)) for heading, body in sections if body]
 
 

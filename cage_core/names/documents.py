@@ -4,17 +4,17 @@ same way, so both meet in one form:
 
 * :func:`document_title` — the title a document's opening writes: a ``Title:`` header field
   (an RFC 822-style block of ``Key: value`` lines at the top, as PEPs, RFCs and e-mail-like
-  files open; Org-mode's ``#+TITLE:``), the ``title`` of its front matter (YAML or TOML:
-  :mod:`cage_core.names.front_matter`), HTML's ``<title>`` or ``<h1>`` (when
-  the document is markup: its opening starts with a tag; a Markdown page's HTML sample is not
-  its head), a rendered manual page's name line (:mod:`cage_core.names.manual_pages`), else
-  the first heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined
-  with one punctuation character), AsciiDoc ``=`` (its inline code and roles read as they
-  render, without their backticks), else, in plain text, its
-  first centered line (:mod:`cage_core.names.centered_titles`: as RFCs, Internet-Drafts,
-  licences and typed reports set their titles, and a splitter leaves them). A line that
-  looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is
-  never a heading;
+  files open; Org-mode's ``#+TITLE:``), else its ``Subject:`` (an e-mail's title), the
+  ``title`` of its front matter (YAML or TOML: :mod:`cage_core.names.front_matter`), HTML's
+  ``<title>`` or ``<h1>`` (when the document is markup: its opening starts with a tag; a
+  Markdown page's HTML sample is not its head), a rendered manual page's name line
+  (:mod:`cage_core.names.manual_pages`), else the first heading: Markdown ``#`` / setext,
+  reStructuredText (a line over- or underlined with one punctuation character), AsciiDoc
+  ``=`` (its inline code and roles read as they render, without their backticks), else, in
+  plain text, its first centered line (:mod:`cage_core.names.centered_titles`: as RFCs,
+  Internet-Drafts, licences and typed reports set their titles, and a splitter leaves
+  them). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``,
+  ``()`` or ``->``) is never a heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K", "E0382"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
@@ -285,9 +285,9 @@ def _named_prefixes(file_name: str) -> list[Identifier]:
 def document_title(opening: str) -> str:
     """The title ``opening`` (a document's first chunks) writes, or "" (module docstring),
     spaces collapsed, cut to :data:`MAX_TITLE_CHARS` characters."""
-    for key, value in header_fields(opening):
-        if fold(key) == "title":
-            return clean_title(value)
+    fields = {fold(key): value for key, value in reversed(header_fields(opening))}  # the first
+    if title := fields.get("title") or fields.get("subject"):  # an e-mail's is its Subject
+        return clean_title(title)
     for key, value in front_matter(opening):
         if fold(key) == "title" and value:
             return clean_title(value.strip("\"'"))

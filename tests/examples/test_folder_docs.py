@@ -102,6 +102,31 @@ def test_a_markdown_files_front_matter_gives_its_title_and_is_no_section(folder_
     assert folder_docs.read_file(tmp_path / "bad.md") == ("Bad", [("Bad", "Text.")])
 
 
+def test_a_file_is_titled_as_cage_reads_a_documents_opening(folder_docs, tmp_path):
+    """A PEP's ``Title:`` field, not its first heading ("Abstract"); a plain-text licence's
+    centered title, which no parser reads as a heading."""
+    pep = "PEP: 636\nTitle: Structural Pattern Matching: Tutorial\nStatus: Final\n\n"
+    pep += "Abstract\n========\n\nThis PEP is a tutorial.\n"
+    (tmp_path / "pep-0636.rst").write_text(pep, encoding="utf-8")
+    assert folder_docs.read_file(tmp_path / "pep-0636.rst")[0] == (
+        "Structural Pattern Matching: Tutorial"
+    )
+    licence = "\n".join(
+        [
+            " " * 24 + "ACME PUBLIC LICENSE",
+            " " * 22 + "Version 2, June 1991",
+            "",
+            " Copyright (C) 1991 Acme Software Foundation, Inc., 51 Franklin Street,",
+            " Everyone is permitted to copy and distribute verbatim copies of this",
+            " license document, but changing it is not allowed, as the preamble says.",
+        ]
+    )
+    (tmp_path / "APL-2").write_text(licence + "\n", encoding="utf-8")
+    assert (
+        folder_docs.read_file(tmp_path / "APL-2")[0] == "ACME PUBLIC LICENSE Version 2, June 1991"
+    )
+
+
 def test_a_hugo_pages_toml_front_matter_gives_its_title_and_is_no_section(folder_docs, tmp_path):
     """Hugo and Zola fence TOML front matter with "+++"; CommonMark reads it as a paragraph,
     and the page's first heading would be its title."""

@@ -56,6 +56,11 @@ Abstract
             ("Backing up a cluster"),
         ),  # Org-mode's keyword lines
         ('+++\ntitle = "unclosed\n+++\n\n# Restoring a cluster', "Restoring a cluster"),
+        (
+            "From: Mara <mara@example.org>\nSubject: Travel grants: the next round\n\nHi all,",
+            "Travel grants: the next round",
+        ),  # an e-mail's title is its subject
+        ("Subject: the list's topic\nTitle: The page\n\ntext", "The page"),  # a title first
     ],
 )
 def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:
