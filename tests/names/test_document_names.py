@@ -61,6 +61,13 @@ Abstract
             "Travel grants: the next round",
         ),  # an e-mail's title is its subject
         ("Subject: the list's topic\nTitle: The page\n\ntext", "The page"),  # a title first
+        (
+            "% main.tex\n\\documentclass{article}\n\\title[Tides]{Tidal \\emph{Currents}\\\\"
+            " in Brest\\thanks{Funded by X.}}\n\\begin{document}\n\\section{Introduction}",
+            "Tidal Currents in Brest",
+        ),  # a LaTeX source's \title, as it typesets
+        ("\\section{Related Work}\\label{sec:rw}\nPrior work.", "Related Work"),  # a chapter file
+        ("# Writing papers\n\n    \\title{My Paper}\n", "Writing papers"),  # a page about LaTeX
     ],
 )
 def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:
