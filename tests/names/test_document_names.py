@@ -120,6 +120,33 @@ def test_one_line_longer_than_the_text_sets_no_width() -> None:
     assert document_title(gfdl) == "GNU Free Documentation License Version 1.3, 3 November 2008"
 
 
+def test_a_running_head_footer_and_copyright_line_wider_than_the_text_set_no_width() -> None:
+    """A printed page's head and foot, and GFDL-1.3's copyright line, are wider than its
+    text: three lines, out of a quarter of the opening's lines, set no width."""
+    body = [
+        "The purpose of this License is to make a manual, textbook, or other",
+        "functional and useful document free in the sense of freedom: to assure",
+        "everyone the effective freedom to copy and redistribute it, with or",
+        "without modifying it, either commercially or noncommercially. This",
+    ] * 3
+    page = [
+        "GNU FDL 1.3" + " " * 64 + "page 1",
+        "",
+        "                GNU Free Documentation License",
+        "                 Version 1.3, 3 November 2008",
+        "",
+        " Copyright (C) 2000, 2001, 2002, 2007, 2008 Free Software Foundation, Inc.",
+        "",
+        "0. PREAMBLE",
+        "",
+        *body,
+        "",
+        "Printed 2024-01-01" + " " * 60 + "Copy 1 of 1",
+    ]
+    title = "GNU Free Documentation License Version 1.3, 3 November 2008"
+    assert document_title("\n".join(page)) == title
+
+
 def test_a_url_under_centered_title_lines_ends_the_title() -> None:
     apache = (
         "\n                                 Apache License\n"
