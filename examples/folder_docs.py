@@ -1,13 +1,13 @@
 """A folder of your own documents for the example chats (``--docs DIR``): which files are
 read, their sections, where their store lives.
 
-    DIR/**  (*.md, *.rst, *.txt, *.html, *.pdf, *.docx, and files with no extension,
+    DIR/**  (*.md, *.rst, *.txt, *.html, *.ipynb, *.pdf, *.docx, and files with no extension,
              README, NEWS, read as text; hidden names, other types and binary files refused,
              each with a line saying so)
       → HTML by each format's own parser (markdown-it-py for Markdown, its YAML front matter
         read by mdit-py-plugins' front_matter and PyYAML, its TOML front matter by
         cage_core.names.front_matter; docutils for reStructuredText and text, the page itself
-        for HTML)
+        for HTML; a Jupyter notebook as the Markdown of its cells, notebook_text.py)
       → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
         (code blocks, scripts, navigation and images dropped), so a code line is never a heading
         (a PDF: its outline's entries, read by pypdf, pdf_sections.py; a Word file: its
@@ -41,6 +41,7 @@ from docutils.parsers.rst import roles
 from docx_sections import docx_problem, read_docx
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
+from notebook_text import notebook_markdown
 from pdf_sections import pdf_problem, read_pdf
 from tqdm import tqdm
 
@@ -88,8 +89,9 @@ BINARY_TYPES = {
     ".docx": BinaryType(read_docx, docx_problem),
 }
 """The types read by their own module, by extension; every other type is read as text."""
-SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", *BINARY_TYPES)
+SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".ipynb", *BINARY_TYPES)
 """The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST;
+a Jupyter notebook as the Markdown its cells make, :func:`notebook_text.notebook_markdown`;
 the types of :data:`BINARY_TYPES` by their own modules: ``.pdf``, ``.docx``);
 a file with no extension at all (``README``, ``NEWS``, ``v2.38-ReleaseNotes``) is read as a
 ``.txt`` one (:func:`is_read_type`)."""
@@ -131,7 +133,7 @@ def is_read_type(path: Path) -> bool:
 def _html(path: Path, text: str) -> tuple[str, str]:
     """The file as HTML, and the title its front matter (YAML or TOML) gives ("" for none)."""
     suffix = extension(path)
-    if suffix in (".md", ".markdown"):
+    if suffix in (".md", ".markdown", ".ipynb"):  # a notebook: the Markdown of its cells
         toml_title = ""
         if (block := front_matter_block(text)).startswith("+++"):  # TOML: Hugo's, Zola's
             toml_title = next((v for k, v in front_matter(block) if k == "title"), "")
@@ -187,8 +189,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     its sections (:func:`read_sections`).
 
     Raises:
-        ValueError: a type not read (:func:`is_read_type`), or a ``.pdf`` or ``.docx`` that
-            pypdf or python-docx cannot read.
+        ValueError: a type not read (:func:`is_read_type`), a ``.pdf`` or ``.docx`` that
+            pypdf or python-docx cannot read, or an ``.ipynb`` that is no notebook.
         UnicodeDecodeError: a file that is not UTF-8.
     """
     if not is_read_type(path):
@@ -196,6 +198,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     if binary := BINARY_TYPES.get(extension(path)):
         return binary.read(path)
     source = path.read_text(encoding="utf-8")
+    if extension(path) == ".ipynb":
+        source = notebook_markdown(source)
     page, front_title = _html(path, source)
     soup = BeautifulSoup(page, "html.parser")
     for dropped in soup(DROPPED):

@@ -4,6 +4,7 @@ named by heading (model-free: the stores are exercised by tests/examples/test_ex
 import argparse
 import importlib.util
 import io
+import json
 import sys
 import zipfile
 from pathlib import Path
@@ -127,6 +128,31 @@ def test_a_file_is_titled_as_cage_reads_a_documents_opening(folder_docs, tmp_pat
     )
 
 
+def test_a_notebook_is_read_as_the_markdown_of_its_cells(folder_docs, tmp_path):
+    """Markdown cells give the title and sections; code cells and outputs are no text."""
+    cell = {"cell_type": "code", "source": ["import tidewater\n", "tidewater.predict()"]}
+    cell["outputs"] = [{"output_type": "stream", "text": ["3.2 m at 14:05"]}]
+    notebook = {
+        "nbformat": 4,
+        "metadata": {"language_info": {"name": "python"}},
+        "cells": [
+            {"cell_type": "markdown", "source": ["# Predicting tides\n", "\n", "A first run."]},
+            cell,
+            {"cell_type": "markdown", "source": "## Currents\n\nStations that publish them."},
+            {"cell_type": "raw", "source": "raw text"},
+        ],
+    }
+    (tmp_path / "tides.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    assert folder_docs.read_problem(tmp_path / "tides.ipynb", "tides.ipynb") is None
+    assert folder_docs.read_file(tmp_path / "tides.ipynb") == (
+        "Predicting tides",
+        [("Predicting tides", "A first run."), ("Currents", "Stations that publish them.")],
+    )
+    (tmp_path / "bad.ipynb").write_text('{"cells": 3}', encoding="utf-8")
+    with pytest.raises(ValueError, match="not a Jupyter notebook of nbformat 4"):
+        folder_docs.read_file(tmp_path / "bad.ipynb")
+
+
 def test_a_hugo_pages_toml_front_matter_gives_its_title_and_is_no_section(folder_docs, tmp_path):
     """Hugo and Zola fence TOML front matter with "+++"; CommonMark reads it as a paragraph,
     and the page's first heading would be its title."""
@@ -231,8 +257,8 @@ def test_a_folder_is_read_files_only_with_a_line_for_each_file_refused(folder_do
     assert folder_docs.read_sections(tmp_path / "NEWS") == [("Release 2.1", "Faster sync.")]
     assert found.refused == (
         "not ingested: .draft.md (a hidden name, starting with '.')",
-        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm, .pdf, .docx or "
-        "no extension)",
+        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .pdf, "
+        ".docx or no extension)",
         "not ingested: latin.txt (not UTF-8 text)",
         "not ingested: photo.md (binary content)",
     )
