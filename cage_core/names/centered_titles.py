@@ -78,8 +78,8 @@ def centered_title(lines: list[str]) -> str:
     joined (module docstring); "" when there is none. ``lines``: the opening's first
     lines (the caller bounds how many)."""
     head = [line.expandtabs().rstrip() for line in lines]
-    lines = [len(line) for line in head if line.strip()]
-    longest = heapq.nlargest(max(2, min(WIDTH_LINES, len(lines) // 4)), lines)
+    lengths = [len(line) for line in head if line.strip()]
+    longest = heapq.nlargest(max(2, min(WIDTH_LINES, len(lengths) // 4)), lengths)
     width = longest[-1] if longest else 0  # what the longest few reach: a footer sets none
     if not MIN_CENTER_WIDTH <= width <= MAX_CENTER_WIDTH or (
         head and head[0].lstrip("\ufeff ").startswith("<")
