@@ -1,13 +1,14 @@
 """A folder of your own documents for the example chats (``--docs DIR``): which files are
 read, their sections, where their store lives.
 
-    DIR/**  (*.md, *.rst, *.txt, *.html, *.ipynb, *.pdf, *.docx, and files with no extension,
-             README, NEWS, read as text; hidden names, other types and binary files refused,
-             each with a line saying so)
+    DIR/**  (*.md, *.rst, *.txt, *.html, *.ipynb, *.eml, *.pdf, *.docx, and files with no
+             extension, README, NEWS, read as text; hidden names, other types and binary
+             files refused, each with a line saying so)
       → HTML by each format's own parser (markdown-it-py for Markdown, its YAML front matter
         read by mdit-py-plugins' front_matter and PyYAML, its TOML front matter by
         cage_core.names.front_matter; docutils for reStructuredText and text, the page itself
-        for HTML; a Jupyter notebook as the Markdown of its cells, notebook_text.py)
+        for HTML; a Jupyter notebook as the Markdown of its cells, notebook_text.py; an
+        e-mail as a page titled by its subject, email_text.py)
       → sections: each heading (``h1``–``h6``) with its paragraphs, read by BeautifulSoup
         (code blocks, scripts, navigation and images dropped), so a code line is never a heading
         (a PDF: its outline's entries, read by pypdf, pdf_sections.py; a Word file: its
@@ -39,6 +40,7 @@ from docutils import nodes
 from docutils.core import publish_parts
 from docutils.parsers.rst import roles
 from docx_sections import docx_problem, read_docx
+from email_text import email_html
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 from notebook_text import notebook_markdown
@@ -54,7 +56,9 @@ __all__ = [
     "SUFFIXES",
     "TYPES_READ",
     "BINARY_TYPES",
+    "CONVERTED_TYPES",
     "BinaryType",
+    "ConvertedType",
     "FolderFiles",
     "is_read_type",
     "IngestReport",
@@ -89,9 +93,26 @@ BINARY_TYPES = {
     ".docx": BinaryType(read_docx, docx_problem),
 }
 """The types read by their own module, by extension; every other type is read as text."""
-SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", ".ipynb", *BINARY_TYPES)
+
+
+@dataclass(frozen=True)
+class ConvertedType:
+    """A text file type read as another: what its text converts to (``ValueError`` for a file
+    that is not of it), and the type that text is read as."""
+
+    convert: Callable[[str], str]
+    read_as: str
+
+
+CONVERTED_TYPES = {
+    ".ipynb": ConvertedType(notebook_markdown, ".md"),
+    ".eml": ConvertedType(email_html, ".html"),
+}
+"""A Jupyter notebook as the Markdown of its cells (:mod:`notebook_text`), an e-mail as a page
+titled by its subject (:mod:`email_text`)."""
+SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".html", ".htm", *CONVERTED_TYPES, *BINARY_TYPES)
 """The file types read (a ``.txt`` file is read as reStructuredText: plain prose is valid reST;
-a Jupyter notebook as the Markdown its cells make, :func:`notebook_text.notebook_markdown`;
+the types of :data:`CONVERTED_TYPES` as what they convert to;
 the types of :data:`BINARY_TYPES` by their own modules: ``.pdf``, ``.docx``);
 a file with no extension at all (``README``, ``NEWS``, ``v2.38-ReleaseNotes``) is read as a
 ``.txt`` one (:func:`is_read_type`)."""
@@ -130,10 +151,10 @@ def is_read_type(path: Path) -> bool:
     return extension(path) in (*SUFFIXES, "")
 
 
-def _html(path: Path, text: str) -> tuple[str, str]:
-    """The file as HTML, and the title its front matter (YAML or TOML) gives ("" for none)."""
-    suffix = extension(path)
-    if suffix in (".md", ".markdown", ".ipynb"):  # a notebook: the Markdown of its cells
+def _html(suffix: str, text: str) -> tuple[str, str]:
+    """A file's ``text`` of type ``suffix`` as HTML, and the title its front matter (YAML or
+    TOML) gives ("" for none)."""
+    if suffix in (".md", ".markdown"):
         toml_title = ""
         if (block := front_matter_block(text)).startswith("+++"):  # TOML: Hugo's, Zola's
             toml_title = next((v for k, v in front_matter(block) if k == "title"), "")
@@ -190,17 +211,18 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
 
     Raises:
         ValueError: a type not read (:func:`is_read_type`), a ``.pdf`` or ``.docx`` that
-            pypdf or python-docx cannot read, or an ``.ipynb`` that is no notebook.
+            pypdf or python-docx cannot read, or an ``.ipynb`` or ``.eml`` that is no
+            notebook or e-mail.
         UnicodeDecodeError: a file that is not UTF-8.
     """
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
     if binary := BINARY_TYPES.get(extension(path)):
         return binary.read(path)
-    source = path.read_text(encoding="utf-8")
-    if extension(path) == ".ipynb":
-        source = notebook_markdown(source)
-    page, front_title = _html(path, source)
+    source, suffix = path.read_text(encoding="utf-8"), extension(path)
+    if converted := CONVERTED_TYPES.get(suffix):
+        source, suffix = converted.convert(source), converted.read_as
+    page, front_title = _html(suffix, source)
     soup = BeautifulSoup(page, "html.parser")
     for dropped in soup(DROPPED):
         dropped.decompose()

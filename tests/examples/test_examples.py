@@ -190,8 +190,8 @@ def test_terminal_chat_on_a_folder_ingests_only_new_and_changed_files(
     )
     refused, damaged, report = out.splitlines()[:3]
     assert refused == (
-        "not ingested: tides.xlsx (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .pdf, "
-        ".docx or no extension)"
+        "not ingested: tides.xlsx (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .eml, "
+        ".pdf, .docx or no extension)"
     )
     assert damaged.startswith("not ingested: scan.pdf (ValueError: a PDF pypdf cannot read: ")
     assert report == "ingested 4 files (0 unchanged, 0 removed)"

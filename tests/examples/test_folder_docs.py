@@ -153,6 +153,36 @@ def test_a_notebook_is_read_as_the_markdown_of_its_cells(folder_docs, tmp_path):
         folder_docs.read_file(tmp_path / "bad.ipynb")
 
 
+def test_an_e_mail_is_read_as_a_page_titled_by_its_subject(folder_docs, tmp_path):
+    """Its encoded subject decoded, who wrote to whom and when kept as text, its plain
+    body's paragraphs read, its attachment left out."""
+    message = (
+        "From: Mara <mara@example.org>\nTo: council@example.org\n"
+        "Subject: =?utf-8?q?Travel_grants=3A_na=C3=AFve_limits?=\n"
+        "Date: Fri, 22 Nov 2024 10:00:00 +0000\nMIME-Version: 1.0\n"
+        'Content-Type: multipart/mixed; boundary="b"\n\n'
+        "--b\nContent-Type: text/plain; charset=utf-8\n\n"
+        "I propose we drop the\nexperimental label.\n\nThanks, Mara\n"
+        '--b\nContent-Type: application/pdf\nContent-Disposition: attachment; filename="x.pdf"\n'
+        "Content-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--b--\n"
+    )
+    (tmp_path / "grants.eml").write_text(message, encoding="utf-8")
+    assert folder_docs.read_file(tmp_path / "grants.eml") == (
+        "Travel grants: naïve limits",
+        [
+            (
+                "Travel grants: naïve limits",
+                "From Mara <mara@example.org> to council@example.org, "
+                "Fri, 22 Nov 2024 10:00:00 +0000\n\n"
+                "I propose we drop the experimental label.\n\nThanks, Mara",
+            )
+        ],
+    )
+    (tmp_path / "notes.eml").write_text("Just some notes.\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not an e-mail"):
+        folder_docs.read_file(tmp_path / "notes.eml")
+
+
 def test_a_hugo_pages_toml_front_matter_gives_its_title_and_is_no_section(folder_docs, tmp_path):
     """Hugo and Zola fence TOML front matter with "+++"; CommonMark reads it as a paragraph,
     and the page's first heading would be its title."""
@@ -257,8 +287,8 @@ def test_a_folder_is_read_files_only_with_a_line_for_each_file_refused(folder_do
     assert folder_docs.read_sections(tmp_path / "NEWS") == [("Release 2.1", "Faster sync.")]
     assert found.refused == (
         "not ingested: .draft.md (a hidden name, starting with '.')",
-        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .pdf, "
-        ".docx or no extension)",
+        "not ingested: data.csv (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .eml, "
+        ".pdf, .docx or no extension)",
         "not ingested: latin.txt (not UTF-8 text)",
         "not ingested: photo.md (binary content)",
     )

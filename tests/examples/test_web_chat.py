@@ -175,8 +175,8 @@ def test_an_uploaded_file_is_ingested_and_others_refused_each_with_a_line(
     for line in (
         "not ingested: .keeper.md (a hidden name, starting with '.')",
         "not ingested: photo.md (binary content)",
-        "not ingested: tides.csv (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .pdf, "
-        ".docx or no extension)",
+        "not ingested: tides.csv (not .md, .markdown, .rst, .txt, .html, .htm, .ipynb, .eml, "
+        ".pdf, .docx or no extension)",
     ):
         expect(status).to_contain_text(line)
     chat = _ask(page, "When is the lamp of the lighthouse lit?")
