@@ -29,6 +29,16 @@ Abstract
 """
 
 
+MAN_SOURCE = (
+    '.\\" Manual page for tidewater.\n.TH TIDEWATER 1 "2024-03-01" "tidewater 2.0"\n'
+    ".SH NAME\ntidewater \\- predict the \\fBtide\\fR at a station\n.SH SYNOPSIS\n.B tidewater\n"
+)
+MDOC_SOURCE = (
+    ".Dd March 1, 2024\n.Dt TIDEWATER 1\n.Os\n.Sh NAME\n.Nm tidewater\n"
+    ".Nd predict the tide at a station\n.Sh SYNOPSIS\n"
+)
+
+
 @pytest.mark.parametrize(
     ("opening", "title"),
     [
@@ -68,6 +78,8 @@ Abstract
         ),  # a LaTeX source's \title, as it typesets
         ("\\section{Related Work}\\label{sec:rw}\nPrior work.", "Related Work"),  # a chapter file
         ("# Writing papers\n\n    \\title{My Paper}\n", "Writing papers"),  # a page about LaTeX
+        (MAN_SOURCE, "tidewater - predict the tide at a station"),  # man(7), as it renders
+        (MDOC_SOURCE, "tidewater - predict the tide at a station"),  # mdoc(7)
     ],
 )
 def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:
@@ -275,6 +287,8 @@ def test_a_document_owns_the_identifiers_of_its_header_and_file_name_not_those_i
         ("---\ntitle: Installing\nweight: 10\n---\n", []),
         ('+++\neip = 1559\ntitle = "Fee market change"\n+++\n', ["eip 1559"]),
         ('+++\ntitle = "Installing"\nweight = 10\ndraft = true\n+++\n', []),
+        (MAN_SOURCE, ["tidewater(1)"]),  # a manual page's source: its head's name(section)
+        (MDOC_SOURCE, ["tidewater(1)"]),
     ],
 )
 def test_only_a_header_that_opens_with_a_number_gives_its_document_one(
