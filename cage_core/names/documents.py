@@ -8,8 +8,8 @@ same way, so both meet in one form:
   ``title`` of its front matter (YAML or TOML: :mod:`cage_core.names.front_matter`), HTML's
   ``<title>`` or ``<h1>`` (when the document is markup: its opening starts with a tag; a
   Markdown page's HTML sample is not its head), a manual page's name line, rendered
-  (:mod:`cage_core.names.manual_pages`) or in its roff source
-  (:mod:`cage_core.names.roff_pages`), a LaTeX source's ``\\title``
+  (:mod:`cage_core.names.manual_pages`) or in its roff or POD source
+  (:mod:`cage_core.names.manual_sources`), a LaTeX source's ``\\title``
   (:mod:`cage_core.names.latex`), else the first heading: Markdown ``#`` / setext,
   reStructuredText (a line over- or underlined with one punctuation character), AsciiDoc
   ``=`` (its inline code and roles read as they render, without their backticks), else, in
@@ -59,7 +59,7 @@ from cage_core.names.forms import written_title
 from cage_core.names.front_matter import HEADER_LINES, front_matter, header_fields
 from cage_core.names.latex import latex_title
 from cage_core.names.manual_pages import manual_page_title, running_head
-from cage_core.names.roff_pages import roff_head, roff_title
+from cage_core.names.manual_sources import pod_title, roff_head, roff_title
 from cage_core.names.sources import file_stem
 
 __all__ = [
@@ -304,6 +304,7 @@ def document_title(opening: str) -> str:
     return (
         manual_page_title(lines[:HEADER_LINES])
         or roff_title(lines)
+        or pod_title(lines)
         or latex_title(opening)
         or _first_heading(lines)
         or centered_title(lines[: 2 * HEADER_LINES])

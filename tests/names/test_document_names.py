@@ -80,6 +80,11 @@ MDOC_SOURCE = (
         ("# Writing papers\n\n    \\title{My Paper}\n", "Writing papers"),  # a page about LaTeX
         (MAN_SOURCE, "tidewater - predict the tide at a station"),  # man(7), as it renders
         (MDOC_SOURCE, "tidewater - predict the tide at a station"),  # mdoc(7)
+        (
+            "# -*- perl -*-\n\n=encoding utf-8\n\n=head1 NAME\n\nFile::FcntlLock - File locking"
+            " with L<fcntl(2)>\n\n=head1 SYNOPSIS\n",
+            "File::FcntlLock - File locking with fcntl(2)",
+        ),  # POD, its formatting codes as they render
     ],
 )
 def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:

@@ -1,0 +1,119 @@
+"""A manual page's source, as a project keeps it: the head and the title its roff macros
+(``man/foo.1``) or its POD (Perl's documentation, ``lib/Foo.pod``, which ``pod2man`` renders
+to a manual page) write, read as ``man`` renders them (:mod:`cage_core.names.manual_pages`
+reads the rendered page).
+
+A roff source opens with requests and comments only (lines that start with ``.`` or ``'``),
+up to its head: ``.TH FOO 1 "2024-01-01" …`` (man(7); ``.TH "COMMIT PREPARED" "7"``) or
+``.Dt FOO 1`` (mdoc(7)), which :func:`roff_head` gives as ``"FOO(1)"``, the running head's
+form. Its title is the text under its first section heading (``.SH NAME`` / ``.Sh NAME``, or
+its translation: no heading word is read): man(7)'s lines up to the next request, ``foo \\-
+frobnicate the bar``, or mdoc(7)'s ``.Nm foo`` and ``.Nd frobnicate the bar``, both read as
+"foo - frobnicate the bar" (:func:`roff_title`), its escapes as they render: ``\\-`` a hyphen,
+a font change (``\\fB``, ``\\f[I]``) and a zero-width ``\\&`` nothing.
+
+A POD source opens with a command (``=head1 NAME``, ``=pod``, ``=encoding utf8``; ``#``
+comment lines before it are Perl's, which POD ignores); its title
+is the paragraph under its first ``=head1`` (:func:`pod_title`: "File::FcntlLock - File
+locking with fcntl(2)"), its formatting codes as they render (``L<fcntl(2)>``, ``C<x>``,
+``E<gt>``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cage_core.names.centered_titles import clean_title, title_text
+from cage_core.names.front_matter import HEADER_LINES
+
+__all__ = ["pod_title", "roff_head", "roff_title"]
+
+_HEAD = re.compile(r'^\.(?:TH|Dt)[ \t]+(?:"([^"]+)"|(\S+))[ \t]+"?([0-9]\w{0,8})"?')
+_SECTION = re.compile(r"^\.(?:SH|Sh)\b")
+_POD_CODE = re.compile(r"[A-Z]<(?:<+ )?((?:(?!>).)*?)(?: >+)?>")
+"""A POD formatting code, ``C<x>``, ``B<< x >>``: its text (a link's before its ``|``)."""
+_POD_ENTITIES = {"gt": ">", "lt": "<", "verbar": "|", "sol": "/"}
+_ESCAPE = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\\(..|\\\[[^\]]*\]|\\[&|^]")
+
+
+def roff_head(opening: str) -> str:
+    """``"NAME(SECTION)"`` of a manual page's source ``opening`` (module docstring); "" for
+    another text."""
+    found = _head(opening.splitlines())
+    if found is None:
+        return ""
+    quoted, bare, section = found[1].groups()
+    return f"{quoted or bare}({section})"
+
+
+def roff_title(lines: list[str]) -> str:
+    """The title of a manual page's source ``lines`` (module docstring); "" for another
+    text, or a source whose first section holds no text."""
+    found = _head(lines)
+    if found is None:
+        return ""
+    rows = lines[found[0] + 1 :]
+    start = next((i for i, row in enumerate(rows) if _SECTION.match(row)), None)
+    if start is None:
+        return ""
+    text: list[str] = []
+    names: list[str] = []
+    description = ""
+    for row in rows[start + 1 :]:
+        if _SECTION.match(row) or (text and row.startswith((".", "'"))):
+            break  # the next section, or a request after the text
+        if row.startswith(".Nm"):
+            names.append(_plain(row[3:]))
+        elif row.startswith(".Nd"):
+            description = _plain(row[3:])
+        elif row.strip() and not row.startswith((".", "'")):
+            text.append(_plain(row))
+    joined = " ".join(text) or (f"{', '.join(names)} - {description}" if description else "")
+    title = clean_title(joined)
+    return title if title_text(title) else ""
+
+
+def _head(lines: list[str]) -> tuple[int, re.Match[str]] | None:
+    """Where the source's head stands and its match, when every line above it is a request
+    or a comment (or blank)."""
+    for i, line in enumerate(lines[:HEADER_LINES]):
+        if found := _HEAD.match(line):
+            return i, found
+        if line.strip() and not line.startswith((".", "'")):
+            return None
+    return None
+
+
+def _plain(text: str) -> str:
+    """Roff ``text`` as it renders: ``\\-`` a hyphen, escapes of fonts and zero width
+    dropped, quotes around a macro's argument dropped, spaces collapsed."""
+    plain = _ESCAPE.sub("", text.replace("\\-", "-").replace("\\e", "\\"))
+    return " ".join(plain.replace('"', " ").split())
+
+
+def pod_title(lines: list[str]) -> str:
+    """The title of a POD source ``lines`` (module docstring); "" for another text."""
+    text = [line.strip() for line in lines[:HEADER_LINES]]
+    first = next((line for line in text if line and not line.startswith("#")), "")
+    if not first.startswith("=") or not first[1:2].isalpha():
+        return ""
+    start = next((i for i, line in enumerate(text) if line.startswith("=head1")), None)
+    if start is None:
+        return ""
+    paragraph: list[str] = []
+    for line in text[start + 1 :]:
+        if line.startswith("=") or (not line and paragraph):
+            break
+        if line:
+            paragraph.append(line)
+    title = clean_title(_POD_CODE.sub(_pod_text, " ".join(paragraph)))
+    return title if title_text(title) else ""
+
+
+def _pod_text(code: re.Match[str]) -> str:
+    """What a POD formatting code renders as: an entity's character (``E<gt>``), a link's
+    text (``L<text|target>``), else its text."""
+    inner = code.group(1).strip()
+    if code.group(0).startswith("E<"):
+        return _POD_ENTITIES.get(inner, inner)
+    return inner.split("|", 1)[0] if code.group(0).startswith("L<") else inner
