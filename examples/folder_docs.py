@@ -49,7 +49,7 @@ from tqdm import tqdm
 
 from cage_core.expansion.documents import TITLE_CHARS
 from cage_core.names.documents import document_title
-from cage_core.names.front_matter import front_matter, front_matter_block
+from cage_core.names.front_matter import front_matter_block
 from cage_core.names.sources import file_extension
 
 __all__ = [
@@ -152,18 +152,16 @@ def is_read_type(path: Path) -> bool:
 
 
 def _html(suffix: str, text: str) -> tuple[str, str]:
-    """A file's ``text`` of type ``suffix`` as HTML, and the title its front matter (YAML or
-    TOML) gives ("" for none)."""
+    """A file's ``text`` of type ``suffix`` as HTML, and the title its YAML front matter gives
+    ("" for none; TOML front matter is left out of the page, and its title is read with the
+    opening's, :func:`read_file`)."""
     if suffix in (".md", ".markdown"):
-        toml_title = ""
         if (block := front_matter_block(text)).startswith("+++"):  # TOML: Hugo's, Zola's
-            toml_title = next((v for k, v in front_matter(block) if k == "title"), "")
             text = text[len(block) :]  # mdit-py-plugins reads YAML front matter only
         markdown = MarkdownIt("commonmark").use(front_matter_plugin)
         tokens = markdown.parse(text)
         front = next((t.content for t in tokens if t.type == "front_matter"), "")
-        page = str(markdown.renderer.render(tokens, markdown.options, {}))
-        return page, _front_title(front) or " ".join(toml_title.split())
+        return str(markdown.renderer.render(tokens, markdown.options, {})), _front_title(front)
     if suffix in (".rst", ".txt", ""):
         settings = {
             "report_level": 5,  # no system messages in the text
@@ -215,11 +213,12 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
             notebook or e-mail.
         UnicodeDecodeError: a file that is not UTF-8.
     """
+    suffix = extension(path)
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
-    if binary := BINARY_TYPES.get(extension(path)):
+    if binary := BINARY_TYPES.get(suffix):
         return binary.read(path)
-    source, suffix = path.read_text(encoding="utf-8"), extension(path)
+    source = path.read_text(encoding="utf-8")
     if converted := CONVERTED_TYPES.get(suffix):
         source, suffix = converted.convert(source), converted.read_as
     page, front_title = _html(suffix, source)
