@@ -56,7 +56,12 @@ from cage_core.names.centered_titles import (
     clean_title,
 )
 from cage_core.names.forms import written_title
-from cage_core.names.front_matter import HEADER_LINES, front_matter, header_fields
+from cage_core.names.front_matter import (
+    HEADER_LINES,
+    front_matter,
+    front_matter_block,
+    header_fields,
+)
 from cage_core.names.latex import latex_title
 from cage_core.names.manual_pages import manual_page_title, running_head
 from cage_core.names.manual_sources import pod_title, roff_head, roff_title
@@ -292,9 +297,10 @@ def document_title(opening: str) -> str:
     fields = {fold(key): value for key, value in reversed(header_fields(opening))}  # the first
     if title := fields.get("title") or fields.get("subject"):  # an e-mail's is its Subject
         return clean_title(title)
+    quoted = front_matter_block(opening).startswith("---")  # YAML, read line by line
     for key, value in front_matter(opening):
-        if fold(key) == "title" and value:
-            return clean_title(value.strip("\"'"))
+        if fold(key) == "title" and value:  # a TOML value is parsed, its quotes its own
+            return clean_title(value.strip("\"'") if quoted else value)
     found = _HTML_TITLE.search(opening) if opening.lstrip("\ufeff \t\r\n").startswith("<") else None
     if found:
         title = clean_title(html_text.unescape(_TAG.sub(" ", found.group(2))))

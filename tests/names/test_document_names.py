@@ -65,6 +65,8 @@ MDOC_SOURCE = (
             "#+TITLE: Backing up a cluster\n#+AUTHOR: Ops\n\n* Before you start",
             ("Backing up a cluster"),
         ),  # Org-mode's keyword lines
+        ("+++\ntitle = '\"Artistic\" licences'\n+++\n", '"Artistic" licences'),  # as parsed
+        ("---\ntitle: '\"Artistic\" licences'\n---\n", 'Artistic" licences'),  # YAML: as before
         ('+++\ntitle = "unclosed\n+++\n\n# Restoring a cluster', "Restoring a cluster"),
         (
             "From: Mara <mara@example.org>\nSubject: Travel grants: the next round\n\nHi all,",
