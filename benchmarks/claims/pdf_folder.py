@@ -67,17 +67,18 @@ def page(title: str, sections: list[tuple[str, str]]) -> str:
     return f"<!doctype html><html><head><title>{html.escape(title)}</title></head><body>{body}"
 
 
-def print_folder(folder: Path, files: Sequence[str], out: Path, chromium: str) -> None:
-    """Each file of ``folder`` as read by the examples, printed to ``out/<file>.pdf``."""
-    from folder_docs import file_title, read_file
+def print_folder(
+    read: dict[str, tuple[str, list[tuple[str, str]]]], out: Path, chromium: str
+) -> None:
+    """Each file as read by the examples (``read``: its name, its title and sections, the
+    title its name gives when it writes none), printed to ``out/<file>.pdf``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         tab = browser.new_page()
-        for name in files:
-            title, sections = read_file(folder / name)
-            tab.set_content(page(title or file_title(folder / name), sections))
+        for name, (title, sections) in read.items():
+            tab.set_content(page(title, sections))
             target = out / f"{name}.pdf"
             target.parent.mkdir(parents=True, exist_ok=True)
             tab.pdf(
@@ -137,22 +138,18 @@ def run(name: str, chromium: str) -> None:
     work = Path(tempfile.mkdtemp(prefix="cage-pdf-folder-"))
     try:
         printed = work / "pdf"
-        print_folder(folder, spec["files"], printed, chromium)
+        read = {}
+        for f in spec["files"]:
+            title, sections_read = read_file(folder / f)
+            read[f] = (title or file_title(folder / f), sections_read)
+        print_folder(read, printed, chromium)
         from pdf_sections import read_pdf
 
+        read_back = {f: read_pdf(printed / f"{f}.pdf") for f in spec["files"]}
         retitled = [
-            (f, a, b)
-            for f in spec["files"]
-            if (a := read_file(folder / f)[0] or file_title(folder / f))
-            != (b := read_pdf(printed / f"{f}.pdf")[0])
+            (f, read[f][0], read_back[f][0]) for f in spec["files"] if read[f][0] != read_back[f][0]
         ]
-        sections = [
-            sum(len(read(path)[1]) for path in paths)
-            for read, paths in (
-                (read_file, [folder / f for f in spec["files"]]),
-                (read_pdf, [printed / f"{f}.pdf" for f in spec["files"]]),
-            )
-        ]
+        sections = [sum(len(s) for _, s in files.values()) for files in (read, read_back)]
         questions = [q["question"] for q in spec["questions"]]
         reads = {
             "as read": ranked(work / "read-store", folder, questions),
