@@ -9,14 +9,15 @@ same way, so both meet in one form:
   ``<title>`` or ``<h1>`` (when the document is markup: its opening starts with a tag; a
   Markdown page's HTML sample is not its head), a manual page's name line, rendered
   (:mod:`cage_core.names.manual_pages`) or in its roff or POD source
-  (:mod:`cage_core.names.manual_sources`), a LaTeX source's ``\\title``
-  (:mod:`cage_core.names.latex`), else the first heading: Markdown ``#`` / setext,
-  reStructuredText (a line over- or underlined with one punctuation character), AsciiDoc
-  ``=`` (its inline code and roles read as they render, without their backticks), else, in
-  plain text, its first centered line (:mod:`cage_core.names.centered_titles`: as RFCs,
-  Internet-Drafts, licences and typed reports set their titles, and a splitter leaves
-  them). A line that looks like code (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``,
-  ``()`` or ``->``) is never a heading;
+  (:mod:`cage_core.names.manual_sources`), a Texinfo source's ``@settitle`` (the same
+  module), a LaTeX source's ``\\title`` (:mod:`cage_core.names.latex`), else the first
+  heading: Markdown ``#`` / setext, reStructuredText (a line over- or underlined with one
+  punctuation character), AsciiDoc ``=`` (its inline code and roles read as they render,
+  without their backticks), else, in plain text, its first centered line
+  (:mod:`cage_core.names.centered_titles`: as RFCs, Internet-Drafts, licences and typed
+  reports set their titles, and a splitter leaves them). A line that looks like code
+  (ends in ``:``, ``;``, ``{`` or ``(``, or holds ``=``, ``()`` or ``->``) is never a
+  heading;
 * :func:`identifiers` — the identifiers a text writes: a word of letters and a number
   ("RFC 9110", "rfc-9110", "PEP 0634", "EIP-1559", "ISO 27001", "Form 10-K", "E0382"), in the form
   ``"rfc 9110"`` (letters folded, one space, the number without its zero padding), so every
@@ -64,7 +65,7 @@ from cage_core.names.front_matter import (
 )
 from cage_core.names.latex import latex_title
 from cage_core.names.manual_pages import manual_page_title, running_head
-from cage_core.names.manual_sources import pod_title, roff_head, roff_title
+from cage_core.names.manual_sources import pod_title, roff_head, roff_title, texinfo_title
 from cage_core.names.sources import file_stem
 
 __all__ = [
@@ -311,6 +312,7 @@ def document_title(opening: str) -> str:
         manual_page_title(lines[:HEADER_LINES])
         or roff_title(lines)
         or pod_title(lines)
+        or texinfo_title(lines)
         or latex_title(opening)
         or _first_heading(lines)
         or centered_title(lines[: 2 * HEADER_LINES])

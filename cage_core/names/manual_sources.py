@@ -17,6 +17,14 @@ comment lines before it are Perl's, which POD ignores); its title
 is the paragraph under its first ``=head1`` (:func:`pod_title`: "File::FcntlLock - File
 locking with fcntl(2)"), its formatting codes as they render (``L<fcntl(2)>``, ``C<x>``,
 ``E<gt>``).
+
+A Texinfo source (GNU's manuals, ``doc/libffi.texi``, which ``makeinfo`` renders to info and
+HTML pages) opens, below its ``@c`` comments, with ``\\input texinfo``, ``@setfilename``,
+``@settitle``, ``@titlepage`` or ``@node`` (a chapter kept in its own file). Its title is its
+``@settitle``, as the rendered pages' ``<title>`` writes it, else its title page's ``@title``,
+else its first heading command (``@top``, ``@chapter``, ``@section``, …), each read to its
+line's end as it renders (:func:`texinfo_title`): ``@value{VERSION}`` as the ``@set`` above
+it gives it, ``@code{ffi_cif}`` as "ffi_cif", ``@dots{}`` as "...", ``@@`` as "@".
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import re
 from cage_core.names.centered_titles import clean_title, title_text
 from cage_core.names.front_matter import HEADER_LINES
 
-__all__ = ["pod_title", "roff_head", "roff_title"]
+__all__ = ["pod_title", "roff_head", "roff_title", "texinfo_title"]
 
 _HEAD = re.compile(r'^\.(?:TH|Dt)[ \t]+(?:"([^"]+)"|(\S+))[ \t]+"?([0-9]\w{0,8})"?')
 _SECTION = re.compile(r"^\.(?:SH|Sh)\b")
@@ -34,6 +42,13 @@ _POD_CODE = re.compile(r"[A-Z]<(?:<+ )?((?:(?!>).)*?)(?: >+)?>")
 """A POD formatting code, ``C<x>``, ``B<< x >>``: its text (a link's before its ``|``)."""
 _POD_ENTITIES = {"gt": ">", "lt": "<", "verbar": "|", "sol": "/"}
 _ESCAPE = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\\(..|\\\[[^\]]*\]|\\[&|^]")
+_TEXINFO_START = re.compile(r"\\input[ \t]+texinfo\b|@(?:setfilename|settitle|titlepage|node)\b")
+_TEXINFO_LINE = re.compile(r"@(settitle|title|top|chapter|unnumbered|appendix|section)[ \t]+(.*)")
+_TEXINFO_COMMENT = re.compile(r"@c(?:omment)?\b.*")
+_TEXINFO_SET = re.compile(r"@set[ \t]+([\w-]+)[ \t]*(.*)")
+_TEXINFO_BRACED = re.compile(r"@([A-Za-z]+)\{([^{}]*)\}")
+_TEXINFO_GLYPHS = {"dots": "...", "copyright": "©", "TeX": "TeX", "LaTeX": "LaTeX", "tie": " "}
+_TEXINFO_SYMBOL = re.compile(r"@([@{}])|@[^A-Za-z@{}]")
 
 
 def roff_head(opening: str) -> str:
@@ -117,3 +132,37 @@ def _pod_text(code: re.Match[str]) -> str:
     if code.group(0).startswith("E<"):
         return _POD_ENTITIES.get(inner, inner)
     return inner.split("|", 1)[0] if code.group(0).startswith("L<") else inner
+
+
+def texinfo_title(lines: list[str]) -> str:
+    """The title of a Texinfo source ``lines`` (module docstring); "" for another text."""
+    text = [_TEXINFO_COMMENT.sub("", line).strip() for line in lines]
+    first = next((line for line in text if line), "")
+    if not _TEXINFO_START.match(first):
+        return ""
+    values: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for line in text:
+        if setting := _TEXINFO_SET.fullmatch(line):
+            values[setting.group(1)] = setting.group(2)
+        elif (command := _TEXINFO_LINE.fullmatch(line)) and command.group(2).strip():
+            kind = command.group(1) if command.group(1) in ("settitle", "title") else "heading"
+            found.setdefault(kind, _texinfo_text(command.group(2), values))
+    title = clean_title(found.get("settitle") or found.get("title") or found.get("heading", ""))
+    return title if title_text(title) else ""
+
+
+def _texinfo_text(text: str, values: dict[str, str]) -> str:
+    """Texinfo ``text`` as it renders: ``@value{NAME}`` its ``@set`` value, a glyph
+    (``@dots{}``) its character, another braced command (``@code{x}``) its argument, ``@@``,
+    ``@{`` and ``@}`` their character, another one-character command (``@:``) nothing."""
+
+    def braced(command: re.Match[str]) -> str:
+        name, argument = command.groups()
+        if name == "value":
+            return values.get(argument, "")
+        return _TEXINFO_GLYPHS.get(name, "") if not argument else argument
+
+    while (plain := _TEXINFO_BRACED.sub(braced, text)) != text:
+        text = plain
+    return _TEXINFO_SYMBOL.sub(lambda symbol: symbol.group(1) or "", text)

@@ -87,6 +87,15 @@ MDOC_SOURCE = (
             " with L<fcntl(2)>\n\n=head1 SYNOPSIS\n",
             "File::FcntlLock - File locking with fcntl(2)",
         ),  # POD, its formatting codes as they render
+        (
+            "\\input texinfo   @c -*-texinfo-*-\n@c %**start of header\n@set VERSION 3.5\n"
+            "@setfilename tides.info\n@settitle Tidewater @value{VERSION}: @code{tide} and"
+            " currents\n@titlepage\n@title The Tidewater Manual\n",
+            "Tidewater 3.5: tide and currents",
+        ),  # Texinfo: its @settitle, as the rendered pages' <title> writes it
+        ("@titlepage\n@title The @sc{Tidewater} Manual\n", "The Tidewater Manual"),
+        ("@node Stations\n@chapter Stations @dots{} and ports\n", "Stations ... and ports"),
+        ("@alice thanks for the fix\n\n@chapter is a word here\n", ""),  # not Texinfo
     ],
 )
 def test_the_title_is_read_where_the_format_writes_it(opening: str, title: str) -> None:
