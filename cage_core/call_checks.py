@@ -98,8 +98,12 @@ def checked_pool(
 
 
 def check_query(query: object) -> str:
+    """``query``, a ``str`` with a character that is not a space: a blank query asks nothing,
+    and a ranking for it (every passage equally unrelated) would look like an answer."""
     if not isinstance(query, str):
         raise TypeError(f"query must be a str, got {type(query).__name__}")
+    if not query.strip():
+        raise ValueError(f"the query is blank ({query!r}): there is nothing to rank passages for")
     return query
 
 

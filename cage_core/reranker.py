@@ -318,9 +318,9 @@ class CageReranker:
         Raises:
             TypeError: a non-string query or passage; ``query_similarities`` that are not
                 real numbers (str, complex, Decimal, bool).
-            ValueError: a negative ``top_n``; ``query_similarities`` of the wrong length or
-                with NaN/inf; more passages than ``max_pool`` (``top_n=0`` ranks nothing and
-                is not bounded).
+            ValueError: a blank ``query`` (empty or spaces only, with any pool); a negative
+                ``top_n``; ``query_similarities`` of the wrong length or with NaN/inf; more
+                passages than ``max_pool`` (``top_n=0`` ranks nothing and is not bounded).
         """
         top_n = check_top_n(top_n)
         if top_n == 0:  # nothing to rank: the arguments are checked, the pool is not bounded

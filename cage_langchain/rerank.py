@@ -15,7 +15,7 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from cage_core import CageConfig, CageReranker
-from cage_core.call_checks import CheckedPool
+from cage_core.call_checks import CheckedPool, check_query
 from cage_core.graphs.cache import EmbeddingCache, embedding_key
 from cage_core.integrations.fused_scores import rank_fusion_values
 from cage_core.integrations.pickled_state import without_private_attributes
@@ -188,6 +188,7 @@ class CageRerank(BaseDocumentCompressor):
         """One call, sync or async (:mod:`cage_core.integrations.steps`): the pool converted
         and checked once (:func:`~cage_core.integrations.rerank_call.routed_pool`), its
         similarities (class docstring), the ranking."""
+        check_query(query)  # a blank query is an error whatever the pool
         if not documents or self.top_n == 0:
             return []
         texts = [d.page_content for d in documents]

@@ -16,6 +16,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cage_core import CageConfig, CageReranker
+from cage_core.call_checks import check_query
 from cage_core.config import config_as_json
 from cage_core.integrations.document_routing import ROUTING_KEYS, route_similarities
 from cage_core.integrations.fused_scores import rank_fusion_values
@@ -192,6 +193,7 @@ class CageRerank(BaseNodePostprocessor):
         ``None`` is reported as the pool's size, ``model_name`` as ``"cage"``)."""
         if query_bundle is None:
             raise ValueError("CageRerank needs the query: pass query_bundle or query_str")
+        check_query(query_bundle.query_str)  # a blank query is an error whatever the pool
         top_n = len(nodes) if self.top_n is None else self.top_n
         dispatcher.event(
             ReRankStartEvent(query=query_bundle, nodes=nodes, top_n=top_n, model_name="cage")

@@ -41,6 +41,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from cage_core.call_checks import check_query
 from cage_core.expansion.contract import (
     AddedScore,
     Neighbours,
@@ -187,6 +188,7 @@ class ExpandedPool(Generic[R, S, Q]):
         return await arun(self._steps(query, asked, base))
 
     def _steps(self, query: str, asked: Q, base: Call[Sequence[R]]) -> Steps[list[R]]:
+        check_query(query)  # before the base retriever is asked
         store = self.store
         route = route_for(query, self.index, self.settings.routing)  # step 1
         short = store.shortened(route)

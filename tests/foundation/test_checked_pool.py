@@ -61,6 +61,8 @@ def test_similarities_are_checked_once_into_float64() -> None:
     "query, passages, max_pool, sims, error, message",
     [
         (7, POOL, None, None, TypeError, "query must be a str, got int"),
+        ("", POOL, None, None, ValueError, "the query is blank"),
+        (" \n\t", [], None, None, ValueError, "the query is blank"),  # whatever the pool
         (QUESTION, "one string", None, None, TypeError, "not a single string"),
         (QUESTION, [b"bytes"], None, None, TypeError, r"passages\[0\] is a bytes"),
         (QUESTION, POOL, 2, None, ValueError, "a pool of 3 passages is larger than max_pool=2"),

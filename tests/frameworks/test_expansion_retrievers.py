@@ -428,6 +428,14 @@ def test_bad_settings_are_clear_errors(chroma_dir, embeddings, ingested):
             _expansion(store, ingested[1], **setting)
 
 
+def test_a_blank_query_is_refused_before_the_store_is_searched(chroma_dir, embeddings, ingested):
+    retriever = _expansion(_chroma(chroma_dir, embeddings), ingested[1])
+    with pytest.raises(ValueError, match="the query is blank"):
+        retriever.invoke(" ")
+    with pytest.raises(ValueError, match="the query is blank"):
+        asyncio.run(retriever.ainvoke(""))
+
+
 def test_a_store_without_get_by_ids_is_a_clear_error(embeddings):
     from langchain_community.vectorstores import SKLearnVectorStore
 
@@ -551,6 +559,15 @@ def test_llamaindex_chroma_expansion_brings_the_second_hop_and_cage_ranks_it(
         LinkIndex.load(li_ingested[1]),
     ).retrieve(QUERY)
     assert _li_view(reloaded) == _li_view(out)
+
+
+def test_llamaindex_blank_query_is_refused(li_chroma_dir, li_ingested):
+    from cage_llamaindex import CageExpansionRetriever as LlamaExpansion
+
+    index = _li_chroma_index(li_chroma_dir)
+    retriever = LlamaExpansion(index.as_retriever(similarity_top_k=K), index, li_ingested[1])
+    with pytest.raises(ValueError, match="the query is blank"):
+        retriever.retrieve("\n")
 
 
 def test_llamaindex_in_memory_index_expands_from_its_docstore_without_modifying_it(li_ingested):

@@ -74,6 +74,12 @@ def test_empty_input_returns_empty_list():
     assert CageRerank().compress_documents([], QUERY) == []
 
 
+@pytest.mark.parametrize("documents", [[], [Document(page_content="Warsaw lies on the Vistula.")]])
+def test_a_blank_query_is_refused_whatever_the_pool(documents):
+    with pytest.raises(ValueError, match="the query is blank"):
+        CageRerank().compress_documents(documents, "  ")
+
+
 def test_same_order_and_scores_as_cage_core(docs, embeddings, reranker):
     sims = [0.6, 0.2, 0.1, 0.5, 0.3, 0.4]
     scored = [

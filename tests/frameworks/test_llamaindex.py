@@ -187,6 +187,13 @@ def test_empty_input_returns_empty_list():
     assert CageRerank().postprocess_nodes([], query_str=QUERY) == []
 
 
+@pytest.mark.parametrize("texts", [[], ["Warsaw lies on the Vistula."]])
+def test_a_blank_query_is_refused_whatever_the_pool(texts):
+    nodes = [NodeWithScore(node=TextNode(text=t), score=0.5) for t in texts]
+    with pytest.raises(ValueError, match="the query is blank"):
+        CageRerank().postprocess_nodes(nodes, query_str="")
+
+
 @pytest.mark.parametrize("component", ["rerank", "extractor"])
 @pytest.mark.parametrize("used", [False, True])
 def test_components_pickle_and_deep_copy_before_and_after_use(nodes, component, used, caplog):
