@@ -117,8 +117,8 @@ class GraphEnricher:
     def __call__(self, batch: Any) -> Any:
         texts = _cells(batch, self.text_column)
         titles = _cells(batch, self.title_column) or [""] * len(texts)
-        passages = [
-            Passage(str(t), title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)
+        passages = [  # a missing text (None, NaN) is a TypeError, not the passage "None"
+            Passage(t, title=ti if isinstance(ti, str) else "") for t, ti in zip(texts, titles)
         ]
         level = self.level or required_graph_level(self.config)
         graphs = self.graph_service.graphs(passages, level=level)
@@ -159,14 +159,14 @@ class BatchReranker:
         stored = _cells(batch, "graphs") or [None] * len(queries)
         rankings, scores = [], []
         for query, pool, sim, graphs in zip(queries, pools, sims, stored):
-            passages = [str(p) for p in _as_list(pool)]
+            passages = list(_as_list(pool))  # not str(): a missing cell is no passage "None"
             graph_objs = None
             if graphs is not None:
                 graph_objs = self.reranker.stored_graphs(
                     list(_as_list(graphs)), passages, integrity_key=self.integrity_key
                 )
             ranked = self.reranker.rerank(
-                str(query),
+                query,  # a missing query (None, NaN) is a TypeError: not ranked for "None"
                 passages,
                 top_n=self.top_n,
                 query_similarities=None if sim is None else list(_as_list(sim)),

@@ -89,6 +89,24 @@ def test_a_keyed_enricher_on_ray_signs_its_graphs_and_a_keyed_batch_reranker_use
         assert list(got["ranking"][0]) == list(expected["ranking"][0])
 
 
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"query": None, "passages": ["Warsaw is the capital of Poland."]}, "query must be a str"),
+        ({"query": "Where?", "passages": ["Warsaw.", None]}, r"passages\[1\] is a NoneType"),
+    ],
+)
+def test_a_missing_cell_is_a_type_error_not_the_text_none(row, message):
+    batch = {column: [value] for column, value in row.items()}
+    with pytest.raises(TypeError, match=message):
+        BatchReranker()(batch)
+
+
+def test_a_missing_text_to_enrich_is_a_type_error_not_the_text_none():
+    with pytest.raises(TypeError, match="Passage.text must be a str, got NoneType"):
+        GraphEnricher()({"text": ["Warsaw is the capital of Poland.", None]})
+
+
 def test_ray_batch_reranking_equals_in_process(local_ray, nlp):
     ds = ray.data.from_items(POOLS).map_batches(
         BatchReranker, concurrency=1, batch_size=1, batch_format="pandas", num_cpus=0.5
