@@ -35,6 +35,9 @@ three-letter lower-case suffix (``Amazon.com``, ``Node.js``, ``Last.fm``). Upper
 Tyson``) and a single lower-case letter before a capital (``iPhone``, ``eBay``, ``mRNA``) are
 names.
 
+A title or heading is judged as a whole (:func:`is_debris_title`): a file name or an address
+among its words is what it is about ("Publishing on crates.io"), not a path.
+
 A string may link (:func:`may_link`) when it is no debris and, its qualifier dropped
 (:func:`~cage_core.names.forms.written_title`), it
 
@@ -65,6 +68,7 @@ __all__ = [
     "MIN_MAY_LINK_CHARS",
     "PROGRAM_LITERALS",
     "is_debris",
+    "is_debris_title",
     "may_link",
 ]
 
@@ -111,6 +115,29 @@ def is_debris(name: str) -> bool:
     if not isinstance(name, str):
         return True
     text = name.strip()
+    return _is_code(text) or _has_dotted_identifier(text)
+
+
+def is_debris_title(title: str) -> bool:
+    """Whether a title or heading is debris as a whole: :func:`is_debris`, but a dotted word (a
+    file name or an address) is debris only where the title, its qualifier dropped, holds no
+    other word. A title about a file or a site names it among its words ("Publishing on
+    crates.io", "Using pyproject.toml", "Cargo.toml vs Cargo.lock"): a title, not a path. A
+    title that is a file name alone (``setup.py``, ``setup.py (legacy)``) stays debris, and so
+    does code around a dotted word (``x = io.StringIO()``, ``import io.StringIO``)."""
+    if not isinstance(title, str):
+        return True
+    text = title.strip()
+    if _is_code(text):
+        return True
+    return _has_dotted_identifier(text) and not _LETTER.search(
+        _DOTTED.sub(" ", written_title(text))
+    )
+
+
+def _is_code(text: str) -> bool:
+    """Whether ``text`` is a literal, code, a handle, a path, a flag or a URL by every rule of
+    the module docstring but the dotted identifier's."""
     if text.lower() in PROGRAM_LITERALS or text in BUILTIN_NAMES or _NUMBER_LITERAL.fullmatch(text):
         return True
     if any(c in CODE_CHARACTERS for c in written_title(text)) or _FLAG.match(text):
@@ -119,8 +146,12 @@ def is_debris(name: str) -> bool:
         return True
     if _CALL.search(text) or _IMPORT.fullmatch(text) or _SCHEME.search(text):
         return True
-    if _LOWER_CAMEL.fullmatch(text) and _CAMEL_HUMP.search(text):
-        return True
+    return bool(_LOWER_CAMEL.fullmatch(text) and _CAMEL_HUMP.search(text))
+
+
+def _has_dotted_identifier(text: str) -> bool:
+    """Whether ``text`` holds a dotted identifier that is neither initials (``U.S.``) nor a
+    capitalised name with a short suffix (``Node.js``)."""
     return any(
         not _SHORT_PARTS.fullmatch(dotted) and not _NAME_DOT_SUFFIX.fullmatch(dotted)
         for dotted in _DOTTED.findall(text)

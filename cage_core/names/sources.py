@@ -8,7 +8,8 @@ had the subject ``README`` and linked as if about one thing (issue 38). So:
 * :func:`heading_name` — a title or heading (metadata ``title``, a splitter's ``Header 1``)
   with its markup removed (:func:`~cage_core.prose.heading_text`: badges, images, links,
   inline code, HTML tags and URLs), or "" when nothing but markup is left or what is left is
-  debris (:func:`~cage_core.names.may_link.is_debris`: a code fragment, a path);
+  debris (:func:`~cage_core.names.may_link.is_debris_title`: a code fragment, a path; not a
+  title that names a file among its words, "Using pyproject.toml");
 * :func:`path_name` — what a path names: the file name less its extension, separators as
   spaces but for a version's dots (``docs/marie_curie.pdf`` → ``marie curie``, ``LGPL-2.1`` →
   ``LGPL 2.1``, not ``LGPL 2``, another licence), unless it is a generic file name
@@ -35,7 +36,7 @@ from pathlib import PurePath
 from typing import Any
 
 from cage_core.names.forms import normal_name
-from cage_core.names.may_link import is_debris
+from cage_core.names.may_link import is_debris, is_debris_title
 from cage_core.prose import heading_text
 
 __all__ = [
@@ -96,7 +97,7 @@ def heading_name(value: Any) -> str:
     if not isinstance(value, str):
         return ""
     text = heading_text(value)
-    return "" if not text or is_debris(text) else text
+    return "" if not text or is_debris_title(text) else text
 
 
 def is_generic_file_name(name: str) -> bool:

@@ -94,6 +94,24 @@ def test_a_heading_is_read_with_its_markup_stripped():
     assert heading_name("init(autoreset=False):") == ""  # a code fragment is no heading
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Publishing on crates.io - The Cargo Book",
+        "Cargo.toml vs Cargo.lock",
+        "Writing your pyproject.toml",
+    ],
+)
+def test_a_title_that_names_a_file_or_site_among_its_words_is_the_subject(title):
+    metadata = {"title": title, "source": "reference/publishing.html"}
+    assert derive_subject(CHUNK, metadata=metadata) == Subject(title, "metadata", "title")
+
+
+@pytest.mark.parametrize("title", ["setup.py", "setup.py (legacy)", "import io.StringIO"])
+def test_a_title_that_is_a_file_name_or_code_alone_is_no_heading(title):
+    assert heading_name(title) == ""
+
+
 def test_a_debris_opener_or_entity_is_no_subject():
     passage = Passage("Fore.RED is a constant; Colorama prints it.")
     graph = entity_graph([("Fore.RED", "ORG"), ("Colorama", "ORG")], light=True)
