@@ -35,8 +35,10 @@ three-letter lower-case suffix (``Amazon.com``, ``Node.js``, ``Last.fm``). Upper
 Tyson``) and a single lower-case letter before a capital (``iPhone``, ``eBay``, ``mRNA``) are
 names.
 
-A title or heading is judged as a whole (:func:`is_debris_title`): a file name or an address
-among its words is what it is about ("Publishing on crates.io"), not a path.
+A title or heading is judged as a whole (:func:`is_debris_title`): a file name, an address, a
+path or a formula among its words is what it is about ("Publishing on crates.io",
+"UDP/datagram sockets", "Limit account nonce to 2^64-1"), not debris, and so is one slash
+between two words ("HTTP/2").
 
 A string may link (:func:`may_link`) when it is no debris and, its qualifier dropped
 (:func:`~cage_core.names.forms.written_title`), it
@@ -107,6 +109,12 @@ _NAME_DOT_SUFFIX = re.compile(r"[A-Z][a-z]+\w*\.[a-z]{2,3}")
 _LOWER_CAMEL = re.compile(r"[a-z]{2,}[a-z\d]*[A-Z][A-Za-z\d]*")
 _CAMEL_HUMP = re.compile(r"[A-Z][a-z]")
 _FLAG = re.compile(r"-{1,2}[A-Za-z]|\.[a-z_]")
+_NAMED_THING = re.compile(r"(?<!\S)\S*(?:[/\\]|(?<=\w)\.(?=[A-Za-z_])|(?<=\d)\^(?=\d))\S*")
+"""A word of a title that names a thing as it is written: a file name, an address or a path (it
+holds a slash, or a dot between a letter or digit and a letter: ``crates.io``,
+``UDP/datagram``, ``/etc/hosts``), or a number written as a formula (``2^64-1``)."""
+_SLASHED_NAME = re.compile(r"[^\W_]+/[^\W_]+")
+"""One slash between two words: a name (``HTTP/2``, ``TCP/IP``, ``I/O``), not a path."""
 
 
 def is_debris(name: str) -> bool:
@@ -119,20 +127,22 @@ def is_debris(name: str) -> bool:
 
 
 def is_debris_title(title: str) -> bool:
-    """Whether a title or heading is debris as a whole: :func:`is_debris`, but a dotted word (a
-    file name or an address) is debris only where the title, its qualifier dropped, holds no
-    other word. A title about a file or a site names it among its words ("Publishing on
-    crates.io", "Using pyproject.toml", "Cargo.toml vs Cargo.lock"): a title, not a path. A
-    title that is a file name alone (``setup.py``, ``setup.py (legacy)``) stays debris, and so
-    does code around a dotted word (``x = io.StringIO()``, ``import io.StringIO``)."""
+    """Whether a title or heading is debris as a whole. A title names what it is about among
+    its words, as it is written (:data:`_NAMED_THING`: "Publishing on crates.io", "Cargo.toml
+    vs Cargo.lock", "UDP/datagram sockets", "Limit account nonce to 2^64-1"): where it holds
+    other words (its qualifier dropped), those words are judged by :func:`is_debris`, and the
+    whole by the rules that read code around them (a call, an import, an operator:
+    ``import io.StringIO``). A title that is such a word alone is judged as a name
+    (``setup.py``, ``/usr/lib``: debris), but for one slash between two words (``HTTP/2``)."""
     if not isinstance(title, str):
         return True
     text = title.strip()
-    if _is_code(text):
+    rest = _NAMED_THING.sub(" ", text)
+    if rest == text or not _LETTER.search(written_title(rest)):
+        return not _SLASHED_NAME.fullmatch(text) and is_debris(text)
+    if _CALL.search(text) or _IMPORT.fullmatch(text) or any(op in text for op in CODE_OPERATORS):
         return True
-    return _has_dotted_identifier(text) and not _LETTER.search(
-        _DOTTED.sub(" ", written_title(text))
-    )
+    return is_debris(rest)
 
 
 def _is_code(text: str) -> bool:

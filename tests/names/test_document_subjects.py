@@ -100,6 +100,8 @@ def test_a_heading_is_read_with_its_markup_stripped():
         "Publishing on crates.io - The Cargo Book",
         "Cargo.toml vs Cargo.lock",
         "Writing your pyproject.toml",
+        "UDP/datagram sockets",
+        "The /etc/hosts file",
     ],
 )
 def test_a_title_that_names_a_file_or_site_among_its_words_is_the_subject(title):
@@ -107,7 +109,10 @@ def test_a_title_that_names_a_file_or_site_among_its_words_is_the_subject(title)
     assert derive_subject(CHUNK, metadata=metadata) == Subject(title, "metadata", "title")
 
 
-@pytest.mark.parametrize("title", ["setup.py", "setup.py (legacy)", "import io.StringIO"])
+@pytest.mark.parametrize(
+    "title",
+    ["setup.py", "setup.py (legacy)", "/usr/lib", "import io.StringIO", "x = io.StringIO()"],
+)
 def test_a_title_that_is_a_file_name_or_code_alone_is_no_heading(title):
     assert heading_name(title) == ""
 
