@@ -204,8 +204,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     e-mail's ``Subject:`` field, HTML's ``<title>``, a first heading, a plain text's centered
     title: the GPL's "GNU GENERAL PUBLIC LICENSE Version 3, 29 June 2007"), else its first
     heading as its parser reads it, with text under it or not (a reST title over sections:
-    "Util-linux 2.38 Release Notes" above "Release highlights"), "" when it has none — and
-    its sections (:func:`read_sections`).
+    "Util-linux 2.38 Release Notes" above "Release highlights"), else its name
+    (:func:`file_title`) — and its sections (:func:`read_sections`).
 
     Raises:
         ValueError: a type not read (:func:`is_read_type`), a ``.pdf`` or ``.docx`` that
@@ -217,7 +217,8 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
     if not is_read_type(path):
         raise ValueError(f"{path.name}: not a file the examples read")
     if binary := BINARY_TYPES.get(suffix):
-        return binary.read(path)
+        title, sections = binary.read(path)
+        return title or file_title(path), sections
     source = path.read_text(encoding="utf-8")
     if converted := CONVERTED_TYPES.get(suffix):
         source, suffix = converted.convert(source), converted.read_as
@@ -237,7 +238,7 @@ def read_file(path: Path) -> tuple[str, list[tuple[str, str]]]:
         elif text and element.find(HEADINGS + BLOCKS) is None:  # innermost blocks only
             sections[-1][1].append(text)
     written = front_title or document_title(source[:TITLE_CHARS])  # as CAGE reads an opening
-    title = written or next((heading for heading, _ in sections[1:] if heading), "")
+    title = written or next((heading for heading, _ in sections[1:] if heading), file_title(path))
     return title, [(heading, "\n\n".join(body)) for heading, body in sections if body]
 
 

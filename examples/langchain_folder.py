@@ -27,7 +27,7 @@ from pathlib import Path
 
 import chromadb
 from chromadb.config import Settings
-from folder_docs import IngestReport, file_title, folder_files, ingest_lock, read_file
+from folder_docs import IngestReport, folder_files, ingest_lock, read_file
 from langchain_chroma import Chroma
 from langchain_classic.indexes import SQLRecordManager
 from langchain_core.documents import Document
@@ -62,7 +62,6 @@ def file_chunks(path: Path, name: str) -> list[Document]:
     matter's, its first heading, a PDF's or a Word file's), else its name without its
     extension (``folder_docs.file_title``); ``heading`` is the chunk's own."""
     title, read = read_file(path)
-    title = title or file_title(Path(name))
     sections = [
         Document(page_content=text, metadata={"source": name, "heading": heading, "title": title})
         for heading, text in read

@@ -28,7 +28,7 @@ from typing import Any
 
 import chromadb
 from chromadb.config import Settings
-from folder_docs import IngestReport, file_title, folder_files, ingest_lock, read_file
+from folder_docs import IngestReport, folder_files, ingest_lock, read_file
 from llama_index.core import Document, SimpleDirectoryReader, VectorStoreIndex
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.ingestion import DocstoreStrategy, IngestionPipeline
@@ -71,7 +71,7 @@ class SectionReader(BaseReader):
                 text=text,
                 metadata={
                     "source": source,
-                    "title": title or file_title(Path(file)),
+                    "title": title,
                     SECTIONS_KEY: json.dumps(starts),
                 },
                 excluded_embed_metadata_keys=[*METADATA, SECTIONS_KEY],

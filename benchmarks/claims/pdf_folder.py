@@ -131,7 +131,7 @@ def ranked(store_dir: Path, docs: Path, questions: list[str]) -> tuple[dict, dic
 def run(name: str, chromium: str) -> None:
     import json
 
-    from folder_docs import file_title, read_file
+    from folder_docs import read_file
 
     spec = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
     folder = DATA / name
@@ -140,8 +140,7 @@ def run(name: str, chromium: str) -> None:
         printed = work / "pdf"
         read = {}
         for f in spec["files"]:
-            title, sections_read = read_file(folder / f)
-            read[f] = (title or file_title(folder / f), sections_read)
+            read[f] = read_file(folder / f)
         print_folder(read, printed, chromium)
         from pdf_sections import read_pdf
 

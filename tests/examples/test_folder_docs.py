@@ -86,7 +86,10 @@ def test_a_files_title_is_its_first_heading_with_text_under_it_or_not(folder_doc
         [("Release highlights", "Translated man pages."), ("Changes", "A new lsfd command.")],
     )
     (tmp_path / "plain.txt").write_text("No heading at all.\n", encoding="utf-8")
-    assert folder_docs.read_file(tmp_path / "plain.txt") == ("", [("", "No heading at all.")])
+    assert folder_docs.read_file(tmp_path / "plain.txt") == (  # untitled: named by its file
+        "plain",
+        [("", "No heading at all.")],
+    )
 
 
 def test_a_markdown_files_front_matter_gives_its_title_and_is_no_section(folder_docs, tmp_path):
