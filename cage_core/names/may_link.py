@@ -109,10 +109,15 @@ _NAME_DOT_SUFFIX = re.compile(r"[A-Z][a-z]+\w*\.[a-z]{2,3}")
 _LOWER_CAMEL = re.compile(r"[a-z]{2,}[a-z\d]*[A-Z][A-Za-z\d]*")
 _CAMEL_HUMP = re.compile(r"[A-Z][a-z]")
 _FLAG = re.compile(r"-{1,2}[A-Za-z]|\.[a-z_]")
-_NAMED_THING = re.compile(r"(?<!\S)\S*(?:[/\\]|(?<=\w)\.(?=[A-Za-z_])|(?<=\d)\^(?=\d))\S*")
+_NAMED_THING = re.compile(
+    r"(?<!\S)\S*(?:[/\\]|(?<=\w)(?:\.|::)(?=[A-Za-z_])|(?<=[^\W_])_(?=[^\W_])|(?<=\d)\^(?=\d))\S*"
+)
 """A word of a title that names a thing as it is written: a file name, an address or a path (it
 holds a slash, or a dot between a letter or digit and a letter: ``crates.io``,
-``UDP/datagram``, ``/etc/hosts``), or a number written as a formula (``2^64-1``)."""
+``UDP/datagram``, ``/etc/hosts``), a name in its namespace or an identifier (``std::io``,
+``URI::Escape``, ``take_alloc_error_hook``), or a number written as a formula (``2^64-1``)."""
+_TITLE_SEPARATOR = re.compile(r"\s+\|\s+")
+"""A bar between spaces, which parts a web page's title from its site's name."""
 _SLASHED_NAME = re.compile(r"[^\W_]+/[^\W_]+")
 """One slash between two words: a name (``HTTP/2``, ``TCP/IP``, ``I/O``), not a path."""
 
@@ -129,18 +134,23 @@ def is_debris(name: str) -> bool:
 def is_debris_title(title: str) -> bool:
     """Whether a title or heading is debris as a whole. A title names what it is about among
     its words, as it is written (:data:`_NAMED_THING`: "Publishing on crates.io", "Cargo.toml
-    vs Cargo.lock", "UDP/datagram sockets", "Limit account nonce to 2^64-1"): where it holds
-    other words (its qualifier dropped), those words are judged by :func:`is_debris`, and the
-    whole by the rules that read code around them (a call, an import, an operator:
-    ``import io.StringIO``). A title that is such a word alone is judged as a name
-    (``setup.py``, ``/usr/lib``: debris), but for one slash between two words (``HTTP/2``)."""
+    vs Cargo.lock", "UDP/datagram sockets", "Stdin in std::io - Rust", "Limit account nonce
+    to 2^64-1"): where it holds other words (its qualifier dropped), those words are judged
+    by :func:`is_debris`, and the whole by the rules that read code around them (a call, an
+    import: ``import io.StringIO``). A title that is such a word alone is judged as a name
+    (``setup.py``, ``/usr/lib``: debris), but for one slash between two words (``HTTP/2``). A
+    bar between spaces parts a page's title from its site's ("Test runner | Node.js
+    Documentation"): each part is judged so, and one part debris makes the whole (``x |
+    None``, a type)."""
     if not isinstance(title, str):
         return True
     text = title.strip()
+    if len(parts := _TITLE_SEPARATOR.split(text)) > 1:  # "Test runner | Node.js Documentation"
+        return any(is_debris_title(part) for part in parts)
     rest = _NAMED_THING.sub(" ", text)
     if rest == text or not _LETTER.search(written_title(rest)):
         return not _SLASHED_NAME.fullmatch(text) and is_debris(text)
-    if _CALL.search(text) or _IMPORT.fullmatch(text) or any(op in text for op in CODE_OPERATORS):
+    if _CALL.search(text) or _IMPORT.fullmatch(text):
         return True
     return is_debris(rest)
 

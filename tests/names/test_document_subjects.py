@@ -102,16 +102,32 @@ def test_a_heading_is_read_with_its_markup_stripped():
         "Writing your pyproject.toml",
         "UDP/datagram sockets",
         "The /etc/hosts file",
+        "HTTP/2",
+        "Limit account nonce to 2^64-1",
+        "Stdin in std::io - Rust",
+        "URI::Escape - Percent-encode and percent-decode unsafe characters",
+        "take_alloc_error_hook in std::alloc - Rust",
+        "Test runner | Node.js v20.20.2 Documentation",
     ],
 )
-def test_a_title_that_names_a_file_or_site_among_its_words_is_the_subject(title):
+def test_a_title_that_names_a_thing_as_written_among_its_words_is_the_subject(title):
     metadata = {"title": title, "source": "reference/publishing.html"}
     assert derive_subject(CHUNK, metadata=metadata) == Subject(title, "metadata", "title")
 
 
 @pytest.mark.parametrize(
     "title",
-    ["setup.py", "setup.py (legacy)", "/usr/lib", "import io.StringIO", "x = io.StringIO()"],
+    [
+        "setup.py",
+        "setup.py (legacy)",
+        "/usr/lib",
+        "a/b/c",
+        "std::fs",
+        "import io.StringIO",
+        "x = io.StringIO()",
+        "x | None",
+        "init(autoreset=False):",
+    ],
 )
 def test_a_title_that_is_a_file_name_or_code_alone_is_no_heading(title):
     assert heading_name(title) == ""
