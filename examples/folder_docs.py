@@ -48,6 +48,7 @@ from pdf_sections import pdf_problem, read_pdf
 from tqdm import tqdm
 
 from cage_core.expansion.documents import TITLE_CHARS
+from cage_core.names.centered_titles import clean_title
 from cage_core.names.documents import document_title
 from cage_core.names.front_matter import front_matter_block
 from cage_core.names.sources import file_extension
@@ -176,14 +177,14 @@ def _html(suffix: str, text: str) -> tuple[str, str]:
 
 
 def _front_title(front: str) -> str:
-    """The ``title`` of a Markdown file's YAML front matter ("" for none, or for front matter
-    that is no YAML mapping)."""
+    """The ``title`` of a Markdown file's YAML front matter, spaces collapsed and cut as CAGE
+    cuts a title (``clean_title``); "" for none, or for front matter that is no YAML mapping."""
     try:
         fields = yaml.safe_load(front) if front else None
     except yaml.YAMLError:
         return ""
     title = fields.get("title") if isinstance(fields, dict) else None
-    return " ".join(title.split()) if isinstance(title, str) else ""
+    return clean_title(title) if isinstance(title, str) else ""
 
 
 def read_sections(path: Path) -> list[tuple[str, str]]:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from cage_core.names.centered_titles import MAX_TITLE_CHARS
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SAMPLE_DOCS = EXAMPLES / "sample_docs"
 
@@ -104,6 +106,15 @@ def test_a_markdown_files_front_matter_gives_its_title_and_is_no_section(folder_
     )
     (tmp_path / "bad.md").write_text("---\n: [unclosed\n---\n\n# Bad\n\nText.\n", "utf-8")
     assert folder_docs.read_file(tmp_path / "bad.md") == ("Bad", [("Bad", "Text.")])
+
+
+def test_a_front_matter_title_is_cut_as_every_title_cage_reads(folder_docs, tmp_path):
+    long = "A title " * 40  # 320 characters, YAML or TOML alike
+    (tmp_path / "yaml.md").write_text(f"---\ntitle: {long}\n---\n\nText.\n", "utf-8")
+    (tmp_path / "toml.md").write_text(f'+++\ntitle = "{long}"\n+++\n\nText.\n', "utf-8")
+    cut = " ".join(long.split())[:MAX_TITLE_CHARS]
+    assert folder_docs.read_file(tmp_path / "yaml.md")[0] == cut
+    assert folder_docs.read_file(tmp_path / "toml.md")[0] == cut
 
 
 def test_a_file_is_titled_as_cage_reads_a_documents_opening(folder_docs, tmp_path):
