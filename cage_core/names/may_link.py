@@ -36,9 +36,10 @@ Tyson``) and a single lower-case letter before a capital (``iPhone``, ``eBay``, 
 names.
 
 A title or heading is judged as a whole (:func:`is_debris_title`): a file name, an address, a
-path or a formula among its words is what it is about ("Publishing on crates.io",
-"UDP/datagram sockets", "Limit account nonce to 2^64-1"), not debris, and so is one slash
-between two words ("HTTP/2").
+path, a name in its namespace, an identifier or a formula among its words is what it is about
+("Publishing on crates.io", "UDP/datagram sockets", "Stdin in std::io - Rust", "Limit account
+nonce to 2^64-1"), not debris, and so is one slash between two words ("HTTP/2"); a bar between
+spaces parts a page's title from its site's, each part judged alone.
 
 A string may link (:func:`may_link`) when it is no debris and, its qualifier dropped
 (:func:`~cage_core.names.forms.written_title`), it
