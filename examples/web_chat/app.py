@@ -18,6 +18,8 @@ says; not a hidden name), saved into DIR (a file of the same name is replaced) a
 a background thread: questions are answered meanwhile, over what is stored, and the status line
 shows the progress, then what was ingested and a line for every file that was not. Without
 ``--docs`` uploads go to a temporary folder and are searched beside the bundled passages.
+Temporary files (that folder and its store, the heatmaps, Gradio's copies) are removed when
+the app stops (Ctrl-C or SIGTERM).
 
 Why Gradio: the whole app is one Python file run with ``python``, with ready components for
 chat, tables and images, served by one local process — Streamlit re-runs the script on every
@@ -31,6 +33,7 @@ import argparse
 import json
 import os
 import queue
+import signal
 import sys
 import tempfile
 import threading
@@ -81,7 +84,10 @@ class WebChat:
     def __init__(self, llm: str, docs: Path | None = None, store: Path | None = None) -> None:
         self.model = load_chat_model(llm)  # a missing LLM package fails here, before ingesting
         self.reranker = CageReranker()
-        self.images = Path(tempfile.mkdtemp(prefix="cage-web-"))
+        # heatmaps, and without --docs the uploads and their store: removed when the app stops
+        self.scratch = tempfile.TemporaryDirectory(prefix="cage-web-", ignore_cleanup_errors=True)
+        self.images = Path(self.scratch.name) / "heatmaps"
+        self.images.mkdir()
         self.bundled: InMemoryVectorStore | None = None
         if docs is None:
             rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
@@ -91,7 +97,8 @@ class WebChat:
                     [Document(page_content=r["text"], metadata={"title": r["title"]}) for r in rows]
                 )
             )
-            docs = Path(tempfile.mkdtemp(prefix="cage-web-uploads-"))
+            docs = Path(self.scratch.name) / "uploads"
+            docs.mkdir()
             self.answering_from = f"the bundled passages ({DATA.name}) and uploads in {docs}"
         else:
             self.answering_from = str(docs)
@@ -204,7 +211,8 @@ class WebChat:
         return history, table, str(image), ""
 
     def build(self) -> gr.Blocks:
-        with gr.Blocks(title="CAGE web chat") as demo:
+        # Gradio's copies of heatmaps and uploads: older than an hour hourly, all at shutdown
+        with gr.Blocks(title="CAGE web chat", delete_cache=(3600, 3600)) as demo:
             gr.Markdown("## CAGE web chat — coherence-aware reranking, explained")
             status = gr.Markdown(self.status(), elem_id="status")
             gr.Timer(1.0).tick(self.status, None, status)  # the ingest's progress
@@ -248,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     add_folder_arguments(parser)
     args = parser.parse_args(argv)
     check_folder_arguments(parser, args)
+    # a SIGTERM stops the server as Ctrl-C does, so that its temporary files are removed
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     app = WebChat(llm_spec(args.llm), args.docs, args.store).build()
     app.launch(
         server_name="127.0.0.1",

@@ -30,8 +30,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _started(*args: str):
-    """The web chat started with ``args``: its URL, then stopped."""
+def _started(*args: str, env: dict[str, str] | None = None):
+    """The web chat started with ``args`` (and ``env`` over this process's environment): its
+    URL, then stopped as a service manager stops it (SIGTERM)."""
     port = _free_port()
     proc = subprocess.Popen(
         [
@@ -45,6 +46,7 @@ def _started(*args: str):
         stderr=subprocess.STDOUT,
         text=True,
         cwd=ROOT,
+        env={**os.environ, **(env or {})},
     )
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 180
@@ -127,6 +129,30 @@ def test_question_answer_table_and_heatmap_in_chromium(web_app, tmp_path):
     out_dir = os.environ.get("CAGE_SCREENSHOT_DIR")
     if out_dir:
         shutil.copy(shot, Path(out_dir) / "web_chat.png")
+
+
+def test_a_stopped_app_leaves_no_temporary_file(tmp_path):
+    """Its heatmaps, its uploads folder and that folder's store, and Gradio's copies live in
+    the temporary directory until the app stops."""
+    from playwright.sync_api import sync_playwright
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    app = _started(env={"TMPDIR": str(temp)})
+    url = next(app)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(url)
+        page.locator("#question textarea").fill(QUESTION)
+        page.locator("#ask").click()
+        page.locator("#heatmap img").wait_for(timeout=120_000)
+        browser.close()
+    holders = {p.relative_to(temp).parts[0] for p in temp.rglob("*.png")}
+    assert "gradio" in holders and any(h.startswith("cage-web-") for h in holders)  # the heatmap
+    next(app, None)  # SIGTERM
+    assert [p.relative_to(temp) for p in temp.rglob("*") if p.is_file()] == []
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("cage-web-")]
 
 
 UPLOADED = """\
