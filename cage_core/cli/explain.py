@@ -14,7 +14,8 @@ from typing import TextIO
 
 import numpy as np
 
-from cage_core.cli.options import add_config_options, check_query, config_from_args
+from cage_core.call_checks import check_query
+from cage_core.cli.options import add_config_options, config_from_args
 from cage_core.cli.output import chain_vias, clip
 from cage_core.cli.passages import read_passages
 from cage_core.passage import Via

@@ -13,7 +13,6 @@ from cage_core.lang.en import STRING_RULES
 __all__ = [
     "add_config_options",
     "at_least_one",
-    "check_query",
     "config_from_args",
     "positive_ints",
 ]
@@ -50,13 +49,6 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--spacy-model", help="spaCy pipeline name or path (default: best installed)"
     )
-
-
-def check_query(query: str) -> None:
-    """Raise :class:`ValueError` unless ``query`` has a non-blank character (an empty query
-    ranks nothing: every passage is equally far from it)."""
-    if not query.strip():
-        raise ValueError("the query is empty (give --query/-q a question or keywords)")
 
 
 def positive_ints(text: str, option: str) -> tuple[int, ...]:

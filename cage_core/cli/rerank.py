@@ -18,7 +18,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from cage_core.cli.options import add_config_options, at_least_one, check_query, config_from_args
+from cage_core.call_checks import check_query
+from cage_core.cli.options import add_config_options, at_least_one, config_from_args
 from cage_core.cli.output import clip, via_text
 from cage_core.cli.passages import MAX_PASSAGES_BYTES, read_passages
 from cage_core.passage import RankedPassage, Via

@@ -21,8 +21,8 @@ def files(tmp_path):
 
 
 DEGENERATE = {
-    "rerank, empty query": (["rerank", "-q", "", "-p", "p.txt"], "the query is empty"),
-    "rerank, blank query": (["rerank", "-q", " \t ", "-p", "p.txt"], "the query is empty"),
+    "rerank, empty query": (["rerank", "-q", "", "-p", "p.txt"], "the query is blank"),
+    "rerank, blank query": (["rerank", "-q", " \t ", "-p", "p.txt"], "the query is blank"),
     "rerank, empty text file": (["rerank", "-q", "q", "-p", "empty.txt"], "empty.txt: no passages"),
     "rerank, blank text file": (["rerank", "-q", "q", "-p", "blank.txt"], "blank.txt: no passages"),
     "rerank, empty JSON Lines": (
@@ -33,7 +33,7 @@ DEGENERATE = {
         ["rerank", "-q", "q", "-p", "blank.jsonl"],
         "blank.jsonl: no passages",
     ),
-    "explain, empty query": (["explain", "-q", "", "-p", "p.txt"], "the query is empty"),
+    "explain, empty query": (["explain", "-q", "", "-p", "p.txt"], "the query is blank"),
     "explain, empty file": (["explain", "-q", "q", "-p", "empty.txt"], "empty.txt: no passages"),
     "explain, -o not a PNG": (
         ["explain", "-q", "q", "-p", "p.txt", "-o", "x.csv"],
