@@ -38,6 +38,12 @@ def test_every_dev_folder_passes_every_check():
     assert {r.name: r.errors for r in reports} == {r.name: [] for r in reports}
 
 
+def test_every_folder_nobody_tuned_on_passes_every_check():
+    reports = check.check_all(ROOT / "benchmarks" / "data" / "unseen_folders")
+    assert [r.name for r in reports] == ["cargo_book", "edition_guide"]
+    assert {r.name: r.errors for r in reports} == {r.name: [] for r in reports}
+
+
 def test_the_folders_mix_file_formats_and_stay_small():
     reports = check.check_all(DEV_DIR)
     suffixes = {
