@@ -57,7 +57,11 @@ For the two CAGE methods, **one cutoff** (the README's 0.5 on the 0–1 score: L
 throughout (dropped). Run from the repository root::
 
     python benchmarks/claims/dev_folders.py [--frameworks langchain,llamaindex]
-        [--folders ethereum_eips,httpx_docs] [--k 20] [--json OUT.json] [--true-positions]
+        [--data DIR] [--folders ethereum_eips,httpx_docs] [--k 20] [--json OUT.json]
+        [--true-positions]
+
+``--data benchmarks/data/unseen_folders`` runs the folders nobody tuned on instead (their
+``README.md``): the same paths, the same tables.
 
 ``--true-positions`` gives every chunk its place in its file (``metadata["position"]``), so
 the document view's adjacent chunks are adjacent in the file, not consecutive among the
@@ -372,20 +376,21 @@ def names_list(text: str, known: Sequence[str], what: str) -> tuple[str, ...]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    folders = sorted(p.stem for p in DATA.glob("*.json"))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="the folder of folder specs (default: benchmarks/data/dev_folders; "
+        "benchmarks/data/unseen_folders: the folders nobody tuned on)",
+    )
     parser.add_argument(
         "--frameworks",
         type=lambda t: names_list(t, FRAMEWORKS, "framework"),
         default=FRAMEWORKS,
         help="langchain, llamaindex or both, comma-separated (default: both)",
     )
-    parser.add_argument(
-        "--folders",
-        type=lambda t: names_list(t, folders, "folder"),
-        default=tuple(folders),
-        help="DEV folders, comma-separated (default: all)",
-    )
+    parser.add_argument("--folders", help="folders of --data, comma-separated (default: all)")
     parser.add_argument("--k", type=int, default=20, help="the dense retriever's k (default: 20)")
     parser.add_argument("--json", type=Path, help="also write every ranking here")
     parser.add_argument(
@@ -397,11 +402,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.k < 1:
         parser.error("--k must be at least 1")
+    known = sorted(p.stem for p in args.data.glob("*.json"))
+    if not known:
+        parser.error(f"--data {args.data}: no folder spec (*.json) in it")
+    try:
+        folders = names_list(args.folders, known, "folder") if args.folders else tuple(known)
+    except argparse.ArgumentTypeError as exc:
+        parser.error(str(exc))
     dump = {}
     for framework in args.frameworks:
         results = []
-        for name in args.folders:
-            result = run_folder(DATA / f"{name}.json", framework, args.k, args.true_positions)
+        for name in folders:
+            result = run_folder(args.data / f"{name}.json", framework, args.k, args.true_positions)
             result["spec_name"] = name
             results.append(result)
             dump[f"{framework}/{name}"] = {
