@@ -45,6 +45,9 @@ the pool's scores (``cage``'s fused score ``f``, the relevance term ``r`` = ``hy
   ``by relevance``) or ``…, the best other 5th``;
 - ``two asks: all by f + λ h, the best other 5th`` (λ = 0.5, 1, 2, 4): the shipped rule with
   ``hybrid``'s relevance ``r`` in the blend in place of CAGE's own term (``h`` for hybrid);
+- ``two asks: all by f + 0.5 r, r >= τ, the best other 5th`` (τ = −0.5, 0, 0.5): the
+  shipped rule, but only the named passages whose own relevance term (z-scored over the pool)
+  is at least τ lead; the others are ranked among the rest;
 - ``… @lw W``: the pool scored by ``cage`` with ``document.lexical_weight`` = W (0.5, 1; 1.5,
   the shipped, as a check that the column reproduces that choice's column), with the rule
   shipped before the best other passage (``two asks: all by f + 0.5 r, the first passage
@@ -61,7 +64,10 @@ DEV files and pools — every routed question of:
   chunks), pools as ``cage eval --open 20 --expand`` builds them (as in ``routing_cv.py``);
 - the DEV folders (``benchmarks/data/dev_folders``), through the LlamaIndex README path of
   ``benchmarks/claims/dev_folders.py`` (``CageExpansionRetriever`` then ``CageRerank``; the
-  script reads the pool, ``f`` and the named mask at the reranker's own call).
+  script reads the pool, ``f`` and the named mask at the reranker's own call: the pool scored
+  for the question the reranker ranks it for, ``f`` of the passages of no named document
+  for the question as asked, as :func:`~cage_core.ranking.named_documents.named_pool_order`
+  orders them).
 
 A question routing does not fire for ranks the same under every choice; it counts in each
 file's mean with its one figure. Questions go to folds by a hash of their id
@@ -122,6 +128,7 @@ LEADS = (None, 1, 2, 3, 4, 5)  # None: every named passage leads
 EACH_ASK = (None, "f", "each ask")
 ONE_ASK_R = "r, two asks f + 0.5 r"  # a one-ask question's named passages by relevance
 ROUTED_LEXICAL = (0.5, 1.0, 1.5)  # document.lexical_weight of a routed pool (1.5: the shipped)
+MATCHED = ("-0.5", "0", "0.5")  # a named passage leads only when its own r is at least this
 BLENDS = ("f + 0.5 r", "f + r", "f + 2 r", "f + 4 r", "z f + 0.5 z r", "z f + z r")
 CHOICES = [
     *[(lead, by, "") for by in ("f", "r") for lead in LEADS],
@@ -143,6 +150,7 @@ CHOICES = [
     (None, "f + 0.5 r", "two asks: other, lexical other"),
     (None, ONE_ASK_R, "two asks: other"),
     *[(None, f"f + {w} h", "two asks: other") for w in ("0.5", "1", "2", "4")],
+    *[(None, f"f + 0.5 r, r >= {t}", "two asks: other") for t in MATCHED],
 ]  # (lead, order of the lifted, "": every question / "two asks": only a two-ask question
 # routed to one document / "each ask", "first": module docstring)
 ASK_RANK = 4  # 0-based: 5th
@@ -195,6 +203,9 @@ def order(
     """The pool's order (indices, best first) under ``choice`` (module docstring)."""
     lead, by, _ = choice
     named_rows = np.flatnonzero(named)
+    if ", r >= " in by:  # only the named passages that match lead (MATCHED)
+        by, floor = by.split(", r >= ")
+        named_rows = named_rows[own[named_rows] >= float(floor)]
     if len(named_rows) == 0 or len(named_rows) == len(named):
         return ranking(fused)
     leaders = named_rows[ranking(fused[named_rows])][: lead or len(named_rows)]
@@ -374,14 +385,17 @@ def folder_questions(name: str) -> tuple[list[dict[str, Any]], list[tuple[str, n
     original_named_order = reranker_module.named_pool_order
 
     def reading_scores(method, pool):  # type: ignore[no-untyped-def]
-        seen["pool"] = pool
-        seen["scores"] = original_scores(method, pool)
-        return seen["scores"]
+        scores = original_scores(method, pool)
+        if "pool" not in seen:  # the pool ranked for the question (a second call: as asked)
+            seen["pool"], seen["scores"] = pool, scores
+        return scores
 
-    def reading_named_order(scores, named, *rest):  # type: ignore[no-untyped-def]
-        seen["fused"] = np.asarray(scores.fused, dtype=np.float64)
-        seen["named"] = np.asarray(named)
-        return original_named_order(scores, named, *rest)
+    def reading_named_order(scores, named, items, question, asked=None):  # type: ignore[no-untyped-def]
+        mask = np.asarray(named, dtype=bool)  # the others ordered as asked, as shipped
+        fused = scores.fused if asked is None else np.where(mask, scores.fused, asked.fused)
+        seen["fused"] = np.asarray(fused, dtype=np.float64)
+        seen["named"] = mask
+        return original_named_order(scores, named, items, question, asked)
 
     reranker_module.pool_scores = reading_scores
     reranker_module.named_pool_order = reading_named_order
