@@ -129,7 +129,20 @@ def is_debris(name: str) -> bool:
     if not isinstance(name, str):
         return True
     text = name.strip()
-    return _is_code(text) or _has_dotted_identifier(text)
+    if text.lower() in PROGRAM_LITERALS or text in BUILTIN_NAMES or _NUMBER_LITERAL.fullmatch(text):
+        return True
+    if any(c in CODE_CHARACTERS for c in written_title(text)) or _FLAG.match(text):
+        return True
+    if any(op in text for op in CODE_OPERATORS):
+        return True
+    if _CALL.search(text) or _IMPORT.fullmatch(text) or _SCHEME.search(text):
+        return True
+    if _LOWER_CAMEL.fullmatch(text) and _CAMEL_HUMP.search(text):
+        return True
+    return any(
+        not _SHORT_PARTS.fullmatch(dotted) and not _NAME_DOT_SUFFIX.fullmatch(dotted)
+        for dotted in _DOTTED.findall(text)
+    )
 
 
 def is_debris_title(title: str) -> bool:
@@ -154,29 +167,6 @@ def is_debris_title(title: str) -> bool:
     if _CALL.search(text) or _IMPORT.fullmatch(text):
         return True
     return is_debris(rest)
-
-
-def _is_code(text: str) -> bool:
-    """Whether ``text`` is a literal, code, a handle, a path, a flag or a URL by every rule of
-    the module docstring but the dotted identifier's."""
-    if text.lower() in PROGRAM_LITERALS or text in BUILTIN_NAMES or _NUMBER_LITERAL.fullmatch(text):
-        return True
-    if any(c in CODE_CHARACTERS for c in written_title(text)) or _FLAG.match(text):
-        return True
-    if any(op in text for op in CODE_OPERATORS):
-        return True
-    if _CALL.search(text) or _IMPORT.fullmatch(text) or _SCHEME.search(text):
-        return True
-    return bool(_LOWER_CAMEL.fullmatch(text) and _CAMEL_HUMP.search(text))
-
-
-def _has_dotted_identifier(text: str) -> bool:
-    """Whether ``text`` holds a dotted identifier that is neither initials (``U.S.``) nor a
-    capitalised name with a short suffix (``Node.js``)."""
-    return any(
-        not _SHORT_PARTS.fullmatch(dotted) and not _NAME_DOT_SUFFIX.fullmatch(dotted)
-        for dotted in _DOTTED.findall(text)
-    )
 
 
 def may_link(name: str) -> bool:
