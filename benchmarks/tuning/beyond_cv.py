@@ -4,17 +4,22 @@
         --out pools/
     PYTHONPATH=<checkout before> python benchmarks/tuning/beyond_cv.py before --pools pools/ \\
         --before before.json
-    python benchmarks/tuning/beyond_cv.py --pools pools/ [--before before.json]
+    python benchmarks/tuning/document_folders.py --out document-folders.json.gz
+    python benchmarks/tuning/beyond_cv.py --pools pools/ [--before before.json] \\
+        [--with-folders document-folders.json.gz]
 
 The pools are every DEV file in every setting ``beyond_pools.py`` builds (Wikipedia closed and
 open untitled with expansion, RAMDocs closed and open, DragonBall and SciFact abstracts and
-chunks, open, with and without expansion). Every question goes to one of 5 folds by a hash of
+chunks, open, with and without expansion) and, with ``--with-folders``, the seven DEV folders'
+pools through the LangChain README path, with and without expansion (``<folder>-open``,
+``<folder>-open-x``: ranked at every point by ``document_folders.py``, through
+``CageRerank``, routing included). Every question goes to one of 5 folds by a hash of
 its id (``crossval.fold_of``), the same fold in every setting it appears in — never by
 dataset. For each fold, the grid point of :class:`~cage_core.ranking.document_links.DocumentConfig`
-with the best mean over the 14 (file, setting) groups of ``R@3 + R@5`` on the other four
-folds ranks the held-out fold (ties: the first in grid order); a point is allowed only when
-RAMDocs' misinformation in the top 5 (closed and open) is no higher than the shipped
-default's. The sentence-titles gate (``GateConfig.sentence_titles``) is not chosen: it is on
+with the best mean over the (file, setting) groups (14; 28 with the folders) of ``R@3 + R@5``
+on the other four folds ranks the held-out fold (ties: the first in grid order); a point is
+allowed only when RAMDocs' misinformation in the top 5 (closed and open) is no higher than the
+shipped default's. The sentence-titles gate (``GateConfig.sentence_titles``) is not chosen: it is on
 in every point, being the issue's rule that a pool whose link evidence is weak keeps its
 relevance order (titles that are sentences are no confident subjects, so such a pool's links
 are shared entities alone); with it in the grid, four folds of five chose it on and the fifth
@@ -25,9 +30,10 @@ it acts only on untitled pools without document structure. The unnamed-subjects 
 names keeps its relevance order) is on in every point, the untitled twin of the
 sentence-titles rule; ``stripped`` shows the chunk pools without it.
 The printed tables are those out-of-fold rankings per file and setting and per
-question type, beside vanilla (cosine order), hybrid (the relevance order) and ``cage`` before
-this change (``--before``: the per-pool figures ``beyond_cv.py before`` printed with the old
-code importable, e.g. ``PYTHONPATH=<old checkout>``), then each out-of-fold difference from
+question type, beside vanilla (cosine order), hybrid (the relevance order), ``cage`` at the
+shipped defaults and ``cage`` before this change (``--before``: the per-pool figures
+``beyond_cv.py before`` printed with the old code importable, e.g.
+``PYTHONPATH=<old checkout>``), then each out-of-fold difference from
 hybrid with its paired bootstrap interval (``crossval.paired_interval``), and last the DragonBall
 and SciFact chunk pools with their document ids dropped (not in the objective). The shipped defaults
 are the allowed point chosen on all folds together.
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
 import itertools
 import json
 import sys
@@ -110,6 +117,9 @@ def main() -> None:
     parser.add_argument("command", nargs="?", default="cv", choices=("cv", "before"))
     parser.add_argument("--pools", type=Path, required=True, help="beyond_pools.py's --out folder")
     parser.add_argument("--before", type=Path, default=None)
+    parser.add_argument(
+        "--with-folders", type=Path, default=None, help="document_folders.py's --out file"
+    )
     args = parser.parse_args()
     pools = read_pools(pool_paths(args.pools))
     if args.command == "before":
@@ -147,6 +157,13 @@ def main() -> None:
             )
         if relevance:
             scores[n, list(relevance)] = views[doc_point]
+    folders = None if args.with_folders is None else read_folders(args.with_folders, points)
+    if folders is not None:
+        groups = np.concatenate([groups, folders["groups"]])
+        folds = np.concatenate([folds, fold_array(folders["ids"])])
+        documented = np.concatenate([documented, np.ones(len(folders["ids"]), dtype=bool)])
+        fixed = np.concatenate([fixed, folders["fixed"]])
+        scores = np.concatenate([scores, folders["scores"]], axis=1)
     settings = sorted(set(groups))
     ramdocs = [g for g in settings if g.startswith("ramdocs")]
     floor = [np.nanmean(fixed[groups == g, 2]) for g in ramdocs]
@@ -168,6 +185,9 @@ def main() -> None:
         "vanilla": np.array([pool_measures(ranking(p["sims"]), p) for p in pools]),
         "hybrid": np.array([pool_measures(hybrid_order(p, config), p) for p in pools]),
     }
+    if folders is not None:
+        for name in rows:
+            rows[name] = np.concatenate([rows[name], folders[name]])
     lex = points[chosen]["lexical_weight"]  # the relevance change alone, for comparison
     rows[f"view's relevance (w_lex {lex}) where documented"] = np.array(
         [
@@ -179,10 +199,15 @@ def main() -> None:
             )
             for i, p in enumerate(pools)
         ]
+        + [(np.nan,) * 3] * (0 if folders is None else len(folders["ids"]))
     )
     if args.before is not None:
         old = json.loads(args.before.read_text())
-        rows["cage before"] = np.array([old[f"{p['setting']}|{p['id']}"] for p in pools])
+        rows["cage before"] = np.array(
+            [old[f"{p['setting']}|{p['id']}"] for p in pools]
+            + [(np.nan,) * 3] * (0 if folders is None else len(folders["ids"]))
+        )
+    rows["cage, the defaults"] = fixed
     rows["cage, out of fold"] = out_of_fold
     rows["cage, all-fold choice"] = scores[chosen]
     print_table(rows, groups)
@@ -195,7 +220,9 @@ def main() -> None:
     print("\nBy question type (documented settings):\n")
     print("| setting | type | n | " + " | ".join(f"{r} R@3 / R@5" for r in rows) + " |")
     print("|---|---|---|" + "---|" * len(rows))
-    types = np.array([str(p["type"]) for p in pools])
+    types = np.array(
+        [str(p["type"]) for p in pools] + ([] if folders is None else folders["types"])
+    )
     for g in settings:
         if not documented[groups == g].any():
             continue
@@ -220,6 +247,37 @@ def main() -> None:
                 f" | {int((diff[:, 0] > 0).sum())} / {int((diff[:, 0] < 0).sum())} |"
             )
     stripped(pools, config, points[chosen])
+
+
+def read_folders(path: Path, points: list[dict[str, Any]]) -> dict[str, Any]:
+    """The DEV folders' rankings (``document_folders.py``) as rows of this script's arrays:
+    ``scores[n]`` is each folder pool's (R@3, R@5, NaN) at the document fields of
+    ``points[n]`` (the gate fields do not act on them: ``document_folders.py`` checks),
+    ``fixed`` at the shipped point, ``vanilla`` and ``hybrid`` the retriever's and the relevance
+    order, ``groups`` the settings (``<folder>-open``, ``<folder>-open-x``)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        made = json.load(handle)
+    index = {tuple(sorted(p.items())): n for n, p in enumerate(made["points"])}
+
+    def doc_index(point: dict[str, Any]) -> int:
+        names = set(DOCUMENT_GRID) - set(GATE_FIELDS)
+        return index[tuple(sorted((k, v) for k, v in point.items() if k in names))]
+
+    def with_nan(pairs: list) -> np.ndarray:
+        return np.array([(*pair, np.nan) for pair in pairs], dtype=float)
+
+    rows = made["rows"]
+    by_point = np.array([with_nan(r["points"]) for r in rows]).transpose(1, 0, 2)
+    shipped = doc_index(dataclasses.asdict(CageConfig().document))
+    return {
+        "groups": np.array([r["setting"] for r in rows]),
+        "ids": [r["id"] for r in rows],
+        "types": [str(r["type"]) for r in rows],
+        "scores": by_point[[doc_index(p) for p in points]],
+        "fixed": by_point[shipped],
+        "vanilla": with_nan([r["vanilla"] for r in rows]),
+        "hybrid": with_nan([r["hybrid"] for r in rows]),
+    }
 
 
 def stripped(pools: list[dict[str, Any]], config: CageConfig, point: dict[str, Any]) -> None:
