@@ -2,6 +2,7 @@
 
     python benchmarks/tuning/document_folders.py --out document-folders.json.gz
     python benchmarks/tuning/beyond_cv.py --pools pools/ --with-folders document-folders.json.gz
+    python benchmarks/tuning/document_folders.py --data benchmarks/data/unseen_folders --out U
 
 ``beyond_cv.py`` chooses the document view's settings (``document.*``) on pools of the
 Wikipedia and beyond-Wikipedia DEV files. The DEV folders (``benchmarks/data/dev_folders``)
@@ -19,7 +20,10 @@ MiniLM, ``ScoredVectorStoreRetriever`` k=20), each question's pool in two settin
 
 The grid's gate fields act on pools without document structure only; each pool is also
 ranked at the shipped point with every gate field at its other grid values, and the script
-stops if a ranking moves (then the folders would need the gate's points too).
+stops if a ranking moves (then the folders would need the gate's points too). Printed: per
+setting, R@3 / R@5 of the retriever's order, hybrid and the shipped defaults. ``--data
+benchmarks/data/unseen_folders`` ranks the folders nobody tuned on the same way: a check of a
+choice, never part of it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks
@@ -111,15 +117,45 @@ def folder_rows(spec_path: Path, points: list[dict[str, Any]]) -> list[dict[str,
     return rows
 
 
+def report(rows: list[dict[str, Any]], points: list[dict[str, Any]]) -> None:
+    """Per setting, the mean R@3 / R@5 of the retriever's order, hybrid and the defaults."""
+    config = CageConfig().document
+    shipped = points.index({name: getattr(config, name) for name in points[0]})
+    print("| setting | n | retriever R@3 / R@5 | hybrid | the defaults |")
+    print("|---|---|---|---|---|")
+    for setting in sorted({r["setting"] for r in rows}):
+        part = [r for r in rows if r["setting"] == setting]
+        cells = [
+            np.mean(values, axis=0)
+            for values in (
+                [r["vanilla"] for r in part],
+                [r["hybrid"] for r in part],
+                [r["points"][shipped] for r in part],
+            )
+        ]
+        print(
+            f"| {setting} | {len(part)} | "
+            + " | ".join(f"{a:.3f} / {b:.3f}" for a, b in cells)
+            + " |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="the folder of folder specs (default: benchmarks/data/dev_folders; "
+        "benchmarks/data/unseen_folders: a check, never for beyond_cv.py's choice)",
+    )
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the rankings")
     args = parser.parse_args()
     wanted = {n for n in args.folders.split(",") if n}
     points = document_points()
     rows: list[dict[str, Any]] = []
-    for spec_path in sorted(DATA.glob("*.json")):
+    for spec_path in sorted(args.data.glob("*.json")):
         if wanted and spec_path.stem not in wanted:
             continue
         start = time.perf_counter()
@@ -130,6 +166,7 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
+    report(rows, points)
     with gzip.open(args.out, "wt", encoding="utf-8") as handle:
         json.dump({"points": points, "rows": rows}, handle)
 
