@@ -107,7 +107,9 @@ class CageExpansionRetriever(BaseRetriever):
     """How many linked passages are added at most."""
     siblings: int = Field(default=DEFAULT_SIBLINGS, ge=0)
     """How many same-document neighbours of the seeds are added at most, after the linked
-    passages (:mod:`cage_core.expansion.contract`); 0: none."""
+    passages (:mod:`cage_core.expansion.contract`); 0: none. At the default ``limit`` the
+    linked passages usually hold them already (the transformer's link index links adjacent
+    chunks): then it changes nothing (:data:`~cage_core.expansion.contract.DEFAULT_SIBLINGS`)."""
     added_score: AddedScore = DEFAULT_ADDED_SCORE
     """How added documents are scored: the ``"store"``'s own score or the ``"lowest"`` base
     score (:mod:`cage_core.expansion.contract`, step 4)."""

@@ -85,7 +85,10 @@ class CageExpansionRetriever(BaseRetriever):
         seeds: how many base nodes (most relevant first) are expanded.
         limit: how many linked nodes are added at most.
         siblings: how many same-document neighbours of the seeds are added at most, after the
-            linked nodes (:mod:`cage_core.expansion.contract`); 0: none.
+            linked nodes (:mod:`cage_core.expansion.contract`); 0: none. At the default
+            ``limit`` the linked nodes usually hold them already (the extractor's link index
+            links adjacent chunks): then it changes nothing
+            (:data:`~cage_core.expansion.contract.DEFAULT_SIBLINGS`).
         added_score: ``"store"`` or ``"lowest"`` (:mod:`cage_core.expansion.contract`, step 4).
         routing: how questions that name documents are routed (below); ``None``: never.
         cited: how many documents the seeds cite by identifier ("RFC 9110") or title are

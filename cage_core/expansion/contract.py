@@ -98,7 +98,13 @@ seed's document."""
 DEFAULT_SIBLINGS = 2
 """Same-document neighbours added at most by default: the chunk before and after the top seed
 (or of the next seeds where it has fewer). Not cross-validated yet: a bound on the extra
-pool, chosen so the expansion's cost stays that of ``DEFAULT_LIMIT`` + 2 passages."""
+pool, chosen so the expansion's cost stays that of ``DEFAULT_LIMIT`` + 2 passages. The link
+index the ingest writes links a chunk to its neighbours itself, so at ``DEFAULT_LIMIT`` the
+linked passages hold them already: on the DEV folders and the two held-out ones, both
+frameworks, it changes no pool; with ``limit=0`` it adds to 278 of the 308 pools
+(``benchmarks/checks/expansion_siblings.py``). It acts when ``limit`` is small or other links
+fill it, or with a link index that keeps no positions but nodes that keep ``PREVIOUS`` /
+``NEXT`` (LlamaIndex)."""
 
 LinkIndexSource = LinkIndex | str | os.PathLike
 """A link index, or the path of a saved one."""
