@@ -16,6 +16,7 @@ __all__ = [
     "ROUTING_GRID",
     "UNTITLED_CHAIN_GRID",
     "UNTITLED_GRID",
+    "VIEW_GRID",
 ]
 
 CHAIN_GRID: dict[str, tuple[float, ...]] = {  # ChainConfig; tuning/chain_cv.py
@@ -66,6 +67,8 @@ GATE_FIELDS = {
 }
 """Grid names of the GateConfig fields of :data:`DOCUMENT_GRID` (they act on pools without
 document structure); the other names are DocumentConfig fields."""
+VIEW_GRID = {k: v for k, v in DOCUMENT_GRID.items() if k not in GATE_FIELDS}
+"""The DocumentConfig fields of :data:`DOCUMENT_GRID`: the document view's own grid."""
 
 LINK_WEIGHT_GRID: tuple[tuple[float, float], ...] = (  # LinkWeights; tuning/sibling_cv.py
     (1.0, 0.5),

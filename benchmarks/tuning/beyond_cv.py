@@ -63,7 +63,7 @@ from crossval import (
     group_objective,
     paired_interval,
 )
-from crossval.grids import DOCUMENT_GRID, GATE_FIELDS
+from crossval.grids import DOCUMENT_GRID, GATE_FIELDS, VIEW_GRID
 from crossval.measures import pool_measures, print_table
 from crossval.orders import cage_order, has_documents, hybrid_order
 from crossval.pool_files import pool_paths, read_pools
@@ -185,6 +185,7 @@ def main() -> None:
         "vanilla": np.array([pool_measures(ranking(p["sims"]), p) for p in pools]),
         "hybrid": np.array([pool_measures(hybrid_order(p, config), p) for p in pools]),
     }
+    unmeasured = [] if folders is None else [(np.nan,) * 3] * len(folders["ids"])
     if folders is not None:
         for name in rows:
             rows[name] = np.concatenate([rows[name], folders[name]])
@@ -199,13 +200,12 @@ def main() -> None:
             )
             for i, p in enumerate(pools)
         ]
-        + [(np.nan,) * 3] * (0 if folders is None else len(folders["ids"]))
+        + unmeasured
     )
     if args.before is not None:
         old = json.loads(args.before.read_text())
         rows["cage before"] = np.array(
-            [old[f"{p['setting']}|{p['id']}"] for p in pools]
-            + [(np.nan,) * 3] * (0 if folders is None else len(folders["ids"]))
+            [old[f"{p['setting']}|{p['id']}"] for p in pools] + unmeasured
         )
     rows["cage, the defaults"] = fixed
     rows["cage, out of fold"] = out_of_fold
@@ -260,8 +260,7 @@ def read_folders(path: Path, points: list[dict[str, Any]]) -> dict[str, Any]:
     index = {tuple(sorted(p.items())): n for n, p in enumerate(made["points"])}
 
     def doc_index(point: dict[str, Any]) -> int:
-        names = set(DOCUMENT_GRID) - set(GATE_FIELDS)
-        return index[tuple(sorted((k, v) for k, v in point.items() if k in names))]
+        return index[tuple(sorted((k, v) for k, v in point.items() if k in VIEW_GRID))]
 
     def with_nan(pairs: list) -> np.ndarray:
         return np.array([(*pair, np.nan) for pair in pairs], dtype=float)

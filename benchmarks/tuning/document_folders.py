@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import itertools
 import json
 import sys
 import time
@@ -40,18 +39,19 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
-from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks
-from crossval.grids import DOCUMENT_GRID, GATE_FIELDS
+from crossval import grid_points
+from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.grids import DOCUMENT_GRID, GATE_FIELDS, VIEW_GRID
 
 from cage_core import CageConfig
 
 K = 20
 
 
-def document_points() -> list[dict[str, Any]]:
-    """The document fields' points of :data:`DOCUMENT_GRID`, in its order."""
-    names = [n for n in DOCUMENT_GRID if n not in GATE_FIELDS]
-    return [dict(zip(names, v)) for v in itertools.product(*(DOCUMENT_GRID[n] for n in names))]
+def shipped_index(points: list[dict[str, Any]]) -> int:
+    """The index of the shipped :class:`~cage_core.config.DocumentConfig` among ``points``."""
+    config = CageConfig().document
+    return points.index({name: getattr(config, name) for name in VIEW_GRID})
 
 
 def gate_variants(config: CageConfig) -> list[CageConfig]:
@@ -66,7 +66,7 @@ def gate_variants(config: CageConfig) -> list[CageConfig]:
 
 def measures(ids: list, gold: list[str]) -> tuple[float, float]:
     """(R@3, R@5) of one ranking."""
-    return sum(g in ids[:3] for g in gold) / len(gold), sum(g in ids[:5] for g in gold) / len(gold)
+    return recall(ids, gold, 3), recall(ids, gold, 5)
 
 
 def folder_rows(spec_path: Path, points: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ def folder_rows(spec_path: Path, points: list[dict[str, Any]]) -> list[dict[str,
         CageRerank(top_n=None, config=config.replace(document=config.document.replace(**p)))
         for p in points
     ]
-    shipped = CageRerank(top_n=None, config=config)
+    shipped = shipped_index(points)
     gated = [CageRerank(top_n=None, config=c) for c in gate_variants(config)]
     hybrid = CageRerank(top_n=None, method="hybrid")
     rows = []
@@ -95,14 +95,9 @@ def folder_rows(spec_path: Path, points: list[dict[str, Any]]) -> list[dict[str,
             pool = retriever.invoke(q["question"])
             orders = {
                 name: [[d.id for d in r.compress_documents(pool, q["question"])] for r in group]
-                for name, group in (
-                    ("shipped", [shipped]),
-                    ("gated", gated),
-                    ("hybrid", [hybrid]),
-                    ("points", rerankers),
-                )
+                for name, group in (("gated", gated), ("hybrid", [hybrid]), ("points", rerankers))
             }
-            if any(order != orders["shipped"][0] for order in orders["gated"]):
+            if any(order != orders["points"][shipped] for order in orders["gated"]):
                 raise SystemExit(f"{spec_path.stem}/{q['id']}: a gate field moves the ranking")
             rows.append(
                 {
@@ -119,8 +114,7 @@ def folder_rows(spec_path: Path, points: list[dict[str, Any]]) -> list[dict[str,
 
 def report(rows: list[dict[str, Any]], points: list[dict[str, Any]]) -> None:
     """Per setting, the mean R@3 / R@5 of the retriever's order, hybrid and the defaults."""
-    config = CageConfig().document
-    shipped = points.index({name: getattr(config, name) for name in points[0]})
+    shipped = shipped_index(points)
     print("| setting | n | retriever R@3 / R@5 | hybrid | the defaults |")
     print("|---|---|---|---|---|")
     for setting in sorted({r["setting"] for r in rows}):
@@ -153,7 +147,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the rankings")
     args = parser.parse_args()
     wanted = {n for n in args.folders.split(",") if n}
-    points = document_points()
+    points = grid_points(VIEW_GRID)
     rows: list[dict[str, Any]] = []
     for spec_path in sorted(args.data.glob("*.json")):
         if wanted and spec_path.stem not in wanted:

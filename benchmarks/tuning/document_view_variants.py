@@ -64,7 +64,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval import cross_validate, fold_array, grid_points, group_objective
-from crossval.grids import DOCUMENT_GRID, GATE_FIELDS
+from crossval.grids import VIEW_GRID
 from crossval.measures import pool_measures, print_table
 from crossval.orders import has_documents, hybrid_order
 from crossval.pool_files import pool_paths, read_pools
@@ -82,7 +82,7 @@ from cage_core.ranking.document_links import (
 from cage_core.ranking.pool_bm25 import pool_bm25, tokens
 from cage_core.scoring import ranking, standardize
 
-GRID = {k: v for k, v in DOCUMENT_GRID.items() if k not in GATE_FIELDS}
+GRID = VIEW_GRID
 """The view's part of ``beyond_cv.py``'s grid (the gates act on the other pools only)."""
 WIDE_GRID = {**GRID, "adjacent_weight": (0.0, 0.5, 1.0, 1.5, 2.0, 2.5), "anchors": (0, 1, 2, 3, 4)}
 EXTRA = {**GRID, "extra": (0.0, 0.5, 1.0)}
