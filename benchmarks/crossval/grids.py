@@ -12,6 +12,7 @@ __all__ = [
     "EXPANSION_LIMITS",
     "EXPANSION_SEEDS",
     "GATE_FIELDS",
+    "LINK_NAME_GRID",
     "LINK_WEIGHT_GRID",
     "ROUTING_GRID",
     "UNTITLED_CHAIN_GRID",
@@ -81,6 +82,23 @@ LINK_WEIGHT_GRID: tuple[tuple[float, float], ...] = (  # LinkWeights; tuning/sib
 )
 """(adjacent, sibling) pairs of the link index's document links; the first was the shipped
 default when the grid ran (it chose sibling = 0)."""
+
+LINK_NAME_GRID: tuple[dict[str, float], ...] = (  # LinkWeights; tuning/link_weights_cv.py
+    {},
+    {"forward": 0.5},
+    {"forward": 2.0},
+    {"backward": 0.25},
+    {"backward": 1.0},
+    {"shared": 0.0},
+    {"shared": 0.25},
+    {"shared": 1.0},
+    {"seed_decay": 0.6},
+    {"seed_decay": 1.0},
+    {"max_shared_df": 10},
+    {"max_shared_df": 50},
+)
+"""The name links' weights: the shipped :class:`~cage_core.expansion.algorithm.LinkWeights`
+(``{}``), then each field moved alone (``adjacent`` is :data:`LINK_WEIGHT_GRID`'s)."""
 
 EXPANSION_SEEDS = (1, 2, 3, 4, 5, 6)  # ExpansionSettings.seeds; tuning/link_expansion.py
 EXPANSION_LIMITS = (0, 3, 5, 8, 10, 15, 20)  # ExpansionSettings.limit; tuning/link_expansion.py
