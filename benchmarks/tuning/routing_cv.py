@@ -1,7 +1,7 @@
 """How routing's settings were chosen: a grid, 5-fold cross-validation over ALL DEV files.
 
     python benchmarks/tuning/routing_cv.py --data ../shared/data --graph-store graphs.sqlite \\
-        [--json routing_cv.json]
+        [--json routing_cv.json] [--arrays F | --from-arrays F] [--with-folders G]
 
 Routing (:mod:`cage_core.expansion.routing`) acts in the open setting with the expansion step
 on (``cage eval --open 20 --expand``, the default pipeline of the frameworks). Its pools are
@@ -32,6 +32,17 @@ also asked every question of the DEV files of other domains (:data:`OFF_TOPIC_FI
 Wikipedia files and the two other beyond-Wikipedia files; never its own). None of them names a
 document of that corpus, so every one routed is a false route. They cost only
 :func:`route_question` (no ranking), and go to folds by their question id like the others.
+
+**The DEV folders** (``--with-folders F``, ``F`` from ``routing_folders.py``): the seven
+folders' questions ranked through the LangChain README path at every point, each folder one
+more group of the objective, its off-topic questions and the other folders' questions its
+off-topic ones. The guard (no domain below no routing) reads the folders as one domain,
+:data:`FOLDERS_DOMAIN` (their questions pooled): a folder holds 16–20 questions, one question
+moves its mean ``R@3 + R@5`` by .03–.06, and read folder by folder the guard bars every
+routing point on all folds together (at the shipped point HTTPX loses one question's R@3 and
+restic two's), so routing would be off. ``--arrays F`` writes every point's figures (and
+``--from-arrays F`` reads them back instead of ranking the files again: the choice in
+seconds).
 """
 
 from __future__ import annotations
@@ -104,6 +115,7 @@ def file_scores(
     off_topic: Sequence[str],
 ) -> tuple[list[str], np.ndarray, dict[str, Any]]:
     """Question ids and ``[P, N, methods, 2]`` R@3 / R@5 of every grid point on one file;
+    ``info["routed"]``: ``[P, N]``, whether each point routes each question;
     ``info["false_routes"]``: ``[P, len(off_topic)]``, whether each point routes each
     off-topic question (module docstring) over this corpus."""
     corpus = load_corpus(corpus_path, titles=False)
@@ -136,7 +148,7 @@ def file_scores(
     shortened: dict[str, np.ndarray] = {}
     ranked: dict[tuple[Any, ...], np.ndarray] = {}
     scores = np.zeros((len(points), len(questions), len(METHODS), 2))
-    routed_counts = []
+    route_rows = []
     for p, point in enumerate(points):
         routes = [
             route_question(q.question, state.documents.names, point)
@@ -144,7 +156,7 @@ def file_scores(
             else DocumentRoute((), q.question)
             for q in questions
         ]
-        routed_counts.append(sum(1 for r in routes if r))
+        route_rows.append([bool(r) for r in routes])
         todo = [r.question for r in routes if r and r.question not in shortened]
         if todo:
             rows = cosine_matrix(
@@ -189,7 +201,7 @@ def file_scores(
                 ]
     info = {
         "questions": len(questions),
-        "routed": routed_counts,
+        "routed": np.array(route_rows, dtype=bool).reshape(len(points), len(questions)),
         "rankings": len(ranked),
         "false_routes": false_routes,
     }
@@ -203,19 +215,22 @@ def guarded_objective(
     folds: np.ndarray,
     false_routes: np.ndarray,
     false_route_folds: np.ndarray,
+    domains: np.ndarray | None = None,
 ) -> Any:
-    """The mean over ``names`` of each file's mean ``R@3 + R@5`` (``crossval.group_objective``),
-    a point allowed only when, on the folds read, no file's mean is below no routing's (point
-    0) — a routing that helps one domain and hurts another is a loss — and at most
-    :data:`MAX_FALSE_ROUTES` of the off-topic questions (``false_routes [P, M]``, their folds
-    ``false_route_folds``) are routed."""
+    """The mean over ``names`` of each group's mean ``R@3 + R@5`` (``crossval.group_objective``),
+    a point allowed only when, on the folds read, no domain's mean (``domains``: each
+    question's; default its group) is below no routing's (point 0) — a routing that helps one
+    domain and hurts another is a loss — and at most :data:`MAX_FALSE_ROUTES` of the off-topic
+    questions (``false_routes [P, M]``, their folds ``false_route_folds``) are routed."""
     plain = group_objective(scores, groups, names)
+    domains = groups if domains is None else domains
+    kinds = sorted(set(domains.tolist()))
 
     def objective(mask: np.ndarray) -> np.ndarray:
-        per_file = np.array(
-            [scores[:, mask & (groups == g), :2].sum(axis=2).mean(axis=1) for g in names]
-        )  # [files, P]
-        allowed = (per_file >= per_file[:, :1] - 1e-9).all(axis=0)
+        per_domain = np.array(
+            [scores[:, mask & (domains == d), :2].sum(axis=2).mean(axis=1) for d in kinds]
+        )  # [domains, P]
+        allowed = (per_domain >= per_domain[:, :1] - 1e-9).all(axis=0)
         read = np.isin(false_route_folds, np.unique(folds[mask]))
         allowed &= false_routes[:, read].mean(axis=1) <= MAX_FALSE_ROUTES
         return np.where(allowed, plain(mask), -np.inf)
@@ -223,23 +238,24 @@ def guarded_objective(
     return objective
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--graph-store", type=Path, default=None)
-    parser.add_argument("--json", type=Path, default=None, help="write per-question figures")
-    parser.add_argument(
-        "--arrays", type=Path, default=None, help="write every point's figures (.npz)"
-    )
-    args = parser.parse_args(argv)
+FOLDERS_DOMAIN = "the DEV folders"
+"""The guard's domain of every DEV folder's questions (module docstring)."""
+
+
+POINT_LABELS = ["off", *(json.dumps(p) for p in grid_points(GRID))]
+"""The grid's points as an arrays file names them."""
+AXES = {"scores": 1, "routed": 1, "groups": 0, "ids": 0, "false_routes": 1}
+"""The arrays of an arrays file with their question axis (the rest: ``false_route_ids``,
+``false_route_pairs``, along their only axis)."""
+
+
+def score_files(args: argparse.Namespace) -> dict[str, np.ndarray]:
+    """Every DEV file's arrays (:data:`AXES`; module docstring), printed as each is done."""
     reranker = CageReranker(graph_store=GraphStore(args.graph_store) if args.graph_store else None)
     settings = [RoutingSettings(**point) for point in grid_points(GRID)]  # type: ignore[arg-type]
     points: list[RoutingSettings | None] = [None, *settings]
-    ids: list[str] = []
-    groups: list[str] = []
-    parts = []
     asked = {name: load_questions(args.data / path) for name, path in OFF_TOPIC_FILES.items()}
-    false_routes, false_route_ids, false_route_pairs = [], [], []
+    parts: list[dict[str, np.ndarray]] = []
     for name, data, corpus in FILES:
         start = time.perf_counter()
         off_topic = [q for other, qs in asked.items() if other != OWN_QUESTIONS[name] for q in qs]
@@ -251,41 +267,95 @@ def main(argv: Sequence[str] | None = None) -> None:
             points,
             [q.question for q in off_topic],
         )
-        false_routes.append(info.pop("false_routes"))
-        false_route_ids += [q.id for q in off_topic]
-        false_route_pairs += [
+        pairs = [
             f"{other} -> {name}"
             for other, qs in asked.items()
             if other != OWN_QUESTIONS[name]
             for _ in qs
         ]
+        parts.append(
+            {
+                "scores": scores,
+                "routed": info["routed"],
+                "groups": np.array([name] * len(qids)),
+                "ids": np.array(qids),
+                "false_routes": info["false_routes"],
+                "false_route_ids": np.array([q.id for q in off_topic]),
+                "false_route_pairs": np.array(pairs),
+            }
+        )
         print(
             f"{name}: {info['questions']} questions, {info['rankings']} rankings, "
             f"routed by the chosen-on-all point: see below ({time.perf_counter() - start:.0f} s)",
             flush=True,
         )
-        ids += qids
-        groups += [name] * len(qids)
-        parts.append((name, scores, info))
+    return joined(parts)
+
+
+def joined(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Arrays files' arrays, one after the other."""
+    return {
+        key: np.concatenate([p[key] for p in parts], axis=AXES.get(key, 0))
+        for key in (*AXES, "false_route_ids", "false_route_pairs")
+    }
+
+
+def read_arrays(path: Path) -> dict[str, np.ndarray]:
+    """An arrays file (``--arrays``, or ``routing_folders.py``'s), checked to be of this grid."""
+    arrays = np.load(path)
+    if arrays["points"].tolist() != POINT_LABELS:
+        raise SystemExit(f"{path} was made with another grid: make it again")
+    return {key: arrays[key] for key in (*AXES, "false_route_ids", "false_route_pairs")}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--graph-store", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="write per-question figures")
+    parser.add_argument(
+        "--arrays", type=Path, default=None, help="write every point's figures (.npz)"
+    )
+    parser.add_argument(
+        "--from-arrays", type=Path, default=None, help="read the DEV files' figures (.npz)"
+    )
+    parser.add_argument(
+        "--with-folders",
+        type=Path,
+        default=None,
+        help="pool the DEV folders' arrays (.npz from routing_folders.py) into the choice",
+    )
+    args = parser.parse_args(argv)
+    arrays = score_files(args) if args.from_arrays is None else read_arrays(args.from_arrays)
+    if args.arrays:
+        np.savez_compressed(args.arrays, points=np.array(POINT_LABELS), **arrays)
+    if args.with_folders is not None:
+        arrays = joined([arrays, read_arrays(args.with_folders)])
+    ids = arrays["ids"].tolist()
+    groups = arrays["groups"].tolist()
+    false_routes = [arrays["false_routes"]]
+    false_route_ids = arrays["false_route_ids"].tolist()
+    false_route_pairs = arrays["false_route_pairs"].tolist()
+    parts = []
+    for name in dict.fromkeys(groups):
+        mask = arrays["groups"] == name
+        routed = arrays["routed"][:, mask].sum(axis=1).tolist()
+        parts.append(
+            (name, arrays["scores"][:, mask], {"questions": int(mask.sum()), "routed": routed})
+        )
     scores = np.concatenate([s for _, s, _ in parts], axis=1)  # [P, N, M, 2]
     group_array = np.array(groups)
-    names = [name for name, _, _ in FILES]
+    names = [name for name, _, _ in parts]
     cage = scores[:, :, 0, :]
     folds = fold_array(ids)
     false = np.concatenate(false_routes, axis=1)  # [P, M]
-    if args.arrays:
-        np.savez_compressed(
-            args.arrays,
-            scores=scores,
-            groups=np.array(groups),
-            ids=np.array(ids),
-            false_routes=false,
-            false_route_ids=np.array(false_route_ids),
-            points=np.array(["off", *(json.dumps(p) for p in grid_points(GRID))]),
-        )
     false_folds = fold_array(false_route_ids)
+    files = {name for name, _, _ in FILES}
+    domains = np.array([g if g in files else FOLDERS_DOMAIN for g in groups])
     cv = cross_validate(
-        cage, folds, guarded_objective(cage, group_array, names, folds, false, false_folds)
+        cage,
+        folds,
+        guarded_objective(cage, group_array, names, folds, false, false_folds, domains),
     )
     false_oof = np.array(
         [false[cv.fold_choices[f], m] for m, f in enumerate(false_folds)], dtype=bool
