@@ -57,6 +57,7 @@ Row = dict[str, Any]
 
 
 def label(point: dict[str, float]) -> str:
+    """A grid point as the report names it: its moved fields, or "shipped"."""
     return ", ".join(f"{k} {v}" for k, v in point.items()) or "shipped"
 
 
