@@ -9,11 +9,11 @@ from __future__ import annotations
 __all__ = [
     "CHAIN_GRID",
     "DOCUMENT_GRID",
+    "DOCUMENT_LINK_GRID",
     "EXPANSION_LIMITS",
     "EXPANSION_SEEDS",
     "GATE_FIELDS",
-    "LINK_NAME_GRID",
-    "LINK_WEIGHT_GRID",
+    "LINK_WEIGHTS_GRID",
     "ROUTING_GRID",
     "UNTITLED_CHAIN_GRID",
     "UNTITLED_GRID",
@@ -71,7 +71,7 @@ document structure); the other names are DocumentConfig fields."""
 VIEW_GRID = {k: v for k, v in DOCUMENT_GRID.items() if k not in GATE_FIELDS}
 """The DocumentConfig fields of :data:`DOCUMENT_GRID`: the document view's own grid."""
 
-LINK_WEIGHT_GRID: tuple[tuple[float, float], ...] = (  # LinkWeights; tuning/sibling_cv.py
+DOCUMENT_LINK_GRID: tuple[tuple[float, float], ...] = (  # LinkWeights; tuning/sibling_cv.py
     (1.0, 0.5),
     (1.0, 0.0),
     (0.5, 0.25),
@@ -83,7 +83,7 @@ LINK_WEIGHT_GRID: tuple[tuple[float, float], ...] = (  # LinkWeights; tuning/sib
 """(adjacent, sibling) pairs of the link index's document links; the first was the shipped
 default when the grid ran (it chose sibling = 0)."""
 
-LINK_NAME_GRID: tuple[dict[str, float], ...] = (  # LinkWeights; tuning/link_weights_cv.py
+LINK_WEIGHTS_GRID: tuple[dict[str, float], ...] = (  # LinkWeights; tuning/link_weights_cv.py
     {},
     {"forward": 0.5},
     {"forward": 2.0},
@@ -96,9 +96,13 @@ LINK_NAME_GRID: tuple[dict[str, float], ...] = (  # LinkWeights; tuning/link_wei
     {"seed_decay": 1.0},
     {"max_shared_df": 10},
     {"max_shared_df": 50},
+    {"adjacent": 0.0},
+    {"adjacent": 0.5},
+    {"adjacent": 1.5},
 )
-"""The name links' weights: the shipped :class:`~cage_core.expansion.algorithm.LinkWeights`
-(``{}``), then each field moved alone (``adjacent`` is :data:`LINK_WEIGHT_GRID`'s)."""
+"""The link weights: the shipped :class:`~cage_core.expansion.algorithm.LinkWeights` (``{}``),
+then each field moved alone (``adjacent`` was first chosen by :data:`DOCUMENT_LINK_GRID`, on
+DragonBall and SciFact chunks alone)."""
 
 EXPANSION_SEEDS = (1, 2, 3, 4, 5, 6)  # ExpansionSettings.seeds; tuning/link_expansion.py
 EXPANSION_LIMITS = (0, 3, 5, 8, 10, 15, 20)  # ExpansionSettings.limit; tuning/link_expansion.py

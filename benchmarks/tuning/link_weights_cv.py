@@ -1,14 +1,15 @@
-"""The link index's name-link weights (``expansion.forward`` … ``max_shared_df``): pooled CV.
+"""The link index's weights (``expansion.forward`` … ``adjacent``): pooled CV, folders included.
 
     python benchmarks/tuning/link_weights_cv.py --data ../shared/data --graph-store graphs.sqlite \\
         --out link-weights/ [--check benchmarks/data/unseen_folders]
 
 The expansion (``cage eval --expand``, the expansion retrievers) orders the passages a seed
 links to by the weights of :class:`~cage_core.expansion.algorithm.LinkWeights`: ``forward``,
-``backward``, ``shared``, ``seed_decay`` and ``max_shared_df`` (``adjacent`` is
-``sibling_cv.py``'s). Each point of :data:`crossval.grids.LINK_NAME_GRID` (the shipped
-weights first, then one field moved at a time) gives the same link index (its storage) those
-weights, rebuilds every expanded DEV pool, and ranks it with the shipped ranking:
+``backward``, ``shared``, ``seed_decay``, ``max_shared_df`` and ``adjacent`` (first chosen by
+``sibling_cv.py``, on DragonBall and SciFact chunks alone). Each point of
+:data:`crossval.grids.LINK_WEIGHTS_GRID` (the shipped weights first, then one field moved at a
+time) gives the same link index (its storage) those weights, rebuilds every expanded DEV pool,
+and ranks it with the shipped ranking:
 
 * the seven ``-open-x`` settings of :mod:`crossval.dev_pools` (the Wikipedia files untitled,
   RAMDocs, DragonBall, SciFact abstracts and chunks: the same corpus, retrieval, graphs and
@@ -42,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: cro
 from crossval import cross_validate, fold_array, group_objective
 from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
 from crossval.dev_pools import BEYOND, WIKI, open_pools
-from crossval.grids import LINK_NAME_GRID
+from crossval.grids import LINK_WEIGHTS_GRID
 from crossval.measures import pool_measures
 from crossval.orders import cage_order
 
@@ -203,7 +204,7 @@ def main() -> None:
     parser.add_argument("--check", type=Path, default=None, help="held-out folders to check")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    points = [dict(p) for p in LINK_NAME_GRID]
+    points = [dict(p) for p in LINK_WEIGHTS_GRID]
     rows = measured(args, points)
     ids = [r["id"] for r in rows[0]]
     for made in rows:  # the same pools in the same order at every point

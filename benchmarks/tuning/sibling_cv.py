@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval import cross_validate, fold_array, group_objective
 from crossval.dev_pools import BEYOND, open_pools
-from crossval.grids import LINK_WEIGHT_GRID
+from crossval.grids import DOCUMENT_LINK_GRID
 from crossval.measures import pool_measures
 from crossval.orders import cage_order, hybrid_order
 from crossval.pool_files import SUFFIX, read_pools, write_pools
@@ -44,7 +44,7 @@ from cage_core.eval.open_retrieval import CorpusState
 from cage_core.expansion import algorithm as link_index_module
 from cage_core.expansion.index import LinkIndex, LinkWeights
 
-GRID = LINK_WEIGHT_GRID
+GRID = DOCUMENT_LINK_GRID
 STEMS = ("dragonball", "scifact_chunks")
 SHIPPED = link_index_module.adjacent_links
 
