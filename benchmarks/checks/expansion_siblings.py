@@ -25,7 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import DATA, langchain_ingest, llamaindex_ingest, load_chunks
+from crossval.dev_folders import (
+    DATA,
+    folder_specs,
+    langchain_ingest,
+    llamaindex_ingest,
+    load_chunks,
+)
 
 from cage_core.expansion.algorithm import DEFAULT_LIMIT
 from cage_core.expansion.contract import DEFAULT_SIBLINGS
@@ -82,7 +88,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|")
     totals = {"questions": 0, DEFAULT_LIMIT: 0, 0: 0}
-    for spec_path in sorted(args.data.glob("*.json")):
+    for spec_path in folder_specs(args.data):
         spec, chunks = load_chunks(spec_path)
         questions = [q["question"] for q in spec["questions"]]
         for framework in frameworks:

@@ -11,7 +11,9 @@ A library, not a script: the tuning scripts put ``benchmarks/`` on ``sys.path`` 
 * :mod:`~crossval.orders`: the rankings compared (CAGE's own ``score_pool``, hybrid);
 * :mod:`~crossval.dev_pools`, :mod:`~crossval.untitled_pools`: the DEV pools each script
   ranks, built as ``cage eval`` builds them; :mod:`~crossval.pool_files`: their files (gzipped
-  JSON, no pickle).
+  JSON, no pickle);
+* :mod:`~crossval.routing_arrays`: the routing grid's points and the files of their figures
+  (``routing_cv.py``'s and ``routing_folders.py``'s).
 """
 
 from .bootstrap import RESAMPLES, paired_interval

@@ -43,6 +43,13 @@ DOCUMENT_CORPORA = (
 and corpus, under ``--data``."""
 
 
+def folder_specs(data: Path, names: str = "") -> list[Path]:
+    """The folder specs (``<folder>.json``) under ``data``, sorted; only those of the
+    comma-separated folder ``names`` when given (an unknown name is none of them)."""
+    wanted = {n for n in names.split(",") if n}
+    return [p for p in sorted(data.glob("*.json")) if not wanted or p.stem in wanted]
+
+
 def load_chunks(
     spec_path: Path, chunk_size: int = CHUNK_SIZE, *, true_positions: bool = False
 ) -> tuple[dict, list]:

@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval import grid_points
-from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
 from crossval.grids import DOCUMENT_GRID, GATE_FIELDS, VIEW_GRID
 
 from cage_core import CageConfig
@@ -146,12 +146,9 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the rankings")
     args = parser.parse_args()
-    wanted = {n for n in args.folders.split(",") if n}
     points = grid_points(VIEW_GRID)
     rows: list[dict[str, Any]] = []
-    for spec_path in sorted(args.data.glob("*.json")):
-        if wanted and spec_path.stem not in wanted:
-            continue
+    for spec_path in folder_specs(args.data, args.folders):
         start = time.perf_counter()
         made = folder_rows(spec_path, points)
         rows += made

@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval import cross_validate, fold_array, group_objective
-from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
 from crossval.dev_pools import BEYOND, WIKI, open_pools
 from crossval.grids import LINK_WEIGHTS_GRID
 from crossval.measures import pool_measures
@@ -49,7 +49,7 @@ from crossval.orders import cage_order
 
 from cage_core import CageConfig, CageReranker
 from cage_core.eval.corpus import corpus_from_pools, load_corpus
-from cage_core.eval.datasets import load_questions
+from cage_core.eval.datasets import EvalQuestion, load_questions
 from cage_core.eval.open_retrieval import CorpusState
 from cage_core.expansion.index import LinkIndex, LinkWeights
 
@@ -63,7 +63,10 @@ def label(point: dict[str, float]) -> str:
 
 
 def open_rows(
-    point: dict[str, float], data: Path, reranker: CageReranker, states: dict[str, CorpusState]
+    point: dict[str, float],
+    data: Path,
+    reranker: CageReranker,
+    states: dict[str, tuple[list[EvalQuestion], CorpusState]],
 ) -> list[Row]:
     """R@3, R@5 and misinformation in the top 5 of every ``-open-x`` pool rebuilt under
     ``point``'s weights."""
@@ -71,16 +74,16 @@ def open_rows(
     rows: list[Row] = []
     stems = {d: (f"{d}.jsonl", None, False) for d in WIKI} | BEYOND
     for stem, (qfile, cfile, titles) in stems.items():
-        questions = load_questions(data / qfile)
-        if stem not in states:
+        if stem not in states:  # the questions, corpus and graphs: read once, for every point
+            questions = load_questions(data / qfile)
             corpus = (
                 corpus_from_pools(questions, titles=False)
                 if cfile is None
                 else load_corpus(data / cfile, titles=titles)
             )
-            states[stem] = CorpusState(corpus, reranker)
-            states[stem].ensure_graphs(range(len(corpus)), full=False)
-        state = states[stem]
+            states[stem] = questions, CorpusState(corpus, reranker)
+            states[stem][1].ensure_graphs(range(len(corpus)), full=False)
+        questions, state = states[stem]
         shipped = state.ensure_link_index()
         state.link_index = LinkIndex(LinkWeights(**point), storage=shipped.storage)
         try:
@@ -142,7 +145,7 @@ def folder_ranker(spec_path: Path) -> Callable[[dict[str, float]], list[Row]]:
 def folders_rows(folder: Path, points: list[dict[str, float]]) -> list[list[Row]]:
     """Each point's rows over every folder spec in ``folder``."""
     made: list[list[Row]] = [[] for _ in points]
-    for spec_path in sorted(folder.glob("*.json")):
+    for spec_path in folder_specs(folder):
         start = time.perf_counter()
         rank = folder_ranker(spec_path)
         for k, point in enumerate(points):
@@ -168,7 +171,7 @@ def measured(args: argparse.Namespace, points: list[dict[str, float]]) -> list[l
 
     def open_part() -> list[list[Row]]:
         reranker = CageReranker(CageConfig(), graph_store=args.graph_store)
-        states: dict[str, CorpusState] = {}
+        states: dict[str, tuple[list[EvalQuestion], CorpusState]] = {}
         made = []
         for point in points:
             start = time.perf_counter()
@@ -241,7 +244,7 @@ def main() -> None:
         "groups out of fold below the shipped weights (R@3 / R@5): " + ("; ".join(lost) or "none")
     )
     if args.check is not None:
-        chosen = [points[0], points[cv.chosen]]
+        chosen = [points[0]] if cv.chosen == 0 else [points[0], points[cv.chosen]]
         checked = folders_rows(args.check, chosen)
         check_groups = np.array([r["setting"] for r in checked[0]])
         print(f"\nChecked on {args.check} (not part of the choice):\n")

@@ -40,9 +40,9 @@ off-topic ones. The guard (no domain below no routing) reads the folders as one 
 :data:`FOLDERS_DOMAIN` (their questions pooled): a folder holds 16–20 questions, one question
 moves its mean ``R@3 + R@5`` by .03–.06, and read folder by folder the guard bars every
 routing point on all folds together (at the shipped point HTTPX loses one question's R@3 and
-restic two's), so routing would be off. ``--arrays F`` writes every point's figures (and
-``--from-arrays F`` reads them back instead of ranking the files again: the choice in
-seconds).
+restic two's), so routing would be off. ``--arrays F`` writes every point's figures
+(:mod:`crossval.routing_arrays`), and ``--from-arrays F`` reads them back instead of ranking the
+files again: the choice in seconds.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from crossval.choice import cross_validate, grid_points, group_objective
 from crossval.dev_folders import DOCUMENT_CORPORA
 from crossval.folds import fold_array
 from crossval.grids import ROUTING_GRID as GRID
+from crossval.routing_arrays import joined, read_arrays, routing_points, write_arrays
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -242,18 +243,10 @@ FOLDERS_DOMAIN = "the DEV folders"
 """The guard's domain of every DEV folder's questions (module docstring)."""
 
 
-POINT_LABELS = ["off", *(json.dumps(p) for p in grid_points(GRID))]
-"""The grid's points as an arrays file names them."""
-AXES = {"scores": 1, "routed": 1, "groups": 0, "ids": 0, "false_routes": 1}
-"""The arrays of an arrays file with their question axis (the rest: ``false_route_ids``,
-``false_route_pairs``, along their only axis)."""
-
-
 def score_files(args: argparse.Namespace) -> dict[str, np.ndarray]:
-    """Every DEV file's arrays (:data:`AXES`; module docstring), printed as each is done."""
+    """Every DEV file's arrays (:mod:`crossval.routing_arrays`), printed as each is done."""
     reranker = CageReranker(graph_store=GraphStore(args.graph_store) if args.graph_store else None)
-    settings = [RoutingSettings(**point) for point in grid_points(GRID)]  # type: ignore[arg-type]
-    points: list[RoutingSettings | None] = [None, *settings]
+    points = routing_points()
     asked = {name: load_questions(args.data / path) for name, path in OFF_TOPIC_FILES.items()}
     parts: list[dict[str, np.ndarray]] = []
     for name, data, corpus in FILES:
@@ -292,22 +285,6 @@ def score_files(args: argparse.Namespace) -> dict[str, np.ndarray]:
     return joined(parts)
 
 
-def joined(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Arrays files' arrays, one after the other."""
-    return {
-        key: np.concatenate([p[key] for p in parts], axis=AXES.get(key, 0))
-        for key in (*AXES, "false_route_ids", "false_route_pairs")
-    }
-
-
-def read_arrays(path: Path) -> dict[str, np.ndarray]:
-    """An arrays file (``--arrays``, or ``routing_folders.py``'s), checked to be of this grid."""
-    arrays = np.load(path)
-    if arrays["points"].tolist() != POINT_LABELS:
-        raise SystemExit(f"{path} was made with another grid: make it again")
-    return {key: arrays[key] for key in (*AXES, "false_route_ids", "false_route_pairs")}
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True)
@@ -328,30 +305,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     arrays = score_files(args) if args.from_arrays is None else read_arrays(args.from_arrays)
     if args.arrays:
-        np.savez_compressed(args.arrays, points=np.array(POINT_LABELS), **arrays)
+        write_arrays(args.arrays, arrays)
     if args.with_folders is not None:
         arrays = joined([arrays, read_arrays(args.with_folders)])
     ids = arrays["ids"].tolist()
-    groups = arrays["groups"].tolist()
-    false_routes = [arrays["false_routes"]]
-    false_route_ids = arrays["false_route_ids"].tolist()
-    false_route_pairs = arrays["false_route_pairs"].tolist()
-    parts = []
-    for name in dict.fromkeys(groups):
-        mask = arrays["groups"] == name
-        routed = arrays["routed"][:, mask].sum(axis=1).tolist()
-        parts.append(
-            (name, arrays["scores"][:, mask], {"questions": int(mask.sum()), "routed": routed})
-        )
-    scores = np.concatenate([s for _, s, _ in parts], axis=1)  # [P, N, M, 2]
-    group_array = np.array(groups)
-    names = [name for name, _, _ in parts]
+    group_array = arrays["groups"]
+    names = list(dict.fromkeys(group_array.tolist()))
+    scores = arrays["scores"]  # [P, N, M, 2]
     cage = scores[:, :, 0, :]
     folds = fold_array(ids)
-    false = np.concatenate(false_routes, axis=1)  # [P, M]
-    false_folds = fold_array(false_route_ids)
+    false = arrays["false_routes"]  # [P, M]
+    false_folds = fold_array(arrays["false_route_ids"].tolist())
     files = {name for name, _, _ in FILES}
-    domains = np.array([g if g in files else FOLDERS_DOMAIN for g in groups])
+    domains = np.array([g if g in files else FOLDERS_DOMAIN for g in group_array.tolist()])
     cv = cross_validate(
         cage,
         folds,
@@ -360,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     false_oof = np.array(
         [false[cv.fold_choices[f], m] for m, f in enumerate(false_folds)], dtype=bool
     )
-    hybrid_cv = scores[np.array(cv.fold_choices)[fold_array(ids)], np.arange(len(ids)), 1, :]
+    hybrid_cv = scores[np.array(cv.fold_choices)[folds], np.arange(len(ids)), 1, :]
     label = ["off", *(str(p) for p in grid_points(GRID))]
     print("fold choices:", [label[c] for c in cv.fold_choices])
     print("chosen on all folds:", label[cv.chosen])
@@ -369,12 +335,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "fold_choices": [label[c] for c in cv.fold_choices],
         "files": {},
     }
-    for name, _, info in parts:
+    for name in names:
         mask = group_array == name
         off = scores[0, mask]
         oof = cv.out_of_fold[mask]
         low, high = paired_interval(oof - off[:, 0, :])
-        routed = info["routed"][cv.chosen]
+        routed = int(arrays["routed"][cv.chosen, mask].sum())
         print(
             f"{name:15} n={mask.sum():4}  routed(chosen)={routed:4}  "
             f"cage R@3/R@5 no route {off[:, 0, 0].mean():.3f}/{off[:, 0, 1].mean():.3f}  "
@@ -394,13 +360,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                 float(hybrid_cv[mask, 1].mean()),
             ],
         }
-    pairs = np.array(false_route_pairs)
+    pairs = arrays["false_route_pairs"]
     print(
         f"off-topic questions routed: out of fold {false_oof.sum()}/{len(false_oof)} "
         f"({false_oof.mean():.2%}); no routing 0; by the chosen-on-all point "
         f"{false[cv.chosen].sum()} ({false[cv.chosen].mean():.2%})"
     )
-    for pair in dict.fromkeys(false_route_pairs):
+    for pair in dict.fromkeys(pairs.tolist()):
         mask = pairs == pair
         print(f"  {pair:30} {false_oof[mask].sum():3}/{mask.sum()}")
     out["off_topic"] = {

@@ -19,10 +19,9 @@ routed), so each question is ranked once per distinct route. A question id is
 
 **Off-topic questions**: each folder is also asked its own off-topic questions and every
 question of the other folders; none names a document of it, so every one routed is a false
-route (only the route is computed). The file holds ``routing_cv.py --arrays``' arrays
-(``scores [P, N, 2, 2]``, ``groups``, ``ids``, ``false_routes [P, M]``, ``false_route_ids``,
-``points``) and ``routed [P, N]`` (each question routed at each point), ``false_route_pairs``,
-which ``routing_cv.py --with-folders`` pools with its own.
+route (only the route is computed). The file is an arrays file of
+:mod:`crossval.routing_arrays`, as ``routing_cv.py --arrays`` writes for the DEV files, and
+``routing_cv.py --with-folders`` pools it with its own.
 """
 
 from __future__ import annotations
@@ -37,27 +36,21 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
-from crossval.choice import grid_points
-from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
-from crossval.grids import ROUTING_GRID
+from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.routing_arrays import joined, routing_points, write_arrays
 
 from cage_core.expansion.routing import RoutingSettings
 
 K = 20
 
 
-def points() -> list[RoutingSettings | None]:
-    """``off``, then the grid (``routing_cv.py``'s order)."""
-    grid = [RoutingSettings(**p) for p in grid_points(ROUTING_GRID)]  # type: ignore[arg-type]
-    return [None, *grid]
-
-
 def folder_arrays(
-    spec_path: Path, settings: list[RoutingSettings | None], asked: list[tuple[str, str]]
-) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Question ids, ``[P, N, 2, 2]`` R@3 / R@5 (cage, hybrid) of the folder's questions with
-    gold, ``[P, N]``: whether each point routes each of them, and ``[P, len(asked)]``: whether
-    each point routes each of ``asked`` (off-topic)."""
+    spec_path: Path,
+    settings: list[RoutingSettings | None],
+    asked: list[tuple[str, str, str]],
+) -> dict[str, np.ndarray]:
+    """The folder's arrays (:mod:`crossval.routing_arrays`) at each of ``settings``: its
+    questions with gold, and ``asked``, its off-topic ones as ``(id, question, pair)``."""
     from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
 
     spec, chunks = load_chunks(spec_path)
@@ -74,8 +67,8 @@ def folder_arrays(
     questions = [q for q in spec["questions"] if gold.get(q["id"])]
     scores = np.zeros((len(settings), len(questions), 2, 2))
     routed = np.zeros((len(settings), len(questions)), dtype=bool)
-    ranked: dict[tuple[Any, ...], np.ndarray] = {}
     for n, q in enumerate(questions):
+        ranked: dict[tuple[Any, ...], np.ndarray] = {}  # by route: the pool depends on it alone
         for p, (point, retriever) in enumerate(zip(settings, retrievers)):
             route = retriever.route(q["question"])
             key = (
@@ -90,12 +83,18 @@ def folder_arrays(
                 ranked[key] = np.array([[recall(o, g, 3), recall(o, g, 5)] for o in orders])
             scores[p, n] = ranked[key]
             routed[p, n] = bool(key)
-        ranked.clear()
     false_routes = np.array(
-        [[bool(r.route(question)) for _, question in asked] for r in retrievers], dtype=bool
+        [[bool(r.route(question)) for _, question, _ in asked] for r in retrievers], dtype=bool
     ).reshape(len(settings), len(asked))
-    ids = [f"{spec_path.stem}/{q['id']}" for q in questions]
-    return ids, scores, routed, false_routes
+    return {
+        "scores": scores,
+        "routed": routed,
+        "groups": np.array([spec_path.stem] * len(questions)),
+        "ids": np.array([f"{spec_path.stem}/{q['id']}" for q in questions]),
+        "false_routes": false_routes,
+        "false_route_ids": np.array([i for i, _, _ in asked]),
+        "false_route_pairs": np.array([pair for _, _, pair in asked]),
+    }
 
 
 def main() -> None:
@@ -103,48 +102,30 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="the arrays (.npz)")
     args = parser.parse_args()
-    wanted = {n for n in args.folders.split(",") if n}
-    specs = [p for p in sorted(DATA.glob("*.json")) if not wanted or p.stem in wanted]
-    spec_of = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in specs}
-    settings = points()
-    ids: list[str] = []
-    groups: list[str] = []
-    parts, routed_parts, false_parts, false_ids, false_pairs = [], [], [], [], []
-    for spec_path in specs:
+    paths = folder_specs(DATA, args.folders)
+    specs = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in paths}
+    settings = routing_points()
+    parts = []
+    for path in paths:
         start = time.perf_counter()
-        name = spec_path.stem
-        asked = [(f"{name}/{q['id']}", q["question"]) for q in spec_of[name]["off_topic"]]
-        pairs = [f"{name} off-topic -> {name}"] * len(asked)
-        for other, spec in spec_of.items():
-            if other != name:
-                mine = [(f"{other}/{q['id']}", q["question"]) for q in spec["questions"]]
-                asked += mine
-                pairs += [f"{other} -> {name}"] * len(mine)
-        qids, scores, routed, false = folder_arrays(spec_path, settings, asked)
-        ids += qids
-        groups += [name] * len(qids)
-        parts.append(scores)
-        routed_parts.append(routed)
-        false_parts.append(false)
-        false_ids += [i for i, _ in asked]
-        false_pairs += pairs
+        name = path.stem
+        asked = [
+            (f"{name}/{q['id']}", q["question"], f"{name} off-topic -> {name}")
+            for q in specs[name]["off_topic"]
+        ] + [
+            (f"{other}/{q['id']}", q["question"], f"{other} -> {name}")
+            for other, theirs in specs.items()
+            if other != name
+            for q in theirs["questions"]
+        ]
+        parts.append(folder_arrays(path, settings, asked))
         print(
-            f"{name}: {len(qids)} questions, {len(asked)} off-topic "
+            f"{name}: {len(parts[-1]['ids'])} questions, {len(asked)} off-topic "
             f"({time.perf_counter() - start:.0f}s)",
             file=sys.stderr,
             flush=True,
         )
-    np.savez_compressed(
-        args.out,
-        scores=np.concatenate(parts, axis=1),
-        routed=np.concatenate(routed_parts, axis=1),
-        groups=np.array(groups),
-        ids=np.array(ids),
-        false_routes=np.concatenate(false_parts, axis=1),
-        false_route_ids=np.array(false_ids),
-        false_route_pairs=np.array(false_pairs),
-        points=np.array(["off", *(json.dumps(p) for p in grid_points(ROUTING_GRID))]),
-    )
+    write_arrays(args.out, joined(parts))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
-from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks
+from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks
 
 from cage_core.integrations.rerank_call import pool_coverage, routed_pool
 from cage_core.metadata import CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY, RELEVANCE_SCORE_KEY
@@ -100,11 +100,8 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the pools")
     args = parser.parse_args()
-    wanted = {n for n in args.folders.split(",") if n}
     pools: list[dict[str, Any]] = []
-    for spec_path in sorted(DATA.glob("*.json")):
-        if wanted and spec_path.stem not in wanted:
-            continue
+    for spec_path in folder_specs(DATA, args.folders):
         start = time.perf_counter()
         made = folder_pools(spec_path)
         pools += made
