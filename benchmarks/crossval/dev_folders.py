@@ -45,9 +45,17 @@ and corpus, under ``--data``."""
 
 def folder_specs(data: Path, names: str = "") -> list[Path]:
     """The folder specs (``<folder>.json``) under ``data``, sorted; only those of the
-    comma-separated folder ``names`` when given (an unknown name is none of them)."""
-    wanted = {n for n in names.split(",") if n}
-    return [p for p in sorted(data.glob("*.json")) if not wanted or p.stem in wanted]
+    comma-separated folder ``names`` when given. ``ValueError`` when ``data`` holds no spec
+    or a name is none of its folders (a misspelt name would otherwise run a part in silence)."""
+    specs = sorted(data.glob("*.json"))
+    if not specs:
+        raise ValueError(f"{data}: no folder spec (*.json) in it")
+    wanted = {n.strip() for n in names.split(",") if n.strip()}
+    unknown = sorted(wanted - {p.stem for p in specs})
+    if unknown:
+        known = ", ".join(p.stem for p in specs)
+        raise ValueError(f"no folder {', '.join(unknown)} in {data} (it holds {known})")
+    return [p for p in specs if not wanted or p.stem in wanted]
 
 
 def load_chunks(

@@ -147,8 +147,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the rankings")
     args = parser.parse_args()
     points = grid_points(VIEW_GRID)
+    try:
+        paths = folder_specs(args.data, args.folders)
+    except ValueError as exc:
+        parser.error(f"--folders: {exc}")
     rows: list[dict[str, Any]] = []
-    for spec_path in folder_specs(args.data, args.folders):
+    for spec_path in paths:
         start = time.perf_counter()
         made = folder_rows(spec_path, points)
         rows += made

@@ -102,7 +102,10 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="the arrays (.npz)")
     args = parser.parse_args()
-    paths = folder_specs(DATA, args.folders)
+    try:
+        paths = folder_specs(DATA, args.folders)
+    except ValueError as exc:
+        parser.error(f"--folders: {exc}")
     specs = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in paths}
     settings = routing_points()
     parts = []

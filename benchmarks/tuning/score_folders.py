@@ -100,8 +100,12 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the pools")
     args = parser.parse_args()
+    try:
+        paths = folder_specs(DATA, args.folders)
+    except ValueError as exc:
+        parser.error(f"--folders: {exc}")
     pools: list[dict[str, Any]] = []
-    for spec_path in folder_specs(DATA, args.folders):
+    for spec_path in paths:
         start = time.perf_counter()
         made = folder_pools(spec_path)
         pools += made

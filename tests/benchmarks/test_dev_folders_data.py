@@ -219,3 +219,17 @@ def test_every_gold_phrase_names_one_chunk_of_the_readme_splitter(name):
     assert set(gold) == {q["id"] for q in spec["questions"]}
     assert all(gold.values())
     assert len({c.id for c in chunks}) == len(chunks)
+
+
+def test_folder_specs_selects_by_name_and_refuses_a_name_it_does_not_hold(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from crossval.dev_folders import folder_specs
+
+    for name in ("beta", "alpha"):
+        (tmp_path / f"{name}.json").write_text("{}", encoding="utf-8")
+    assert [p.stem for p in folder_specs(tmp_path)] == ["alpha", "beta"]
+    assert [p.stem for p in folder_specs(tmp_path, " beta ,")] == ["beta"]
+    with pytest.raises(ValueError, match="no folder alhpa in"):
+        folder_specs(tmp_path, "alhpa,beta")
+    with pytest.raises(ValueError, match="no folder spec"):
+        folder_specs(tmp_path / "empty")
