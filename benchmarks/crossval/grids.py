@@ -10,6 +10,7 @@ __all__ = [
     "CHAIN_GRID",
     "DOCUMENT_GRID",
     "DOCUMENT_LINK_GRID",
+    "EXPANSION_CITED",
     "EXPANSION_LIMITS",
     "EXPANSION_SEEDS",
     "GATE_FIELDS",
@@ -103,6 +104,11 @@ LINK_WEIGHTS_GRID: tuple[dict[str, float], ...] = (  # LinkWeights; tuning/link_
 """The link weights: the shipped :class:`~cage_core.expansion.algorithm.LinkWeights` (``{}``),
 then each field moved alone (``adjacent`` was first chosen by :data:`DOCUMENT_LINK_GRID`, on
 DragonBall and SciFact chunks alone)."""
+
+EXPANSION_CITED = (0, 1, 4)  # the expansion retrievers' cited; tuning/link_weights_cv.py
+"""The documents the seeds cite that the expansion retrievers follow at most, beside the
+shipped 2 (:data:`LINK_WEIGHTS_GRID`'s first point): each a point of ``link_weights_cv.py``
+with the shipped weights. ``cage eval``'s pools follow no citation, so only the folders move."""
 
 EXPANSION_SEEDS = (1, 2, 3, 4, 5, 6)  # ExpansionSettings.seeds; tuning/link_expansion.py
 EXPANSION_LIMITS = (0, 3, 5, 8, 10, 15, 20)  # ExpansionSettings.limit; tuning/link_expansion.py

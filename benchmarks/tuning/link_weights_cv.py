@@ -9,7 +9,10 @@ links to by the weights of :class:`~cage_core.expansion.algorithm.LinkWeights`: 
 ``sibling_cv.py``, on DragonBall and SciFact chunks alone). Each point of
 :data:`crossval.grids.LINK_WEIGHTS_GRID` (the shipped weights first, then one field moved at a
 time) gives the same link index (its storage) those weights, rebuilds every expanded DEV pool,
-and ranks it with the shipped ranking:
+and ranks it with the shipped ranking. The points of :data:`crossval.grids.EXPANSION_CITED`
+follow, the shipped weights with the expansion retrievers' ``cited`` moved (the documents the
+seeds cite that the expansion follows): ``cage eval``'s pools follow no citation, so there
+they are the shipped point's pools, read once.
 
 * the seven ``-open-x`` settings of :mod:`crossval.dev_pools` (the Wikipedia files untitled,
   RAMDocs, DragonBall, SciFact abstracts and chunks: the same corpus, retrieval, graphs and
@@ -43,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: cro
 from crossval import cross_validate, fold_array, group_objective
 from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
 from crossval.dev_pools import BEYOND, WIKI, open_pools
-from crossval.grids import LINK_WEIGHTS_GRID
+from crossval.grids import EXPANSION_CITED, LINK_WEIGHTS_GRID
 from crossval.measures import pool_measures
 from crossval.orders import cage_order
 
@@ -55,6 +58,13 @@ from cage_core.expansion.index import LinkIndex, LinkWeights
 
 K = 20
 Row = dict[str, Any]
+RETRIEVER_FIELDS = ("cited",)
+"""A point's fields that are the expansion retriever's, not :class:`LinkWeights`'."""
+
+
+def weights(point: dict[str, float]) -> LinkWeights:
+    """The link weights of ``point``: the shipped ones with its weight fields moved."""
+    return LinkWeights(**{k: v for k, v in point.items() if k not in RETRIEVER_FIELDS})
 
 
 def label(point: dict[str, float]) -> str:
@@ -85,7 +95,7 @@ def open_rows(
             states[stem][1].ensure_graphs(range(len(corpus)), full=False)
         questions, state = states[stem]
         shipped = state.ensure_link_index()
-        state.link_index = LinkIndex(LinkWeights(**point), storage=shipped.storage)
+        state.link_index = LinkIndex(weights(point), storage=shipped.storage)
         try:
             pools = open_pools(
                 questions, state, reranker, stem, expand=True, by_id=cfile is not None
@@ -118,8 +128,11 @@ def folder_ranker(spec_path: Path) -> Callable[[dict[str, float]], list[Row]]:
     cage = CageRerank()
 
     def rows(point: dict[str, float]) -> list[Row]:
-        index = LinkIndex(LinkWeights(**point), storage=links.storage)
-        expand = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=index)
+        index = LinkIndex(weights(point), storage=links.storage)
+        moved = {k: int(point[k]) for k in RETRIEVER_FIELDS if k in point}
+        expand = CageExpansionRetriever(
+            base_retriever=base, vectorstore=store, link_index=index, **moved
+        )
         out = []
         for q in spec["questions"]:
             g = gold.get(q["id"]) or []
@@ -173,9 +186,13 @@ def measured(args: argparse.Namespace, points: list[dict[str, float]]) -> list[l
         reranker = CageReranker(CageConfig(), graph_store=args.graph_store)
         states: dict[str, tuple[list[EvalQuestion], CorpusState]] = {}
         made = []
+        by_weights: dict[LinkWeights, list[Row]] = {}  # a cited point: the shipped pools
         for point in points:
             start = time.perf_counter()
-            made.append(open_rows(point, args.data, reranker, states))
+            key = weights(point)
+            if key not in by_weights:
+                by_weights[key] = open_rows(point, args.data, reranker, states)
+            made.append(by_weights[key])
             took = time.perf_counter() - start
             print(
                 f"{label(point)}: {len(made[-1])} pools ({took:.0f}s)", file=sys.stderr, flush=True
@@ -188,7 +205,7 @@ def measured(args: argparse.Namespace, points: list[dict[str, float]]) -> list[l
 
 
 def table(names: list[str], groups: np.ndarray, lines: dict[str, np.ndarray]) -> None:
-    print("| weights | " + " | ".join(names) + " | mean |")
+    print("| point | " + " | ".join(names) + " | mean |")
     print("|---|" + "---|" * (len(names) + 1))
     for name, scores in lines.items():
         cells = [
@@ -207,7 +224,7 @@ def main() -> None:
     parser.add_argument("--check", type=Path, default=None, help="held-out folders to check")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    points = [dict(p) for p in LINK_WEIGHTS_GRID]
+    points = [dict(p) for p in LINK_WEIGHTS_GRID] + [{"cited": c} for c in EXPANSION_CITED]
     rows = measured(args, points)
     ids = [r["id"] for r in rows[0]]
     for made in rows:  # the same pools in the same order at every point

@@ -102,7 +102,7 @@ pool, chosen so the expansion's cost stays that of ``DEFAULT_LIMIT`` + 2 passage
 index the ingest writes links a chunk to its neighbours itself, so at ``DEFAULT_LIMIT`` the
 linked passages hold them already: on the DEV folders and the two held-out ones, both
 frameworks, it changes no pool; with ``limit=0`` it adds to 278 of the 308 pools
-(``benchmarks/checks/expansion_siblings.py``). It acts when ``limit`` is small or other links
+(``benchmarks/checks/expansion_bounds.py``). It acts when ``limit`` is small or other links
 fill it, or with a link index that keeps no positions but nodes that keep ``PREVIOUS`` /
 ``NEXT`` (LlamaIndex)."""
 

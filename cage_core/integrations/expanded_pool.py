@@ -84,8 +84,11 @@ __all__ = [
 CITES_VIA = "cites"
 """How the ``via`` of a chunk a seed's citation brought begins (step 5)."""
 DEFAULT_CITED = 2
-"""Cited documents the framework retrievers follow at most by default: not cross-validated
-yet; a bound on the extra pool (one chunk each)."""
+"""Cited documents the framework retrievers follow at most by default, one chunk each: a bound
+on the extra pool. ``benchmarks/tuning/link_weights_cv.py`` moves it to 0, 1 and 4 and keeps
+it: no DEV folder question's R@3 or R@5 moves. Against 0 it changes the pool of 27 of the
+folders' 124 questions and their top 5 after ``CageRerank`` in 2, both README paths
+(``benchmarks/checks/expansion_bounds.py``)."""
 
 T = TypeVar("T")
 R = TypeVar("R")  # a retrieved result (a LangChain Document, a LlamaIndex NodeWithScore)
