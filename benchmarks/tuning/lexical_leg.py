@@ -1,6 +1,6 @@
 """What a lexical leg adds to the expanded pool on the DEV folders (issue 45, item 4).
 
-    python benchmarks/tuning/lexical_leg.py [--folders NAME,...] [--json OUT]
+    python benchmarks/tuning/lexical_leg.py [--data DIR] [--folders NAME,...] [--json OUT]
 
 The question: a passage the dense retriever missed may hold the question's rare words or
 names; does adding such passages to the pool before CAGE ranks it lift Recall@5? Through the
@@ -14,7 +14,9 @@ already), each ranked by ``CageRerank``:
 - ``BM25 N`` (N = 5, 10): LangChain's ``BM25Retriever`` over the folder's chunks, its top N;
 - ``names``: the link index's postings of the question's names: every run of 1–4 of its
   words that some passage is keyed by or mentions, at most 20 passages (rare), rarest first;
-  their passages in that order (ties: by id), at most 5.
+  their passages in that order (ties: by id), at most 5;
+- ``names absent``: the same, only for the names no passage of the pool holds (the retriever
+  missed what they name; a name the pool holds already brings nothing).
 
 An added passage's score is its MiniLM cosine with the question (what the store's search
 gives); in a routed pool (``cage_route``) also its cosine with the shortened question
@@ -39,17 +41,18 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
 
 K = 20
-LEGS = ("expanded", "BM25 5", "BM25 10", "names")
+LEGS = ("expanded", "BM25 5", "BM25 10", "names", "names absent")
 MAX_NAME_WORDS = 4
 MAX_NAME_HOLDERS = 20
 NAME_PASSAGES = 5
 
 
-def name_passages(links: Any, question: str) -> list[str]:
-    """The ``names`` leg (module docstring): passages holding the question's rare names."""
+def name_passages(links: Any, question: str, held: set[str] | None = None) -> list[str]:
+    """The ``names`` leg (module docstring): passages holding the question's rare names; with
+    ``held`` (the pool's ids), only those of the names no passage of ``held`` holds."""
     from cage_core.names.forms import words
 
     tokens = words(question.lower())
@@ -70,13 +73,16 @@ def name_passages(links: Any, question: str) -> list[str]:
         keyed_by, mentioned_by = storage.holders(names, "key"), storage.holders(names, "mention")
     out: list[str] = []
     for name in names:
-        for pid in sorted({*keyed_by.get(name, ()), *mentioned_by.get(name, ())}):
+        holders = {*keyed_by.get(name, ()), *mentioned_by.get(name, ())}
+        if held is not None and holders & held:
+            continue
+        for pid in sorted(holders):
             if pid not in out:
                 out.append(pid)
     return out[:NAME_PASSAGES]
 
 
-def folder(name: str) -> dict[str, dict[str, tuple[float, float, int]]]:
+def folder(spec_path: Path) -> dict[str, dict[str, tuple[float, float, int]]]:
     """Per question, per leg: (gold share in the pool, R@5 after CAGE, passages added)."""
     from langchain_community.retrievers import BM25Retriever
 
@@ -84,7 +90,7 @@ def folder(name: str) -> dict[str, dict[str, tuple[float, float, int]]]:
     from cage_core.metadata import RETRIEVAL_SCORE_KEY
     from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
 
-    spec, chunks = load_chunks(DATA / f"{name}.json")
+    spec, chunks = load_chunks(spec_path)
     gold = gold_ids(spec, chunks)
     enriched, store, links = langchain_ingest(chunks)
     embeddings = store.embeddings
@@ -118,6 +124,7 @@ def folder(name: str) -> dict[str, dict[str, tuple[float, float, int]]]:
             "BM25 5": found[:5],
             "BM25 10": found[:10],
             "names": name_passages(links, text),
+            "names absent": name_passages(links, text, held),
         }
         row = {}
         for leg, extra in legs.items():
@@ -147,18 +154,23 @@ def report(name: str, rows: Sequence[dict[str, tuple[float, float, int]]]) -> No
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--folders", default=None, help="comma-separated (all)")
+    parser.add_argument("--data", type=Path, default=DATA, help="the folder of folder specs")
+    parser.add_argument("--folders", default="", help="comma-separated (all)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    names = args.folders.split(",") if args.folders else sorted(p.stem for p in DATA.glob("*.json"))
+    try:
+        paths = folder_specs(args.data, args.folders)
+    except ValueError as exc:
+        parser.error(f"--folders: {exc}")
     print(
         "| folder | questions | " + " | ".join(f"{leg}: pool / R@5 (added)" for leg in LEGS) + " |"
     )
     print("|---|---|" + "---|" * len(LEGS))
     results: dict[str, Any] = {}
-    for name in names:
+    for path in paths:
+        name = path.stem
         start = time.perf_counter()
-        results[name] = folder(name)
+        results[name] = folder(path)
         report(name, list(results[name].values()))
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     report("pooled", [row for rows in results.values() for row in rows.values()])
