@@ -43,7 +43,9 @@ from crossval.dev_folders import (
     DATA,
     folder_specs,
     gold_ids,
+    langchain_hybrid,
     langchain_ingest,
+    llamaindex_hybrid,
     llamaindex_ingest,
     load_chunks,
     recall,
@@ -58,9 +60,6 @@ Ranker = Callable[[str], dict[str, list[str]]]
 
 def langchain_rankers(chunks: list, legs: Sequence[int]) -> dict[str, Ranker]:
     """Per base retriever (module docstring), the LangChain path's :data:`Ranker`."""
-    from langchain_classic.retrievers import EnsembleRetriever
-    from langchain_community.retrievers import BM25Retriever
-
     from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
 
     enriched, store, links = langchain_ingest(chunks)
@@ -68,13 +67,7 @@ def langchain_rankers(chunks: list, legs: Sequence[int]) -> dict[str, Ranker]:
         f"dense {K}": (ScoredVectorStoreRetriever(vectorstore=store, k=K), CageRerank(top_n=5))
     }
     for n in legs:
-        hybrid = EnsembleRetriever(
-            retrievers=[
-                BM25Retriever.from_documents(enriched, k=n),
-                store.as_retriever(search_kwargs={"k": n}),
-            ],
-            weights=[0.5, 0.5],
-        )
+        hybrid = langchain_hybrid(enriched, store, n)
         bases[f"hybrid legs {n}"] = (hybrid, CageRerank(top_n=5, vectorstore=store))
 
     def ranker(base: Any, rerank: Any) -> Ranker:
@@ -96,26 +89,12 @@ def langchain_rankers(chunks: list, legs: Sequence[int]) -> dict[str, Ranker]:
 
 def llamaindex_rankers(chunks: list, legs: Sequence[int]) -> dict[str, Ranker]:
     """Per base retriever (module docstring), the LlamaIndex path's :data:`Ranker`."""
-    from llama_index.core.llms import MockLLM
-    from llama_index.core.retrievers import QueryFusionRetriever
-    from llama_index.retrievers.bm25 import BM25Retriever
-
     from cage_llamaindex import CageExpansionRetriever, CageRerank
 
     enriched, index, links = llamaindex_ingest(chunks)
     bases: dict[str, Any] = {f"dense {K}": index.as_retriever(similarity_top_k=K)}
     for n in legs:
-        bases[f"hybrid legs {n}"] = QueryFusionRetriever(
-            [
-                index.as_retriever(similarity_top_k=n),
-                BM25Retriever.from_defaults(nodes=enriched, similarity_top_k=n),
-            ],
-            llm=MockLLM(),  # num_queries=1 generates no query; no LLM is configured offline
-            mode="reciprocal_rerank",
-            similarity_top_k=2 * n,
-            num_queries=1,
-            use_async=False,
-        )
+        bases[f"hybrid legs {n}"] = llamaindex_hybrid(enriched, index, n, top=2 * n)
     rerank = CageRerank(top_n=5, index=index)
 
     def ranker(base: Any) -> Ranker:

@@ -125,11 +125,45 @@ def langchain_ingest(chunks: list) -> tuple[list, Any, Any]:
     return enriched, store, links
 
 
-def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
-    """The LangChain path (module docstring): method -> ``rank(question)``."""
+def langchain_hybrid(enriched: list, store: Any, legs: int) -> Any:
+    """LangChain's hybrid retriever over the ingested chunks: an ``EnsembleRetriever`` of
+    ``BM25Retriever`` and the store's retriever, each its top ``legs``, weights 0.5 / 0.5 (their
+    union, fused by reciprocal rank)."""
     from langchain_classic.retrievers import EnsembleRetriever
     from langchain_community.retrievers import BM25Retriever
 
+    return EnsembleRetriever(
+        retrievers=[
+            BM25Retriever.from_documents(enriched, k=legs),
+            store.as_retriever(search_kwargs={"k": legs}),
+        ],
+        weights=[0.5, 0.5],
+    )
+
+
+def llamaindex_hybrid(enriched: list, index: Any, legs: int, top: int) -> Any:
+    """LlamaIndex's hybrid retriever over the ingested nodes: a ``QueryFusionRetriever`` of the
+    index's retriever and ``BM25Retriever``, each its top ``legs``, fused by reciprocal rank,
+    its top ``top``; one query, so no LLM (``MockLLM``)."""
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.retrievers import QueryFusionRetriever
+    from llama_index.retrievers.bm25 import BM25Retriever
+
+    return QueryFusionRetriever(
+        [
+            index.as_retriever(similarity_top_k=legs),
+            BM25Retriever.from_defaults(nodes=enriched, similarity_top_k=legs),
+        ],
+        llm=MockLLM(),  # num_queries=1 generates no query; no LLM is configured offline
+        mode="reciprocal_rerank",
+        similarity_top_k=top,
+        num_queries=1,
+        use_async=False,
+    )
+
+
+def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
+    """The LangChain path (module docstring): method -> ``rank(question)``."""
     from cage_core.integrations.document_routing import ROUTE_KEY
     from cage_langchain import CageExpansionRetriever, CageRerank, ScoredVectorStoreRetriever
 
@@ -156,13 +190,7 @@ def langchain_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], R
 
     methods = {"plain": plain, "cage": reranked, "cage --expand": expanded}
     for n in LEGS:
-        ensemble = EnsembleRetriever(
-            retrievers=[
-                BM25Retriever.from_documents(enriched, k=n),
-                store.as_retriever(search_kwargs={"k": n}),
-            ],
-            weights=[0.5, 0.5],
-        )
+        ensemble = langchain_hybrid(enriched, store, n)
         methods[f"hybrid legs {n}"] = lambda q, e=ensemble: (
             [d.id for d in e.invoke(q)],
             None,
@@ -214,10 +242,6 @@ def llamaindex_ingest(chunks: list) -> tuple[list, Any, Any]:
 
 def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], Ranking]], Any]:
     """The LlamaIndex path (:func:`llamaindex_ingest`): method -> ``rank(question)``."""
-    from llama_index.core.llms import MockLLM
-    from llama_index.core.retrievers import QueryFusionRetriever
-    from llama_index.retrievers.bm25 import BM25Retriever
-
     from cage_core.integrations.document_routing import ROUTE_KEY
     from cage_llamaindex import CageExpansionRetriever, CageRerank
 
@@ -244,17 +268,7 @@ def llamaindex_methods(chunks: list, k: int) -> tuple[dict[str, Callable[[str], 
 
     methods = {"plain": plain, "cage": reranked, "cage --expand": expanded}
     for n in LEGS:
-        fusion = QueryFusionRetriever(
-            [
-                index.as_retriever(similarity_top_k=n),
-                BM25Retriever.from_defaults(nodes=enriched, similarity_top_k=n),
-            ],
-            llm=MockLLM(),  # num_queries=1 generates no query; no LLM is configured offline
-            mode="reciprocal_rerank",
-            similarity_top_k=n,
-            num_queries=1,
-            use_async=False,
-        )
+        fusion = llamaindex_hybrid(enriched, index, n, top=n)
         methods[f"hybrid legs {n}"] = lambda q, f=fusion: (
             [x.node_id for x in f.retrieve(q)],
             None,
