@@ -48,10 +48,11 @@ files again: the choice in seconds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ from cage_core.eval.open_retrieval import (
     gold_in_corpus,
 )
 from cage_core.eval.open_routing import RoutedPools
+from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.routing import RoutingSettings, route_question
 from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
@@ -107,6 +109,24 @@ K = 20
 METHODS = ("cage", "hybrid")
 
 
+def route_cache(names: DocumentNames) -> Callable[[str, RoutingSettings | None], DocumentRoute]:
+    """``route(question, point)``: :func:`route_question` over ``names`` (no routing for
+    ``None``), once per question and the point's fields other than ``chunks``: ``chunks``
+    says how many chunks of a named document join the pool, not whether or where the question
+    goes, so the grid's points that differ only in it share one call."""
+    memo: dict[tuple[str, RoutingSettings], DocumentRoute] = {}
+
+    def route(question: str, point: RoutingSettings | None) -> DocumentRoute:
+        if point is None:
+            return DocumentRoute((), question)
+        key = (question, dataclasses.replace(point, chunks=RoutingSettings().chunks))
+        if key not in memo:
+            memo[key] = route_question(question, names, point)
+        return memo[key]
+
+    return route
+
+
 def file_scores(
     name: str,
     questions_path: Path,
@@ -121,14 +141,9 @@ def file_scores(
     off-topic question (module docstring) over this corpus."""
     corpus = load_corpus(corpus_path, titles=False)
     state = CorpusState(corpus, reranker)
+    route_of = route_cache(state.documents.names)
     false_routes = np.array(
-        [
-            [
-                point is not None and bool(route_question(q, state.documents.names, point))
-                for q in off_topic
-            ]
-            for point in points
-        ],
+        [[bool(route_of(q, point)) for q in off_topic] for point in points],
         dtype=bool,
     ).reshape(len(points), len(off_topic))
     questions = [q for q in load_questions(questions_path) if gold_ids_in_corpus(q, corpus) != ()]
@@ -151,12 +166,7 @@ def file_scores(
     scores = np.zeros((len(points), len(questions), len(METHODS), 2))
     route_rows = []
     for p, point in enumerate(points):
-        routes = [
-            route_question(q.question, state.documents.names, point)
-            if point is not None
-            else DocumentRoute((), q.question)
-            for q in questions
-        ]
+        routes = [route_of(q.question, point) for q in questions]
         route_rows.append([bool(r) for r in routes])
         todo = [r.question for r in routes if r and r.question not in shortened]
         if todo:
