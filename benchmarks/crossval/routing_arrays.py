@@ -14,18 +14,27 @@ holds, for ``P`` points and ``N`` questions of ``M`` off-topic ones:
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from cage_core.expansion.routing import RoutingSettings
+from cage_core.names.routes import DocumentRoute
 
 from .choice import grid_points
 from .grids import ROUTING_GRID
 
-__all__ = ["POINT_LABELS", "joined", "read_arrays", "routing_points", "write_arrays"]
+__all__ = [
+    "POINT_LABELS",
+    "joined",
+    "read_arrays",
+    "route_cache",
+    "routing_points",
+    "write_arrays",
+]
 
 POINT_LABELS = ["off", *(json.dumps(p) for p in grid_points(ROUTING_GRID))]
 """The grid's points as a file names them: no routing, then :data:`crossval.grids.ROUTING_GRID`."""
@@ -45,6 +54,26 @@ def routing_points() -> list[RoutingSettings | None]:
     """The points of :data:`POINT_LABELS`: ``None`` (no routing), then the grid's settings."""
     grid = [RoutingSettings(**p) for p in grid_points(ROUTING_GRID)]  # type: ignore[arg-type]
     return [None, *grid]
+
+
+def route_cache(
+    route: Callable[[str, RoutingSettings], DocumentRoute],
+) -> Callable[[str, RoutingSettings | None], DocumentRoute]:
+    """``route(question, point)`` called once per question and the point's fields other than
+    ``chunks`` (no route for ``None``, routing off): ``chunks`` says how many chunks of a named
+    document join the pool, not whether or where the question goes, so the grid's points that
+    differ only in it share one call."""
+    memo: dict[tuple[str, RoutingSettings], DocumentRoute] = {}
+
+    def routed(question: str, point: RoutingSettings | None) -> DocumentRoute:
+        if point is None:
+            return DocumentRoute((), question)
+        key = (question, dataclasses.replace(point, chunks=RoutingSettings().chunks))
+        if key not in memo:
+            memo[key] = route(question, point)
+        return memo[key]
+
+    return routed
 
 
 def joined(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -48,11 +48,10 @@ files again: the choice in seconds.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +65,13 @@ from crossval.choice import cross_validate, grid_points, group_objective
 from crossval.dev_folders import DOCUMENT_CORPORA
 from crossval.folds import fold_array
 from crossval.grids import ROUTING_GRID as GRID
-from crossval.routing_arrays import joined, read_arrays, routing_points, write_arrays
+from crossval.routing_arrays import (
+    joined,
+    read_arrays,
+    route_cache,
+    routing_points,
+    write_arrays,
+)
 
 from cage_core.eval.corpus import load_corpus
 from cage_core.eval.corpus_retrieval import CorpusRetriever
@@ -80,12 +85,10 @@ from cage_core.eval.open_retrieval import (
     gold_in_corpus,
 )
 from cage_core.eval.open_routing import RoutedPools
-from cage_core.expansion.document_names import DocumentNames
 from cage_core.expansion.routing import RoutingSettings, route_question
 from cage_core.graphs.store import GraphStore
 from cage_core.methods import get_method
 from cage_core.methods.base import Pool
-from cage_core.names.routes import DocumentRoute
 from cage_core.ranking.named_documents import named_order
 from cage_core.reranker import CageReranker
 from cage_core.scoring import cosine_matrix, ranking
@@ -109,24 +112,6 @@ K = 20
 METHODS = ("cage", "hybrid")
 
 
-def route_cache(names: DocumentNames) -> Callable[[str, RoutingSettings | None], DocumentRoute]:
-    """``route(question, point)``: :func:`route_question` over ``names`` (no routing for
-    ``None``), once per question and the point's fields other than ``chunks``: ``chunks``
-    says how many chunks of a named document join the pool, not whether or where the question
-    goes, so the grid's points that differ only in it share one call."""
-    memo: dict[tuple[str, RoutingSettings], DocumentRoute] = {}
-
-    def route(question: str, point: RoutingSettings | None) -> DocumentRoute:
-        if point is None:
-            return DocumentRoute((), question)
-        key = (question, dataclasses.replace(point, chunks=RoutingSettings().chunks))
-        if key not in memo:
-            memo[key] = route_question(question, names, point)
-        return memo[key]
-
-    return route
-
-
 def file_scores(
     name: str,
     questions_path: Path,
@@ -141,7 +126,8 @@ def file_scores(
     off-topic question (module docstring) over this corpus."""
     corpus = load_corpus(corpus_path, titles=False)
     state = CorpusState(corpus, reranker)
-    route_of = route_cache(state.documents.names)
+    names = state.documents.names
+    route_of = route_cache(lambda question, point: route_question(question, names, point))
     false_routes = np.array(
         [[bool(route_of(q, point)) for q in off_topic] for point in points],
         dtype=bool,

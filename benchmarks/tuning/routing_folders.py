@@ -37,9 +37,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
-from crossval.routing_arrays import joined, routing_points, write_arrays
+from crossval.routing_arrays import joined, route_cache, routing_points, write_arrays
 
 from cage_core.expansion.routing import RoutingSettings
+from cage_core.integrations.document_routing import route_for
 
 K = 20
 
@@ -64,13 +65,14 @@ def folder_arrays(
         )
         for point in settings
     ]
+    route_of = route_cache(lambda question, point: route_for(question, links, point))
     questions = [q for q in spec["questions"] if gold.get(q["id"])]
     scores = np.zeros((len(settings), len(questions), 2, 2))
     routed = np.zeros((len(settings), len(questions)), dtype=bool)
     for n, q in enumerate(questions):
         ranked: dict[tuple[Any, ...], np.ndarray] = {}  # by route: the pool depends on it alone
         for p, (point, retriever) in enumerate(zip(settings, retrievers)):
-            route = retriever.route(q["question"])
+            route = route_of(q["question"], point)
             key = (
                 (route.doc_ids, route.question, point.chunks) if route and point is not None else ()
             )
@@ -84,7 +86,8 @@ def folder_arrays(
             scores[p, n] = ranked[key]
             routed[p, n] = bool(key)
     false_routes = np.array(
-        [[bool(r.route(question)) for _, question, _ in asked] for r in retrievers], dtype=bool
+        [[bool(route_of(question, point)) for _, question, _ in asked] for point in settings],
+        dtype=bool,
     ).reshape(len(settings), len(asked))
     return {
         "scores": scores,
