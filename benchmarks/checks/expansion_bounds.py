@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
 from crossval.dev_folders import (
     DATA,
-    folder_specs,
     langchain_ingest,
     llamaindex_ingest,
     load_chunks,
+    parsed_folder_specs,
 )
 
 from cage_core.expansion.algorithm import DEFAULT_LIMIT
@@ -103,10 +103,7 @@ def main() -> None:
     frameworks = args.frameworks.split(",")
     if unknown := set(frameworks) - set(FRAMEWORKS):
         parser.error(f"unknown framework(s) {sorted(unknown)}; choose among {FRAMEWORKS}")
-    try:
-        paths = folder_specs(args.data)
-    except ValueError as exc:
-        parser.error(f"--data: {exc}")
+    paths = parsed_folder_specs(parser, args.data)
     columns = [f"siblings, limit {DEFAULT_LIMIT}", "siblings, limit 0", "cited", "cited, top 5"]
     print("| folder | framework | questions | " + " | ".join(columns) + " |")
     print("|---|---|---|" + "---|" * len(columns))

@@ -41,13 +41,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval: the DEV folders' share
 
 from crossval.dev_folders import (
     DATA,
-    folder_specs,
     gold_ids,
     langchain_hybrid,
     langchain_ingest,
     llamaindex_hybrid,
     llamaindex_ingest,
     load_chunks,
+    parsed_folder_specs,
     recall,
 )
 
@@ -170,10 +170,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--legs must be whole numbers, comma-separated, got {args.legs!r}")
     if any(n < 1 for n in legs):
         parser.error("--legs must be at least 1")
-    try:
-        paths = folder_specs(args.data, args.folders)
-    except ValueError as exc:
-        parser.error(f"--folders: {exc}")
+    paths = parsed_folder_specs(parser, args.data, args.folders)
     dump = {}
     for framework in frameworks:
         results = {p.stem: folder_rows(p, framework, legs) for p in paths}

@@ -7,6 +7,7 @@ each framework's methods over them (the benchmark's docstring says what each one
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -56,6 +57,15 @@ def folder_specs(data: Path, names: str = "") -> list[Path]:
         known = ", ".join(p.stem for p in specs)
         raise ValueError(f"no folder {', '.join(unknown)} in {data} (it holds {known})")
     return [p for p in specs if not wanted or p.stem in wanted]
+
+
+def parsed_folder_specs(parser: argparse.ArgumentParser, data: Path, names: str = "") -> list[Path]:
+    """:func:`folder_specs` for a script's ``--data`` and ``--folders``: a name ``data`` does
+    not hold, or a ``data`` without a spec, is a usage error of ``parser``."""
+    try:
+        return folder_specs(data, names)
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 def load_chunks(

@@ -40,7 +40,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
 from crossval import grid_points
-from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.dev_folders import (
+    DATA,
+    gold_ids,
+    langchain_ingest,
+    load_chunks,
+    parsed_folder_specs,
+    recall,
+)
 from crossval.grids import DOCUMENT_GRID, GATE_FIELDS, VIEW_GRID
 
 from cage_core import CageConfig
@@ -147,10 +154,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the rankings")
     args = parser.parse_args()
     points = grid_points(VIEW_GRID)
-    try:
-        paths = folder_specs(args.data, args.folders)
-    except ValueError as exc:
-        parser.error(f"--folders: {exc}")
+    paths = parsed_folder_specs(parser, args.data, args.folders)
     rows: list[dict[str, Any]] = []
     for spec_path in paths:
         start = time.perf_counter()

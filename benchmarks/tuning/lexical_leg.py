@@ -41,7 +41,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # this tree's cage_core
 sys.path.insert(0, str(ROOT / "benchmarks"))  # crossval
 
-from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.dev_folders import (
+    DATA,
+    gold_ids,
+    langchain_ingest,
+    load_chunks,
+    parsed_folder_specs,
+    recall,
+)
 
 K = 20
 LEGS = ("expanded", "BM25 5", "BM25 10", "names", "names absent")
@@ -158,10 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--folders", default="", help="comma-separated (all)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    try:
-        paths = folder_specs(args.data, args.folders)
-    except ValueError as exc:
-        parser.error(f"--folders: {exc}")
+    paths = parsed_folder_specs(parser, args.data, args.folders)
     print(
         "| folder | questions | " + " | ".join(f"{leg}: pool / R@5 (added)" for leg in LEGS) + " |"
     )

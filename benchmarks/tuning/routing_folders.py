@@ -36,7 +36,14 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
-from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks, recall
+from crossval.dev_folders import (
+    DATA,
+    gold_ids,
+    langchain_ingest,
+    load_chunks,
+    parsed_folder_specs,
+    recall,
+)
 from crossval.routing_arrays import joined, route_cache, routing_points, write_arrays
 
 from cage_core.expansion.routing import RoutingSettings
@@ -105,10 +112,7 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="the arrays (.npz)")
     args = parser.parse_args()
-    try:
-        paths = folder_specs(DATA, args.folders)
-    except ValueError as exc:
-        parser.error(f"--folders: {exc}")
+    paths = parsed_folder_specs(parser, DATA, args.folders)
     specs = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in paths}
     settings = routing_points()
     parts = []

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: crossval
-from crossval.dev_folders import DATA, folder_specs, gold_ids, langchain_ingest, load_chunks
+from crossval.dev_folders import DATA, gold_ids, langchain_ingest, load_chunks, parsed_folder_specs
 
 from cage_core.integrations.rerank_call import pool_coverage, routed_pool
 from cage_core.metadata import CAGE_SCORE_KEY, CAGE_SIMILARITY_KEY, RELEVANCE_SCORE_KEY
@@ -100,10 +100,7 @@ def main() -> None:
     parser.add_argument("--folders", default="", help="comma-separated folder names (all)")
     parser.add_argument("--out", type=Path, required=True, help="gzipped JSON of the pools")
     args = parser.parse_args()
-    try:
-        paths = folder_specs(DATA, args.folders)
-    except ValueError as exc:
-        parser.error(f"--folders: {exc}")
+    paths = parsed_folder_specs(parser, DATA, args.folders)
     pools: list[dict[str, Any]] = []
     for spec_path in paths:
         start = time.perf_counter()

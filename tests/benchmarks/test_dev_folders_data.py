@@ -7,6 +7,7 @@ validator, loaded from its path since the benchmark scripts are not a package).
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import sys
@@ -233,3 +234,16 @@ def test_folder_specs_selects_by_name_and_refuses_a_name_it_does_not_hold(tmp_pa
         folder_specs(tmp_path, "alhpa,beta")
     with pytest.raises(ValueError, match="no folder spec"):
         folder_specs(tmp_path / "empty")
+
+
+def test_parsed_folder_specs_makes_an_unknown_name_a_usage_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from crossval.dev_folders import parsed_folder_specs
+
+    (tmp_path / "alpha.json").write_text("{}", encoding="utf-8")
+    parser = argparse.ArgumentParser(prog="script.py")
+    assert [p.stem for p in parsed_folder_specs(parser, tmp_path, "alpha")] == ["alpha"]
+    with pytest.raises(SystemExit) as exited:
+        parsed_folder_specs(parser, tmp_path, "beta")
+    assert exited.value.code == 2
+    assert "script.py: error: no folder beta in" in capsys.readouterr().err
