@@ -37,14 +37,13 @@ from crossval.dev_folders import (
 )
 
 from cage_core.expansion.algorithm import DEFAULT_LIMIT
-from cage_core.expansion.contract import DEFAULT_SIBLINGS
-from cage_core.integrations.expanded_pool import DEFAULT_CITED
 
 K = 20
 FRAMEWORKS = ("langchain", "llamaindex")
-Pool = Callable[[str, dict[str, int]], tuple[set[str], list[str]]]
-"""``pool(question, bounds)``: the ids of the expanded pool under ``bounds`` (the retriever's
-``siblings``, ``limit`` and ``cited``), and of its top 5 after ``CageRerank()``."""
+Pool = Callable[[str, dict[str, int], bool], tuple[set[str], list[str]]]
+"""``pool(question, bounds, ranked)``: the ids of the expanded pool under ``bounds`` (the
+retriever's ``siblings``, ``limit`` and ``cited``; the others at their defaults), and, when
+``ranked``, of its top 5 after ``CageRerank()`` (else none)."""
 
 
 def langchain_pool(chunks: list) -> Pool:
@@ -55,12 +54,12 @@ def langchain_pool(chunks: list) -> Pool:
     base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
     rerank = CageRerank()
 
-    def pool(question: str, bounds: dict[str, int]) -> tuple[set[str], list[str]]:
+    def pool(question: str, bounds: dict[str, int], ranked: bool) -> tuple[set[str], list[str]]:
         retriever = CageExpansionRetriever(
             base_retriever=base, vectorstore=store, link_index=links, **bounds
         )
         found = retriever.invoke(question)
-        top = rerank.compress_documents(found, question)
+        top = rerank.compress_documents(found, question) if ranked else []
         return {str(d.id) for d in found}, [str(d.id) for d in top]
 
     return pool
@@ -74,25 +73,26 @@ def llamaindex_pool(chunks: list) -> Pool:
     base = index.as_retriever(similarity_top_k=K)
     rerank = CageRerank(index=index)
 
-    def pool(question: str, bounds: dict[str, int]) -> tuple[set[str], list[str]]:
+    def pool(question: str, bounds: dict[str, int], ranked: bool) -> tuple[set[str], list[str]]:
         found = CageExpansionRetriever(base, index, links, **bounds).retrieve(question)
-        top = rerank.postprocess_nodes(found, query_str=question)
+        top = rerank.postprocess_nodes(found, query_str=question) if ranked else []
         return {n.node_id for n in found}, [n.node_id for n in top]
 
     return pool
 
 
 def changes(pool: Pool, question: str) -> dict[str, bool]:
-    """Which of the printed columns ``question``'s pool counts in (module docstring)."""
-    out = {}
-    for limit in (DEFAULT_LIMIT, 0):
-        moved = pool(question, {"siblings": DEFAULT_SIBLINGS, "limit": limit})[0]
-        kept = pool(question, {"siblings": 0, "limit": limit})[0]
-        out[f"siblings, limit {limit}"] = moved != kept
-    cited, uncited = pool(question, {"cited": DEFAULT_CITED}), pool(question, {"cited": 0})
-    out["cited"] = cited[0] != uncited[0]
-    out["cited, top 5"] = cited[1] != uncited[1]
-    return out
+    """Which of the printed columns ``question``'s pool counts in (module docstring): five
+    pools, the default one (every bound at its default) ranked, as is the one without ``cited``."""
+    default = pool(question, {}, True)
+    uncited = pool(question, {"cited": 0}, True)
+    unlimited = pool(question, {"limit": 0}, False)[0]
+    return {
+        f"siblings, limit {DEFAULT_LIMIT}": default[0] != pool(question, {"siblings": 0}, False)[0],
+        "siblings, limit 0": unlimited != pool(question, {"siblings": 0, "limit": 0}, False)[0],
+        "cited": default[0] != uncited[0],
+        "cited, top 5": default[1] != uncited[1],
+    }
 
 
 def main() -> None:
