@@ -57,9 +57,9 @@ MAX_NAME_HOLDERS = 20
 NAME_PASSAGES = 5
 
 
-def name_passages(links: Any, question: str, held: set[str] | None = None) -> list[str]:
-    """The ``names`` leg (module docstring): passages holding the question's rare names; with
-    ``held`` (the pool's ids), only those of the names no passage of ``held`` holds."""
+def rare_names(links: Any, question: str) -> list[set[str]]:
+    """The passages holding each of the question's rare names (module docstring, ``names``),
+    rarest first."""
     from cage_core.names.forms import words
 
     tokens = words(question.lower())
@@ -78,9 +78,15 @@ def name_passages(links: Any, question: str, held: set[str] | None = None) -> li
         )
         names = [name for _, name in rare]
         keyed_by, mentioned_by = storage.holders(names, "key"), storage.holders(names, "mention")
+    return [{*keyed_by.get(name, ()), *mentioned_by.get(name, ())} for name in names]
+
+
+def name_passages(names: list[set[str]], held: set[str] | None = None) -> list[str]:
+    """The ``names`` leg: the passages of :func:`rare_names`' ``names`` in that order (ties: by
+    id), at most :data:`NAME_PASSAGES`; with ``held`` (the pool's ids), only those of the names
+    no passage of ``held`` holds (``names absent``)."""
     out: list[str] = []
-    for name in names:
-        holders = {*keyed_by.get(name, ()), *mentioned_by.get(name, ())}
+    for holders in names:
         if held is not None and holders & held:
             continue
         for pid in sorted(holders):
@@ -126,12 +132,13 @@ def folder(spec_path: Path) -> dict[str, dict[str, tuple[float, float, int]]]:
         route = next((d.metadata[ROUTE_KEY] for d in pool if ROUTE_KEY in d.metadata), None)
         asked, short = unit(text), unit(route["question"]) if route else None
         found = [d.id for d in bm25.invoke(text)]
+        names = rare_names(links, text)
         legs = {
             "expanded": [],
             "BM25 5": found[:5],
             "BM25 10": found[:10],
-            "names": name_passages(links, text),
-            "names absent": name_passages(links, text, held),
+            "names": name_passages(names),
+            "names absent": name_passages(names, held),
         }
         row = {}
         for leg, extra in legs.items():
