@@ -38,7 +38,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,6 +65,20 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*#>|])")
 MIN_SENTENCE = 20
 
 Row = tuple[float, float, bool | None]  # R@5, gold share searched, every gold part searched
+
+
+class FolderVectors(NamedTuple):
+    """A folder's MiniLM unit vectors, embedded once for both passes."""
+
+    chunks: np.ndarray  # one row a chunk
+    sentences: np.ndarray  # one row a sentence (:func:`sentences`), the chunks' in order
+    owners: np.ndarray  # the chunk of each sentence row
+    questions: dict[str, np.ndarray]  # question id -> its vector
+
+    def parts(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Chunk id -> its sentences' rows (every chunk has one at least)."""
+        cuts = np.flatnonzero(np.diff(self.owners)) + 1
+        return dict(zip(ids, np.split(self.sentences, cuts), strict=True))
 
 
 def sentences(text: str) -> list[str]:
@@ -109,28 +123,39 @@ def first_stage_searches() -> dict[str, Callable[..., tuple[list[int], list[int]
     return searches
 
 
-def first_stage(spec: dict, chunks: list, embed: Callable) -> dict[str, dict[str, Row]]:
+def folder_vectors(spec: dict, chunks: list, embed: Callable) -> FolderVectors:
+    """The folder's chunks, their sentences and its questions, embedded."""
+    owners, texts = [], []
+    for i, chunk in enumerate(chunks):
+        for sentence in sentences(chunk.page_content):
+            owners.append(i)
+            texts.append(sentence)
+    questions = spec["questions"]
+    asked = unit(embed([q["question"] for q in questions]))
+    return FolderVectors(
+        chunks=unit(embed([c.page_content for c in chunks])),
+        sentences=unit(embed(texts)),
+        owners=np.asarray(owners),
+        questions={q["id"]: v for q, v in zip(questions, asked, strict=True)},
+    )
+
+
+def first_stage(spec: dict, chunks: list, vectors: FolderVectors) -> dict[str, dict[str, Row]]:
     """Per question, per first-stage variant: (R@5, gold share searched, all gold searched)."""
     gold = gold_ids(spec, chunks)
     ids = [c.id for c in chunks]
-    vectors = unit(embed([c.page_content for c in chunks]))
-    owner, texts = [], []
-    for i, chunk in enumerate(chunks):
-        for sentence in sentences(chunk.page_content):
-            owner.append(i)
-            texts.append(sentence)
-    sentence_vectors, owners = unit(embed(texts)), np.asarray(owner)
-    questions = [q for q in spec["questions"] if gold.get(q["id"])]
-    query_vectors = unit(embed([q["question"] for q in questions]))
     searches = first_stage_searches()
     out: dict[str, dict[str, Row]] = {}
-    for question, q in zip(questions, query_vectors, strict=True):
-        g = gold[question["id"]]
+    for question in spec["questions"]:
+        g = gold.get(question["id"]) or []
+        if not g:
+            continue
+        q = vectors.questions[question["id"]]
         two = is_two_document(question)
-        cosines = vectors @ q
+        cosines = vectors.chunks @ q
         best = np.full(len(chunks), -np.inf)
-        np.maximum.at(best, owners, sentence_vectors @ q)
-        found = {name: search(q, vectors) for name, search in searches.items()}
+        np.maximum.at(best, vectors.owners, vectors.sentences @ q)
+        found = {name: search(q, vectors.chunks) for name, search in searches.items()}
         for w in FIRST_STAGE_WEIGHTS:
             order = top((1 - w) * cosines + w * best, K)
             found[f"sentence {w}"] = (order, order)
@@ -143,7 +168,9 @@ def first_stage(spec: dict, chunks: list, embed: Callable) -> dict[str, dict[str
     return out
 
 
-def reranked(spec: dict, chunks: list, embed: Callable) -> dict[str, dict[str, Row]]:
+def reranked(
+    spec: dict, chunks: list, vectors: FolderVectors, embed: Callable
+) -> dict[str, dict[str, Row]]:
     """Per question, per ``sentence w``: (R@5 after ``CageRerank``, gold share of the expanded
     pool, all@5 of a two-document question)."""
     from cage_core.integrations.document_routing import ROUTE_KEY, ROUTE_SCORE_KEY
@@ -155,7 +182,7 @@ def reranked(spec: dict, chunks: list, embed: Callable) -> dict[str, dict[str, R
     base = ScoredVectorStoreRetriever(vectorstore=store, k=K)
     expand = CageExpansionRetriever(base_retriever=base, vectorstore=store, link_index=links)
     cage = CageRerank(top_n=None)
-    sentence_vectors: dict[str, np.ndarray] = {}
+    parts = vectors.parts([c.id for c in chunks])
     out: dict[str, dict[str, Row]] = {}
     for question in spec["questions"]:
         g = gold.get(question["id"]) or []
@@ -164,24 +191,29 @@ def reranked(spec: dict, chunks: list, embed: Callable) -> dict[str, dict[str, R
         text = question["question"]
         pool = expand.invoke(text)
         route = next((d.metadata[ROUTE_KEY] for d in pool if ROUTE_KEY in d.metadata), None)
-        asked = unit(embed([text]))[0]
-        short = unit(embed([route["question"]]))[0] if route else None
+        queries = {RETRIEVAL_SCORE_KEY: vectors.questions[question["id"]]}
+        if route is not None:
+            queries[ROUTE_SCORE_KEY] = unit(embed([route["question"]]))[0]
+        # per passage, per score key it carries: (the chunk's cosine, its best sentence's)
+        cosines = []
+        for doc in pool:
+            chunk = unit(store.store[doc.id]["vector"])
+            keys = [k for k in queries if k == RETRIEVAL_SCORE_KEY or k in doc.metadata]
+            cosines.append(
+                {
+                    k: (float(chunk @ queries[k]), float((parts[doc.id] @ queries[k]).max()))
+                    for k in keys
+                }
+            )
         share = len({d.id for d in pool} & set(g)) / len(g)
         row = {}
         for w in RERANKED_WEIGHTS:
             docs = []
-            for doc in pool:
+            for doc, pair in zip(pool, cosines, strict=True):
                 doc = doc.model_copy(deep=True)
                 if w:
-                    if doc.id not in sentence_vectors:
-                        sentence_vectors[doc.id] = unit(embed(sentences(doc.page_content)))
-                    chunk, parts = unit(store.store[doc.id]["vector"]), sentence_vectors[doc.id]
-                    blend = {RETRIEVAL_SCORE_KEY: asked}
-                    if short is not None and ROUTE_SCORE_KEY in doc.metadata:
-                        blend[ROUTE_SCORE_KEY] = short
-                    for key, q in blend.items():
-                        best = float((parts @ q).max())
-                        doc.metadata[key] = (1 - w) * float(chunk @ q) + w * best
+                    for key, (cosine, best) in pair.items():
+                        doc.metadata[key] = (1 - w) * cosine + w * best
                 docs.append(doc)
             order = [d.id for d in cage.compress_documents(docs, text)]
             two = all(x in order[:5] for x in g) if is_two_document(question) else None
@@ -226,8 +258,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     for path in paths:
         start = time.perf_counter()
         spec, chunks = load_chunks(path)
-        first[path.stem] = first_stage(spec, chunks, embed)
-        again[path.stem] = reranked(spec, chunks, embed)
+        vectors = folder_vectors(spec, chunks, embed)
+        first[path.stem] = first_stage(spec, chunks, vectors)
+        again[path.stem] = reranked(spec, chunks, vectors, embed)
         print(f"{path.stem}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     report("First stage: MiniLM over every chunk of the folder", first, "gold share searched")
     report("Reranked: the LangChain README path, expanded", again, "gold share of the pool")
